@@ -1,0 +1,55 @@
+"""The error hierarchy of geosched.
+
+Every error a user can cause derives from :class:`GeoschedError`; the CLI prints
+such errors as one line and exits with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GeoschedError",
+    "ValidationError",
+    "WorkloadFormatError",
+    "UnknownNameError",
+    "InfeasibleScheduleError",
+    "SolverError",
+]
+
+
+class GeoschedError(Exception):
+    """Base class of every error geosched raises on purpose."""
+
+
+class ValidationError(GeoschedError, ValueError):
+    """A value is outside the model: names the offending field and value."""
+
+    def __init__(self, field: str, value: object, requirement: str):
+        self.field = field
+        self.value = value
+        self.requirement = requirement
+        super().__init__(f"{field}: {requirement} (got {value!r})")
+
+
+class WorkloadFormatError(GeoschedError, ValueError):
+    """A workload or schedule file is malformed (bad JSON, missing or extra keys)."""
+
+
+class UnknownNameError(GeoschedError, KeyError):
+    """A name (policy, predictor, generator, claim) is not registered."""
+
+    def __init__(self, kind: str, name: str, known: list[str] | tuple[str, ...]):
+        self.kind = kind
+        self.name = name
+        self.known = tuple(sorted(known))
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(self.known)}")
+
+    def __str__(self) -> str:  # KeyError would quote the whole message otherwise
+        return self.args[0]
+
+
+class InfeasibleScheduleError(GeoschedError):
+    """A schedule that was required to be feasible is not (the checker's report says why)."""
+
+
+class SolverError(GeoschedError):
+    """An external solver failed in a way that is not a time limit."""

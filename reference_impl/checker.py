@@ -1,0 +1,291 @@
+"""The schedule checker: the referee for everything else in geosched.
+
+Given an instance and start times ``x_i``, a schedule is *feasible* (Kong et al., Sec. 2,
+constraints (2)-(3)) when
+
+* no request starts before it arrives: ``x_i >= a_i``;
+* at every step ``t`` the running batch fits: ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M``.
+
+This module imports only :mod:`geosched.reference_impl.model`; it shares no code with the
+simulator, the policies or the solvers, so that a bug there cannot hide here. The memory
+check is exact and does not walk every step: between consecutive breakpoints (the start and
+completion steps) the active set is constant and the usage is increasing in ``t``, so the
+maximum of each piece is at its right end and only the breakpoints are evaluated.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> report = check_schedule(burst_instance(12, [(6, 3), (1, 5)]), {"r0": 5, "r1": 0})
+>>> report.feasible, report.metrics.tel
+(True, 13)
+>>> check_schedule(burst_instance(12, [(6, 3), (1, 5)]), {"r0": 0, "r1": 0}).first_violation.step
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from geosched.reference_impl.model import Instance
+
+__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One way in which a schedule breaks the model."""
+
+    kind: str  # "missing_start", "unknown_id", "not_integer", "early_start" or "memory"
+    step: int | None  # the step of a memory violation or of an early start, else None
+    amount: int  # tokens over M (memory) or steps too early (early_start); 0 otherwise
+    request_ids: tuple[str, ...]  # the requests involved (for memory: the active batch)
+    message: str  # one human-readable line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "step": self.step,
+            "amount": self.amount,
+            "request_ids": list(self.request_ids),
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Latency and utilisation metrics of a complete schedule (steps and tokens)."""
+
+    tel: int  # total end-to-end latency sum_i (x_i + o_i - a_i)
+    mean_latency: float  # tel / n
+    p50_latency: float  # percentiles of per-request latency, numpy's linear interpolation
+    p95_latency: float
+    p99_latency: float
+    mean_wait: float  # mean of x_i - a_i
+    makespan: int  # max_i (x_i + o_i): the step at which the last request finishes
+    throughput: float  # output tokens per step over [min a_i, makespan]
+    peak_memory: int  # max over steps of the tokens held
+    latencies: dict[str, int] = field(repr=False)  # per-request x_i + o_i - a_i
+
+    def to_dict(self, *, per_request: bool = False) -> dict[str, Any]:
+        data = {
+            "tel": self.tel,
+            "mean_latency": self.mean_latency,
+            "p50_latency": self.p50_latency,
+            "p95_latency": self.p95_latency,
+            "p99_latency": self.p99_latency,
+            "mean_wait": self.mean_wait,
+            "makespan": self.makespan,
+            "throughput": self.throughput,
+            "peak_memory": self.peak_memory,
+        }
+        if per_request:
+            data["latencies"] = dict(self.latencies)
+        return data
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The checker's verdict on one schedule."""
+
+    feasible: bool  # no violation of any kind
+    violations: tuple[Violation, ...]  # every early start, and the first memory violation
+    metrics: Metrics | None  # None when some request has no valid start
+    _intervals: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, compare=False)
+
+    @property
+    def first_violation(self) -> Violation | None:
+        """The violation at the smallest step (structural ones first), or None."""
+        return self.violations[0] if self.violations else None
+
+    def memory_at(self, step: int) -> int:
+        """Tokens held at ``step`` (including evicted segments passed to the checker)."""
+        lo, hi, offset = self._intervals
+        active = (lo < step) & (step <= hi)
+        return int(offset[active].sum() + step * int(active.sum()))
+
+    def memory_profile(self) -> np.ndarray:
+        """Dense array ``u`` with ``u[t]`` the tokens held at step ``t``, for ``0 <= t <= makespan``."""
+        lo, hi, offset = self._intervals
+        horizon = int(hi.max()) if hi.size else 0
+        constant = np.zeros(horizon + 2, dtype=np.int64)
+        count = np.zeros(horizon + 2, dtype=np.int64)
+        np.add.at(constant, lo + 1, offset)
+        np.add.at(constant, hi + 1, -offset)
+        np.add.at(count, lo + 1, 1)
+        np.add.at(count, hi + 1, -1)
+        steps = np.arange(horizon + 2, dtype=np.int64)
+        return (np.cumsum(constant) + steps * np.cumsum(count))[: horizon + 1]
+
+    def to_dict(self, *, per_request: bool = False) -> dict[str, Any]:
+        return {
+            "feasible": self.feasible,
+            "violations": [v.to_dict() for v in self.violations],
+            "metrics": None if self.metrics is None else self.metrics.to_dict(per_request=per_request),
+        }
+
+
+def check_schedule(
+    instance: Instance,
+    starts: Mapping[str, int],
+    *,
+    evicted_segments: Iterable[tuple[str, int, int]] = (),
+) -> CheckReport:
+    """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
+
+    Parameters
+    ----------
+    instance:
+        The instance.
+    starts:
+        Start step of every request, keyed by id.
+    evicted_segments:
+        ``(id, start, last_step)`` for runs that were evicted before completion (a request
+        whose predicted length was wrong); such a run held ``s + t - start`` tokens at
+        ``start < t <= last_step``, and counts towards memory but not towards latency.
+    """
+    by_id = instance.by_id()
+    violations: list[Violation] = []
+    clean: dict[str, int] = {}
+    for request_id, value in starts.items():
+        if request_id not in by_id:
+            violations.append(
+                Violation("unknown_id", None, 0, (str(request_id),), f"start given for unknown request {request_id!r}")
+            )
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            violations.append(
+                Violation("not_integer", None, 0, (request_id,), f"request {request_id!r}: start {value!r} is not an integer")
+            )
+            continue
+        clean[request_id] = int(value)
+    for request in instance.requests:
+        if request.id not in starts:
+            violations.append(
+                Violation("missing_start", None, 0, (request.id,), f"request {request.id!r} has no start time")
+            )
+
+    early = []
+    for request_id, start in clean.items():
+        arrival = by_id[request_id].arrival
+        if start < arrival:
+            early.append(
+                Violation(
+                    "early_start",
+                    start,
+                    arrival - start,
+                    (request_id,),
+                    f"request {request_id!r} starts at step {start}, before its arrival at {arrival}",
+                )
+            )
+    violations.extend(sorted(early, key=lambda v: (v.step, v.request_ids)))
+
+    ids, lo, hi, offset = [], [], [], []
+    for request_id, start in clean.items():
+        request = by_id[request_id]
+        ids.append(request_id)
+        lo.append(start)
+        hi.append(start + request.output)
+        offset.append(request.prompt - start)
+    for request_id, start, last_step in evicted_segments:
+        request = by_id[request_id]
+        if last_step > start:
+            ids.append(request_id)
+            lo.append(int(start))
+            hi.append(int(last_step))
+            offset.append(request.prompt - int(start))
+    lo_a = np.asarray(lo, dtype=np.int64)
+    hi_a = np.asarray(hi, dtype=np.int64)
+    off_a = np.asarray(offset, dtype=np.int64)
+
+    peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
+    if memory_violation is not None:
+        violations.append(memory_violation)
+
+    metrics = None
+    if len(clean) == instance.n and not any(v.kind in ("missing_start", "not_integer") for v in violations):
+        metrics = schedule_metrics(instance, clean, peak_memory=peak_memory)
+    return CheckReport(
+        feasible=not violations,
+        violations=tuple(violations),
+        metrics=metrics,
+        _intervals=(lo_a, hi_a, off_a),
+    )
+
+
+def _sweep_memory(
+    memory: int, ids: list[str], lo: np.ndarray, hi: np.ndarray, offset: np.ndarray
+) -> tuple[int, Violation | None]:
+    """Peak usage and the first memory violation, from the breakpoints alone.
+
+    Usage at step t is ``sum_{lo < t <= hi} offset + t * #{lo < t <= hi}``. Every interval
+    with ``lo < t`` and ``hi < t`` also has ``lo < t`` (hi > lo), so both sums are prefix
+    sums over the intervals sorted by ``lo`` minus those sorted by ``hi``.
+    """
+    if lo.size == 0:
+        return 0, None
+    points = np.unique(np.concatenate([lo, hi]))
+    order_lo = np.argsort(lo, kind="stable")
+    order_hi = np.argsort(hi, kind="stable")
+    lo_sorted, hi_sorted = lo[order_lo], hi[order_hi]
+    off_by_lo = np.concatenate([[0], np.cumsum(offset[order_lo])])
+    off_by_hi = np.concatenate([[0], np.cumsum(offset[order_hi])])
+    started = np.searchsorted(lo_sorted, points, side="left")  # lo < t
+    ended = np.searchsorted(hi_sorted, points, side="left")  # hi < t
+    constant = off_by_lo[started] - off_by_hi[ended]
+    count = started - ended
+    usage = constant + points * count
+    peak_memory = int(usage.max(initial=0))
+    over = np.nonzero(usage > memory)[0]
+    if over.size == 0:
+        return peak_memory, None
+    k = int(over[0])
+    piece_start = int(points[k - 1]) + 1 if k > 0 else int(points[k])
+    a_k, n_k = int(constant[k]), int(count[k])
+    # usage is a_k + n_k * t on the whole piece (points[k-1], points[k]]
+    first = max(piece_start, (memory - a_k) // n_k + 1)
+    used = a_k + n_k * first
+    active = tuple(sorted({ids[i] for i in np.nonzero((lo < first) & (first <= hi))[0]}))
+    return peak_memory, Violation(
+        "memory",
+        first,
+        used - memory,
+        active,
+        f"step {first}: {used} tokens held by {len(active)} request(s), {used - memory} over M = {memory}",
+    )
+
+
+def schedule_metrics(
+    instance: Instance, starts: Mapping[str, int], *, peak_memory: int | None = None
+) -> Metrics:
+    """Metrics of a complete schedule (feasible or not); ``peak_memory`` computed if not given."""
+    latencies = {r.id: int(starts[r.id]) + r.output - r.arrival for r in instance.requests}
+    values = np.fromiter(latencies.values(), dtype=np.int64, count=len(latencies))
+    n = len(values)
+    if n == 0:
+        return Metrics(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0, {})
+    waits = [int(starts[r.id]) - r.arrival for r in instance.requests]
+    makespan = max(int(starts[r.id]) + r.output for r in instance.requests)
+    first_arrival = min(r.arrival for r in instance.requests)
+    tokens = sum(r.output for r in instance.requests)
+    span = makespan - first_arrival
+    if peak_memory is None:
+        lo = np.array([starts[r.id] for r in instance.requests], dtype=np.int64)
+        hi = lo + np.array([r.output for r in instance.requests], dtype=np.int64)
+        off = np.array([r.prompt for r in instance.requests], dtype=np.int64) - lo
+        peak_memory, _ = _sweep_memory(instance.memory, [r.id for r in instance.requests], lo, hi, off)
+    p50, p95, p99 = np.percentile(values, [50, 95, 99])
+    return Metrics(
+        tel=int(values.sum()),
+        mean_latency=float(values.mean()),
+        p50_latency=float(p50),
+        p95_latency=float(p95),
+        p99_latency=float(p99),
+        mean_wait=float(np.mean(waits)),
+        makespan=makespan,
+        throughput=tokens / span if span > 0 else 0.0,
+        peak_memory=int(peak_memory),
+        latencies=latencies,
+    )

@@ -1,0 +1,239 @@
+"""The scheduling model of Kong, Qi, Ye, Zhou (arXiv 2606.22327, Sec. 2) and Jaillet et al.
+(arXiv 2502.07115, Sec. 2): requests, instances, and their derived quantities.
+
+A request ``i`` arrives at step ``a_i`` with a prompt of ``s_i`` tokens and produces ``o_i``
+output tokens. Started at step ``x``, it holds ``s_i + (t - x)`` tokens of KV cache at every
+step ``x < t <= x + o_i`` and finishes at step ``x + o_i``. Its memory-time *volume* is
+
+.. math::  v_i = \\sum_{j=1}^{o_i} (s_i + j) = s_i o_i + (o_i^2 + o_i)/2,
+
+its *peak* is ``p_i = s_i + o_i`` and an instance's ``alpha = max_i p_i / M``.
+
+This module holds only definitions and validation; it imports nothing else of geosched's
+except the error classes, so that ``geosched.theory`` may depend on it alone.
+
+Example
+-------
+>>> inst = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
+>>> [r.volume for r in inst.requests], inst.alpha
+([24, 20], Fraction(3, 4))
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from geosched.errors import ValidationError, WorkloadFormatError
+
+__all__ = [
+    "Request",
+    "Instance",
+    "volume",
+    "peak",
+    "instance_from_dict",
+    "instance_to_dict",
+    "read_instance",
+    "write_instance",
+    "burst_instance",
+]
+
+_REQUEST_KEYS = ("id", "arrival", "prompt", "output")
+_INSTANCE_KEYS = ("memory", "requests")
+
+
+def volume(prompt: int, output: int) -> int:
+    """Memory-time volume ``s*o + (o*o + o)/2`` (Kong et al., Eq. (1)); always an integer."""
+    return prompt * output + (output * output + output) // 2
+
+
+def peak(prompt: int, output: int) -> int:
+    """Peak KV footprint ``s + o``, reached at the request's last step."""
+    return prompt + output
+
+
+def _require_int(field: str, value: Any, minimum: int) -> int:
+    # bool is an int subclass, and a float 3.0 is not a length: both are rejected so that a
+    # malformed file cannot slip through as a silently truncated number.
+    if isinstance(value, bool) or not _is_integer_type(value):
+        if isinstance(value, float) and math.isnan(value):
+            raise ValidationError(field, value, "must be an integer, not NaN")
+        raise ValidationError(field, value, "must be an integer")
+    ivalue = int(value)
+    if ivalue < minimum:
+        raise ValidationError(field, value, f"must be >= {minimum}")
+    return ivalue
+
+
+def _is_integer_type(value: Any) -> bool:
+    if isinstance(value, int):
+        return True
+    # numpy integers, without importing numpy here
+    return type(value).__name__.startswith(("int", "uint")) and hasattr(value, "__index__")
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One inference request.
+
+    ``Request(id, arrival, prompt, output)``; the lengths are token counts and ``arrival`` a
+    step index. Construction validates every field.
+    """
+
+    id: str  # unique within an instance; any non-empty string
+    arrival: int  # a_i >= 0: first step at which the request may start
+    prompt: int  # s_i >= 0: prompt tokens held from the first decode step on
+    output: int  # o_i >= 1: output tokens; the request runs exactly o_i steps
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id:
+            raise ValidationError("id", self.id, "must be a non-empty string")
+        where = f"request {self.id!r}"
+        object.__setattr__(self, "arrival", _require_int(f"{where}: arrival", self.arrival, 0))
+        object.__setattr__(self, "prompt", _require_int(f"{where}: prompt", self.prompt, 0))
+        object.__setattr__(self, "output", _require_int(f"{where}: output", self.output, 1))
+
+    @property
+    def volume(self) -> int:
+        """``s*o + (o*o + o)/2``."""
+        return volume(self.prompt, self.output)
+
+    @property
+    def peak(self) -> int:
+        """``s + o``."""
+        return self.prompt + self.output
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """A memory budget ``M`` (tokens) and a tuple of requests with unique ids.
+
+    Every request must satisfy ``peak <= M``: otherwise it can never run and no schedule
+    exists, which is reported naming the request.
+    """
+
+    memory: int  # M: KV-cache capacity in tokens
+    requests: tuple[Request, ...]  # in input order; policies never depend on this order
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "memory", _require_int("memory", self.memory, 1))
+        requests = tuple(self.requests)
+        for position, request in enumerate(requests):
+            if not isinstance(request, Request):
+                raise ValidationError(f"requests[{position}]", request, "must be a Request")
+        object.__setattr__(self, "requests", requests)
+        seen: set[str] = set()
+        for request in requests:
+            if request.id in seen:
+                raise ValidationError("id", request.id, "request ids must be unique")
+            seen.add(request.id)
+            if request.peak > self.memory:
+                raise ValidationError(
+                    f"request {request.id!r}: prompt + output",
+                    request.peak,
+                    f"must be <= memory {self.memory}, else the request can never run",
+                )
+
+    @property
+    def n(self) -> int:
+        """Number of requests."""
+        return len(self.requests)
+
+    @property
+    def alpha(self) -> Fraction:
+        """``max_i (s_i + o_i) / M`` as an exact fraction (0 for an empty instance)."""
+        if not self.requests:
+            return Fraction(0)
+        return Fraction(max(r.peak for r in self.requests), self.memory)
+
+    @property
+    def is_burst(self) -> bool:
+        """True when every request arrives at step 0 (the setting of Kong et al., Sec. 3)."""
+        return all(r.arrival == 0 for r in self.requests)
+
+    def by_id(self) -> dict[str, Request]:
+        """Map from id to request."""
+        return {r.id: r for r in self.requests}
+
+    def with_memory(self, memory: int) -> "Instance":
+        """The same requests under another budget (validated again)."""
+        return Instance(memory, self.requests)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The instance JSON object (see :func:`instance_to_dict`)."""
+        return instance_to_dict(self)
+
+
+def burst_instance(memory: int, lengths: Iterable[tuple[int, int]]) -> Instance:
+    """Instance with all arrivals at 0 from ``(prompt, output)`` pairs, ids ``r0, r1, ...``.
+
+    >>> burst_instance(12, [(6, 3), (1, 5)]).requests[1]
+    Request(id='r1', arrival=0, prompt=1, output=5)
+    """
+    return Instance(
+        memory, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate(lengths)]
+    )
+
+
+def instance_to_dict(instance: Instance) -> dict[str, Any]:
+    """``{"memory": M, "requests": [{"id", "arrival", "prompt", "output"}, ...]}``."""
+    return {
+        "memory": instance.memory,
+        "requests": [
+            {"id": r.id, "arrival": r.arrival, "prompt": r.prompt, "output": r.output}
+            for r in instance.requests
+        ],
+    }
+
+
+def instance_from_dict(data: Any, source: str = "instance") -> Instance:
+    """Parse the instance JSON object; unknown or missing keys are errors naming the key."""
+    if not isinstance(data, Mapping):
+        raise WorkloadFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
+    _check_keys(data, _INSTANCE_KEYS, source)
+    raw_requests = data["requests"]
+    if not isinstance(raw_requests, list):
+        raise WorkloadFormatError(f"{source}: 'requests' must be a list")
+    requests = []
+    for position, item in enumerate(raw_requests):
+        where = f"{source}: requests[{position}]"
+        if not isinstance(item, Mapping):
+            raise WorkloadFormatError(f"{where}: expected an object, got {type(item).__name__}")
+        _check_keys(item, _REQUEST_KEYS, where)
+        requests.append(Request(item["id"], item["arrival"], item["prompt"], item["output"]))
+    return Instance(data["memory"], requests)
+
+
+def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str) -> None:
+    extra = sorted(set(data) - set(expected))
+    if extra:
+        raise WorkloadFormatError(
+            f"{where}: unexpected key(s) {', '.join(map(repr, extra))}; "
+            f"allowed: {', '.join(expected)}"
+        )
+    missing = [key for key in expected if key not in data]
+    if missing:
+        raise WorkloadFormatError(f"{where}: missing key(s) {', '.join(map(repr, missing))}")
+
+
+def read_instance(path: str | Path) -> Instance:
+    """Read an instance JSON file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise WorkloadFormatError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    return instance_from_dict(data, source=str(path))
+
+
+def write_instance(instance: Instance, path: str | Path) -> None:
+    """Write an instance JSON file (the exact shape :func:`read_instance` accepts)."""
+    Path(path).write_text(json.dumps(instance_to_dict(instance), indent=1) + "\n")

@@ -1,0 +1,153 @@
+"""Output-length predictors: what a policy believes ``o_i`` to be.
+
+A scheduler never sees true output lengths in production; it sees a prediction. The
+simulator orders and admits by the prediction and frees memory at the true length
+(Kong et al., Sec. 4 on 1-bit predictions; Jaillet et al., Sec. 6 on predicted lengths).
+
+* ``oracle``: the exact length.
+* ``noisy``: ``max(1, round(o * exp(sigma * Z)))`` with ``Z ~ N(0, 1)`` drawn from a seeded
+  generator: a multiplicative, log-normal error of scale ``sigma``.
+* ``onebit``: a short/long classifier with threshold ``theta`` (short iff ``o <= theta``)
+  that flips the class with probability ``flip_rate``; the prediction is the class's proxy
+  length ``short_length`` (O_0) or ``long_length`` (O_1). Left unset, ``theta`` is the median
+  output of the workload and the proxies are the conditional means of the true lengths on
+  each side of it (the paper's O_0 = E[o | o <= theta], O_1 = E[o | o > theta]).
+
+Every predictor returns an integer array of predictions ``>= 1`` aligned with the
+instance's requests, and is deterministic given its seed.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> inst = burst_instance(50, [(1, 2), (1, 30)])
+>>> make_predictor("onebit", theta=10, short_length=4, long_length=40).predict(inst).tolist()
+[4, 40]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl.model import Instance
+
+__all__ = [
+    "Predictor",
+    "OraclePredictor",
+    "NoisyPredictor",
+    "OneBitPredictor",
+    "PREDICTORS",
+    "make_predictor",
+    "register_predictor",
+]
+
+
+class Predictor(Protocol):
+    """Anything with ``name`` and ``predict(instance) -> int array`` of predicted outputs."""
+
+    name: str
+
+    def predict(self, instance: Instance) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class OraclePredictor:
+    """The exact output lengths."""
+
+    name: str = "oracle"
+
+    def predict(self, instance: Instance) -> np.ndarray:
+        return np.array([r.output for r in instance.requests], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class NoisyPredictor:
+    """Multiplicative log-normal error ``o * exp(sigma * Z)``, rounded, at least 1."""
+
+    sigma: float = 0.5  # scale of the log-error; 0 gives the oracle
+    seed: int = 0  # seed of the error draws
+    name: str = "noisy"
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
+            raise ValidationError("sigma", self.sigma, "must be a finite number >= 0")
+
+    def predict(self, instance: Instance) -> np.ndarray:
+        rng = np.random.default_rng(self.seed)
+        true = np.array([r.output for r in instance.requests], dtype=np.float64)
+        noisy = true * np.exp(self.sigma * rng.standard_normal(true.size))
+        return np.maximum(1, np.rint(noisy)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class OneBitPredictor:
+    """A short/long classifier with misclassification rate ``flip_rate`` and class proxies."""
+
+    theta: int | None = None  # short iff o <= theta; None: the workload's median output
+    short_length: int | None = None  # O_0; None: mean true output of the short class
+    long_length: int | None = None  # O_1; None: mean true output of the long class
+    flip_rate: float = 0.0  # probability that the class is flipped
+    seed: int = 0  # seed of the flips
+    name: str = "onebit"
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.flip_rate, (int, float)) and 0 <= self.flip_rate <= 1):
+            raise ValidationError("flip_rate", self.flip_rate, "must be a number in [0, 1]")
+        for field_name in ("theta", "short_length", "long_length"):
+            value = getattr(self, field_name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValidationError(field_name, value, "must be an integer >= 1")
+
+    def classes(self, instance: Instance) -> np.ndarray:
+        """Predicted class per request: 0 short, 1 long (after the seeded flips)."""
+        true = np.array([r.output for r in instance.requests], dtype=np.int64)
+        theta = self.resolved_theta(true)
+        is_long = (true > theta).astype(np.int64)
+        flips = np.random.default_rng(self.seed).random(true.size) < self.flip_rate
+        return np.where(flips, 1 - is_long, is_long)
+
+    def resolved_theta(self, outputs: np.ndarray) -> int:
+        if self.theta is not None:
+            return self.theta
+        return int(np.median(outputs)) if outputs.size else 1
+
+    def proxies(self, instance: Instance) -> tuple[int, int]:
+        """``(O_0, O_1)`` as used for this instance."""
+        true = np.array([r.output for r in instance.requests], dtype=np.int64)
+        theta = self.resolved_theta(true)
+        short, long_ = true[true <= theta], true[true > theta]
+        o0 = self.short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
+        o1 = self.long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
+        return o0, o1
+
+    def predict(self, instance: Instance) -> np.ndarray:
+        o0, o1 = self.proxies(instance)
+        return np.where(self.classes(instance) == 1, o1, o0).astype(np.int64)
+
+
+PREDICTORS: dict[str, Callable[..., Any]] = {
+    "oracle": OraclePredictor,
+    "noisy": NoisyPredictor,
+    "onebit": OneBitPredictor,
+}
+
+
+def register_predictor(name: str, factory: Callable[..., Any]) -> None:
+    """Add a predictor factory to the registry (an open registry, like the policies')."""
+    PREDICTORS[name] = factory
+
+
+def make_predictor(name: str = "oracle", **params: Any) -> Predictor:
+    """Build a registered predictor by name; unknown names list the known ones."""
+    try:
+        factory = PREDICTORS[name]
+    except KeyError:
+        raise UnknownNameError("predictor", name, list(PREDICTORS)) from None
+    try:
+        return factory(**params)
+    except TypeError as exc:
+        raise ValidationError(f"predictor {name!r}", params, f"bad parameters ({exc})") from None

@@ -1,0 +1,322 @@
+"""Workloads: instance files, the Azure LLM trace, and seeded synthetic generators.
+
+* Instance JSON (:func:`geosched.reference_impl.model.read_instance`).
+* The Azure LLM inference trace 2023 CSV (Patel et al., "Splitwise", ISCA 2024), columns
+  ``TIMESTAMP, ContextTokens, GeneratedTokens``. Replayed as a *burst* (all arrivals at step
+  0) or *online*, with arrival step ``floor((T - T_0) / step_seconds)``. The default step
+  is 0.025 s, one decode iteration of a mid-size model on one GPU (40 tokens/s per stream);
+  any other value can be passed. Rows with zero generated tokens are dropped (no decode step
+  exists for them) and counted in the returned ``TraceInfo``.
+* Generators, all seeded and usable with no file:
+
+  - ``burst``: Jaillet et al.'s synthetic set (arXiv 2502.07115, Sec. 7.1): ``M ~ U[30, 50]``,
+    ``s ~ U[1, 5]``, ``o ~ U[1, M - s]``, all arriving at 0 (bounds overridable).
+  - ``poisson``: Kong et al.'s stochastic model (Thm. 3.4): Poisson arrivals of rate
+    ``lambda`` per step, ``o ~ Geometric(mu)`` on ``{1, 2, ...}``, prompts ``~ U[s_min, s_max]``.
+    Either ``rate`` is given, or ``rho`` and then ``lambda = rho (1 - alpha) M / (2 E[v])``
+    with ``alpha = alpha_cap``. Geometric lengths are unbounded while the model needs
+    ``s + o <= M``: outputs are truncated at ``floor(alpha_cap * M) - s`` (count them
+    with ``o == floor(alpha_cap * M) - s``); :func:`poisson_rate` gives the rate for ``rho``.
+  - ``chat``: log-normal prompt and output lengths matched to the Azure conversation trace
+    (prompt mean 1155 / median 1020, output mean 211 / median 129 tokens; Patel et al.
+    2024 and the trace README), clipped to the trace's maxima (14050, 1000).
+  - ``longprompt``: log-normal lengths matched to the Azure *code* trace as reported by
+    Patel et al. 2024 (Sec. III-B: median prompt 1500 tokens, median output 13 tokens; the
+    means are not given there, so the log-scale spread ``sigma = 0.8`` is our choice).
+
+Example
+-------
+>>> inst = generate("burst", n=5, seed=1)
+>>> inst.n, inst.is_burst
+(5, True)
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.model import Instance, Request, read_instance
+
+__all__ = [
+    "TraceInfo",
+    "read_trace",
+    "GENERATORS",
+    "generate",
+    "register_generator",
+    "load_workload",
+    "DEFAULT_STEP_SECONDS",
+    "default_trace_path",
+    "poisson_rate",
+]
+
+DEFAULT_STEP_SECONDS = 0.025
+_TRACE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    """What was read from a trace file."""
+
+    path: str  # the file
+    rows: int  # data rows read
+    dropped_zero_output: int  # rows with GeneratedTokens == 0, dropped
+    step_seconds: float | None  # step duration used for online arrivals (None for burst)
+
+
+def default_trace_path() -> Path | None:
+    """``../shared/traces/azure_llm_2023_conv.csv`` beside the project root, when present."""
+    root = Path(__file__).resolve().parent.parent
+    for candidate in (root.parent / "shared" / "traces" / "azure_llm_2023_conv.csv",
+                      Path.cwd().parent / "shared" / "traces" / "azure_llm_2023_conv.csv"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _parse_timestamp(text: str, where: str) -> float:
+    text = text.strip()
+    head, _, fraction = text.partition(".")
+    try:
+        base = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
+    if fraction and not fraction.isdigit():
+        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
+    return base.timestamp() + (float("0." + fraction) if fraction else 0.0)
+
+
+def _parse_count(text: str, column: str, where: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValidationError(f"{where}: {column}", text, "must be an integer token count") from None
+    if value < 0:
+        raise ValidationError(f"{where}: {column}", value, "must be >= 0")
+    return value
+
+
+def read_trace(
+    path: str | Path,
+    *,
+    memory: int | None = None,
+    arrivals: str = "burst",
+    step_seconds: float = DEFAULT_STEP_SECONDS,
+    limit: int | None = None,
+    offset: int = 0,
+) -> tuple[Instance, TraceInfo]:
+    """Read the Azure trace CSV into an instance.
+
+    ``memory`` defaults to twice the largest peak (the setting of the project benchmarks);
+    ``arrivals`` is ``"burst"`` or ``"online"``; ``offset``/``limit`` select a slice of rows.
+    """
+    if arrivals not in ("burst", "online"):
+        raise ValidationError("arrivals", arrivals, "must be 'burst' or 'online'")
+    if not (isinstance(step_seconds, (int, float)) and math.isfinite(step_seconds) and step_seconds > 0):
+        raise ValidationError("step_seconds", step_seconds, "must be a positive number")
+    path = Path(path)
+    try:
+        handle = path.open(newline="")
+    except OSError as exc:
+        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
+    times: list[float] = []
+    lengths: list[tuple[int, int]] = []
+    dropped = 0
+    rows = 0
+    with handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        missing = [c for c in _TRACE_COLUMNS if c not in header]
+        if missing:
+            raise WorkloadFormatError(f"{path}: missing column(s) {', '.join(missing)}; found {header}")
+        for line_number, row in enumerate(reader, start=2):
+            if line_number - 2 < offset:
+                continue
+            if limit is not None and rows >= limit:
+                break
+            where = f"{path}:{line_number}"
+            stamp = _parse_timestamp(row["TIMESTAMP"] or "", where)
+            prompt = _parse_count(row["ContextTokens"] or "", "ContextTokens", where)
+            output = _parse_count(row["GeneratedTokens"] or "", "GeneratedTokens", where)
+            rows += 1
+            if output == 0:
+                dropped += 1
+                continue
+            times.append(stamp)
+            lengths.append((prompt, output))
+    if not lengths:
+        raise WorkloadFormatError(f"{path}: no usable rows")
+    if arrivals == "online":
+        first = min(times)
+        steps = [int((stamp - first) // step_seconds) for stamp in times]
+    else:
+        steps = [0] * len(lengths)
+    if memory is None:
+        memory = 2 * max(s + o for s, o in lengths)
+    requests = [Request(f"r{k}", a, s, o) for k, (a, (s, o)) in enumerate(zip(steps, lengths))]
+    return Instance(memory, requests), TraceInfo(
+        str(path), rows, dropped, step_seconds if arrivals == "online" else None
+    )
+
+
+def _rng(seed: int | None) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def _burst(n: int = 20, seed: int = 0, memory: int | None = None, s_min: int = 1,
+           s_max: int = 5, m_min: int = 30, m_max: int = 50) -> Instance:
+    rng = _rng(seed)
+    memory = int(rng.integers(m_min, m_max + 1)) if memory is None else memory
+    if s_max + 1 > memory:
+        raise ValidationError("memory", memory, f"must be >= s_max + 1 = {s_max + 1}")
+    requests = []
+    for k in range(n):
+        s = int(rng.integers(s_min, s_max + 1))
+        o = int(rng.integers(1, memory - s + 1))
+        requests.append(Request(f"r{k}", 0, s, o))
+    return Instance(memory, requests)
+
+
+def _poisson(n: int = 200, seed: int = 0, memory: int = 200, mu: float = 0.1,
+             rho: float | None = 0.5, rate: float | None = None, s_min: int = 1,
+             s_max: int = 10, alpha_cap: float = 0.5) -> Instance:
+    if not 0 < mu <= 1:
+        raise ValidationError("mu", mu, "must be in (0, 1]")
+    if not 0 < alpha_cap <= 1:
+        raise ValidationError("alpha_cap", alpha_cap, "must be in (0, 1]")
+    rng = _rng(seed)
+    cap = int(alpha_cap * memory)
+    if cap < s_max + 1:
+        raise ValidationError("alpha_cap * memory", cap, f"must be >= s_max + 1 = {s_max + 1}")
+    if rate is None:
+        if rho is None or rho <= 0:
+            raise ValidationError("rho", rho, "must be > 0 when rate is not given")
+        rate = poisson_rate(memory=memory, mu=mu, rho=rho, s_min=s_min, s_max=s_max, alpha_cap=alpha_cap)
+    if rate <= 0:
+        raise ValidationError("rate", rate, "must be > 0")
+    gaps = rng.exponential(1 / rate, size=n)
+    times = np.cumsum(gaps) - gaps[0]
+    requests = []
+    for k in range(n):
+        s = int(rng.integers(s_min, s_max + 1))
+        # truncation keeps s + o <= alpha_cap * M, which geometric lengths alone cannot
+        o = min(int(rng.geometric(mu)), cap - s)
+        requests.append(Request(f"r{k}", int(times[k]), s, o))
+    return Instance(memory, requests)
+
+
+def poisson_rate(*, memory: int, mu: float, rho: float, s_min: int, s_max: int, alpha_cap: float) -> float:
+    """Arrival rate per step giving load ``rho = 2 lambda E[v] / ((1 - alpha) M)``
+    (Kong et al., Thm. 3.4), with ``E[v] = E[s]/mu + 1/mu^2`` for ``o ~ Geometric(mu)``
+    and uniform prompts (the untruncated lengths)."""
+    mean_volume = ((s_min + s_max) / 2) / mu + 1 / mu**2
+    return rho * (1 - alpha_cap) * memory / (2 * mean_volume)
+
+
+def _lognormal_lengths(rng: np.random.Generator, n: int, median: float, mean: float | None,
+                       sigma: float | None, lo: int, hi: int) -> np.ndarray:
+    mu_log = math.log(median)
+    if sigma is None:
+        # mean / median = exp(sigma^2 / 2) for a log-normal
+        sigma = math.sqrt(2 * math.log(mean / median))
+    values = np.rint(rng.lognormal(mu_log, sigma, size=n))
+    return np.clip(values, lo, hi).astype(np.int64)
+
+
+def _chat(n: int = 100, seed: int = 0, memory: int | None = None) -> Instance:
+    rng = _rng(seed)
+    prompts = _lognormal_lengths(rng, n, 1020, 1155, None, 1, 14050)
+    outputs = _lognormal_lengths(rng, n, 129, 211, None, 1, 1000)
+    memory = 2 * int((prompts + outputs).max()) if memory is None else memory
+    return Instance(memory, [Request(f"r{k}", 0, int(s), int(o)) for k, (s, o) in enumerate(zip(prompts, outputs))])
+
+
+def _longprompt(n: int = 100, seed: int = 0, memory: int | None = None) -> Instance:
+    rng = _rng(seed)
+    prompts = _lognormal_lengths(rng, n, 1500, None, 0.8, 1, 16000)
+    outputs = _lognormal_lengths(rng, n, 13, None, 0.8, 1, 1000)
+    memory = 2 * int((prompts + outputs).max()) if memory is None else memory
+    return Instance(memory, [Request(f"r{k}", 0, int(s), int(o)) for k, (s, o) in enumerate(zip(prompts, outputs))])
+
+
+def _example() -> Instance:
+    """The two-request instance of the README: SVF TEL 13, OPT TEL 9."""
+    return Instance(12, [Request("r0", 0, 6, 3), Request("r1", 0, 1, 5)])
+
+
+GENERATORS: dict[str, Callable[..., Instance]] = {
+    "burst": _burst,
+    "poisson": _poisson,
+    "chat": _chat,
+    "longprompt": _longprompt,
+    "example": _example,
+}
+
+
+def register_generator(name: str, factory: Callable[..., Instance]) -> None:
+    """Add a named generator (open registry)."""
+    GENERATORS[name] = factory
+
+
+def generate(name: str, **params: Any) -> Instance:
+    """Build a synthetic instance by generator name."""
+    try:
+        factory = GENERATORS[name]
+    except KeyError:
+        raise UnknownNameError("workload generator", name, list(GENERATORS)) from None
+    try:
+        return factory(**params)
+    except TypeError as exc:
+        raise ValidationError(f"generator {name!r}", params, f"bad parameters ({exc})") from None
+
+
+def load_workload(
+    spec: str,
+    *,
+    memory: int | None = None,
+    seed: int | None = None,
+    arrivals: str = "burst",
+    step_seconds: float = DEFAULT_STEP_SECONDS,
+    limit: int | None = None,
+) -> Instance:
+    """Resolve a workload argument: a ``.json`` instance, a ``.csv`` trace, or a generator
+    spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3`` or ``poisson:mu=0.2,rho=0.6``.
+
+    ``memory`` overrides the instance's budget; ``seed`` the generator's seed.
+    """
+    from geosched.reference_impl.policies import parse_spec
+
+    path = Path(spec)
+    if spec.endswith(".json") or (path.is_file() and path.suffix == ".json"):
+        instance = read_instance(path)
+    elif spec.endswith(".csv"):
+        instance, _ = read_trace(path, memory=memory, arrivals=arrivals, step_seconds=step_seconds, limit=limit)
+    elif spec == "trace" or spec.startswith("trace:"):
+        trace = default_trace_path()
+        if trace is None:
+            raise WorkloadFormatError("trace: ../shared/traces/azure_llm_2023_conv.csv not found beside the project")
+        _, params = parse_spec(spec)
+        instance, _ = read_trace(trace, memory=memory, arrivals=params.get("arrivals", arrivals),
+                                 step_seconds=params.get("step_seconds", step_seconds),
+                                 limit=params.get("limit", limit), offset=params.get("offset", 0))
+    else:
+        name, params = parse_spec(spec)
+        if name not in GENERATORS:
+            if path.suffix:
+                raise WorkloadFormatError(f"{spec}: not a .json instance or .csv trace")
+            raise UnknownNameError("workload", name, [*GENERATORS, "trace", "<file>.json", "<file>.csv"])
+        if seed is not None and name != "example":
+            params.setdefault("seed", seed)
+        if memory is not None and name != "example":
+            params.setdefault("memory", memory)
+        instance = generate(name, **params)
+    if memory is not None and instance.memory != memory:
+        instance = instance.with_memory(memory)
+    return instance
