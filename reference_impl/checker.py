@@ -24,8 +24,9 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -157,7 +158,8 @@ def check_schedule(
             continue
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             violations.append(
-                Violation("not_integer", None, 0, (request_id,), f"request {request_id!r}: start {value!r} is not an integer")
+                Violation("not_integer", None, 0, (request_id,),
+                          f"request {request_id!r}: start {value!r} is not an integer")
             )
             continue
         clean[request_id] = int(value)

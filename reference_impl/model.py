@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
 
@@ -159,7 +160,7 @@ class Instance:
         """Map from id to request."""
         return {r.id: r for r in self.requests}
 
-    def with_memory(self, memory: int) -> "Instance":
+    def with_memory(self, memory: int) -> Instance:
         """The same requests under another budget (validated again)."""
         return Instance(memory, self.requests)
 

@@ -24,7 +24,8 @@ with this one on every generated instance.
 **Predictions.** Policies order and check with *predicted* lengths; memory is freed at the
 *true* length. When a running request reaches its predicted length and has not finished,
 the scheduler's belief is re-estimated to twice its current age (an exponential back-off, so
-beliefs only grow). Beliefs are capped at ``M - s``, the longest output a valid request can have. If the true usage of the next step would exceed ``M``, running requests
+beliefs only grow). Beliefs are capped at ``M - s``, the longest output a valid request can
+have. If the true usage of the next step would exceed ``M``, running requests
 are evicted before that step, lowest priority first (largest ``(key, arrival, id)``), until
 it fits: *recompute* semantics, the victim frees its memory, loses its tokens (counted in
 ``wasted_tokens``) and waits again with its original arrival. Memory never exceeds ``M``,
@@ -42,8 +43,9 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

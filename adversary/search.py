@@ -1,0 +1,464 @@
+"""Black-box search for instances on which a policy is far from optimal.
+
+The objective is the *certified* ratio ``TEL(A, I) / TEL(S)`` where ``S`` is the best schedule
+of a cheap pool (:func:`geosched.adversary.schedules.heuristic_pool_tel`): every value the
+search sees is already a proved lower bound on ``A``'s competitive ratio on ``I`` (the pool's
+schedules are feasible), so the search never chases a loose bound. The elite are re-scored
+at the end with the stronger witness search (:func:`certify`) and the checker.
+
+Two searches, scipy.optimize-style (one result object, ``rng=``, ``callback``):
+
+* :func:`anneal`: hill climbing / simulated annealing over integer mutations (nudge a
+  prompt, output or arrival; add, drop or clone a request; scale a group; move a request in
+  the tie order), cyclic temperature with restarts from the best instance;
+* :func:`differential_evolution_search`: :func:`scipy.optimize.differential_evolution` with
+  ``integrality`` on the encoding ``(s_1, o_1, [a_1], ..., s_N, o_N, [a_N])``, where
+  ``o_i = 0`` drops request ``i`` and ``s_i`` is clipped to ``P - o_i`` (``P`` the largest
+  allowed peak ``floor(alpha_max * M)``).
+
+Example
+-------
+>>> space = SearchSpace("sjf", max_requests=6, memory=12, alpha_max=0.5)
+>>> result = anneal(space, time_limit=1.0, rng=0)
+>>> result.fun >= 1.0
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from geosched.adversary.fast import ids_for, policy_tel
+from geosched.adversary.schedules import heuristic_pool_tel
+from geosched.errors import ValidationError
+from geosched.reference_impl.model import Instance, Request
+
+__all__ = [
+    "SearchSpace",
+    "Candidate",
+    "SearchResult",
+    "fitness",
+    "random_candidate",
+    "mutate",
+    "anneal",
+    "differential_evolution_search",
+    "candidate_to_instance",
+]
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """The constraints of a hunt."""
+
+    policy: str  # fcfs, sjf, svf or svf1 (strict head-of-line, exact lengths)
+    max_requests: int  # N: at most this many requests
+    memory: int  # M
+    alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
+    arrivals: str = "burst"  # "burst" (all at 0) or "online"
+    max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
+
+    def __post_init__(self) -> None:
+        from geosched.adversary.fast import FAST_POLICIES
+
+        if self.policy not in FAST_POLICIES:
+            from geosched.errors import UnknownNameError
+
+            raise UnknownNameError("policy", self.policy, FAST_POLICIES)
+        if self.max_requests < 1:
+            raise ValidationError("requests", self.max_requests, "must be >= 1")
+        if self.memory < 1:
+            raise ValidationError("memory", self.memory, "must be >= 1")
+        if not (0 < self.alpha_max <= 1) or math.isnan(self.alpha_max):
+            raise ValidationError("alpha-max", self.alpha_max, "must be in (0, 1]")
+        if self.peak_max < 1:
+            raise ValidationError("alpha-max", self.alpha_max, f"leaves no room for a request in M = {self.memory}")
+        if self.arrivals not in ("burst", "online"):
+            raise ValidationError("arrivals", self.arrivals, "must be 'burst' or 'online'")
+
+    @property
+    def peak_max(self) -> int:
+        """``P = floor(alpha_max * M)`` (exact for decimal alpha_max)."""
+        return math.floor(Fraction(str(self.alpha_max)) * self.memory)
+
+    @property
+    def arrival_max(self) -> int:
+        if self.arrivals == "burst":
+            return 0
+        return self.max_arrival if self.max_arrival is not None else 2 * self.peak_max
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "max_requests": self.max_requests, "memory": self.memory,
+                "alpha_max": self.alpha_max, "arrivals": self.arrivals, "max_arrival": self.max_arrival}
+
+
+@dataclass
+class Candidate:
+    """An instance as arrays (ids are implicit: ``ids_for(n)``, string order = index order)."""
+
+    a: np.ndarray  # arrivals
+    s: np.ndarray  # prompts
+    o: np.ndarray  # outputs
+    score: float = float("nan")  # certified ratio TEL(A)/TEL(pool best)
+    policy_tel: int = 0
+    pool_tel: int = 0
+
+    def copy(self) -> Candidate:
+        return Candidate(self.a.copy(), self.s.copy(), self.o.copy(), self.score, self.policy_tel, self.pool_tel)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a.tolist(), "s": self.s.tolist(), "o": self.o.tolist(), "score": self.score,
+                "policy_tel": self.policy_tel, "pool_tel": self.pool_tel}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Candidate:
+        return cls(np.array(data["a"], np.int64), np.array(data["s"], np.int64), np.array(data["o"], np.int64),
+                   float(data["score"]), int(data["policy_tel"]), int(data["pool_tel"]))
+
+    def key(self) -> tuple:
+        return (tuple(self.a.tolist()), tuple(self.s.tolist()), tuple(self.o.tolist()))
+
+
+def candidate_to_instance(c: Candidate, memory: int) -> Instance:
+    """The :class:`Instance` with ids ``ids_for(n)``."""
+    ids = ids_for(len(c.o))
+    return Instance(memory, [Request(i, int(a), int(s), int(o)) for i, a, s, o in zip(ids, c.a, c.s, c.o)])
+
+
+def fitness(space: SearchSpace, c: Candidate) -> float:
+    """Set and return ``c.score = TEL(policy) / min TEL(pool)`` (certified)."""
+    tel = policy_tel(space.policy, c.a, c.s, c.o, space.memory)
+    pool, _, _ = heuristic_pool_tel(c.a, c.s, c.o, space.memory)
+    c.policy_tel, c.pool_tel = tel, pool
+    c.score = tel / pool
+    return c.score
+
+
+def random_candidate(space: SearchSpace, rng: np.random.Generator, n: int | None = None) -> Candidate:
+    """Uniform random instance: ``o ~ U[1, P]``, ``s ~ U[0, P - o]``, arrivals ``U[0, A]``."""
+    n = n if n is not None else space.max_requests
+    p = space.peak_max
+    o = rng.integers(1, p + 1, size=n)
+    s = rng.integers(0, p - o + 1)
+    a = rng.integers(0, space.arrival_max + 1, size=n)
+    return Candidate(a.astype(np.int64), s.astype(np.int64), o.astype(np.int64))
+
+
+def _clip(space: SearchSpace, c: Candidate) -> Candidate:
+    p = space.peak_max
+    c.o = np.clip(c.o, 1, p)
+    c.s = np.clip(c.s, 0, p - c.o)
+    c.a = np.clip(c.a, 0, space.arrival_max)
+    return c
+
+
+MUTATIONS = ("prompt", "output", "arrival", "add", "drop", "clone", "scale", "move")
+
+
+def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[Candidate, str]:
+    """One random integer mutation (see :data:`MUTATIONS`); the result is clipped into the space."""
+    c = c.copy()
+    n = len(c.o)
+    p = space.peak_max
+    kinds = [k for k in MUTATIONS if not (k == "arrival" and space.arrivals == "burst")]
+    kind = kinds[rng.integers(len(kinds))]
+    step = int(rng.choice([1, 1, 2, 3, max(1, p // 4)])) * int(rng.choice([-1, 1]))
+    i = int(rng.integers(n))
+    if kind == "prompt":
+        c.s[i] += step
+    elif kind == "output":
+        c.o[i] += step
+    elif kind == "arrival":
+        c.a[i] += step
+    elif kind == "add" and n < space.max_requests:
+        new = random_candidate(space, rng, 1)
+        j = int(rng.integers(n + 1))
+        c.a, c.s, c.o = (np.insert(arr, j, v[0]) for arr, v in ((c.a, new.a), (c.s, new.s), (c.o, new.o)))
+    elif kind == "drop" and n > 1:
+        c.a, c.s, c.o = (np.delete(arr, i) for arr in (c.a, c.s, c.o))
+    elif kind == "clone" and n < space.max_requests:
+        count = min(space.max_requests - n, int(rng.integers(1, 4)))
+        j = int(rng.integers(n + 1))
+        c.a, c.s, c.o = (np.insert(arr, j, [arr[i]] * count) for arr in (c.a, c.s, c.o))
+    elif kind == "scale":
+        # a group: all requests sharing i's output (or prompt), scaled up or down together
+        field_name = "o" if rng.random() < 0.5 else "s"
+        arr = getattr(c, field_name)
+        group = arr == arr[i]
+        factor = float(rng.choice([0.5, 2.0, 1.5, 0.75]))
+        arr[group] = np.maximum(0, np.round(arr[group] * factor)).astype(np.int64)
+    elif kind == "move" and n > 1:
+        j = int(rng.integers(n))
+        order = list(range(n))
+        order.insert(j, order.pop(i))
+        c.a, c.s, c.o = c.a[order], c.s[order], c.o[order]
+    else:
+        c.s[i] += step
+    return _clip(space, c), kind
+
+
+@dataclass
+class SearchResult:
+    """scipy.optimize-style result of a search (``fun`` is the best certified ratio, maximised)."""
+
+    x: Instance | None  # best instance found
+    fun: float  # its certified ratio (fast pool witness; re-scored by certify())
+    status: int  # 0: time limit, 1: evaluation limit, 2: target reached, 3: stopped by callback
+    message: str  # human-readable status
+    nfev: int  # fitness evaluations (each: one policy run + the heuristic pool)
+    nit: int  # iterations (anneal: mutations; de: generations)
+    wall_time: float  # seconds, cumulative over resumes
+    method: str  # "anneal" or "de"
+    seed: int | None  # seed used
+    elite: list[Candidate] = field(default_factory=list)  # best distinct candidates, best first
+    history: list[tuple[float, float, int]] = field(default_factory=list)  # (wall time, best, nfev)
+    state: dict[str, Any] = field(default_factory=dict)  # resumable state (JSON-able)
+    success: bool = True
+
+    @property
+    def evaluations_per_second(self) -> float:
+        return self.nfev / self.wall_time if self.wall_time > 0 else 0.0
+
+
+def _status_message(status: int) -> str:
+    return {0: "time limit reached", 1: "evaluation limit reached", 2: "target ratio reached",
+            3: "stopped by callback"}[status]
+
+
+class _Elite:
+    def __init__(self, size: int = 5, items: list[Candidate] | None = None):
+        self.size = size
+        self.items: list[Candidate] = list(items or [])
+
+    def offer(self, c: Candidate) -> None:
+        key = c.key()
+        if any(e.key() == key for e in self.items):
+            return
+        if len(self.items) < self.size or c.score > self.items[-1].score:
+            self.items.append(c.copy())
+            self.items.sort(key=lambda e: -e.score)
+            del self.items[self.size:]
+
+
+def _rng_from(rng: Any) -> tuple[np.random.Generator, int | None]:
+    if isinstance(rng, np.random.Generator):
+        return rng, None
+    return np.random.default_rng(rng), rng if isinstance(rng, int) else None
+
+
+def anneal(
+    space: SearchSpace,
+    *,
+    time_limit: float = 10.0,
+    max_evals: int | None = None,
+    target: float | None = None,
+    rng: Any = None,
+    callback: Callable[[SearchResult], bool | None] | None = None,
+    callback_every: float = 1.0,
+    initial: Candidate | None = None,
+    state: dict[str, Any] | None = None,
+    t_start: float = 0.05,
+    t_end: float = 0.0005,
+    cycle_seconds: float = 60.0,
+) -> SearchResult:
+    """Simulated annealing on ``log(ratio)`` with cyclic geometric cooling.
+
+    Accepts a worse neighbour with probability ``exp((log r' - log r) / T)``; ``T`` decays from
+    ``t_start`` to ``t_end`` over each cycle of ``min(cycle_seconds, time_limit)`` seconds, and a
+    new cycle restarts from the best instance (or, one time in three, from a fresh random one).
+    ``state`` (from a previous result) resumes a search: counts and history continue.
+    ``callback(result)`` is called about every ``callback_every`` seconds; returning True stops.
+    """
+    gen, seed = _rng_from(rng)
+    base_time, nfev, nit = 0.0, 0, 0
+    history: list[tuple[float, float, int]] = []
+    if state:
+        gen.bit_generator.state = state["rng"]
+        base_time, nfev, nit = state["wall_time"], state["nfev"], state["nit"]
+        history = [tuple(h) for h in state["history"]]
+        current = Candidate.from_dict(state["current"])
+        best = Candidate.from_dict(state["best"])
+        elite = _Elite(items=[Candidate.from_dict(e) for e in state["elite"]])
+        seed = state.get("seed", seed)
+    else:
+        current = initial.copy() if initial is not None else random_candidate(space, gen)
+        _clip(space, current)
+        fitness(space, current)
+        nfev += 1
+        best = current.copy()
+        elite = _Elite()
+        elite.offer(best)
+        history.append((0.0, best.score, nfev))
+    t0 = time.perf_counter()
+    cycle = max(1e-3, min(cycle_seconds, time_limit))
+    last_callback = t0
+    status = 0
+
+    def snapshot() -> SearchResult:
+        elapsed = base_time + time.perf_counter() - t0
+        return SearchResult(
+            x=candidate_to_instance(best, space.memory), fun=best.score, status=status,
+            message=_status_message(status), nfev=nfev, nit=nit, wall_time=elapsed, method="anneal",
+            seed=seed, elite=list(elite.items), history=list(history),
+            state={"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": nfev, "nit": nit,
+                   "history": history, "current": current.to_dict(), "best": best.to_dict(),
+                   "elite": [e.to_dict() for e in elite.items], "seed": seed},
+        )
+
+    cycle_start = time.perf_counter()
+    while True:
+        now = time.perf_counter()
+        if now - t0 >= time_limit:
+            status = 0
+            break
+        if max_evals is not None and nfev >= max_evals:
+            status = 1
+            break
+        if target is not None and best.score >= target:
+            status = 2
+            break
+        frac = (now - cycle_start) / cycle
+        if frac >= 1.0:
+            cycle_start = now
+            current = best.copy() if gen.random() < 2 / 3 else random_candidate(space, gen)
+            if np.isnan(current.score):
+                fitness(space, current)
+                nfev += 1
+            frac = 0.0
+        temperature = t_start * (t_end / t_start) ** frac
+        trial, _ = mutate(space, current, gen)
+        fitness(space, trial)
+        nfev += 1
+        nit += 1
+        delta = math.log(trial.score) - math.log(current.score)
+        if delta >= 0 or gen.random() < math.exp(delta / temperature):
+            current = trial
+            if trial.score > best.score:
+                best = trial.copy()
+                history.append((base_time + now - t0, best.score, nfev))
+            elite.offer(trial)
+        if callback is not None and now - last_callback >= callback_every:
+            last_callback = now
+            if callback(snapshot()):
+                status = 3
+                break
+    result = snapshot()
+    result.history.append((result.wall_time, best.score, nfev))
+    return result
+
+
+def _decode(space: SearchSpace, x: np.ndarray) -> Candidate:
+    width = 3 if space.arrivals == "online" else 2
+    v = np.rint(np.asarray(x, dtype=float)).astype(np.int64).reshape(-1, width)
+    o = v[:, 1]
+    keep = o > 0
+    if not keep.any():
+        keep[int(np.argmax(o))] = True
+        o = np.maximum(o, 1)
+    p = space.peak_max
+    o = np.clip(o[keep], 1, p)
+    s = np.clip(v[keep, 0], 0, p - o)
+    a = v[keep, 2] if width == 3 else np.zeros(len(o), np.int64)
+    return Candidate(np.clip(a, 0, space.arrival_max).astype(np.int64), s.astype(np.int64), o.astype(np.int64))
+
+
+def differential_evolution_search(
+    space: SearchSpace,
+    *,
+    time_limit: float = 10.0,
+    max_evals: int | None = None,
+    target: float | None = None,
+    rng: Any = None,
+    callback: Callable[[SearchResult], bool | None] | None = None,
+    popsize: int = 15,
+    state: dict[str, Any] | None = None,
+) -> SearchResult:
+    """:func:`scipy.optimize.differential_evolution` (integrality on every coordinate) on
+    ``-log(certified ratio)``; the population is evaluated in one vectorised call per generation.
+    ``state`` resumes from a saved population (counts continue)."""
+    from scipy.optimize import differential_evolution
+
+    gen, seed = _rng_from(rng)
+    n, p = space.max_requests, space.peak_max
+    per = [(0, p - 1), (0, p)] + ([(0, space.arrival_max)] if space.arrivals == "online" else [])
+    bounds = per * n
+    base_time, nfev0, nit0 = 0.0, 0, 0
+    history: list[tuple[float, float, int]] = []
+    elite = _Elite()
+    init: Any = "latinhypercube"
+    best = None
+    if state:
+        base_time, nfev0, nit0 = state["wall_time"], state["nfev"], state["nit"]
+        history = [tuple(h) for h in state["history"]]
+        elite = _Elite(items=[Candidate.from_dict(e) for e in state["elite"]])
+        best = Candidate.from_dict(state["best"])
+        init = np.array(state["population"], dtype=float)
+        gen.bit_generator.state = state["rng"]
+        seed = state.get("seed", seed)
+    counters = {"nfev": nfev0, "nit": nit0, "population": None, "best": best}
+    t0 = time.perf_counter()
+    status_box = {"status": 0}
+
+    def objective(xs: np.ndarray) -> np.ndarray:
+        xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
+        values = np.empty(xs.shape[1])
+        for k in range(xs.shape[1]):
+            c = _decode(space, xs[:, k])
+            fitness(space, c)
+            counters["nfev"] += 1
+            values[k] = -math.log(c.score)
+            elite.offer(c)
+            if counters["best"] is None or c.score > counters["best"].score:
+                counters["best"] = c.copy()
+                history.append((base_time + time.perf_counter() - t0, c.score, counters["nfev"]))
+        counters["population"] = xs.T.copy()
+        return values
+
+    def snapshot() -> SearchResult:
+        elapsed = base_time + time.perf_counter() - t0
+        b = counters["best"]
+        status = status_box["status"]
+        pop = counters["population"]
+        return SearchResult(
+            x=candidate_to_instance(b, space.memory) if b is not None else None,
+            fun=b.score if b is not None else float("nan"), status=status, message=_status_message(status),
+            nfev=counters["nfev"], nit=counters["nit"], wall_time=elapsed, method="de", seed=seed,
+            elite=list(elite.items), history=list(history),
+            state={"wall_time": elapsed, "nfev": counters["nfev"], "nit": counters["nit"], "history": history,
+                   "elite": [e.to_dict() for e in elite.items], "best": b.to_dict() if b else None,
+                   "population": pop.tolist() if pop is not None else None, "rng": gen.bit_generator.state,
+                   "seed": seed},
+        )
+
+    def de_callback(intermediate_result: Any) -> bool:
+        counters["nit"] += 1
+        if time.perf_counter() - t0 >= time_limit:
+            status_box["status"] = 0
+            return True
+        if max_evals is not None and counters["nfev"] >= max_evals:
+            status_box["status"] = 1
+            return True
+        if target is not None and counters["best"] is not None and counters["best"].score >= target:
+            status_box["status"] = 2
+            return True
+        if callback is not None and callback(snapshot()):
+            status_box["status"] = 3
+            return True
+        return False
+
+    if isinstance(init, np.ndarray) and (init.ndim != 2 or init.shape[1] != len(bounds) or init.shape[0] < 5):
+        init = "latinhypercube"
+    differential_evolution(
+        objective, bounds, integrality=np.ones(len(bounds), dtype=bool), popsize=popsize, maxiter=10**9,
+        tol=0.0, atol=0.0, polish=False, init=init, rng=gen, vectorized=True, updating="deferred",
+        callback=de_callback, mutation=(0.5, 1.0), recombination=0.7,
+    )
+    result = snapshot()
+    if result.x is not None:
+        result.history.append((result.wall_time, result.fun, result.nfev))
+    return result

@@ -1,0 +1,218 @@
+"""Lower bounds on the TEL of the offline optimum.
+
+Every function returns a :class:`LowerBound` whose ``value`` is an integer ``<= TEL(OPT)``
+(TEL is an integer, so real-valued bounds are rounded up), or ``None`` where the bound does
+not apply. Notation: request ``i`` has arrival ``a_i``, prompt ``s_i``, output ``o_i``,
+volume ``v_i = s_i o_i + o_i(o_i+1)/2``; start ``x_i``; completion ``C_i = x_i + o_i``;
+``TEL = sum_i (C_i - a_i)``.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> inst = burst_instance(12, [(6, 3), (1, 5)])
+>>> [b.value for b in (sum_outputs_bound(inst), volume_prefix_bound(inst), srpt_bound(inst))]
+[8, 8, 6]
+>>> best_lower_bound(inst)
+LowerBound(name='completion_order', value=8, source='this module: max of the volume prefix and output order statistics per completion rank')
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from geosched.reference_impl.model import Instance
+
+__all__ = [
+    "LowerBound",
+    "sum_outputs_bound",
+    "volume_prefix_bound",
+    "completion_order_bound",
+    "srpt_bound",
+    "lp_relaxation_bound",
+    "best_lower_bound",
+    "cheap_bounds",
+]
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """A valid lower bound on TEL(OPT)."""
+
+    name: str  # "sum_outputs", "volume_prefix", "completion_order", "srpt", "lp_relaxation"
+    value: int  # an integer <= TEL(OPT)
+    source: str  # where the bound comes from (paper and statement, or this module)
+
+
+def _ceil_div(p: int, q: int) -> int:
+    return -(-p // q)
+
+
+def sum_outputs_bound(instance: Instance) -> LowerBound:
+    """``TEL(OPT) >= sum_i o_i``.
+
+    A request cannot start before it arrives (``x_i >= a_i``) and runs exactly ``o_i`` steps,
+    so each term ``x_i + o_i - a_i >= o_i``; arrivals need no further care because TEL
+    subtracts them. Tight when everything fits at once (e.g. a single request).
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> sum_outputs_bound(burst_instance(12, [(6, 3), (1, 5)])).value
+    8
+    """
+    return LowerBound("sum_outputs", sum(r.output for r in instance.requests),
+                      "trivial: x_i >= a_i, so x_i + o_i - a_i >= o_i")
+
+
+def _prefix_sums(values: list[int]) -> list[int]:
+    out, total = [], 0
+    for v in sorted(values):
+        total += v
+        out.append(total)
+    return out
+
+
+def volume_prefix_bound(instance: Instance) -> LowerBound | None:
+    """Burst arrivals only: ``TEL(OPT) >= sum_k ceil(P_k / M)``, ``P_k`` = sum of the ``k``
+    smallest volumes; ``None`` (not applicable) when some request arrives after step 0.
+
+    Kong et al. (arXiv 2606.22327, Prop. 3.1) state ``M * TEL(OPT) >= sum_k P_k``. Proof:
+    let ``C_(1) <= ... <= C_(n)`` be the completions of any schedule. The ``k`` requests
+    completed by ``C_(k)`` held their whole volume inside steps ``1..C_(k)``, and at most
+    ``M`` tokens are held per step, so ``M C_(k) >= P_k``; with burst arrivals
+    ``TEL = sum_k C_(k)``. Because ``C_(k)`` is an integer we round up term by term, which
+    is at least Kong et al.'s ``ceil(sum_k P_k / M)``.
+
+    With arrivals the same argument only gives ``M (C_(k) - min a) >= P_k``, which is weak;
+    use :func:`srpt_bound` there instead.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> volume_prefix_bound(burst_instance(12, [(6, 3), (1, 5)])).value  # ceil(20/12)+ceil(44/12)
+    6
+    """
+    if not instance.is_burst:
+        return None
+    memory = instance.memory
+    value = sum(_ceil_div(p, memory) for p in _prefix_sums([r.volume for r in instance.requests]))
+    return LowerBound("volume_prefix", value,
+                      "Kong, Qi, Ye, Zhou, arXiv 2606.22327, Prop. 3.1 (rounded up per completion rank)")
+
+
+def completion_order_bound(instance: Instance) -> LowerBound | None:
+    """Burst arrivals only: ``TEL(OPT) >= sum_k max(ceil(P_k / M), o_[k])``; ``None`` otherwise.
+
+    ``o_[k]`` is the ``k``-th smallest output. For the ``k``-th completion of any schedule,
+    ``C_(k) >= P_k / M`` (proof of :func:`volume_prefix_bound`) and ``C_(k) >= o_[k]``: the
+    ``k`` requests completed by then each ran its ``o_i`` steps from step 0 on, and ``k``
+    distinct outputs have maximum at least ``o_[k]``. Both bound the same ``C_(k)``, so their
+    maximum does; summing over ``k`` dominates both :func:`volume_prefix_bound` and
+    :func:`sum_outputs_bound` (burst).
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> completion_order_bound(burst_instance(12, [(6, 3), (1, 5)])).value  # max(2,3)+max(4,5)
+    8
+    """
+    if not instance.is_burst:
+        return None
+    memory = instance.memory
+    prefix = _prefix_sums([r.volume for r in instance.requests])
+    outputs = sorted(r.output for r in instance.requests)
+    value = sum(max(_ceil_div(p, memory), o) for p, o in zip(prefix, outputs))
+    return LowerBound("completion_order", value,
+                      "this module: max of the volume prefix and output order statistics per completion rank")
+
+
+def srpt_bound(instance: Instance) -> LowerBound:
+    """Preemptive single-machine relaxation solved by SRPT; valid with arrivals.
+
+    Relaxation: one machine of speed ``M`` (token-steps per step); job ``i`` has work
+    ``v_i``, release ``a_i``, and may be preempted. Any feasible schedule induces a schedule
+    of the relaxation: during step ``t`` (the time interval ``(t-1, t]``) request ``i``
+    receives ``s_i + t - x_i`` units, which sum to ``<= M`` (memory constraint), nothing
+    before ``a_i`` (as ``x_i >= a_i``), and its work ``v_i`` is done by ``C_i``. This is a
+    processor-sharing schedule; processing the available job with the earliest such ``C_i``
+    (preemptive EDF, optimal for release dates and deadlines on one machine: Horn 1974)
+    finishes each job by ``C_i``, so a preemptive single-machine schedule with
+    ``sum C'_i <= sum C_i`` exists, and SRPT minimises ``sum C'_i`` over those (Schrage
+    1968; Baker 1974, 1|r_j,pmtn|sum C_j). Hence ``TEL(OPT) >= sum_i (C_i^SRPT - a_i)``,
+    rounded up. Times are scaled by ``M`` so the computation is exact in integers. For
+    burst arrivals this equals ``ceil(sum_k P_k / M)``, Kong et al.'s Prop. 3.1. The bound
+    ignores that each request also needs ``o_i`` steps (see :func:`best_lower_bound` for
+    the max with :func:`sum_outputs_bound`).
+
+    >>> from geosched.reference_impl.model import Instance, Request
+    >>> srpt_bound(Instance(10, [Request("a", 0, 4, 2), Request("b", 1, 0, 4)])).value
+    3
+    """
+    memory = instance.memory
+    jobs = sorted((r.arrival * memory, r.volume) for r in instance.requests)
+    now = 0
+    total_completion = 0  # in units of 1/M step
+    heap: list[int] = []  # remaining work
+    k = 0
+    n = len(jobs)
+    while k < n or heap:
+        if not heap:
+            now = max(now, jobs[k][0])
+        while k < n and jobs[k][0] <= now:
+            heapq.heappush(heap, jobs[k][1])
+            k += 1
+        remaining = heapq.heappop(heap)
+        next_release = jobs[k][0] if k < n else None
+        if next_release is None or now + remaining <= next_release:
+            now += remaining
+            total_completion += now
+        else:
+            heapq.heappush(heap, remaining - (next_release - now))
+            now = next_release
+    numerator = total_completion - memory * sum(r.arrival for r in instance.requests)
+    return LowerBound("srpt", max(0, _ceil_div(numerator, memory)),
+                      "preemptive one-machine relaxation (work v_i, speed M), SRPT: Schrage 1968")
+
+
+def lp_relaxation_bound(instance: Instance, *, upper_bound: int | None = None,
+                        time_limit: float = 60.0) -> LowerBound | None:
+    """LP relaxation of the time-indexed model (:mod:`.timeindexed`), rounded up.
+
+    The model has ``x_{i,k} in [0, 1]`` with ``sum_k x_{i,k} = 1`` and, for every step ``t``,
+    ``sum_i sum_k x_{i,k} (s_i + t - k) [k < t <= k + o_i] <= M``; start windows are cut by
+    an upper bound ``UB`` (default: :func:`~.heuristic.heuristic_schedule`'s TEL), which
+    every schedule of TEL ``<= UB`` respects, so the LP optimum is ``<= TEL(OPT)``
+    (Jaillet et al., arXiv 2502.07115, Sec. 5 use the same integer program). Returns ``None``
+    if HiGHS does not finish within ``time_limit`` seconds (a partial LP value is no bound).
+    Costly: ``n * horizon`` variables.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> lp_relaxation_bound(burst_instance(12, [(6, 3), (1, 5)])).value
+    9
+    """
+    from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation
+
+    value = solve_lp_relaxation(instance, upper_bound=upper_bound, time_limit=time_limit)
+    if value is None:
+        return None
+    return LowerBound("lp_relaxation", value,
+                      "LP relaxation of the time-indexed IP (Jaillet et al., arXiv 2502.07115, Sec. 5)")
+
+
+def cheap_bounds(instance: Instance) -> list[LowerBound]:
+    """Every applicable bound that costs ``O(n log n)``."""
+    bounds = [sum_outputs_bound(instance), srpt_bound(instance)]
+    for fn in (volume_prefix_bound, completion_order_bound):
+        b = fn(instance)
+        if b is not None:
+            bounds.append(b)
+    return bounds
+
+
+def best_lower_bound(instance: Instance) -> LowerBound:
+    """The largest of the cheap bounds (sum of outputs, SRPT, and for burst arrivals the
+    volume prefix and completion-order bounds); the LP relaxation is not included (costly).
+
+    Ties go to the bound listed last (the strongest family).
+    """
+    best = None
+    for b in cheap_bounds(instance):
+        if best is None or b.value >= best.value:
+            best = b
+    assert best is not None
+    return best

@@ -1,0 +1,176 @@
+"""``solve_opt``: the exact offline optimum, with an honest time limit.
+
+Pipeline: validate arguments; compute the best cheap lower bound (:mod:`.bounds`) and an
+incumbent (the warm start if given and feasible, else :func:`~.heuristic.heuristic_schedule`;
+either way the checker has accepted it); if the two meet, the incumbent is optimal with no
+search. Otherwise solve one formulation (``method``):
+
+===================== =========================================================================
+``auto`` / ``cpsat``  CP-SAT, time-indexed Booleans, tight windows, hint, symmetry, bound cut
+``cpsat-plain``       CP-SAT, time-indexed Booleans, plain windows ``UB - sum o``
+``cpsat-cumulative``  CP-SAT, start integers + one cumulative of unit-height bars (plain)
+``milp``              HiGHS via ``scipy.optimize.milp``, time-indexed, plain windows (baseline)
+``milp-tight``        HiGHS, time-indexed, tight windows ``UB - o_i - LB(I - i)``
+``brute``             :func:`~.brute.brute_force_opt` (tiny instances; ignores ``time_limit``)
+===================== =========================================================================
+
+The returned schedule is the better of the solver's and the incumbent's, re-checked by
+:func:`~geosched.reference_impl.checker.check_schedule`; the dual bound is the larger of the
+solver's and the cheap bound. ``status`` is ``"optimal"`` only if the solver proved it (or
+the incumbent meets the lower bound); a time limit gives ``"time_limit"`` with the
+incumbent and the bound.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> result = solve_opt(burst_instance(12, [(6, 3), (1, 5)]))
+>>> result.status, result.tel, result.starts
+('optimal', 9, {'r0': 0, 'r1': 1})
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any
+
+from geosched.errors import InfeasibleScheduleError, UnknownNameError, ValidationError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt.bounds import best_lower_bound
+from geosched.reference_impl.opt.cpsat import CPSAT_METHODS, solve_cpsat
+from geosched.reference_impl.opt.heuristic import heuristic_schedule
+from geosched.reference_impl.opt.result import OptResult
+from geosched.reference_impl.opt.timeindexed import build_model, solve_milp
+
+__all__ = ["solve_opt", "METHODS"]
+
+METHODS = ("auto",) + CPSAT_METHODS + ("milp", "milp-tight", "brute")
+
+
+def _tel(instance: Instance, starts: dict[str, int]) -> int:
+    return sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
+
+
+def _checked(instance: Instance, starts: dict[str, int], what: str) -> int:
+    report = check_schedule(instance, starts)
+    if not report.feasible or report.metrics is None:
+        raise InfeasibleScheduleError(f"{what} is infeasible: {report.first_violation.message}")
+    return report.metrics.tel
+
+
+class _ProgressLine:
+    """A tqdm line on stderr: elapsed seconds of the limit, incumbent and bound."""
+
+    def __init__(self, time_limit: float, method: str, lower: int, incumbent: int):
+        from tqdm import tqdm
+
+        self.t0 = time.perf_counter()
+        self.bar = tqdm(total=round(time_limit, 1), unit="s", desc=f"opt[{method}]", file=sys.stderr,
+                        leave=False, bar_format="{desc}: {n:.1f}/{total}s |{bar}| {postfix}")
+        self.update(incumbent, lower)
+
+    def update(self, incumbent: float, bound: float) -> None:
+        self.bar.n = round(min(time.perf_counter() - self.t0, self.bar.total), 1)
+        self.bar.set_postfix_str(f"TEL {incumbent:.0f} bound {bound:.0f}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def solve_opt(
+    instance: Instance,
+    *,
+    time_limit: float = 60.0,
+    method: str = "auto",
+    warm_start: dict[str, int] | None = None,
+    progress: bool = False,
+    seed: int = 0,
+) -> OptResult:
+    """The exact offline optimum of ``instance`` (min TEL), or an honest incumbent and bound.
+
+    Parameters
+    ----------
+    instance:
+        The instance (burst or online arrivals).
+    time_limit:
+        Seconds for the whole call's search (model building included, the heuristic not).
+    method:
+        One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat``.
+    warm_start:
+        A start time per request id; used as incumbent and hint when feasible, ignored (with a
+        note in ``message``) when the checker rejects it.
+    progress:
+        Show a tqdm line on stderr with the incumbent and bound.
+    seed:
+        CP-SAT's random seed (the search is otherwise deterministic only with one worker).
+    """
+    t0 = time.perf_counter()
+    if method not in METHODS:
+        raise UnknownNameError("opt method", method, list(METHODS))
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) \
+            or time_limit <= 0:
+        raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
+    if method == "brute":
+        from geosched.reference_impl.opt.brute import brute_force_opt
+
+        return brute_force_opt(instance)
+    if instance.n == 0:
+        return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")
+
+    notes = []
+    lower = best_lower_bound(instance)
+    incumbent = heuristic_schedule(instance)
+    incumbent_tel = _checked(instance, incumbent, "heuristic schedule")
+    source = "heuristic"
+    if warm_start is not None:
+        report = check_schedule(instance, dict(warm_start))
+        if report.feasible and report.metrics is not None:
+            if report.metrics.tel < incumbent_tel:
+                incumbent, incumbent_tel, source = dict(warm_start), report.metrics.tel, "warm start"
+        else:
+            notes.append("warm start rejected by the checker")
+    if incumbent_tel <= lower.value:
+        return OptResult("optimal", incumbent, incumbent_tel, float(incumbent_tel), time.perf_counter() - t0,
+                         method, f"{source} schedule meets the {lower.name} lower bound")
+
+    remaining = time_limit - (time.perf_counter() - t0)
+    bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None
+    try:
+        if method in ("auto",) + CPSAT_METHODS:
+            used = "cpsat" if method == "auto" else method
+            raw = solve_cpsat(instance, method=used, upper_bound=incumbent_tel, hint=incumbent,
+                              lower_bound=lower.value, time_limit=max(0.05, remaining), seed=seed,
+                              progress=bar.update if bar else None)
+        else:
+            used = method
+            model = build_model(instance, upper_bound=incumbent_tel, tight=method == "milp-tight")
+            raw = solve_milp(model, time_limit=max(0.05, time_limit - (time.perf_counter() - t0)))
+    finally:
+        if bar is not None:
+            bar.close()
+
+    tel, starts = incumbent_tel, incumbent
+    if raw["starts"] is not None:
+        solver_tel = _checked(instance, raw["starts"], f"{used} solution")
+        if solver_tel <= tel:
+            tel, starts, source = solver_tel, raw["starts"], used
+    dual = float(lower.value)
+    if raw["dual_bound"] is not None:
+        # the solver's objective is an integer TEL, so its bound may be rounded up
+        dual = max(dual, float(math.ceil(raw["dual_bound"] - 1e-6)))
+    proved = raw["proved"] or dual >= tel
+    if raw["infeasible"]:
+        # the windows admit every schedule of TEL <= incumbent, which is itself one of them
+        raise InfeasibleScheduleError(f"{used} reported the model infeasible, contradicting the "
+                                      f"checked incumbent of TEL {incumbent_tel}: a solver or model bug")
+    if proved:
+        dual = float(tel)
+    message = "; ".join([raw["message"], f"incumbent from {source}"] + notes)
+    return OptResult("optimal" if proved else "time_limit", starts, tel, dual, time.perf_counter() - t0,
+                     used, message, raw.get("nodes"))
+
+
+def _describe(result: OptResult) -> dict[str, Any]:  # pragma: no cover - debugging aid
+    return result.to_dict()

@@ -1,0 +1,54 @@
+"""Build the wheel, install it in a fresh virtual environment, import every subpackage."""
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def declared_packages():
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+
+
+def test_every_source_folder_is_declared():
+    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    declared = set(declared_packages())
+    assert set(mapping) == declared
+    for package, folder in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            relative = init.parent.relative_to(ROOT / folder)
+            name = ".".join([package, *relative.parts]) if relative.parts else package
+            assert name in declared, f"{init} is not listed in pyproject's packages"
+
+
+@pytest.mark.packaging
+@pytest.mark.slow
+def test_wheel_installs_and_imports(tmp_path):
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+                   check=True, capture_output=True)
+    wheels = list(dist.glob("geosched-*.whl"))
+    assert len(wheels) == 1
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheels[0])], check=True,
+                   capture_output=True)
+    names = declared_packages()
+    code = (
+        "import importlib, geosched, pathlib\n"
+        f"names = {names!r}\n"
+        "for n in names: importlib.import_module(n)\n"
+        "assert 'site-packages' in geosched.__file__, geosched.__file__\n"
+        "print(len(names))\n"
+    )
+    proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(len(names))
+    proc = subprocess.run([str(venv / "bin" / "geosched"), "simulate", "example", "--json"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,765 @@
+"""Exhaustive checking of Kong et al.'s burst-arrival claims on every small instance.
+
+For every burst instance in a finite *space* (multisets of ``(s, o)`` pairs with
+``n <= max_n``, ``min_prompt <= s <= max_prompt``, ``1 <= o <= max_output``, and every budget
+``P <= M <= max_memory`` with ``P = max_i (s_i + o_i)``), the exact optimum is computed and
+these claims of Kong, Qi, Ye, Zhou (arXiv 2606.22327) are checked in exact integers:
+
+* ``thm3.2_bound`` (Thm. 3.2): ``TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT)``, ``alpha = P/M``,
+  in the integer form ``(M - P) TEL(SVF) <= (3M - P) TEL(OPT)`` (vacuous when ``M = P``);
+* ``prop3.1`` (Prop. 3.1): ``M TEL(OPT) >= sum_k (sum of the k smallest volumes)``, and the
+  identity ``sum_k prefix_k = sum_i v_i + sum_{a<b} min(v_a, v_b)``;
+* ``cert_peak_mass`` (Lemma A.2): at every blocked step the running peak mass is ``> M - P``
+  (:class:`~geosched.verify.monitor.CertificateMonitor`);
+* ``cert_order`` (Lemma A.2): every running request precedes the waiting head in volume order;
+* ``lemmaA2_sum`` (Lemma A.2 summed per request): ``(M - P) W_j <= 2 sum_{i before j} v_i``
+  with ``W_j = x_j - a_j`` and "before" the order ``(volume, arrival, id)``;
+* sanity of the optimum itself: ``TEL(OPT) >= sum_i o_i`` and ``TEL(OPT) <= TEL(A)`` for
+  every policy ``A`` run (an exact solver above a heuristic would be a solver bug).
+
+The same checks run for the *variants* the proofs do not cover: backfilling SVF, 1-bit SVF
+(``svf1``, default threshold and proxies), SJF (MC-SF), FCFS, and strict SVF with arrivals
+over time (a second space with arrivals ``0 <= a <= max_arrival``). For each variant and check
+the result counts the instances checked and failed, and keeps the *smallest* failing instance
+(fewest requests, then smallest ``M``, then smallest total length, then lexicographic), saved
+with both schedules, each re-checked by :func:`geosched.reference_impl.checker.check_schedule`.
+
+The optimum comes from the project's exact solver
+(:func:`geosched.reference_impl.opt.brute_force_opt`) when importable, else from this
+module's independent dynamic program :func:`dp_opt`; ``cross_check=True`` runs both and
+stops on any disagreement. A run is split into chunks of multisets; after each chunk the
+accumulated state goes to a checkpoint file (``checkpoint=``) so that a killed run continues
+with ``resume=True``.
+
+Example
+-------
+>>> res = run_exhaustive(Space(max_n=2, max_prompt=1, max_output=2, max_memory=4),
+...                      arrival_space=None, variants=("svf",))
+>>> res.instances, res.variants["svf"]["checks"]["thm3.2_bound"]["failed"]
+(39, 0)
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from geosched.errors import ValidationError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance, Request, instance_to_dict
+from geosched.verify.monitor import CertificateMonitor
+
+__all__ = [
+    "Space",
+    "Variant",
+    "VARIANTS",
+    "DEFAULT_SPACE",
+    "DEFAULT_ARRIVAL_SPACE",
+    "THOROUGH_SPACE",
+    "THOROUGH_ARRIVAL_SPACE",
+    "ExhaustiveResult",
+    "multisets",
+    "enumerate_instances",
+    "count_instances",
+    "dp_opt",
+    "run_exhaustive",
+    "bound_holds",
+    "prefix_bound",
+]
+
+# --------------------------------------------------------------------------- the formulas
+# Module-level so that a test can break one in a copy (monkeypatch) and see the check fail.
+
+
+def bound_holds(svf_tel: int, opt_tel: int, memory: int, peak: int) -> bool:
+    """Kong et al. Thm. 3.2 in integers: ``(M - P) TEL(SVF) <= (3M - P) TEL(OPT)``.
+
+    Equivalent to ``TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT)`` for ``alpha = P/M < 1``,
+    because ``1 + 2/(1 - P/M) = (3M - P)/(M - P)``.
+
+    >>> bound_holds(13, 9, 12, 9)   # 3*13 <= 27*9
+    True
+    """
+    return (memory - peak) * svf_tel <= (3 * memory - peak) * opt_tel
+
+
+def prefix_bound(volumes: Sequence[int]) -> int:
+    """``sum_k (sum of the k smallest volumes)`` (Kong et al., Prop. 3.1's right-hand side).
+
+    >>> prefix_bound([24, 20])   # 20 + (20 + 24)
+    64
+    """
+    total = running = 0
+    for v in sorted(volumes):
+        running += v
+        total += running
+    return total
+
+
+def _pair_identity_rhs(volumes: Sequence[int]) -> int:
+    """``sum_i v_i + sum_{a<b} min(v_a, v_b)``, the identity's right-hand side."""
+    return sum(volumes) + sum(min(a, b) for a, b in itertools.combinations(volumes, 2))
+
+
+# --------------------------------------------------------------------------- the spaces
+
+
+@dataclass(frozen=True)
+class Space:
+    """A finite set of instances: multisets of ``(a, s, o)`` and every ``M`` in ``[P, max_memory]``."""
+
+    max_n: int  # requests per instance: 1..max_n
+    max_prompt: int  # s in [min_prompt, max_prompt]
+    max_output: int  # o in [1, max_output]
+    max_memory: int  # M in [P, max_memory], P the instance's largest s + o
+    min_prompt: int = 0  # smallest prompt
+    max_arrival: int = 0  # a in [0, max_arrival]; 0 gives burst instances
+
+    def __post_init__(self) -> None:
+        for name in ("max_n", "max_output", "max_memory"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValidationError(f"space {name}", value, "must be an integer >= 1")
+        for name in ("max_prompt", "min_prompt", "max_arrival"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValidationError(f"space {name}", value, "must be an integer >= 0")
+        if self.min_prompt > self.max_prompt:
+            raise ValidationError("space min_prompt", self.min_prompt, f"must be <= max_prompt {self.max_prompt}")
+
+    @property
+    def label(self) -> str:
+        """Human-readable bound, e.g. ``n<=4, 0<=s<=4, 1<=o<=5, M<=16``."""
+        text = f"n<={self.max_n}, {self.min_prompt}<=s<={self.max_prompt}, 1<=o<={self.max_output}, " \
+               f"P<=M<={self.max_memory}"
+        if self.max_arrival:
+            text += f", 0<=a<={self.max_arrival}"
+        return text
+
+    def shapes(self) -> list[tuple[int, int, int]]:
+        """The ``(a, s, o)`` triples, in lexicographic order."""
+        return [(a, s, o) for a in range(self.max_arrival + 1)
+                for s in range(self.min_prompt, self.max_prompt + 1)
+                for o in range(1, self.max_output + 1)]
+
+
+DEFAULT_SPACE = Space(max_n=3, max_prompt=2, max_output=4, max_memory=10)
+DEFAULT_ARRIVAL_SPACE = Space(max_n=2, max_prompt=2, max_output=3, max_memory=6, max_arrival=3)
+THOROUGH_SPACE = Space(max_n=4, max_prompt=4, max_output=5, max_memory=16)
+THOROUGH_ARRIVAL_SPACE = Space(max_n=3, max_prompt=2, max_output=3, max_memory=8, max_arrival=3)
+
+
+def multisets(space: Space) -> list[tuple[tuple[int, int, int], ...]]:
+    """Every multiset of ``(a, s, o)`` triples of size ``1..max_n``: n first, then lexicographic."""
+    shapes = space.shapes()
+    out: list[tuple[tuple[int, int, int], ...]] = []
+    for n in range(1, space.max_n + 1):
+        out.extend(itertools.combinations_with_replacement(shapes, n))
+    return out
+
+
+def _instances_of(multiset: tuple[tuple[int, int, int], ...], max_memory: int) -> Iterator[Instance]:
+    peak = max(s + o for _, s, o in multiset)
+    requests = [Request(f"r{k}", a, s, o) for k, (a, s, o) in enumerate(multiset)]
+    for memory in range(peak, max_memory + 1):
+        yield Instance(memory, requests)
+
+
+def enumerate_instances(space: Space) -> Iterator[Instance]:
+    """Every instance of ``space`` (ids ``r0, r1, ...`` in the multiset's order)."""
+    for ms in multisets(space):
+        yield from _instances_of(ms, space.max_memory)
+
+
+def count_instances(space: Space) -> int:
+    """``sum over multisets of (max_memory - P + 1)``, multisets with ``P > max_memory`` counting 0."""
+    return sum(max(0, space.max_memory - max(s + o for _, s, o in ms) + 1) for ms in multisets(space))
+
+
+# --------------------------------------------------------------------------- exact optimum
+
+
+def dp_opt(instance: Instance) -> tuple[int, dict[str, int]]:
+    """Exact ``(TEL(OPT), starts)`` by a shortest path over per-step states (tiny instances).
+
+    Independent of the simulator, the policies and the project's solvers. The state at
+    decision step ``t`` gives each request's status (not started, running with ``k`` tokens
+    decoded, done), plus ``min(t, max a)`` while arrivals are pending; a transition starts
+    any subset of the arrived, unstarted requests, is allowed when the tokens held at step
+    ``t + 1`` (``sum (s_i + k_i + 1)`` over the running) are ``<= M``, and costs the number
+    of arrived unfinished requests, so the path cost is ``sum_i (C_i - a_i) = TEL``.
+    Identical requests are interchangeable (states are canonicalised). Dijkstra.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> dp_opt(burst_instance(12, [(6, 3), (1, 5)]))[0]
+    9
+    """
+    reqs = sorted(instance.requests, key=lambda r: (r.arrival, r.prompt, r.output, r.id))
+    n = len(reqs)
+    if n == 0:
+        return 0, {}
+    memory = instance.memory
+    arrival = [r.arrival for r in reqs]
+    prompt = [r.prompt for r in reqs]
+    output = [r.output for r in reqs]
+    last_arrival = max(arrival)
+    group_of = [0] * n
+    groups: list[list[int]] = []
+    for k in range(n):
+        if k and (arrival[k], prompt[k], output[k]) == (arrival[k - 1], prompt[k - 1], output[k - 1]):
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+        group_of[k] = len(groups) - 1
+    multi = [g for g in groups if len(g) > 1]
+
+    def canon(status: list[int]) -> tuple[int, ...]:
+        for g in multi:
+            values = sorted(status[i] for i in g)
+            for i, v in zip(g, values):
+                status[i] = v
+        return tuple(status)
+
+    # status: -1 not started, 0 done, k >= 1 running with k tokens decoded
+    start_key = (0, tuple([-1] * n))
+    dist = {start_key: 0}
+    parent: dict[Any, Any] = {start_key: None}
+    heap = [(0, 0, start_key)]
+    goal = None
+    while heap:
+        d, t, key = heapq.heappop(heap)
+        if dist[key] != d:
+            continue
+        status = key[1]
+        if all(x == 0 for x in status):
+            goal = key
+            break
+        cost = sum(1 for i in range(n) if status[i] != 0 and arrival[i] <= t)
+        held = sum(prompt[i] + status[i] + 1 for i in range(n) if status[i] >= 1)
+        advanced = [0 if x == 0 else (-1 if x == -1 else (0 if x + 1 == output[i] else x + 1))
+                    for i, x in enumerate(status)]
+        waiting = [i for i in range(n) if status[i] == -1 and arrival[i] <= t]
+        # identical waiting requests: start the first k of the group only
+        seen: set[tuple[int, ...]] = set()
+        next_t = min(t + 1, last_arrival)
+        for size in range(len(waiting) + 1):
+            for chosen in itertools.combinations(waiting, size):
+                signature = tuple(sorted(group_of[i] for i in chosen))
+                if signature in seen:
+                    continue
+                seen.add(signature)
+                if held + sum(prompt[i] + 1 for i in chosen) > memory:
+                    continue
+                nxt = list(advanced)
+                for i in chosen:
+                    nxt[i] = 0 if output[i] == 1 else 1
+                new_key = (next_t, canon(nxt))
+                nd = d + cost
+                if nd < dist.get(new_key, 1 << 62):
+                    dist[new_key] = nd
+                    parent[new_key] = (key, t, signature)
+                    heapq.heappush(heap, (nd, t + 1, new_key))
+    assert goal is not None, "every valid instance has a feasible schedule"
+    # starts per group along the path, then assigned to the group's ids in order
+    per_group: list[list[int]] = [[] for _ in groups]
+    key = goal
+    while parent[key] is not None:
+        key, t, signature = parent[key]
+        for g in signature:
+            per_group[g].append(t)
+    starts = {}
+    for g, members in enumerate(groups):
+        for i, t in zip(members, sorted(per_group[g])):
+            starts[reqs[i].id] = t
+    return dist[goal], starts
+
+
+def _project_opt(instance: Instance) -> tuple[int, dict[str, int]]:
+    from geosched.reference_impl.opt import brute_force_opt
+
+    result = brute_force_opt(instance)
+    if result.status != "optimal":
+        raise RuntimeError(f"brute_force_opt returned status {result.status!r} on {instance_to_dict(instance)}")
+    return int(result.tel), dict(result.starts)
+
+
+def _resolve_opt(method: str) -> tuple[str, Callable[[Instance], tuple[int, dict[str, int]]]]:
+    if method == "dp":
+        return "dp", dp_opt
+    if method in ("project", "auto"):
+        try:
+            from geosched.reference_impl.opt import brute_force_opt  # noqa: F401
+        except ImportError:
+            if method == "project":
+                raise
+            return "dp", dp_opt
+        return "project", _project_opt
+    raise ValidationError("opt_method", method, "must be 'auto', 'project' or 'dp'")
+
+
+# --------------------------------------------------------------------------- variants
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A policy setting to check; ``covered`` marks the setting the proofs are about."""
+
+    name: str  # key in the result
+    policy: str  # registered policy spec
+    backfill: bool = False  # skip misfits
+    arrivals: bool = False  # run on the arrival space instead of the burst space
+    covered: bool = False  # True for strict SVF on burst instances (Thm. 3.2's hypotheses)
+    subset: str | None = None  # "jaillet": equal prompts and M >= 2P only (Jaillet et al. Thm. 4.3)
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant("svf", "svf", covered=True),
+        Variant("svf_backfill", "svf", backfill=True),
+        Variant("svf1", "svf1"),
+        Variant("sjf", "sjf"),
+        Variant("sjf_jaillet", "sjf", subset="jaillet"),
+        Variant("fcfs", "fcfs"),
+        Variant("svf_arrivals", "svf", arrivals=True),
+    )
+}
+
+CHECKS = ("thm3.2_bound", "prop3.1", "prop3.1_identity", "cert_peak_mass", "cert_order", "lemmaA2_sum",
+          "opt_ge_sum_outputs", "opt_le_policy")
+
+
+def _in_subset(instance: Instance, subset: str | None) -> bool:
+    if subset is None:
+        return True
+    if subset == "jaillet":
+        prompts = {r.prompt for r in instance.requests}
+        peak = max(r.peak for r in instance.requests)
+        return len(prompts) == 1 and instance.memory >= 2 * peak
+    raise ValidationError("variant subset", subset, "must be None or 'jaillet'")
+
+
+# --------------------------------------------------------------------------- the state
+
+
+def _new_variant_state() -> dict[str, Any]:
+    return {
+        "instances": 0,
+        "nonvacuous": 0,  # instances with M > P
+        "blocked_steps": 0,
+        "min_slack": None,
+        "max_ratio": None,  # [num, den, record]
+        "max_bound_use": None,  # [num, den, record]: (M-P) TEL / ((3M-P) OPT), M > P
+        "max_ratio_over_T": None,  # [num, den, record]: ratio / max o (Thm. 3.3's scale)
+        "checks": {c: {"checked": 0, "failed": 0, "smallest": None} for c in CHECKS},
+    }
+
+
+def _new_state(variants: Iterable[str]) -> dict[str, Any]:
+    return {"instances": 0, "arrival_instances": 0, "chunks_done": 0, "cross_checked": 0,
+            "variants": {v: _new_variant_state() for v in variants}}
+
+
+def _size_key(instance: Instance) -> list[Any]:
+    triples = sorted((r.arrival, r.prompt, r.output) for r in instance.requests)
+    return [instance.n, instance.memory, sum(a + s + o for a, s, o in triples), [list(t) for t in triples]]
+
+
+def _better_max(current: list | None, num: int, den: int, record: dict) -> list:
+    if current is None or Fraction(num, den) > Fraction(current[0], current[1]):
+        return [num, den, record]
+    return current
+
+
+def _record(instance: Instance, policy_starts: dict[str, int], policy_tel: int,
+            opt_starts: dict[str, int], opt_tel: int) -> dict[str, Any]:
+    return {"instance": instance_to_dict(instance), "policy_starts": policy_starts, "policy_tel": policy_tel,
+            "opt_starts": opt_starts, "opt_tel": opt_tel}
+
+
+def _fail(check_state: dict[str, Any], instance: Instance, record_fn: Callable[[], dict[str, Any]],
+          detail: str) -> None:
+    check_state["failed"] += 1
+    key = _size_key(instance)
+    smallest = check_state["smallest"]
+    if smallest is None or key < smallest["key"]:
+        check_state["smallest"] = {"key": key, "detail": detail, **record_fn()}
+
+
+def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variants: Sequence[Variant],
+                    state: dict[str, Any]) -> None:
+    from geosched.reference_impl.simulator import simulate
+
+    opt_tel, opt_starts = opt
+    memory = instance.memory
+    peak = max(r.peak for r in instance.requests)
+    threshold = memory - peak
+    volumes = [r.volume for r in instance.requests]
+    sum_outputs = sum(r.output for r in instance.requests)
+    longest = max(r.output for r in instance.requests)
+    prefix = prefix_bound(volumes)
+    identity_ok = prefix == _pair_identity_rhs(volumes)
+    order_key = {r.id: (r.volume, r.arrival, r.id) for r in instance.requests}
+    before_volume = {}
+    for r in instance.requests:
+        before_volume[r.id] = sum(q.volume for q in instance.requests if order_key[q.id] < order_key[r.id])
+    cache: dict[tuple[str, bool], tuple[dict[str, int], int, Any]] = {}
+    for variant in variants:
+        if not _in_subset(instance, variant.subset):
+            continue
+        vs = state["variants"][variant.name]
+        checks = vs["checks"]
+        sim_key = (variant.policy, variant.backfill)
+        if sim_key not in cache:
+            monitor = CertificateMonitor(instance, check_order=True)
+            sim = simulate(instance, variant.policy, backfill=variant.backfill, observer=monitor)
+            report = check_schedule(instance, sim.starts)
+            if not report.feasible:
+                raise RuntimeError(f"checker rejected {variant.policy} on {instance_to_dict(instance)}: "
+                                   f"{report.first_violation.message}")
+            cache[sim_key] = (sim.starts, report.metrics.tel, monitor.result())
+        starts, tel, mon = cache[sim_key]
+
+        def record(starts=starts, tel=tel):
+            return _record(instance, starts, tel, opt_starts, opt_tel)
+
+        vs["instances"] += 1
+        vs["nonvacuous"] += int(threshold > 0)
+        vs["blocked_steps"] += mon.blocked_steps
+        if mon.min_slack is not None and (vs["min_slack"] is None or mon.min_slack < vs["min_slack"]):
+            vs["min_slack"] = mon.min_slack
+        vs["max_ratio"] = _better_max(vs["max_ratio"], tel, opt_tel, record())
+        vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, opt_tel * longest, record())
+        if threshold > 0:
+            vs["max_bound_use"] = _better_max(vs["max_bound_use"], threshold * tel,
+                                              (3 * memory - peak) * opt_tel, record())
+
+        checks["thm3.2_bound"]["checked"] += 1
+        if not bound_holds(tel, opt_tel, memory, peak):
+            _fail(checks["thm3.2_bound"], instance, record,
+                  f"(M-P) TEL = {threshold * tel} > (3M-P) OPT = {(3 * memory - peak) * opt_tel}")
+        checks["prop3.1"]["checked"] += 1
+        if memory * opt_tel < prefix:
+            _fail(checks["prop3.1"], instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {prefix}")
+        checks["prop3.1_identity"]["checked"] += 1
+        if not identity_ok:
+            _fail(checks["prop3.1_identity"], instance, record,
+                  f"prefix sum {prefix} != sum v + sum min = {_pair_identity_rhs(volumes)}")
+        checks["cert_peak_mass"]["checked"] += 1
+        if mon.peak_mass_violations:
+            v = next(x for x in mon.violations if x.kind == "peak_mass")
+            _fail(checks["cert_peak_mass"], instance, record,
+                  f"step {v.first_step}: running peak mass {v.running_peak_mass} <= M - P = {threshold} "
+                  f"while {v.head} waits")
+        checks["cert_order"]["checked"] += 1
+        if mon.order_violations:
+            v = next(x for x in mon.violations if x.kind == "order")
+            _fail(checks["cert_order"], instance, record,
+                  f"step {v.first_step}: running {', '.join(v.offenders)} after waiting head {v.head} "
+                  f"in volume order")
+        checks["lemmaA2_sum"]["checked"] += 1
+        by_id = instance.by_id()
+        for rid, x in starts.items():
+            wait = x - by_id[rid].arrival
+            if threshold * wait > 2 * before_volume[rid]:
+                _fail(checks["lemmaA2_sum"], instance, record,
+                      f"{rid}: (M-P) W = {threshold * wait} > 2 sum_before v = {2 * before_volume[rid]}")
+                break
+        checks["opt_ge_sum_outputs"]["checked"] += 1
+        if opt_tel < sum_outputs:
+            _fail(checks["opt_ge_sum_outputs"], instance, record, f"OPT {opt_tel} < sum o {sum_outputs}")
+        checks["opt_le_policy"]["checked"] += 1
+        if opt_tel > tel:
+            _fail(checks["opt_le_policy"], instance, record, f"OPT {opt_tel} > {variant.policy} {tel}")
+
+
+def _merge(into: dict[str, Any], part: dict[str, Any]) -> None:
+    for key in ("instances", "arrival_instances", "chunks_done", "cross_checked"):
+        into[key] += part[key]
+    for name, vp in part["variants"].items():
+        vi = into["variants"][name]
+        for key in ("instances", "nonvacuous", "blocked_steps"):
+            vi[key] += vp[key]
+        if vp["min_slack"] is not None and (vi["min_slack"] is None or vp["min_slack"] < vi["min_slack"]):
+            vi["min_slack"] = vp["min_slack"]
+        for key in ("max_ratio", "max_bound_use", "max_ratio_over_T"):
+            if vp[key] is not None:
+                vi[key] = _better_max(vi[key], *vp[key])
+        for check, cp in vp["checks"].items():
+            ci = vi["checks"][check]
+            ci["checked"] += cp["checked"]
+            ci["failed"] += cp["failed"]
+            if cp["smallest"] is not None and (ci["smallest"] is None or cp["smallest"]["key"] < ci["smallest"]["key"]):
+                ci["smallest"] = cp["smallest"]
+
+
+def _run_chunk(args: tuple) -> dict[str, Any]:
+    chunk, max_memory, variant_names, opt_method, cross_check, arrivals = args
+    variants = [VARIANTS[v] for v in variant_names]
+    state = _new_state(variant_names)
+    _, solver = _resolve_opt(opt_method)
+    for ms in chunk:
+        for instance in _instances_of(tuple(map(tuple, ms)), max_memory):
+            opt = solver(instance)
+            if cross_check:
+                other = dp_opt(instance) if solver is not dp_opt else _project_opt(instance)
+                if other[0] != opt[0]:
+                    raise RuntimeError(f"exact solvers disagree on {instance_to_dict(instance)}: "
+                                       f"{opt[0]} vs {other[0]}")
+                state["cross_checked"] += 1
+            # every optimum is re-checked by the referee
+            report = check_schedule(instance, opt[1])
+            if not report.feasible or report.metrics.tel != opt[0]:
+                raise RuntimeError(f"optimum rejected by the checker on {instance_to_dict(instance)}")
+            state["arrival_instances" if arrivals else "instances"] += 1
+            _check_instance(instance, opt, variants, state)
+    state["chunks_done"] = 1
+    return state
+
+
+# --------------------------------------------------------------------------- the result
+
+
+@dataclass
+class ExhaustiveResult:
+    """What an exhaustive run found (scipy-like: ``status``, ``message``, counts)."""
+
+    space: str  # the burst space's label
+    arrival_space: str | None  # the arrival space's label, or None
+    instances: int  # burst instances checked (each with exact OPT)
+    arrival_instances: int  # arrival instances checked
+    expected_instances: int  # burst + arrival instances in the spaces (== checked when complete)
+    complete: bool  # every instance of the spaces was checked
+    variants: dict[str, dict[str, Any]]  # per variant: counts, checks, worst ratios (JSON-ready)
+    counterexamples: list[dict[str, Any]]  # smallest failing instance per (variant, check)
+    bounds_covered: list[str]  # which statements were checked on which space
+    opt_method: str  # "project" (brute_force_opt) or "dp" (this module's dynamic program)
+    cross_checked: int  # instances whose optimum was computed by both exact methods
+    elapsed: float  # seconds
+    status: str  # "ok" (covered setting holds everywhere), "refuted" or "partial"
+    message: str  # one line
+    checkpoint: str | None = None  # checkpoint file used
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def failures(self, variant: str) -> dict[str, int]:
+        """``{check: failed count}`` with failures only."""
+        return {c: d["failed"] for c, d in self.variants[variant]["checks"].items() if d["failed"]}
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ratio_json(entry: list | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    num, den, record = entry
+    return {"value": num / den, "fraction": f"{Fraction(num, den)}", "instance": record["instance"],
+            "policy_tel": record["policy_tel"], "opt_tel": record["opt_tel"]}
+
+
+def _config(space: Space, arrival_space: Space | None, variants: Sequence[str], opt_method: str,
+            cross_check: bool, chunk_size: int) -> dict[str, Any]:
+    return {"space": asdict(space), "arrival_space": asdict(arrival_space) if arrival_space else None,
+            "variants": list(variants), "opt_method": opt_method, "cross_check": cross_check,
+            "chunk_size": chunk_size, "version": 1}
+
+
+def _write_counterexample(out: Path, variant: Variant, check: str, smallest: dict[str, Any]) -> dict[str, Any]:
+    from geosched.reference_impl.model import instance_from_dict
+
+    instance = instance_from_dict(smallest["instance"])
+    policy_report = check_schedule(instance, smallest["policy_starts"])
+    opt_report = check_schedule(instance, smallest["opt_starts"])
+    data = {
+        "kind": "exhaustive_counterexample",
+        "variant": variant.name,
+        "policy": variant.policy,
+        "backfill": variant.backfill,
+        "check": check,
+        "detail": smallest["detail"],
+        "instance": smallest["instance"],
+        "policy_schedule": {"starts": smallest["policy_starts"], "tel": smallest["policy_tel"],
+                            "checker_feasible": policy_report.feasible,
+                            "checker_tel": policy_report.metrics.tel if policy_report.metrics else None},
+        "opt_schedule": {"starts": smallest["opt_starts"], "tel": smallest["opt_tel"],
+                         "checker_feasible": opt_report.feasible,
+                         "checker_tel": opt_report.metrics.tel if opt_report.metrics else None},
+    }
+    path = None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"exhaustive_{variant.name}_{check.replace('.', '_')}.json"
+        path.write_text(json.dumps(data, indent=1) + "\n")
+    data["file"] = str(path) if path else None
+    return data
+
+
+def run_exhaustive(
+    space: Space = DEFAULT_SPACE,
+    *,
+    arrival_space: Space | None = DEFAULT_ARRIVAL_SPACE,
+    variants: Sequence[str] = tuple(VARIANTS),
+    opt_method: str = "auto",
+    cross_check: bool = False,
+    out: str | Path | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    max_seconds: float | None = None,
+    workers: int = 1,
+    chunk_size: int = 200,
+    callback: Callable[[dict[str, Any]], None] | None = None,
+) -> ExhaustiveResult:
+    """Check every instance of ``space`` (and ``arrival_space`` for arrival variants).
+
+    Parameters
+    ----------
+    space, arrival_space:
+        The burst space (``max_arrival`` must be 0) and the space for variants with
+        ``arrivals=True`` (``None`` skips them).
+    variants:
+        Names from :data:`VARIANTS`.
+    opt_method:
+        ``"auto"`` (the project's ``brute_force_opt`` when importable, else :func:`dp_opt`),
+        ``"project"`` or ``"dp"``; ``cross_check`` runs both and stops on a disagreement.
+    out:
+        Folder for counterexample files (smallest failing instance per variant and check).
+    checkpoint, resume:
+        State file written after every chunk; with ``resume=True`` a matching file is continued.
+    max_seconds:
+        Stop after the chunk that passes this time (``status="partial"``; resume later).
+    workers:
+        Processes (``multiprocessing``); 1 runs in this process.
+    callback:
+        Called with ``{"chunks_done", "chunks", "instances"}`` after every chunk.
+    """
+    t0 = time.perf_counter()
+    if space.max_arrival:
+        raise ValidationError("space max_arrival", space.max_arrival, "must be 0 (burst); use arrival_space")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        from geosched.errors import UnknownNameError
+
+        raise UnknownNameError("exhaustive variant", unknown[0], list(VARIANTS))
+    method, _ = _resolve_opt(opt_method)
+    burst_variants = [v for v in variants if not VARIANTS[v].arrivals]
+    arrival_variants = [v for v in variants if VARIANTS[v].arrivals] if arrival_space else []
+    jobs: list[tuple] = []
+    if burst_variants:
+        burst_ms = [list(map(list, ms)) for ms in multisets(space)]
+        for k in range(0, len(burst_ms), chunk_size):
+            jobs.append((burst_ms[k:k + chunk_size], space.max_memory, tuple(burst_variants), method,
+                         cross_check, False))
+    if arrival_variants:
+        arrival_ms = [list(map(list, ms)) for ms in multisets(arrival_space)]
+        for k in range(0, len(arrival_ms), chunk_size):
+            jobs.append((arrival_ms[k:k + chunk_size], arrival_space.max_memory, tuple(arrival_variants),
+                         method, cross_check, True))
+    config = _config(space, arrival_space if arrival_variants else None, variants, method, cross_check, chunk_size)
+    state = _new_state(variants)
+    checkpoint_path = Path(checkpoint) if checkpoint else None
+    previous_elapsed = 0.0
+    if resume and checkpoint_path and checkpoint_path.is_file():
+        saved = json.loads(checkpoint_path.read_text())
+        if saved.get("config") == config:
+            state = saved["state"]
+            previous_elapsed = float(saved.get("elapsed", 0.0))
+    start_chunk = state["chunks_done"]
+    pending = jobs[start_chunk:]
+
+    def save() -> None:
+        if checkpoint_path is None:
+            return
+        checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = checkpoint_path.with_suffix(checkpoint_path.suffix + ".tmp")
+        tmp.write_text(json.dumps({"config": config, "state": state,
+                                   "elapsed": previous_elapsed + time.perf_counter() - t0}))
+        os.replace(tmp, checkpoint_path)
+
+    stopped = False
+    if workers > 1 and len(pending) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for part in pool.imap(_run_chunk, pending):
+                _merge(state, part)
+                save()
+                if callback:
+                    callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
+                if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+                    stopped = True
+                    pool.terminate()
+                    break
+    else:
+        for job in pending:
+            _merge(state, _run_chunk(job))
+            save()
+            if callback:
+                callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
+            if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
+                stopped = True
+                break
+    complete = state["chunks_done"] == len(jobs)
+
+    expected = (count_instances(space) if burst_variants else 0) + \
+        (count_instances(arrival_space) if arrival_variants else 0)
+    out_path = Path(out) if out else None
+    counterexamples = []
+    variants_json: dict[str, dict[str, Any]] = {}
+    for name in variants:
+        vs = state["variants"][name]
+        variant = VARIANTS[name]
+        checks_json = {}
+        for check, cs in vs["checks"].items():
+            entry = {"checked": cs["checked"], "failed": cs["failed"], "counterexample": None}
+            if cs["smallest"] is not None:
+                data = _write_counterexample(out_path, variant, check, cs["smallest"])
+                entry["counterexample"] = {"file": data["file"], "instance": data["instance"],
+                                           "detail": data["detail"]}
+                counterexamples.append(data)
+            checks_json[check] = entry
+        variants_json[name] = {
+            "policy": variant.policy, "backfill": variant.backfill, "arrivals": variant.arrivals,
+            "covered_by_theorem": variant.covered, "subset": variant.subset,
+            "instances": vs["instances"], "nonvacuous_instances": vs["nonvacuous"],
+            "blocked_steps": vs["blocked_steps"], "min_slack": vs["min_slack"],
+            "max_ratio": _ratio_json(vs["max_ratio"]), "max_bound_use": _ratio_json(vs["max_bound_use"]),
+            "max_ratio_over_T": _ratio_json(vs["max_ratio_over_T"]), "checks": checks_json,
+        }
+    covered_failures = [f"{n}:{c}" for n in variants if VARIANTS[n].covered
+                        for c, d in variants_json[n]["checks"].items() if d["failed"]]
+    bounds_covered = []
+    if burst_variants:
+        bounds_covered.append(f"burst: {space.label} ({count_instances(space)} instances)")
+    if arrival_variants:
+        bounds_covered.append(f"arrivals: {arrival_space.label} ({count_instances(arrival_space)} instances)")
+    if covered_failures:
+        status, message = "refuted", "check(s) failed in the theorem's own setting: " + ", ".join(covered_failures)
+    elif not complete:
+        status, message = "partial", (f"stopped after {state['chunks_done']} of {len(jobs)} chunks; "
+                                      "resume=True continues from the checkpoint")
+    else:
+        status, message = "ok", f"all checks hold for strict SVF on every instance with {space.label}"
+    return ExhaustiveResult(
+        space=space.label,
+        arrival_space=arrival_space.label if arrival_variants else None,
+        instances=state["instances"],
+        arrival_instances=state["arrival_instances"],
+        expected_instances=expected,
+        complete=complete,
+        variants=variants_json,
+        counterexamples=counterexamples,
+        bounds_covered=bounds_covered,
+        opt_method=method,
+        cross_checked=state["cross_checked"],
+        elapsed=previous_elapsed + time.perf_counter() - t0,
+        status=status,
+        message=message,
+        checkpoint=str(checkpoint_path) if checkpoint_path else None,
+    )
