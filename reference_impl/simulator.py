@@ -107,10 +107,30 @@ class _Batch:
         self._refresh()
 
     def add(self, end: int, offset: int) -> None:
-        k = bisect.bisect_right(self.ends, end)
-        self.ends.insert(k, end)
+        """Insert one member in O(k) list operations, without recomputing the suffix sums.
+
+        Every member ending at or before ``end`` now also counts the new one at its own end
+        (``U(E_m)`` gains ``offset + E_m``); members ending later are unchanged.
+        """
+        ends, value, suffix = self.ends, self.value, self.suffix_offset
+        k = bisect.bisect_right(ends, end)
+        if k:
+            value[:k] = [v + offset + e for v, e in zip(value[:k], ends[:k])]
+            suffix[:k] = [x + offset for x in suffix[:k]]
+        suffix.insert(k, suffix[k] + offset)
+        ends.insert(k, end)
         self.offsets.insert(k, offset)
-        self._refresh()
+        if k and ends[k - 1] == end:
+            own = value[k - 1]
+        else:
+            own = suffix[k] + end * (len(ends) - k) + end
+        value.insert(k, own)
+
+    def drop_through(self, step: int) -> None:
+        """Forget members that end at or before ``step``: a prefix, counted by no one else."""
+        p = bisect.bisect_right(self.ends, step)
+        if p:
+            del self.ends[:p], self.offsets[:p], self.suffix_offset[:p], self.value[:p]
 
     def _refresh(self) -> None:
         ends, offsets = self.ends, self.offsets
@@ -287,7 +307,8 @@ def simulate(
     next_arrival = 0
     waiting: list[int] = []  # min-heap of ranks (strict) or ascending sorted ranks (backfill)
     start = [-1] * n
-    running: list[int] = []
+    running: set[int] = set()
+    completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
     batch = _Batch()
     admission_order: list[int] = []
     evictions = 0
@@ -299,45 +320,45 @@ def simulate(
     t = arrival[arrivals[0]] if n else 0
     while True:
         decisions += 1
-        changed = False
-        # completions (true ends) and belief updates of overrunning requests
-        if running:
-            still = []
-            for j in running:
-                end = start[j] + true_out[j]
-                if end <= t:
-                    changed = True
-                    continue
-                if start[j] + belief[j] <= t:
+        if exact:
+            # believed ends are the true ends, so the finished members are a prefix of the batch
+            while completions and completions[0][0] <= t:
+                running.discard(heapq.heappop(completions)[1])
+            batch.drop_through(t)
+        elif running:
+            rebuild = False
+            for j in sorted(running):
+                if start[j] + true_out[j] <= t:
+                    running.discard(j)
+                    rebuild = True
+                elif start[j] + belief[j] <= t:
                     belief[j] = min(2 * (t - start[j]), memory - prompt[j])
-                    changed = True
-                still.append(j)
-            running = still
-        # evict before step t + 1 if the true usage would exceed M
-        if not exact and running:
+                    rebuild = True
+            # evict before step t + 1 if the true usage would exceed M
             usage = sum(prompt[j] + t + 1 - start[j] for j in running)
             while usage > memory:
                 victim = max(running, key=lambda j: rank[j])
-                running.remove(victim)
+                running.discard(victim)
                 usage -= prompt[victim] + t + 1 - start[victim]
                 evictions += 1
                 wasted += t - start[victim]
                 segments.append((requests[victim].id, start[victim], t))
                 start[victim] = -1
                 _push(waiting, rank[victim], backfill)
-                changed = True
-        if changed:
-            batch.rebuild([(start[j] + belief[j], prompt[j] - start[j]) for j in running])
+                rebuild = True
+            if rebuild:
+                batch.rebuild([(start[j] + belief[j], prompt[j] - start[j]) for j in running])
         while next_arrival < n and arrival[arrivals[next_arrival]] <= t:
             _push(waiting, rank[arrivals[next_arrival]], backfill)
             next_arrival += 1
 
         if waiting:
-            admitted = _admit(batch, memory, t, waiting, order, prompt, belief, backfill)
-            for i in admitted:
+            for i in _admit(batch, memory, t, waiting, order, prompt, belief, backfill):
                 start[i] = t
-                running.append(i)
+                running.add(i)
                 admission_order.append(i)
+                if exact:
+                    heapq.heappush(completions, (t + true_out[i], i))
 
         # the next step at which anything can change
         horizon = arrival[arrivals[next_arrival]] if next_arrival < n else None
@@ -353,26 +374,29 @@ def simulate(
             else:
                 head = order[waiting[0]]
                 horizon = _earlier(horizon, batch.earliest_start(memory, prompt[head], belief[head], t + 1))
-        for j in running:
-            true_end = start[j] + true_out[j]
-            believed_end = start[j] + belief[j]
-            if every_completion_is_event or true_end < believed_end:
-                horizon = _earlier(horizon, true_end)
-            if believed_end < true_end:
-                horizon = _earlier(horizon, believed_end)
-        if not exact and running:
+        if exact:
+            if every_completion_is_event and completions:
+                horizon = _earlier(horizon, completions[0][0])
+        elif running:
+            for j in running:
+                true_end = start[j] + true_out[j]
+                believed_end = start[j] + belief[j]
+                if every_completion_is_event or true_end < believed_end:
+                    horizon = _earlier(horizon, true_end)
+                if believed_end < true_end:
+                    horizon = _earlier(horizon, believed_end)
             overflow = _first_overflow(memory, t, running, start, prompt, true_out)
             if overflow is not None:
                 horizon = _earlier(horizon, overflow - 1)
         if observer is not None and waiting:
-            end_step = horizon if horizon is not None else t + 1
+            active = sorted(running)
             observer(
                 BlockedInterval(
                     first_step=t,
-                    end_step=end_step,
+                    end_step=horizon if horizon is not None else t + 1,
                     waiting=tuple(requests[order[r]].id for r in _in_order(waiting, backfill)),
-                    running=tuple(requests[j].id for j in running),
-                    running_peak_mass=sum(prompt[j] + true_out[j] for j in running),
+                    running=tuple(requests[j].id for j in active),
+                    running_peak_mass=sum(prompt[j] + true_out[j] for j in active),
                 )
             )
         if horizon is None:
@@ -445,7 +469,7 @@ def _admit(
 def _first_overflow(
     memory: int,
     t: int,
-    running: list[int],
+    running: set[int],
     start: list[int],
     prompt: list[int],
     true_out: list[int],
