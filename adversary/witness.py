@@ -24,18 +24,19 @@ Thm. 3.2 and Jaillet et al., Thm. 4.3).
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
->>> w = make_witness(burst_instance(12, [(6, 3), (1, 5)]), "svf", {"r0": 0, "r1": 5}, found_by="hand")
+>>> w = make_witness(burst_instance(12, [(6, 3), (1, 5)]), "svf", {"r0": 0, "r1": 1}, found_by="hand")
 >>> w.policy_tel, w.witness_tel, round(w.certified_ratio, 4)
-(13, 11, 1.1818)
+(13, 9, 1.4444)
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from geosched.errors import GeoschedError, InfeasibleScheduleError, WorkloadFormatError
 from geosched.reference_impl.model import Instance, instance_from_dict, instance_to_dict
@@ -113,7 +114,7 @@ def cheap_lower_bound(instance: Instance) -> tuple[int, str]:
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> cheap_lower_bound(burst_instance(12, [(6, 3), (1, 5)]))
-    (9, 'volume_prefix')
+    (8, 'sum_outputs')
     """
     outputs = sum(r.output for r in instance.requests)
     best, name = outputs, "sum_outputs"
@@ -253,7 +254,8 @@ def verify_witness(data: Mapping[str, Any]) -> dict[str, Any]:
             f" (e.g. {diff[0]}: recorded {recorded_policy.get(diff[0])}, simulated {sim.starts.get(diff[0])})"
         )
     tels = {}
-    for key, starts in (("policy_schedule", recorded_policy), ("witness_schedule", parsed["witness_schedule"]["starts"])):
+    witness_starts = parsed["witness_schedule"]["starts"]
+    for key, starts in (("policy_schedule", recorded_policy), ("witness_schedule", witness_starts)):
         report = check_schedule(instance, dict(starts))
         if not report.feasible:
             problems.append(f"{key}: infeasible: {report.first_violation.message}")

@@ -1,1 +1,12 @@
-"""placeholder"""
+"""geosched.verify: machine checks of the papers' claims and the claims ledger.
+
+* :mod:`.monitor`: the certificate monitor (Kong et al. Lemma A.2 at every blocked step);
+* :mod:`.exhaustive`: every small burst instance with exact OPT (Thm. 3.2, Prop. 3.1, Lemma A.2)
+  and the variants the proofs do not cover;
+* :mod:`.montecarlo`: Monte-Carlo check of Thm. 3.4 / 3.5;
+* :mod:`.lemmas`, :mod:`.policy_spec`: Z3 lemmas and the verified admission step;
+* :mod:`.ledger`: ``geosched claims``, one status per claim from running its checks.
+
+Submodules are imported on use (``from geosched.verify.ledger import run_claims``), so that
+importing the package does not load Z3 or sympy.
+"""

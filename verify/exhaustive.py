@@ -46,10 +46,11 @@ import itertools
 import json
 import os
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
@@ -78,16 +79,37 @@ __all__ = [
 # Module-level so that a test can break one in a copy (monkeypatch) and see the check fail.
 
 
+BOUND_NUMERATOR = 2  # the "2" of Thm. 3.2's 1 + 2/(1 - alpha)
+
+
 def bound_holds(svf_tel: int, opt_tel: int, memory: int, peak: int) -> bool:
     """Kong et al. Thm. 3.2 in integers: ``(M - P) TEL(SVF) <= (3M - P) TEL(OPT)``.
 
     Equivalent to ``TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT)`` for ``alpha = P/M < 1``,
-    because ``1 + 2/(1 - P/M) = (3M - P)/(M - P)``.
+    because ``1 + 2/(1 - P/M) = (3M - P)/(M - P)``; written with :data:`BOUND_NUMERATOR`
+    ``c`` as ``(M - P) TEL(SVF) <= (M - P + c M) TEL(OPT)``.
 
     >>> bound_holds(13, 9, 12, 9)   # 3*13 <= 27*9
     True
     """
-    return (memory - peak) * svf_tel <= (3 * memory - peak) * opt_tel
+    return (memory - peak) * svf_tel <= (memory - peak + BOUND_NUMERATOR * memory) * opt_tel
+
+
+# the "2" of the explicit Thm. 3.3 bound 1 + 2T/(1 - alpha) (geosched.theory.kong_thm3_3, our constant)
+THM33_NUMERATOR = 2
+# the explicit Jaillet et al. Thm. 4.3 constant (geosched.theory.jaillet_thm4_3: Thm. 3.2 at alpha <= 1/2)
+JAILLET_CONSTANT = 5
+
+
+def thm33_bound_holds(tel: int, opt_tel: int, memory: int, peak: int, longest: int) -> bool:
+    """Explicit Thm. 3.3 bound (our constant): ``TEL <= (1 + 2T/(1 - alpha)) TEL(OPT)``, ``T = max o``.
+
+    Integer form ``(M - P) TEL <= (M - P + 2 T M) TEL(OPT)``.
+
+    >>> thm33_bound_holds(8, 6, 5, 4, 3)   # 1*8 <= (1 + 30)*6
+    True
+    """
+    return (memory - peak) * tel <= (memory - peak + THM33_NUMERATOR * longest * memory) * opt_tel
 
 
 def prefix_bound(volumes: Sequence[int]) -> int:
@@ -281,6 +303,27 @@ def dp_opt(instance: Instance) -> tuple[int, dict[str, int]]:
     return dist[goal], starts
 
 
+def _fast_tel(instance: Instance, starts: dict[str, int]) -> int | None:
+    """TEL of ``starts`` if feasible (every step's tokens <= M, no early start), else None.
+
+    A plain per-step sum in integers, used on every enumerated schedule because it is ~50x
+    cheaper than the full checker on tiny instances; every schedule that is *reported*
+    (counterexamples, worst ratios) is re-checked by ``check_schedule`` as well.
+    """
+    usage: dict[int, int] = {}
+    tel = 0
+    for r in instance.requests:
+        x = starts.get(r.id)
+        if not isinstance(x, int) or x < r.arrival:
+            return None
+        tel += x + r.output - r.arrival
+        for t in range(x + 1, x + r.output + 1):
+            usage[t] = usage.get(t, 0) + r.prompt + t - x
+    if any(u > instance.memory for u in usage.values()):
+        return None
+    return tel
+
+
 def _project_opt(instance: Instance) -> tuple[int, dict[str, int]]:
     from geosched.reference_impl.opt import brute_force_opt
 
@@ -307,16 +350,29 @@ def _resolve_opt(method: str) -> tuple[str, Callable[[Instance], tuple[int, dict
 # --------------------------------------------------------------------------- variants
 
 
+def sqrt_threshold_svf1(instance: Instance) -> str:
+    """1-bit SVF with ``theta = floor(sqrt(T))``, ``T = max o`` (the threshold of our Thm. 3.3
+    derivation); proxies are the class means of the true lengths, so ``O_0 < O_1``."""
+    import math
+
+    return f"svf1:theta={math.isqrt(max(r.output for r in instance.requests))}"
+
+
 @dataclass(frozen=True)
 class Variant:
     """A policy setting to check; ``covered`` marks the setting the proofs are about."""
 
     name: str  # key in the result
-    policy: str  # registered policy spec
+    policy: str | Callable[[Instance], str]  # registered policy spec, or a function of the instance
     backfill: bool = False  # skip misfits
     arrivals: bool = False  # run on the arrival space instead of the burst space
     covered: bool = False  # True for strict SVF on burst instances (Thm. 3.2's hypotheses)
-    subset: str | None = None  # "jaillet": equal prompts and M >= 2P only (Jaillet et al. Thm. 4.3)
+    subset: str | None = None  # "jaillet": equal prompts and M >= 2P (Jaillet Thm. 4.3); "equal_prompts"
+
+    @property
+    def policy_label(self) -> str:
+        """The policy spec, or the function's name."""
+        return self.policy if isinstance(self.policy, str) else self.policy.__name__
 
 
 VARIANTS: dict[str, Variant] = {
@@ -327,23 +383,27 @@ VARIANTS: dict[str, Variant] = {
         Variant("svf1", "svf1"),
         Variant("sjf", "sjf"),
         Variant("sjf_jaillet", "sjf", subset="jaillet"),
+        Variant("svf1_sqrtT", sqrt_threshold_svf1),
+        Variant("svf1_sqrtT_equal", sqrt_threshold_svf1, subset="equal_prompts"),
         Variant("fcfs", "fcfs"),
         Variant("svf_arrivals", "svf", arrivals=True),
     )
 }
 
-CHECKS = ("thm3.2_bound", "prop3.1", "prop3.1_identity", "cert_peak_mass", "cert_order", "lemmaA2_sum",
+CHECKS = ("thm3.2_bound", "thm3.3_bound", "jaillet_bound", "prop3.1", "prop3.1_identity", "cert_peak_mass",
+          "cert_order", "lemmaA2_sum",
           "opt_ge_sum_outputs", "opt_le_policy")
 
 
 def _in_subset(instance: Instance, subset: str | None) -> bool:
     if subset is None:
         return True
+    equal = len({r.prompt for r in instance.requests}) == 1
+    if subset == "equal_prompts":
+        return equal
     if subset == "jaillet":
-        prompts = {r.prompt for r in instance.requests}
-        peak = max(r.peak for r in instance.requests)
-        return len(prompts) == 1 and instance.memory >= 2 * peak
-    raise ValidationError("variant subset", subset, "must be None or 'jaillet'")
+        return equal and instance.memory >= 2 * max(r.peak for r in instance.requests)
+    raise ValidationError("variant subset", subset, "must be None, 'equal_prompts' or 'jaillet'")
 
 
 # --------------------------------------------------------------------------- the state
@@ -416,15 +476,15 @@ def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variant
             continue
         vs = state["variants"][variant.name]
         checks = vs["checks"]
-        sim_key = (variant.policy, variant.backfill)
+        spec = variant.policy if isinstance(variant.policy, str) else variant.policy(instance)
+        sim_key = (spec, variant.backfill)
         if sim_key not in cache:
             monitor = CertificateMonitor(instance, check_order=True)
-            sim = simulate(instance, variant.policy, backfill=variant.backfill, observer=monitor)
-            report = check_schedule(instance, sim.starts)
-            if not report.feasible:
-                raise RuntimeError(f"checker rejected {variant.policy} on {instance_to_dict(instance)}: "
-                                   f"{report.first_violation.message}")
-            cache[sim_key] = (sim.starts, report.metrics.tel, monitor.result())
+            sim = simulate(instance, spec, backfill=variant.backfill, observer=monitor)
+            tel = _fast_tel(instance, sim.starts)
+            if tel is None:
+                raise RuntimeError(f"infeasible {spec} schedule on {instance_to_dict(instance)}")
+            cache[sim_key] = (sim.starts, tel, monitor.result())
         starts, tel, mon = cache[sim_key]
 
         def record(starts=starts, tel=tel):
@@ -439,12 +499,22 @@ def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variant
         vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, opt_tel * longest, record())
         if threshold > 0:
             vs["max_bound_use"] = _better_max(vs["max_bound_use"], threshold * tel,
-                                              (3 * memory - peak) * opt_tel, record())
+                                              (threshold + BOUND_NUMERATOR * memory) * opt_tel, record())
 
         checks["thm3.2_bound"]["checked"] += 1
         if not bound_holds(tel, opt_tel, memory, peak):
             _fail(checks["thm3.2_bound"], instance, record,
-                  f"(M-P) TEL = {threshold * tel} > (3M-P) OPT = {(3 * memory - peak) * opt_tel}")
+                  f"(M-P) TEL = {threshold * tel} > (M-P+{BOUND_NUMERATOR}M) OPT = "
+                  f"{(threshold + BOUND_NUMERATOR * memory) * opt_tel}")
+        checks["thm3.3_bound"]["checked"] += 1
+        if not thm33_bound_holds(tel, opt_tel, memory, peak, longest):
+            _fail(checks["thm3.3_bound"], instance, record,
+                  f"(M-P) TEL = {threshold * tel} > (M-P+{THM33_NUMERATOR}TM) OPT = "
+                  f"{(threshold + THM33_NUMERATOR * longest * memory) * opt_tel}")
+        checks["jaillet_bound"]["checked"] += 1
+        if tel > JAILLET_CONSTANT * opt_tel:
+            _fail(checks["jaillet_bound"], instance, record, f"TEL {tel} > {JAILLET_CONSTANT} OPT = "
+                  f"{JAILLET_CONSTANT * opt_tel}")
         checks["prop3.1"]["checked"] += 1
         if memory * opt_tel < prefix:
             _fail(checks["prop3.1"], instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {prefix}")
@@ -477,7 +547,7 @@ def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variant
             _fail(checks["opt_ge_sum_outputs"], instance, record, f"OPT {opt_tel} < sum o {sum_outputs}")
         checks["opt_le_policy"]["checked"] += 1
         if opt_tel > tel:
-            _fail(checks["opt_le_policy"], instance, record, f"OPT {opt_tel} > {variant.policy} {tel}")
+            _fail(checks["opt_le_policy"], instance, record, f"OPT {opt_tel} > {spec} {tel}")
 
 
 def _merge(into: dict[str, Any], part: dict[str, Any]) -> None:
@@ -514,10 +584,8 @@ def _run_chunk(args: tuple) -> dict[str, Any]:
                     raise RuntimeError(f"exact solvers disagree on {instance_to_dict(instance)}: "
                                        f"{opt[0]} vs {other[0]}")
                 state["cross_checked"] += 1
-            # every optimum is re-checked by the referee
-            report = check_schedule(instance, opt[1])
-            if not report.feasible or report.metrics.tel != opt[0]:
-                raise RuntimeError(f"optimum rejected by the checker on {instance_to_dict(instance)}")
+            if _fast_tel(instance, opt[1]) != opt[0]:
+                raise RuntimeError(f"optimum schedule infeasible or TEL mismatch on {instance_to_dict(instance)}")
             state["arrival_instances" if arrivals else "instances"] += 1
             _check_instance(instance, opt, variants, state)
     state["chunks_done"] = 1
@@ -559,9 +627,19 @@ class ExhaustiveResult:
 def _ratio_json(entry: list | None) -> dict[str, Any] | None:
     if entry is None:
         return None
+    from geosched.reference_impl.model import instance_from_dict
+
     num, den, record = entry
+    instance = instance_from_dict(record["instance"])
+    # the witness's two schedules, re-checked by the independent referee
+    rechecked = []
+    for starts, tel in ((record["policy_starts"], record["policy_tel"]), (record["opt_starts"], record["opt_tel"])):
+        report = check_schedule(instance, starts)
+        rechecked.append(report.feasible and report.metrics.tel == tel)
     return {"value": num / den, "fraction": f"{Fraction(num, den)}", "instance": record["instance"],
-            "policy_tel": record["policy_tel"], "opt_tel": record["opt_tel"]}
+            "policy_tel": record["policy_tel"], "opt_tel": record["opt_tel"],
+            "policy_starts": record["policy_starts"], "opt_starts": record["opt_starts"],
+            "checker_confirmed": all(rechecked)}
 
 
 def _config(space: Space, arrival_space: Space | None, variants: Sequence[str], opt_method: str,
@@ -580,7 +658,7 @@ def _write_counterexample(out: Path, variant: Variant, check: str, smallest: dic
     data = {
         "kind": "exhaustive_counterexample",
         "variant": variant.name,
-        "policy": variant.policy,
+        "policy": variant.policy_label,
         "backfill": variant.backfill,
         "check": check,
         "detail": smallest["detail"],
@@ -682,7 +760,6 @@ def run_exhaustive(
                                    "elapsed": previous_elapsed + time.perf_counter() - t0}))
         os.replace(tmp, checkpoint_path)
 
-    stopped = False
     if workers > 1 and len(pending) > 1:
         import multiprocessing
 
@@ -691,9 +768,9 @@ def run_exhaustive(
                 _merge(state, part)
                 save()
                 if callback:
-                    callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
+                    callback({"chunks_done": state["chunks_done"], "chunks": len(jobs),
+                              "instances": state["instances"]})
                 if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
-                    stopped = True
                     pool.terminate()
                     break
     else:
@@ -703,7 +780,6 @@ def run_exhaustive(
             if callback:
                 callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
             if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
-                stopped = True
                 break
     complete = state["chunks_done"] == len(jobs)
 
@@ -725,7 +801,7 @@ def run_exhaustive(
                 counterexamples.append(data)
             checks_json[check] = entry
         variants_json[name] = {
-            "policy": variant.policy, "backfill": variant.backfill, "arrivals": variant.arrivals,
+            "policy": variant.policy_label, "backfill": variant.backfill, "arrivals": variant.arrivals,
             "covered_by_theorem": variant.covered, "subset": variant.subset,
             "instances": vs["instances"], "nonvacuous_instances": vs["nonvacuous"],
             "blocked_steps": vs["blocked_steps"], "min_slack": vs["min_slack"],

@@ -35,9 +35,10 @@ Example
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import z3
 
@@ -83,7 +84,8 @@ def volume_definition(prompt: z3.ArithRef, output: z3.ArithRef, twice_volume: z3
     return [twice_volume == 2 * prompt * output + output * output + output]
 
 
-def lemmaA2_summed(one_minus_alpha_m: z3.ArithRef, total_wait: z3.ArithRef, strict_prefix: z3.ArithRef) -> list[z3.BoolRef]:
+def lemmaA2_summed(one_minus_alpha_m: z3.ArithRef, total_wait: z3.ArithRef,
+                   strict_prefix: z3.ArithRef) -> list[z3.BoolRef]:
     """Lemma A.2 summed over requests: ``(1 - alpha) M sum_j W_j <= 2 sum_j sum_{i<j} v_i``."""
     return [one_minus_alpha_m * total_wait <= 2 * strict_prefix]
 

@@ -32,7 +32,7 @@ from geosched.reference_impl.opt.timeindexed import build_model, start_windows
 
 __all__ = ["solve_cpsat", "CPSAT_METHODS"]
 
-CPSAT_METHODS = ("cpsat", "cpsat-plain", "cpsat-cumulative")
+CPSAT_METHODS = ("cpsat", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid")
 
 
 def _identical_groups(instance: Instance) -> list[list[int]]:
@@ -42,35 +42,78 @@ def _identical_groups(instance: Instance) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool):
+def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, dominance: bool = False):
     from ortools.sat.python import cp_model
 
-    ti = build_model(instance, upper_bound=upper_bound, tight=tight)
+    ti = build_model(instance, upper_bound=upper_bound, tight=tight, all_rows=dominance)
     xs = [model_cp.NewBoolVar(f"x{j}") for j in range(ti.n_vars)]
     start_exprs = []
     for i in range(instance.n):
         idx = ti.request_vars(i)
         model_cp.AddExactlyOne([xs[j] for j in idx])
         start_exprs.append(cp_model.LinearExpr.WeightedSum([xs[j] for j in idx], ti.var_start[idx].tolist()))
+    memory = instance.memory
+    usage = {}
     if ti.row_steps.size:
         order = np.argsort(ti.rows, kind="stable")
         rows, cols, coefs = ti.rows[order], ti.cols[order], ti.coefs[order]
         bounds = np.searchsorted(rows, np.arange(ti.row_steps.size + 1))
-        memory = instance.memory
         for r in range(ti.row_steps.size):
             lo, hi = bounds[r], bounds[r + 1]
-            model_cp.Add(
-                cp_model.LinearExpr.WeightedSum([xs[j] for j in cols[lo:hi].tolist()], coefs[lo:hi].tolist())
-                <= memory
-            )
+            expr = cp_model.LinearExpr.WeightedSum([xs[j] for j in cols[lo:hi].tolist()], coefs[lo:hi].tolist())
+            usage[int(ti.row_steps[r])] = expr
+            if ti.row_binding[r]:
+                model_cp.Add(expr <= memory)
+    if dominance:
+        _left_justified(model_cp, instance, ti, xs, usage)
     objective = cp_model.LinearExpr.WeightedSum(xs, ti.cost.tolist())
     return ti, xs, start_exprs, objective
 
 
-def _cumulative(model_cp, instance: Instance, upper_bound: int):
+def _left_justified(model_cp, instance: Instance, ti, xs, usage) -> None:
+    """Every optimal schedule is left-justified: no request can start one step earlier with
+    all others fixed (that would lower TEL by 1). Moving ``i`` from ``k`` to ``k - 1`` adds
+    ``s_i + 1`` tokens at step ``k`` and 1 token at steps ``k+1 .. k+o_i-1`` (step ``k+o_i``
+    loses ``i``), so it is infeasible iff ``U_k >= M - s_i`` or ``U_t = M`` for such a ``t``.
+    Hence ``x_{i,k} => b_{k,s_i} or OR_t full_t`` for ``k > a_i``, with ``b_{t,s} => U_t >= M - s``
+    and ``full_t => U_t >= M``: a dominance rule that keeps every optimal schedule."""
+    memory = instance.memory
+    full: dict[int, Any] = {}
+    blocked: dict[tuple[int, int], Any] = {}
+
+    def full_at(t: int):
+        if t not in usage:
+            return None
+        if t not in full:
+            full[t] = model_cp.NewBoolVar(f"full{t}")
+            model_cp.Add(usage[t] >= memory).OnlyEnforceIf(full[t])
+        return full[t]
+
+    def blocked_at(t: int, prompt: int):
+        if t not in usage:
+            return None
+        key = (t, prompt)
+        if key not in blocked:
+            blocked[key] = model_cp.NewBoolVar(f"blocked{t}_{prompt}")
+            model_cp.Add(usage[t] >= memory - prompt).OnlyEnforceIf(blocked[key])
+        return blocked[key]
+
+    requests = instance.requests
+    for j in range(ti.n_vars):
+        i = int(ti.var_request[j])
+        k = int(ti.var_start[j])
+        r = requests[i]
+        if k == r.arrival:
+            continue
+        reasons = [blocked_at(k, r.prompt)] + [full_at(t) for t in range(k + 1, k + r.output)]
+        reasons = [b for b in reasons if b is not None]
+        model_cp.AddBoolOr([xs[j].Not()] + reasons)
+
+
+def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool):
     from ortools.sat.python import cp_model
 
-    windows = start_windows(instance, upper_bound, tight=False)
+    windows = start_windows(instance, upper_bound, tight=tight)
     starts = []
     intervals, demands = [], []
     for i, (r, (lo, hi)) in enumerate(zip(instance.requests, windows)):
@@ -97,6 +140,7 @@ def solve_cpsat(
     time_limit: float,
     seed: int = 0,
     workers: int = 2,
+    params: dict | None = None,
     progress: Any = None,
 ) -> dict:
     """Build and solve one CP-SAT formulation; raw outcome as a dict (see :mod:`.solve`)."""
@@ -105,36 +149,48 @@ def solve_cpsat(
     t0 = time.perf_counter()
     model_cp = cp_model.CpModel()
     ids = [r.id for r in instance.requests]
-    if method in ("cpsat", "cpsat-plain"):
-        enhanced = method == "cpsat"
-        ti, xs, start_exprs, objective = _time_indexed(model_cp, instance, upper_bound, tight=enhanced)
+    enhanced = method in ("cpsat", "cpsat-ti", "cpsat-ti-dom", "cpsat-hybrid")
+    if method in ("cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid"):
+        ti, xs, start_exprs, objective = _time_indexed(model_cp, instance, upper_bound, tight=enhanced,
+                                                       dominance=method in ("cpsat-ti-dom", "cpsat-hybrid"))
+        if enhanced and hint is not None:
+            for j in range(ti.n_vars):
+                request_id = ids[int(ti.var_request[j])]
+                model_cp.AddHint(xs[j], int(hint[request_id] == ti.var_start[j]))
+        if method == "cpsat-hybrid":
+            start_vars, _ = _cumulative(model_cp, instance, upper_bound, tight=True)
+            for x, expr in zip(start_vars, start_exprs):
+                model_cp.Add(x == expr)
+            start_exprs = list(start_vars)
+            model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+    elif method in ("cpsat", "cpsat-cumulative"):
+        start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=enhanced)
+        start_exprs = list(start_vars)
+        if enhanced and hint is not None:
+            for i, x in enumerate(start_vars):
+                model_cp.AddHint(x, hint[ids[i]])
         if enhanced:
-            if hint is not None:
-                for j in range(ti.n_vars):
-                    request_id = ids[int(ti.var_request[j])]
-                    model_cp.AddHint(xs[j], int(hint[request_id] == ti.var_start[j]))
-            for group in _identical_groups(instance):
-                for i, j in zip(group, group[1:]):
-                    model_cp.Add(start_exprs[i] <= start_exprs[j])
-            model_cp.Add(objective >= lower_bound)
-        model_cp.Minimize(objective)
-
-        def read(solver) -> dict[str, int]:
-            return {ids[i]: int(solver.Value(start_exprs[i])) for i in range(instance.n)}
-    elif method == "cpsat-cumulative":
-        start_vars, objective = _cumulative(model_cp, instance, upper_bound)
-        model_cp.Minimize(objective)
-
-        def read(solver) -> dict[str, int]:
-            return {ids[i]: int(solver.Value(start_vars[i])) for i in range(instance.n)}
+            model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     else:  # pragma: no cover - dispatcher validates
         raise ValueError(method)
+    if enhanced:
+        for group in _identical_groups(instance):
+            for i, j in zip(group, group[1:]):
+                model_cp.Add(start_exprs[i] <= start_exprs[j])
+        model_cp.Add(objective >= lower_bound)
+    model_cp.Minimize(objective)
+
+    def read(solver) -> dict[str, int]:
+        return {ids[i]: int(solver.Value(start_exprs[i])) for i in range(instance.n)}
+
     build_time = time.perf_counter() - t0
 
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.01, time_limit - build_time)
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
+    for key, value in (params or {}).items():
+        setattr(solver.parameters, key, value)
 
     callback = None
     if progress is not None:

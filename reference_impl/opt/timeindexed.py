@@ -26,6 +26,9 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +69,7 @@ class TimeIndexedModel:
     rows: np.ndarray  # COO row index (into row_steps) of each nonzero
     cols: np.ndarray  # COO variable index
     coefs: np.ndarray  # s_i + t - k
+    row_binding: np.ndarray  # per row: can the memory constraint be violated there at all
 
     @property
     def n_vars(self) -> int:
@@ -75,9 +79,11 @@ class TimeIndexedModel:
         return np.nonzero(self.var_request == i)[0]
 
 
-def build_model(instance: Instance, *, upper_bound: int, tight: bool = True) -> TimeIndexedModel:
+def build_model(instance: Instance, *, upper_bound: int, tight: bool = True,
+                all_rows: bool = False) -> TimeIndexedModel:
     """Variables within the start windows; memory rows only at steps where the requests that
-    could be running there might together exceed ``M`` (other rows are redundant)."""
+    could be running there might together exceed ``M`` (other rows are redundant), or at
+    every step where some request may run if ``all_rows`` (``row_binding`` tells which)."""
     windows = start_windows(instance, upper_bound, tight=tight)
     requests: tuple[Request, ...] = instance.requests
     var_request, var_start, cost = [], [], []
@@ -114,9 +120,11 @@ def build_model(instance: Instance, *, upper_bound: int, tight: bool = True) -> 
         np.add.at(worst, t_a[top], coef_a[top])
         per_pair = worst
     if t_a.size:
-        binding_steps = np.nonzero(per_pair > instance.memory)[0]
+        binding_steps = np.nonzero((per_pair > 0) if all_rows else (per_pair > instance.memory))[0]
+        row_binding = per_pair[binding_steps] > instance.memory
     else:
         binding_steps = np.zeros(0, dtype=np.int64)
+        row_binding = np.zeros(0, dtype=bool)
     keep = np.isin(t_a, binding_steps)
     row_index = np.full(last_step + 2, -1, dtype=np.int64)
     row_index[binding_steps] = np.arange(binding_steps.size)
@@ -130,7 +138,28 @@ def build_model(instance: Instance, *, upper_bound: int, tight: bool = True) -> 
         rows=row_index[t_a[keep]],
         cols=col_a[keep],
         coefs=coef_a[keep],
+        row_binding=row_binding,
     )
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """HiGHS sometimes prints debug lines to file descriptor 1 even with ``disp=False``; they
+    would corrupt ``--json`` output, so fd 1 points at /dev/null during the solve."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no real stdout (e.g. some embedded interpreters)
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _scipy_problem(model: TimeIndexedModel):
@@ -165,8 +194,9 @@ def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
         upper_bound = sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
     model = build_model(instance, upper_bound=upper_bound)
     c, constraints, bounds = _scipy_problem(model)
-    res = milp(c, constraints=constraints, bounds=bounds, integrality=np.zeros(model.n_vars),
-               options={"time_limit": time_limit})
+    with _quiet_stdout():
+        res = milp(c, constraints=constraints, bounds=bounds, integrality=np.zeros(model.n_vars),
+                   options={"time_limit": time_limit})
     if res.status != 0 or res.fun is None:
         return None
     # tolerance: HiGHS' primal/dual feasibility is ~1e-7 relative; never round a value that is
@@ -179,8 +209,9 @@ def solve_milp(model: TimeIndexedModel, *, time_limit: float) -> dict:
     from scipy.optimize import milp
 
     c, constraints, bounds = _scipy_problem(model)
-    res = milp(c, constraints=constraints, bounds=bounds, integrality=np.ones(model.n_vars),
-               options={"time_limit": time_limit, "disp": False})
+    with _quiet_stdout():
+        res = milp(c, constraints=constraints, bounds=bounds, integrality=np.ones(model.n_vars),
+                   options={"time_limit": time_limit, "disp": False})
     starts = None
     if res.x is not None:
         chosen = np.nonzero(res.x > 0.5)[0]

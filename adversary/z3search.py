@@ -1,0 +1,409 @@
+"""Solver search for bad instances (the MetaOpt / CCAC way) with Z3.
+
+One query asks: *is there a burst instance within the bounds, and a feasible schedule S of
+it, such that* ``q * TEL(A) >= p * TEL(S)`` (ratio ``r = p/q``)? The instance is free
+(integer prompts, outputs and, optionally, M); the policy's schedule ``x`` is **fully
+determined** by constraints, so the solver cannot pick a convenient one; the witness schedule
+``y`` is free. Three outcomes per query, each with a timeout:
+
+* ``sat``: a witness; it is re-checked by the reference simulator (its schedule must equal the
+  model's ``x``) and the independent checker (``y`` feasible), and certifies ratio ``>= r``;
+* ``unsat``: **a proof** that no instance within the bounds reaches ``r``: every feasible
+  schedule, OPT's included, has ``TEL(A) < r * TEL(S)``. The horizon ``H = n * o_max`` loses
+  nothing: an optimal schedule has no idle step before its last start (shift everything after
+  an idle step left by one: still feasible, TEL smaller), so its makespan is ``<= sum o_i <= H``,
+  and the policy's is too (a head request always fits into an empty batch);
+* ``unknown``: the timeout; nothing is claimed.
+
+Constraint families (one function each):
+
+* :func:`instance_constraints`: ``0 <= s_i <= s_max``, ``1 <= o_i <= o_max``, ``M`` in its range,
+  ``alpha``: ``den * (s_i + o_i) <= num * M``;
+* :func:`priority_constraints`: the priority order *is* the index order: keys non-decreasing
+  in ``i`` (``sjf``: ``o_i``; ``svf``: the volume, linearised through a table over ``o``;
+  ``fcfs``: none), ties broken by index, as the simulator breaks them by id (ids ``r0..r{n-1}``,
+  ``n <= 10``, sort like indices);
+* :func:`policy_constraints`: strict head-of-line with burst arrivals admits in index order, so
+  ``x_0 = 0`` and ``x_i`` is the **first** step ``t >= x_{i-1}`` at which ``i`` passes the
+  forward-looking check against ``{j < i}``: for every ``t`` in the horizon,
+  ``x_{i-1} <= t < x_i  =>  not fits(i, t)`` and ``x_i = t => fits(i, t)``; ``fits`` checks
+  the usage at every completion ``e_j in (t, t + o_i]`` and at ``t + o_i`` (the usage is
+  increasing between completions), exactly as the simulator's check;
+* :func:`witness_constraints`: ``y_i >= 0`` and memory ``<= M`` at every step of the horizon;
+* :func:`ratio_constraint`: ``q * sum(x_i + o_i) >= p * sum(y_i + o_i)``.
+
+Kong et al. (arXiv 2606.22327), Thm. 3.2 bounds SVF's ratio by ``1 + 2/(1 - alpha)``; Jaillet
+et al. (arXiv 2502.07115) show SJF (MC-SF) unbounded in general; the queries here give exact
+answers for small bounded instances.
+
+Example
+-------
+>>> b = Z3Bounds(n=2, memory=(6, 6), max_prompt=3, max_output=3, alpha_max="1/2")
+>>> query("sjf", b, "1", timeout=20).outcome
+'sat'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from geosched.errors import ValidationError
+
+__all__ = [
+    "Z3Bounds",
+    "QueryResult",
+    "BisectResult",
+    "make_solver",
+    "instance_constraints",
+    "priority_constraints",
+    "policy_constraints",
+    "witness_constraints",
+    "ratio_constraint",
+    "query",
+    "bisect_ratio",
+    "z3_hunt",
+]
+
+Z3_POLICIES = ("fcfs", "sjf", "svf")
+
+
+@dataclass(frozen=True)
+class Z3Bounds:
+    """The instance space a query (and an ``unsat`` proof) covers: burst arrivals, exactly
+    ``n`` requests, ``memory[0] <= M <= memory[1]``, ``s <= max_prompt``, ``1 <= o <= max_output``,
+    ``max peak <= alpha_max * M``."""
+
+    n: int
+    memory: tuple[int, int]
+    max_prompt: int
+    max_output: int
+    alpha_max: str | Fraction = "1/2"
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n <= 10:
+            raise ValidationError("z3 n", self.n, "must be in 1..10 (ids r0..r9 sort like indices)")
+        lo, hi = self.memory
+        if lo < 1 or hi < lo:
+            raise ValidationError("z3 memory", self.memory, "must be a range 1 <= lo <= hi")
+        if self.max_prompt < 0 or self.max_output < 1:
+            raise ValidationError("z3 lengths", (self.max_prompt, self.max_output),
+                                  "need max_prompt >= 0, max_output >= 1")
+        alpha = Fraction(self.alpha_max)
+        if not 0 < alpha <= 1:
+            raise ValidationError("z3 alpha_max", self.alpha_max, "must be in (0, 1]")
+
+    @property
+    def alpha(self) -> Fraction:
+        return Fraction(self.alpha_max)
+
+    @property
+    def horizon(self) -> int:
+        return self.n * self.max_output
+
+    def describe(self) -> str:
+        return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
+                f"1 <= o <= {self.max_output}, alpha <= {self.alpha}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
+                "max_output": self.max_output, "alpha_max": str(self.alpha)}
+
+
+@dataclass
+class _Model:
+    solver: Any
+    M: Any
+    s: list
+    o: list
+    x: list
+    y: list
+    bounds: Z3Bounds
+
+
+def instance_constraints(b: Z3Bounds, M, s, o) -> list:
+    """Lengths, memory range and the alpha constraint."""
+    alpha = b.alpha
+    cons = [M >= b.memory[0], M <= b.memory[1]]
+    for si, oi in zip(s, o):
+        cons += [si >= 0, si <= b.max_prompt, oi >= 1, oi <= b.max_output,
+                 alpha.denominator * (si + oi) <= alpha.numerator * M]
+    return cons
+
+
+def _volume(b: Z3Bounds, si, oi):
+    import z3
+
+    # s*o + (o^2+o)/2, linear in s for each fixed o: a table over o keeps the model linear
+    expr = z3.IntVal(0)
+    for k in range(b.max_output, 0, -1):
+        expr = z3.If(oi == k, si * k + (k * k + k) // 2, expr)
+    return expr
+
+
+def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
+    """The priority order is the index order (keys non-decreasing; ties by index = id)."""
+    if policy == "fcfs":
+        return []
+    if policy == "sjf":
+        return [o[i] <= o[i + 1] for i in range(len(o) - 1)]
+    if policy == "svf":
+        v = [_volume(b, si, oi) for si, oi in zip(s, o)]
+        return [v[i] <= v[i + 1] for i in range(len(v) - 1)]
+    raise ValidationError("z3 policy", policy, f"must be one of {', '.join(Z3_POLICIES)} (svf1's keys depend on "
+                          "the workload's median and are not encoded)")
+
+
+def _usage(p, x, s, o, members):
+    import z3
+
+    return z3.Sum([z3.If(z3.And(x[k] < p, p <= x[k] + o[k]), s[k] + p - x[k], 0) for k in members] or [z3.IntVal(0)])
+
+
+def _fits_at(i: int, t: int, M, x, s, o):
+    import z3
+
+    members = list(range(i))
+    conds = []
+    for j in members:
+        e = x[j] + o[j]
+        conds.append(z3.Implies(z3.And(t < e, e <= t + o[i]), _usage(e, x, s, o, members) + s[i] + e - t <= M))
+    end = t + o[i]
+    conds.append(_usage(end, x, s, o, members) + s[i] + o[i] <= M)
+    return z3.And(conds)
+
+
+def policy_constraints(b: Z3Bounds, M, s, o, x) -> list:
+    """Strict head-of-line, burst, priority = index: ``x_i`` = first fitting step ``>= x_{i-1}``."""
+    import z3
+
+    horizon = b.horizon
+    cons = [x[0] == 0]
+    for i in range(len(x)):
+        cons += [x[i] >= 0, x[i] + o[i] <= horizon]
+        if i == 0:
+            continue
+        cons.append(x[i] >= x[i - 1])
+        for t in range(horizon):
+            fits = _fits_at(i, t, M, x, s, o)
+            cons.append(z3.Implies(x[i] == t, fits))
+            cons.append(z3.Implies(z3.And(x[i - 1] <= t, t < x[i]), z3.Not(fits)))
+    return cons
+
+
+def witness_constraints(b: Z3Bounds, M, s, o, y) -> list:
+    """A free schedule ``y``, feasible: memory ``<= M`` at every step ``1..H``."""
+    horizon = b.horizon
+    cons = []
+    for i in range(len(y)):
+        cons += [y[i] >= 0, y[i] + o[i] <= horizon]
+    for t in range(1, horizon + 1):
+        cons.append(_usage(t, y, s, o, range(len(y))) <= M)
+    return cons
+
+
+def ratio_constraint(ratio: Fraction, x, y, o) -> Any:
+    """``q * TEL(A) >= p * TEL(S)`` (burst: TEL = sum of completions)."""
+    import z3
+
+    tel_a = z3.Sum([xi + oi for xi, oi in zip(x, o)])
+    tel_s = z3.Sum([yi + oi for yi, oi in zip(y, o)])
+    return ratio.denominator * tel_a >= ratio.numerator * tel_s
+
+
+def make_solver(policy: str, b: Z3Bounds) -> _Model:
+    """The solver with every constraint family except the ratio (added per query)."""
+    import z3
+
+    n = b.n
+    M = z3.Int("M")
+    s = [z3.Int(f"s{i}") for i in range(n)]
+    o = [z3.Int(f"o{i}") for i in range(n)]
+    x = [z3.Int(f"x{i}") for i in range(n)]
+    y = [z3.Int(f"y{i}") for i in range(n)]
+    solver = z3.Solver()
+    solver.add(instance_constraints(b, M, s, o))
+    solver.add(priority_constraints(policy, b, s, o))
+    solver.add(policy_constraints(b, M, s, o, x))
+    solver.add(witness_constraints(b, M, s, o, y))
+    return _Model(solver, M, s, o, x, y, b)
+
+
+@dataclass
+class QueryResult:
+    """One ``TEL(A) >= r * TEL(S)`` query."""
+
+    policy: str
+    ratio: Fraction  # the r asked
+    outcome: str  # "sat", "unsat" or "unknown"
+    seconds: float
+    bounds: Z3Bounds
+    witness: Any = None  # a checked Witness when sat
+    found_ratio: Fraction | None = None  # TEL(A)/TEL(S) of the model when sat (>= ratio)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "ratio": str(self.ratio), "ratio_float": float(self.ratio),
+                "outcome": self.outcome, "seconds": round(self.seconds, 3), "bounds": self.bounds.to_dict(),
+                "found_ratio": None if self.found_ratio is None else float(self.found_ratio)}
+
+
+def _extract(policy: str, model: _Model, z3model) -> tuple[Any, Fraction]:
+    from geosched.adversary.witness import make_witness
+    from geosched.errors import InfeasibleScheduleError
+    from geosched.reference_impl.model import Instance, Request
+
+    val = lambda e: z3model.eval(e, model_completion=True).as_long()  # noqa: E731
+    n = model.bounds.n
+    inst = Instance(val(model.M), [Request(f"r{i}", 0, val(model.s[i]), val(model.o[i])) for i in range(n)])
+    x = {f"r{i}": val(model.x[i]) for i in range(n)}
+    y = {f"r{i}": val(model.y[i]) for i in range(n)}
+    w = make_witness(inst, policy, y, found_by=f"z3 ({model.bounds.describe()})", seed=None)
+    if w.policy_starts != x:
+        raise InfeasibleScheduleError(
+            f"z3 model's {policy} schedule {x} differs from the simulator's {w.policy_starts}: encoding bug")
+    return w, Fraction(w.policy_tel, w.witness_tel)
+
+
+def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeout: float = 60.0,
+          model: _Model | None = None) -> QueryResult:
+    """Is ``TEL(policy) >= ratio * TEL(S)`` satisfiable within ``bounds``? (see module docstring)"""
+    import z3
+
+    ratio = Fraction(ratio).limit_denominator(10**6) if isinstance(ratio, float) else Fraction(ratio)
+    model = model or make_solver(policy, bounds)
+    solver = model.solver
+    solver.push()
+    solver.add(ratio_constraint(ratio, model.x, model.y, model.o))
+    solver.set("timeout", max(1, int(timeout * 1000)))
+    t0 = time.perf_counter()
+    answer = solver.check()
+    seconds = time.perf_counter() - t0
+    outcome = "sat" if answer == z3.sat else ("unsat" if answer == z3.unsat else "unknown")
+    result = QueryResult(policy, ratio, outcome, seconds, bounds)
+    if answer == z3.sat:
+        result.witness, result.found_ratio = _extract(policy, model, solver.model())
+    solver.pop()
+    return result
+
+
+@dataclass
+class BisectResult:
+    """Bisection on r: the largest certified (sat) ratio and the smallest proved-impossible one."""
+
+    policy: str
+    bounds: Z3Bounds
+    best_sat: Fraction | None  # largest ratio with a checked witness
+    best_witness: Any  # its Witness
+    smallest_unsat: Fraction | None  # proof: no instance within bounds reaches this ratio
+    queries: list[QueryResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "bounds": self.bounds.to_dict(), "bounds_text": self.bounds.describe(),
+                "best_sat": None if self.best_sat is None else float(self.best_sat),
+                "best_sat_exact": None if self.best_sat is None else str(self.best_sat),
+                "smallest_unsat": None if self.smallest_unsat is None else float(self.smallest_unsat),
+                "smallest_unsat_exact": None if self.smallest_unsat is None else str(self.smallest_unsat),
+                "queries": [q.to_dict() for q in self.queries], "seconds": round(self.seconds, 3)}
+
+
+def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi: Fraction | str = "5",
+                 tol: Fraction | str = "1/100", timeout: float = 60.0, time_limit: float | None = None,
+                 on_query: Callable[[QueryResult], None] | None = None) -> BisectResult:
+    """Bisect ``r`` in ``[lo, hi]``: a ``sat`` answer raises ``lo`` to the witness's own ratio; an
+    ``unsat`` lowers ``hi``; an ``unknown`` ends the bisection (nothing is claimed for it).
+    ``hi`` itself is queried first, so ``smallest_unsat`` is always a proved limit when set."""
+    lo, hi, tol = Fraction(lo), Fraction(hi), Fraction(tol)
+    t0 = time.perf_counter()
+    model = make_solver(policy, bounds)
+    out = BisectResult(policy, bounds, None, None, None)
+
+    def ask(r: Fraction) -> QueryResult:
+        remaining = timeout if time_limit is None else min(timeout, time_limit - (time.perf_counter() - t0))
+        q = query(policy, bounds, r, timeout=max(0.5, remaining), model=model)
+        out.queries.append(q)
+        if on_query:
+            on_query(q)
+        if q.outcome == "sat" and (out.best_sat is None or q.found_ratio > out.best_sat):
+            out.best_sat, out.best_witness = q.found_ratio, q.witness
+        if q.outcome == "unsat" and (out.smallest_unsat is None or r < out.smallest_unsat):
+            out.smallest_unsat = r
+        return q
+
+    first = ask(hi)
+    if first.outcome == "sat":
+        out.seconds = time.perf_counter() - t0
+        return out
+    if first.outcome == "unknown":
+        hi_known = False
+    else:
+        hi_known = True
+    q = ask(lo)
+    if q.outcome == "sat":
+        lo = max(lo, q.found_ratio)
+    while hi - lo > tol and (time_limit is None or time.perf_counter() - t0 < time_limit):
+        mid = Fraction(lo + hi, 2).limit_denominator(1000)
+        if not lo < mid < hi:
+            break
+        q = ask(mid)
+        if q.outcome == "sat":
+            lo = q.found_ratio
+        elif q.outcome == "unsat":
+            hi = mid
+        else:
+            if not hi_known:
+                break
+            hi = mid  # unknown: try lower, but hi is NOT a proved limit (smallest_unsat unchanged)
+            hi_known = False
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, state: dict | None = None,
+            progress=None, checkpoint: Callable[[dict], Any] | None = None) -> dict[str, Any]:
+    """The ``z3`` method of ``geosched hunt``: bisection on small bounds derived from the space
+    (n = min(N, 3), M = the space's M, lengths capped at 4 unless ``bounds`` says otherwise),
+    growing n while time remains. Resumable: finished bound sets are kept in ``state``."""
+    if space.arrivals != "burst":
+        raise ValidationError("arrivals", space.arrivals, "the z3 method models burst arrivals only")
+    if space.policy not in Z3_POLICIES:
+        raise ValidationError("policy", space.policy, f"the z3 method supports {', '.join(Z3_POLICIES)}")
+    from geosched.adversary.witness import Witness  # noqa: F401  (type of the witnesses)
+
+    cfg = {"n": min(space.max_requests, 3), "max_output": min(space.peak_max, 4),
+           "max_prompt": min(space.peak_max - 1, 4), **(bounds or {})}
+    done: list[dict[str, Any]] = list((state or {}).get("runs", []))
+    history = [tuple(h) for h in (state or {}).get("history", [])]
+    base = float((state or {}).get("wall_time", 0.0))
+    t0 = time.perf_counter()
+    witnesses = []
+    best = max((r["best_sat"] or 0.0 for r in done), default=0.0)
+    n = max([cfg["n"]] + [r["bounds"]["n"] + 1 for r in done])
+    queries = sum(len(r["queries"]) for r in done)
+    while n <= min(space.max_requests, 10) and time.perf_counter() - t0 < time_limit:
+        b = Z3Bounds(n=n, memory=(space.memory, space.memory), max_prompt=cfg["max_prompt"],
+                     max_output=cfg["max_output"], alpha_max=Fraction(str(space.alpha_max)))
+        remaining = time_limit - (time.perf_counter() - t0)
+        res = bisect_ratio(space.policy, b, timeout=min(120.0, remaining), time_limit=remaining, tol="1/50")
+        queries += len(res.queries)
+        if res.best_witness is not None:
+            witnesses.append(res.best_witness)
+            if float(res.best_sat) > best:
+                best = float(res.best_sat)
+                history.append((base + time.perf_counter() - t0, best, queries))
+        done.append(res.to_dict())
+        if progress is not None:
+            progress.show("z3", best, queries, base + time.perf_counter() - t0, 0.0, force=True)
+            progress.done()
+        if checkpoint is not None:
+            checkpoint({"kind": "z3", "runs": done, "history": history,
+                        "wall_time": base + time.perf_counter() - t0})
+        n += 1
+    wall = base + time.perf_counter() - t0
+    history.append((wall, best, queries))
+    return {"witnesses": witnesses, "history": history,
+            "state": {"kind": "z3", "runs": done, "history": history, "wall_time": wall},
+            "summary": {"runs": done, "best_sat": best, "queries": queries, "wall_time": wall}}

@@ -1,0 +1,112 @@
+"""The ``paper`` admission gate: the simulator's forward-looking check, step by step.
+
+At vLLM scheduling step ``c`` (the model's decision step ``t = c``), the running requests
+are described in the model's terms ``(s, x, e)``: prompt ``s``, start step ``x``, believed
+end ``e = x + o_hat``; they hold ``s + t - x`` slots at ``x < t <= e``. A waiting
+candidate ``(s, o_hat)`` is admitted at ``c`` when the batch with it added fits at every
+future step (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115,
+Algorithm 1). The check is :class:`geosched.reference_impl.simulator._Batch` and the scan
+is :func:`geosched.reference_impl.simulator._scan`: the very code the verified simulator
+runs, not a re-implementation.
+
+**Blocks.** With block size ``B`` a request holding ``y`` slots takes ``ceil(y / B) <= (y +
+B - 1) / B`` blocks, so checking prompts inflated by ``B - 1`` against ``M = usable_blocks *
+B`` tokens is safe (exact for ``B = 1``).
+
+**Beliefs.** Admitted with ``P`` tokens already in the sequence (the prompt, plus any output
+kept from before a preemption) and ``g`` outputs generated, a request is believed to be
+``(s, o) = (P - 1 + B - 1, max(1, o_hat - g))`` capped at ``M - s`` like the simulator's
+beliefs. A request still running at its believed end gets the simulator's exponential
+back-off ``o <- min(2 (c - x), M - s)``.
+
+Example
+-------
+>>> gate = PaperGate(capacity_blocks=12, block_size=1)
+>>> gate.select(0, running=[], candidates=[("a", 7, 3), ("b", 2, 5)])  # (s, o) = (6, 3), (1, 5)
+['a']
+>>> gate.admitted("a", step=0, sequence_tokens=7, remaining=3)
+>>> gate.select(2, running=["a"], candidates=[("b", 2, 5)])  # fits once a frees at step 3
+['b']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Iterable, Iterator
+
+from geosched.reference_impl.simulator import _Batch, _scan
+
+__all__ = ["PaperGate", "Belief"]
+
+
+@dataclass
+class Belief:
+    """A running request in the model's terms."""
+
+    start: int  # x: the step it was (last) admitted
+    prompt: int  # s: model prompt (sequence tokens at admission - 1, + B - 1)
+    output: int  # believed output steps from the start
+
+
+class PaperGate:
+    """Forward-looking admission over predicted lengths (see the module docstring)."""
+
+    def __init__(self, capacity_blocks: int, block_size: int = 1, *, backfill: bool = False) -> None:
+        if capacity_blocks < 1 or block_size < 1:
+            raise ValueError(f"capacity_blocks ({capacity_blocks}) and block_size ({block_size}) must be >= 1")
+        self.block_size = block_size
+        self.memory = capacity_blocks * block_size
+        self.backfill = backfill
+        self.beliefs: dict[Hashable, Belief] = {}
+
+    def model_shape(self, sequence_tokens: int, remaining: int) -> tuple[int, int]:
+        """``(s, o)`` believed for a request with ``sequence_tokens`` and ``remaining`` outputs."""
+        prompt = sequence_tokens - 1 + self.block_size - 1
+        return prompt, max(1, min(remaining, self.memory - prompt))
+
+    def admitted(self, request_id: Hashable, step: int, sequence_tokens: int, remaining: int) -> None:
+        """Record that ``request_id`` was admitted at ``step``."""
+        prompt, output = self.model_shape(sequence_tokens, remaining)
+        self.beliefs[request_id] = Belief(step, prompt, output)
+
+    def forget_except(self, running: Iterable[Hashable]) -> None:
+        """Drop beliefs of requests that are no longer running (finished or preempted)."""
+        keep = set(running)
+        for request_id in [r for r in self.beliefs if r not in keep]:
+            del self.beliefs[request_id]
+
+    def batch(self, step: int, running: Iterable[Hashable]) -> _Batch:
+        """The running batch at ``step`` as the simulator's ``_Batch`` (beliefs updated)."""
+        members = []
+        for request_id in running:
+            belief = self.beliefs.get(request_id)
+            if belief is None:
+                continue
+            if belief.start + belief.output <= step:
+                # still running past its believed end: the simulator's back-off
+                belief.output = max(step - belief.start + 1,
+                                    min(2 * (step - belief.start), self.memory - belief.prompt))
+            members.append((belief.start + belief.output, belief.prompt - belief.start))
+        batch = _Batch()
+        batch.rebuild(members)
+        return batch
+
+    def select(
+        self,
+        step: int,
+        running: Iterable[Hashable],
+        candidates: Iterable[tuple[Hashable, int, int]],
+    ) -> list[Hashable]:
+        """Admissible candidates at ``step``, a prefix of ``candidates`` unless backfilling.
+
+        ``candidates``: ``(request_id, sequence_tokens, predicted_remaining_outputs)`` in
+        priority order; consumed lazily (strict head-of-line stops at the first misfit).
+        """
+        self.forget_except(running)
+        batch = self.batch(step, self.beliefs)
+        return _scan(batch, self.memory, step, self._shapes(candidates), self.backfill)
+
+    def _shapes(self, candidates: Iterable[tuple[Hashable, int, int]]) -> Iterator[tuple[Hashable, int, int]]:
+        for request_id, sequence_tokens, remaining in candidates:
+            prompt, output = self.model_shape(sequence_tokens, remaining)
+            yield request_id, prompt, output

@@ -1,0 +1,385 @@
+"""vLLM-semantics mode of the pure-Python model: vLLM 0.33's V1 scheduling rules, step by step.
+
+This replays a workload under the rules of ``vllm/v1/core/sched/scheduler.py`` (vLLM
+0.33.0, ``Scheduler.schedule`` and ``update_from_output``) with no vLLM import, so that the
+same workload can run in both worlds and be compared step by step
+(:mod:`geosched.reference_impl.vllm.harness`). One call of :meth:`VllmSemantics.step` is one
+``schedule()`` + one model step (one sampled token per request whose prefill is complete)
++ ``update_from_output()``.
+
+Rules modelled (decoder-only, full attention, no prefix caching, no speculative decoding,
+no KV connector, synchronous scheduling):
+
+* **Blocks.** A request with ``n`` slots holds ``ceil(n / B)`` blocks, allocated on demand
+  as tokens are computed; nothing is reserved for future output and ``max_tokens`` is never
+  consulted. ``capacity_blocks`` excludes vLLM's null block.
+* **Running first.** Running requests are served in list order while the token budget
+  ``max_num_batched_tokens`` lasts; each gets ``min(num_tokens - num_computed, budget)``
+  tokens (chunked prefill; a decode needs 1). If its blocks cannot be allocated, a victim
+  is preempted until they can: ``fcfs`` preempts the *last* running request, ``priority``
+  the one with the largest ``(priority, arrival)`` (the first such in list order); a victim
+  already scheduled this step gives its tokens back. Preemption is by *recompute*: blocks
+  freed, computed tokens reset to 0, generated tokens kept in the sequence (re-prefilled
+  on resumption), the request re-queued.
+* **Then waiting**, only if nothing was preempted this step, in queue order while
+  ``len(running) < max_num_seqs`` and budget remains: admission needs the whole current
+  sequence to fit (``scheduler_reserve_full_isl``, default on) plus the watermark when
+  something is running; the first misfit stops admission (head-of-line blocking). Without
+  chunked prefill a sequence longer than the remaining budget also stops it.
+* **Queue order**: ``"key"`` (the geosched plugin's queue: ascending ``(key, arrival, id)``,
+  preempted requests re-inserted by key), ``"fcfs"`` (vLLM's deque: append on arrival,
+  *prepend* on preemption) or ``"priority"`` (vLLM's heap on ``(priority, arrival, id)``).
+* **Stop** when ``max_tokens`` outputs exist (requests run with ``ignore_eos``), or at
+  ``max_model_len``.
+
+``admission_gate`` (optional) restricts which waiting requests may be offered, to replay
+the plugin's ``paper`` mode: it receives ``(step, running ids, waiting (id, sequence
+tokens, generated) in order)`` and returns the offered ids in order.
+
+Example
+-------
+>>> cfg = EngineParams(capacity_blocks=12, block_size=1)
+>>> sim = VllmSemantics(cfg)
+>>> sim.add(SemRequest("r0", 0, prompt_tokens=7, max_tokens=3))
+>>> sim.add(SemRequest("r1", 0, prompt_tokens=2, max_tokens=5))
+>>> [s.admitted for s in sim.run()][:2], sim.preemptions
+([('r0', 'r1'), ()], 1)
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Sequence
+
+__all__ = ["EngineParams", "SemRequest", "StepState", "VllmSemantics", "QUEUE_ORDERS", "PREEMPTION_RULES"]
+
+QUEUE_ORDERS = ("key", "fcfs", "priority")
+PREEMPTION_RULES = ("fcfs", "priority")
+
+
+@dataclass(frozen=True)
+class EngineParams:
+    """The vLLM engine parameters the scheduler's behaviour depends on."""
+
+    capacity_blocks: int  # usable KV blocks (vLLM's num_gpu_blocks - 1: one is the null block)
+    block_size: int = 1  # tokens per block
+    max_num_seqs: int = 256  # most running requests
+    max_num_batched_tokens: int = 1 << 20  # token budget per step
+    enable_chunked_prefill: bool = True  # split prefills over steps when the budget binds
+    preemption: str = "fcfs"  # vLLM SchedulerConfig.policy: "fcfs" (last running) or "priority"
+    watermark: float = 0.0  # SchedulerConfig.watermark (fraction of all blocks, null one included)
+    max_model_len: int = 32768  # longest sequence (prompt + output)
+
+    def __post_init__(self) -> None:
+        for name in ("capacity_blocks", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.preemption not in PREEMPTION_RULES:
+            raise ValueError(f"preemption must be one of {PREEMPTION_RULES}, got {self.preemption!r}")
+        if not 0.0 <= self.watermark < 1.0:
+            raise ValueError(f"watermark must be in [0, 1), got {self.watermark!r}")
+
+    @property
+    def watermark_blocks(self) -> int:
+        return int(self.watermark * (self.capacity_blocks + 1))
+
+
+@dataclass
+class SemRequest:
+    """One request in vLLM terms."""
+
+    id: str  # request id (ties in every order are broken by it, as strings)
+    arrival: int  # step at which it is added (vLLM arrival_time = float(arrival))
+    prompt_tokens: int  # P >= 1
+    max_tokens: int  # outputs; the request stops exactly there
+    key: Any = 0  # order key of the "key" queue (smaller first)
+    priority: int = 0  # vLLM priority (the "priority" preemption rule and queue)
+    generated: int = 0  # outputs sampled so far
+    computed: int = 0  # tokens whose KV is computed
+    blocks: int = 0  # blocks held
+    preemptions: int = 0  # times preempted
+    finished: bool = False
+
+    @property
+    def num_tokens(self) -> int:
+        return self.prompt_tokens + self.generated
+
+
+@dataclass(frozen=True)
+class StepState:
+    """What one scheduling step did; compared field by field across the two worlds."""
+
+    step: int  # the step index (schedule() call number, arrivals are added before it)
+    admitted: tuple[str, ...]  # ids moved from waiting to running, in admission order
+    preempted: tuple[str, ...]  # ids preempted, in order
+    running: tuple[str, ...]  # the running list after scheduling, in order
+    scheduled: tuple[tuple[str, int], ...]  # (id, tokens computed this step), in schedule order
+    finished: tuple[str, ...]  # ids that finished in this step's update
+    blocks_used: int  # KV blocks held during the step's forward pass
+    waiting: tuple[str, ...] = field(default=(), compare=False)  # queue after the step (not compared)
+
+    def describe(self) -> str:
+        return (f"step {self.step}: admitted={list(self.admitted)} preempted={list(self.preempted)} "
+                f"finished={list(self.finished)} blocks_used={self.blocks_used}\n"
+                f"    running={list(self.running)}\n    scheduled={dict(self.scheduled)}")
+
+
+class _Queue:
+    """The three waiting-queue disciplines of the module docstring."""
+
+    def __init__(self, order: str) -> None:
+        if order not in QUEUE_ORDERS:
+            raise ValueError(f"queue order must be one of {QUEUE_ORDERS}, got {order!r}")
+        self.order = order
+        self._deque: deque[SemRequest] = deque()
+        self._sorted: list[tuple[Any, int, str]] = []
+        self._by_id: dict[str, SemRequest] = {}
+        self._heap: list[tuple[int, int, str]] = []
+
+    def _sort_key(self, r: SemRequest) -> tuple[Any, int, str]:
+        return (r.key, r.arrival, r.id) if self.order == "key" else (r.priority, r.arrival, r.id)
+
+    def add(self, r: SemRequest) -> None:
+        if self.order == "fcfs":
+            self._deque.append(r)
+        elif self.order == "key":
+            self._by_id[r.id] = r
+            bisect.insort(self._sorted, self._sort_key(r))
+        else:
+            self._by_id[r.id] = r
+            heapq.heappush(self._heap, self._sort_key(r))
+
+    def prepend(self, r: SemRequest) -> None:
+        if self.order == "fcfs":
+            self._deque.appendleft(r)
+        else:
+            self.add(r)
+
+    def peek(self) -> SemRequest:
+        if self.order == "fcfs":
+            return self._deque[0]
+        if self.order == "key":
+            return self._by_id[self._sorted[0][2]]
+        return self._by_id[self._heap[0][2]]
+
+    def pop(self) -> SemRequest:
+        if self.order == "fcfs":
+            return self._deque.popleft()
+        if self.order == "key":
+            return self._by_id.pop(self._sorted.pop(0)[2])
+        return self._by_id.pop(heapq.heappop(self._heap)[2])
+
+    def remove(self, r: SemRequest) -> None:
+        if self.order == "fcfs":
+            self._deque.remove(r)
+        elif self.order == "key":
+            self._sorted.remove(self._sort_key(r))
+            del self._by_id[r.id]
+        else:
+            self._heap.remove(self._sort_key(r))
+            heapq.heapify(self._heap)
+            del self._by_id[r.id]
+
+    def __iter__(self) -> Iterator[SemRequest]:
+        if self.order == "fcfs":
+            return iter(list(self._deque))
+        if self.order == "key":
+            return iter([self._by_id[k[2]] for k in self._sorted])
+        return iter([self._by_id[k[2]] for k in sorted(self._heap)])
+
+    def __len__(self) -> int:
+        return len(self._deque) if self.order == "fcfs" else len(self._by_id)
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class VllmSemantics:
+    """Step-by-step replay of vLLM's scheduler rules (see the module docstring)."""
+
+    def __init__(
+        self,
+        params: EngineParams,
+        *,
+        queue_order: str = "key",
+        admission_gate: Callable[[int, Sequence[str], Sequence[tuple[str, int, int]]], Sequence[str]] | None = None,
+        on_admit: Callable[[str, int, SemRequest], None] | None = None,
+    ) -> None:
+        self.params = params
+        self.queue = _Queue(queue_order)
+        self.gate = admission_gate
+        self.on_admit = on_admit
+        self.free_blocks = params.capacity_blocks
+        self.running: list[SemRequest] = []
+        self.requests: dict[str, SemRequest] = {}
+        self.pending: list[SemRequest] = []  # not yet arrived, sorted by (arrival, input order)
+        self.step_index = 0
+        self.preemptions = 0
+
+    # -- workload ------------------------------------------------------------------------
+    def add(self, request: SemRequest) -> None:
+        """Queue ``request`` for arrival at ``request.arrival``."""
+        if request.id in self.requests:
+            raise ValueError(f"duplicate request id {request.id!r}")
+        if request.prompt_tokens < 1 or request.max_tokens < 1:
+            raise ValueError(f"request {request.id!r}: prompt_tokens and max_tokens must be >= 1")
+        self.requests[request.id] = request
+        self.pending.append(request)
+        self.pending.sort(key=lambda r: r.arrival)
+
+    def unfinished(self) -> bool:
+        return any(not r.finished for r in self.requests.values())
+
+    def next_arrival(self) -> int | None:
+        return self.pending[0].arrival if self.pending else None
+
+    def idle(self) -> bool:
+        """Nothing running or waiting (arrivals may still be pending)."""
+        return not self.running and len(self.queue) == 0
+
+    # -- one step ------------------------------------------------------------------------
+    def _preempt(self, victim: SemRequest) -> None:
+        self.free_blocks += victim.blocks
+        victim.blocks = 0
+        victim.computed = 0
+        victim.preemptions += 1
+        self.preemptions += 1
+        self.queue.prepend(victim)
+
+    def _allocate(self, r: SemRequest, new_tokens: int, extra_free_needed: int = 0) -> bool:
+        need = _cdiv(r.computed + new_tokens, self.params.block_size) - r.blocks
+        if need < 0:
+            need = 0
+        if need + extra_free_needed > self.free_blocks:
+            return False
+        self.free_blocks -= need
+        r.blocks += need
+        return True
+
+    def step(self) -> StepState:
+        """One schedule() + model step + update_from_output(), at step ``self.step_index``."""
+        p = self.params
+        c = self.step_index
+        while self.pending and self.pending[0].arrival <= c:
+            self.queue.add(self.pending.pop(0))
+        scheduled: dict[str, int] = {}
+        preempted: list[str] = []
+        admitted: list[str] = []
+        budget = p.max_num_batched_tokens
+        idx = 0
+        while idx < len(self.running) and budget > 0:
+            r = self.running[idx]
+            new = min(r.num_tokens - r.computed, budget, p.max_model_len - r.computed - 1)
+            if new <= 0:
+                idx += 1
+                continue
+            ok = False
+            while True:
+                if self._allocate(r, new):
+                    ok = True
+                    break
+                if p.preemption == "priority":
+                    victim = max(self.running, key=lambda q: (q.priority, q.arrival))
+                    vi = self.running.index(victim)
+                    del self.running[vi]
+                    if vi < idx:
+                        idx -= 1
+                    if victim.id in scheduled:
+                        budget += scheduled.pop(victim.id)
+                else:
+                    victim = self.running.pop()
+                self._preempt(victim)
+                preempted.append(victim.id)
+                if victim is r:
+                    break
+            if not ok:
+                if p.preemption == "priority" and r.id in preempted:
+                    continue
+                break
+            scheduled[r.id] = new
+            budget -= new
+            idx += 1
+
+        if not preempted:
+            offered: set[str] | None = None
+            if self.gate is not None:
+                waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
+                offered_ids = list(self.gate(c, [q.id for q in self.running], waiting_view))
+                offered = set(offered_ids)
+            while budget > 0 and len(self.queue) > 0:
+                if len(self.running) >= p.max_num_seqs:
+                    break
+                r = self.queue.peek()
+                if offered is not None and r.id not in offered:
+                    break
+                new = r.num_tokens
+                if not p.enable_chunked_prefill and new > budget:
+                    break
+                new = min(new, budget)
+                watermark = p.watermark_blocks if self.running else 0
+                full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
+                if full + watermark > self.free_blocks:
+                    break
+                if not self._allocate(r, new, watermark):
+                    break
+                self.queue.pop()
+                self.running.append(r)
+                admitted.append(r.id)
+                scheduled[r.id] = new
+                budget -= new
+                if self.on_admit is not None:
+                    self.on_admit(r.id, c, r)
+
+        blocks_used = p.capacity_blocks - self.free_blocks
+        running_after = tuple(q.id for q in self.running)
+        finished: list[str] = []
+        for rid, new in scheduled.items():
+            r = self.requests[rid]
+            r.computed += new
+            if r.computed >= r.num_tokens:  # prefill complete: one token is sampled
+                r.generated += 1
+                if r.generated >= r.max_tokens or r.num_tokens >= p.max_model_len:
+                    r.finished = True
+                    finished.append(rid)
+        if finished:
+            done = set(finished)
+            for rid in finished:
+                r = self.requests[rid]
+                self.free_blocks += r.blocks
+                r.blocks = 0
+            self.running = [q for q in self.running if q.id not in done]
+        self.step_index += 1
+        return StepState(
+            step=c,
+            admitted=tuple(admitted),
+            preempted=tuple(preempted),
+            running=running_after,
+            scheduled=tuple(scheduled.items()),
+            finished=tuple(finished),
+            blocks_used=blocks_used,
+            waiting=tuple(q.id for q in self.queue),
+        )
+
+    def skip_idle(self) -> None:
+        """When nothing is running or waiting, jump to the next arrival step."""
+        if self.idle() and self.pending and self.pending[0].arrival > self.step_index:
+            self.step_index = self.pending[0].arrival
+
+    def run(self, max_steps: int = 1_000_000) -> Iterator[StepState]:
+        """Steps until every request has finished (idle gaps skipped)."""
+        for _ in range(max_steps):
+            if not self.unfinished():
+                return
+            self.skip_idle()
+            yield self.step()
+        raise RuntimeError(f"no completion within {max_steps} steps (livelock?)")
+
+
+def describe_params(params: EngineParams) -> dict[str, Any]:
+    """The engine parameters as a plain dict (for reports)."""
+    return {k: getattr(params, k) for k in params.__dataclass_fields__}

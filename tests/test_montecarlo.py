@@ -1,0 +1,75 @@
+"""Monte-Carlo check of Kong et al. Thm. 3.4 / 3.5: formulas by hand, reproducibility, honesty."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from geosched.errors import ValidationError
+from geosched.verify.montecarlo import (
+    distortion_penalty,
+    one_bit_parameters,
+    run_montecarlo,
+    svf_stochastic_bound,
+)
+
+
+def test_bound_by_hand():
+    assert svf_stochastic_bound(0.5, 0.2, 0.5) == pytest.approx(11.0)  # 1 + 2/(0.5*0.8*0.5)
+    assert svf_stochastic_bound(0.0, 0.5, 0.5) == pytest.approx(9.0)  # 1 + 2/0.25
+    assert svf_stochastic_bound(1.0, 0.5, 0.5) == math.inf
+
+
+@pytest.mark.parametrize("mu,theta", [(0.5, 1), (0.2, 5), (0.1, 12), (0.35, 3)])
+def test_proxies_against_direct_sums(mu, theta):
+    # E[o | o <= theta] and E[o | o > theta] for o ~ Geometric(mu) on {1, 2, ...}, summed directly
+    pmf = [(k, mu * (1 - mu) ** (k - 1)) for k in range(1, 4000)]
+    short = [(k, p) for k, p in pmf if k <= theta]
+    long_ = [(k, p) for k, p in pmf if k > theta]
+    o0 = sum(k * p for k, p in short) / sum(p for _, p in short)
+    o1 = sum(k * p for k, p in long_) / sum(p for _, p in long_)
+    got0, got1 = one_bit_parameters(mu, theta)
+    assert got0 == pytest.approx(o0, rel=1e-9) and got1 == pytest.approx(o1, rel=1e-9)
+
+
+def test_penalty_by_hand_and_decay():
+    assert distortion_penalty(0.5, 1) == pytest.approx(0.5)  # (1/2) (1 * 0.5 / 0.5)^2
+    values = [distortion_penalty(0.5, theta) for theta in range(4, 30, 5)]
+    assert all(b < a for a, b in zip(values, values[1:])) and values[-1] < 1e-12
+
+
+def test_small_run_is_seeded_and_reports_hypotheses():
+    kwargs = dict(grid=((0.35, 0.5),), n=30, replications=4, memory=24, s_max=4, seed=3, n_boot=200)
+    a = run_montecarlo(**kwargs)
+    b = run_montecarlo(**kwargs)
+    assert a.points == b.points
+    point = a.points[0]
+    assert point.ci_low <= point.ratio <= point.ci_high
+    assert point.ratio >= 1.0  # TEL(SVF) >= OPT >= the lower bound on every sample
+    assert point.bound == pytest.approx(svf_stochastic_bound(0.5, 0.35, 0.5))
+    assert a.samples == 4 and any("truncat" in note for note in a.hypothesis_notes)
+    assert a.status in ("consistent", "inconclusive")
+
+
+def test_truncation_is_counted():
+    # M = 24, alpha_cap = 1/2: outputs are cut at 12 - s <= 11; with mu = 0.1, P(o > 8) = 0.9^8 ~ 0.43
+    res = run_montecarlo(grid=((0.1, 0.5),), n=60, replications=3, memory=24, s_max=4, seed=0, n_boot=100)
+    point = res.points[0]
+    assert point.truncated_fraction > 0.2
+    assert point.effective_rho < point.rho  # truncated lengths carry less volume than the formula
+
+
+def test_one_bit_run_uses_the_paper_proxies():
+    res = run_montecarlo(grid=((0.25, 0.5),), policy="svf1", n=30, replications=3, seed=1, n_boot=100)
+    point = res.points[0]
+    o0, o1 = one_bit_parameters(0.25, 4)
+    assert point.theta == 4 and point.proxies == (round(o0), round(o1))
+    assert point.eps == pytest.approx(distortion_penalty(0.25, 4))
+
+
+def test_bad_parameters():
+    with pytest.raises(ValidationError, match="policy"):
+        run_montecarlo(policy="fcfs")
+    with pytest.raises(ValidationError, match="mu, rho"):
+        run_montecarlo(grid=((0.2, 1.5),), n=10, replications=2)

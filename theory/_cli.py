@@ -1,0 +1,35 @@
+"""``geosched prove ID [--latex] [--json]``: print a claim's derivation step by step, checked."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["add_commands"]
+
+
+def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
+    """Register ``prove`` (called by :func:`geosched.cli.build_parser`)."""
+    parser = subparsers.add_parser(
+        "prove", parents=[common],
+        help="print a claim's symbolic derivation with each step's sympy check",
+        description="Print the derivation of a claim (e.g. kong.thm3.2) step by step, with how each step "
+                    "was checked. Status: proved (every step checked), refuted (a step is false), "
+                    "unknown (some step not mechanically checkable).")
+    parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
+    parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
+    parser.set_defaults(handler=_cmd_prove)
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from geosched.cli import emit_json
+    from geosched.theory import get_derivation
+
+    derivation = get_derivation(args.claim)
+    check = derivation.check()
+    if args.json:
+        emit_json(derivation.to_dict(check))
+    elif args.latex:
+        print(derivation.render_latex(check))
+    else:
+        print(derivation.render_text(check))
+    return 0 if check.status != "refuted" else 1

@@ -1,0 +1,104 @@
+"""``kong.thm3.2``: SVF is (1 + 2/(1 - alpha))-competitive (Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.2).
+
+Statement (burst arrivals, strict SVF with the forward-looking check, ``alpha = P/M < 1``
+with ``P = max_i (s_i + o_i)``):
+
+.. math::  TEL(SVF) \\le \\Bigl(1 + \\frac{2}{1-\\alpha}\\Bigr) TEL(OPT),
+   \\qquad\\text{equivalently}\\qquad (M - P)\\,TEL(SVF) \\le (3M - P)\\,TEL(OPT),
+
+so the ratio is 5 at ``alpha = 1/2`` and tends to 3 as ``alpha -> 0``.
+
+Proof as composition (checked by sympy): with ``Wsum = sum_j W_j``, ``O = sum_j o_j``,
+``V = sum_j v_j``, ``Q = sum_{a<b} min(v_a, v_b)``:
+``TEL(SVF) = Wsum + O`` (burst); Lemma A.2: ``(1 - alpha) M Wsum <= 2 Q`` (under SVF the
+pairs ``i before j`` have ``v_i = min``); Prop. 3.1: ``M TEL(OPT) >= V + Q``; and
+``TEL(OPT) >= O``. The certificate is
+``(1 + 2/beta) OPT - Wsum - O = (h1 + 2 h2 + 2 V)/(beta M) + h3`` with the slacks of the three
+hypotheses and ``beta = 1 - alpha``. The integer form, the value 5 and the limit 3 are
+checked too.
+
+Example
+-------
+>>> derivation().check().status
+'proved'
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geosched.theory.derivation import Derivation, Hypothesis, Step
+
+CLAIM_ID = "kong.thm3.2"
+
+M = sp.Symbol("M", positive=True)
+P = sp.Symbol("P", positive=True)
+d = sp.Symbol("d", positive=True)  # M - P
+alpha = sp.Symbol("alpha", positive=True)
+beta = sp.Symbol("beta", positive=True)
+R = sp.Symbol("R", positive=True)
+Wsum, O, V, Q, OPT, SVF = sp.symbols("W_sum O V Q OPT TEL_SVF", nonnegative=True)
+g = sp.Symbol("g", nonnegative=True)
+h1, h2, h3 = sp.symbols("h_1 h_2 h_3", nonnegative=True)
+
+
+def ratio(a=alpha):
+    """The competitive ratio ``1 + 2/(1 - alpha)``."""
+    return 1 + 2 / (1 - a)
+
+
+def composition_step(factor=1) -> Step:
+    """TEL <= (1 + 2 factor/(1 - alpha)) OPT from the three hypotheses (factor = 1 for SVF)."""
+    bound = (1 + 2 * factor / beta) * OPT
+    return Step.inequality(
+        f"composition: Wsum + O <= (1 + 2{'' if factor == 1 else ' R'}/(1 - alpha)) OPT",
+        bound, ">=", Wsum + O,
+        f"with R = {factor}: substitute Wsum = (2 R Q - h1)/(beta M), Q = M OPT - V - h2, O = OPT - h3; the "
+        "difference is (h1 + 2 R h2 + 2 R V)/(beta M) + h3",
+        certificate=[h1 / (beta * M), 2 * factor * h2 / (beta * M), 2 * factor * V / (beta * M), h3],
+        substitutions={Wsum: (2 * factor * (M * OPT - V - h2) - h1) / (beta * M), O: OPT - h3})
+
+
+def derivation(ratio_formula=None) -> Derivation:
+    """``ratio_formula`` (in alpha) replaces ``1 + 2/(1 - alpha)`` (tests break it on purpose)."""
+    rho = ratio_formula if ratio_formula is not None else ratio()
+    return Derivation(
+        CLAIM_ID,
+        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        "Theorem 3.2",
+        "TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT) for alpha = max peak / M < 1; integer form "
+        "(M - P) TEL(SVF) <= (3M - P) TEL(OPT); 5 at alpha = 1/2; tends to 3 as alpha -> 0",
+        hypotheses=(
+            Hypothesis("H1", "burst arrivals, so TEL(SVF) = sum_j (W_j + o_j) = Wsum + O"),
+            Hypothesis("H2", "kong.lemmaA.2 summed: (1 - alpha) M Wsum <= 2 Q (slack h1 >= 0)"),
+            Hypothesis("H3", "kong.prop3.1 with its identity: M OPT >= V + Q (slack h2 >= 0)"),
+            Hypothesis("H4", "every request runs o_i steps: OPT >= O (slack h3 >= 0); V >= 0"),
+            Hypothesis("H5", "alpha = P/M < 1, written alpha = 1 - beta with beta > 0, or M = P + d with d > 0"),
+        ),
+        steps=(
+            Step.identity("the ratio in closed form", rho, (3 - alpha) / (1 - alpha),
+                          "1 + 2/(1 - alpha) = (1 - alpha + 2)/(1 - alpha)"),
+            composition_step(),
+            Step.identity("with alpha = 1 - beta the bound is the ratio", (1 + 2 / beta),
+                          rho.subs(alpha, 1 - beta), "substitution beta = 1 - alpha"),
+            Step.identity("integer form of the ratio: alpha = P/M", rho.subs(alpha, P / M), (3 * M - P) / (M - P),
+                          "multiply numerator and denominator by M"),
+            Step.inequality(
+                "integer form: (M - P) TEL(SVF) <= (3M - P) TEL(OPT)",
+                (3 * M - P) * OPT, ">=", (M - P) * SVF,
+                "(3M - P) OPT - (M - P) SVF = d (ratio OPT - SVF) with d = M - P > 0 and ratio OPT - SVF = g >= 0 "
+                "(step 2)",
+                certificate=[d * g], substitutions={M: P + d, SVF: ((3 * (P + d) - P) * OPT / d) - g}),
+            Step.substitution("corollary: 5 at alpha = 1/2", rho, 5, {alpha: sp.Rational(1, 2)},
+                              "1 + 2/(1/2) = 5"),
+            Step.limit("corollary: tends to 3 as alpha -> 0", rho, alpha, 0, 3, "1 + 2/1 = 3", direction="+"),
+            Step.limit("the bound degenerates as alpha -> 1", rho, alpha, 1, sp.oo,
+                       "2/(1 - alpha) -> infinity: the hypothesis alpha < 1 is needed", direction="-"),
+            Step.inequality("the ratio is increasing in alpha", sp.diff(rho, alpha), ">", 0,
+                            "derivative 2/(1 - alpha)^2 > 0", certificate=[2 / beta**2],
+                            substitutions={alpha: 1 - beta}),
+        ),
+        depends_on=("kong.lemmaA.2", "kong.prop3.1"),
+        notes="Given Lemma A.2 and Prop. 3.1 (their own ledger rows), every step is checked. The integer "
+              "form is the same bound with alpha = P/M cleared of denominators.",
+    )

@@ -1,0 +1,70 @@
+"""``kong.volume``: the memory-time volume of a request (Kong, Qi, Ye, Zhou, arXiv 2606.22327, Eq. (1)).
+
+Statement: a request with prompt ``s`` and output ``o`` started at step ``x`` holds
+``s + (t - x)`` tokens at steps ``x < t <= x + o``, so its memory-time volume is
+
+.. math::  v = \\sum_{j=1}^{o} (s + j) = s\\,o + \\frac{o^2 + o}{2}.
+
+The derivation also checks that ``v`` is an integer (``o(o+1)`` is even), that it does not
+depend on the start step ``x``, that ``v <= p*o`` with the peak ``p = s + o``, and two values
+from the model's docstring. The integrality and ``v <= p o`` steps are our additions.
+
+Example
+-------
+>>> derivation().check().status
+'proved'
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from geosched.theory.derivation import Derivation, Hypothesis, Step
+
+CLAIM_ID = "kong.volume"
+
+s = sp.Symbol("s", integer=True, nonnegative=True)
+o = sp.Symbol("o", integer=True, positive=True)
+x = sp.Symbol("x", integer=True, nonnegative=True)
+j = sp.Symbol("j", integer=True, positive=True)
+t = sp.Symbol("t", integer=True)
+m = sp.Symbol("m", integer=True, nonnegative=True)
+u = sp.Symbol("u", integer=True, nonnegative=True)
+
+
+def volume_expr(prompt=s, output=o):
+    """The closed form ``s*o + (o**2 + o)/2`` as a sympy expression."""
+    prompt, output = sp.sympify(prompt), sp.sympify(output)
+    return prompt * output + (output**2 + output) / 2
+
+
+def derivation(volume_formula=None) -> Derivation:
+    """The derivation; ``volume_formula`` replaces the closed form (tests break it on purpose)."""
+    v = volume_formula if volume_formula is not None else volume_expr()
+    return Derivation(
+        CLAIM_ID,
+        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        "Eq. (1) (volume)",
+        "v = sum_{j=1..o} (s + j) = s*o + (o^2 + o)/2",
+        hypotheses=(Hypothesis("H1", "started at x, the request holds s + (t - x) tokens at x < t <= x + o"),
+                    Hypothesis("H2", "s >= 0 and o >= 1 are integers")),
+        steps=(
+            Step.identity("sum of the per-step footprints s + j, j = 1..o", sp.Sum(s + j, (j, 1, o)), v,
+                          "arithmetic progression: o terms s plus 1 + 2 + ... + o = o(o+1)/2"),
+            Step.identity("the volume does not depend on the start step x",
+                          sp.Sum(s + t - x, (t, x + 1, x + o)), v,
+                          "substitute j = t - x in the sum over the steps the request holds memory (H1)"),
+            Step.identity("integer for even o = 2m", v.subs(o, 2 * m), s * 2 * m + m * (2 * m + 1),
+                          "(o^2 + o)/2 = m(2m + 1), a product of integers"),
+            Step.identity("integer for odd o = 2m + 1", v.subs(o, 2 * m + 1),
+                          s * (2 * m + 1) + (m + 1) * (2 * m + 1),
+                          "(o^2 + o)/2 = (m + 1)(2m + 1), a product of integers"),
+            Step.inequality("the volume is at most peak times duration, v <= (s + o) o", (s + o) * o, ">=", v,
+                            "(s + o) o - v = o(o - 1)/2 >= 0 since o >= 1; write o = 1 + u, u >= 0",
+                            certificate=[(1 + u) * u / 2], substitutions={o: 1 + u}),
+            Step.substitution("value at s = 6, o = 3 (the model's docstring)", v, 24, {s: 6, o: 3},
+                              "6*3 + (9 + 3)/2 = 24"),
+            Step.substitution("value at s = 1, o = 5 (the model's docstring)", v, 20, {s: 1, o: 5},
+                              "1*5 + (25 + 5)/2 = 20"),
+        ),
+    )
