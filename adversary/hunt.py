@@ -143,6 +143,13 @@ def hunt(
     for m in methods:
         if m not in METHODS:
             raise ValidationError("method", method, f"must be one of {', '.join(METHODS)}, all")
+    from geosched.adversary.z3search import Z3_POLICIES
+
+    z3_ok = space.arrivals == "burst" and space.policy in Z3_POLICIES
+    if method == "z3" and not z3_ok:
+        raise ValidationError("method", method, f"z3 models burst arrivals and policies {', '.join(Z3_POLICIES)} only")
+    if not z3_ok and "z3" in methods:
+        methods.remove("z3")  # --method all: the z3 share goes to the black-box searches
     out = Path(out)
     ckpt_path = out / "checkpoint.json"
     if resume and not ckpt_path.is_file():
@@ -164,7 +171,9 @@ def hunt(
                                   f"{space.to_dict()}")
         checkpoint = saved
         seed = saved.get("seed", seed)
-    shares = {"anneal": 0.45, "de": 0.35, "z3": 0.20} if len(methods) > 1 else {methods[0]: 1.0}
+    shares = {"anneal": 0.45, "de": 0.35, "z3": 0.20} if "z3" in methods else {"anneal": 0.55, "de": 0.45}
+    if len(methods) == 1:
+        shares = {methods[0]: 1.0}
     show = _Progress(progress)
     results: dict[str, Any] = {}
     root = np.random.SeedSequence(seed)

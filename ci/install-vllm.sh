@@ -87,8 +87,7 @@ else
 fi
 
 if [ "$STRIP_SO" = "1" ]; then
-    site="$("$PY" -c 'import os, vllm.envs as _; import vllm; print(os.path.dirname(vllm.__file__))' 2>/dev/null \
-        || "$PY" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("vllm").origin))')"
+    site="$("$PY" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("vllm").origin))')"
     count="$(find "$site" -name '*.so' | wc -l)"
     if [ "$count" -gt 0 ]; then
         echo "install-vllm: deleting $count CUDA kernel *.so files under $site (the scheduler never loads them)"

@@ -121,6 +121,17 @@ def test_short_seeded_hunt_finds_certified_ratio_and_resumes(tmp_path):
     assert (tmp_path / "progress.csv").is_file()
 
 
+def test_hunt_all_methods_online_svf1_skips_z3(tmp_path):
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.search import SearchSpace
+
+    space = SearchSpace("svf1", max_requests=6, memory=12, alpha_max=0.5, arrivals="online")
+    result = hunt(space, method="all", time_limit=3.0, seed=1, out=tmp_path, progress=False, certify_budget=0.5)
+    assert set(result.methods) == {"anneal", "de"}
+    for path in result.witnesses:
+        assert verify_witness(read_witness(path))["ok"]
+
+
 def test_differential_evolution_search_runs_and_is_certified():
     from geosched.adversary.search import SearchSpace, differential_evolution_search
 
@@ -204,6 +215,7 @@ def test_sjf_family_ratio_grows_without_bound():
         ["family", "nosuch", "--size", "2"],
         ["family", "sjf-blocking", "--size", "0"],
         ["check-witness", "/nonexistent/witness.json"],
+        ["hunt", "--policy", "svf1", "--method", "z3", "--memory", "10", "--time", "1"],
         ["z3-bisect", "--policy", "svf", "--memory", "8", "--requests", "11", "--max-prompt", "2", "--max-output", "2"],
     ],
 )

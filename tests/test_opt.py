@@ -195,10 +195,11 @@ def test_warm_start_used_and_bad_warm_start_ignored():
 
 
 def test_progress_line_goes_to_stderr(capsys):
-    inst = generate("burst", n=8, seed=2)
+    inst = generate("burst", n=8, seed=2)  # heuristic 403 > lower bound 267: a search runs
     result = solve_opt(inst, time_limit=1, progress=True)
     captured = capsys.readouterr()
     assert captured.out == ""
+    assert "opt[auto]" in captured.err and "TEL 403" in captured.err
     assert result.tel is not None
 
 
@@ -225,3 +226,14 @@ def test_bad_node_limit(limit):
 def test_errors_are_geosched_errors():
     with pytest.raises(GeoschedError):
         solve_opt(README, method="nope")
+
+
+def test_module_examples_run():
+    import doctest
+
+    from geosched.reference_impl import opt
+    from geosched.reference_impl.opt import bounds, brute, cpsat, heuristic, result, solve, timeindexed
+
+    for module in (opt, bounds, brute, cpsat, heuristic, result, solve, timeindexed):
+        failures, _ = doctest.testmod(module)
+        assert failures == 0, module.__name__

@@ -44,9 +44,26 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             for name, v in result.variants["per_variant"].items():
                 if v["covered_by_theorem"]:
                     continue
-                failures = ", ".join(f"{c} {d['failed']}/{d['of']}" for c, d in v["failures"].items()) or "none"
-                print(f"  {name:<13} worst ratio {v['max_ratio']}; failing checks: {failures}")
+                print(f"  {name:<16} worst ratio vs OPT {v['max_ratio']}; "
+                      f"{'failing checks:' if v['failures'] else 'no check fails'}")
+                for check, d in v["failures"].items():
+                    smallest = d["smallest"] or {}
+                    where = f" -> {smallest['file']}" if smallest.get("file") else ""
+                    compact = _compact(smallest.get("instance"))
+                    print(f"    {check:<13} {d['failed']}/{d['of']}; smallest {compact}{where}")
         print(f"\n{len(result.claims)} claims in {result.elapsed:.1f}s "
               f"(geosched {result.versions['geosched']}, z3 {result.versions['z3']}, seed {seed})"
               + (f"; counterexamples in {result.out}" if result.out else ""))
     return 1 if any(c.status == "refuted" for c in result.claims) else 0
+
+
+def _compact(instance) -> str:
+    """``M=5 [(s,o), ...]`` or ``M=5 [(a,s,o), ...]`` when some arrival is not 0."""
+    if not instance:
+        return "-"
+    requests = instance["requests"]
+    if any(r["arrival"] for r in requests):
+        items = ", ".join(f"({r['arrival']},{r['prompt']},{r['output']})" for r in requests)
+        return f"M={instance['memory']} (a,s,o)=[{items}]"
+    items = ", ".join(f"({r['prompt']},{r['output']})" for r in requests)
+    return f"M={instance['memory']} (s,o)=[{items}]"

@@ -417,7 +417,7 @@ def _sjf_family(claim: Claim, ctx: _Context) -> Evidence:
 
     label = "simulation:family"
     t0 = time.perf_counter()
-    sizes = (1, 2, 3, 4, 6, 8, 12, 16, 24) if ctx.thorough else (1, 2, 3, 4, 6, 8)
+    sizes = (2, 3, 4, 6, 8, 12, 16, 24) if ctx.thorough else (2, 3, 4, 6, 8)
     rows = []
     for k in sizes:
         instance = fam.sjf_family(k)
@@ -622,8 +622,11 @@ def _run_one(claim: Claim, ctx: _Context) -> ClaimResult:
                             elapsed=time.perf_counter() - started)
         evidence.append(item)
     dependency_status = {}
-    refuted = any(e.status == "refuted" and e.kind != "supporting" for e in evidence)
-    for dep in sorted({d for e in evidence for d in e.depends_on} if not refuted else ()):
+    # dependencies matter only when every proof method proved its part (rule 2)
+    proofs = [e for e in evidence if e.kind == "proof"]
+    needed = bool(proofs) and all(e.status == "proved" for e in proofs) and not any(
+        e.status == "refuted" and e.kind != "supporting" for e in evidence)
+    for dep in sorted({d for e in evidence for d in e.depends_on} if needed else ()):
         if dep in CLAIMS and dep != claim.id:
             dependency_status[dep] = _run_one(CLAIMS[dep], ctx).status
     status, text, counterexample, note = combine(claim, evidence, dependency_status)

@@ -11,7 +11,7 @@ Example
 >>> from geosched.reference_impl.model import burst_instance
 >>> inst = burst_instance(12, [(6, 3), (1, 5)])
 >>> [b.value for b in (sum_outputs_bound(inst), volume_prefix_bound(inst), srpt_bound(inst))]
-[8, 8, 6]
+[8, 6, 6]
 >>> best_lower_bound(inst).name
 'completion_order'
 """

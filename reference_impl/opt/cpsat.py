@@ -1,20 +1,27 @@
 """OR-Tools CP-SAT models of the offline optimum.
 
-Three formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.solve_opt`:
+Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.solve_opt`
+(``benchmarks/bench_opt.py`` compares them):
 
-* ``cpsat`` (the default): the time-indexed program of :mod:`.timeindexed` with Boolean
-  start variables, ``AddExactlyOne`` per request and one linear memory row per step, plus
-  (i) the tight start windows ``x_i - a_i <= UB - o_i - LB(I - i)``, (ii) a solution hint
-  (the warm start or :func:`~.heuristic.heuristic_schedule`), (iii) symmetry breaking among
-  identical requests (equal ``(a, s, o)`` => starts ordered by input position, valid by
-  exchanging the two), and (iv) the objective cut ``TEL >= best_lower_bound`` (Kong et al.,
-  Prop. 3.1 and its refinements in :mod:`.bounds`).
-* ``cpsat-plain``: the same time-indexed program without (ii)-(iv) and with the plain
-  windows ``x_i - a_i <= UB - sum_j o_j``.
 * ``cpsat-cumulative``: integer starts and one ``AddCumulative`` constraint, the staircase of
   request ``i`` split into a base bar of height ``s_i`` over its ``o_i`` steps and ``o_i``
   unit-height bars, the ``j``-th covering steps ``x_i + j .. x_i + o_i``, all sharing the
-  start variable; plain windows, no hint (the "plain CP-SAT" of issue 2).
+  start variable; plain windows ``x_i - a_i <= UB - sum_j o_j``, no hint (the "plain
+  CP-SAT" of issue 2).
+* ``cpsat`` (the default): the same cumulative model plus the *enhancements*: (i) the tight
+  start windows ``x_i - a_i <= UB - o_i - LB(I - i)`` (:mod:`.timeindexed`), (ii) a solution
+  hint (the warm start or :func:`~.heuristic.heuristic_schedule`), (iii) symmetry breaking
+  among identical requests (equal ``(a, s, o)`` => starts ordered by input position, valid
+  by exchanging the two), (iv) the objective cut ``TEL >= best_lower_bound`` (Kong et al.,
+  arXiv 2606.22327, Prop. 3.1 and the refinements in :mod:`.bounds`), and (v) a search
+  strategy for one worker: the unfixed start with the lowest minimum, set to that minimum
+  (schedule-or-postpone, natural for a regular objective).
+* ``cpsat-ti-plain``: the time-indexed program of :mod:`.timeindexed` with Boolean start
+  variables, ``AddExactlyOne`` per request and one linear memory row per step; plain windows.
+* ``cpsat-ti``: ``cpsat-ti-plain`` with enhancements (i)-(iv).
+* ``cpsat-ti-dom``: ``cpsat-ti`` plus the left-justified dominance rule
+  (:func:`_left_justified`): every optimal schedule satisfies it.
+* ``cpsat-hybrid``: ``cpsat-ti-dom`` and the cumulative model together, starts channelled.
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.

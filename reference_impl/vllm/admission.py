@@ -31,8 +31,8 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Iterator
 
 from geosched.reference_impl.simulator import _Batch, _scan
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
@@ -156,7 +157,7 @@ class GeoschedSchedulerConfig:
         cls,
         additional: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "GeoschedSchedulerConfig":
+    ) -> GeoschedSchedulerConfig:
         """Merge ``additional_config["geosched"]`` over ``GEOSCHED_*`` variables over defaults."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {}

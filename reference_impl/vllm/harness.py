@@ -41,8 +41,9 @@ import functools
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
@@ -108,7 +109,7 @@ def vllm_available() -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def model_config(max_model_len: int = MODEL_LEN) -> Any:
     """A ``ModelConfig`` of a tiny Llama-shaped model: a temporary ``config.json`` only.
 
@@ -425,7 +426,8 @@ def diff_paper(
 
     workload = {"instance": instance.to_dict(), "policy": policy, "plugin_policy": plugin_policy or policy,
                 "backfill": backfill, "params": _params_dict(params)}
-    return _lockstep("paper", driver, model_step, lambda c: c > last_call, workload, max_steps)
+    label = "paper" if plugin_policy in (None, policy) else "paper-wrong-variant"
+    return _lockstep(label, driver, model_step, lambda c: c > last_call, workload, max_steps)
 
 
 def _params_dict(params: EngineParams) -> dict[str, Any]:

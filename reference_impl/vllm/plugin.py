@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from vllm.v1.core.sched.request_queue import RequestQueue
 from vllm.v1.core.sched.scheduler import Scheduler
@@ -108,6 +109,10 @@ class KeyOrderedQueue(RequestQueue):
     def __iter__(self) -> Iterator[Request]:
         return iter(list(self._requests))
 
+    def in_order(self) -> Iterator[Request]:
+        """Iterate without copying (the queue must not change meanwhile)."""
+        return iter(self._requests)
+
 
 class GeoschedScheduler(Scheduler):
     """vLLM V1 scheduler ordering by (predicted) volume; see the module docstring.
@@ -177,12 +182,16 @@ class GeoschedScheduler(Scheduler):
         held = self.waiting
         offered: list[Request] = []
         if held:
-            by_id = {}
-            candidates = []
-            for request in held:
-                by_id[request.request_id] = request
-                candidates.append((request.request_id, request.num_tokens, self._remaining(request)))
-            offered = [by_id[rid] for rid in gate.select(step, running_before, iter(candidates))]
+            seen: dict[str, Request] = {}
+
+            def candidates() -> Iterator[tuple[str, int, int]]:
+                # lazy: strict head-of-line stops at the first misfit, so a long queue costs
+                # only the admitted prefix plus one check per step
+                for request in held.in_order():
+                    seen[request.request_id] = request
+                    yield request.request_id, request.num_tokens, self._remaining(request)
+
+            offered = [seen[rid] for rid in gate.select(step, running_before, candidates())]
         else:
             gate.forget_except(running_before)
         offer = KeyOrderedQueue()

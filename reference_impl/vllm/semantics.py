@@ -51,8 +51,9 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 __all__ = ["EngineParams", "SemRequest", "StepState", "VllmSemantics", "QUEUE_ORDERS", "PREEMPTION_RULES"]
 
