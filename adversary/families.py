@@ -27,7 +27,7 @@ Example
 -------
 >>> r = evaluate_family("sjf-blocking", 3)
 >>> r["policy_tel"], r["witness_tel"], r["match"]
-(111, 38, True)
+(57, 38, True)
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
 >>> best_witness_schedule(burst_instance(12, [(6, 3), (1, 5)]), exact_n=0).tel
-11
+9
 """
 
 from __future__ import annotations
