@@ -97,7 +97,7 @@ def _markdown(records, sizes, seeds, methods, args, argv, started, load_before) 
         f"- seeds {seeds}; time limit {args.limit:.0f} s"
         + (f" ({args.milp_limit:.0f} s for milp*)" if args.milp_limit else "")
         + f"; total wall time {time.time() - started:.0f} s",
-        "- time: median over seeds of the wall time, a time-limited run counted at its limit;"
+        "- time: median over seeds of the wall time, a time-limited run counted at max(wall time, limit);"
         " gap = (TEL - dual bound) / TEL of the returned incumbent",
         "",
         "| n | method | proved optimal | median time (s) | median gap | max gap | median TEL / policy TEL |",

@@ -131,14 +131,23 @@ def test_gated_semantics_equals_simulator(policy, instance):
     assert model.preemptions == 0
 
 
-@given(instance=instances(max_memory=60), block_size=st.sampled_from([2, 4, 16]))
-def test_gate_with_blocks_never_preempts(instance, block_size):
+@given(instance=instances(max_memory=60), block_size=st.sampled_from([2, 4, 16]), slack=st.integers(0, 3))
+def test_gate_with_blocks_never_preempts(instance, block_size, slack):
     """Inflating prompts by B - 1 makes the gate safe with blocks: exact predictions, no
-    preemption, every request served (capacity: enough blocks for the largest request)."""
+    preemption, and every request is served, even with just enough blocks for the largest."""
     need = max(-(-(r.prompt + r.output) // block_size) for r in instance.requests)
-    starts, model = _gated_semantics(instance, "svf", block_size, capacity=need + 1)
+    starts, model = _gated_semantics(instance, "svf", block_size, capacity=need + slack)
     assert model.preemptions == 0
     assert set(starts) == {r.id for r in instance.requests}
+
+
+def test_gate_admits_a_request_that_fits_alone_only_without_inflation():
+    # P = 24, o = 1, B = 4: ceil(24 / 4) = 6 blocks = the whole capacity. Inflated, s = 23 + 3
+    # = 26 > M = 24, yet alone it fits: the gate must start it (regression: it never did).
+    gate = PaperGate(capacity_blocks=6, block_size=4)
+    assert gate.select(0, [], [("a", 24, 1)]) == ["a"]
+    gate.admitted("a", 0, 24, 1)
+    assert gate.select(0, ["a"], [("b", 1, 1)]) == []  # nothing joins it
 
 
 # -- the semantics model by hand --------------------------------------------------------------

@@ -11,7 +11,8 @@ runs, not a re-implementation.
 
 **Blocks.** With block size ``B`` a request holding ``y`` slots takes ``ceil(y / B) <= (y +
 B - 1) / B`` blocks, so checking prompts inflated by ``B - 1`` against ``M = usable_blocks *
-B`` tokens is safe (exact for ``B = 1``).
+B`` tokens is safe (exact for ``B = 1``). With nothing running, the head is admitted
+whenever it fits alone in blocks (the inflation guards only against the others' rounding).
 
 **Beliefs.** Admitted with ``P`` tokens already in the sequence (the prompt, plus any output
 kept from before a preemption) and ``g`` outputs generated, a request is believed to be
@@ -60,9 +61,18 @@ class PaperGate:
         self.beliefs: dict[Hashable, Belief] = {}
 
     def model_shape(self, sequence_tokens: int, remaining: int) -> tuple[int, int]:
-        """``(s, o)`` believed for a request with ``sequence_tokens`` and ``remaining`` outputs."""
+        """``(s, o)`` believed for a request with ``sequence_tokens`` and ``remaining`` outputs.
+
+        ``s`` is inflated by ``B - 1``; ``o`` is capped at ``M - (P - 1)``, the longest
+        output a request that fits alone can have (the simulator's cap ``M - s`` for ``B = 1``).
+        """
         prompt = sequence_tokens - 1 + self.block_size - 1
-        return prompt, max(1, min(remaining, self.memory - prompt))
+        return prompt, max(1, min(remaining, self.memory - (sequence_tokens - 1)))
+
+    def fits_alone(self, prompt: int, output: int) -> bool:
+        """Whether a request of model shape ``(prompt, output)`` fits in the blocks by itself:
+        ``ceil((P - 1 + o) / B) <= capacity`` with ``P - 1 = prompt - (B - 1)``."""
+        return prompt - (self.block_size - 1) + output <= self.memory
 
     def admitted(self, request_id: Hashable, step: int, sequence_tokens: int, remaining: int) -> None:
         """Record that ``request_id`` was admitted at ``step``."""
@@ -104,7 +114,22 @@ class PaperGate:
         """
         self.forget_except(running)
         batch = self.batch(step, self.beliefs)
-        return _scan(batch, self.memory, step, self._shapes(candidates), self.backfill)
+        shapes = self._shapes(candidates)
+        admitted: list[Hashable] = []
+        if not batch.ends and self.block_size > 1:
+            # The B - 1 inflation is only needed against *other* requests' rounding: with
+            # nothing running, the head runs whenever it fits alone in blocks (otherwise a
+            # request near the capacity would never start). Its inflated shape then blocks
+            # the rest until it ends: conservative.
+            head = next(shapes, None)
+            if head is None:
+                return admitted
+            request_id, prompt, output = head
+            if not self.fits_alone(prompt, output):
+                return admitted
+            batch.add(step + output, prompt - step)
+            admitted.append(request_id)
+        return admitted + _scan(batch, self.memory, step, shapes, self.backfill)
 
     def _shapes(self, candidates: Iterable[tuple[Hashable, int, int]]) -> Iterator[tuple[Hashable, int, int]]:
         for request_id, sequence_tokens, remaining in candidates:

@@ -327,12 +327,18 @@ def _lockstep(
     model_step: Callable[[int], StepState],
     model_done: Callable[[int], bool],
     workload: dict[str, Any],
-    max_steps: int,
+    max_steps: int | None,
 ) -> DiffResult:
     step = 0
     compared = 0
     preemptions = 0
     history: list[tuple[StepState, StepState]] = []
+    if max_steps is None:
+        # far above any real schedule (each step serves >= 1 token while anything runs);
+        # reached only by a livelock, which is then reported instead of spinning
+        reqs = workload.get("requests") or [[0, r["arrival"], r["prompt"] + 1, r["output"]]
+                                            for r in workload["instance"]["requests"]]
+        max_steps = 20 * sum(p + o for _, _, p, o, *_ in reqs) + max(a for _, a, *_ in reqs) + 100
     while not (driver.done() and model_done(step)):
         if compared >= max_steps:
             raise RuntimeError(f"{mode}: more than {max_steps} steps (livelock?) on {json.dumps(workload)}")
@@ -386,7 +392,7 @@ def diff_paper(
     *,
     plugin_policy: str | None = None,
     backfill: bool = False,
-    max_steps: int = 200_000,
+    max_steps: int | None = None,
 ) -> DiffResult:
     """Plugin (``paper`` mode, oracle lengths) vs the simulator's ``policy`` with exact lengths.
 
@@ -440,7 +446,7 @@ def diff_native(
     *,
     policy: str | None = "svf",
     mode: str = "native",
-    max_steps: int = 200_000,
+    max_steps: int | None = None,
     model_policy: str | None = None,
 ) -> DiffResult:
     """vLLM (plugin in ``mode``, or stock when ``policy`` is None) vs :class:`VllmSemantics`.
