@@ -85,14 +85,15 @@ def main() -> int:
         print("trace not found beside the project (../shared/traces); nothing to measure")
         return 0
     print(f"machine: {machine_summary()}")
-    print(f"| arrivals | n | M | event-driven median (s) | requests/s | per-step baseline median (s) | speed-up |")
+    print("| arrivals | n | M | event-driven median (s) | requests/s | per-step baseline median (s) | speed-up |")
     print("|---|---|---|---|---|---|---|")
     for arrivals in ("burst", "online"):
         instance, _ = read_trace(trace, arrivals=arrivals)
-        median, _, result = timed(lambda: simulate(instance, args.policy), args.repeats)
+        median, _, result = timed(lambda inst=instance: simulate(inst, args.policy), args.repeats)
         report = check_schedule(instance, result.starts)
         assert report.feasible
-        base_median, _, base_starts = timed(lambda: per_step_baseline(instance, args.policy), args.baseline_repeats)
+        base_median, _, base_starts = timed(lambda inst=instance: per_step_baseline(inst, args.policy),
+                                            args.baseline_repeats)
         assert base_starts == result.starts, "baseline and simulator disagree"
         print(f"| {arrivals} | {instance.n} | {instance.memory} | {median:.3f} | {instance.n / median:,.0f} | "
               f"{base_median:.3f} | {base_median / median:.1f}x |")

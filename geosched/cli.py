@@ -102,7 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("opt", parents=[common], help="solve the exact offline optimum")
     p.add_argument("instance", help="instance .json or generator spec")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds (default 60)")
-    p.add_argument("--method", default="auto", help="auto, cpsat, milp or brute")
+    p.add_argument("--method", default="auto",
+                   help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "
+                        "cpsat-hybrid, milp, milp-tight, brute")
     p.set_defaults(handler=_cmd_opt)
 
     p = sub.add_parser("check", parents=[common], help="check a schedule against an instance")
@@ -132,6 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("geosched: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader (e.g. `| head`) went away: not an error of ours, and no traceback
+        sys.stderr.close()
+        return 0
 
 
 # ---------------------------------------------------------------- foundation commands

@@ -15,6 +15,7 @@ from geosched.reference_impl.opt import (
     brute_force_opt,
     cheap_bounds,
     completion_order_bound,
+    exclusive_tail_bound,
     lp_relaxation_bound,
     srpt_bound,
     sum_outputs_bound,
@@ -60,7 +61,25 @@ def test_srpt_with_arrivals_by_hand():
     assert srpt_bound(inst).value == 3
     assert volume_prefix_bound(inst) is None
     assert completion_order_bound(inst) is None
-    assert {b.name for b in cheap_bounds(inst)} == {"sum_outputs", "srpt"}
+    assert {b.name for b in cheap_bounds(inst)} == {"sum_outputs", "srpt", "exclusive_tail"}
+
+
+def test_exclusive_tail_bound_by_hand():
+    # M = 10, two requests (s 0, o 10). theta = 6: each holds >= 6 tokens in steps 6..10 of
+    # its run, a tail of 5; tails are released at 5, so one machine finishes them at 10 and
+    # 15: TEL >= 25. Volume 55 each: prefix bound ceil(55/10) + ceil(110/10) = 17,
+    # completion order max(6, 10) + max(11, 10) = 21. OPT = 30: if the second run starts at
+    # x < 10, step 10 holds 10 + (10 - x) > 10 tokens, so x >= 10 and TEL = 10 + 20.
+    inst = burst_instance(10, [(0, 10), (0, 10)])
+    assert exclusive_tail_bound(inst).value == 25
+    assert volume_prefix_bound(inst).value == 17
+    assert completion_order_bound(inst).value == 21
+    assert best_lower_bound(inst).name == "exclusive_tail"
+    assert brute_force_opt(inst).tel == 30
+    # with arrivals: the second arrives at 3, its tail is released at 3 + 5 = 8 and runs after
+    # the first (10): completions 10 and 15, minus arrivals 0 + 3 -> 22
+    online = Instance(10, [Request("a", 0, 0, 10), Request("b", 3, 0, 10)])
+    assert exclusive_tail_bound(online).value == 22
 
 
 def test_srpt_equals_kong_prefix_form_for_bursts():
@@ -102,6 +121,6 @@ def test_lp_relaxation_is_below_opt(inst):
 
 
 @pytest.mark.parametrize("fn", [sum_outputs_bound, volume_prefix_bound, completion_order_bound, srpt_bound,
-                                lp_relaxation_bound])
+                                exclusive_tail_bound, lp_relaxation_bound])
 def test_every_bound_documents_its_statement_with_an_example(fn):
     assert fn.__doc__ is not None and "TEL" in fn.__doc__ and ">>>" in fn.__doc__

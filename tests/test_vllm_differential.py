@@ -27,9 +27,12 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import POLICIES, register_policy
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
 
-pytest.importorskip(
-    "vllm", reason="vLLM is not installed (ci/install-vllm.sh installs the lean CPU build); CI always runs these"
-)
+if os.environ.get("GEOSCHED_REQUIRE_VLLM") == "1":  # CI: a missing vLLM is a failure, not a skip
+    import vllm  # noqa: F401
+else:
+    pytest.importorskip(
+        "vllm", reason="vLLM is not installed (ci/install-vllm.sh installs the lean CPU build); CI always runs these"
+    )
 from geosched.reference_impl.vllm import harness  # noqa: E402
 
 pytestmark = pytest.mark.vllm
@@ -80,19 +83,19 @@ def assert_agrees(result: harness.DiffResult) -> None:
 
 # -- paper mode vs the verified simulator ------------------------------------------------------
 @pytest.mark.parametrize("policy", ["svf", "sjf", "fcfs"])
-@scaled(1.5)
+@scaled(3)
 @given(instance=model_instances())
 def test_paper_mode_equals_simulator(policy, instance):
     assert_agrees(harness.diff_paper(instance, policy))
 
 
-@scaled(0.75)
+@scaled(1.5)
 @given(instance=model_instances(), theta=st.integers(1, 20), o0=st.integers(1, 20), o1=st.integers(1, 40))
 def test_paper_mode_equals_simulator_svf1(instance, theta, o0, o1):
     assert_agrees(harness.diff_paper(instance, f"svf1:theta={theta},short_length={o0},long_length={o1}"))
 
 
-@scaled(0.5)
+@scaled(1)
 @given(instance=model_instances())
 def test_paper_mode_backfill_equals_simulator(instance):
     assert_agrees(harness.diff_paper(instance, "svf", backfill=True))
@@ -131,14 +134,14 @@ def engine_workloads(draw, max_n: int = 7):
 
 
 @pytest.mark.parametrize("policy", ["svf", "sjf", "fcfs"])
-@scaled(1.5)
+@scaled(3)
 @given(workload=engine_workloads())
 def test_native_mode_equals_semantics_model(policy, workload):
     specs, params = workload
     assert_agrees(harness.diff_native(specs, params, policy=policy))
 
 
-@scaled(1.5)
+@scaled(2)
 @given(workload=engine_workloads())
 def test_stock_vllm_equals_semantics_model(workload):
     """The semantics model replays vLLM's own FCFS/priority scheduler too (its queue rules)."""
@@ -146,7 +149,7 @@ def test_stock_vllm_equals_semantics_model(workload):
     assert_agrees(harness.diff_native(specs, params, policy=None))
 
 
-@scaled(1.0)
+@scaled(2)
 @given(workload=engine_workloads())
 def test_paper_mode_with_budgets_equals_semantics_model(workload):
     specs, params = workload
