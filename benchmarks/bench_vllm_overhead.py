@@ -8,7 +8,8 @@ vLLM 0.33's real V1 scheduler is driven with fake model outputs (no model, no GP
 
 Only the ``schedule()`` calls are timed (``time.perf_counter`` around each call); the
 figure is the mean time per call of one replay, and the reported value the median over
-``--runs`` replays. Ratios are against stock FCFS measured in the same process.
+``--runs`` rounds; each round replays every variant once (interleaved, so that a shared
+machine's load hits them alike). Ratios are against stock FCFS measured in the same process.
 
 Workload: the first ``--n`` conversations of ``../shared/traces/azure_llm_2023_conv.csv``
 as a burst when the trace is present, else the seeded ``chat`` generator. KV capacity:
@@ -101,16 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     harness.model_config()
     replay(params, specs[:50], None, None)  # warm-up: imports, first-call caches
 
-    rows = []
-    for label, cls, preemption, geosched in VARIANTS:
-        p = EngineParams(**{**params.__dict__, "preemption": preemption})
-        samples = []
-        for _ in range(args.runs):
+    # Rounds interleave the variants, so that the load of a shared machine hits them alike.
+    samples: dict[str, list[float]] = {label: [] for label, *_ in VARIANTS}
+    facts: dict[str, tuple[int, int]] = {}
+    for round_index in range(args.runs):
+        for label, cls, preemption, geosched in VARIANTS:
+            p = EngineParams(**{**params.__dict__, "preemption": preemption})
             per_call, calls, preemptions = replay(p, specs, cls, geosched)
-            samples.append(per_call)
-        rows.append((label, statistics.median(samples), calls, preemptions, samples))
-        print(f"{label:24s} median {statistics.median(samples) * 1e3:.3f} ms/call  calls {calls}  "
-              f"preemptions {preemptions}", flush=True)
+            samples[label].append(per_call)
+            facts[label] = (calls, preemptions)
+        print(f"round {round_index + 1}/{args.runs}: " + ", ".join(
+            f"{label} {samples[label][-1] * 1e3:.3f} ms" for label, *_ in VARIANTS), flush=True)
+    rows = [(label, statistics.median(samples[label]), *facts[label], samples[label]) for label, *_ in VARIANTS]
 
     baseline = rows[0][1]
     import vllm
@@ -126,11 +129,13 @@ def main(argv: list[str] | None = None) -> int:
         f"Workload: {source}; KV capacity {capacity} blocks x {block} tokens "
         f"({args.memory_factor} x the largest peak), max_num_seqs 256, token budget 8192.",
         "",
-        "| scheduler | ms per schedule() (median of runs) | ratio vs stock FCFS | schedule() calls | preemptions |",
-        "|---|---|---|---|---|",
+        "| scheduler | ms per schedule() (median of runs) | min-max over runs (ms) | ratio vs stock FCFS |"
+        " schedule() calls | preemptions |",
+        "|---|---|---|---|---|---|",
     ]
-    for label, median, calls, preemptions, _ in rows:
-        lines.append(f"| {label} | {median * 1e3:.3f} | {median / baseline:.2f} | {calls} | {preemptions} |")
+    for label, median, calls, preemptions, runs in rows:
+        lines.append(f"| {label} | {median * 1e3:.3f} | {min(runs) * 1e3:.3f}-{max(runs) * 1e3:.3f} | "
+                     f"{median / baseline:.2f} | {calls} | {preemptions} |")
     worst = max(r[1] for r in rows[2:])
     extra = max(0.0, worst - baseline)
     lines += [

@@ -60,8 +60,10 @@ def vllm_session(request):
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text)
     reporter = request.config.pluginmanager.getplugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("\n" + text.rstrip())
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():  # teardown output is captured otherwise
+            reporter.write_line("\n" + text.rstrip())
 
 
 @st.composite

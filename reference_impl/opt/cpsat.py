@@ -22,6 +22,9 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
 * ``cpsat-ti-dom``: ``cpsat-ti`` plus the left-justified dominance rule
   (:func:`_left_justified`): every optimal schedule satisfies it.
 * ``cpsat-hybrid``: ``cpsat-ti-dom`` and the cumulative model together, starts channelled.
+* ``cpsat-completion``: completion times only (:func:`_completion_model`): memory is checked
+  at completion steps, where it peaks, plus the pairwise separation rule; tight windows,
+  hint, symmetry breaking and the objective cut as in ``cpsat``.
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.
@@ -39,7 +42,8 @@ from geosched.reference_impl.opt.timeindexed import build_model, start_windows
 
 __all__ = ["solve_cpsat", "CPSAT_METHODS"]
 
-CPSAT_METHODS = ("cpsat", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid")
+CPSAT_METHODS = ("cpsat", "cpsat-completion", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom",
+                 "cpsat-hybrid")
 
 
 def _identical_groups(instance: Instance) -> list[list[int]]:
@@ -137,6 +141,61 @@ def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool):
     return starts, objective
 
 
+def _completion_model(model_cp, instance: Instance, upper_bound: int):
+    """Completion-time model: integer ``C_i = x_i + o_i`` only, no intervals.
+
+    **Memory peaks at completion steps.** The usage ``U_t`` of a schedule can exceed ``M``
+    only at a step where some request completes: if none completes at ``t``, every request
+    running at ``t`` also runs at ``t + 1`` holding one more token, so ``U_{t+1} >= U_t``;
+    repeating, ``U`` does not decrease until a completion step (and some request completes,
+    as ``U_t > 0`` means one runs). So the memory constraint at the steps ``C_i`` alone is
+    *exact*. At step ``C_i`` request ``i`` holds its peak ``p_i = s_i + o_i`` and ``j != i``
+    runs iff ``0 <= C_j - C_i < o_j``, holding ``p_j - (C_j - C_i)``:
+    ``p_i + sum_{j != i} [0 <= C_j - C_i < o_j] (p_j - (C_j - C_i)) <= M`` for every ``i``
+    (encoded with ``h_ij >= p_j - d_ij`` enforced by a literal forced true on that range).
+
+    **Pairwise separation** (implied, added for propagation): if ``C_i <= C_j`` then either
+    ``j`` runs at ``C_i`` (so ``p_i + p_j - (C_j - C_i) <= M``) or it starts at or after
+    ``C_i`` (so ``C_j >= C_i + o_j``); hence ``C_j - C_i >= min(o_j, p_i + p_j - M)``, one
+    of the two orders holds, and pairs with ``p_i + p_j <= M`` are unconstrained.
+    Valid with arrivals (they only bound the domains ``C_i >= a_i + o_i``).
+    """
+    windows = start_windows(instance, upper_bound, tight=True)
+    requests = instance.requests
+    n = len(requests)
+    memory = instance.memory
+    peak = [r.prompt + r.output for r in requests]
+    completions = [model_cp.NewIntVar(lo + r.output, hi + r.output, f"C{i}")
+                   for i, (r, (lo, hi)) in enumerate(zip(requests, windows))]
+    for i in range(n):
+        for j in range(i + 1, n):
+            overlap = peak[i] + peak[j] - memory
+            if overlap <= 0:
+                continue
+            first = model_cp.NewBoolVar(f"before{i}_{j}")
+            model_cp.Add(completions[j] >= completions[i] + min(requests[j].output, overlap)).OnlyEnforceIf(first)
+            model_cp.Add(completions[i] >= completions[j] + min(requests[i].output, overlap)).OnlyEnforceIf(first.Not())
+    for i in range(n):
+        held = []
+        for j in range(n):
+            if j == i:
+                continue
+            diff = completions[j] - completions[i]
+            hold = model_cp.NewIntVar(0, peak[j], f"h{i}_{j}")
+            running, earlier, later = (model_cp.NewBoolVar(f"{name}{i}_{j}") for name in ("run", "lt", "ge"))
+            model_cp.Add(diff <= -1).OnlyEnforceIf(earlier)
+            model_cp.Add(diff >= requests[j].output).OnlyEnforceIf(later)
+            model_cp.AddBoolOr([earlier, later, running])
+            model_cp.Add(hold >= peak[j] - diff).OnlyEnforceIf(running)
+            held.append(hold)
+        model_cp.Add(peak[i] + sum(held) <= memory)
+    starts = [c - r.output for c, r in zip(completions, requests)]
+    from ortools.sat.python import cp_model
+
+    objective = cp_model.LinearExpr.Sum(completions) - sum(r.arrival for r in requests)
+    return completions, starts, objective
+
+
 def solve_cpsat(
     instance: Instance,
     *,
@@ -156,7 +215,7 @@ def solve_cpsat(
     t0 = time.perf_counter()
     model_cp = cp_model.CpModel()
     ids = [r.id for r in instance.requests]
-    enhanced = method in ("cpsat", "cpsat-ti", "cpsat-ti-dom", "cpsat-hybrid")
+    enhanced = method in ("cpsat", "cpsat-completion", "cpsat-ti", "cpsat-ti-dom", "cpsat-hybrid")
     if method in ("cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid"):
         ti, xs, start_exprs, objective = _time_indexed(model_cp, instance, upper_bound, tight=enhanced,
                                                        dominance=method in ("cpsat-ti-dom", "cpsat-hybrid"))
@@ -170,6 +229,11 @@ def solve_cpsat(
                 model_cp.Add(x == expr)
             start_exprs = list(start_vars)
             model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+    elif method == "cpsat-completion":
+        completions, start_exprs, objective = _completion_model(model_cp, instance, upper_bound)
+        if hint is not None:
+            for c, r in zip(completions, instance.requests):
+                model_cp.AddHint(c, hint[r.id] + r.output)
     elif method in ("cpsat", "cpsat-cumulative"):
         start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=enhanced)
         start_exprs = list(start_vars)

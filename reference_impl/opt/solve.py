@@ -8,6 +8,9 @@ search. Otherwise solve one formulation (``method``):
 ===================== =========================================================================
 ``auto`` / ``cpsat``  CP-SAT cumulative (below) + tight windows, hint, symmetry, bound cut,
                       search by earliest start; then the LP relaxation bound (last 20 %)
+``cpsat-completion``  CP-SAT, completion times only: memory checked at completion steps (exact),
+                      pairwise separation, tight windows, hint, symmetry, bound cut; then the
+                      LP relaxation bound (last 20 %)
 ``cpsat-cumulative``  CP-SAT, start integers + one cumulative of unit-height bars (plain)
 ``cpsat-ti``          CP-SAT, time-indexed Booleans, tight windows, hint, symmetry, bound cut
 ``cpsat-ti-plain``    CP-SAT, time-indexed Booleans, plain windows ``UB - sum o``
@@ -169,7 +172,7 @@ def solve_opt(
             used = "cpsat" if method == "auto" else method
             # the default keeps a share of the limit for the LP bound (after the search, with
             # the search's incumbent, whose smaller TEL narrows the windows)
-            share = LP_SHARE if used == "cpsat" and instance.n >= LP_MIN_N else 0.0
+            share = LP_SHARE if used in ("cpsat", "cpsat-completion") and instance.n >= LP_MIN_N else 0.0
             raw = solve_cpsat(instance, method=used, upper_bound=incumbent_tel, hint=incumbent,
                               lower_bound=lower.value, time_limit=max(0.05, remaining * (1 - share)), seed=seed,
                               progress=bar.update if bar else None)
