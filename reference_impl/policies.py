@@ -32,10 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import numpy as np
-
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, volume
+from geosched.reference_impl.predictors import one_bit_parameters
 
 __all__ = [
     "Policy",
@@ -107,12 +106,7 @@ class OneBitSVF:
 
     def parameters(self, predicted: Sequence[int]) -> tuple[int, int, int]:
         """``(theta, O_0, O_1)`` resolved for these predictions."""
-        values = np.asarray(predicted, dtype=np.int64)
-        theta = self.theta if self.theta is not None else (int(np.median(values)) if values.size else 1)
-        short, long_ = values[values <= theta], values[values > theta]
-        o0 = self.short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
-        o1 = self.long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
-        return theta, o0, o1
+        return one_bit_parameters(predicted, self.theta, self.short_length, self.long_length)
 
     def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
         theta, o0, o1 = self.parameters(predicted)

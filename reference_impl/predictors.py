@@ -27,7 +27,7 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -44,6 +44,7 @@ __all__ = [
     "PREDICTORS",
     "make_predictor",
     "register_predictor",
+    "one_bit_parameters",
 ]
 
 
@@ -106,28 +107,45 @@ class OneBitPredictor:
     def classes(self, instance: Instance) -> np.ndarray:
         """Predicted class per request: 0 short, 1 long (after the seeded flips)."""
         true = np.array([r.output for r in instance.requests], dtype=np.int64)
-        theta = self.resolved_theta(true)
+        theta, _, _ = one_bit_parameters(true, self.theta, self.short_length, self.long_length)
         is_long = (true > theta).astype(np.int64)
         flips = np.random.default_rng(self.seed).random(true.size) < self.flip_rate
         return np.where(flips, 1 - is_long, is_long)
 
-    def resolved_theta(self, outputs: np.ndarray) -> int:
-        if self.theta is not None:
-            return self.theta
-        return int(np.median(outputs)) if outputs.size else 1
-
     def proxies(self, instance: Instance) -> tuple[int, int]:
         """``(O_0, O_1)`` as used for this instance."""
-        true = np.array([r.output for r in instance.requests], dtype=np.int64)
-        theta = self.resolved_theta(true)
-        short, long_ = true[true <= theta], true[true > theta]
-        o0 = self.short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
-        o1 = self.long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
+        true = [r.output for r in instance.requests]
+        _, o0, o1 = one_bit_parameters(true, self.theta, self.short_length, self.long_length)
         return o0, o1
 
     def predict(self, instance: Instance) -> np.ndarray:
         o0, o1 = self.proxies(instance)
         return np.where(self.classes(instance) == 1, o1, o0).astype(np.int64)
+
+
+def one_bit_parameters(
+    lengths: Sequence[int],
+    theta: int | None = None,
+    short_length: int | None = None,
+    long_length: int | None = None,
+) -> tuple[int, int, int]:
+    """``(theta, O_0, O_1)`` of a short/long split of ``lengths``; given values are kept.
+
+    Defaults: ``theta`` is the median length (short iff ``o <= theta``); ``O_0`` and ``O_1``
+    are the rounded mean lengths of each class, the empirical ``E[o | o <= theta]`` and
+    ``E[o | o > theta]`` of Kong et al., Thm. 3.5 (an empty class gets ``theta // 2`` or
+    ``2 * theta``). Shared by the ``onebit`` predictor and the ``svf1`` policy.
+
+    >>> one_bit_parameters([1, 2, 9, 10])
+    (5, 2, 10)
+    """
+    values = np.asarray(lengths, dtype=np.int64)
+    if theta is None:
+        theta = int(np.median(values)) if values.size else 1
+    short, long_ = values[values <= theta], values[values > theta]
+    o0 = short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
+    o1 = long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
+    return theta, o0, o1
 
 
 PREDICTORS: dict[str, Callable[..., Any]] = {
