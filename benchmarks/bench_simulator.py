@@ -23,7 +23,7 @@ from _machine import machine_summary  # noqa: E402
 
 from geosched.reference_impl.checker import check_schedule  # noqa: E402
 from geosched.reference_impl.policies import make_policy  # noqa: E402
-from geosched.reference_impl.simulator import _Batch, simulate  # noqa: E402
+from geosched.reference_impl.simulator import ForwardCheck, simulate  # noqa: E402
 from geosched.reference_impl.workloads import default_trace_path, read_trace  # noqa: E402
 
 
@@ -38,7 +38,7 @@ def per_step_baseline(instance, policy_name: str) -> dict[str, int]:
     start = [-1] * n
     waiting: list[int] = []
     running: list[int] = []
-    batch = _Batch()
+    batch = ForwardCheck()
     next_arrival = 0
     done = 0
     t = 0

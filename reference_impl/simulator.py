@@ -17,7 +17,7 @@ priority key are broken by arrival, then id.
 **Event-driven.** The state changes only at arrivals, admissions and completions, so the
 simulator jumps between them; cost grows with the number of requests, not of steps. One
 subtlety: a blocked candidate can become admissible with no event at all, because delaying
-its start shifts its staircase right (:meth:`_Batch.earliest_start` computes the first such
+its start shifts its staircase right (:meth:`ForwardCheck.earliest_start` computes the first such
 step exactly, by jumping between lower bounds). The stepwise simulator in the tests agrees
 with this one on every generated instance.
 
@@ -53,7 +53,15 @@ from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.predictors import Predictor, make_predictor
 
-__all__ = ["SimulationResult", "BlockedInterval", "simulate", "admission_step", "earliest_start"]
+__all__ = [
+    "SimulationResult",
+    "BlockedInterval",
+    "ForwardCheck",
+    "simulate",
+    "admission_step",
+    "scan_admissions",
+    "earliest_start",
+]
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,7 @@ class SimulationResult:
     extra: dict[str, Any] = field(default_factory=dict)  # policy parameters resolved at run time
 
 
-class _Batch:
+class ForwardCheck:
     """The running batch as the scheduler believes it, for the forward-looking check.
 
     Ends ``E`` sorted ascending; ``U(t') = sum_{E_j >= t'} (c_j + t')`` with ``c_j = s_j - x_j``
@@ -208,13 +216,13 @@ def earliest_start(
 
     ``running``: ``(prompt, start, believed_end)`` of the batch, all ends ``> step``.
     """
-    batch = _Batch()
+    batch = ForwardCheck()
     batch.rebuild([(end, s - x) for s, x, end in running])
     return batch.earliest_start(memory, prompt, output, step)
 
 
-def _scan(
-    batch: _Batch,
+def scan_admissions(
+    batch: ForwardCheck,
     memory: int,
     step: int,
     candidates: Sequence[tuple[int, int, int]],
@@ -252,9 +260,9 @@ def admission_step(
     >>> admission_step(12, 1, [(6, 0, 3)], [(1, 5)])
     [0]
     """
-    batch = _Batch()
+    batch = ForwardCheck()
     batch.rebuild([(end, s - x) for s, x, end in running])
-    return _scan(batch, memory, step, [(k, s, o) for k, (s, o) in enumerate(waiting)], backfill)
+    return scan_admissions(batch, memory, step, [(k, s, o) for k, (s, o) in enumerate(waiting)], backfill)
 
 
 def simulate(
@@ -309,7 +317,7 @@ def simulate(
     start = [-1] * n
     running: set[int] = set()
     completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
-    batch = _Batch()
+    batch = ForwardCheck()
     admission_order: list[int] = []
     evictions = 0
     wasted = 0
@@ -439,7 +447,7 @@ def _in_order(waiting: list[int], backfill: bool) -> list[int]:
 
 
 def _admit(
-    batch: _Batch,
+    batch: ForwardCheck,
     memory: int,
     t: int,
     waiting: list[int],
@@ -448,10 +456,10 @@ def _admit(
     belief: list[int],
     backfill: bool,
 ) -> list[int]:
-    """Scan the waiting requests in rank order with :func:`_scan`; remove the admitted."""
+    """Scan the waiting requests in rank order with :func:`scan_admissions`; remove the admitted."""
     if backfill:
         candidates = [(r, prompt[order[r]], belief[order[r]]) for r in waiting]
-        admitted_ranks = _scan(batch, memory, t, candidates, True)
+        admitted_ranks = scan_admissions(batch, memory, t, candidates, True)
         if admitted_ranks:
             taken = set(admitted_ranks)
             waiting[:] = [r for r in waiting if r not in taken]
@@ -459,7 +467,7 @@ def _admit(
     admitted = []
     while waiting:
         i = order[waiting[0]]
-        if not _scan(batch, memory, t, [(i, prompt[i], belief[i])], False):
+        if not scan_admissions(batch, memory, t, [(i, prompt[i], belief[i])], False):
             break
         heapq.heappop(waiting)
         admitted.append(i)

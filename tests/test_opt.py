@@ -208,7 +208,7 @@ def test_time_limit_is_honest():
     inst = generate("burst", n=20, seed=0)
     heuristic_tel = check_schedule(inst, heuristic_schedule(inst)).metrics.tel
     assert heuristic_tel > best_lower_bound(inst).value  # not trivially optimal
-    for method in ("cpsat", "milp"):
+    for method in ("cpsat", "cpsat-completion", "milp"):
         result = solve_opt(inst, method=method, time_limit=0.5)
         assert result.status == "time_limit", result
         assert result.dual_bound is not None and result.dual_bound <= result.tel

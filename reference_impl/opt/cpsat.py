@@ -8,7 +8,7 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
   unit-height bars, the ``j``-th covering steps ``x_i + j .. x_i + o_i``, all sharing the
   start variable; plain windows ``x_i - a_i <= UB - sum_j o_j``, no hint (the "plain
   CP-SAT" of issue 2).
-* ``cpsat`` (the default): the same cumulative model plus the *enhancements*: (i) the tight
+* ``cpsat``: the same cumulative model plus the *enhancements*: (i) the tight
   start windows ``x_i - a_i <= UB - o_i - LB(I - i)`` (:mod:`.timeindexed`), (ii) a solution
   hint (the warm start or :func:`~.heuristic.heuristic_schedule`), (iii) symmetry breaking
   among identical requests (equal ``(a, s, o)`` => starts ordered by input position, valid
@@ -22,9 +22,12 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
 * ``cpsat-ti-dom``: ``cpsat-ti`` plus the left-justified dominance rule
   (:func:`_left_justified`): every optimal schedule satisfies it.
 * ``cpsat-hybrid``: ``cpsat-ti-dom`` and the cumulative model together, starts channelled.
-* ``cpsat-completion``: completion times only (:func:`_completion_model`): memory is checked
-  at completion steps, where it peaks, plus the pairwise separation rule; tight windows,
-  hint, symmetry breaking and the objective cut as in ``cpsat``.
+* ``cpsat-completion`` (the default, ``auto``): completion times only
+  (:func:`_completion_model`): memory is checked at completion steps, where it peaks, plus
+  the pairwise separation rule; tight windows, hint, symmetry breaking and the objective cut
+  as in ``cpsat``; no decision strategy (CP-SAT's default search). Proves the n = 10
+  benchmark instances 3-20x faster than ``cpsat``; like every model here it does not close
+  the gap at n >= 15 (see ``benchmarks/results_opt.md``).
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.

@@ -6,8 +6,9 @@ either way the checker has accepted it); if the two meet, the incumbent is optim
 search. Otherwise solve one formulation (``method``):
 
 ===================== =========================================================================
-``auto`` / ``cpsat``  CP-SAT cumulative (below) + tight windows, hint, symmetry, bound cut,
+``cpsat``             CP-SAT cumulative (below) + tight windows, hint, symmetry, bound cut,
                       search by earliest start; then the LP relaxation bound (last 20 %)
+``auto`` /
 ``cpsat-completion``  CP-SAT, completion times only: memory checked at completion steps (exact),
                       pairwise separation, tight windows, hint, symmetry, bound cut; then the
                       LP relaxation bound (last 20 %)
@@ -127,7 +128,8 @@ def solve_opt(
     time_limit:
         Seconds for the whole call's search (model building included, the heuristic not).
     method:
-        One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat``.
+        One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat-completion``
+        (fastest proofs in ``benchmarks/results_opt.md``).
     warm_start:
         A start time per request id; used as incumbent and hint when feasible, ignored (with a
         note in ``message``) when the checker rejects it.
@@ -169,7 +171,7 @@ def solve_opt(
     bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None
     try:
         if method in ("auto",) + CPSAT_METHODS:
-            used = "cpsat" if method == "auto" else method
+            used = "cpsat-completion" if method == "auto" else method
             # the default keeps a share of the limit for the LP bound (after the search, with
             # the search's incumbent, whose smaller TEL narrows the windows)
             share = LP_SHARE if used in ("cpsat", "cpsat-completion") and instance.n >= LP_MIN_N else 0.0

@@ -5,8 +5,8 @@ are described in the model's terms ``(s, x, e)``: prompt ``s``, start step ``x``
 end ``e = x + o_hat``; they hold ``s + t - x`` slots at ``x < t <= e``. A waiting
 candidate ``(s, o_hat)`` is admitted at ``c`` when the batch with it added fits at every
 future step (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115,
-Algorithm 1). The check is :class:`geosched.reference_impl.simulator._Batch` and the scan
-is :func:`geosched.reference_impl.simulator._scan`: the very code the verified simulator
+Algorithm 1). The check is :class:`geosched.reference_impl.simulator.ForwardCheck` and the scan
+is :func:`geosched.reference_impl.simulator.scan_admissions`: the very code the verified simulator
 runs, not a re-implementation.
 
 **Blocks.** With block size ``B`` a request holding ``y`` slots takes ``ceil(y / B) <= (y +
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
-from geosched.reference_impl.simulator import _Batch, _scan
+from geosched.reference_impl.simulator import ForwardCheck, scan_admissions
 
 __all__ = ["PaperGate", "Belief"]
 
@@ -85,8 +85,8 @@ class PaperGate:
         for request_id in [r for r in self.beliefs if r not in keep]:
             del self.beliefs[request_id]
 
-    def batch(self, step: int, running: Iterable[Hashable]) -> _Batch:
-        """The running batch at ``step`` as the simulator's ``_Batch`` (beliefs updated)."""
+    def batch(self, step: int, running: Iterable[Hashable]) -> ForwardCheck:
+        """The running batch at ``step`` as the simulator's ``ForwardCheck`` (beliefs updated)."""
         members = []
         for request_id in running:
             belief = self.beliefs.get(request_id)
@@ -97,7 +97,7 @@ class PaperGate:
                 belief.output = max(step - belief.start + 1,
                                     min(2 * (step - belief.start), self.memory - belief.prompt))
             members.append((belief.start + belief.output, belief.prompt - belief.start))
-        batch = _Batch()
+        batch = ForwardCheck()
         batch.rebuild(members)
         return batch
 
@@ -129,7 +129,7 @@ class PaperGate:
                 return admitted
             batch.add(step + output, prompt - step)
             admitted.append(request_id)
-        return admitted + _scan(batch, self.memory, step, shapes, self.backfill)
+        return admitted + scan_admissions(batch, self.memory, step, shapes, self.backfill)
 
     def _shapes(self, candidates: Iterable[tuple[Hashable, int, int]]) -> Iterator[tuple[Hashable, int, int]]:
         for request_id, sequence_tokens, remaining in candidates:
