@@ -11,7 +11,7 @@ policy TEL and the best cheap lower bound.
 Usage::
 
     .venv/bin/python benchmarks/bench_opt.py --n 10,20,30,40 --seeds 0,1,2 --limit 60 \\
-        --methods cpsat,cpsat-cumulative,milp --out benchmarks/results_opt.md
+        --methods cpsat-completion,cpsat,milp --out benchmarks/results_opt.md
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="0,1,2", help="comma-separated generator seeds")
     parser.add_argument("--limit", type=float, default=60.0, help="time limit per solve, seconds")
     parser.add_argument("--milp-limit", type=float, default=None, help="limit for milp* methods (default --limit)")
-    parser.add_argument("--methods", default="cpsat,cpsat-cumulative,milp", help="comma-separated methods")
+    parser.add_argument("--methods", default="cpsat-completion,cpsat,milp", help="comma-separated methods")
     parser.add_argument("--out", default=None, help="append a markdown section to this file")
     parser.add_argument("--jsonl", default=None, help="write one JSON line per solve here")
     args = parser.parse_args(argv)
