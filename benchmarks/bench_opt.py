@@ -11,7 +11,9 @@ policy TEL and the best cheap lower bound.
 Usage::
 
     .venv/bin/python benchmarks/bench_opt.py --n 10,20,30,40 --seeds 0,1,2 --limit 60 \\
-        --methods cpsat-completion,cpsat,milp --out benchmarks/results_opt.md
+        --methods cpsat-completion,cpsat,milp --out /tmp/results_opt.md
+
+(then merge the written section into benchmarks/RESULTS.md, section 2)
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ as a burst when the trace is present, else the seeded ``chat`` generator. KV cap
 ``--memory-factor`` x the largest request's peak, in 16-token blocks; ``max_num_seqs`` 256,
 token budget 8192 (vLLM's defaults for a GPU server are of that order).
 
-Usage: ``python benchmarks/bench_vllm_overhead.py [--n 600] [--runs 5] [--out benchmarks/results_vllm.md]``
+Usage: ``python benchmarks/bench_vllm_overhead.py [--n 600] [--runs 5] [--out FILE]``
+(merge the written section into benchmarks/RESULTS.md, section 4)
 """
 
 from __future__ import annotations

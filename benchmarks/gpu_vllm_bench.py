@@ -18,7 +18,7 @@ Usage::
     python benchmarks/gpu_vllm_bench.py --n 1000 --offset 0 --kv-blocks 4000 \
         --policies fcfs,sjf,svf,svf1 --out benchmarks/results_vllm_gpu.md
 
-Not yet run: no GPU was lent to the session that wrote it (see benchmarks/results_vllm.md).
+Not yet run: no GPU was lent to the session that wrote it (see benchmarks/RESULTS.md, section 4).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
   the pairwise separation rule; tight windows, hint, symmetry breaking and the objective cut
   as in ``cpsat``; no decision strategy (CP-SAT's default search). Proved the n = 10
   benchmark instances in 0.3-2.1 s against 5.7-11.9 s for ``cpsat`` (same run); like every model here it does not close
-  the gap at n >= 15 (see ``benchmarks/results_opt.md``).
+  the gap at n >= 15 (see ``benchmarks/RESULTS.md``, section 2).
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.

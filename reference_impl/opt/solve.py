@@ -129,7 +129,7 @@ def solve_opt(
         Seconds for the whole call's search (model building included, the heuristic not).
     method:
         One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat-completion``
-        (fastest proofs in ``benchmarks/results_opt.md``).
+        (fastest proofs in ``benchmarks/RESULTS.md``, section 2).
     warm_start:
         A start time per request id; used as incumbent and hint when feasible, ignored (with a
         note in ``message``) when the checker rejects it.
