@@ -145,26 +145,8 @@ def srpt_bound(instance: Instance) -> LowerBound:
     3
     """
     memory = instance.memory
-    jobs = sorted((r.arrival * memory, r.volume) for r in instance.requests)
-    now = 0
-    total_completion = 0  # in units of 1/M step
-    heap: list[int] = []  # remaining work
-    k = 0
-    n = len(jobs)
-    while k < n or heap:
-        if not heap:
-            now = max(now, jobs[k][0])
-        while k < n and jobs[k][0] <= now:
-            heapq.heappush(heap, jobs[k][1])
-            k += 1
-        remaining = heapq.heappop(heap)
-        next_release = jobs[k][0] if k < n else None
-        if next_release is None or now + remaining <= next_release:
-            now += remaining
-            total_completion += now
-        else:
-            heapq.heappush(heap, remaining - (next_release - now))
-            now = next_release
+    # in units of 1/M step: releases a_i * M, work v_i at speed 1
+    total_completion = _srpt_total_completion([(r.arrival * memory, r.volume) for r in instance.requests])
     numerator = total_completion - memory * sum(r.arrival for r in instance.requests)
     return LowerBound("srpt", max(0, _ceil_div(numerator, memory)),
                       "preemptive one-machine relaxation (work v_i, speed M), SRPT: Schrage 1968")
