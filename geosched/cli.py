@@ -222,7 +222,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     rows = {}
     for policy in policies:
         rows[policy] = _run_policy(instance, policy, args)
-    lower = best_lower_bound(instance)
+    lower = best_lower_bound(instance, chain=True)
     opt_data = None
     if args.opt:
         best_heuristic = min(rows.values(), key=lambda r: r["tel"])
@@ -271,7 +271,7 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     result = solve_opt(instance, time_limit=args.time_limit, method=args.method,
                        progress=not args.json and sys.stderr.isatty())
     data = result.to_dict()
-    lower = best_lower_bound(instance)
+    lower = best_lower_bound(instance, chain=True)
     if args.json:
         emit_json({"instance": args.instance, "memory": instance.memory, "n": instance.n, **data,
                    "lower_bound": lower.value, "lower_bound_name": lower.name})

@@ -4,7 +4,8 @@
   honest time limit (:mod:`.solve`, :mod:`.cpsat`, :mod:`.timeindexed`);
 * :func:`brute_force_opt`: an exhaustive search for tiny instances, independent of the
   integer programs (:mod:`.brute`);
-* lower bounds (:mod:`.bounds`) and :func:`heuristic_schedule` (:mod:`.heuristic`).
+* lower bounds (:mod:`.bounds`, and the subset dynamic program of :mod:`.chain`) and
+  :func:`heuristic_schedule` (:mod:`.heuristic`).
 
 Example
 -------
@@ -26,16 +27,20 @@ from geosched.reference_impl.opt.bounds import (
     volume_prefix_bound,
 )
 from geosched.reference_impl.opt.brute import brute_force_opt
+from geosched.reference_impl.opt.chain import CHAIN_MAX_N, chain_bound, chain_subset_bounds
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
 from geosched.reference_impl.opt.result import OptResult
 from geosched.reference_impl.opt.solve import METHODS, solve_opt
 
 __all__ = [
+    "CHAIN_MAX_N",
     "METHODS",
     "LowerBound",
     "OptResult",
     "best_lower_bound",
     "brute_force_opt",
+    "chain_bound",
+    "chain_subset_bounds",
     "cheap_bounds",
     "completion_order_bound",
     "exclusive_tail_bound",

@@ -152,7 +152,7 @@ def solve_opt(
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")
 
     notes = []
-    lower = best_lower_bound(instance)
+    lower = best_lower_bound(instance, chain=True)
     incumbent = heuristic_schedule(instance)
     incumbent_tel = _checked(instance, incumbent, "heuristic schedule")
     source = "heuristic"
@@ -165,7 +165,7 @@ def solve_opt(
             notes.append("warm start rejected by the checker")
     if incumbent_tel <= lower.value:
         return OptResult("optimal", incumbent, incumbent_tel, float(incumbent_tel), time.perf_counter() - t0,
-                         method, f"{source} schedule meets the {lower.name} lower bound")
+                         method, "; ".join([f"{source} schedule meets the {lower.name} lower bound"] + notes))
 
     remaining = time_limit - (time.perf_counter() - t0)
     bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None

@@ -12,7 +12,9 @@ objective ``min sum_{i,k} (k + o_i - a_i) x_{i,k}`` = TEL.
 **Windows.** Given a feasible schedule of TEL ``UB``, any schedule with TEL ``<= UB`` has
 ``x_i - a_i <= UB - sum_j o_j`` (the *plain* window of the issue), and, sharper,
 ``x_i - a_i <= UB - o_i - LB(I - i)`` where ``LB(I - i)`` is a lower bound on the optimum of
-the instance without ``i`` (the other requests form a feasible schedule of it, so their part
+the instance without ``i`` (the best cheap bound, and for bursts of up to
+:data:`~.chain.CHAIN_MAX_N` requests also the chain bound, which one dynamic program gives for
+every ``I - i``) (the other requests form a feasible schedule of it, so their part
 of the TEL is at least that). Every optimal schedule lies inside either window, so the
 restricted program has the same optimum, and its relaxations give valid lower bounds.
 
@@ -35,6 +37,7 @@ import numpy as np
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.bounds import best_lower_bound
+from geosched.reference_impl.opt.chain import chain_subset_bounds
 
 __all__ = ["TimeIndexedModel", "build_model", "start_windows", "solve_milp", "solve_lp_relaxation"]
 
@@ -46,12 +49,17 @@ def start_windows(instance: Instance, upper_bound: int, *, tight: bool = True) -
     """
     requests = instance.requests
     total_output = sum(r.output for r in requests)
+    subset_bounds = chain_subset_bounds(instance) if tight else None
+    everyone = (1 << len(requests)) - 1
     windows = []
     for position, r in enumerate(requests):
         slack = upper_bound - total_output
         if tight and len(requests) > 1:
             rest = Instance(instance.memory, requests[:position] + requests[position + 1 :])
-            slack = max(0, upper_bound - r.output - best_lower_bound(rest).value)
+            rest_bound = best_lower_bound(rest).value
+            if subset_bounds is not None:
+                rest_bound = max(rest_bound, int(subset_bounds[everyone ^ (1 << position)]))
+            slack = max(0, upper_bound - r.output - rest_bound)
         windows.append((r.arrival, r.arrival + max(0, slack)))
     return windows
 

@@ -1,0 +1,161 @@
+"""The big-request chain bound: a subset dynamic program over completion orders (burst arrivals).
+
+Notation as in :mod:`.bounds`: request ``i`` has prompt ``s_i``, output ``o_i``, peak
+``p_i = s_i + o_i``, volume ``v_i``; start ``x_i``, completion ``C_i = x_i + o_i``. Call ``i``
+*big* when ``2 p_i > M``.
+
+**Separation** (the rule behind the ``cpsat-completion`` model). If ``C_i <= C_j`` then
+``C_j - C_i >= sep(i, j) = max(0, min(o_j, p_i + p_j - M))``: at step ``C_i`` request ``i``
+holds ``p_i``; either ``j`` has not started (``C_j >= C_i + o_j``) or it holds
+``s_j + (C_i - x_j) <= M - p_i`` tokens, so ``C_j - C_i = o_j - (C_i - x_j) >= p_i + p_j - M``.
+Two big requests have ``p_i + p_j > M``, so they never complete at the same step and every
+pair of them is separated: the big requests run almost one after another, which volume
+arguments (Kong et al., arXiv 2606.22327, Prop. 3.1) cannot see.
+
+**The relaxation.** Fix any feasible schedule and order its requests by completion,
+``pi(1), ..., pi(n)`` (ties only between requests with ``p_i + p_j <= M``, broken
+arbitrarily). With ``T_k = {pi(1..k)}`` and ``b`` the last big request among
+``pi(1..k-1)``:
+
+``C_pi(k) >= c_k = max(o_pi(k), ceil(V(T_k) / M), C_b + sep(b, pi(k)))``
+
+(the requests of ``T_k`` hold their whole volume ``V(T_k)`` by step ``C_pi(k)``, at most ``M``
+tokens per step). Minimising ``sum_k c_k`` over orders is a relaxation of min TEL. The dynamic
+program runs over states ``(S, b)``, ``S`` the set completed first and ``b`` its last big
+request: ``G(S, b)`` is a lower bound on ``sum_{i in S} C_i`` and ``D(S, b)`` a lower bound on
+``C_b``, over every order reaching the state. Appending ``j``:
+``c = max(o_j, ceil(V(S + j) / M), D(S, b) + sep(b, j))``, ``G(S + j, b') <= G(S, b) + c``, and
+``D(S + j, j) <= c`` if ``j`` is big (else ``D`` is carried). Keeping the two minima apart
+(rather than a Pareto front) only weakens the bound: by induction on ``k``, every order's
+prefix has ``G <= sum C`` and ``D <= C_b``. So ``f(S) = min_b G(S, b) <= TEL(OPT of S)``
+for every subset ``S`` at once (the recursion over prefixes of ``S`` does not depend on the
+other requests), which :func:`~.timeindexed.start_windows` uses for its ``LB(I - i)``.
+
+Cost: ``O(2^n n (n_big + 1))`` time and ``8 * 2^n (n_big + 1)`` bytes, so it is offered up to
+:data:`CHAIN_MAX_N` requests (about 1 s and 100 MB at ``n = 20``). On the benchmark's
+``n = 20`` instances it raises the best cheap bound from 905 / 928 / 1128 to
+999 / 1284 / 1406 (``benchmarks/RESULTS.md``, section 2). This module's own bound.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> inst = burst_instance(10, [(1, 8), (1, 8)])  # two big requests: one after the other
+>>> chain_bound(inst).value                     # 8 + (8 + sep = min(8, 9 + 9 - 10))
+24
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt.bounds import LowerBound
+
+try:  # numba is a dependency; the fallback keeps the module importable (slowly) without it
+    from numba import njit
+except ImportError:  # pragma: no cover - exercised only without numba
+    def njit(*args, **kwargs):  # type: ignore[no-redef]
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+__all__ = ["CHAIN_MAX_N", "chain_subset_bounds", "chain_bound"]
+
+CHAIN_MAX_N = 20  # 2^20 states x (big + 1) x 8 bytes: about 100 MB at n = 20
+
+
+@njit(cache=True)
+def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested through chain_subset_bounds
+    n = prompt.size
+    peak = prompt + output
+    big_index = np.full(n, -1, np.int64)
+    n_big = 0
+    for i in range(n):
+        if 2 * peak[i] > memory:
+            big_index[i] = n_big
+            n_big += 1
+    big_request = np.empty(n_big, np.int64)
+    for i in range(n):
+        if big_index[i] >= 0:
+            big_request[big_index[i]] = i
+    volume = prompt * output + output * (output + 1) // 2
+    n_sets = 1 << n
+    width = n_big + 1  # column n_big: no big request completed yet
+    unreached = np.int64(1) << 40
+    total = np.full(n_sets * width, unreached, np.int64)
+    last_big_completion = np.full(n_sets * width, unreached, np.int64)
+    set_volume = np.zeros(n_sets, np.int64)
+    for subset in range(1, n_sets):
+        low = 0
+        while not (subset >> low) & 1:
+            low += 1
+        set_volume[subset] = set_volume[subset & ~(1 << low)] + volume[low]
+    total[n_big] = 0
+    last_big_completion[n_big] = 0
+    best = np.full(n_sets, unreached, np.int64)
+    for subset in range(n_sets):
+        for column in range(width):
+            g = total[subset * width + column]
+            if g >= unreached:
+                continue
+            if g < best[subset]:
+                best[subset] = g
+            d = last_big_completion[subset * width + column]
+            for j in range(n):
+                if (subset >> j) & 1:
+                    continue
+                grown = subset | (1 << j)
+                c = output[j]
+                by_volume = (set_volume[grown] + memory - 1) // memory
+                if by_volume > c:
+                    c = by_volume
+                if column < n_big:
+                    gap = peak[big_request[column]] + peak[j] - memory
+                    if gap > output[j]:
+                        gap = output[j]
+                    if gap > 0 and d + gap > c:
+                        c = d + gap
+                if big_index[j] >= 0:
+                    key = grown * width + big_index[j]
+                    carried = c
+                else:
+                    key = grown * width + column
+                    carried = d
+                if g + c < total[key]:
+                    total[key] = g + c
+                if carried < last_big_completion[key]:
+                    last_big_completion[key] = carried
+    return best
+
+
+def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
+    """``f[S]`` for every subset ``S`` (bit ``i`` = ``instance.requests[i]``): a lower bound on
+    the optimal TEL of the burst instance made of ``S`` alone (module docstring).
+
+    ``None`` when some request arrives after step 0 or ``n > CHAIN_MAX_N``.
+    """
+    if not instance.is_burst or instance.n > CHAIN_MAX_N:
+        return None
+    key = (instance.memory, tuple((r.prompt, r.output) for r in instance.requests))
+    if key not in _recent:
+        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
+        output = np.array([r.output for r in instance.requests], dtype=np.int64)
+        if len(_recent) >= 2:  # the solver asks for the same instance a few times in a row
+            _recent.pop(next(iter(_recent)))
+        _recent[key] = _chain_dp(prompt, output, np.int64(instance.memory))
+    return _recent[key]
+
+
+_recent: dict[tuple, np.ndarray] = {}
+
+
+def chain_bound(instance: Instance) -> LowerBound | None:
+    """``TEL(OPT) >= f(all requests)`` (module docstring); ``None`` where not offered."""
+    if instance.n == 0:
+        return LowerBound("chain", 0, "empty instance")
+    f = chain_subset_bounds(instance)
+    if f is None:
+        return None
+    return LowerBound("chain", int(f[-1]),
+                      "this package: subset DP over completion orders with big-request separation "
+                      "(geosched.reference_impl.opt.chain)")
