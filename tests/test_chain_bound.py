@@ -81,7 +81,11 @@ def test_not_offered_with_arrivals_or_too_many_requests():
     online = Instance(10, [Request("a", 0, 1, 3), Request("b", 2, 1, 3)])
     assert chain_bound(online) is None and chain_subset_bounds(online) is None
     many = burst_instance(10 * CHAIN_MAX_N, [(0, 1)] * (CHAIN_MAX_N + 1))
-    assert chain_bound(many) is None
+    assert chain_subset_bounds(many) is None
+    # too many for one table: the split bound; 21 one-step requests that all fit at once
+    # have OPT = 21, and both parts' bounds count one step per request
+    split = chain_bound(many)
+    assert "split" in split.source and split.value == CHAIN_MAX_N + 1
     assert chain_bound(Instance(5, [])).value == 0
 
 
@@ -112,3 +116,48 @@ def test_windows_with_the_chain_bound_keep_an_optimal_schedule(inst):
     # every optimal schedule lies inside the windows (timeindexed.py), this one included
     starts = [opt.starts[r.id] for r in inst.requests]
     assert all(lo <= x <= hi for x, (lo, hi) in zip(starts, windows)), (windows, starts)
+
+
+@settings(max_examples=40)
+@given(big_heavy_bursts(max_n=6))
+def test_split_bound_is_below_opt(inst):
+    # force the split path (tables of at most 3 requests) on instances brute force can solve
+    from geosched.reference_impl.opt import chain as chain_module
+
+    saved = chain_module.CHAIN_MAX_N
+    chain_module.CHAIN_MAX_N = 3
+    try:
+        bound = chain_module.chain_bound(inst)
+    finally:
+        chain_module.CHAIN_MAX_N = saved
+    assert bound is not None
+    if inst.n > 3:
+        assert "split" in bound.source
+    assert bound.value <= brute_force_opt(inst).tel
+
+
+@settings(max_examples=60)
+@given(big_heavy_bursts(max_n=6), st.sampled_from(["fcfs", "sjf", "svf"]), st.booleans())
+def test_big_no_overlap_intervals_are_disjoint_in_feasible_schedules(inst, policy, backfill):
+    # the implied constraint of cpsat._big_no_overlap, on simulator and brute-force schedules
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.simulator import simulate
+
+    memory = inst.memory
+    low_half, high_half = memory // 2, memory - memory // 2
+    big = [r for r in inst.requests if 2 * (r.prompt + r.output) > memory]
+    if len(big) < 2:
+        return
+    top_prompt = max(r.prompt for r in big)
+    for starts in (simulate(inst, policy, backfill=backfill).starts, brute_force_opt(inst).starts):
+        assert check_schedule(inst, starts).feasible
+        spans = []
+        for r in big:
+            done = starts[r.id] + r.output
+            before = r.prompt + r.output - high_half
+            after = min(r.prompt + r.output - low_half, high_half - top_prompt)
+            if before + after > 0:
+                spans.append((done - before, done + after))
+        spans.sort()
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            assert end <= start, (spans, starts)

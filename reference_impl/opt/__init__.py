@@ -27,13 +27,14 @@ from geosched.reference_impl.opt.bounds import (
     volume_prefix_bound,
 )
 from geosched.reference_impl.opt.brute import brute_force_opt
-from geosched.reference_impl.opt.chain import CHAIN_MAX_N, chain_bound, chain_subset_bounds
+from geosched.reference_impl.opt.chain import CHAIN_MAX_N, CHAIN_MAX_STATES, chain_bound, chain_subset_bounds
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
 from geosched.reference_impl.opt.result import OptResult
 from geosched.reference_impl.opt.solve import METHODS, solve_opt
 
 __all__ = [
     "CHAIN_MAX_N",
+    "CHAIN_MAX_STATES",
     "METHODS",
     "LowerBound",
     "OptResult",

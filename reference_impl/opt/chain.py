@@ -31,9 +31,10 @@ prefix has ``G <= sum C`` and ``D <= C_b``. So ``f(S) = min_b G(S, b) <= TEL(OPT
 for every subset ``S`` at once (the recursion over prefixes of ``S`` does not depend on the
 other requests), which :func:`~.timeindexed.start_windows` uses for its ``LB(I - i)``.
 
-Cost: ``O(2^n n (n_big + 1))`` time and ``8 * 2^n (n_big + 1)`` bytes, so it is offered up to
-:data:`CHAIN_MAX_N` requests (about 1 s and 100 MB at ``n = 20``). On the benchmark's
-``n = 20`` instances it raises the best cheap bound from 905 / 928 / 1128 to
+Cost: ``O(2^n n (n_big + 1))`` time and ``8 * 2^n (n_big + 1)`` bytes, so the full table is
+built up to :data:`CHAIN_MAX_N` requests and :data:`CHAIN_MAX_STATES` states (about 1 s and
+100 MB at ``n = 20``); larger bursts get the split bound of :func:`chain_bound`. On the
+benchmark's ``n = 20`` instances it raises the best cheap bound from 905 / 928 / 1128 to
 999 / 1284 / 1406 (``benchmarks/RESULTS.md``, section 2). This module's own bound.
 
 Example
@@ -59,9 +60,10 @@ except ImportError:  # pragma: no cover - exercised only without numba
             return args[0]
         return lambda f: f
 
-__all__ = ["CHAIN_MAX_N", "chain_subset_bounds", "chain_bound"]
+__all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound"]
 
-CHAIN_MAX_N = 20  # 2^20 states x (big + 1) x 8 bytes: about 100 MB at n = 20
+CHAIN_MAX_N = 20  # requests in one table
+CHAIN_MAX_STATES = 1 << 24  # (subset, last big) pairs; two int32 tables: at most 128 MiB
 
 
 @njit(cache=True)
@@ -81,9 +83,9 @@ def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested th
     volume = prompt * output + output * (output + 1) // 2
     n_sets = 1 << n
     width = n_big + 1  # column n_big: no big request completed yet
-    unreached = np.int64(1) << 40
-    total = np.full(n_sets * width, unreached, np.int64)
-    last_big_completion = np.full(n_sets * width, unreached, np.int64)
+    unreached = np.int32(1 << 30)  # TELs of instances this small stay far below 2^30
+    total = np.full(n_sets * width, unreached, np.int32)
+    last_big_completion = np.full(n_sets * width, unreached, np.int32)
     set_volume = np.zeros(n_sets, np.int64)
     for subset in range(1, n_sets):
         low = 0
@@ -92,7 +94,7 @@ def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested th
         set_volume[subset] = set_volume[subset & ~(1 << low)] + volume[low]
     total[n_big] = 0
     last_big_completion[n_big] = 0
-    best = np.full(n_sets, unreached, np.int64)
+    best = np.full(n_sets, unreached, np.int32)
     for subset in range(n_sets):
         for column in range(width):
             g = total[subset * width + column]
@@ -128,13 +130,20 @@ def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested th
     return best
 
 
+def _states(instance_or_requests, memory: int) -> int:
+    requests = getattr(instance_or_requests, "requests", instance_or_requests)
+    n_big = sum(1 for r in requests if 2 * (r.prompt + r.output) > memory)
+    return (1 << len(requests)) * (n_big + 1)
+
+
 def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
     """``f[S]`` for every subset ``S`` (bit ``i`` = ``instance.requests[i]``): a lower bound on
     the optimal TEL of the burst instance made of ``S`` alone (module docstring).
 
-    ``None`` when some request arrives after step 0 or ``n > CHAIN_MAX_N``.
+    ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N`` or the table would
+    exceed :data:`CHAIN_MAX_STATES` entries.
     """
-    if not instance.is_burst or instance.n > CHAIN_MAX_N:
+    if not instance.is_burst or instance.n > CHAIN_MAX_N or _states(instance, instance.memory) > CHAIN_MAX_STATES:
         return None
     key = (instance.memory, tuple((r.prompt, r.output) for r in instance.requests))
     if key not in _recent:
@@ -150,12 +159,44 @@ _recent: dict[tuple, np.ndarray] = {}
 
 
 def chain_bound(instance: Instance) -> LowerBound | None:
-    """``TEL(OPT) >= f(all requests)`` (module docstring); ``None`` where not offered."""
+    """``TEL(OPT) >= f(all requests)`` (module docstring); for larger bursts a split bound.
+
+    **Split.** For any partition of the requests into ``A`` and ``B``, the TEL of a schedule
+    is the sum of the two parts' TELs, and each part is a feasible schedule of its own burst
+    instance (removing requests only frees memory), so ``TEL(OPT) >= f(A) + LB(B)`` with
+    ``LB`` the best cheap bound (:func:`~.bounds.best_lower_bound`). ``A`` is grown from the
+    largest peaks down (where the separations are) while the table stays within
+    :data:`CHAIN_MAX_STATES` entries and :data:`CHAIN_MAX_N` requests, or is the set of big
+    requests (when its table fits); the larger of the two values is returned.
+
+    ``None`` with arrivals (the volume and separation steps assume a burst).
+    """
+    if not instance.is_burst:
+        return None
     if instance.n == 0:
         return LowerBound("chain", 0, "empty instance")
+    source = ("this package: subset DP over completion orders with big-request separation "
+              "(geosched.reference_impl.opt.chain)")
     f = chain_subset_bounds(instance)
-    if f is None:
+    if f is not None:
+        return LowerBound("chain", int(f[-1]), source)
+    from geosched.reference_impl.opt.bounds import best_lower_bound
+
+    memory = instance.memory
+    by_peak = sorted(instance.requests, key=lambda r: -(r.prompt + r.output))
+    size = 0
+    while size < min(CHAIN_MAX_N, len(by_peak)) and _states(by_peak[: size + 1], memory) <= CHAIN_MAX_STATES:
+        size += 1
+    n_big = sum(1 for r in by_peak if 2 * (r.prompt + r.output) > memory)
+    best = None
+    for cut, what in ((size, f"the {size} largest peaks"), (n_big, f"the {n_big} big requests")):
+        part = Instance(memory, by_peak[:cut])
+        table = chain_subset_bounds(part) if cut else None
+        if table is None:
+            continue
+        value = int(table[-1]) + best_lower_bound(Instance(memory, by_peak[cut:])).value
+        if best is None or value > best[0]:
+            best = (value, what)
+    if best is None:
         return None
-    return LowerBound("chain", int(f[-1]),
-                      "this package: subset DP over completion orders with big-request separation "
-                      "(geosched.reference_impl.opt.chain)")
+    return LowerBound("chain", best[0], source + f"; split: chain over {best[1]} + cheap bound of the rest")
