@@ -161,3 +161,31 @@ def test_big_no_overlap_intervals_are_disjoint_in_feasible_schedules(inst, polic
         spans.sort()
         for (_, end), (start, _) in zip(spans, spans[1:]):
             assert end <= start, (spans, starts)
+
+
+def test_highs_root_bound_step_proves_a_small_instance():
+    # the README instance: HiGHS solves the tight-window program outright, so the step returns
+    # the optimum as bound and its schedule (TEL 9, worked by hand in test_opt.py)
+    from geosched.reference_impl.opt.solve import _with_milp_bound
+
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    raw = {"starts": None, "dual_bound": None, "message": "search stopped"}
+    out = _with_milp_bound(inst, raw, incumbent_tel=13, time_limit=10)
+    assert out["dual_bound"] == 9
+    assert sum(out["starts"][r.id] + r.output for r in inst.requests) == 9
+    assert "HiGHS root bound 9" in out["message"]
+
+
+@pytest.mark.slow
+def test_highs_root_bound_step_stays_below_the_optimum():
+    from geosched.reference_impl.opt import heuristic_schedule
+    from geosched.reference_impl.opt.solve import _with_milp_bound
+
+    inst = generate("burst", n=10, seed=0)
+    reference = solve_opt(inst, method="cpsat", time_limit=300)  # the cumulative model's own proof
+    assert reference.status == "optimal"
+    starts = heuristic_schedule(inst)
+    heuristic_tel = sum(starts[r.id] + r.output for r in inst.requests)
+    out = _with_milp_bound(inst, {"starts": None, "dual_bound": None, "message": ""}, heuristic_tel, time_limit=3)
+    assert "HiGHS root bound" in out["message"]
+    assert out["dual_bound"] is None or out["dual_bound"] <= reference.tel

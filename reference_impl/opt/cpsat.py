@@ -26,8 +26,9 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
   (:func:`_completion_model`): memory is checked at completion steps, where it peaks, plus
   the pairwise separation rule; tight windows, hint, symmetry breaking and the objective cut
   as in ``cpsat``; no decision strategy (CP-SAT's default search). Proved the n = 10
-  benchmark instances in 0.3-2.1 s against 5.7-11.9 s for ``cpsat`` (same run); like every model here it does not close
-  the gap at n >= 15 (see ``benchmarks/RESULTS.md``, section 2).
+  benchmark instances in 0.1-0.9 s against 1.7-6.2 s for ``cpsat`` (same run); like every
+  model here it does not close the gap at n = 20 within 60 s (``benchmarks/RESULTS.md``,
+  section 2).
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.
