@@ -24,7 +24,8 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
 * ``cpsat-hybrid``: ``cpsat-ti-dom`` and the cumulative model together, starts channelled.
 * ``cpsat-completion`` (the default, ``auto``): completion times only
   (:func:`_completion_model`): memory is checked at completion steps, where it peaks, plus
-  the pairwise separation rule; tight windows, hint, symmetry breaking and the objective cut
+  the pairwise separation rule and its no-overlap form for big requests
+  (:func:`_big_no_overlap`); tight windows, hint, symmetry breaking and the objective cut
   as in ``cpsat``; no decision strategy (CP-SAT's default search). Proved the n = 10
   benchmark instances in 0.1-0.9 s against 1.7-6.2 s for ``cpsat`` (same run); like every
   model here it does not close the gap at n = 20 within 60 s (``benchmarks/RESULTS.md``,
