@@ -139,28 +139,30 @@ def test_split_bound_is_below_opt(inst):
 @settings(max_examples=60)
 @given(big_heavy_bursts(max_n=6), st.sampled_from(["fcfs", "sjf", "svf"]), st.booleans())
 def test_big_no_overlap_intervals_are_disjoint_in_feasible_schedules(inst, policy, backfill):
-    # the implied constraint of cpsat._big_no_overlap, on simulator and brute-force schedules
+    # the implied constraint of the cpsat-completion model, on simulator and brute-force schedules
     from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.opt.cpsat import big_separation_spans
     from geosched.reference_impl.simulator import simulate
 
-    memory = inst.memory
-    low_half, high_half = memory // 2, memory - memory // 2
-    big = [r for r in inst.requests if 2 * (r.prompt + r.output) > memory]
-    if len(big) < 2:
-        return
-    top_prompt = max(r.prompt for r in big)
+    spans = big_separation_spans(inst)
     for starts in (simulate(inst, policy, backfill=backfill).starts, brute_force_opt(inst).starts):
         assert check_schedule(inst, starts).feasible
-        spans = []
-        for r in big:
-            done = starts[r.id] + r.output
-            before = r.prompt + r.output - high_half
-            after = min(r.prompt + r.output - low_half, high_half - top_prompt)
-            if before + after > 0:
-                spans.append((done - before, done + after))
-        spans.sort()
-        for (_, end), (start, _) in zip(spans, spans[1:]):
-            assert end <= start, (spans, starts)
+        occupied = []
+        for i, (before, after) in spans.items():
+            done = starts[inst.requests[i].id] + inst.requests[i].output
+            occupied.append((done - before, done + after))
+        occupied.sort()
+        for (_, end), (start, _) in zip(occupied, occupied[1:]):
+            assert end <= start, (occupied, starts)
+
+
+def test_big_separation_spans_by_hand():
+    # M = 10 (M1 = M2 = 5); big: (1, 8) peak 9 and (2, 5) peak 7; (0, 3) peak 3 is not big.
+    # s* = 2: a = p - 5, b = min(p - 5, 5 - 2): (1, 8) -> (4, 3); (2, 5) -> (2, 2)
+    inst = burst_instance(10, [(1, 8), (0, 3), (2, 5)])
+    from geosched.reference_impl.opt.cpsat import big_separation_spans
+
+    assert big_separation_spans(inst) == {0: (4, 3), 2: (2, 2)}
 
 
 def test_highs_root_bound_step_proves_a_small_instance():

@@ -47,10 +47,12 @@ Example
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from geosched.reference_impl.model import Instance
-from geosched.reference_impl.opt.bounds import LowerBound
+from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.opt.bounds import LowerBound, best_lower_bound
 
 try:  # numba is a dependency; the fallback keeps the module importable (slowly) without it
     from numba import njit
@@ -60,16 +62,20 @@ except ImportError:  # pragma: no cover - exercised only without numba
             return args[0]
         return lambda f: f
 
-__all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound"]
+__all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound", "is_big"]
 
 CHAIN_MAX_N = 20  # requests in one table
 CHAIN_MAX_STATES = 1 << 24  # (subset, last big) pairs; two int32 tables: at most 128 MiB
 
 
+def is_big(request: Request, memory: int) -> bool:
+    """``2 p_i > M``: two such requests are always separated (module docstring)."""
+    return 2 * request.peak > memory
+
+
 @njit(cache=True)
-def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested through chain_subset_bounds
-    n = prompt.size
-    peak = prompt + output
+def _chain_dp(output, peak, volume, memory):  # pragma: no cover - compiled; tested through chain_subset_bounds
+    n = output.size
     big_index = np.full(n, -1, np.int64)
     n_big = 0
     for i in range(n):
@@ -80,7 +86,6 @@ def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested th
     for i in range(n):
         if big_index[i] >= 0:
             big_request[big_index[i]] = i
-    volume = prompt * output + output * (output + 1) // 2
     n_sets = 1 << n
     width = n_big + 1  # column n_big: no big request completed yet
     unreached = np.int32(1 << 30)  # TELs of instances this small stay far below 2^30
@@ -130,10 +135,8 @@ def _chain_dp(prompt, output, memory):  # pragma: no cover - compiled; tested th
     return best
 
 
-def _states(instance_or_requests, memory: int) -> int:
-    requests = getattr(instance_or_requests, "requests", instance_or_requests)
-    n_big = sum(1 for r in requests if 2 * (r.prompt + r.output) > memory)
-    return (1 << len(requests)) * (n_big + 1)
+def _states(requests, memory: int) -> int:
+    return (1 << len(requests)) * (sum(1 for r in requests if is_big(r, memory)) + 1)
 
 
 def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
@@ -141,21 +144,22 @@ def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
     the optimal TEL of the burst instance made of ``S`` alone (module docstring).
 
     ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N`` or the table would
-    exceed :data:`CHAIN_MAX_STATES` entries.
+    exceed :data:`CHAIN_MAX_STATES` entries. The table is read-only (shared by a small cache:
+    the solver asks for the same instance several times in a row).
     """
-    if not instance.is_burst or instance.n > CHAIN_MAX_N or _states(instance, instance.memory) > CHAIN_MAX_STATES:
+    if not instance.is_burst or instance.n > CHAIN_MAX_N:
         return None
-    key = (instance.memory, tuple((r.prompt, r.output) for r in instance.requests))
-    if key not in _recent:
-        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
-        output = np.array([r.output for r in instance.requests], dtype=np.int64)
-        if len(_recent) >= 2:  # the solver asks for the same instance a few times in a row
-            _recent.pop(next(iter(_recent)))
-        _recent[key] = _chain_dp(prompt, output, np.int64(instance.memory))
-    return _recent[key]
+    if _states(instance.requests, instance.memory) > CHAIN_MAX_STATES:
+        return None
+    return _table(instance.memory, tuple((r.output, r.peak, r.volume) for r in instance.requests))
 
 
-_recent: dict[tuple, np.ndarray] = {}
+@lru_cache(maxsize=4)
+def _table(memory: int, lengths: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+    output, peak, volume = (np.array([row[k] for row in lengths], dtype=np.int64) for k in range(3))
+    table = _chain_dp(output, peak, volume, np.int64(memory))
+    table.flags.writeable = False
+    return table
 
 
 def chain_bound(instance: Instance) -> LowerBound | None:
@@ -180,14 +184,12 @@ def chain_bound(instance: Instance) -> LowerBound | None:
     f = chain_subset_bounds(instance)
     if f is not None:
         return LowerBound("chain", int(f[-1]), source)
-    from geosched.reference_impl.opt.bounds import best_lower_bound
-
     memory = instance.memory
-    by_peak = sorted(instance.requests, key=lambda r: -(r.prompt + r.output))
+    by_peak = sorted(instance.requests, key=lambda r: -r.peak)
     size = 0
     while size < min(CHAIN_MAX_N, len(by_peak)) and _states(by_peak[: size + 1], memory) <= CHAIN_MAX_STATES:
         size += 1
-    n_big = sum(1 for r in by_peak if 2 * (r.prompt + r.output) > memory)
+    n_big = sum(1 for r in by_peak if is_big(r, memory))
     best = None
     for cut, what in ((size, f"the {size} largest peaks"), (n_big, f"the {n_big} big requests")):
         part = Instance(memory, by_peak[:cut])

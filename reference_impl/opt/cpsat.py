@@ -43,9 +43,10 @@ from typing import Any
 import numpy as np
 
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt.chain import is_big
 from geosched.reference_impl.opt.timeindexed import build_model, start_windows
 
-__all__ = ["solve_cpsat", "CPSAT_METHODS"]
+__all__ = ["solve_cpsat", "CPSAT_METHODS", "big_separation_spans"]
 
 CPSAT_METHODS = ("cpsat", "cpsat-completion", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom",
                  "cpsat-hybrid")
@@ -202,36 +203,48 @@ def _completion_model(model_cp, instance: Instance, upper_bound: int):
     return completions, starts, objective
 
 
-def _big_no_overlap(model_cp, instance: Instance, completions, windows) -> None:
-    """The separation of big requests as one ``AddNoOverlap`` (implied; for propagation).
+def big_separation_spans(instance: Instance) -> dict[int, tuple[int, int]]:
+    """``{i: (a_i, b_i)}``: big request ``i`` occupies ``[C_i - a_i, C_i + b_i)``, and these
+    intervals are pairwise disjoint in every feasible schedule (burst or not).
 
-    Big: ``2 p_i > M``. With ``M = M1 + M2`` (``M1 = floor(M/2)``) and ``s* = max s`` over the
-    big requests, give big ``i`` the interval ``[C_i - a_i, C_i + b_i)`` with
-    ``a_i = p_i - M2`` and ``b_i = min(p_i - M1, M2 - s*)``. For big ``i`` completing no later
-    than big ``j``, ``a_j + b_i <= (p_j - M2) + (p_i - M1) = p_i + p_j - M`` and
-    ``a_j + b_i <= p_j - s* <= o_j``, so ``a_j + b_i <= sep(i, j) <= C_j - C_i`` (pairwise
-    separation, :func:`_completion_model`): the intervals are disjoint in every feasible
-    schedule. Intervals of size ``a_i + b_i <= 0`` are left out. Unlike the pairwise
-    disjunctions, one no-overlap constraint lets CP-SAT reason on all big requests at once
-    (edge finding, energy); it sped up proofs 1.6-8x at n = 12-14 (``benchmarks/RESULTS.md``).
+    Big: ``2 p_i > M`` (:func:`~.chain.is_big`). With ``M = M1 + M2`` (``M1 = floor(M/2)``)
+    and ``s* = max s`` over the big requests, ``a_i = p_i - M2`` and
+    ``b_i = min(p_i - M1, M2 - s*)``. For big ``i`` completing no later than big ``j``,
+    ``a_j + b_i <= (p_j - M2) + (p_i - M1) = p_i + p_j - M`` and ``a_j + b_i <= p_j - s* <= o_j``,
+    so ``a_j + b_i <= sep(i, j) <= C_j - C_i`` (pairwise separation, :func:`_completion_model`).
+    Requests whose interval would be empty (``a_i + b_i <= 0``) are left out, as is
+    everything when fewer than two requests are big.
     """
     memory = instance.memory
     low_half, high_half = memory // 2, memory - memory // 2
-    big = [i for i, r in enumerate(instance.requests) if 2 * (r.prompt + r.output) > memory]
+    big = [i for i, r in enumerate(instance.requests) if is_big(r, memory)]
     if len(big) < 2:
-        return
+        return {}
     top_prompt = max(instance.requests[i].prompt for i in big)
-    intervals = []
+    spans = {}
     for i in big:
-        peak = instance.requests[i].prompt + instance.requests[i].output
+        peak = instance.requests[i].peak
         before, after = peak - high_half, min(peak - low_half, high_half - top_prompt)
-        if before + after <= 0:
-            continue
+        if before + after > 0:
+            spans[i] = (before, after)
+    return spans
+
+
+def _big_no_overlap(model_cp, instance: Instance, completions, windows) -> None:
+    """:func:`big_separation_spans` as one ``AddNoOverlap`` (implied; for propagation).
+
+    Unlike the pairwise disjunctions, one no-overlap constraint lets CP-SAT reason on all big
+    requests at once (edge finding, energy); it sped up proofs 1.6-8x at n = 12-14
+    (``benchmarks/RESULTS.md``).
+    """
+    intervals = []
+    for i, (before, after) in big_separation_spans(instance).items():
         output, (earliest, latest) = instance.requests[i].output, windows[i]
         start = model_cp.NewIntVar(earliest + output - before, latest + output - before, f"tail{i}")
         model_cp.Add(start == completions[i] - before)
         intervals.append(model_cp.NewFixedSizeIntervalVar(start, before + after, f"big{i}"))
-    model_cp.AddNoOverlap(intervals)
+    if intervals:
+        model_cp.AddNoOverlap(intervals)
 
 
 def solve_cpsat(

@@ -96,25 +96,36 @@ LP_MIN_N = 8  # below this CP-SAT proves optimality quickly; no LP needed
 MILP_SHARE = 0.4  # of the time limit, for HiGHS's root cuts where the chain table exists
 
 
+def _best_known_tel(instance: Instance, raw: dict, incumbent_tel: int) -> int:
+    """The smaller of the incumbent's TEL and the search's (its schedule may be missing)."""
+    return incumbent_tel if raw["starts"] is None else min(incumbent_tel, _tel(instance, raw["starts"]))
+
+
+def _raise_dual(raw: dict, bound: float | None, label: str, missing: str) -> dict:
+    """A copy of ``raw`` whose dual bound is at least ``bound`` (``None``: nothing proved, and
+    the message says ``label missing``)."""
+    raw = dict(raw)
+    raw["message"] += f"; {label} " + (missing if bound is None else f"{math.ceil(bound - 1e-6)}")
+    if bound is not None and (raw["dual_bound"] is None or bound > raw["dual_bound"]):
+        raw["dual_bound"] = float(bound)
+    return raw
+
+
 def _with_milp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_limit: float) -> dict:
     """Raise a time-limited search's dual bound with HiGHS on the time-indexed program (tight
     windows from the best TEL known): its root cutting planes bound better than the LP
     relaxation. A HiGHS proof of optimality, or a better schedule, is used as well."""
-    best, starts = incumbent_tel, raw["starts"]
-    if starts is not None:
-        best = min(best, _tel(instance, starts))
+    best = _best_known_tel(instance, raw, incumbent_tel)
     outcome = solve_milp(build_model(instance, upper_bound=best, tight=True), time_limit=time_limit)
-    raw = dict(raw)
     bound = outcome["dual_bound"]
-    if outcome["starts"] is not None and _checked(instance, outcome["starts"], "HiGHS solution") < best:
-        raw["starts"] = outcome["starts"]
-        best = _tel(instance, outcome["starts"])
-    if outcome["proved"] and outcome["starts"] is not None:
-        bound = float(best)
-    raw["message"] += "; HiGHS root bound " + ("not reached" if bound is None else f"{math.ceil(bound - 1e-6)}")
-    if bound is not None and (raw["dual_bound"] is None or bound > raw["dual_bound"]):
-        raw["dual_bound"] = float(bound)
-    return raw
+    if outcome["starts"] is not None:
+        highs_tel = _checked(instance, outcome["starts"], "HiGHS solution")
+        if highs_tel < best:
+            raw = dict(raw, starts=outcome["starts"])
+            best = highs_tel
+        if outcome["proved"]:
+            bound = float(best)
+    return _raise_dual(raw, bound, "HiGHS root bound", "not reached")
 
 
 def _with_lp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_limit: float) -> dict:
@@ -122,18 +133,9 @@ def _with_lp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_limit
     the windows of the best TEL known (every schedule at least as good lies inside them)."""
     from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation
 
-    best = incumbent_tel
-    if raw["starts"] is not None:
-        best = min(best, _tel(instance, raw["starts"]))
-    value = solve_lp_relaxation(instance, upper_bound=best, time_limit=time_limit)
-    raw = dict(raw)
-    if value is None:
-        raw["message"] += "; LP bound not finished"
-    else:
-        raw["message"] += f"; LP bound {value}"
-        if raw["dual_bound"] is None or value > raw["dual_bound"]:
-            raw["dual_bound"] = float(value)
-    return raw
+    value = solve_lp_relaxation(instance, upper_bound=_best_known_tel(instance, raw, incumbent_tel),
+                                time_limit=time_limit)
+    return _raise_dual(raw, value, "LP bound", "not finished")
 
 
 def solve_opt(
