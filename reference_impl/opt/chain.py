@@ -50,17 +50,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
+from numba import njit  # a runtime dependency (pyproject); 2^20 states need compiled loops
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.bounds import LowerBound, best_lower_bound
-
-try:  # numba is a dependency; the fallback keeps the module importable (slowly) without it
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only without numba
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
 
 __all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound", "is_big"]
 
