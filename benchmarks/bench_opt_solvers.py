@@ -57,6 +57,12 @@ def _outcome(instance: Instance, proved: bool, starts: dict[str, int] | None, bo
     return {"proved": proved, "tel": tel, "bound": bound, "seconds": seconds, "note": note}
 
 
+def _binding_rows(ti) -> list[tuple[list[int], list[int]]]:
+    """The memory rows of a time-indexed model that can be violated, as plain lists."""
+    return [(cols.tolist(), coefs.tolist()) for binding, (cols, coefs) in zip(ti.row_binding, ti.memory_rows())
+            if binding]
+
+
 def _gurobi_compact(instance: Instance, upper_bound: int, hint: dict[str, int], lower: int, limit: float) -> dict:
     import gurobipy as gp
     from gurobipy import GRB
@@ -125,12 +131,8 @@ def _gurobi_time_indexed(instance: Instance, upper_bound: int, hint: dict[str, i
         x = model.addMVar(ti.n_vars, vtype=GRB.BINARY)
         for i in range(instance.n):
             model.addConstr(x[ti.request_vars(i)].sum() == 1)
-        rows = {}
-        for row, col, coef in zip(ti.rows.tolist(), ti.cols.tolist(), ti.coefs.tolist()):
-            rows.setdefault(row, []).append((col, coef))
-        for row, items in rows.items():
-            if ti.row_binding[row]:
-                model.addConstr(gp.quicksum(coef * x[col] for col, coef in items) <= instance.memory)
+        for cols, coefs in _binding_rows(ti):
+            model.addConstr(gp.quicksum(coef * x[col] for col, coef in zip(cols, coefs)) <= instance.memory)
         objective = ti.cost @ x
         model.addConstr(objective >= lower)
         model.setObjective(objective, GRB.MINIMIZE)
@@ -156,12 +158,8 @@ def _scip_time_indexed(instance: Instance, upper_bound: int, hint: dict[str, int
     x = [model.addVar(vtype="B") for _ in range(ti.n_vars)]
     for i in range(instance.n):
         model.addCons(quicksum(x[j] for j in ti.request_vars(i).tolist()) == 1)
-    rows = {}
-    for row, col, coef in zip(ti.rows.tolist(), ti.cols.tolist(), ti.coefs.tolist()):
-        rows.setdefault(row, []).append((col, coef))
-    for row, items in rows.items():
-        if ti.row_binding[row]:
-            model.addCons(quicksum(coef * x[col] for col, coef in items) <= instance.memory)
+    for cols, coefs in _binding_rows(ti):
+        model.addCons(quicksum(coef * x[col] for col, coef in zip(cols, coefs)) <= instance.memory)
     objective = quicksum(float(ti.cost[j]) * x[j] for j in range(ti.n_vars))
     model.addCons(objective >= lower)
     model.addCons(objective <= upper_bound)

@@ -71,16 +71,11 @@ def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, d
         start_exprs.append(cp_model.LinearExpr.WeightedSum([xs[j] for j in idx], ti.var_start[idx].tolist()))
     memory = instance.memory
     usage = {}
-    if ti.row_steps.size:
-        order = np.argsort(ti.rows, kind="stable")
-        rows, cols, coefs = ti.rows[order], ti.cols[order], ti.coefs[order]
-        bounds = np.searchsorted(rows, np.arange(ti.row_steps.size + 1))
-        for r in range(ti.row_steps.size):
-            lo, hi = bounds[r], bounds[r + 1]
-            expr = cp_model.LinearExpr.WeightedSum([xs[j] for j in cols[lo:hi].tolist()], coefs[lo:hi].tolist())
-            usage[int(ti.row_steps[r])] = expr
-            if ti.row_binding[r]:
-                model_cp.Add(expr <= memory)
+    for r, (cols, coefs) in enumerate(ti.memory_rows()):
+        expr = cp_model.LinearExpr.WeightedSum([xs[j] for j in cols.tolist()], coefs.tolist())
+        usage[int(ti.row_steps[r])] = expr
+        if ti.row_binding[r]:
+            model_cp.Add(expr <= memory)
     if dominance:
         _left_justified(model_cp, instance, ti, xs, usage)
     objective = cp_model.LinearExpr.WeightedSum(xs, ti.cost.tolist())

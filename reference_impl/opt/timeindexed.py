@@ -86,6 +86,14 @@ class TimeIndexedModel:
     def request_vars(self, i: int) -> np.ndarray:
         return np.nonzero(self.var_request == i)[0]
 
+    def memory_rows(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``(variables, coefficients)`` of each memory row, in ``row_steps`` order (the COO
+        nonzeros grouped by row, their order within a row kept)."""
+        order = np.argsort(self.rows, kind="stable")
+        cols, coefs = self.cols[order], self.coefs[order]
+        edges = np.searchsorted(self.rows[order], np.arange(self.row_steps.size + 1))
+        return [(cols[lo:hi], coefs[lo:hi]) for lo, hi in zip(edges[:-1], edges[1:])]
+
 
 def build_model(instance: Instance, *, upper_bound: int, tight: bool = True,
                 all_rows: bool = False) -> TimeIndexedModel:
