@@ -1,10 +1,38 @@
 """geosched: formal verification and theory companion to geometry-aware LLM scheduling.
 
-The top-level package is small: the version, the error hierarchy and the CLI. The work is
-done in the subpackages ``geosched.reference_impl`` (model, checker, policies, simulator,
-exact optimum), ``geosched.theory`` (symbolic derivations), ``geosched.verify`` (machine
-checks and the claims ledger) and ``geosched.adversary`` (worst-case instance search).
+``import geosched as gs`` gives the names a user needs; each is imported on first use, so
+that ``import geosched`` stays fast (no numpy, sympy, Z3 or OR-Tools until asked for):
+
+==================  ==================================================================
+``Instance``        a memory budget and requests (:mod:`geosched.reference_impl.model`)
+``Request``         one request: id, arrival, prompt and output tokens
+``load_workload``   an instance from a file, the shared trace or a generator spec
+``generate``        a synthetic workload by name (``burst``, ``poisson``, ``example``...)
+``simulate``        one policy on an instance (:mod:`geosched.reference_impl.simulator`)
+``compare``         several policies against OPT or a lower bound
+``check_schedule``  the independent referee of a schedule
+``solve_opt``       the exact offline optimum, with an honest status
+``lower_bound``     the best proved lower bound on TEL(OPT)
+``run_claims``      the claims ledger (:mod:`geosched.verify.ledger`)
+``derivation``      a claim's symbolic derivation (``.bound`` is a sympy expression)
+``hunt``            worst-case search with certified ratios
+``verify_witness``  re-verify a witness with the checker alone
+==================  ==================================================================
+
+Example
+-------
+>>> import geosched as gs
+>>> inst = gs.Instance(12, [gs.Request("a", 0, 6, 3), gs.Request("b", 0, 1, 5)])
+>>> gs.simulate(inst, "svf").starts
+{'a': 5, 'b': 0}
+>>> gs.check_schedule(inst, {"a": 0, "b": 3}).metrics.tel
+11
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from geosched.errors import (
     GeoschedError,
@@ -17,8 +45,38 @@ from geosched.errors import (
 
 __version__ = "0.1.0"
 
+# public name -> (module, attribute): resolved on first access by __getattr__
+_LAZY = {
+    "Instance": ("geosched.reference_impl.model", "Instance"),
+    "Request": ("geosched.reference_impl.model", "Request"),
+    "load_workload": ("geosched.reference_impl.workloads", "load_workload"),
+    "generate": ("geosched.reference_impl.workloads", "generate"),
+    "simulate": ("geosched.reference_impl.simulator", "simulate"),
+    "compare": ("geosched.reference_impl.compare", "compare"),
+    "check_schedule": ("geosched.reference_impl.checker", "check_schedule"),
+    "solve_opt": ("geosched.reference_impl.opt", "solve_opt"),
+    "lower_bound": ("geosched.reference_impl.opt", "lower_bound"),
+    "run_claims": ("geosched.verify.ledger", "run_claims"),
+    "derivation": ("geosched.theory", "get_derivation"),
+    "hunt": ("geosched.adversary.hunt", "hunt"),
+    "verify_witness": ("geosched.adversary.witness", "verify_witness"),
+}
+
 __all__ = [
     "__version__",
+    "Instance",
+    "Request",
+    "load_workload",
+    "generate",
+    "simulate",
+    "compare",
+    "check_schedule",
+    "solve_opt",
+    "lower_bound",
+    "run_claims",
+    "derivation",
+    "hunt",
+    "verify_witness",
     "GeoschedError",
     "InfeasibleScheduleError",
     "SolverError",
@@ -26,3 +84,29 @@ __all__ = [
     "ValidationError",
     "WorkloadFormatError",
 ]
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.witness import verify_witness
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.compare import compare
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.opt import lower_bound, solve_opt
+    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.workloads import generate, load_workload
+    from geosched.theory import get_derivation as derivation
+    from geosched.verify.ledger import run_claims
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'geosched' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module_name), attribute)
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

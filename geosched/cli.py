@@ -1,7 +1,7 @@
 """The ``geosched`` command line.
 
 Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``); the other
-subpackages contribute theirs through a module ``_cli`` exposing
+subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
 Every command takes ``--memory``, ``--seed`` and ``--json``. User errors (any
 :class:`~geosched.errors.GeoschedError`) print one line and exit 2, without a traceback.
@@ -18,38 +18,19 @@ from typing import Any
 
 from geosched import __version__
 from geosched.errors import GeoschedError, WorkloadFormatError
+from geosched.output import emit_json
 
-__all__ = ["main", "build_parser", "emit_json"]
+__all__ = ["main", "build_parser"]
 
+# Each subpackage owns its commands in a module ``commands`` with ``add_commands(subparsers,
+# common)``; a name that does not import is a bug, so it fails loudly.
 _EXTENSIONS = (
-    "geosched.verify._cli",
-    "geosched.theory._cli",
-    "geosched.adversary._cli",
-    "geosched.reference_impl.vllm._cli",
+    "geosched.verify.commands",
+    "geosched.theory.commands",
+    "geosched.adversary.commands",
 )
 
 DEFAULT_POLICIES = "fcfs,sjf,svf,svf1"
-
-
-def emit_json(data: Any) -> None:
-    """Print one JSON object on stdout (the ``--json`` contract)."""
-    print(json.dumps(data, indent=1, sort_keys=False, default=_json_default))
-
-
-def _json_default(value: Any) -> Any:
-    from fractions import Fraction
-
-    import numpy as np
-
-    if isinstance(value, Fraction):
-        return float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if hasattr(value, "to_dict"):
-        return value.to_dict()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -113,13 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=_cmd_check)
 
     for module_name in _EXTENSIONS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.add_commands(sub, common)
+        importlib.import_module(module_name).add_commands(sub, common)
     return parser
 
 
@@ -213,23 +188,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from geosched.reference_impl.opt import best_lower_bound, solve_opt
+    from geosched.reference_impl.compare import compare
 
     instance = _load(args, args.workload)
     policies = [p.strip() for p in args.policies.split(",") if p.strip()]
     if not policies:
         raise WorkloadFormatError("--policies: give at least one policy name")
-    rows = {}
-    for policy in policies:
-        rows[policy] = _run_policy(instance, policy, args)
-    lower = best_lower_bound(instance, chain=True)
-    opt_data = None
-    if args.opt:
-        best_heuristic = min(rows.values(), key=lambda r: r["tel"])
-        result = solve_opt(instance, time_limit=args.time_limit, warm_start=best_heuristic["starts"],
-                           progress=not args.json and sys.stderr.isatty())
-        opt_data = result.to_dict()
-    reference = opt_data["tel"] if opt_data and opt_data["status"] == "optimal" else None
+    result = compare(instance, policies, predictor=_predictor(args), backfill=args.backfill, opt=args.opt,
+                     time_limit=args.time_limit, progress=not args.json and sys.stderr.isatty())
+    opt_data = result.opt.to_dict() if result.opt is not None else None
     if args.json:
         emit_json({
             "workload": _workload_label(args),
@@ -237,31 +204,39 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             "n": instance.n,
             "alpha": float(instance.alpha),
             "seed": args.seed,
-            "policies": rows,
+            "policies": {row.policy: _row_dict(row) for row in result.rows},
             "opt": opt_data,
-            "lower_bound": lower.value,
-            "lower_bound_name": lower.name,
+            "lower_bound": result.lower_bound,
+            "lower_bound_name": result.lower_bound_name,
         })
         return 0
     print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}"
           f"  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
-    denominator_label = "/OPT" if reference is not None else "/LB"
-    denominator = reference if reference is not None else lower.value
+    denominator_label = "/OPT" if result.status == "opt" else "/LB"
     header = (f"{'policy':<8} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
               f"{denominator_label:>7}")
     print(header)
     print("-" * len(header))
-    for policy, row in rows.items():
-        ratio = row["tel"] / denominator if denominator else float("nan")
-        print(f"{policy:<8} {row['tel']:>10} {row['mean_latency']:>9.2f} {row['p95_latency']:>9.2f} "
-              f"{row['makespan']:>9} {row['throughput']:>9.2f} {row['evictions']:>6} {ratio:>7.3f}")
+    for row in result.rows:
+        ratio = f"{row.ratio:>7.3f}" if row.ratio is not None else f"{'-':>7}"
+        print(f"{row.policy:<8} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
+              f"{row.makespan:>9} {row.throughput:>9.2f} {row.evictions:>6} {ratio}")
     if opt_data is not None:
         status = opt_data["status"]
         tel = opt_data["tel"]
         print(f"{'OPT':<8} {tel if tel is not None else '-':>10}  status={status} dual_bound={opt_data['dual_bound']} "
               f"time={opt_data['wall_time']:.2f}s method={opt_data['method']}")
-    print(f"lower bound on OPT: {lower.value} ({lower.name})")
+    print(f"lower bound on OPT: {result.lower_bound} ({result.lower_bound_name})")
     return 0
+
+
+def _row_dict(row) -> dict[str, Any]:
+    data = row.to_dict()
+    data.pop("policy")
+    data.pop("ratio")
+    if not data["parameters"]:
+        data.pop("parameters")
+    return data
 
 
 def _cmd_opt(args: argparse.Namespace) -> int:

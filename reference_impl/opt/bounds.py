@@ -33,6 +33,7 @@ __all__ = [
     "lp_relaxation_bound",
     "best_lower_bound",
     "cheap_bounds",
+    "lower_bound",
 ]
 
 
@@ -261,3 +262,28 @@ def best_lower_bound(instance: Instance, *, chain: bool = False) -> LowerBound:
             best = b
     assert best is not None
     return best
+
+
+def lower_bound(instance: Instance, *, chain: bool = True) -> LowerBound:
+    """The best proved lower bound on ``TEL(OPT)`` that is cheap to compute.
+
+    Parameters
+    ----------
+    instance : Instance
+        The workload.
+    chain : bool
+        Include the chain bound (bursts of up to 20 requests, about 1 s at ``n = 20``).
+
+    Returns
+    -------
+    LowerBound
+        ``name``, ``value`` (an integer ``<= TEL(OPT)``) and ``source`` (the statement it rests
+        on). See :func:`best_lower_bound` for the bounds compared.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> lower_bound(burst_instance(12, [(6, 3), (1, 5)])).value
+    9
+    """
+    return best_lower_bound(instance, chain=chain)

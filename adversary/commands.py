@@ -60,7 +60,7 @@ def add_commands(subparsers, common) -> None:
 def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.adversary.hunt import hunt
     from geosched.adversary.search import SearchSpace
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
 
     if args.memory is None:
         raise ValidationError("--memory", None, "hunt needs --memory M")
@@ -88,7 +88,7 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
 
 def _cmd_check_witness(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import read_witness, verify_witness
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
 
     report = verify_witness(read_witness(args.file))
     if args.json:
@@ -108,7 +108,7 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
 
 def _cmd_family(args: argparse.Namespace) -> int:
     from geosched.adversary.families import evaluate_family
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
 
     report = evaluate_family(args.name, args.size)
     if args.json:
@@ -127,7 +127,7 @@ def _cmd_family(args: argparse.Namespace) -> int:
 def _cmd_z3(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import write_witness
     from geosched.adversary.z3search import Z3Bounds, bisect_ratio
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
 
     if args.memory is None:
         raise ValidationError("--memory", None, "z3-bisect needs --memory M")

@@ -21,7 +21,7 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
     from geosched.theory import get_derivation
 
     derivation = get_derivation(args.claim)

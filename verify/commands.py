@@ -25,7 +25,7 @@ def add_commands(subparsers, common) -> None:
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
-    from geosched.cli import emit_json
+    from geosched.output import emit_json
     from geosched.verify.ledger import run_claims
 
     seed = args.seed if args.seed is not None else 0

@@ -1,0 +1,7 @@
+"""``python -m geosched``: the same command line as the ``geosched`` script."""
+
+import sys
+
+from geosched.cli import main
+
+sys.exit(main())
