@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["add_commands"]
 
@@ -22,7 +23,7 @@ def _positive_float(text: str) -> float:
 
 def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)")
-    p.add_argument("--policy", required=True, choices=("sjf", "svf", "svf1", "fcfs"))
+    p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
     p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=_positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
@@ -45,7 +46,7 @@ def add_commands(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
-    p.add_argument("--policy", required=True, choices=("sjf", "svf", "fcfs"))
+    p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..10)")
     p.add_argument("--memory-max", type=int, default=None, help="M ranges over [--memory, --memory-max]")
     p.add_argument("--max-prompt", type=int, required=True)

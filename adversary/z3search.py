@@ -52,6 +52,7 @@ from fractions import Fraction
 from typing import Any
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = [
     "Z3Bounds",
@@ -68,7 +69,7 @@ __all__ = [
     "z3_hunt",
 ]
 
-Z3_POLICIES = ("fcfs", "sjf", "svf")
+Z3_POLICIES = policy_names(Capability.Z3)
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def _volume(b: Z3Bounds, si, oi):
 
 
 def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
-    """The priority order is the index order (keys non-decreasing; ties by index = id)."""
+    """The priority order is the index order (keys non-decreasing; ties by index = position)."""
     if policy == "fcfs":
         return []
     if policy == "sjf":

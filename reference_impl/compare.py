@@ -24,12 +24,13 @@ from geosched.errors import InfeasibleScheduleError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import OptResult, best_lower_bound, solve_opt
+from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.simulator import simulate
 from geosched.results import Result
 
 __all__ = ["PolicyRow", "Comparison", "compare", "DEFAULT_POLICIES"]
 
-DEFAULT_POLICIES = ("fcfs", "sjf", "svf", "svf1")
+DEFAULT_POLICIES = policy_names(Capability.FAST)  # the paper's four rules
 
 
 @dataclass(frozen=True)

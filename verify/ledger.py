@@ -474,14 +474,14 @@ def _jaillet_construction(claim: Claim, ctx: _Context) -> Evidence:
     """theory's adversarial arrivals: every implemented policy's TEL equals the greedy closed form, the
     witness schedule is feasible with the witness closed form, and TEL/witness grows with K."""
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.policies import POLICIES
+    from geosched.reference_impl.policies import policy_names
     from geosched.reference_impl.simulator import simulate
     from geosched.theory import jaillet_thm4_1 as fam
 
     label = "simulation:construction"
     t0 = time.perf_counter()
     sizes = (2, 3, 4, 5, 6, 8, 10) if ctx.thorough else (2, 3, 4, 5, 6)
-    policies = [p for p in ("fcfs", "sjf", "svf", "svf1") if p in POLICIES]
+    policies = list(policy_names())
     rows = []
     for k in sizes:
         instance = fam.adversarial_family(k)

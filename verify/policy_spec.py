@@ -3,11 +3,13 @@
 The specification (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv
 2502.07115, Algorithm 1) of one decision step ``t`` with memory ``M``, a running batch ``R``
 of ``(s_r, x_r, e_r)`` (prompt, start, end) and a *set* of waiting requests ``i`` with
-``(a_i, id_i, s_i, o_i)``:
+``(a_i, pos_i, s_i, o_i)`` (``pos_i`` the request's position in the instance):
 
-* **order**: ``k`` precedes ``i`` (``k < i``) iff ``(key_k, a_k, id_k)`` is lexicographically
+* **order**: ``k`` precedes ``i`` (``k < i``) iff ``(key_k, a_k, pos_k)`` is lexicographically
   smaller, with ``key = 2*s*o + o^2 + o`` (twice the volume, ``svf``), ``o`` (``sjf``) or
-  ``0`` (``fcfs``). Defined here, in Z3, independently of :mod:`geosched.reference_impl.policies`.
+  ``0`` (``fcfs``). Defined here, in Z3, independently of :mod:`geosched.reference_impl.policies`,
+  under the registry's names (:data:`SPEC_KEYS` covers exactly the policies registered with
+  the ``Z3`` capability; a test checks it).
 * **check**: ``fits(i, S)`` iff ``forall t' > t: usage_R(t') + sum_{k in S + {i}} [t' <= t + o_k]
   (s_k + t' - t) <= M`` with ``usage_R(t') = sum_r [x_r < t' <= e_r] (s_r + t' - x_r)``.
 * **strict** (head-of-line): ``admitted_i <-> (forall k < i: admitted_k) and fits(i, {k < i})``,
@@ -21,7 +23,7 @@ quantifier-free.
 
 **Equivalence check.** :func:`check_policy_equivalence` enumerates every state within the
 bounds, runs the simulator's own code path (``make_policy(name).keys`` + sort by ``(key,
-arrival, id)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
+arrival, position)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
 specification holds with the Python answer plugged in. Soundness: (1) Z3 proves, once per
 shape (numbers of running and waiting requests), that the specification has *at most one*
 admitted set for every state (for any key values, so for every policy); (2) for each state the
@@ -178,7 +180,7 @@ def build_spec(policy: str, n_running: int, n_waiting: int, horizon: int, *, bac
         raise ValidationError("horizon", horizon, "must be >= 1")
     memory, step = z3.Ints("M t")
     running = tuple(tuple(z3.Ints(f"s_r{r} x_r{r} e_r{r}")) for r in range(n_running))
-    waiting = tuple(tuple(z3.Ints(f"a_{i} id_{i} s_{i} o_{i}")) for i in range(n_waiting))
+    waiting = tuple(tuple(z3.Ints(f"a_{i} pos_{i} s_{i} o_{i}")) for i in range(n_waiting))
     keys = tuple(z3.Int(f"key_{i}") for i in range(n_waiting))
     admitted = tuple(z3.Bool(f"admitted_{i}") for i in range(n_waiting))
 
@@ -274,11 +276,12 @@ def _z3_holds(spec: StepSpec, state: State, admitted: set[int]) -> bool:
 
 
 def python_order(policy: Policy, memory: int, waiting: Sequence[tuple[int, int, int]]) -> list[int]:
-    """The simulator's priority order of ``waiting`` (``(arrival, prompt, output)``, ids
-    ``w0, w1, ...``): ``policy.keys`` on the instance, then sort by ``(key, arrival, id)``."""
+    """The simulator's priority order of ``waiting`` (``(arrival, prompt, output)``, at
+    positions ``0, 1, ...``): ``policy.keys`` on the instance, then sort by ``(key, arrival,
+    position)``."""
     requests = [Request(f"w{i}", a, s, o) for i, (a, s, o) in enumerate(waiting)]
     keys = policy.keys(Instance(memory, requests), [o for _, _, o in waiting])
-    return sorted(range(len(requests)), key=lambda i: (keys[i], requests[i].arrival, requests[i].id))
+    return sorted(range(len(requests)), key=lambda i: (keys[i], requests[i].arrival, i))
 
 
 def python_admitted(policy: Policy, state: State, *, backfill: bool = False,

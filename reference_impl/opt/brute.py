@@ -30,6 +30,7 @@ import time
 from geosched.errors import InfeasibleScheduleError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt.bounds import best_cheap_bound
 from geosched.reference_impl.opt.result import OptResult
 
 __all__ = ["brute_force_opt"]
@@ -163,9 +164,7 @@ def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> Opt
 
     elapsed = time.perf_counter() - t0
     if best_starts[0] is None:
-        from geosched.reference_impl.opt.bounds import best_lower_bound
-
-        return OptResult("no_solution", None, None, float(best_lower_bound(instance).value), elapsed, "brute",
+        return OptResult("no_solution", None, None, float(best_cheap_bound(instance).value), elapsed, "brute",
                          f"node limit {node_limit} reached before any schedule", nodes[0])
     starts = {requests[i].id: best_starts[0][i] for i in range(n)}
     report = check_schedule(instance, starts)
@@ -173,9 +172,7 @@ def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> Opt
         raise InfeasibleScheduleError(f"brute force produced an infeasible schedule: {report.first_violation}")
     tel = report.metrics.tel
     if hit_limit:
-        from geosched.reference_impl.opt.bounds import best_lower_bound
-
-        dual = float(min(tel, best_lower_bound(instance).value))
+        dual = float(min(tel, best_cheap_bound(instance).value))
         return OptResult("time_limit", starts, tel, dual, time.perf_counter() - t0, "brute",
                          f"node limit {node_limit} reached; incumbent not proved optimal", nodes[0])
     return OptResult("optimal", starts, tel, float(tel), time.perf_counter() - t0, "brute",

@@ -49,12 +49,13 @@ from typing import Any
 from geosched.errors import InfeasibleScheduleError, UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
-from geosched.reference_impl.opt.bounds import best_lower_bound
+from geosched.reference_impl.opt.brute import brute_force_opt
 from geosched.reference_impl.opt.chain import chain_subset_bounds
 from geosched.reference_impl.opt.cpsat import CPSAT_METHODS, solve_cpsat
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
+from geosched.reference_impl.opt.lower import best_lower_bound
 from geosched.reference_impl.opt.result import OptResult
-from geosched.reference_impl.opt.timeindexed import build_model, solve_milp
+from geosched.reference_impl.opt.timeindexed import build_model, solve_lp_relaxation, solve_milp
 
 __all__ = ["solve_opt", "METHODS"]
 
@@ -131,8 +132,6 @@ def _with_milp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_lim
 def _with_lp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_limit: float) -> dict:
     """Raise a time-limited search's dual bound with the time-indexed LP relaxation, built on
     the windows of the best TEL known (every schedule at least as good lies inside them)."""
-    from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation
-
     value = solve_lp_relaxation(instance, upper_bound=_best_known_tel(instance, raw, incumbent_tel),
                                 time_limit=time_limit)
     return _raise_dual(raw, value, "LP bound", "not finished")
@@ -173,8 +172,6 @@ def solve_opt(
             or time_limit <= 0:
         raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
     if method == "brute":
-        from geosched.reference_impl.opt.brute import brute_force_opt
-
         return brute_force_opt(instance)
     if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")

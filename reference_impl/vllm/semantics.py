@@ -26,9 +26,11 @@ no KV connector, synchronous scheduling):
   sequence to fit (``scheduler_reserve_full_isl``, default on) plus the watermark when
   something is running; the first misfit stops admission (head-of-line blocking). Without
   chunked prefill a sequence longer than the remaining budget also stops it.
-* **Queue order**: ``"key"`` (the geosched plugin's queue: ascending ``(key, arrival, id)``,
-  preempted requests re-inserted by key), ``"fcfs"`` (vLLM's deque: append on arrival,
-  *prepend* on preemption) or ``"priority"`` (vLLM's heap on ``(priority, arrival, id)``).
+* **Queue order**: ``"key"`` (the geosched plugin's queue: ascending ``(key, arrival,
+  position)``, position = the order of :meth:`VllmSemantics.add`, preempted requests
+  re-inserted by key), ``"fcfs"`` (vLLM's deque: append on arrival, *prepend* on preemption)
+  or ``"priority"`` (vLLM's heap on ``(priority, arrival, request id)``: stock vLLM's
+  ``Request.__lt__`` does compare id strings, and the model keeps that on purpose).
 * **Stop** when ``max_tokens`` outputs exist (requests run with ``ignore_eos``), or at
   ``max_model_len``.
 
@@ -93,7 +95,7 @@ class EngineParams:
 class SemRequest:
     """One request in vLLM terms."""
 
-    id: str  # request id (ties in every order are broken by it, as strings)
+    id: str  # request id (a label; only stock vLLM's priority heap compares it, as vLLM does)
     arrival: int  # step at which it is added (vLLM arrival_time = float(arrival))
     prompt_tokens: int  # P >= 1
     max_tokens: int  # outputs; the request stops exactly there
@@ -104,6 +106,7 @@ class SemRequest:
     blocks: int = 0  # blocks held
     preemptions: int = 0  # times preempted
     finished: bool = False
+    position: int = -1  # order of VllmSemantics.add: the plugin's tie-break after arrival
 
     @property
     def num_tokens(self) -> int:
@@ -137,12 +140,12 @@ class _Queue:
             raise ValueError(f"queue order must be one of {QUEUE_ORDERS}, got {order!r}")
         self.order = order
         self._deque: deque[SemRequest] = deque()
-        self._sorted: list[tuple[Any, int, str]] = []
+        self._sorted: list[tuple[Any, int, int, str]] = []
         self._by_id: dict[str, SemRequest] = {}
         self._heap: list[tuple[int, int, str]] = []
 
-    def _sort_key(self, r: SemRequest) -> tuple[Any, int, str]:
-        return (r.key, r.arrival, r.id) if self.order == "key" else (r.priority, r.arrival, r.id)
+    def _sort_key(self, r: SemRequest) -> tuple[Any, ...]:
+        return (r.key, r.arrival, r.position, r.id) if self.order == "key" else (r.priority, r.arrival, r.id)
 
     def add(self, r: SemRequest) -> None:
         if self.order == "fcfs":
@@ -164,14 +167,14 @@ class _Queue:
         if self.order == "fcfs":
             return self._deque[0]
         if self.order == "key":
-            return self._by_id[self._sorted[0][2]]
+            return self._by_id[self._sorted[0][-1]]
         return self._by_id[self._heap[0][2]]
 
     def pop(self) -> SemRequest:
         if self.order == "fcfs":
             return self._deque.popleft()
         if self.order == "key":
-            return self._by_id.pop(self._sorted.pop(0)[2])
+            return self._by_id.pop(self._sorted.pop(0)[-1])
         return self._by_id.pop(heapq.heappop(self._heap)[2])
 
     def remove(self, r: SemRequest) -> None:
@@ -189,7 +192,7 @@ class _Queue:
         if self.order == "fcfs":
             return iter(list(self._deque))
         if self.order == "key":
-            return iter([self._by_id[k[2]] for k in self._sorted])
+            return iter([self._by_id[k[-1]] for k in self._sorted])
         return iter([self._by_id[k[2]] for k in sorted(self._heap)])
 
     def __len__(self) -> int:
@@ -229,6 +232,7 @@ class VllmSemantics:
             raise ValueError(f"duplicate request id {request.id!r}")
         if request.prompt_tokens < 1 or request.max_tokens < 1:
             raise ValueError(f"request {request.id!r}: prompt_tokens and max_tokens must be >= 1")
+        request.position = len(self.requests)
         self.requests[request.id] = request
         self.pending.append(request)
         self.pending.sort(key=lambda r: r.arrival)
