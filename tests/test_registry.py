@@ -17,6 +17,7 @@ def test_every_policy_satisfies_the_protocol_and_records_its_parameters():
     inst = burst_instance(12, [(6, 3), (1, 5)])
     for name in policy_names():
         policy = make_policy(name)
+        assert len(policy.keys(inst, [3, 5])) == 2
         assert isinstance(policy, Policy)
         assert policy.name == name
         assert isinstance(policy.parameters([3, 5]), dict)

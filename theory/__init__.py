@@ -9,10 +9,10 @@ Stable API (the claims ledger in :mod:`geosched.verify` relies on it):
 * ``get_derivation(claim_id) -> Derivation``; an unknown id raises
   :class:`~geosched.errors.UnknownNameError` listing the known ones.
 * ``Derivation.check() -> DerivationCheck`` with ``.status`` in ``{"proved", "refuted",
-  "unknown"}``, ``.summary`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
-  ``.elapsed`` (seconds), ``.steps`` (per-step :class:`StepCheck`: ``index``, ``method``,
+  "unknown"}``, ``.message`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
+  ``.wall_time`` (seconds), ``.steps`` (per-step :class:`StepCheck`: ``index``, ``method``,
   ``status`` in ``{"checked", "failed", "inconclusive", "not_checkable", "error"}``,
-  ``detail``, ``witness``, ``elapsed``), ``.depends_on`` and ``.to_dict()``.
+  ``message``, ``witness``, ``wall_time``), ``.depends_on`` and ``.to_dict()``.
 * ``Derivation.render_text(check=None)``, ``render_latex(check=None)``, ``to_dict(check=None)``.
 
 "proved" means every step was mechanically checked, relative to the claim's stated hypotheses

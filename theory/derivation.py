@@ -41,7 +41,7 @@ The overall :attr:`DerivationCheck.status` of a derivation is
 * ``"refuted"``: at least one step ``failed`` (some step of the derivation, as written, is
   false: a wrong formula, with the witness);
 * ``"unknown"``: otherwise (some step not checkable, inconclusive or in error).
-  ``DerivationCheck.summary`` then says "partially checked: k of n steps".
+  ``DerivationCheck.message`` then says "partially checked: k of n steps".
 
 A derivation is proved *relative to* its ``hypotheses`` (the claim's own premises) and the
 claims in ``depends_on`` (as a paper's proof cites its lemmas); the ledger reports both.
@@ -67,6 +67,9 @@ from fractions import Fraction
 from typing import Any
 
 import sympy as sp
+
+from geosched.errors import ValidationError
+from geosched.results import Result
 
 __all__ = [
     "METHODS",
@@ -166,7 +169,7 @@ class Step:
             status, detail, witness = _CHECKERS[self.method](self)
         except Exception as exc:  # noqa: BLE001 - reported, never hidden
             status, detail, witness = "error", f"{type(exc).__name__}: {exc}", None
-        return StepCheck(index, self.method, status, detail, witness, time.perf_counter() - started)
+        return StepCheck(status, detail, time.perf_counter() - started, index, self.method, witness)
 
     # ----------------------------------------------------------------- rendering
     def formula_text(self) -> str:
@@ -206,30 +209,32 @@ class Step:
 
 
 @dataclass(frozen=True)
-class StepCheck:
+class StepCheck(Result):
     """The result of checking one step."""
 
+    STATUSES = STEP_STATUSES
+    SUCCESS = ("checked",)
+
+    status: str  # one of STEP_STATUSES
+    message: str  # what was verified, or why not
+    wall_time: float  # seconds
     index: int  # 1-based position in the derivation
     method: str  # the step's method
-    status: str  # one of STEP_STATUSES
-    detail: str  # what was verified, or why not
     witness: dict[str, str] | None  # a counterexample point for "failed" (symbol -> value)
-    elapsed: float  # seconds
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "method": self.method, "status": self.status, "detail": self.detail,
-                "witness": self.witness, "elapsed": round(self.elapsed, 6)}
 
 
 @dataclass(frozen=True)
-class DerivationCheck:
+class DerivationCheck(Result):
     """The result of :meth:`Derivation.check`."""
 
-    claim_id: str  # the ledger key
+    STATUSES = DERIVATION_STATUSES
+    SUCCESS = ("proved",)
+
     status: str  # "proved", "refuted" or "unknown" (see the module docstring)
-    summary: str  # one line: "all 5 steps mechanically checked", "partially checked: 3 of 5 steps ..."
+    message: str  # one line: "all 5 steps mechanically checked", "partially checked: 3 of 5 steps ..."
+    wall_time: float  # seconds for the whole check
+    claim_id: str  # the ledger key
     steps: tuple[StepCheck, ...]  # per-step results, in order
-    elapsed: float  # seconds for the whole check
     depends_on: tuple[str, ...]  # claim ids this derivation cites
 
     @property
@@ -237,9 +242,9 @@ class DerivationCheck:
         return sum(s.status == "checked" for s in self.steps)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim_id": self.claim_id, "status": self.status, "summary": self.summary,
+        return {"claim_id": self.claim_id, "status": self.status, "success": self.success, "message": self.message,
                 "n_steps": len(self.steps), "n_checked": self.n_checked,
-                "depends_on": list(self.depends_on), "elapsed": round(self.elapsed, 6),
+                "depends_on": list(self.depends_on), "wall_time": round(self.wall_time, 6),
                 "steps": [s.to_dict() for s in self.steps]}
 
 
@@ -255,11 +260,28 @@ class Derivation:
     steps: tuple[Step, ...] = ()  # ordered steps
     depends_on: tuple[str, ...] = ()  # other claim ids this proof cites
     notes: str = ""  # what is our own derivation, extra hypotheses, open points
+    bound: Any = None  # the claim's bound or formula as a sympy expression (None: no single expression)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "depends_on", tuple(self.depends_on))
+
+    def bound_at(self, **values: Any) -> Any:
+        """The claim's :attr:`bound` with symbols replaced by name, exactly.
+
+        >>> from geosched.theory import get_derivation
+        >>> get_derivation("kong.thm3.2").bound_at(alpha=sp.Rational(1, 2))
+        5
+        """
+        if self.bound is None:
+            raise ValidationError(f"{self.claim_id}: bound", None, "this claim has no single bound expression")
+        symbols = {str(symbol): symbol for symbol in self.bound.free_symbols}
+        unknown = sorted(set(values) - set(symbols))
+        if unknown:
+            raise ValidationError(f"{self.claim_id}: bound symbol", unknown[0],
+                                  f"must be one of {', '.join(sorted(symbols))}")
+        return sp.simplify(self.bound.subs({symbols[name]: sp.nsimplify(v) for name, v in values.items()}))
 
     def check(self) -> DerivationCheck:
         """Check every step; the status vocabulary is in the module docstring."""
@@ -283,7 +305,7 @@ class Derivation:
             summary = f"partially checked: {n - len(open_steps)} of {n} steps mechanically checked ({detail})"
         if self.depends_on and status == "proved":
             summary += f"; relies on {', '.join(self.depends_on)}"
-        return DerivationCheck(self.claim_id, status, summary, results, time.perf_counter() - started,
+        return DerivationCheck(status, summary, time.perf_counter() - started, self.claim_id, results,
                                self.depends_on)
 
     # ----------------------------------------------------------------- rendering
@@ -312,13 +334,13 @@ class Derivation:
             if step.reason:
                 lines.append(f"    not mechanically checkable: {step.reason}")
             if result is not None and result.status not in ("checked", "not_checkable"):
-                lines.append(f"    result: {result.detail}")
+                lines.append(f"    result: {result.message}")
                 if result.witness:
                     lines.append("    witness: " + ", ".join(f"{k} = {v}" for k, v in result.witness.items()))
         if self.notes:
             lines += ["", "Notes: " + self.notes]
         if check is not None:
-            lines += ["", f"Status: {check.status} ({check.summary}; {check.elapsed:.2f} s)"]
+            lines += ["", f"Status: {check.status} ({check.message}; {check.wall_time:.2f} s)"]
         return "\n".join(lines)
 
     def render_latex(self, check: DerivationCheck | None = None) -> str:
@@ -351,7 +373,7 @@ class Derivation:
         if self.notes:
             out.append(r"\emph{Notes.} " + _tex(self.notes))
         if check is not None:
-            out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.summary)}).")
+            out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.message)}).")
         return "\n".join(out)
 
     def to_dict(self, check: DerivationCheck | None = None) -> dict[str, Any]:
@@ -363,7 +385,7 @@ class Derivation:
         if check is not None:
             for step_data, result in zip(data["steps"], check.steps):
                 step_data["check"] = result.to_dict()
-            data.update(status=check.status, summary=check.summary, elapsed=round(check.elapsed, 6))
+            data.update(status=check.status, message=check.message, wall_time=round(check.wall_time, 6))
         return data
 
 

@@ -97,6 +97,7 @@ def derivation(tel_greedy=None) -> Derivation:
         "Theorem 4.1 (construction ours)",
         "no deterministic online algorithm has a constant competitive ratio under adversarial arrivals: "
         "ratio >= sqrt(n - 1)/3 on n = K^2 + 1 requests; >= sqrt(n - 1) - 1 for our greedy policies",
+        bound=greedy / witness,
         hypotheses=(Hypothesis("H1", "arbitrary (adversarial) arrival times; deterministic online algorithm"),
                     Hypothesis("H2", "M = K^2 (K + 1); L = (a=0, s=M-K, o=K); K^2 x (s=K, o=1) arriving at d + 1, "
                                      "d = the step at which the algorithm starts L; K >= 2")),

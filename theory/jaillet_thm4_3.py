@@ -46,6 +46,7 @@ def derivation(constant=5) -> Derivation:
         "Theorem 4.3 (constant ours)",
         "MC-SF is O(1)-competitive for burst arrivals with equal prompts and M >= 2 max(s + o); explicitly "
         "TEL(MC-SF) <= 5 TEL(OPT)",
+        bound=sp.Integer(constant),
         hypotheses=(Hypothesis("H1", "burst arrivals; all prompts equal to s"),
                     Hypothesis("H2", "M >= 2 P with P = max_i (s + o_i)")),
         steps=(

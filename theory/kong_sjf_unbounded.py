@@ -83,6 +83,7 @@ def derivation(tel_sjf=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Sec. 3 (SJF is not constant-competitive); family and closed forms ours",
         "SJF's competitive ratio is unbounded: on the family below TEL(SJF)/TEL(SVF) >= m/3 -> infinity",
+        bound=sjf / svf,
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check"),
                     Hypothesis("H2", "family: M = 2m^2, m x (s=m^2, o=1), m^2 x (s=0, o=2), m >= 2")),
         steps=(

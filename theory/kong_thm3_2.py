@@ -68,6 +68,7 @@ def derivation(ratio_formula=None) -> Derivation:
         "Theorem 3.2",
         "TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT) for alpha = max peak / M < 1; integer form "
         "(M - P) TEL(SVF) <= (3M - P) TEL(OPT); 5 at alpha = 1/2; tends to 3 as alpha -> 0",
+        bound=rho,
         hypotheses=(
             Hypothesis("H1", "burst arrivals, so TEL(SVF) = sum_j (W_j + o_j) = Wsum + O"),
             Hypothesis("H2", "kong.lemmaA.2 summed: (1 - alpha) M Wsum <= 2 Q (slack h1 >= 0)"),

@@ -75,6 +75,7 @@ def derivation() -> Derivation:
         "Theorem 3.3 (1-bit SVF, O(T))",
         "1-bit SVF has competitive ratio O(T), T the largest output length; explicitly (ours) "
         "TEL <= (1 + 2T/(1 - alpha)) TEL(OPT) with theta = floor(sqrt(T)), under E1-E3",
+        bound=constant(),
         hypotheses=(
             Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1"),
             Hypothesis("H2", "output lengths 1 <= o <= T"),

@@ -82,6 +82,7 @@ def derivation(volume_formula=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.4 (Poisson arrivals)",
         "E[SVF]/E[OPT] <= 1 + 2/((1 - alpha)(1 - mu)(1 - rho)), rho = 2 lambda E[v]/((1 - alpha) M)",
+        bound=bound(),
         hypotheses=(
             Hypothesis("H1", "Poisson arrivals of rate lambda; o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1"),
             Hypothesis("H2", "prompts independent of o, mean E[s]"),

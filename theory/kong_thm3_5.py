@@ -71,6 +71,7 @@ def derivation(distortion_formula=None) -> Derivation:
         "Theorem 3.5 (1-bit SVF, Poisson arrivals)",
         "O_0 = 1/mu - theta q^theta/(1 - q^theta), O_1 = theta + 1/mu (q = 1 - mu); the distortion "
         "penalty eps = (1/2)(theta q^theta/(1 - q^theta))^2 decays exponentially in theta",
+        bound=eps,
         hypotheses=(Hypothesis("H1", "o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1, q = 1 - mu"),
                     Hypothesis("H2", "theta >= 1 an integer threshold; exact class bits")),
         steps=(

@@ -46,6 +46,7 @@ def derivation(volume_formula=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Eq. (1) (volume)",
         "v = sum_{j=1..o} (s + j) = s*o + (o^2 + o)/2",
+        bound=v,
         hypotheses=(Hypothesis("H1", "started at x, the request holds s + (t - x) tokens at x < t <= x + o"),
                     Hypothesis("H2", "s >= 0 and o >= 1 are integers")),
         steps=(

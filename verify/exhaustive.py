@@ -55,6 +55,7 @@ from typing import Any
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, instance_to_dict
+from geosched.results import Result
 from geosched.verify.monitor import CertificateMonitor
 
 __all__ = [
@@ -595,9 +596,12 @@ def _run_chunk(args: tuple) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the result
 
 
-@dataclass
-class ExhaustiveResult:
+@dataclass(frozen=True)
+class ExhaustiveResult(Result):
     """What an exhaustive run found (scipy-like: ``status``, ``message``, counts)."""
+
+    STATUSES = ("ok", "refuted", "partial")
+    SUCCESS = ("ok",)
 
     space: str  # the burst space's label
     arrival_space: str | None  # the arrival space's label, or None
@@ -610,7 +614,7 @@ class ExhaustiveResult:
     bounds_covered: list[str]  # which statements were checked on which space
     opt_method: str  # "project" (brute_force_opt) or "dp" (this module's dynamic program)
     cross_checked: int  # instances whose optimum was computed by both exact methods
-    elapsed: float  # seconds
+    wall_time: float  # seconds
     status: str  # "ok" (covered setting holds everywhere), "refuted" or "partial"
     message: str  # one line
     checkpoint: str | None = None  # checkpoint file used
@@ -621,7 +625,7 @@ class ExhaustiveResult:
         return {c: d["failed"] for c, d in self.variants[variant]["checks"].items() if d["failed"]}
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "success": self.success}
 
 
 def _ratio_json(entry: list | None) -> dict[str, Any] | None:
@@ -834,7 +838,7 @@ def run_exhaustive(
         bounds_covered=bounds_covered,
         opt_method=method,
         cross_checked=state["cross_checked"],
-        elapsed=previous_elapsed + time.perf_counter() - t0,
+        wall_time=previous_elapsed + time.perf_counter() - t0,
         status=status,
         message=message,
         checkpoint=str(checkpoint_path) if checkpoint_path else None,

@@ -55,6 +55,7 @@ from geosched.errors import SolverError, UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.simulator import admission_step
+from geosched.results import Result
 
 __all__ = [
     "SPEC_KEYS",
@@ -327,8 +328,11 @@ def enumerate_states(bounds: Bounds) -> Iterator[State]:
 
 
 @dataclass(frozen=True)
-class EquivalenceResult:
+class EquivalenceResult(Result):
     """The outcome of a bounded equivalence check (scipy-like result object)."""
+
+    STATUSES = ("proved up to bounds", "refuted", "unknown")
+    SUCCESS = ("proved up to bounds",)
 
     policy: str  # the Python policy's name
     spec_policy: str  # the order the specification uses
@@ -336,7 +340,7 @@ class EquivalenceResult:
     status: str  # "proved up to bounds" / "refuted" / "unknown"
     states_checked: int  # states evaluated (all of them unless refuted early)
     bounds: dict[str, int]  # the state space
-    elapsed: float  # seconds
+    wall_time: float  # seconds
     uniqueness: dict[str, Any]  # per shape "r<R>w<W>": status and seconds of the Z3 uniqueness proof
     z3_cross_checked: int  # states also evaluated by Z3 itself (seeded sample)
     counterexample: dict[str, Any] | None  # first differing state, Python's and the spec's admitted ids
@@ -352,7 +356,8 @@ class EquivalenceResult:
             "status": self.status,
             "states_checked": self.states_checked,
             "bounds": dict(self.bounds),
-            "elapsed": round(self.elapsed, 3),
+            "success": self.success,
+            "wall_time": round(self.wall_time, 3),
             "uniqueness": dict(self.uniqueness),
             "z3_cross_checked": self.z3_cross_checked,
             "counterexample": self.counterexample,
