@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,7 @@ from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.predictors import Predictor, make_predictor
+from geosched.results import Result
 
 __all__ = [
     "SimulationResult",
@@ -77,8 +79,15 @@ class BlockedInterval:
 
 
 @dataclass(frozen=True)
-class SimulationResult:
-    """What one simulation produced; metrics come from the checker, not from here."""
+class SimulationResult(Result):
+    """What one simulation produced; metrics come from the checker, not from here.
+
+    ``status`` is always ``"completed"``: every request is started (a valid request always
+    fits alone), so a simulation cannot end otherwise; errors raise instead.
+    """
+
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     policy: str  # policy name
     predictor: str  # predictor name
@@ -91,6 +100,9 @@ class SimulationResult:
     evicted_segments: tuple[tuple[str, int, int], ...] = ()  # (id, start, last step held)
     decisions: int = 0  # decision points processed (a measure of the simulator's work)
     extra: dict[str, Any] = field(default_factory=dict)  # policy parameters resolved at run time
+    status: str = "completed"
+    message: str = ""  # one line: policy, requests, evictions
+    wall_time: float = field(default=0.0, compare=False)  # seconds (not part of equality)
 
 
 class ForwardCheck:
@@ -336,6 +348,7 @@ def simulate(
     >>> simulate(burst_instance(12, [(6, 3), (1, 5)]), "svf").starts
     {'r0': 5, 'r1': 0}
     """
+    started = time.perf_counter()
     policy_obj = make_policy(policy) if isinstance(policy, str) else policy
     predictor_obj = make_predictor(predictor) if isinstance(predictor, str) else predictor
     predicted = [int(v) for v in np.asarray(predictor_obj.predict(instance)).tolist()]
@@ -357,6 +370,9 @@ def simulate(
         evicted_segments=tuple(run.segments),
         decisions=run.decisions,
         extra=dict(policy_obj.parameters(predicted)),
+        message=f"{policy_obj.name}: {instance.n} requests started, {run.evictions} evictions, "
+                f"{run.decisions} decision points",
+        wall_time=time.perf_counter() - started,
     )
 
 

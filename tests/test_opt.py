@@ -208,7 +208,8 @@ def test_time_limit_is_honest():
         assert_feasible(inst, result)
         assert result.tel <= heuristic_tel
     data = result.to_dict()
-    assert set(data) == {"status", "tel", "dual_bound", "gap", "starts", "wall_time", "method", "message"}
+    assert set(data) == {"status", "success", "tel", "dual_bound", "gap", "starts", "wall_time", "method", "message"}
+    assert data["success"] is False  # a time limit is not a proof
 
 
 def test_brute_force_node_limit_is_honest():
