@@ -374,6 +374,17 @@ def _decode(space: SearchSpace, x: np.ndarray) -> Candidate:
     return Candidate(np.clip(a, 0, space.arrival_max).astype(np.int64), s.astype(np.int64), o.astype(np.int64))
 
 
+def _restore_de(state: dict[str, Any] | None, gen: np.random.Generator, seed: int | None) -> tuple:
+    """``(wall time, nfev, nit, history, elite, best, initial population, seed)`` of a saved
+    search (``state``), or of a fresh one; the generator's state is restored in place."""
+    if not state:
+        return 0.0, 0, 0, [], _Elite(), None, "latinhypercube", seed
+    gen.bit_generator.state = state["rng"]
+    return (state["wall_time"], state["nfev"], state["nit"], [tuple(h) for h in state["history"]],
+            _Elite(items=[Candidate.from_dict(e) for e in state["elite"]]), Candidate.from_dict(state["best"]),
+            np.array(state["population"], dtype=float), state.get("seed", seed))
+
+
 def differential_evolution_search(
     space: SearchSpace,
     *,
@@ -394,19 +405,7 @@ def differential_evolution_search(
     n, p = space.max_requests, space.peak_max
     per = [(0, p - 1), (0, p)] + ([(0, space.arrival_max)] if space.arrivals == "online" else [])
     bounds = per * n
-    base_time, nfev0, nit0 = 0.0, 0, 0
-    history: list[tuple[float, float, int]] = []
-    elite = _Elite()
-    init: Any = "latinhypercube"
-    best = None
-    if state:
-        base_time, nfev0, nit0 = state["wall_time"], state["nfev"], state["nit"]
-        history = [tuple(h) for h in state["history"]]
-        elite = _Elite(items=[Candidate.from_dict(e) for e in state["elite"]])
-        best = Candidate.from_dict(state["best"])
-        init = np.array(state["population"], dtype=float)
-        gen.bit_generator.state = state["rng"]
-        seed = state.get("seed", seed)
+    base_time, nfev0, nit0, history, elite, best, init, seed = _restore_de(state, gen, seed)
     counters = {"nfev": nfev0, "nit": nit0, "population": None, "best": best}
     t0 = time.perf_counter()
     status_box = {"status": "time_limit"}

@@ -153,16 +153,34 @@ def check_schedule(
 ) -> CheckReport:
     """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
 
+    The independent referee of the model (Kong et al., arXiv 2606.22327, Sec. 2): no start
+    before the arrival, and ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M`` at every step.
+
     Parameters
     ----------
-    instance:
+    instance : Instance
         The instance.
-    starts:
+    starts : mapping of str to int
         Start step of every request, keyed by id.
-    evicted_segments:
+    evicted_segments : iterable of (str, int, int)
         ``(id, start, last_step)`` for runs that were evicted before completion (a request
         whose predicted length was wrong); such a run held ``s + t - start`` tokens at
         ``start < t <= last_step``, and counts towards memory but not towards latency.
+
+    Returns
+    -------
+    CheckReport
+        ``status`` (``feasible`` or ``infeasible``), every violation found, and the metrics
+        (TEL, latency percentiles, makespan, peak memory) when every request has a start.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> inst = burst_instance(12, [(6, 3), (1, 5)])
+    >>> check_schedule(inst, {"r0": 0, "r1": 1}).metrics.tel
+    9
+    >>> check_schedule(inst, {"r0": 0, "r1": 0}).message  # step 3: r0 holds 6 + 3, r1 holds 1 + 3
+    'step 3: 13 tokens held by 2 request(s), 1 over M = 12'
     """
     started = time.perf_counter()
     by_id = instance.by_id()

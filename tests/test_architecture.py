@@ -166,3 +166,22 @@ def test_no_underscore_names_imported_across_modules():
             if private_module or private_names:
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {target} {private_names or ''}")
     assert not bad, "\n".join(bad)
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    body = node.body
+    has_docstring = (len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                     and isinstance(body[0].value.value, str))
+    return node.end_lineno - (body[1] if has_docstring else body[0]).lineno + 1
+
+
+MAX_FUNCTION_LINES = 80  # DEVELOPERS.md: functions a reader can hold
+
+
+def test_functions_are_short_enough_to_hold():
+    long = []
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES:
+                long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({_body_lines(node)} lines)")
+    assert not long, "split these into named steps:\n" + "\n".join(long)

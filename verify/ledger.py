@@ -641,7 +641,32 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
                out: str | Path | None = None, seed: int = 0) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
-    Unknown ids raise :class:`~geosched.errors.UnknownNameError`.
+    Parameters
+    ----------
+    claim_ids : sequence of str, optional
+        Ledger ids (see :data:`CLAIM_IDS`); default: every claim.
+    thorough : bool
+        The long versions of the checks (minutes to an hour).
+    out : path, optional
+        Folder for counterexample files (a temporary one when needed and not given).
+    seed : int
+        Base seed of every random part.
+
+    Returns
+    -------
+    LedgerResult
+        One :class:`ClaimResult` per claim with its status and evidence, versions and seed.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown claim id (the message lists the known ones).
+
+    Examples
+    --------
+    >>> result = run_claims(["kong.volume"])
+    >>> result.claims[0].status, result.status
+    ('proved', 'ok')
     """
     t0 = time.perf_counter()
     ids = list(CLAIM_IDS) if claim_ids is None else list(claim_ids)

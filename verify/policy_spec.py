@@ -406,60 +406,10 @@ def check_policy_equivalence(
     spec_name = spec_policy or policy_obj.name
     if spec_name not in SPEC_KEYS:
         raise UnknownNameError("spec policy", spec_name, list(SPEC_KEYS))
-    chosen = bounds or (THOROUGH if thorough else Bounds())
-    if bound_overrides:
-        unknown = set(bound_overrides) - set(Bounds.__dataclass_fields__)
-        if unknown:
-            raise UnknownNameError("bound", sorted(unknown)[0], list(Bounds.__dataclass_fields__))
-        chosen = Bounds(**{**chosen.to_dict(), **bound_overrides})
-    chosen.validate()
-    horizon = chosen.max_output
-
-    specs: dict[tuple[int, int], StepSpec] = {}
-    evaluators: dict[tuple[int, int], Callable[[list[int]], bool]] = {}
-    uniqueness: dict[str, Any] = {}
-    for n_run in range(chosen.max_running + 1):
-        for n_wait in range(chosen.max_waiting + 1):
-            spec = build_spec(spec_name, n_run, n_wait, horizon, backfill=backfill)
-            status, seconds = prove_unique(spec, timeout_ms)
-            uniqueness[f"r{n_run}w{n_wait}"] = {"status": status, "seconds": round(seconds, 4)}
-            specs[n_run, n_wait] = spec
-            evaluators[n_run, n_wait] = compile_formula(spec.formula, _variable_order(spec), spec.keys)
-    total = sum(1 for _ in enumerate_states(chosen))
-    sampled = set(random.Random(seed).sample(range(total), min(z3_sample, total)))
-    orders: dict[tuple[int, tuple[tuple[int, int, int], ...]], list[int]] = {}
-    checked = 0
-    cross = 0
-    by_shape: dict[str, int] = {}
-    counterexample = None
-    for state in enumerate_states(chosen):
-        shape = (len(state.running), len(state.waiting))
-        spec = specs[shape]
-        # the policy's keys are a function of (instance, predictions): cache per memory and waiting set
-        order_key = (state.memory, state.waiting)
-        order = orders.get(order_key)
-        if order is None:
-            if len(orders) > 200_000:
-                orders.clear()
-            order = orders[order_key] = python_order(policy_obj, state.memory, state.waiting)
-        answer = python_admitted(policy_obj, state, backfill=backfill, admission=admission, order=order)
-        values = _values(spec, state, answer)
-        holds = evaluators[shape](values)
-        by_shape[f"r{shape[0]}w{shape[1]}"] = by_shape.get(f"r{shape[0]}w{shape[1]}", 0) + 1
-        if checked in sampled or not holds:
-            cross += 1
-            if _z3_holds(spec, state, answer) != holds:
-                raise SolverError(f"compiled evaluator and Z3 disagree on state {state.to_dict()}")
-        checked += 1
-        if not holds:
-            expected = spec_admitted(spec, state)
-            counterexample = {
-                "state": state.to_dict(),
-                "python_admitted": sorted(f"w{i}" for i in answer),
-                "spec_admitted": None if expected is None else sorted(f"w{i}" for i in expected),
-            }
-            break
-    elapsed = time.perf_counter() - begin
+    chosen = _resolve_bounds(thorough, bounds, bound_overrides)
+    specs, evaluators, uniqueness = _specs_by_shape(spec_name, chosen, backfill, timeout_ms)
+    checked, cross, by_shape, counterexample = _check_states(policy_obj, chosen, specs, evaluators, backfill,
+                                                             admission, z3_sample, seed)
     unique_ok = all(u["status"] == "proved" for u in uniqueness.values())
     if counterexample is not None:
         status = "refuted"
@@ -471,8 +421,73 @@ def check_policy_equivalence(
     else:
         status = "proved up to bounds"
         message = f"{checked} states: Python's admitted set equals the specified one"
-    return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(), elapsed,
-                             uniqueness, cross, counterexample, message, by_shape)
+    return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(),
+                             time.perf_counter() - begin, uniqueness, cross, counterexample, message, by_shape)
+
+
+def _resolve_bounds(thorough: bool, bounds: Bounds | None, overrides: dict[str, int]) -> Bounds:
+    chosen = bounds or (THOROUGH if thorough else Bounds())
+    if overrides:
+        unknown = set(overrides) - set(Bounds.__dataclass_fields__)
+        if unknown:
+            raise UnknownNameError("bound", sorted(unknown)[0], list(Bounds.__dataclass_fields__))
+        chosen = Bounds(**{**chosen.to_dict(), **overrides})
+    chosen.validate()
+    return chosen
+
+
+def _specs_by_shape(spec_name: str, chosen: Bounds, backfill: bool, timeout_ms: int) -> tuple[dict, dict, dict]:
+    """Per shape (running, waiting): the specification, its compiled evaluator, and Z3's proof
+    that the specified admitted set is unique."""
+    specs: dict[tuple[int, int], StepSpec] = {}
+    evaluators: dict[tuple[int, int], Callable[[list[int]], bool]] = {}
+    uniqueness: dict[str, Any] = {}
+    for n_run in range(chosen.max_running + 1):
+        for n_wait in range(chosen.max_waiting + 1):
+            spec = build_spec(spec_name, n_run, n_wait, chosen.max_output, backfill=backfill)
+            status, seconds = prove_unique(spec, timeout_ms)
+            uniqueness[f"r{n_run}w{n_wait}"] = {"status": status, "seconds": round(seconds, 4)}
+            specs[n_run, n_wait] = spec
+            evaluators[n_run, n_wait] = compile_formula(spec.formula, _variable_order(spec), spec.keys)
+    return specs, evaluators, uniqueness
+
+
+def _check_states(policy_obj: Policy, chosen: Bounds, specs: dict, evaluators: dict, backfill: bool,
+                  admission: Admission, z3_sample: int, seed: int) -> tuple[int, int, dict[str, int], dict | None]:
+    """Every state in bounds: the Python answer plugged into the specification; a seeded sample
+    (and every failure) re-evaluated by Z3 itself. Stops at the first counterexample."""
+    total = sum(1 for _ in enumerate_states(chosen))
+    sampled = set(random.Random(seed).sample(range(total), min(z3_sample, total)))
+    orders: dict[tuple[int, tuple[tuple[int, int, int], ...]], list[int]] = {}
+    checked = 0
+    cross = 0
+    by_shape: dict[str, int] = {}
+    for state in enumerate_states(chosen):
+        shape = (len(state.running), len(state.waiting))
+        spec = specs[shape]
+        # the policy's keys are a function of (instance, predictions): cache per memory and waiting set
+        order_key = (state.memory, state.waiting)
+        order = orders.get(order_key)
+        if order is None:
+            if len(orders) > 200_000:
+                orders.clear()
+            order = orders[order_key] = python_order(policy_obj, state.memory, state.waiting)
+        answer = python_admitted(policy_obj, state, backfill=backfill, admission=admission, order=order)
+        holds = evaluators[shape](_values(spec, state, answer))
+        by_shape[f"r{shape[0]}w{shape[1]}"] = by_shape.get(f"r{shape[0]}w{shape[1]}", 0) + 1
+        if checked in sampled or not holds:
+            cross += 1
+            if _z3_holds(spec, state, answer) != holds:
+                raise SolverError(f"compiled evaluator and Z3 disagree on state {state.to_dict()}")
+        checked += 1
+        if not holds:
+            expected = spec_admitted(spec, state)
+            return checked, cross, by_shape, {
+                "state": state.to_dict(),
+                "python_admitted": sorted(f"w{i}" for i in answer),
+                "spec_admitted": None if expected is None else sorted(f"w{i}" for i in expected),
+            }
+    return checked, cross, by_shape, None
 
 
 # ---------------------------------------------------------------- compiled evaluation

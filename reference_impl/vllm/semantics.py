@@ -268,13 +268,32 @@ class VllmSemantics:
 
     def step(self) -> StepState:
         """One schedule() + model step + update_from_output(), at step ``self.step_index``."""
-        p = self.params
         c = self.step_index
         while self.pending and self.pending[0].arrival <= c:
             self.queue.add(self.pending.pop(0))
         scheduled: dict[str, int] = {}
         preempted: list[str] = []
-        admitted: list[str] = []
+        budget = self._serve_running(scheduled, preempted)
+        admitted = self._admit_waiting(c, scheduled, budget) if not preempted else []
+        blocks_used = self.params.capacity_blocks - self.free_blocks
+        running_after = tuple(q.id for q in self.running)
+        finished = self._compute(scheduled)
+        self.step_index += 1
+        return StepState(
+            step=c,
+            admitted=tuple(admitted),
+            preempted=tuple(preempted),
+            running=running_after,
+            scheduled=tuple(scheduled.items()),
+            finished=tuple(finished),
+            blocks_used=blocks_used,
+            waiting=tuple(q.id for q in self.queue),
+        )
+
+    def _serve_running(self, scheduled: dict[str, int], preempted: list[str]) -> int:
+        """Running requests first, in list order, preempting on a failed allocation; returns
+        the token budget left."""
+        p = self.params
         budget = p.max_num_batched_tokens
         idx = 0
         while idx < len(self.running) and budget > 0:
@@ -309,46 +328,51 @@ class VllmSemantics:
             scheduled[r.id] = new
             budget -= new
             idx += 1
+        return budget
 
-        if not preempted:
-            offered: set[str] | None = None
-            if self.gate is not None:
-                waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
-                offered_ids = list(self.gate(c, [q.id for q in self.running], waiting_view))
-                offered = set(offered_ids)
-            while budget > 0 and len(self.queue) > 0:
-                if len(self.running) >= p.max_num_seqs:
-                    break
-                r = self.queue.peek()
-                if offered is not None and r.id not in offered:
-                    break
-                new = r.num_tokens
-                if not p.enable_chunked_prefill and new > budget:
-                    break
-                new = min(new, budget)
-                watermark = p.watermark_blocks if self.running else 0
-                full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
-                if full + watermark > self.free_blocks:
-                    break
-                if not self._allocate(r, new, watermark):
-                    break
-                self.queue.pop()
-                self.running.append(r)
-                admitted.append(r.id)
-                scheduled[r.id] = new
-                budget -= new
-                if self.on_admit is not None:
-                    self.on_admit(r.id, c, r)
+    def _admit_waiting(self, c: int, scheduled: dict[str, int], budget: int) -> list[str]:
+        """Waiting requests in queue order, head-of-line, while seats, budget and blocks last."""
+        p = self.params
+        admitted: list[str] = []
+        offered: set[str] | None = None
+        if self.gate is not None:
+            waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
+            offered = set(self.gate(c, [q.id for q in self.running], waiting_view))
+        while budget > 0 and len(self.queue) > 0:
+            if len(self.running) >= p.max_num_seqs:
+                break
+            r = self.queue.peek()
+            if offered is not None and r.id not in offered:
+                break
+            new = r.num_tokens
+            if not p.enable_chunked_prefill and new > budget:
+                break
+            new = min(new, budget)
+            watermark = p.watermark_blocks if self.running else 0
+            full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
+            if full + watermark > self.free_blocks:
+                break
+            if not self._allocate(r, new, watermark):
+                break
+            self.queue.pop()
+            self.running.append(r)
+            admitted.append(r.id)
+            scheduled[r.id] = new
+            budget -= new
+            if self.on_admit is not None:
+                self.on_admit(r.id, c, r)
+        return admitted
 
-        blocks_used = p.capacity_blocks - self.free_blocks
-        running_after = tuple(q.id for q in self.running)
+    def _compute(self, scheduled: dict[str, int]) -> list[str]:
+        """The model step and update_from_output(): one sampled token per completed prefill;
+        finished requests free their blocks."""
         finished: list[str] = []
         for rid, new in scheduled.items():
             r = self.requests[rid]
             r.computed += new
             if r.computed >= r.num_tokens:  # prefill complete: one token is sampled
                 r.generated += 1
-                if r.generated >= r.max_tokens or r.num_tokens >= p.max_model_len:
+                if r.generated >= r.max_tokens or r.num_tokens >= self.params.max_model_len:
                     r.finished = True
                     finished.append(rid)
         if finished:
@@ -358,17 +382,7 @@ class VllmSemantics:
                 self.free_blocks += r.blocks
                 r.blocks = 0
             self.running = [q for q in self.running if q.id not in done]
-        self.step_index += 1
-        return StepState(
-            step=c,
-            admitted=tuple(admitted),
-            preempted=tuple(preempted),
-            running=running_after,
-            scheduled=tuple(scheduled.items()),
-            finished=tuple(finished),
-            blocks_used=blocks_used,
-            waiting=tuple(q.id for q in self.queue),
-        )
+        return finished
 
     def skip_idle(self) -> None:
         """When nothing is running or waiting, jump to the next arrival step."""
