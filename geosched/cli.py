@@ -28,6 +28,7 @@ _EXTENSIONS = (
     "geosched.verify.commands",
     "geosched.theory.commands",
     "geosched.adversary.commands",
+    "geosched.teaching_commands",
 )
 
 DEFAULT_POLICIES = "fcfs,sjf,svf,svf1"
