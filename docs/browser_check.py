@@ -53,7 +53,7 @@ _PAGE_PROBE = """
     math_blocks: blocks.length,
     math_typeset: blocks.filter(b => b.querySelector('mjx-container')).length,
     math_containers: document.querySelectorAll('mjx-container').length,
-    math_errors: Array.from(document.querySelectorAll('mjx-merror, merror')).map(e => e.textContent.slice(0, 120)),
+    math_errors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent.slice(0, 120)),
     mathjax_loaded: !!(window.MathJax && MathJax.version),
     title: document.title,
   };

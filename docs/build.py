@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,20 @@ def pages(html: Path) -> list[str]:
                   if not p.relative_to(html).parts[0].startswith("_") and p.name not in SKIP_PAGES)
 
 
+def _environment(out: Path) -> dict[str, str]:
+    """The lessons run on a ``python3`` kernel of *this* interpreter: a kernelspec written into
+    the build folder comes first on ``JUPYTER_PATH``, ahead of any system-wide ``python3``."""
+    spec = out / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (geosched build)", "language": "python"}))
+    env = dict(os.environ)
+    env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(out / "jupyter"), env.get("JUPYTER_PATH")]))
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # the kernel's debugger notice is not a lesson output
+    return env
+
+
 def build(out: Path, *, clean: bool = False) -> dict:
     """Build into ``out/html`` (doctrees in ``out/doctrees``); returns a summary dict."""
     out = Path(out)
@@ -37,7 +52,7 @@ def build(out: Path, *, clean: bool = False) -> dict:
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(out / "doctrees"),
                "-w", str(warning_file), str(DOCS), str(out / "html")]
     began = time.perf_counter()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_environment(out))
     wall = time.perf_counter() - began
     log = proc.stdout + proc.stderr
     (out / "build.log").write_text(log)

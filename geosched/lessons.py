@@ -1,7 +1,7 @@
 """The lessons of the documentation site, as Jupyter notebooks to run and change.
 
 The lessons are MyST-markdown notebooks (plain text, reviewable diffs) under ``docs/lessons/``
-in the source tree; the wheel ships them as the data package ``geosched.lessons``. The
+in the source tree; the wheel ships them as the data package ``geosched.lesson_files``. The
 documentation build executes them (``docs/build.py``); :func:`export_lessons` converts them
 with jupytext into ``.ipynb`` files a reader opens in Jupyter. Lessons 3 and 5 start with a
 cell tagged ``parameters`` (alpha, mu, rho, M...) to change and re-run.
@@ -29,14 +29,17 @@ OPEN_HINT = ("open them with:  jupyter lab {out}   (pip install 'geosched[docs]'
 
 def _lessons_dir() -> Path:
     """The folder holding the lesson sources: the installed data package, else the source tree."""
-    try:
-        from importlib.resources import files
+    import importlib.util
 
-        folder = Path(str(files("geosched.lessons")))
+    try:  # a data-only package (no __init__.py): its folders are its search locations
+        spec = importlib.util.find_spec("geosched.lesson_files")
+    except ModuleNotFoundError:
+        spec = None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        folder = Path(location)
         if folder.is_dir() and any(folder.glob("[0-9][0-9]_*.md")):
             return folder
-    except (ModuleNotFoundError, TypeError):
-        pass
+    # an editable install does not map a data-only package: read the source tree
     return Path(__file__).resolve().parent.parent / "docs" / "lessons"
 
 
