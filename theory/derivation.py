@@ -97,6 +97,11 @@ class Hypothesis:
 
     label: str  # short name, e.g. "H1"
     statement: str  # the premise in words / ascii math
+    latex: str = ""  # the premise in LaTeX (text mode, math in $...$); "" falls back to the escaped statement
+
+    def render_latex(self) -> str:
+        """The premise in LaTeX: :attr:`latex`, else the statement escaped as text."""
+        return self.latex or _tex(self.statement)
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,7 @@ class Derivation:
     depends_on: tuple[str, ...] = ()  # other claim ids this proof cites
     notes: str = ""  # what is our own derivation, extra hypotheses, open points
     bound: Any = None  # the claim's bound or formula as a sympy expression (None: no single expression)
+    statement_latex: str = ""  # the claim in LaTeX (text mode, math in $...$); "" falls back to the escaped text
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
@@ -346,11 +352,41 @@ class Derivation:
     def render_latex(self, check: DerivationCheck | None = None) -> str:
         """A LaTeX fragment (an ``enumerate`` of the steps) for teaching notes."""
         out = [rf"\paragraph{{{_tex(self.claim_id)}}} {_tex(self.paper)}, {_tex(self.numbering)}.",
-               r"\emph{Claim.} " + _tex(self.statement)]
+               r"\emph{Claim.} " + self.claim_latex()]
         if self.hypotheses:
-            out.append(r"\emph{Hypotheses.} " + "; ".join(f"{_tex(h.label)}: {_tex(h.statement)}"
+            out.append(r"\emph{Hypotheses.} " + "; ".join(f"{_tex(h.label)}: {h.render_latex()}"
                                                          for h in self.hypotheses))
-        out.append(r"\begin{enumerate}")
+        out += self._steps_latex(check)
+        return "\n".join(out)
+
+    def claim_latex(self) -> str:
+        """The claim in LaTeX: :attr:`statement_latex`, else the statement escaped as text."""
+        return self.statement_latex or _tex(self.statement)
+
+    def render_latex_document(self, check: DerivationCheck | None = None) -> str:
+        """A complete LaTeX document (``article``, amsmath) that compiles with pdflatex on its own.
+
+        The claim and the hypotheses are set in mathematical notation (their LaTeX forms), each
+        step's formula by :func:`sympy.latex`; with ``check``, each step's result and the status.
+        """
+        title = rf"\texttt{{{_tex(self.claim_id)}}}: {_tex(self.numbering)}"
+        out = [r"\documentclass[11pt]{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage[T1]{fontenc}",
+               r"\usepackage{amsmath,amssymb}", r"\allowdisplaybreaks", r"\setlength{\parindent}{0pt}",
+               rf"\title{{{title}}}", rf"\author{{{_tex(self.paper)}}}", r"\date{}", r"\begin{document}",
+               r"\maketitle", r"\section*{Claim}", self.claim_latex()]
+        if self.hypotheses:
+            out += [r"\section*{Hypotheses}", r"\begin{description}"]
+            out += [rf"\item[{_tex(h.label)}] {h.render_latex()}" for h in self.hypotheses]
+            out.append(r"\end{description}")
+        if self.depends_on:
+            out.append(r"\emph{Uses:} " + ", ".join(rf"\texttt{{{_tex(c)}}}" for c in self.depends_on) + ".")
+        out.append(r"\section*{Derivation}")
+        out += self._steps_latex(check)
+        out += [r"\end{document}", ""]
+        return "\n".join(out)
+
+    def _steps_latex(self, check: DerivationCheck | None) -> list[str]:
+        out = [r"\begin{enumerate}"]
         results = check.steps if check is not None else (None,) * len(self.steps)
         for step, result in zip(self.steps, results):
             tag = step.method if result is None else f"{step.method}: {result.status}"
@@ -374,12 +410,14 @@ class Derivation:
             out.append(r"\emph{Notes.} " + _tex(self.notes))
         if check is not None:
             out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.message)}).")
-        return "\n".join(out)
+        return out
 
     def to_dict(self, check: DerivationCheck | None = None) -> dict[str, Any]:
         data = {"claim_id": self.claim_id, "paper": self.paper, "numbering": self.numbering,
                 "statement": self.statement,
-                "hypotheses": [{"label": h.label, "statement": h.statement} for h in self.hypotheses],
+                "hypotheses": [{"label": h.label, "statement": h.statement,
+                                **({"latex": h.latex} if h.latex else {})} for h in self.hypotheses],
+                **({"statement_latex": self.statement_latex} if self.statement_latex else {}),
                 "depends_on": list(self.depends_on), "notes": self.notes,
                 "steps": [s.to_dict() for s in self.steps]}
         if check is not None:
