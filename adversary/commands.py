@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from geosched.adversary.targets import target_names
 from geosched.errors import ValidationError
 from geosched.reference_impl.policies import Capability, policy_names
 
@@ -28,8 +29,12 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
                               description=f"Search for instances that hurt a policy; --memory defaults to "
                                           f"{DEFAULT_HUNT_MEMORY}.")
-    p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
-    p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
+    p.add_argument("--policy", required=True, choices=target_names(),
+                   help="a registry policy (paper model) or stock vLLM (vllm-fcfs, vllm-priority)")
+    p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
+                   help="structured: a few groups of requests, for large --requests and --memory")
+    p.add_argument("--ties", choices=("given", "robust"), default="given",
+                   help="structured: robust scores the worse of the given and the reversed tie order")
     p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=_positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -42,8 +47,21 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(handler=_cmd_hunt)
 
+    p = subparsers.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
+                              "jsonl, Azure-trace CSV or vLLM benchmark file",
+                              description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
+                                          "a format other tools read; load_workload reads every format back.")
+    p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
+    p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
+    p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
+    p.add_argument("--step-seconds", type=_positive_float, default=0.025,
+                   help="seconds per step for timestamps (default 0.025)")
+    p.set_defaults(handler=_cmd_export)
+
     p = subparsers.add_parser("check-witness", parents=[common], help="re-verify a witness file from scratch")
     p.add_argument("file", help="witness .json")
+    p.add_argument("--vllm", action="store_true",
+                   help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
     p.set_defaults(handler=_cmd_check_witness)
 
     p = subparsers.add_parser("family", parents=[common],
@@ -54,7 +72,7 @@ def add_commands(subparsers, common) -> None:
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
-    p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..10)")
+    p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..30)")
     p.add_argument("--memory-max", type=int, default=None, help="M ranges over [--memory, --memory-max]")
     p.add_argument("--max-prompt", type=int, required=True)
     p.add_argument("--max-output", type=int, required=True)
@@ -62,6 +80,9 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
     p.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
+    p.add_argument("--lo", default="1", help="lower end of the bisection")
+    p.add_argument("--no-strengthen", action="store_true",
+                   help="leave out the symmetry breaking and symbolic-length cuts (to compare)")
     p.set_defaults(handler=_cmd_z3)
 
 
@@ -75,7 +96,7 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
-                  force=args.force, target=args.target, progress=not args.quiet)
+                  force=args.force, target=args.target, progress=not args.quiet, ties=args.ties)
     if args.json:
         emit_json(result.to_dict())
         return 0
@@ -94,6 +115,24 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    from geosched.output import emit_json
+    from geosched.reference_impl.formats import write_workload
+    from geosched.reference_impl.workloads import load_workload
+
+    suffix = ".csv" if args.format == "azure-csv" else ".jsonl"
+    if not args.out.endswith(suffix):
+        raise ValidationError("--out", args.out, f"must end with {suffix} for --format {args.format} (so that "
+                              "load_workload reads it back)")
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    path = write_workload(instance, args.out, args.format, step_seconds=args.step_seconds)
+    if args.json:
+        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory})
+    else:
+        print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
+    return 0
+
+
 def _cmd_check_witness(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import read_witness, verify_witness
     from geosched.output import emit_json
@@ -108,12 +147,29 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
             line += (f", true ratio in [{float(report.certified_ratio):.6f}, {float(report.ratio_upper):.6f}] "
                      f"(upper end from {report.lower_bound_name} = {report.lower_bound}, recomputed)")
         print(line)
+        if report.reversed_ties_tel is not None and report.witness_tel:
+            verdict = "the ratio DEPENDS on the tie order" if report.depends_on_ties else "the ratio does not"
+            print(f"  ties: {report.tie_rule}; reversed tie order: TEL {report.reversed_ties_tel} "
+                  f"(ratio {report.reversed_ties_tel / report.witness_tel:.6f}): {verdict}")
+        if report.preemptions is not None:
+            print(f"  vLLM-semantics run: {report.preemptions} preemptions")
         for note in report.notes:
             print(f"  note: {note}")
+        if args.vllm:
+            _print_vllm_replay(args.file)
     else:
         print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
               file=sys.stderr)
     return 0 if report.ok else 1
+
+
+def _print_vllm_replay(path: str) -> None:
+    from geosched.adversary.vllm_replay import replay_in_vllm
+    from geosched.adversary.witness import read_witness
+
+    data = read_witness(path)
+    replay = replay_in_vllm({**data, "instance": data["instance"].to_dict()})
+    print(f"  vLLM replay ({replay.status}): {replay.message}")
 
 
 def _cmd_family(args: argparse.Namespace) -> int:
@@ -147,7 +203,8 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError("--alpha-max", args.alpha_max, "must be a fraction such as 1/2") from None
-    result = bisect_ratio(args.policy, bounds, hi=args.hi, timeout=args.timeout)
+    result = bisect_ratio(args.policy, bounds, lo=args.lo, hi=args.hi, timeout=args.timeout,
+                          strengthen=not args.no_strengthen)
     if args.out and result.best_witness is not None:
         write_witness(result.best_witness, args.out)
     if args.json:

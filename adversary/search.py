@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from geosched.adversary.fast import ids_for, policy_tel
+from geosched.adversary.fast import ids_for
 from geosched.adversary.schedules import heuristic_pool_tel
-from geosched.errors import ValidationError
+from geosched.adversary.targets import get_target, target_names
+from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
@@ -58,7 +59,7 @@ __all__ = [
 class SearchSpace:
     """The constraints of a hunt."""
 
-    policy: str  # fcfs, sjf, svf or svf1 (strict head-of-line, exact lengths)
+    policy: str  # a hunt target (geosched.adversary.targets): fcfs, sjf, svf, svf1, vllm-fcfs, vllm-priority
     max_requests: int  # N: at most this many requests
     memory: int  # M
     alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
@@ -66,12 +67,8 @@ class SearchSpace:
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
 
     def __post_init__(self) -> None:
-        from geosched.adversary.fast import FAST_POLICIES
-
-        if self.policy not in FAST_POLICIES:
-            from geosched.errors import UnknownNameError
-
-            raise UnknownNameError("policy", self.policy, FAST_POLICIES)
+        if self.policy not in target_names():
+            raise UnknownNameError("policy", self.policy, list(target_names()))
         if self.max_requests < 1:
             raise ValidationError("requests", self.max_requests, "must be >= 1")
         if self.memory < 1:
@@ -109,9 +106,11 @@ class Candidate:
     score: float = float("nan")  # certified ratio TEL(A)/TEL(pool best)
     policy_tel: int = 0
     pool_tel: int = 0
+    note: str = ""  # how it was described (the structured search's groups), for found_by
 
     def copy(self) -> Candidate:
-        return Candidate(self.a.copy(), self.s.copy(), self.o.copy(), self.score, self.policy_tel, self.pool_tel)
+        return Candidate(self.a.copy(), self.s.copy(), self.o.copy(), self.score, self.policy_tel, self.pool_tel,
+                         self.note)
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a.tolist(), "s": self.s.tolist(), "o": self.o.tolist(), "score": self.score,
@@ -134,7 +133,7 @@ def candidate_to_instance(c: Candidate, memory: int) -> Instance:
 
 def fitness(space: SearchSpace, c: Candidate) -> float:
     """Set and return ``c.score = TEL(policy) / min TEL(pool)`` (certified)."""
-    tel = policy_tel(space.policy, c.a, c.s, c.o, space.memory)
+    tel = get_target(space.policy).array_tel(c.a, c.s, c.o, space.memory)
     pool, _, _ = heuristic_pool_tel(c.a, c.s, c.o, space.memory)
     c.policy_tel, c.pool_tel = tel, pool
     c.score = tel / pool

@@ -29,6 +29,7 @@ _EXTENSIONS = (
     "geosched.verify.commands",
     "geosched.theory.commands",
     "geosched.adversary.commands",
+    "geosched.reference_impl.vllm.commands",
     "geosched.teaching_commands",
 )
 

@@ -38,13 +38,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
-from geosched.reference_impl.model import Instance, Request, read_instance
+from geosched.reference_impl.formats import is_geosched_csv, read_workload_file
+from geosched.reference_impl.model import Instance, Request
 
 __all__ = [
     "TraceInfo",
@@ -82,7 +84,7 @@ def default_trace_path() -> Path | None:
     return None
 
 
-def _parse_timestamp(text: str, where: str) -> float:
+def _parse_timestamp(text: str, where: str) -> Decimal:
     text = text.strip()
     head, _, fraction = text.partition(".")
     try:
@@ -91,7 +93,9 @@ def _parse_timestamp(text: str, where: str) -> float:
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
     if fraction and not fraction.isdigit():
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
-    return base.timestamp() + (float("0." + fraction) if fraction else 0.0)
+    # exact: a float of ~1.7e9 seconds keeps only ~0.2 us, so (T - T0) / step could land just
+    # below an integer and floor to the previous step
+    return Decimal(int(base.timestamp())) + (Decimal("0." + fraction) if fraction else Decimal(0))
 
 
 def _parse_count(text: str, column: str, where: str) -> int:
@@ -127,7 +131,7 @@ def read_trace(
         handle = path.open(newline="")
     except OSError as exc:
         raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    times: list[float] = []
+    times: list[Decimal] = []
     lengths: list[tuple[int, int]] = []
     dropped = 0
     rows = 0
@@ -156,7 +160,8 @@ def read_trace(
         raise WorkloadFormatError(f"{path}: no usable rows")
     if arrivals == "online":
         first = min(times)
-        steps = [int((stamp - first) // step_seconds) for stamp in times]
+        step = Decimal(str(step_seconds))
+        steps = [int((stamp - first) // step) for stamp in times]
     else:
         steps = [0] * len(lengths)
     if memory is None:
@@ -313,8 +318,9 @@ def load_workload(
     step_seconds: float = DEFAULT_STEP_SECONDS,
     limit: int | None = None,
 ) -> Instance:
-    """Resolve a workload argument: a ``.json`` instance, a ``.csv`` trace, ``trace`` (the
-    shared Azure trace), or a generator spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3``.
+    """Resolve a workload argument: a ``.json`` instance or witness file, a ``.jsonl`` or ``.csv``
+    export (:mod:`geosched.reference_impl.formats`), a ``.csv`` trace, ``trace`` (the shared
+    Azure trace), or a generator spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3``.
 
     Parameters
     ----------
@@ -353,7 +359,11 @@ def load_workload(
 
     path = Path(spec)
     if spec.endswith(".json") or (path.is_file() and path.suffix == ".json"):
-        instance = read_instance(path)
+        instance = read_workload_file(path)  # an instance, or a witness file's instance
+    elif spec.endswith(".jsonl"):
+        instance = read_workload_file(path, memory=memory, step_seconds=step_seconds)
+    elif spec.endswith(".csv") and is_geosched_csv(path):
+        instance = read_workload_file(path)  # an azure-csv export: exact ids, arrivals and M
     elif spec.endswith(".csv"):
         instance, _ = read_trace(path, memory=memory, arrivals=arrivals, step_seconds=step_seconds, limit=limit)
     elif spec == "trace" or spec.startswith("trace:"):

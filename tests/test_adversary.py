@@ -72,9 +72,14 @@ def test_witness_round_trip_and_verification(tmp_path):
     report = verify_witness(data)
     assert report.ok, report.problems
     assert report.certified_ratio == Fraction(13, 9)
-    assert set(json.loads(path.read_text())) == {
+    written = json.loads(path.read_text())
+    assert set(written) == {
         "policy", "instance", "policy_schedule", "witness_schedule", "certified_ratio", "ratio_upper",
-        "found_by", "seed"}
+        "found_by", "seed", "tie_rule", "tie_check"}
+    # keys differ (volumes 24 vs 20): reversing the tie order cannot change SVF's TEL 13
+    assert written["tie_check"] == {"order": "reversed", "policy_tel": 13, "certified_ratio": 13 / 9,
+                                    "depends_on_ties": False}
+    assert report.depends_on_ties is False and "position" in report.tie_rule
     assert main(["check-witness", str(path)]) == 0
 
 
