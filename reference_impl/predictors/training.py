@@ -102,16 +102,11 @@ class TrainingResult(Result):
     status: str
     message: str
     wall_time: float  # seconds: features + training + evaluation
-    model: LengthModel = field(repr=False)
+    model: LengthModel = field(repr=False)  # not in to_dict(): the model file holds it
     metrics: AccuracyRow  # the model on the test part
     train_rows: int
     test_rows: int
     train_seconds: float  # the torch training loop alone
-
-    def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        data.pop("model")
-        return data
 
 
 @dataclass(frozen=True)
