@@ -62,6 +62,7 @@ __all__ = [
     "prompt_bucket",
     "history_features",
     "feature_matrix",
+    "feature_row",
     "check_features",
 ]
 
@@ -335,3 +336,38 @@ def feature_matrix(
     if len(widths) > 1:
         raise ValidationError("text_hook", sorted(widths), "must return the same number of values for every text")
     return np.column_stack([matrix, np.vstack(text_rows)]) if text_rows else matrix
+
+
+def feature_row(
+    names: Sequence[str],
+    prompt: int,
+    history: HistoryState,
+    *,
+    seconds_since_start: float = 0.0,
+    clock_seconds: float | None = None,
+) -> list[float]:
+    """One request's features, online: the same definitions as :func:`feature_matrix`.
+
+    ``history`` holds the completions observed so far; ``clock_seconds`` (seconds after
+    midnight at arrival) is needed only by the time-of-day features. The online worker of
+    :mod:`~geosched.reference_impl.predictors.background` uses this; a test checks it against
+    :func:`feature_matrix` on a replayed log.
+
+    >>> feature_row(("log_prompt", "hist_log_count"), 6, HistoryState())
+    [1.9459101090932196, 0.0]
+    """
+    values = history.features(prompt) if any(n in HISTORY_FEATURES for n in names) else ()
+    row = []
+    for name in names:
+        if name == "log_prompt":
+            row.append(math.log1p(prompt))
+        elif name == "hours_since_start":
+            row.append(seconds_since_start / 3600.0)
+        elif name.startswith("time_of_day"):
+            if clock_seconds is None:
+                raise ValidationError("features", name, "needs the clock time of the arrival")
+            angle = 2 * math.pi * (clock_seconds % 86400.0) / 86400.0
+            row.append(math.sin(angle) if name.endswith("sin") else math.cos(angle))
+        else:
+            row.append(values[HISTORY_FEATURES.index(name)])
+    return row
