@@ -403,3 +403,51 @@ def test_length_model_rejects_wrong_shapes(synthetic_models):
     with pytest.raises(Exception, match="feature rows"):
         results["point"].model.raw(np.zeros((2, 5)))
     assert isinstance(results["point"].model, LengthModel)
+
+
+def test_online_worker_equals_the_batch_features():
+    """BackgroundPredictor fed arrivals and completions in time order (completions at their nominal
+    time) predicts exactly what the model predicts from feature_matrix."""
+    from geosched.reference_impl.predictors.background import BackgroundPredictor
+
+    rng = np.random.default_rng(9)
+    log = RequestLog(np.sort(rng.uniform(0, 30, 150)), rng.integers(1, 3000, 150), rng.integers(1, 600, 150))
+    model = load_default_model("point")
+    assert "hist_recent_log_output" in model.features  # the history matters in this check
+    expected = model.predict_lengths(feature_matrix(log, model.features, step_seconds=model.step_seconds))
+    completion = log.arrival_seconds + log.output * model.step_seconds
+    events = [(a, 1, i) for i, a in enumerate(log.arrival_seconds)] + [(c, 0, i) for i, c in enumerate(completion)]
+    worker = BackgroundPredictor(model, start=False)
+    for _, kind, i in sorted(events, key=lambda e: (e[0], e[1], log.arrival_seconds[e[2]], e[2])):
+        if kind == 0:
+            worker.finished(int(log.prompt[i]), int(log.output[i]))
+        else:
+            worker.submit(f"q{i}", int(log.prompt[i]), float(log.arrival_seconds[i]))
+    worker.drain()
+    assert [worker.get(f"q{i}") for i in range(log.n)] == expected.tolist()
+    assert worker.stats().predicted == log.n
+
+
+def test_module_examples_run():
+    import doctest
+
+    from geosched.reference_impl import predictors
+    from geosched.reference_impl.predictors import (
+        artifact,
+        background,
+        baselines,
+        distribution,
+        features,
+        learned,
+        learned_predictor,
+        metrics,
+        simple,
+        tracelog,
+        training,
+    )
+    from geosched.verify import empirical
+
+    for module in (predictors, artifact, background, baselines, distribution, features, learned, learned_predictor,
+                   metrics, simple, tracelog, training, empirical):
+        failures, _ = doctest.testmod(module)
+        assert failures == 0, module.__name__

@@ -44,11 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import UnknownNameError
+from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions"]
 
-EVIDENCE_STATUSES = ("proved", "checked", "consistent", "refuted", "unknown")
+EVIDENCE_STATUSES = ("proved", "checked", "consistent", "refuted", "unknown", "reproduced", "partly",
+                     "not_reproduced")
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,13 @@ CLAIMS: dict[str, Claim] = {
               ("derivation", "simulation:construction")),
         Claim("jaillet.thm4.3", "Jaillet et al. Thm. 4.3", "MC-SF O(1), burst, equal prompts, M >= 2 max p",
               ("derivation", "policy-spec:sjf", "exhaustive:jaillet")),
+        # empirical claims (verify/empirical.py): the Azure trace, learned predictors
+        Claim("kong.emp.svf_latency", "Kong et al. Sec. 5", "SVF has the lowest mean and P95 latency",
+              ("trace:svf_latency",)),
+        Claim("kong.emp.onebit", "Kong et al. Sec. 5", "1-bit SVF competitive with SJF, better tail",
+              ("trace:onebit_vs_sjf",)),
+        Claim("kong.emp.overhead", "Kong et al. Sec. 5", "predictor overhead <= 0.06% (1-bit 0.01%) of latency",
+              ("trace:predictor_overhead",)),
     )
 }
 CLAIM_IDS: tuple[str, ...] = tuple(CLAIMS)
@@ -585,6 +594,7 @@ _METHODS: dict[str, Callable[[Claim, _Context], Evidence]] = {
     "monte-carlo:svf1": _monte_carlo("svf1"),
     "simulation:family": _sjf_family,
     "simulation:construction": _jaillet_construction,
+    **EMPIRICAL_METHODS,
 }
 
 
@@ -600,6 +610,9 @@ def combine(claim: Claim, evidence: list[Evidence],
     fails, the claim is ``unknown`` (a bug of ours does not refute the paper) unless a
     proof settles it.
     """
+    empirical = combine_empirical(evidence)  # reproduced / partly / not_reproduced / unknown
+    if empirical is not None:
+        return empirical
     refuted = [e for e in evidence if e.status == "refuted" and e.kind != "supporting"]
     if refuted:
         first = refuted[0]

@@ -222,6 +222,8 @@ class BackgroundPredictor:
                 self._wake.notify_all()
 
     def _run(self) -> None:
+        # build the module and pay the first call's set-up before any request waits on it
+        self.model.predict_lengths(np.zeros((1, self.model.inputs)), np.ones(1, dtype=np.int64), self.point)
         while True:
             with self._lock:
                 while not self._events and not self._closed:

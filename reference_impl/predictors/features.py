@@ -353,8 +353,8 @@ def feature_row(
     :mod:`~geosched.reference_impl.predictors.background` uses this; a test checks it against
     :func:`feature_matrix` on a replayed log.
 
-    >>> feature_row(("log_prompt", "hist_log_count"), 6, HistoryState())
-    [1.9459101090932196, 0.0]
+    >>> [round(v, 4) for v in feature_row(("log_prompt", "hist_log_count"), 6, HistoryState())]  # log 7, log 1
+    [1.9459, 0.0]
     """
     values = history.features(prompt) if any(n in HISTORY_FEATURES for n in names) else ()
     row = []

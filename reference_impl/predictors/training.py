@@ -239,6 +239,7 @@ def train_model(
     provenance = {
         "source": source, "rows": log.n, "train_rows": int(train.size), "test_rows": int(test.size),
         "data_sha256": training_data_hash(log.subset(train)), "config": _config_dict(config),
+        "train_mean_output": float(output.mean()),
         "text_hook": getattr(text_hook, "__name__", None) if text_hook is not None else None,
         "versions": _versions(torch_version), "train_seconds": round(train_seconds, 3), "command": command,
     }

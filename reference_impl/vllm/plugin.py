@@ -211,6 +211,12 @@ class GeoschedScheduler(Scheduler):
                 worker.finished(request.num_prompt_tokens, request.num_output_tokens)
         return super()._free_request(request, *args, **kwargs)
 
+    def predictor_stats(self) -> Any:
+        """The background predictor's :class:`~geosched.reference_impl.predictors.background.WorkerStats`
+        (``None`` with a synchronous predictor)."""
+        worker = self._geo_async
+        return worker.stats() if worker is not None and hasattr(worker, "stats") else None
+
     def shutdown(self) -> None:
         super().shutdown()
         if self._geo_async is not None and hasattr(self._geo_async, "close"):
