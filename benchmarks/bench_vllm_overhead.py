@@ -193,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     learned = [label for label, *_ in variants if "learned" in label]
     if learned:
         lines += [
-            "Learned predictors in the background worker (medians over runs; add_request includes the O(1) "
-            "submission; the worker time is features + model, batched):",
+            "Learned predictors in the background worker (medians over runs). add_request includes the O(1) "
+            "submission, and its wall time also counts waiting for the GIL while the worker thread computes; "
+            "the worker time is that thread's CPU time (features + model, batched); fallback reads = "
+            "prediction not ready when a schedule() call looked:",
             "",
             "| variant | add_request (us/request) | worker (us/request) | worker (ms per schedule() call) | "
             f"worker per call / {args.decode_step_ms:g} ms step | model calls | largest batch | "
