@@ -1,6 +1,6 @@
 """The papers' empirical claims about scheduling under predictions, re-run on the Azure trace.
 
-Kong, Qi, Ye, Zhou (arXiv 2606.22327, Sec. 5; restated in ``REFERENCES.md``) report, on a vLLM
+Kong, Qi, Ye, Zhou (arXiv 2606.22327, experiments; as restated in the project's REFERENCES.md) report, on a vLLM
 deployment with a learned length predictor:
 
 1. ``kong.emp.svf_latency``: SVF has the lowest mean and P95 latency among FCFS, SJF, SVF and

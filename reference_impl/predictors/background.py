@@ -1,7 +1,7 @@
 """Predictions off the scheduling critical path: a background worker that batches requests.
 
 SVF's deployment runs its length predictor beside vLLM, not inside the scheduler step (Kong et
-al., arXiv 2606.22327, Sec. 5). :class:`BackgroundPredictor` does the same for a
+al., arXiv 2606.22327, experiments). :class:`BackgroundPredictor` does the same for a
 :class:`~geosched.reference_impl.predictors.learned.LengthModel`:
 
 * the scheduler calls :meth:`~BackgroundPredictor.submit` when a request arrives and

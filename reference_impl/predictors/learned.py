@@ -6,7 +6,7 @@ deviations), one per *kind*:
 
 * ``point``: regression of ``log o`` under the absolute loss, so the prediction
   ``exp(f(x))`` estimates the conditional *median* length (the background length predictor of
-  SVF's deployment, Kong et al., arXiv 2606.22327, Sec. 5);
+  SVF's deployment, Kong et al., arXiv 2606.22327, experiments);
 * ``onebit``: a logistic classifier of ``o > theta``; the prediction is the class's proxy
   length ``O_0 = E[o | o <= theta]`` or ``O_1 = E[o | o > theta]`` (training means), as used by
   1-bit SVF (Kong et al., Sec. 4 and Thm. 3.5);
