@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["add_commands"]
 
@@ -20,16 +21,23 @@ def _positive_float(text: str) -> float:
     return value
 
 
+DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
+
+
 def add_commands(subparsers, common) -> None:
-    p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)")
-    p.add_argument("--policy", required=True, choices=("sjf", "svf", "svf1", "fcfs"))
+    p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
+                              description=f"Search for instances that hurt a policy; --memory defaults to "
+                                          f"{DEFAULT_HUNT_MEMORY}.")
+    p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
     p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=_positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
     p.add_argument("--time", type=_positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
-    p.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint.json")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
+    p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
     p.add_argument("--target", type=float, default=None, help="stop a search once this ratio is reached")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(handler=_cmd_hunt)
@@ -45,7 +53,7 @@ def add_commands(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
-    p.add_argument("--policy", required=True, choices=("sjf", "svf", "fcfs"))
+    p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..10)")
     p.add_argument("--memory-max", type=int, default=None, help="M ranges over [--memory, --memory-max]")
     p.add_argument("--max-prompt", type=int, required=True)
@@ -62,19 +70,19 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.adversary.search import SearchSpace
     from geosched.output import emit_json
 
-    if args.memory is None:
-        raise ValidationError("--memory", None, "hunt needs --memory M")
-    space = SearchSpace(args.policy, max_requests=args.requests, memory=args.memory, alpha_max=args.alpha_max,
+    memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
+    space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
-                  target=args.target, progress=not args.quiet)
+                  force=args.force, target=args.target, progress=not args.quiet)
     if args.json:
         emit_json(result.to_dict())
         return 0
     for path in result.counterexamples:
         print(f"COUNTEREXAMPLE to Kong et al. Thm 3.2: {path}")
-    print(f"best certified ratio {result.fun:.4f} ({result.message})")
+    best = f"{result.fun:.4f}" if result.fun is not None else "none"
+    print(f"best certified ratio {best} ({result.message}); M = {memory}, {args.time:g} s this run")
     for m, info in result.methods.items():
         if "certified" in info:
             certified = [round(c, 4) for c in info["certified"]]
@@ -92,18 +100,20 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
 
     report = verify_witness(read_witness(args.file))
     if args.json:
-        emit_json(report)
-    elif report["ok"]:
-        upper = report["ratio_upper"]
-        print(f"OK {args.file}: {report['policy']} TEL {report['policy_tel']} vs witness TEL {report['witness_tel']}: "
-              f"certified ratio {report['certified_ratio']:.6f}"
-              + (f", true ratio in [{report['certified_ratio']:.6f}, {upper:.6f}]" if upper else ""))
-        for note in report["notes"]:
+        emit_json(report.to_dict())
+    elif report.ok:
+        line = (f"OK {args.file}: {report.policy} TEL {report.policy_tel} vs witness TEL {report.witness_tel}: "
+                f"certified ratio {report.certified_ratio} = {float(report.certified_ratio):.6f}")
+        if report.ratio_upper is not None:
+            line += (f", true ratio in [{float(report.certified_ratio):.6f}, {float(report.ratio_upper):.6f}] "
+                     f"(upper end from {report.lower_bound_name} = {report.lower_bound}, recomputed)")
+        print(line)
+        for note in report.notes:
             print(f"  note: {note}")
     else:
-        print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report["problems"]),
+        print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
               file=sys.stderr)
-    return 0 if report["ok"] else 1
+    return 0 if report.ok else 1
 
 
 def _cmd_family(args: argparse.Namespace) -> int:
@@ -112,16 +122,15 @@ def _cmd_family(args: argparse.Namespace) -> int:
 
     report = evaluate_family(args.name, args.size)
     if args.json:
-        emit_json(report)
+        emit_json(report.to_dict())
     else:
-        print(f"family {report['family']} k={report['size']}: n={report['n']} M={report['memory']} "
-              f"alpha={report['alpha']:.4f}")
-        print(f"  {report['policy']} TEL simulated {report['policy_tel']}  closed form {report['policy_tel_formula']}")
-        print(f"  witness TEL checked {report['witness_tel']}  closed form {report['witness_tel_formula']}")
-        print(f"  certified ratio {report['certified_ratio']:.4f}  closed form {report['ratio_formula']}  "
-              f"limit {report['limit']}")
-        print("  closed form matches" if report["match"] else "  MISMATCH between simulation and closed form")
-    return 0 if report["match"] else 1
+        print(f"family {report.family} k={report.size}: n={report.n} M={report.memory} alpha={float(report.alpha):.4f}")
+        print(f"  {report.policy} TEL simulated {report.policy_tel}  closed form {report.policy_tel_formula}")
+        print(f"  witness TEL checked {report.witness_tel}  closed form {report.witness_tel_formula}")
+        ratio = f"{float(report.certified_ratio):.4f}" if report.certified_ratio is not None else "-"
+        print(f"  certified ratio {ratio}  closed form {report.ratio_formula}  limit {report.limit}")
+        print("  closed form matches" if report.match else "  MISMATCH between simulation and closed form")
+    return 0 if report.match else 1
 
 
 def _cmd_z3(args: argparse.Namespace) -> int:
@@ -146,7 +155,7 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         return 0
     print(f"z3 {args.policy}: {bounds.describe()}")
     for q in result.queries:
-        print(f"  r = {q.ratio} ({float(q.ratio):.4f}): {q.outcome} in {q.seconds:.2f}s"
+        print(f"  r = {q.ratio} ({float(q.ratio):.4f}): {q.status} in {q.wall_time:.2f}s"
               + (f", witness ratio {float(q.found_ratio):.4f}" if q.found_ratio is not None else ""))
     print(f"  largest certified ratio {float(result.best_sat) if result.best_sat else None}; "
           f"proved: no instance reaches {result.smallest_unsat}" if result.smallest_unsat is not None else

@@ -26,22 +26,27 @@ the policy with the reference simulator, checks both schedules with the checker 
 Example
 -------
 >>> r = evaluate_family("sjf-blocking", 3)
->>> r["policy_tel"], r["witness_tel"], r["match"]
+>>> r.policy_tel, r.witness_tel, r.match
 (57, 38, True)
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import sympy as sp
 
 from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.simulator import simulate
+from geosched.results import Result
 
-__all__ = ["Family", "FAMILIES", "evaluate_family", "sjf_blocking"]
+__all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "evaluate_family", "sjf_blocking"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -57,6 +62,7 @@ class Family:
     witness_tel: sp.Expr  # closed form of TEL(S)
     min_size: int = 1
     description: str = ""
+    requests: Callable[[int], int] = lambda size: 0  # number of requests of member ``size``
 
     @property
     def ratio(self) -> sp.Expr:
@@ -95,47 +101,95 @@ FAMILIES: dict[str, Family] = {
         witness_tel=2 * k**2 + k**2 + 4 * k - 1,
         min_size=2,
         description="2k blockers (K-1, 1) and K = k^2 smalls (0, 2), M = 2K, alpha = 1/2",
+        requests=lambda size: 2 * size + size * size,
     ),
 }
 
 
-def evaluate_family(name: str, size: int) -> dict[str, Any]:
-    """Build member ``size``, simulate, check, and compare with the closed forms."""
-    from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+MAX_REQUESTS = 200_000  # a member larger than this is refused (simulation and checking grow with n)
 
+
+@dataclass(frozen=True)
+class FamilyEvaluation(Result):
+    """One member simulated and checked against the closed forms.
+
+    ``status`` is ``"matches"`` when both schedules are feasible for the checker and both TELs
+    equal the closed forms at this size, else ``"mismatch"``.
+    """
+
+    STATUSES = ("matches", "mismatch")
+    SUCCESS = ("matches",)
+
+    status: str
+    message: str
+    wall_time: float
+    family: str
+    size: int
+    policy: str
+    n: int
+    memory: int
+    alpha: Fraction
+    policy_tel: int  # simulated, TEL from the checker
+    policy_tel_formula: str
+    policy_tel_closed_form_value: int
+    witness_tel: int | None  # None when the witness schedule is infeasible
+    witness_feasible: bool
+    witness_tel_formula: str
+    witness_tel_closed_form_value: int
+    certified_ratio: Fraction | None  # policy_tel / witness_tel, exact
+    ratio_formula: str
+    limit: str  # the ratio's limit as k -> infinity (sympy)
+
+    @property
+    def match(self) -> bool:
+        return self.status == "matches"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data["alpha"] = float(self.alpha)
+        data["certified_ratio"] = None if self.certified_ratio is None else float(self.certified_ratio)
+        data["certified_ratio_exact"] = None if self.certified_ratio is None else str(self.certified_ratio)
+        data["match"] = self.match
+        return data
+
+
+def evaluate_family(name: str, size: int) -> FamilyEvaluation:
+    """Build member ``size``, simulate, check, and compare with the closed forms.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown family.
+    ValidationError
+        For a size below the family's minimum or one whose member exceeds :data:`MAX_REQUESTS`.
+
+    Examples
+    --------
+    >>> evaluate_family("sjf-blocking", 3).status
+    'matches'
+    """
+    started = time.perf_counter()
     try:
         fam = FAMILIES[name]
     except KeyError:
         raise UnknownNameError("family", name, list(FAMILIES)) from None
     if isinstance(size, bool) or not isinstance(size, int) or size < fam.min_size:
         raise ValidationError("--size", size, f"must be an integer >= {fam.min_size}")
+    if fam.requests(size) > MAX_REQUESTS:
+        raise ValidationError("--size", size, f"gives {fam.requests(size)} requests; at most {MAX_REQUESTS} are "
+                              "simulated (use the closed forms for larger sizes)")
     instance, witness = fam.build(size)
-    sim = simulate(instance, fam.policy)
-    policy_report = check_schedule(instance, sim.starts)
+    policy_report = check_schedule(instance, simulate(instance, fam.policy).starts)
     witness_report = check_schedule(instance, witness)
     policy_tel = policy_report.metrics.tel
-    witness_tel = witness_report.metrics.tel
+    witness_tel = witness_report.metrics.tel if witness_report.feasible else None
     want_policy = int(fam.policy_tel.subs(k, size))
     want_witness = int(fam.witness_tel.subs(k, size))
-    match = (policy_report.feasible and witness_report.feasible and policy_tel == want_policy
-             and witness_tel == want_witness)
-    return {
-        "family": name,
-        "size": size,
-        "policy": fam.policy,
-        "n": instance.n,
-        "memory": instance.memory,
-        "alpha": float(instance.alpha),
-        "policy_tel": policy_tel,
-        "policy_tel_formula": str(sp.expand(fam.policy_tel)),
-        "policy_tel_closed_form_value": want_policy,
-        "witness_tel": witness_tel,
-        "witness_feasible": witness_report.feasible,
-        "witness_tel_formula": str(sp.expand(fam.witness_tel)),
-        "witness_tel_closed_form_value": want_witness,
-        "certified_ratio": policy_tel / witness_tel,
-        "ratio_formula": str(fam.ratio),
-        "limit": str(fam.limit),
-        "match": bool(match),
-    }
+    match = policy_report.feasible and policy_tel == want_policy and witness_tel == want_witness
+    ratio = Fraction(policy_tel, witness_tel) if witness_tel else None
+    message = (f"{name} k={size}: TEL({fam.policy}) {policy_tel} (closed form {want_policy}), witness TEL "
+               f"{witness_tel} (closed form {want_witness})")
+    return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
+                            fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
+                            str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
+                            str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio), str(fam.limit))

@@ -4,8 +4,8 @@ The searches of :mod:`geosched.adversary` evaluate hundreds of thousands of smal
 This module re-implements, for *exact* output lengths only, the strict head-of-line (or
 backfilling) continuous-batching process of :func:`geosched.reference_impl.simulator.simulate`
 (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115, Algorithm 1)
-as a compiled step loop (numba, when importable; the same Python code otherwise), plus a
-greedy *list-scheduling* builder used to construct witness schedules.
+as a compiled step loop (numba), plus a greedy *list-scheduling* builder used to construct
+witness schedules.
 
 At step ``t``: requests with ``x_j + o_j <= t`` leave; the arrived waiting requests are
 scanned in priority order ``(key, arrival, index)`` and the candidate ``c`` starts at ``t``
@@ -18,10 +18,10 @@ which, the usage being increasing between completions, is checked at the complet
 lengths a search uses) and jumps over idle stretches to the next arrival.
 :func:`tests.test_adversary` checks equality with the reference simulator on random instances.
 
-Ties: the reference breaks key ties by arrival, then **id string**; here by arrival, then
-index. :func:`ids_for` makes zero-padded ids (``r00, r01, ...``) under which both agree; the
-instance-level helpers (:func:`fast_starts`) compute the rank from the real ids, so they agree
-for any ids.
+Ties: by arrival, then index (the position in the instance), exactly as the reference
+simulator; ids are labels only. The policies and their keys come from the one registry
+(:mod:`geosched.reference_impl.policies`): a policy with the ``FAST`` capability provides
+``array_keys``.
 
 Example
 -------
@@ -36,24 +36,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit  # a runtime dependency (pyproject)
 
 from geosched.errors import UnknownNameError
-
-try:  # numba is optional: the same code runs (about 100x slower) as plain Python
-    from numba import njit
-
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only without numba
-    HAVE_NUMBA = False
-
-    def njit(*args, **kwargs):  # type: ignore[no-redef]
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
-
+from geosched.reference_impl.policies import Capability, make_policy, policy_names
 
 __all__ = [
-    "HAVE_NUMBA",
     "FAST_POLICIES",
     "ids_for",
     "priority_keys",
@@ -65,32 +53,21 @@ __all__ = [
     "batch_policy_tel",
 ]
 
-FAST_POLICIES = ("fcfs", "sjf", "svf", "svf1")
+FAST_POLICIES = policy_names(Capability.FAST)
 
 
 def ids_for(n: int) -> list[str]:
-    """Zero-padded ids whose string order is the index order: ``r0..r9`` or ``r00..r42``."""
+    """Zero-padded ids ``r0..r9`` or ``r00..r42`` (labels only: ties never look at them)."""
     width = len(str(max(n - 1, 0)))
     return [f"r{k:0{width}d}" for k in range(n)]
 
 
 def priority_keys(policy: str, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
-    """The policy's integer keys with exact predictions (see ``reference_impl.policies``)."""
-    s = np.asarray(prompt, dtype=np.int64)
-    o = np.asarray(output, dtype=np.int64)
-    if policy == "fcfs":
-        return np.zeros_like(o)
-    if policy == "sjf":
-        return o.copy()
-    if policy == "svf":
-        return s * o + (o * o + o) // 2
-    if policy == "svf1":
-        from geosched.reference_impl.policies import OneBitSVF
-
-        theta, o0, o1 = OneBitSVF().parameters(o)
-        proxy = np.where(o > theta, o1, o0)
-        return s * proxy + (proxy * proxy + proxy) // 2
-    raise UnknownNameError("fast policy", policy, FAST_POLICIES)
+    """The policy's integer keys with exact predictions (the registry's ``array_keys``)."""
+    if policy not in FAST_POLICIES:
+        raise UnknownNameError("fast policy", policy, FAST_POLICIES)
+    return np.asarray(make_policy(policy).array_keys(np.asarray(prompt, dtype=np.int64),
+                                                     np.asarray(output, dtype=np.int64)), dtype=np.int64)
 
 
 def priority_order(policy: str, arrival: np.ndarray, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
@@ -200,14 +177,12 @@ def policy_tel(policy: str, arrival, prompt, output, memory: int, *, backfill: b
 
 
 def fast_starts(instance, policy: str, *, backfill: bool = False) -> dict[str, int]:
-    """Start times keyed by id, ties broken by the real ids exactly as the reference does."""
+    """Start times keyed by id (ties by arrival, then position, as the reference simulator)."""
     reqs = instance.requests
     a = np.array([r.arrival for r in reqs], dtype=np.int64)
     s = np.array([r.prompt for r in reqs], dtype=np.int64)
     o = np.array([r.output for r in reqs], dtype=np.int64)
-    keys = priority_keys(policy, s, o).tolist()
-    order = sorted(range(len(reqs)), key=lambda i: (keys[i], reqs[i].arrival, reqs[i].id))
-    x = simulate_arrays(policy, a, s, o, instance.memory, backfill=backfill, order=np.array(order, dtype=np.int64))
+    x = simulate_arrays(policy, a, s, o, instance.memory, backfill=backfill)
     return {r.id: int(v) for r, v in zip(reqs, x)}
 
 

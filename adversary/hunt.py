@@ -1,14 +1,19 @@
 """``geosched hunt``: run the searches with checkpoints, certify the elite, write witnesses.
 
-Files written into the output directory:
+Files written into the output directory (every one atomically: a kill never leaves a partial
+file):
 
-* ``checkpoint.json``: every method's resumable state, rewritten atomically every few
-  seconds, so a kill loses at most that much; ``--resume`` continues from it (counts, history
-  and wall time keep growing);
+* ``checkpoint.json``: every method's resumable state, rewritten every few seconds, so a kill
+  loses at most that much; ``resume=True`` (``--resume``) continues from it (counts, history
+  and wall time keep growing; ``time_limit`` is the budget of *this* run);
 * ``witness_<method>_<k>.json``: the elite re-scored with :func:`certify` (checked witnesses);
   ``best_witness.json``: the best of them;
 * ``progress.csv`` and ``progress.png``: best certified ratio against wall time per method;
-* ``summary.json``: the result object (also printed by ``--json``).
+* ``summary.json``: the result object (also printed by ``--json``);
+* ``.lock`` while a hunt runs: a second hunt into the same directory is refused.
+
+A directory that already holds a hunt is refused unless ``resume`` (continue it) or ``force``
+(start over, replacing its files) is given, so an earlier result is never lost silently.
 
 For ``svf`` on burst instances every certified ratio is compared with Kong et al.'s
 Thm. 3.2 bound ``1 + 2/(1 - alpha)`` of that instance; exceeding it would refute the theorem
@@ -18,7 +23,7 @@ and is reported first, in capitals, with its witness.
 from __future__ import annotations
 
 import csv
-import json
+import io
 import os
 import sys
 import time
@@ -29,15 +34,21 @@ from typing import Any
 
 import numpy as np
 
+from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
     Candidate,
+    SearchResult,
     SearchSpace,
     anneal,
     candidate_to_instance,
     differential_evolution_search,
 )
-from geosched.adversary.witness import Witness, make_witness, write_witness
+from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
+from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.output import write_json_atomic, write_text_atomic
+from geosched.reference_impl.jsonfile import read_json
+from geosched.results import Result
 
 __all__ = ["HuntResult", "hunt", "certify", "svf_theorem_bound"]
 
@@ -53,50 +64,46 @@ def certify(instance, policy: str, *, found_by: str, seed: int | None, rng: Any 
             time_budget: float = 5.0, exact_n: int = 10, exact_time_limit: float = 10.0) -> Witness:
     """Best witness schedule (:func:`~geosched.adversary.schedules.best_witness_schedule`) as a
     checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio."""
-    from geosched.adversary.schedules import best_witness_schedule
-    from geosched.adversary.witness import _best_known_lower_bound
-
     ws = best_witness_schedule(instance, rng=rng, time_budget=time_budget, exact_n=exact_n,
                                exact_time_limit=exact_time_limit)
-    lb, name = _best_known_lower_bound(instance)
+    lb, name = lower_bound_of(instance)
     if ws.lower_bound is not None and ws.lower_bound > lb:
         lb, name = ws.lower_bound, ws.lower_bound_name
     return make_witness(instance, policy, ws.starts, found_by=f"{found_by}; witness: {ws.source}", seed=seed,
                         lower_bound=(lb, name))
 
 
-@dataclass
-class HuntResult:
-    """scipy-style summary of a hunt (``fun``: best certified ratio over all methods)."""
+@dataclass(frozen=True)
+class HuntResult(Result):
+    """scipy-style summary of a hunt (``fun``: best certified ratio over all methods).
 
-    x: Any  # best instance (Instance) or None
-    fun: float  # best certified ratio, checked by the checker
-    status: int  # 0: finished its time; 2: target reached
+    ``status``: ``"completed"`` (the time budget was used), ``"target_reached"`` (a search
+    reached ``target``) or ``"no_witness"`` (nothing was certified).
+    """
+
+    STATUSES = ("completed", "target_reached", "no_witness")
+    SUCCESS = ("completed", "target_reached")
+
+    status: str
     message: str
+    wall_time: float  # seconds of search, cumulative over resumes
+    x: Any  # best instance (Instance) or None
+    fun: float | None  # best certified ratio, checked by the checker (None: no witness)
     nfev: int  # fitness evaluations over all methods
-    wall_time: float  # seconds, cumulative over resumes
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-method summary
-    witnesses: list[str] = field(default_factory=list)  # witness files written
-    counterexamples: list[str] = field(default_factory=list)  # witness files refuting Thm 3.2
+    witnesses: tuple[str, ...] = ()  # witness files written
+    counterexamples: tuple[str, ...] = ()  # witness files refuting Thm 3.2
     plot: str | None = None  # progress.png (None if matplotlib is missing)
     csv: str | None = None  # progress.csv
     space: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
+    run_time_limit: float = 0.0  # the budget of this run (a resume adds its own)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "fun": self.fun, "status": self.status, "message": self.message, "nfev": self.nfev,
-            "wall_time": self.wall_time, "methods": self.methods, "witnesses": self.witnesses,
-            "counterexamples": self.counterexamples, "plot": self.plot, "csv": self.csv,
-            "space": self.space, "seed": self.seed,
-            "best_instance": self.x.to_dict() if self.x is not None else None,
-        }
-
-
-def _atomic_write(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
+        data = super().to_dict()
+        data.pop("x")
+        data["best_instance"] = self.x.to_dict() if self.x is not None else None
+        return data
 
 
 class _Progress:
@@ -123,6 +130,91 @@ class _Progress:
             print(file=sys.stderr)
 
 
+_HUNT_FILES = ("checkpoint.json", "summary.json", "best_witness.json", "progress.csv")
+
+
+class _HuntDirectory:
+    """The output directory: refuses to clobber an earlier hunt, locks, reads and writes the checkpoint."""
+
+    def __init__(self, out: str | Path, *, resume: bool, force: bool) -> None:
+        self.path = Path(out)
+        self.checkpoint_path = self.path / "checkpoint.json"
+        self.lock_path = self.path / ".lock"
+        if resume and not self.checkpoint_path.is_file():
+            raise WorkloadFormatError(f"--resume: no checkpoint at {self.checkpoint_path}")
+        earlier = [name for name in _HUNT_FILES if (self.path / name).exists()]
+        if earlier and not resume and not force:
+            raise ValidationError("--out", str(self.path), f"holds an earlier hunt ({', '.join(earlier)}); pass "
+                                  "--resume to continue it or --force to start over and replace it")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkloadFormatError(f"--out {self.path}: cannot create the directory ({exc.strerror})") from None
+
+    def __enter__(self) -> _HuntDirectory:
+        try:
+            handle = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            holder = self.lock_path.read_text().strip() if self.lock_path.is_file() else "?"
+            if holder.isdigit() and not _process_alive(int(holder)):
+                self.lock_path.unlink(missing_ok=True)  # left by a killed hunt
+                return self.__enter__()
+            raise ValidationError("--out", str(self.path), f"another hunt (pid {holder}) is writing into it; "
+                                  f"remove {self.lock_path} if that process is gone") from None
+        with os.fdopen(handle, "w") as stream:
+            stream.write(str(os.getpid()))
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.lock_path.unlink(missing_ok=True)
+
+    def load(self, space: SearchSpace, seed: int | None) -> dict[str, Any]:
+        """The saved checkpoint, validated against ``space`` (a resume of another search is an error)."""
+        saved = read_json(self.checkpoint_path)
+        where = str(self.checkpoint_path)
+        if not isinstance(saved, dict) or not isinstance(saved.get("methods"), dict):
+            raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with 'methods')")
+        if saved.get("space") != space.to_dict():
+            raise ValidationError("--resume", saved.get("space"),
+                                  f"checkpoint was made for another search space than {space.to_dict()}")
+        for method, state in saved["methods"].items():
+            if method not in METHODS or not isinstance(state, dict):
+                raise WorkloadFormatError(f"{where}: methods.{method} is not a saved search state")
+        return saved
+
+    def save(self, checkpoint: dict[str, Any]) -> None:
+        write_json_atomic(self.checkpoint_path, checkpoint)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _methods_to_run(space: SearchSpace, method: str) -> list[str]:
+    methods = list(METHODS) if method == "all" else [method]
+    for m in methods:
+        if m not in METHODS:
+            raise ValidationError("method", method, f"must be one of {', '.join(METHODS)}, all")
+    z3_ok = space.arrivals == "burst" and space.policy in Z3_POLICIES
+    if method == "z3" and not z3_ok:
+        raise ValidationError("method", method, f"z3 models burst arrivals and policies {', '.join(Z3_POLICIES)} only")
+    if not z3_ok and "z3" in methods:
+        methods.remove("z3")  # --method all: the z3 share goes to the black-box searches
+    return methods
+
+
+def _shares(methods: list[str]) -> dict[str, float]:
+    if len(methods) == 1:
+        return {methods[0]: 1.0}
+    return {"anneal": 0.45, "de": 0.35, "z3": 0.20} if "z3" in methods else {"anneal": 0.55, "de": 0.45}
+
+
 def hunt(
     space: SearchSpace,
     *,
@@ -131,99 +223,118 @@ def hunt(
     seed: int | None = 0,
     out: str | Path = "hunt-out",
     resume: bool = False,
+    force: bool = False,
     target: float | None = None,
     progress: bool = True,
     checkpoint_every: float = 3.0,
     z3_bounds: dict[str, Any] | None = None,
     certify_budget: float = 5.0,
 ) -> HuntResult:
-    """Run ``method`` (``anneal``, ``de``, ``z3`` or ``all``: time split 45/35/20) for
-    ``time_limit`` seconds in total, checkpointing into ``out``."""
-    methods = list(METHODS) if method == "all" else [method]
-    for m in methods:
-        if m not in METHODS:
-            raise ValidationError("method", method, f"must be one of {', '.join(METHODS)}, all")
-    from geosched.adversary.z3search import Z3_POLICIES
+    """Search for instances on which ``space.policy`` is far from optimal, with certified ratios.
 
-    z3_ok = space.arrivals == "burst" and space.policy in Z3_POLICIES
-    if method == "z3" and not z3_ok:
-        raise ValidationError("method", method, f"z3 models burst arrivals and policies {', '.join(Z3_POLICIES)} only")
-    if not z3_ok and "z3" in methods:
-        methods.remove("z3")  # --method all: the z3 share goes to the black-box searches
-    out = Path(out)
-    ckpt_path = out / "checkpoint.json"
-    if resume and not ckpt_path.is_file():
-        raise WorkloadFormatError(f"--resume: no checkpoint at {ckpt_path}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WorkloadFormatError(f"--out {out}: cannot create the directory ({exc.strerror})") from None
-    checkpoint: dict[str, Any] = {"space": space.to_dict(), "seed": seed, "methods": {}}
-    if resume:
-        if not ckpt_path.is_file():
-            raise WorkloadFormatError(f"--resume: no checkpoint at {ckpt_path}")
-        try:
-            saved = json.loads(ckpt_path.read_text())
-        except json.JSONDecodeError as exc:
-            raise WorkloadFormatError(f"{ckpt_path}: invalid JSON ({exc.msg})") from None
-        if saved.get("space") != space.to_dict():
-            raise ValidationError("--resume", saved.get("space"), f"checkpoint was made for another search space than "
-                                  f"{space.to_dict()}")
-        checkpoint = saved
-        seed = saved.get("seed", seed)
-    shares = {"anneal": 0.45, "de": 0.35, "z3": 0.20} if "z3" in methods else {"anneal": 0.55, "de": 0.45}
-    if len(methods) == 1:
-        shares = {methods[0]: 1.0}
-    show = _Progress(progress)
-    results: dict[str, Any] = {}
-    root = np.random.SeedSequence(seed)
-    children = dict(zip(METHODS, root.spawn(len(METHODS))))
+    Parameters
+    ----------
+    space : SearchSpace
+        Policy, number of requests, memory, ``alpha_max`` and arrivals.
+    method : str
+        ``anneal``, ``de``, ``z3`` or ``all`` (time split 45/35/20).
+    time_limit : float
+        Seconds of search in this run (a resume adds this much to what was spent before).
+    seed : int or None
+        Seed of every random choice (a resume keeps the checkpoint's).
+    out : path
+        Output directory (see the module docstring for its files).
+    resume, force : bool
+        Continue the hunt saved in ``out``; or replace it. Without either, a used directory
+        is refused.
+    target : float, optional
+        Stop a search once it reaches this certified ratio.
 
-    for m in methods:
-        budget = time_limit * shares[m]
-        last_save = [time.perf_counter()]
-        state = checkpoint["methods"].get(m)
+    Returns
+    -------
+    HuntResult
+        The best certified ratio with its witness files, per-method summaries.
 
-        def cb(result, m=m, last_save=last_save):
-            show.show(m, result.fun, result.nfev, result.wall_time, result.evaluations_per_second)
-            if time.perf_counter() - last_save[0] >= checkpoint_every:
-                checkpoint["methods"][m] = {"kind": "search", "state": result.state}
-                _atomic_write(ckpt_path, checkpoint)
-                last_save[0] = time.perf_counter()
-            return False
+    Raises
+    ------
+    ValidationError
+        For a bad method, a used or locked directory, or a checkpoint of another space.
+    WorkloadFormatError
+        When ``resume`` finds no checkpoint or a malformed one.
 
-        if m == "z3":
-            from geosched.adversary.z3search import z3_hunt
+    Examples
+    --------
+    >>> import tempfile
+    >>> space = SearchSpace("sjf", max_requests=5, memory=12, alpha_max=0.5)
+    >>> result = hunt(space, method="anneal", time_limit=1.0, out=tempfile.mkdtemp(), progress=False,
+    ...               certify_budget=0.5)
+    >>> result.status, result.fun >= 1.0
+    ('completed', True)
+    """
+    methods = _methods_to_run(space, method)
+    directory = _HuntDirectory(out, resume=resume, force=force)
+    with directory:
+        checkpoint: dict[str, Any] = {"space": space.to_dict(), "seed": seed, "methods": {}}
+        if resume:
+            checkpoint = directory.load(space, seed)
+            seed = checkpoint.get("seed", seed)
+        show = _Progress(progress)
+        children = dict(zip(METHODS, np.random.SeedSequence(seed).spawn(len(METHODS))))
+        shares = _shares(methods)
+        results: dict[str, Any] = {}
+        for m in methods:
+            results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
+                                     target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds)
+        return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
 
-            res = z3_hunt(space, time_limit=budget, bounds=z3_bounds, state=state, progress=show,
-                          checkpoint=lambda st: (checkpoint["methods"].__setitem__("z3", st),
-                                                 _atomic_write(ckpt_path, checkpoint)))
-            checkpoint["methods"]["z3"] = res["state"]
-            _atomic_write(ckpt_path, checkpoint)
-            results[m] = res
-            continue
-        rng = np.random.default_rng(children[m])
-        search_state = state["state"] if state else None
-        if m == "anneal":
-            res = anneal(space, time_limit=budget, rng=rng, callback=cb, callback_every=0.5, target=target,
-                         state=search_state)
-        else:
-            res = differential_evolution_search(space, time_limit=budget, rng=rng, callback=cb, target=target,
-                                                state=search_state)
-        show.show(m, res.fun, res.nfev, res.wall_time, res.evaluations_per_second, force=True)
-        show.done()
-        checkpoint["methods"][m] = {"kind": "search", "state": res.state}
-        _atomic_write(ckpt_path, checkpoint)
-        results[m] = res
 
-    # certify the elite of every method with real witnesses
+def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any], budget: float,
+                seed_sequence: Any, show: _Progress, *, target: float | None, checkpoint_every: float,
+                z3_bounds: dict[str, Any] | None) -> Any:
+    """One search method for ``budget`` seconds, checkpointing as it goes."""
+    state = checkpoint["methods"].get(m)
+    if m == "z3":
+        def save_z3(z3_state: dict[str, Any]) -> None:
+            checkpoint["methods"]["z3"] = z3_state
+            directory.save(checkpoint)
+
+        res = z3_hunt(space, time_limit=budget, bounds=z3_bounds, state=state, progress=show, checkpoint=save_z3)
+        save_z3(res.state)
+        return res
+    last_save = [time.perf_counter()]
+
+    def callback(result: SearchResult) -> bool:
+        show.show(m, result.fun, result.nfev, result.wall_time, result.evaluations_per_second)
+        if time.perf_counter() - last_save[0] >= checkpoint_every:
+            checkpoint["methods"][m] = {"kind": "search", "state": result.state}
+            directory.save(checkpoint)
+            last_save[0] = time.perf_counter()
+        return False
+
+    rng = np.random.default_rng(seed_sequence)
+    search_state = state["state"] if state else None
+    if m == "anneal":
+        res = anneal(space, time_limit=budget, rng=rng, callback=callback, callback_every=0.5, target=target,
+                     state=search_state)
+    else:
+        res = differential_evolution_search(space, time_limit=budget, rng=rng, callback=callback, target=target,
+                                            state=search_state)
+    show.show(m, res.fun, res.nfev, res.wall_time, res.evaluations_per_second, force=True)
+    show.done()
+    checkpoint["methods"][m] = {"kind": "search", "state": res.state}
+    directory.save(checkpoint)
+    return res
+
+
+def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None,
+                   certify_budget: float) -> tuple[list[tuple[str, Witness]], dict[str, dict[str, Any]]]:
+    """Re-score each method's best candidates with real witnesses (checked schedules)."""
     witnesses: list[tuple[str, Witness]] = []
-    summary_methods: dict[str, dict[str, Any]] = {}
+    summary: dict[str, dict[str, Any]] = {}
     for m, res in results.items():
         if m == "z3":
-            for k, w in enumerate(res["witnesses"]):
-                witnesses.append((f"z3_{k}", w))
-            summary_methods[m] = res["summary"]
+            witnesses += [(f"z3_{k}", w) for k, w in enumerate(res.witnesses)]
+            summary[m] = res.summary()
             continue
         certified = []
         for k, cand in enumerate(res.elite[:3]):
@@ -231,11 +342,15 @@ def hunt(
             w = certify(inst, space.policy, found_by=f"hunt:{m}", seed=seed, rng=k, time_budget=certify_budget)
             witnesses.append((f"{m}_{k}", w))
             certified.append(w.certified_ratio)
-        summary_methods[m] = {
+        summary[m] = {
             "search_best": res.fun, "certified": certified, "nfev": res.nfev, "nit": res.nit,
             "wall_time": res.wall_time, "evaluations_per_second": res.evaluations_per_second,
-            "message": res.message,
+            "message": res.message, "status": res.status,
         }
+    return witnesses, summary
+
+
+def _write_witnesses(out: Path, witnesses: list[tuple[str, Witness]]) -> tuple[list[str], list[str]]:
     files, counterexamples = [], []
     for label, w in witnesses:
         path = write_witness(w, out / f"witness_{label}.json")
@@ -247,39 +362,51 @@ def hunt(
                 print(f"\n!!! COUNTEREXAMPLE TO KONG ET AL. THM 3.2: SVF ratio >= {w.certified_ratio:.4f} > "
                       f"1 + 2/(1 - alpha) = {float(bound):.4f} (alpha = {w.instance.alpha}); witness {path} !!!\n",
                       file=sys.stderr)
+    return files, counterexamples
+
+
+def _finish(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, certify_budget: float,
+            target: float | None, time_limit: float) -> HuntResult:
+    """Certify, write the witnesses, the progress files and the summary; build the result."""
+    witnesses, summary_methods = _certify_elite(space, results, seed, certify_budget)
+    files, counterexamples = _write_witnesses(out, witnesses)
     best_label, best = max(witnesses, key=lambda lw: lw[1].certified_ratio) if witnesses else (None, None)
     if best is not None:
         write_witness(best, out / "best_witness.json")
     csv_path, plot_path = _write_progress(out, results)
-    total_nfev = sum(r.nfev if hasattr(r, "nfev") else r["summary"].get("queries", 0) for r in results.values())
-    wall = sum(r.wall_time if hasattr(r, "wall_time") else r["summary"].get("wall_time", 0.0) for r in results.values())
+    if best is None:
+        status, message = "no_witness", "no witness found"
+    elif target is not None and best.certified_ratio >= target:
+        status, message = "target_reached", f"certified ratio {best.certified_ratio:.4f} >= target, from {best_label}"
+    else:
+        status, message = "completed", f"best certified ratio from {best_label}"
     result = HuntResult(
-        x=best.instance if best else None, fun=best.certified_ratio if best else float("nan"),
-        status=0, message=f"best certified ratio from {best_label}" if best else "no witness found",
-        nfev=total_nfev, wall_time=wall, methods=summary_methods, witnesses=files, counterexamples=counterexamples,
-        plot=plot_path, csv=csv_path, space=space.to_dict(), seed=seed,
+        status=status, message=message, wall_time=sum(r.wall_time for r in results.values()),
+        x=best.instance if best else None, fun=best.certified_ratio if best else None,
+        nfev=sum(r.nfev for r in results.values()), methods=summary_methods, witnesses=tuple(files),
+        counterexamples=tuple(counterexamples), plot=plot_path, csv=csv_path, space=space.to_dict(), seed=seed,
+        run_time_limit=time_limit,
     )
-    (out / "summary.json").write_text(json.dumps(result.to_dict(), indent=1) + "\n")
+    write_json_atomic(out / "summary.json", result.to_dict())
     return result
 
 
 def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None]:
     rows = []
     for m, res in results.items():
-        history = res.history if hasattr(res, "history") else res["history"]
-        for t, best, nfev in history:
+        for t, best, nfev in res.history:
             rows.append((m, float(t), float(best), int(nfev)))
-    csv_path = out / "progress.csv"
-    with csv_path.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["method", "wall_time_s", "best_certified_ratio", "evaluations"])
-        writer.writerows(rows)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["method", "wall_time_s", "best_certified_ratio", "evaluations"])
+    writer.writerows(rows)
+    csv_path = write_text_atomic(out / "progress.csv", buffer.getvalue())
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
+    except ImportError:  # matplotlib is the optional extra geosched[plot]
         return str(csv_path), None
     fig, ax = plt.subplots(figsize=(6, 4))
     for m in results:
@@ -292,8 +419,10 @@ def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None
     ax.grid(alpha=0.3)
     plot = out / "progress.png"
     fig.tight_layout()
-    fig.savefig(plot, dpi=100)
+    partial = out / ".progress.png.tmp.png"
+    fig.savefig(partial, dpi=100)
     plt.close(fig)
+    os.replace(partial, plot)
     return str(csv_path), str(plot)
 
 

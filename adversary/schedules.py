@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from geosched.adversary.fast import FAST_POLICIES, list_schedule, simulate_arrays
+from geosched.adversary.fast import FAST_POLICIES, list_schedule, priority_keys, simulate_arrays
 from geosched.errors import InfeasibleScheduleError
+from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt import solve_opt
 
 __all__ = ["WitnessSchedule", "best_witness_schedule", "heuristic_pool_tel", "improve_order"]
 
@@ -130,23 +132,19 @@ def best_witness_schedule(
 
     ``exact_n``: call the exact solver when ``n <= exact_n`` (0 disables it).
     """
-    from geosched.reference_impl.checker import check_schedule
-
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     deadline = time.perf_counter() + time_budget
     a, s, o = _arrays(instance)
     ids = [r.id for r in instance.requests]
     memory = instance.memory
     n = len(ids)
-    # the fast evaluator breaks ties by index: use the real ids' order, as the reference does
-    id_rank = np.argsort(np.argsort(np.array(ids, dtype=object)))
+    # ties by position, as the reference simulator (ids are labels only)
+    position = np.arange(n)
     tried: dict[str, int] = {}
     candidates: list[tuple[int, np.ndarray, str]] = []
     for name in FAST_POLICIES:
-        from geosched.adversary.fast import priority_keys
-
         keys = priority_keys(name, s, o)
-        order = np.lexsort((id_rank, a, keys))
+        order = np.lexsort((position, a, keys))
         for backfill in (False, True):
             x = simulate_arrays(name, a, s, o, memory, backfill=backfill, order=order)
             label = f"{name}{'+backfill' if backfill else ''}"
@@ -154,11 +152,11 @@ def best_witness_schedule(
     v = s * o + (o * o + o) // 2
     structured = {"volume": v, "output": o, "prompt": s, "peak": s + o, "-output": -o}
     for label, key in structured.items():
-        order = np.lexsort((id_rank, a, key))
+        order = np.lexsort((position, a, key))
         x = list_schedule(a, s, o, memory, order)
         candidates.append((_tel(x, a, o), x, f"list:{label}"))
     for _, x, label in list(candidates):
-        order = np.lexsort((id_rank, x))
+        order = np.lexsort((position, x))
         x2 = list_schedule(a, s, o, memory, order)
         candidates.append((_tel(x2, a, o), x2, f"list:order-of-{label}"))
     for tel, _, label in candidates:
@@ -168,7 +166,7 @@ def best_witness_schedule(
     if n >= 2 and local_iterations > 0:
         seeds = [c for c in candidates if c[2].startswith("list:")][:2]
         for _, x0, label in seeds:
-            order = np.lexsort((id_rank, x0))
+            order = np.lexsort((position, x0))
             tel, x, _ = improve_order(a, s, o, memory, order, rng=rng, iterations=local_iterations // 2,
                                       deadline=deadline)
             tried[f"local-search({label})"] = tel
@@ -177,19 +175,14 @@ def best_witness_schedule(
     starts = {rid: int(v) for rid, v in zip(ids, best_x)}
     lower, lower_name = None, None
     if exact_n and n <= exact_n:
-        try:
-            from geosched.reference_impl.opt import solve_opt
-        except ImportError:
-            solve_opt = None
-        if solve_opt is not None:
-            result = solve_opt(instance, time_limit=exact_time_limit, warm_start=starts)
-            if result.starts is not None and result.tel is not None and result.tel < best_tel:
-                best_tel, starts, best_label = int(result.tel), dict(result.starts), f"opt:{result.status}"
-            tried[f"opt:{result.status}"] = result.tel
-            if result.status == "optimal" and result.tel is not None:
-                lower, lower_name = int(result.tel), "opt"
-            elif getattr(result, "dual_bound", None) is not None:
-                lower, lower_name = int(np.ceil(result.dual_bound - 1e-9)), "solver dual bound"
+        result = solve_opt(instance, time_limit=exact_time_limit, warm_start=starts)
+        if result.starts is not None and result.tel is not None and result.tel < best_tel:
+            best_tel, starts, best_label = int(result.tel), dict(result.starts), f"opt:{result.status}"
+        tried[f"opt:{result.status}"] = result.tel
+        if result.status == "optimal" and result.tel is not None:
+            lower, lower_name = int(result.tel), "opt"
+        elif result.dual_bound is not None:
+            lower, lower_name = int(np.ceil(result.dual_bound - 1e-9)), "solver dual bound"
     report = check_schedule(instance, starts)
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness from {best_label} rejected: {report.first_violation.message}")

@@ -39,6 +39,7 @@ from geosched.adversary.fast import ids_for, policy_tel
 from geosched.adversary.schedules import heuristic_pool_tel
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
+from geosched.results import Result
 
 __all__ = [
     "SearchSpace",
@@ -203,13 +204,19 @@ def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[
     return _clip(space, c), kind
 
 
-@dataclass
-class SearchResult:
-    """scipy.optimize-style result of a search (``fun`` is the best certified ratio, maximised)."""
+@dataclass(frozen=True)
+class SearchResult(Result):
+    """scipy.optimize-style result of a search (``fun`` is the best certified ratio, maximised).
+
+    ``status`` says why the search stopped; every stop is a normal one (``success``).
+    """
+
+    STATUSES = ("time_limit", "max_evaluations", "target_reached", "stopped_by_callback")
+    SUCCESS = STATUSES
 
     x: Instance | None  # best instance found
     fun: float  # its certified ratio (fast pool witness; re-scored by certify())
-    status: int  # 0: time limit, 1: evaluation limit, 2: target reached, 3: stopped by callback
+    status: str  # why it stopped (one of STATUSES)
     message: str  # human-readable status
     nfev: int  # fitness evaluations (each: one policy run + the heuristic pool)
     nit: int  # iterations (anneal: mutations; de: generations)
@@ -219,16 +226,15 @@ class SearchResult:
     elite: list[Candidate] = field(default_factory=list)  # best distinct candidates, best first
     history: list[tuple[float, float, int]] = field(default_factory=list)  # (wall time, best, nfev)
     state: dict[str, Any] = field(default_factory=dict)  # resumable state (JSON-able)
-    success: bool = True
 
     @property
     def evaluations_per_second(self) -> float:
         return self.nfev / self.wall_time if self.wall_time > 0 else 0.0
 
 
-def _status_message(status: int) -> str:
-    return {0: "time limit reached", 1: "evaluation limit reached", 2: "target ratio reached",
-            3: "stopped by callback"}[status]
+def _status_message(status: str) -> str:
+    return {"time_limit": "time limit reached", "max_evaluations": "evaluation limit reached",
+            "target_reached": "target ratio reached", "stopped_by_callback": "stopped by callback"}[status]
 
 
 class _Elite:
@@ -298,7 +304,7 @@ def anneal(
     t0 = time.perf_counter()
     cycle = max(1e-3, min(cycle_seconds, time_limit))
     last_callback = t0
-    status = 0
+    status = "time_limit"
 
     def snapshot() -> SearchResult:
         elapsed = base_time + time.perf_counter() - t0
@@ -315,13 +321,13 @@ def anneal(
     while True:
         now = time.perf_counter()
         if now - t0 >= time_limit:
-            status = 0
+            status = "time_limit"
             break
         if max_evals is not None and nfev >= max_evals:
-            status = 1
+            status = "max_evaluations"
             break
         if target is not None and best.score >= target:
-            status = 2
+            status = "target_reached"
             break
         frac = (now - cycle_start) / cycle
         if frac >= 1.0:
@@ -346,7 +352,7 @@ def anneal(
         if callback is not None and now - last_callback >= callback_every:
             last_callback = now
             if callback(snapshot()):
-                status = 3
+                status = "stopped_by_callback"
                 break
     result = snapshot()
     result.history.append((result.wall_time, best.score, nfev))
@@ -366,6 +372,17 @@ def _decode(space: SearchSpace, x: np.ndarray) -> Candidate:
     s = np.clip(v[keep, 0], 0, p - o)
     a = v[keep, 2] if width == 3 else np.zeros(len(o), np.int64)
     return Candidate(np.clip(a, 0, space.arrival_max).astype(np.int64), s.astype(np.int64), o.astype(np.int64))
+
+
+def _restore_de(state: dict[str, Any] | None, gen: np.random.Generator, seed: int | None) -> tuple:
+    """``(wall time, nfev, nit, history, elite, best, initial population, seed)`` of a saved
+    search (``state``), or of a fresh one; the generator's state is restored in place."""
+    if not state:
+        return 0.0, 0, 0, [], _Elite(), None, "latinhypercube", seed
+    gen.bit_generator.state = state["rng"]
+    return (state["wall_time"], state["nfev"], state["nit"], [tuple(h) for h in state["history"]],
+            _Elite(items=[Candidate.from_dict(e) for e in state["elite"]]), Candidate.from_dict(state["best"]),
+            np.array(state["population"], dtype=float), state.get("seed", seed))
 
 
 def differential_evolution_search(
@@ -388,22 +405,10 @@ def differential_evolution_search(
     n, p = space.max_requests, space.peak_max
     per = [(0, p - 1), (0, p)] + ([(0, space.arrival_max)] if space.arrivals == "online" else [])
     bounds = per * n
-    base_time, nfev0, nit0 = 0.0, 0, 0
-    history: list[tuple[float, float, int]] = []
-    elite = _Elite()
-    init: Any = "latinhypercube"
-    best = None
-    if state:
-        base_time, nfev0, nit0 = state["wall_time"], state["nfev"], state["nit"]
-        history = [tuple(h) for h in state["history"]]
-        elite = _Elite(items=[Candidate.from_dict(e) for e in state["elite"]])
-        best = Candidate.from_dict(state["best"])
-        init = np.array(state["population"], dtype=float)
-        gen.bit_generator.state = state["rng"]
-        seed = state.get("seed", seed)
+    base_time, nfev0, nit0, history, elite, best, init, seed = _restore_de(state, gen, seed)
     counters = {"nfev": nfev0, "nit": nit0, "population": None, "best": best}
     t0 = time.perf_counter()
-    status_box = {"status": 0}
+    status_box = {"status": "time_limit"}
 
     def objective(xs: np.ndarray) -> np.ndarray:
         xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
@@ -439,16 +444,16 @@ def differential_evolution_search(
     def de_callback(intermediate_result: Any) -> bool:
         counters["nit"] += 1
         if time.perf_counter() - t0 >= time_limit:
-            status_box["status"] = 0
+            status_box["status"] = "time_limit"
             return True
         if max_evals is not None and counters["nfev"] >= max_evals:
-            status_box["status"] = 1
+            status_box["status"] = "max_evaluations"
             return True
         if target is not None and counters["best"] is not None and counters["best"].score >= target:
-            status_box["status"] = 2
+            status_box["status"] = "target_reached"
             return True
         if callback is not None and callback(snapshot()):
-            status_box["status"] = 3
+            status_box["status"] = "stopped_by_callback"
             return True
         return False
 

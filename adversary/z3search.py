@@ -39,7 +39,7 @@ answers for small bounded instances.
 Example
 -------
 >>> b = Z3Bounds(n=2, memory=(6, 6), max_prompt=3, max_output=3, alpha_max="1/2")
->>> query("sjf", b, "1", timeout=20).outcome
+>>> query("sjf", b, "1", timeout=20).status
 'sat'
 """
 
@@ -47,11 +47,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.policies import Capability, policy_names
+from geosched.results import Result
 
 __all__ = [
     "Z3Bounds",
@@ -66,9 +68,10 @@ __all__ = [
     "query",
     "bisect_ratio",
     "z3_hunt",
+    "Z3HuntResult",
 ]
 
-Z3_POLICIES = ("fcfs", "sjf", "svf")
+Z3_POLICIES = policy_names(Capability.Z3)
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ def _volume(b: Z3Bounds, si, oi):
 
 
 def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
-    """The priority order is the index order (keys non-decreasing; ties by index = id)."""
+    """The priority order is the index order (keys non-decreasing; ties by index = position)."""
     if policy == "fcfs":
         return []
     if policy == "sjf":
@@ -232,21 +235,30 @@ def make_solver(policy: str, b: Z3Bounds) -> _Model:
     return _Model(solver, M, s, o, x, y, b)
 
 
-@dataclass
-class QueryResult:
-    """One ``TEL(A) >= r * TEL(S)`` query."""
+@dataclass(frozen=True)
+class QueryResult(Result):
+    """One ``TEL(A) >= r * TEL(S)`` query: ``status`` is Z3's answer.
 
+    ``sat`` comes with a witness re-checked by the simulator and the checker; ``unsat`` is a
+    proof that no instance within the bounds reaches ``r``; ``unknown`` claims nothing.
+    """
+
+    STATUSES = ("sat", "unsat", "unknown")
+    SUCCESS = ("sat", "unsat")
+
+    status: str  # "sat", "unsat" or "unknown"
+    message: str
+    wall_time: float  # seconds in the solver
     policy: str
     ratio: Fraction  # the r asked
-    outcome: str  # "sat", "unsat" or "unknown"
-    seconds: float
     bounds: Z3Bounds
     witness: Any = None  # a checked Witness when sat
     found_ratio: Fraction | None = None  # TEL(A)/TEL(S) of the model when sat (>= ratio)
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": self.policy, "ratio": str(self.ratio), "ratio_float": float(self.ratio),
-                "outcome": self.outcome, "seconds": round(self.seconds, 3), "bounds": self.bounds.to_dict(),
+                "status": self.status, "success": self.success, "message": self.message,
+                "wall_time": round(self.wall_time, 3), "bounds": self.bounds.to_dict(),
                 "found_ratio": None if self.found_ratio is None else float(self.found_ratio)}
 
 
@@ -282,32 +294,43 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
     answer = solver.check()
     seconds = time.perf_counter() - t0
     outcome = "sat" if answer == z3.sat else ("unsat" if answer == z3.unsat else "unknown")
-    result = QueryResult(policy, ratio, outcome, seconds, bounds)
-    if answer == z3.sat:
-        result.witness, result.found_ratio = _extract(policy, model, solver.model())
+    witness, found = _extract(policy, model, solver.model()) if answer == z3.sat else (None, None)
     solver.pop()
-    return result
+    message = {"sat": f"an instance reaches {float(found) if found else 0:.4f} >= {float(ratio):.4f}",
+               "unsat": f"no instance within {bounds.describe()} reaches {ratio}",
+               "unknown": f"z3 gave up ({solver.reason_unknown()})" if outcome == "unknown" else ""}[outcome]
+    return QueryResult(outcome, message, seconds, policy, ratio, bounds, witness, found)
 
 
-@dataclass
-class BisectResult:
-    """Bisection on r: the largest certified (sat) ratio and the smallest proved-impossible one."""
+@dataclass(frozen=True)
+class BisectResult(Result):
+    """Bisection on r: the largest certified (sat) ratio and the smallest proved-impossible one.
 
+    ``status``: ``"interval"`` (both ends known), ``"lower_only"`` (a certified ratio, no
+    proved limit), ``"upper_only"`` (a proved limit, no witness) or ``"none"``.
+    """
+
+    STATUSES = ("interval", "lower_only", "upper_only", "none")
+    SUCCESS = ("interval", "lower_only", "upper_only")
+
+    status: str
+    message: str
+    wall_time: float
     policy: str
     bounds: Z3Bounds
     best_sat: Fraction | None  # largest ratio with a checked witness
     best_witness: Any  # its Witness
     smallest_unsat: Fraction | None  # proof: no instance within bounds reaches this ratio
-    queries: list[QueryResult] = field(default_factory=list)
-    seconds: float = 0.0
+    queries: tuple[QueryResult, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "bounds": self.bounds.to_dict(), "bounds_text": self.bounds.describe(),
+        return {"status": self.status, "success": self.success, "message": self.message,
+                "policy": self.policy, "bounds": self.bounds.to_dict(), "bounds_text": self.bounds.describe(),
                 "best_sat": None if self.best_sat is None else float(self.best_sat),
                 "best_sat_exact": None if self.best_sat is None else str(self.best_sat),
                 "smallest_unsat": None if self.smallest_unsat is None else float(self.smallest_unsat),
                 "smallest_unsat_exact": None if self.smallest_unsat is None else str(self.smallest_unsat),
-                "queries": [q.to_dict() for q in self.queries], "seconds": round(self.seconds, 3)}
+                "queries": [q.to_dict() for q in self.queries], "wall_time": round(self.wall_time, 3)}
 
 
 def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi: Fraction | str = "5",
@@ -319,51 +342,76 @@ def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi:
     lo, hi, tol = Fraction(lo), Fraction(hi), Fraction(tol)
     t0 = time.perf_counter()
     model = make_solver(policy, bounds)
-    out = BisectResult(policy, bounds, None, None, None)
+    queries: list[QueryResult] = []
 
     def ask(r: Fraction) -> QueryResult:
         remaining = timeout if time_limit is None else min(timeout, time_limit - (time.perf_counter() - t0))
         q = query(policy, bounds, r, timeout=max(0.5, remaining), model=model)
-        out.queries.append(q)
+        queries.append(q)
         if on_query:
             on_query(q)
-        if q.outcome == "sat" and (out.best_sat is None or q.found_ratio > out.best_sat):
-            out.best_sat, out.best_witness = q.found_ratio, q.witness
-        if q.outcome == "unsat" and (out.smallest_unsat is None or r < out.smallest_unsat):
-            out.smallest_unsat = r
         return q
 
     first = ask(hi)
-    if first.outcome == "sat":
-        out.seconds = time.perf_counter() - t0
-        return out
-    if first.outcome == "unknown":
-        hi_known = False
-    else:
-        hi_known = True
-    q = ask(lo)
-    if q.outcome == "sat":
-        lo = max(lo, q.found_ratio)
-    while hi - lo > tol and (time_limit is None or time.perf_counter() - t0 < time_limit):
-        mid = Fraction(lo + hi, 2).limit_denominator(1000)
-        if not lo < mid < hi:
-            break
-        q = ask(mid)
-        if q.outcome == "sat":
-            lo = q.found_ratio
-        elif q.outcome == "unsat":
-            hi = mid
-        else:
-            if not hi_known:
+    if first.status != "sat":
+        hi_known = first.status == "unsat"
+        q = ask(lo)
+        if q.status == "sat":
+            lo = max(lo, q.found_ratio)
+        while hi - lo > tol and (time_limit is None or time.perf_counter() - t0 < time_limit):
+            mid = Fraction(lo + hi, 2).limit_denominator(1000)
+            if not lo < mid < hi:
                 break
-            hi = mid  # unknown: try lower, but hi is NOT a proved limit (smallest_unsat unchanged)
-            hi_known = False
-    out.seconds = time.perf_counter() - t0
-    return out
+            q = ask(mid)
+            if q.status == "sat":
+                lo = q.found_ratio
+            elif q.status == "unsat":
+                hi = mid
+            else:
+                if not hi_known:
+                    break
+                hi = mid  # unknown: try lower, but hi is NOT a proved limit (smallest_unsat unchanged)
+                hi_known = False
+    return _bisect_result(policy, bounds, queries, time.perf_counter() - t0)
+
+
+def _bisect_result(policy: str, bounds: Z3Bounds, queries: list[QueryResult], wall_time: float) -> BisectResult:
+    sats = [q for q in queries if q.status == "sat"]
+    best = max(sats, key=lambda q: q.found_ratio, default=None)
+    unsat = min((q.ratio for q in queries if q.status == "unsat"), default=None)
+    best_sat = best.found_ratio if best is not None else None
+    status = {(True, True): "interval", (True, False): "lower_only", (False, True): "upper_only",
+              (False, False): "none"}[(best is not None, unsat is not None)]
+    message = (f"certified ratio {float(best_sat) if best_sat else '-'}; "
+               f"proved limit {unsat if unsat is not None else '-'} ({len(queries)} queries)")
+    return BisectResult(status, message, wall_time, policy, bounds, best_sat, best.witness if best else None,
+                        unsat, tuple(queries))
+
+
+@dataclass(frozen=True)
+class Z3HuntResult(Result):
+    """The ``z3`` method of a hunt: one bisection per number of requests, while time remains."""
+
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
+
+    status: str
+    message: str
+    wall_time: float  # seconds, cumulative over resumes
+    fun: float  # the best certified ratio (0.0 when no query was sat)
+    nfev: int  # queries, cumulative over resumes
+    witnesses: tuple[Any, ...]  # checked witnesses found in this run
+    history: tuple[tuple[float, float, int], ...]  # (wall time, best, queries)
+    state: dict[str, Any]  # resumable state (JSON-able)
+    runs: tuple[dict[str, Any], ...]  # every bisection, as dictionaries
+
+    def summary(self) -> dict[str, Any]:
+        """The hunt summary's entry for this method."""
+        return {"runs": list(self.runs), "best_sat": self.fun, "queries": self.nfev, "wall_time": self.wall_time}
 
 
 def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, state: dict | None = None,
-            progress=None, checkpoint: Callable[[dict], Any] | None = None) -> dict[str, Any]:
+            progress=None, checkpoint: Callable[[dict], Any] | None = None) -> Z3HuntResult:
     """The ``z3`` method of ``geosched hunt``: bisection on small bounds derived from the space
     (n = min(N, 3), M = the space's M, lengths capped at 4 unless ``bounds`` says otherwise),
     growing n while time remains. Resumable: finished bound sets are kept in ``state``."""
@@ -371,8 +419,6 @@ def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, s
         raise ValidationError("arrivals", space.arrivals, "the z3 method models burst arrivals only")
     if space.policy not in Z3_POLICIES:
         raise ValidationError("policy", space.policy, f"the z3 method supports {', '.join(Z3_POLICIES)}")
-    from geosched.adversary.witness import Witness  # noqa: F401  (type of the witnesses)
-
     cfg = {"n": min(space.max_requests, 3), "max_output": min(space.peak_max, 4),
            "max_prompt": min(space.peak_max - 1, 4), **(bounds or {})}
     done: list[dict[str, Any]] = list((state or {}).get("runs", []))
@@ -404,6 +450,6 @@ def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, s
         n += 1
     wall = base + time.perf_counter() - t0
     history.append((wall, best, queries))
-    return {"witnesses": witnesses, "history": history,
-            "state": {"kind": "z3", "runs": done, "history": history, "wall_time": wall},
-            "summary": {"runs": done, "best_sat": best, "queries": queries, "wall_time": wall}}
+    return Z3HuntResult("completed", f"{len(done)} bisections, best certified ratio {best:.4f}", wall, best, queries,
+                        tuple(witnesses), tuple(history),
+                        {"kind": "z3", "runs": done, "history": history, "wall_time": wall}, tuple(done))

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from geosched.adversary.fast import HAVE_NUMBA, batch_policy_tel, ids_for, simulate_arrays
+from geosched.adversary.fast import batch_policy_tel, ids_for, simulate_arrays
 from geosched.adversary.search import Candidate, SearchSpace, fitness
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulator import simulate
@@ -55,7 +55,7 @@ def main() -> None:
     batch_policy_tel("svf", warm)
     simulate_arrays("svf", *warm[0])
     print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, "
-          f"numba={'yes' if HAVE_NUMBA else 'no'}; median of {args.repeats} runs, {args.count} instances each")
+          f"median of {args.repeats} runs, {args.count} instances each")
     print()
     print("| instances | reference simulate (eval/s) | fast per-instance (eval/s) | fast population (eval/s) "
           "| speed-up (population / reference) | search fitness (eval/s) |")

@@ -31,6 +31,8 @@ import sys
 import tempfile
 import time
 
+from geosched.reference_impl.policies import Capability, policy_names
+
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -150,7 +152,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trace", default=None)
     parser.add_argument("--online", action="store_true", help="replay arrival times instead of a burst")
     parser.add_argument("--step-seconds", type=float, default=0.025)
-    parser.add_argument("--policies", default="stock,fcfs,sjf,svf,svf1")
+    parser.add_argument("--policies", default="stock," + ",".join(policy_names(Capability.VLLM)))
     parser.add_argument("--mode", default="paper", choices=["paper", "native"])
     parser.add_argument("--kv-blocks", type=int, default=4000, help="num_gpu_blocks_override (16 tokens each)")
     parser.add_argument("--max-num-seqs", type=int, default=256)

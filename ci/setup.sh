@@ -12,5 +12,22 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # vLLM first, without resolving its requirements (they would pull ~9 GB of CUDA wheels)
 bash ci/install-vllm.sh "$VENV"
-"$VENV/bin/python" -m pip install -q -e ".[test,plot]"
+"$VENV/bin/python" -m pip install -q -e ".[test,plot,docs]"
+# Debian packages for the teaching tests: headless Chromium opens the built documentation site
+# (tests/test_docs_site.py) and pdflatex compiles `geosched prove ID --latex --standalone`
+# (tests/test_latex.py). Installed only when missing and when running as root (as CI does);
+# elsewhere those tests skip and say why. About 1 min and ~0.5 GB for chromium, 40 s and
+# ~120 MB for texlive-latex-base.
+missing_debs=()
+command -v chromium >/dev/null 2>&1 || missing_debs+=(chromium fonts-liberation fonts-dejavu-core)
+command -v pdflatex >/dev/null 2>&1 || missing_debs+=(texlive-latex-base)
+if [ "${#missing_debs[@]}" -gt 0 ]; then
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "ci/setup.sh: apt-get install ${missing_debs[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_debs[@]}" >/dev/null
+    else
+        echo "ci/setup.sh: not root (or no apt-get): not installing ${missing_debs[*]}; the browser and LaTeX tests will skip"
+    fi
+fi
 "$VENV/bin/python" -c "import geosched, numpy, scipy, z3; print('geosched', geosched.__version__, 'numpy', numpy.__version__, 'scipy', scipy.__version__, 'z3', z3.get_version_string())"

@@ -19,6 +19,7 @@ from typing import Any
 from geosched import __version__
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.output import emit_json
+from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["main", "build_parser"]
 
@@ -29,9 +30,9 @@ _EXTENSIONS = (
     "geosched.theory.commands",
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
+    "geosched.teaching_commands",
 )
 
-DEFAULT_POLICIES = "fcfs,sjf,svf,svf1"
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -72,12 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", parents=[common], help="run one policy on a workload")
     _workload_options(p)
-    p.add_argument("--policy", default="svf", help="fcfs, sjf, svf, svf1 (or name:k=v,...)")
+    p.add_argument("--policy", default="svf", help=f"{', '.join(policy_names())} (or name:k=v,...)")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
     _workload_options(p)
-    p.add_argument("--policies", default=DEFAULT_POLICIES, help=f"comma-separated (default {DEFAULT_POLICIES})")
+    defaults = ",".join(policy_names(Capability.FAST))
+    p.add_argument("--policies", default=defaults, help=f"comma-separated (default {defaults})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
     p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)

@@ -13,10 +13,13 @@ so that neither imports the other's internals (no import cycle through the CLI).
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
-__all__ = ["emit_json", "json_default", "to_json"]
+__all__ = ["emit_json", "json_default", "to_json", "write_text_atomic", "write_json_atomic"]
 
 
 def json_default(value: Any) -> Any:
@@ -43,3 +46,28 @@ def to_json(data: Any) -> str:
 def emit_json(data: Any) -> None:
     """Print one JSON object on stdout (the ``--json`` contract of every command)."""
     print(to_json(data))
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` so that a reader (or a kill) never sees a partial file.
+
+    The text goes to a temporary file in the same folder, is flushed to disk, and replaces
+    ``path`` in one ``os.replace``: after a crash the file is either the old one or the new one.
+    """
+    path = Path(path)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json_atomic(path: str | Path, data: Any) -> Path:
+    """:func:`write_text_atomic` of :func:`to_json` (indented, one trailing newline)."""
+    return write_text_atomic(path, to_json(data) + "\n")

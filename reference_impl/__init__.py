@@ -10,7 +10,7 @@ from geosched.reference_impl.model import (
     volume,
     write_instance,
 )
-from geosched.reference_impl.policies import POLICIES, make_policy, register_policy
+from geosched.reference_impl.policies import REGISTRY, Capability, make_policy, policy_names, register_policy
 from geosched.reference_impl.predictors import PREDICTORS, make_predictor, register_predictor
 from geosched.reference_impl.simulator import SimulationResult, admission_step, simulate
 from geosched.reference_impl.workloads import generate, load_workload, read_trace
@@ -19,7 +19,9 @@ __all__ = [
     "CheckReport",
     "Instance",
     "Metrics",
-    "POLICIES",
+    "REGISTRY",
+    "Capability",
+    "policy_names",
     "PREDICTORS",
     "Request",
     "SimulationResult",

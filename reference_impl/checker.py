@@ -6,7 +6,8 @@ constraints (2)-(3)) when
 * no request starts before it arrives: ``x_i >= a_i``;
 * at every step ``t`` the running batch fits: ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M``.
 
-This module imports only :mod:`geosched.reference_impl.model`; it shares no code with the
+This module imports only :mod:`geosched.reference_impl.model` (and the result convention of
+:mod:`geosched.results`); it shares no code with the
 simulator, the policies or the solvers, so that a bug there cannot hide here. The memory
 check is exact and does not walk every step: between consecutive breakpoints (the start and
 completion steps) the active set is constant and the usage is increasing in ``t``, so the
@@ -24,6 +25,7 @@ Example
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from geosched.reference_impl.model import Instance
+from geosched.results import Result
 
 __all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics"]
 
@@ -88,13 +91,23 @@ class Metrics:
 
 
 @dataclass(frozen=True)
-class CheckReport:
-    """The checker's verdict on one schedule."""
+class CheckReport(Result):
+    """The checker's verdict on one schedule: ``status`` is ``"feasible"`` or ``"infeasible"``."""
 
-    feasible: bool  # no violation of any kind
+    STATUSES = ("feasible", "infeasible")
+    SUCCESS = ("feasible",)
+
+    status: str
+    message: str  # "feasible" or the first violation's message
+    wall_time: float = field(compare=False)  # seconds spent checking (not part of equality)
     violations: tuple[Violation, ...]  # every early start, and the first memory violation
     metrics: Metrics | None  # None when some request has no valid start
     _intervals: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, compare=False)
+
+    @property
+    def feasible(self) -> bool:
+        """No violation of any kind."""
+        return self.status == "feasible"
 
     @property
     def first_violation(self) -> Violation | None:
@@ -122,6 +135,10 @@ class CheckReport:
 
     def to_dict(self, *, per_request: bool = False) -> dict[str, Any]:
         return {
+            "status": self.status,
+            "success": self.success,
+            "message": self.message,
+            "wall_time": self.wall_time,
             "feasible": self.feasible,
             "violations": [v.to_dict() for v in self.violations],
             "metrics": None if self.metrics is None else self.metrics.to_dict(per_request=per_request),
@@ -136,17 +153,36 @@ def check_schedule(
 ) -> CheckReport:
     """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
 
+    The independent referee of the model (Kong et al., arXiv 2606.22327, Sec. 2): no start
+    before the arrival, and ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M`` at every step.
+
     Parameters
     ----------
-    instance:
+    instance : Instance
         The instance.
-    starts:
+    starts : mapping of str to int
         Start step of every request, keyed by id.
-    evicted_segments:
+    evicted_segments : iterable of (str, int, int)
         ``(id, start, last_step)`` for runs that were evicted before completion (a request
         whose predicted length was wrong); such a run held ``s + t - start`` tokens at
         ``start < t <= last_step``, and counts towards memory but not towards latency.
+
+    Returns
+    -------
+    CheckReport
+        ``status`` (``feasible`` or ``infeasible``), every violation found, and the metrics
+        (TEL, latency percentiles, makespan, peak memory) when every request has a start.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> inst = burst_instance(12, [(6, 3), (1, 5)])
+    >>> check_schedule(inst, {"r0": 0, "r1": 1}).metrics.tel
+    9
+    >>> check_schedule(inst, {"r0": 0, "r1": 0}).message  # step 3: r0 holds 6 + 3, r1 holds 1 + 3
+    'step 3: 13 tokens held by 2 request(s), 1 over M = 12'
     """
+    started = time.perf_counter()
     by_id = instance.by_id()
     violations: list[Violation] = []
     clean: dict[str, int] = {}
@@ -210,7 +246,9 @@ def check_schedule(
     if len(clean) == instance.n and not any(v.kind in ("missing_start", "not_integer") for v in violations):
         metrics = schedule_metrics(instance, clean, peak_memory=peak_memory)
     return CheckReport(
-        feasible=not violations,
+        status="infeasible" if violations else "feasible",
+        message=violations[0].message if violations else "feasible",
+        wall_time=time.perf_counter() - started,
         violations=tuple(violations),
         metrics=metrics,
         _intervals=(lo_a, hi_a, off_a),

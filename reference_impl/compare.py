@@ -24,12 +24,13 @@ from geosched.errors import InfeasibleScheduleError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import OptResult, best_lower_bound, solve_opt
+from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.simulator import simulate
 from geosched.results import Result
 
 __all__ = ["PolicyRow", "Comparison", "compare", "DEFAULT_POLICIES"]
 
-DEFAULT_POLICIES = ("fcfs", "sjf", "svf", "svf1")
+DEFAULT_POLICIES = policy_names(Capability.FAST)  # the paper's four rules
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,13 @@ def compare(
         When ``policies`` is empty.
     InfeasibleScheduleError
         When the checker rejects a policy's schedule (a bug in the simulator).
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> result = compare(burst_instance(12, [(6, 3), (1, 5)]), ["svf", "sjf"])
+    >>> result.status, [(row.policy, row.tel) for row in result.rows], result.reference
+    ('lower_bound', [('svf', 13), ('sjf', 9)], 9)
     """
     started = time.perf_counter()
     if not policies:

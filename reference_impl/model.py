@@ -9,8 +9,9 @@ step ``x < t <= x + o_i`` and finishes at step ``x + o_i``. Its memory-time *vol
 
 its *peak* is ``p_i = s_i + o_i`` and an instance's ``alpha = max_i p_i / M``.
 
-This module holds only definitions and validation; it imports nothing else of geosched's
-except the error classes, so that ``geosched.theory`` may depend on it alone.
+This module holds only definitions and validation; of geosched it imports only the error
+classes and the strict JSON reader (:mod:`.jsonfile`, which imports nothing else), so that
+``geosched.theory`` may depend on it alone.
 
 Example
 -------
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.reference_impl.jsonfile import read_json
 
 __all__ = [
     "Request",
@@ -222,17 +224,8 @@ def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str) 
 
 
 def read_instance(path: str | Path) -> Instance:
-    """Read an instance JSON file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise WorkloadFormatError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    return instance_from_dict(data, source=str(path))
+    """Read an instance JSON file (strictly: see :mod:`geosched.reference_impl.jsonfile`)."""
+    return instance_from_dict(read_json(path), source=str(path))
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:

@@ -1,10 +1,12 @@
-"""Scheduling policies as priority keys, and the registry of policies by name.
+"""Scheduling policies as priority keys, and the one registry of policies by name.
 
 Every policy here is a *priority rule*: waiting requests are scanned in increasing
-``(key, arrival, id)`` order and admitted while the simulator's forward-looking memory check
-passes. The rule sees only the prompt and the *predicted* output length.
+``(key, arrival, position)`` order, where ``position`` is the request's index in the
+instance, and admitted while the simulator's forward-looking memory check passes. Request
+ids are labels only: renaming them never changes a schedule. The rule sees only the prompt
+and the *predicted* output length.
 
-* ``fcfs``: key 0, so the order is arrival then id.
+* ``fcfs``: key 0, so the order is arrival then position.
 * ``sjf``: key ``o_hat``: shortest (predicted) output first. With the forward-looking check
   this is MC-SF, the Memory-Constrained Shortest-First rule of Jaillet et al.
   (arXiv 2502.07115, Algorithm 1).
@@ -15,8 +17,14 @@ passes. The rule sees only the prompt and the *predicted* output length.
   ``O = O_1`` for long requests. Defaults: ``theta`` = the median predicted output of the
   workload, ``O_0``/``O_1`` = the mean predicted output of each class.
 
-The registry is open: :func:`register_policy` adds a factory; :func:`make_policy` with an
-unknown name raises :class:`~geosched.errors.UnknownNameError` listing the known ones.
+**The registry** (:data:`REGISTRY`) is the one place policy names live, each with its
+:class:`Capability` set: who can run it (the simulator always; the adversary's compiled
+evaluator when the policy has ``array_keys``; the Z3 specifications of
+:mod:`geosched.verify.policy_spec` and :mod:`geosched.adversary.z3search`, which encode the
+key independently on purpose and register under these names; the vLLM plugin). Every list of
+names and every command-line choice is derived from it with :func:`policy_names`.
+:func:`register_policy` adds one; :func:`make_policy` with an unknown name raises
+:class:`~geosched.errors.UnknownNameError` listing the known ones.
 
 Example
 -------
@@ -24,33 +32,46 @@ Example
 >>> inst = burst_instance(12, [(6, 3), (1, 5)])
 >>> make_policy("svf").keys(inst, [3, 5]), make_policy("sjf").keys(inst, [3, 5])
 ([24, 20], [3, 5])
+>>> policy_names(Capability.Z3)
+('fcfs', 'sjf', 'svf')
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import enum
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
-from geosched.reference_impl.model import Instance, volume
+from geosched.reference_impl.model import Instance
 from geosched.reference_impl.predictors import one_bit_parameters
 
 __all__ = [
     "Policy",
+    "Capability",
+    "PolicyEntry",
     "FCFS",
     "ShortestJobFirst",
     "SmallestVolumeFirst",
     "OneBitSVF",
-    "POLICIES",
+    "REGISTRY",
+    "policy_names",
     "make_policy",
     "register_policy",
     "parse_spec",
 ]
 
 
+@runtime_checkable
 class Policy(Protocol):
-    """A priority rule: smaller key = served first; ties by arrival, then id."""
+    """A priority rule: smaller key = served first; ties by arrival, then position.
+
+    ``parameters`` returns what the policy resolved for these predictions (empty for rules
+    without run-time parameters); the simulator records it in its result.
+    """
 
     name: str
 
@@ -58,35 +79,55 @@ class Policy(Protocol):
         """One comparable key per request, aligned with ``instance.requests``."""
         ...
 
+    def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
+        """Parameters resolved at run time (for example 1-bit SVF's threshold)."""
+        ...
+
+
+def _volumes(prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
+    return prompt * output + (output * output + output) // 2
+
+
+class _NoParameters:
+    def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
+        return {}
+
+    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
+        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
+        return self.array_keys(prompt, np.asarray(predicted, dtype=np.int64)).tolist()
+
 
 @dataclass(frozen=True)
-class FCFS:
+class FCFS(_NoParameters):
     """First come, first served."""
 
     name: str = "fcfs"
 
-    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        return [0] * instance.n
+    def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """Keys of many requests at once (the adversary's compiled evaluator uses them)."""
+        return np.zeros(len(predicted), dtype=np.int64)
 
 
 @dataclass(frozen=True)
-class ShortestJobFirst:
+class ShortestJobFirst(_NoParameters):
     """Shortest predicted output first (MC-SF with the forward-looking check)."""
 
     name: str = "sjf"
 
-    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        return [int(o) for o in predicted]
+    def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """Keys of many requests at once."""
+        return np.asarray(predicted, dtype=np.int64).copy()
 
 
 @dataclass(frozen=True)
-class SmallestVolumeFirst:
+class SmallestVolumeFirst(_NoParameters):
     """Smallest predicted memory-time volume first."""
 
     name: str = "svf"
 
-    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        return [volume(r.prompt, int(o)) for r, o in zip(instance.requests, predicted)]
+    def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """Keys of many requests at once."""
+        return _volumes(np.asarray(prompt, dtype=np.int64), np.asarray(predicted, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -104,48 +145,119 @@ class OneBitSVF:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValidationError(f"svf1 {field_name}", value, "must be an integer >= 1")
 
-    def parameters(self, predicted: Sequence[int]) -> tuple[int, int, int]:
+    def resolved(self, predicted: Sequence[int]) -> tuple[int, int, int]:
         """``(theta, O_0, O_1)`` resolved for these predictions."""
         return one_bit_parameters(predicted, self.theta, self.short_length, self.long_length)
 
+    def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
+        theta, o0, o1 = self.resolved(predicted)
+        return {"theta": theta, "short_length": o0, "long_length": o1}
+
+    def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+        """Keys of many requests at once."""
+        predicted = np.asarray(predicted, dtype=np.int64)
+        theta, o0, o1 = self.resolved(predicted)
+        return _volumes(np.asarray(prompt, dtype=np.int64), np.where(predicted > theta, o1, o0))
+
     def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        theta, o0, o1 = self.parameters(predicted)
-        return [
-            volume(r.prompt, o1 if int(o) > theta else o0)
-            for r, o in zip(instance.requests, predicted)
-        ]
+        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
+        return self.array_keys(prompt, np.asarray(predicted, dtype=np.int64)).tolist()
 
 
-POLICIES: dict[str, Callable[..., Policy]] = {
-    "fcfs": FCFS,
-    "sjf": ShortestJobFirst,
-    "svf": SmallestVolumeFirst,
-    "svf1": OneBitSVF,
+class Capability(enum.Enum):
+    """What can run a registered policy."""
+
+    SIMULATOR = "simulator"  # geosched.reference_impl.simulator.simulate (every policy)
+    FAST = "fast"  # geosched.adversary.fast, the compiled evaluator (needs array_keys)
+    Z3 = "z3"  # the Z3 specifications encode its key (verify.policy_spec, adversary.z3search)
+    VLLM = "vllm"  # the vLLM scheduler plugin (geosched.reference_impl.vllm)
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    """One registered policy."""
+
+    name: str  # the registry key, used on the command line and in every report
+    factory: Callable[..., Policy]  # builds the policy from its parameters
+    summary: str  # one line for help texts
+    capabilities: frozenset[Capability]  # what can run it
+
+
+_ALL = frozenset(Capability)
+REGISTRY: dict[str, PolicyEntry] = {
+    "fcfs": PolicyEntry("fcfs", FCFS, "first come, first served", _ALL),
+    "sjf": PolicyEntry("sjf", ShortestJobFirst, "shortest predicted output first (MC-SF)", _ALL),
+    "svf": PolicyEntry("svf", SmallestVolumeFirst, "smallest predicted volume first (SVF)", _ALL),
+    "svf1": PolicyEntry("svf1", OneBitSVF, "1-bit SVF: proxy volume of the short/long class",
+                        _ALL - {Capability.Z3}),
 }
 
 
-def register_policy(name: str, factory: Callable[..., Policy]) -> None:
-    """Add a policy factory under ``name`` (overwrites an existing one on purpose)."""
-    POLICIES[name] = factory
+def policy_names(capability: Capability | None = None) -> tuple[str, ...]:
+    """Registered names, in registration order; with ``capability``, those that have it.
+
+    >>> policy_names()
+    ('fcfs', 'sjf', 'svf', 'svf1')
+    """
+    return tuple(name for name, entry in REGISTRY.items()
+                 if capability is None or capability in entry.capabilities)
+
+
+def register_policy(name: str, factory: Callable[..., Policy], *, summary: str = "",
+                    capabilities: Iterable[Capability] = (Capability.SIMULATOR,)) -> None:
+    """Add a policy under ``name`` (overwrites an existing one on purpose).
+
+    ``capabilities`` defaults to the simulator alone: the compiled evaluator, the Z3
+    specifications and the vLLM plugin know only the policies they were written for.
+    """
+    REGISTRY[name] = PolicyEntry(name, factory, summary or name, frozenset(capabilities) | {Capability.SIMULATOR})
 
 
 def make_policy(name: str, **params: Any) -> Policy:
-    """Build a registered policy; accepts a spec ``"svf1:theta=10,short_length=3"`` too."""
+    """Build a registered policy; accepts a spec ``"svf1:theta=10,short_length=3"`` too.
+
+    Parameters
+    ----------
+    name : str
+        A registered name, optionally followed by ``:key=value,...`` parameters.
+    **params
+        More parameters (they win over the spec's).
+
+    Returns
+    -------
+    Policy
+
+    Raises
+    ------
+    UnknownNameError
+        When the name is not registered (the message lists the known ones).
+    ValidationError
+        When a parameter is unknown or invalid.
+
+    Examples
+    --------
+    >>> make_policy("svf1:theta=8").theta
+    8
+    """
     if ":" in name:
         name, extra = parse_spec(name)
         params = {**extra, **params}
     try:
-        factory = POLICIES[name]
+        entry = REGISTRY[name]
     except KeyError:
-        raise UnknownNameError("policy", name, list(POLICIES)) from None
+        raise UnknownNameError("policy", name, list(REGISTRY)) from None
     try:
-        return factory(**params)
+        return entry.factory(**params)
     except TypeError as exc:
         raise ValidationError(f"policy {name!r}", params, f"bad parameters ({exc})") from None
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"name:k=v,k2=v2"`` into the name and typed parameters (int, float or str)."""
+    """Split ``"name:k=v,k2=v2"`` into the name and typed parameters (int, float or str).
+
+    >>> parse_spec("noisy:sigma=0.5,seed=3")
+    ('noisy', {'sigma': 0.5, 'seed': 3})
+    """
     name, _, rest = spec.partition(":")
     params: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):

@@ -43,15 +43,18 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.predictors import Predictor, make_predictor
+from geosched.results import Result
 
 __all__ = [
     "SimulationResult",
@@ -76,8 +79,15 @@ class BlockedInterval:
 
 
 @dataclass(frozen=True)
-class SimulationResult:
-    """What one simulation produced; metrics come from the checker, not from here."""
+class SimulationResult(Result):
+    """What one simulation produced; metrics come from the checker, not from here.
+
+    ``status`` is always ``"completed"``: every request is started (a valid request always
+    fits alone), so a simulation cannot end otherwise; errors raise instead.
+    """
+
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     policy: str  # policy name
     predictor: str  # predictor name
@@ -90,6 +100,9 @@ class SimulationResult:
     evicted_segments: tuple[tuple[str, int, int], ...] = ()  # (id, start, last step held)
     decisions: int = 0  # decision points processed (a measure of the simulator's work)
     extra: dict[str, Any] = field(default_factory=dict)  # policy parameters resolved at run time
+    status: str = "completed"
+    message: str = ""  # one line: policy, requests, evictions
+    wall_time: float = field(default=0.0, compare=False)  # seconds (not part of equality)
 
 
 class ForwardCheck:
@@ -97,48 +110,56 @@ class ForwardCheck:
 
     Ends ``E`` sorted ascending; ``U(t') = sum_{E_j >= t'} (c_j + t')`` with ``c_j = s_j - x_j``
     is the believed usage at step ``t'``. ``V[m] = U(E_m) + E_m`` serves the window check.
+
+    **Cost.** :meth:`fits` first tries a sufficient condition in O(1): every member's term
+    ``c_j + t'`` is positive for ``t' > x_j``, so ``U(t') <= C + k t'`` with ``C = sum_j c_j``
+    and ``k`` members, and the candidate fits whenever ``C + k (x + o) + s + o <= M`` (the
+    batch fits even if nobody finished). Only when that fails is the exact window check run,
+    on suffix sums refreshed lazily after insertions. So a batch with room to spare costs
+    ``O(log k)`` per admission (a bisection and a list insert), and the exact ``O(k)`` work is
+    paid only when memory is nearly full, where ``k`` is bounded by ``M`` over the peaks.
     """
 
-    __slots__ = ("ends", "offsets", "suffix_offset", "value")
+    __slots__ = ("ends", "offsets", "_suffix", "_value", "_total_offset", "_stale")
 
     def __init__(self) -> None:
         self.ends: list[int] = []
         self.offsets: list[int] = []
-        self.suffix_offset: list[int] = [0]
-        self.value: list[int] = []
+        self._suffix: list[int] = [0]
+        self._value: list[int] = []
+        self._total_offset = 0
+        self._stale = False
 
     def rebuild(self, members: Sequence[tuple[int, int]]) -> None:
         """``members``: (believed end, prompt - start) pairs."""
         pairs = sorted(members)
         self.ends = [e for e, _ in pairs]
         self.offsets = [c for _, c in pairs]
-        self._refresh()
+        self._total_offset = sum(self.offsets)
+        self._stale = True
 
     def add(self, end: int, offset: int) -> None:
-        """Insert one member in O(k) list operations, without recomputing the suffix sums.
-
-        Every member ending at or before ``end`` now also counts the new one at its own end
-        (``U(E_m)`` gains ``offset + E_m``); members ending later are unchanged.
-        """
-        ends, value, suffix = self.ends, self.value, self.suffix_offset
-        k = bisect.bisect_right(ends, end)
-        if k:
-            value[:k] = [v + offset + e for v, e in zip(value[:k], ends[:k])]
-            suffix[:k] = [x + offset for x in suffix[:k]]
-        suffix.insert(k, suffix[k] + offset)
-        ends.insert(k, end)
+        """Insert one member (a bisection and a list insert; the suffix sums go stale)."""
+        k = bisect.bisect_right(self.ends, end)
+        self.ends.insert(k, end)
         self.offsets.insert(k, offset)
-        if k and ends[k - 1] == end:
-            own = value[k - 1]
-        else:
-            own = suffix[k] + end * (len(ends) - k) + end
-        value.insert(k, own)
+        self._total_offset += offset
+        self._stale = True
 
     def drop_through(self, step: int) -> None:
-        """Forget members that end at or before ``step``: a prefix, counted by no one else."""
+        """Forget members that end at or before ``step``: a prefix, counted by no one else.
+
+        The suffix sums of the members left are unchanged, so nothing goes stale.
+        """
         p = bisect.bisect_right(self.ends, step)
         if p:
-            del self.ends[:p], self.offsets[:p], self.suffix_offset[:p], self.value[:p]
+            self._total_offset -= sum(self.offsets[:p])
+            del self.ends[:p], self.offsets[:p]
+            if not self._stale:
+                del self._suffix[:p], self._value[:p]
+
+    def __len__(self) -> int:
+        return len(self.ends)
 
     def _refresh(self) -> None:
         ends, offsets = self.ends, self.offsets
@@ -148,7 +169,6 @@ class ForwardCheck:
         for m in range(k - 1, -1, -1):
             running += offsets[m]
             suffix[m] = running
-        self.suffix_offset = suffix
         value = [0] * k
         m = 0
         while m < k:
@@ -160,16 +180,26 @@ class ForwardCheck:
             usage = suffix[first] + end * (k - first)
             for q in range(first, m):
                 value[q] = usage + end
-        self.value = value
+        self._suffix, self._value, self._stale = suffix, value, False
 
     def usage(self, step: int) -> int:
         """Believed tokens held at ``step`` by the batch."""
+        if self._stale:
+            self._refresh()
         idx = bisect.bisect_left(self.ends, step)
-        return self.suffix_offset[idx] + step * (len(self.ends) - idx)
+        return self._suffix[idx] + step * (len(self.ends) - idx)
+
+    def _fits_without_completions(self, memory: int, prompt: int, output: int, start: int) -> bool:
+        last = start + output
+        return self._total_offset + len(self.ends) * last + prompt + output <= memory
 
     def fits(self, memory: int, prompt: int, output: int, start: int) -> bool:
         """Forward-looking check for a candidate started at ``start``."""
-        ends, value = self.ends, self.value
+        if self._fits_without_completions(memory, prompt, output, start):
+            return True
+        if self._stale:
+            self._refresh()
+        ends, value = self.ends, self._value
         lo = bisect.bisect_right(ends, start)
         hi = bisect.bisect_right(ends, start + output)
         limit = memory - prompt + start
@@ -186,7 +216,11 @@ class ForwardCheck:
         point needs ``tau + o`` past the next batch completion (the usage only grows until
         then). Jumping to the largest bound never skips a feasible step.
         """
-        ends, value = self.ends, self.value
+        if self._fits_without_completions(memory, prompt, output, start):
+            return start
+        if self._stale:
+            self._refresh()
+        ends, value = self.ends, self._value
         k = len(ends)
         tau = start
         while True:
@@ -198,7 +232,7 @@ class ForwardCheck:
                 if value[m] > limit:
                     bound = max(bound, min(value[m] + prompt - memory, ends[m]))
             idx = bisect.bisect_left(ends, tau + output)
-            if self.suffix_offset[idx] + (tau + output) * (k - idx) + prompt + output > memory:
+            if self._suffix[idx] + (tau + output) * (k - idx) + prompt + output > memory:
                 bound = max(bound, ends[idx] - output + 1)
             if bound == tau:
                 return tau
@@ -275,160 +309,236 @@ def simulate(
 ) -> SimulationResult:
     """Run ``policy`` on ``instance`` and return the start times.
 
+    The discrete-time process of Kong et al. (arXiv 2606.22327, Algorithm 1) and Jaillet et
+    al. (arXiv 2502.07115, Algorithm 1), simulated from event to event (see the module
+    docstring for the semantics). Ties in the priority key are broken by arrival, then by the
+    request's position in ``instance``; ids are labels only.
+
     Parameters
     ----------
-    instance:
+    instance : Instance
         The workload.
-    policy:
+    policy : str or Policy
         A registered policy name or spec (``"svf"``, ``"svf1:theta=8"``) or a policy object.
-    predictor:
+    predictor : str or Predictor
         A registered predictor name or a predictor object (see
-        :mod:`geosched.reference_impl.predictors`).
-    backfill:
+        :mod:`geosched.reference_impl.predictors`); the default is exact lengths.
+    backfill : bool
         Skip a misfit and try later requests instead of stopping the scan.
-    observer:
+    observer : callable, optional
         Called with a :class:`BlockedInterval` for every maximal run of steps with the same
         state during which some arrived request waits (the certificate monitor of
         :mod:`geosched.verify` uses it). Attaching one makes every completion an event.
+
+    Returns
+    -------
+    SimulationResult
+        Start times, admission order, evictions; metrics come from the checker.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown policy or predictor name.
+    ValidationError
+        When the predictor does not return one prediction ``>= 1`` per request.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> simulate(burst_instance(12, [(6, 3), (1, 5)]), "svf").starts
+    {'r0': 5, 'r1': 0}
     """
+    started = time.perf_counter()
     policy_obj = make_policy(policy) if isinstance(policy, str) else policy
+    if not isinstance(policy_obj, Policy):
+        raise ValidationError("policy", type(policy_obj).__name__,
+                              "must have name, keys(instance, predicted) and parameters(predicted) (the Policy protocol)")
     predictor_obj = make_predictor(predictor) if isinstance(predictor, str) else predictor
-    requests = instance.requests
-    n = len(requests)
-    memory = instance.memory
-    prompt = [r.prompt for r in requests]
-    true_out = [r.output for r in requests]
-    arrival = [r.arrival for r in requests]
     predicted = [int(v) for v in np.asarray(predictor_obj.predict(instance)).tolist()]
-    if len(predicted) != n or any(v < 1 for v in predicted):
-        raise ValueError("a predictor must return one prediction >= 1 per request")
-    keys = policy_obj.keys(instance, predicted)
-    order = sorted(range(n), key=lambda i: (keys[i], arrival[i], requests[i].id))
-    rank = [0] * n
-    for position, i in enumerate(order):
-        rank[i] = position
-    # A prediction above M - s is impossible for a valid request and would block it forever.
-    belief = [min(p, memory - s) for p, s in zip(predicted, prompt)]
-    exact = belief == true_out
-
-    arrivals = sorted(range(n), key=lambda i: arrival[i])
-    next_arrival = 0
-    waiting: list[int] = []  # min-heap of ranks (strict) or ascending sorted ranks (backfill)
-    start = [-1] * n
-    running: set[int] = set()
-    completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
-    batch = ForwardCheck()
-    admission_order: list[int] = []
-    evictions = 0
-    wasted = 0
-    segments: list[tuple[str, int, int]] = []
-    decisions = 0
-    every_completion_is_event = observer is not None
-
-    t = arrival[arrivals[0]] if n else 0
-    while True:
-        decisions += 1
-        if exact:
-            # believed ends are the true ends, so the finished members are a prefix of the batch
-            while completions and completions[0][0] <= t:
-                running.discard(heapq.heappop(completions)[1])
-            batch.drop_through(t)
-        elif running:
-            rebuild = False
-            for j in sorted(running):
-                if start[j] + true_out[j] <= t:
-                    running.discard(j)
-                    rebuild = True
-                elif start[j] + belief[j] <= t:
-                    belief[j] = min(2 * (t - start[j]), memory - prompt[j])
-                    rebuild = True
-            # evict before step t + 1 if the true usage would exceed M
-            usage = sum(prompt[j] + t + 1 - start[j] for j in running)
-            while usage > memory:
-                victim = max(running, key=lambda j: rank[j])
-                running.discard(victim)
-                usage -= prompt[victim] + t + 1 - start[victim]
-                evictions += 1
-                wasted += t - start[victim]
-                segments.append((requests[victim].id, start[victim], t))
-                start[victim] = -1
-                _push(waiting, rank[victim], backfill)
-                rebuild = True
-            if rebuild:
-                batch.rebuild([(start[j] + belief[j], prompt[j] - start[j]) for j in running])
-        while next_arrival < n and arrival[arrivals[next_arrival]] <= t:
-            _push(waiting, rank[arrivals[next_arrival]], backfill)
-            next_arrival += 1
-
-        if waiting:
-            for i in _admit(batch, memory, t, waiting, order, prompt, belief, backfill):
-                start[i] = t
-                running.add(i)
-                admission_order.append(i)
-                if exact:
-                    heapq.heappush(completions, (t + true_out[i], i))
-
-        # the next step at which anything can change
-        horizon = arrival[arrivals[next_arrival]] if next_arrival < n else None
-        if waiting:
-            if backfill:
-                seen: dict[tuple[int, int], int] = {}
-                for r in waiting:
-                    i = order[r]
-                    shape = (prompt[i], belief[i])
-                    if shape not in seen:
-                        seen[shape] = batch.earliest_start(memory, prompt[i], belief[i], t + 1)
-                    horizon = _earlier(horizon, seen[shape])
-            else:
-                head = order[waiting[0]]
-                horizon = _earlier(horizon, batch.earliest_start(memory, prompt[head], belief[head], t + 1))
-        if exact:
-            if every_completion_is_event and completions:
-                horizon = _earlier(horizon, completions[0][0])
-        elif running:
-            for j in running:
-                true_end = start[j] + true_out[j]
-                believed_end = start[j] + belief[j]
-                if every_completion_is_event or true_end < believed_end:
-                    horizon = _earlier(horizon, true_end)
-                if believed_end < true_end:
-                    horizon = _earlier(horizon, believed_end)
-            overflow = _first_overflow(memory, t, running, start, prompt, true_out)
-            if overflow is not None:
-                horizon = _earlier(horizon, overflow - 1)
-        if observer is not None and waiting:
-            active = sorted(running)
-            observer(
-                BlockedInterval(
-                    first_step=t,
-                    end_step=horizon if horizon is not None else t + 1,
-                    waiting=tuple(requests[order[r]].id for r in _in_order(waiting, backfill)),
-                    running=tuple(requests[j].id for j in active),
-                    running_peak_mass=sum(prompt[j] + true_out[j] for j in active),
-                )
-            )
-        if horizon is None:
-            break
-        t = horizon
-
-    starts = {requests[i].id: start[i] for i in range(n)}
-    extra: dict[str, Any] = {}
-    if hasattr(policy_obj, "parameters"):
-        theta, o0, o1 = policy_obj.parameters(predicted)
-        extra = {"theta": theta, "short_length": o0, "long_length": o1}
+    if len(predicted) != instance.n or any(v < 1 for v in predicted):
+        raise ValidationError(f"predictor {predictor_obj.name!r}", len(predicted),
+                              f"must return one prediction >= 1 per request ({instance.n} requests)")
+    run = _Run(instance, policy_obj.keys(instance, predicted), predicted, backfill, observer)
+    run.execute()
+    requests = instance.requests
     return SimulationResult(
         policy=policy_obj.name,
         predictor=predictor_obj.name,
         backfill=backfill,
-        starts=starts,
-        completions={requests[i].id: start[i] + true_out[i] for i in range(n)},
-        admission_order=tuple(requests[i].id for i in admission_order),
-        evictions=evictions,
-        wasted_tokens=wasted,
-        evicted_segments=tuple(segments),
-        decisions=decisions,
-        extra=extra,
+        starts={r.id: run.start[i] for i, r in enumerate(requests)},
+        completions={r.id: run.start[i] + r.output for i, r in enumerate(requests)},
+        admission_order=tuple(requests[i].id for i in run.admission_order),
+        evictions=run.evictions,
+        wasted_tokens=run.wasted,
+        evicted_segments=tuple(run.segments),
+        decisions=run.decisions,
+        extra=dict(policy_obj.parameters(predicted)),
+        message=f"{policy_obj.name}: {instance.n} requests started, {run.evictions} evictions, "
+                f"{run.decisions} decision points",
+        wall_time=time.perf_counter() - started,
     )
+
+
+class _Run:
+    """The state of one simulation and its steps; :meth:`execute` jumps from event to event.
+
+    Requests are referred to by their position ``i`` in the instance; ``rank[i]`` is the
+    position in the priority order ``(key, arrival, i)``. The waiting queue holds ranks: a
+    heap for strict head-of-line, a sorted list with backfill.
+    """
+
+    def __init__(self, instance: Instance, keys: Sequence[Any], predicted: Sequence[int], backfill: bool,
+                 observer: Callable[[BlockedInterval], None] | None) -> None:
+        requests = instance.requests
+        n = len(requests)
+        self.requests = requests
+        self.memory = instance.memory
+        self.prompt = [r.prompt for r in requests]
+        self.true_out = [r.output for r in requests]
+        self.arrival = [r.arrival for r in requests]
+        self.order = sorted(range(n), key=lambda i: (keys[i], self.arrival[i], i))
+        self.rank = [0] * n
+        for position, i in enumerate(self.order):
+            self.rank[i] = position
+        # A prediction above M - s is impossible for a valid request and would block it forever.
+        self.belief = [min(p, self.memory - s) for p, s in zip(predicted, self.prompt)]
+        self.exact = self.belief == self.true_out
+        self.backfill = backfill
+        self.observer = observer
+        self.by_arrival = sorted(range(n), key=lambda i: self.arrival[i])
+        self.next_arrival = 0
+        self.waiting: list[int] = []
+        self.start = [-1] * n
+        self.running: set[int] = set()
+        self.completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
+        self.batch = ForwardCheck()
+        self.admission_order: list[int] = []
+        self.evictions = 0
+        self.wasted = 0
+        self.segments: list[tuple[str, int, int]] = []
+        self.decisions = 0
+
+    def execute(self) -> None:
+        """Process decision steps until nothing is left to happen."""
+        t: int | None = self.arrival[self.by_arrival[0]] if self.requests else None
+        while t is not None:
+            self.decisions += 1
+            if self.exact:
+                self._retire_exact(t)
+            elif self.running:
+                self._retire_and_evict(t)
+            self._enqueue_arrivals(t)
+            if self.waiting:
+                self._admit(t)
+            horizon = self._next_event(t)
+            if self.observer is not None and self.waiting:
+                self._observe(t, horizon)
+            t = horizon
+
+    # ------------------------------------------------------------------ the steps
+    def _retire_exact(self, t: int) -> None:
+        # believed ends are the true ends, so the finished members are a prefix of the batch
+        completions = self.completions
+        while completions and completions[0][0] <= t:
+            self.running.discard(heapq.heappop(completions)[1])
+        self.batch.drop_through(t)
+
+    def _retire_and_evict(self, t: int) -> None:
+        """With predictions: finished requests leave, overrun beliefs double, and the lowest
+        priority requests are evicted before step ``t + 1`` if it would exceed ``M``."""
+        start, prompt, belief = self.start, self.prompt, self.belief
+        changed = False
+        for j in sorted(self.running):
+            if start[j] + self.true_out[j] <= t:
+                self.running.discard(j)
+                changed = True
+            elif start[j] + belief[j] <= t:
+                belief[j] = min(2 * (t - start[j]), self.memory - prompt[j])
+                changed = True
+        usage = sum(prompt[j] + t + 1 - start[j] for j in self.running)
+        while usage > self.memory:
+            victim = max(self.running, key=lambda j: self.rank[j])
+            self.running.discard(victim)
+            usage -= prompt[victim] + t + 1 - start[victim]
+            self.evictions += 1
+            self.wasted += t - start[victim]
+            self.segments.append((self.requests[victim].id, start[victim], t))
+            start[victim] = -1
+            self._push(self.rank[victim])
+            changed = True
+        if changed:
+            self.batch.rebuild([(start[j] + belief[j], prompt[j] - start[j]) for j in self.running])
+
+    def _enqueue_arrivals(self, t: int) -> None:
+        n = len(self.requests)
+        while self.next_arrival < n and self.arrival[self.by_arrival[self.next_arrival]] <= t:
+            self._push(self.rank[self.by_arrival[self.next_arrival]])
+            self.next_arrival += 1
+
+    def _admit(self, t: int) -> None:
+        for i in _admit(self.batch, self.memory, t, self.waiting, self.order, self.prompt, self.belief,
+                        self.backfill):
+            self.start[i] = t
+            self.running.add(i)
+            self.admission_order.append(i)
+            if self.exact:
+                heapq.heappush(self.completions, (t + self.true_out[i], i))
+
+    def _next_event(self, t: int) -> int | None:
+        """The next step at which anything can change (None: the run is over)."""
+        n = len(self.requests)
+        horizon = self.arrival[self.by_arrival[self.next_arrival]] if self.next_arrival < n else None
+        if self.waiting:
+            horizon = _earlier_opt(horizon, self._earliest_admission(t))
+        every_completion = self.observer is not None
+        if self.exact:
+            if every_completion and self.completions:
+                horizon = _earlier(horizon, self.completions[0][0])
+        elif self.running:
+            for j in self.running:
+                true_end = self.start[j] + self.true_out[j]
+                believed_end = self.start[j] + self.belief[j]
+                if every_completion or true_end < believed_end:
+                    horizon = _earlier(horizon, true_end)
+                if believed_end < true_end:
+                    horizon = _earlier(horizon, believed_end)
+            overflow = _first_overflow(self.memory, t, self.running, self.start, self.prompt, self.true_out)
+            if overflow is not None:
+                horizon = _earlier(horizon, overflow - 1)
+        return horizon
+
+    def _earliest_admission(self, t: int) -> int:
+        """The first step after ``t`` at which some waiting request could be admitted."""
+        batch, prompt, belief, order = self.batch, self.prompt, self.belief, self.order
+        if not self.backfill:
+            head = order[self.waiting[0]]
+            return batch.earliest_start(self.memory, prompt[head], belief[head], t + 1)
+        seen: dict[tuple[int, int], int] = {}
+        for r in self.waiting:
+            i = order[r]
+            shape = (prompt[i], belief[i])
+            if shape not in seen:
+                seen[shape] = batch.earliest_start(self.memory, prompt[i], belief[i], t + 1)
+        return min(seen.values())
+
+    def _observe(self, t: int, horizon: int | None) -> None:
+        active = sorted(self.running)
+        self.observer(
+            BlockedInterval(
+                first_step=t,
+                end_step=horizon if horizon is not None else t + 1,
+                waiting=tuple(self.requests[self.order[r]].id for r in _in_order(self.waiting, self.backfill)),
+                running=tuple(self.requests[j].id for j in active),
+                running_peak_mass=sum(self.prompt[j] + self.true_out[j] for j in active),
+            )
+        )
+
+    def _push(self, item: int) -> None:
+        _push(self.waiting, item, self.backfill)
+
+
+def _earlier_opt(current: int | None, candidate: int | None) -> int | None:
+    return current if candidate is None else _earlier(current, candidate)
 
 
 def _earlier(current: int | None, candidate: int) -> int:

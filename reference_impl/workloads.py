@@ -267,7 +267,33 @@ def register_generator(name: str, factory: Callable[..., Instance]) -> None:
 
 
 def generate(name: str, **params: Any) -> Instance:
-    """Build a synthetic instance by generator name."""
+    """Build a synthetic instance by generator name.
+
+    Parameters
+    ----------
+    name : str
+        ``burst``, ``poisson``, ``chat``, ``longprompt`` or ``example`` (see :data:`GENERATORS`).
+    **params
+        The generator's parameters, e.g. ``n=20, seed=3`` or ``mu=0.2, rho=0.6``.
+
+    Returns
+    -------
+    Instance
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown generator (the message lists the known ones).
+    ValidationError
+        For an unknown or invalid parameter.
+
+    Examples
+    --------
+    >>> generate("example").to_dict()["requests"][0]
+    {'id': 'r0', 'arrival': 0, 'prompt': 6, 'output': 3}
+    >>> generate("burst", n=5, seed=1).n
+    5
+    """
     try:
         factory = GENERATORS[name]
     except KeyError:
@@ -287,10 +313,41 @@ def load_workload(
     step_seconds: float = DEFAULT_STEP_SECONDS,
     limit: int | None = None,
 ) -> Instance:
-    """Resolve a workload argument: a ``.json`` instance, a ``.csv`` trace, or a generator
-    spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3`` or ``poisson:mu=0.2,rho=0.6``.
+    """Resolve a workload argument: a ``.json`` instance, a ``.csv`` trace, ``trace`` (the
+    shared Azure trace), or a generator spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3``.
 
-    ``memory`` overrides the instance's budget; ``seed`` the generator's seed.
+    Parameters
+    ----------
+    spec : str
+        The workload, as on the command line.
+    memory : int, optional
+        Overrides the instance's memory budget ``M``.
+    seed : int, optional
+        The generator's seed (when the spec does not give one).
+    arrivals : {"burst", "online"}
+        For traces: every request at step 0, or at its timestamp.
+    step_seconds : float
+        For online traces: seconds per decode step.
+    limit : int, optional
+        For traces: read at most this many rows.
+
+    Returns
+    -------
+    Instance
+
+    Raises
+    ------
+    WorkloadFormatError
+        For an unreadable or malformed file, or a missing shared trace.
+    UnknownNameError
+        For an unknown generator name.
+    ValidationError
+        For an invalid value (named in the message).
+
+    Examples
+    --------
+    >>> load_workload("burst:n=4,seed=2", memory=50).memory
+    50
     """
     from geosched.reference_impl.policies import parse_spec
 

@@ -8,7 +8,7 @@ def stepwise_simulate(instance, keys, predicted, backfill=False, max_steps=100_0
     requests = instance.requests
     n = len(requests)
     memory = instance.memory
-    order = sorted(range(n), key=lambda i: (keys[i], requests[i].arrival, requests[i].id))
+    order = sorted(range(n), key=lambda i: (keys[i], requests[i].arrival, i))
     rank = {i: k for k, i in enumerate(order)}
     belief = [min(int(p), memory - r.prompt) for p, r in zip(predicted, requests)]
     start = [None] * n

@@ -70,8 +70,8 @@ def test_witness_round_trip_and_verification(tmp_path):
     path = write_witness(w, tmp_path / "w.json")
     data = read_witness(path)
     report = verify_witness(data)
-    assert report["ok"], report["problems"]
-    assert report["certified_ratio"] == pytest.approx(13 / 9)
+    assert report.ok, report.problems
+    assert report.certified_ratio == Fraction(13, 9)
     assert set(json.loads(path.read_text())) == {
         "policy", "instance", "policy_schedule", "witness_schedule", "certified_ratio", "ratio_upper",
         "found_by", "seed"}
@@ -93,7 +93,7 @@ def test_check_witness_rejects_tampering(tmp_path, tamper, capsys):
         data["ratio_upper"] = 13 / 10  # claims OPT >= 10 > TEL(S) = 9
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data))
-    assert not verify_witness(read_witness(path))["ok"]
+    assert not verify_witness(read_witness(path)).ok
     assert main(["check-witness", str(path)]) == 1
     assert "does not verify" in capsys.readouterr().err
 
@@ -107,8 +107,8 @@ def test_short_seeded_hunt_finds_certified_ratio_and_resumes(tmp_path):
     assert first.fun > 1.0
     best = read_witness(tmp_path / "best_witness.json")
     report = verify_witness(best)
-    assert report["ok"], report["problems"]
-    assert report["certified_ratio"] == pytest.approx(first.fun)
+    assert report.ok, report.problems
+    assert float(report.certified_ratio) == pytest.approx(first.fun)
     assert best["instance"].alpha <= Fraction(1, 2)
     ckpt = json.loads((tmp_path / "checkpoint.json").read_text())
     nfev_first = ckpt["methods"]["anneal"]["state"]["nfev"]
@@ -121,6 +121,30 @@ def test_short_seeded_hunt_finds_certified_ratio_and_resumes(tmp_path):
     assert (tmp_path / "progress.csv").is_file()
 
 
+def test_hunt_refuses_a_used_or_locked_directory(tmp_path):
+    import os
+
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.search import SearchSpace
+    from geosched.errors import ValidationError
+
+    space = SearchSpace("sjf", max_requests=5, memory=12, alpha_max=0.5)
+    run = dict(method="anneal", time_limit=0.5, seed=0, out=tmp_path, progress=False, certify_budget=0.2)
+    first = hunt(space, **run)
+    summary = (tmp_path / "summary.json").read_text()
+    with pytest.raises(ValidationError, match="holds an earlier hunt"):
+        hunt(space, **run)
+    assert (tmp_path / "summary.json").read_text() == summary  # nothing was overwritten
+    assert hunt(space, **run, force=True).fun is not None
+    (tmp_path / ".lock").write_text(str(os.getpid()))  # a live process holds the directory
+    with pytest.raises(ValidationError, match="another hunt"):
+        hunt(space, **run, resume=True)
+    (tmp_path / ".lock").write_text("999999999")  # a killed hunt's lock is taken over
+    assert hunt(space, **run, resume=True).status in ("completed", "target_reached")
+    assert not (tmp_path / ".lock").exists()
+    assert first.fun is not None
+
+
 def test_hunt_all_methods_online_svf1_skips_z3(tmp_path):
     from geosched.adversary.hunt import hunt
     from geosched.adversary.search import SearchSpace
@@ -129,7 +153,7 @@ def test_hunt_all_methods_online_svf1_skips_z3(tmp_path):
     result = hunt(space, method="all", time_limit=3.0, seed=1, out=tmp_path, progress=False, certify_budget=0.5)
     assert set(result.methods) == {"anneal", "de"}
     for path in result.witnesses:
-        assert verify_witness(read_witness(path))["ok"]
+        assert verify_witness(read_witness(path)).ok
 
 
 def test_differential_evolution_search_runs_and_is_certified():
@@ -171,9 +195,9 @@ def test_z3_sat_below_and_unsat_above_the_exhaustive_worst_ratio():
     worst = _brute_worst_ratio("fcfs", 3, 8, 3, 4)
     assert worst > 1
     sat = query("fcfs", bounds, worst, timeout=60)
-    assert sat.outcome == "sat" and sat.found_ratio == worst
-    assert verify_witness(sat.witness.to_dict())["ok"]
-    assert query("fcfs", bounds, worst + Fraction(1, 100), timeout=60).outcome == "unsat"
+    assert sat.status == "sat" and sat.found_ratio == worst
+    assert verify_witness(sat.witness.to_dict()).ok
+    assert query("fcfs", bounds, worst + Fraction(1, 100), timeout=60).status == "unsat"
 
 
 def test_z3_bisection_brackets_the_worst_ratio_for_svf():
@@ -192,15 +216,15 @@ def test_sjf_family_closed_form_matches_simulation(size):
 
     report = evaluate_family("sjf-blocking", size)
     # closed forms worked by hand in families.py: k(k+1) + k^2(k+2) and 3k^2 + 4k - 1
-    assert report["policy_tel"] == size * (size + 1) + size**2 * (size + 2)
-    assert report["witness_tel"] == 3 * size**2 + 4 * size - 1
-    assert report["match"] and report["witness_feasible"] and report["alpha"] == 0.5
+    assert report.policy_tel == size * (size + 1) + size**2 * (size + 2)
+    assert report.witness_tel == 3 * size**2 + 4 * size - 1
+    assert report.match and report.witness_feasible and report.alpha == Fraction(1, 2)
 
 
 def test_sjf_family_ratio_grows_without_bound():
     from geosched.adversary.families import FAMILIES, evaluate_family
 
-    ratios = [evaluate_family("sjf-blocking", size)["certified_ratio"] for size in (2, 4, 8, 12)]
+    ratios = [evaluate_family("sjf-blocking", size).certified_ratio for size in (2, 4, 8, 12)]
     assert all(b > a for a, b in zip(ratios, ratios[1:])) and ratios[-1] > 4
     assert FAMILIES["sjf-blocking"].limit.is_infinite
 
@@ -208,7 +232,7 @@ def test_sjf_family_ratio_grows_without_bound():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["hunt", "--policy", "sjf", "--time", "1"],  # no --memory
+        ["family", "sjf-blocking", "--size", "1000000000"],  # would not finish: refused
         ["hunt", "--policy", "sjf", "--memory", "10", "--alpha-max", "0.01", "--time", "1"],
         ["hunt", "--policy", "sjf", "--memory", "10", "--requests", "0", "--time", "1"],
         ["hunt", "--policy", "svf", "--memory", "10", "--time", "1", "--resume", "--out", "/nonexistent/x"],

@@ -6,7 +6,6 @@ import math
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.opt import (
@@ -21,20 +20,11 @@ from geosched.reference_impl.opt import (
     sum_outputs_bound,
     volume_prefix_bound,
 )
+from geosched.testing import instances
 
 
-@st.composite
-def tiny_instances(draw, burst: bool | None = None):
-    memory = draw(st.integers(2, 16))
-    n = draw(st.integers(1, 4))
-    online = draw(st.booleans()) if burst is None else not burst
-    requests = []
-    for k in range(n):
-        output = draw(st.integers(1, min(5, memory)))
-        prompt = draw(st.integers(0, min(5, memory - output)))
-        arrival = draw(st.integers(0, 4)) if online else 0
-        requests.append(Request(f"r{k}", arrival, prompt, output))
-    return Instance(memory, requests)
+def tiny_instances(burst: bool | None = None):
+    return instances(max_n=4, max_memory=16, burst=burst)
 
 
 README = burst_instance(12, [(6, 3), (1, 5)])  # volumes 24 and 20; OPT = 9 (test_opt.py)

@@ -54,8 +54,11 @@ def test_combine_weakest_outcome_and_other_claims_untouched():
     assert combine_empirical([ev("reproduced"), ev("partly")])[0] == "partly"
     assert combine_empirical([ev("reproduced")])[:2] == ("reproduced", "reproduced on 5 trace requests")
     assert combine_empirical([ev("not_reproduced"), ev("unknown")])[0] == "unknown"
-    other = EmpiricalEvidence("m", "proof", "proved", "d")
-    assert combine_empirical([other]) is None and combine_empirical([]) is None
+    from geosched.verify.ledger import Evidence
+
+    other = Evidence("m", "proof", "proved", "d")
+    assert combine_empirical([other]) is None and combine_empirical([other, ev("reproduced")]) is None
+    assert combine_empirical([]) is None
 
 
 def test_flip_penalty_reduces_to_theorem_eps_and_adds_the_flip_term():
@@ -95,4 +98,4 @@ def test_ledger_rows_without_trace_are_unknown(monkeypatch):
 
     monkeypatch.setattr(workloads, "default_trace_path", lambda: None)
     claim = run_claims(["kong.emp.overhead"]).claims[0]
-    assert claim.status == "unknown" and "not run" in claim.evidence[0].detail
+    assert claim.status == "unknown" and "not run" in claim.evidence[0].message

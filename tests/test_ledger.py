@@ -64,7 +64,7 @@ def test_broken_bound_constant_is_refuted(monkeypatch, tmp_path):
                                                                       max_memory=6))
     claim = run_claims(["kong.thm3.2"], out=tmp_path).claims[0]
     assert claim.status == "refuted"
-    assert "exhaustive" in claim.status_text and Path(claim.counterexample).is_file()
+    assert "exhaustive" in claim.message and Path(claim.counterexample).is_file()
 
 
 def test_table_has_one_row_per_claim(monkeypatch):
@@ -120,7 +120,7 @@ def test_a_crashing_check_is_reported_as_unknown(monkeypatch):
     monkeypatch.setitem(ledger._METHODS, "derivation", boom)
     claim = run_claims(["kong.volume"]).claims[0]
     assert claim.status == "unknown"
-    assert any("kaboom" in e.detail for e in claim.evidence)
+    assert any("kaboom" in e.message for e in claim.evidence)
 
 
 @pytest.mark.slow

@@ -22,23 +22,14 @@ from geosched.reference_impl.opt import (
 )
 from geosched.reference_impl.simulator import simulate
 from geosched.reference_impl.workloads import generate
+from geosched.testing import instances
 
 SOLVER_METHODS = [m for m in METHODS if m not in ("auto", "brute")]
 README = burst_instance(12, [(6, 3), (1, 5)])
 
 
-@st.composite
-def tiny_instances(draw, max_n: int = 4, max_len: int = 5, burst: bool | None = None):
-    memory = draw(st.integers(2, 16))
-    n = draw(st.integers(1, max_n))
-    online = draw(st.booleans()) if burst is None else not burst
-    requests = []
-    for k in range(n):
-        output = draw(st.integers(1, min(max_len, memory)))
-        prompt = draw(st.integers(0, min(max_len, memory - output)))
-        arrival = draw(st.integers(0, 4)) if online else 0
-        requests.append(Request(f"r{k}", arrival, prompt, output))
-    return Instance(memory, requests)
+def tiny_instances(max_n: int = 4, max_len: int = 5, burst: bool | None = None):
+    return instances(max_n=max_n, max_prompt=max_len, max_output=max_len, burst=burst)
 
 
 def naive_opt(instance: Instance) -> int:
@@ -217,7 +208,8 @@ def test_time_limit_is_honest():
         assert_feasible(inst, result)
         assert result.tel <= heuristic_tel
     data = result.to_dict()
-    assert set(data) == {"status", "tel", "dual_bound", "gap", "starts", "wall_time", "method", "message"}
+    assert set(data) == {"status", "success", "tel", "dual_bound", "gap", "starts", "wall_time", "method", "message"}
+    assert data["success"] is False  # a time limit is not a proof
 
 
 def test_brute_force_node_limit_is_honest():

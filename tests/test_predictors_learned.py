@@ -426,28 +426,3 @@ def test_online_worker_equals_the_batch_features():
     worker.drain()
     assert [worker.get(f"q{i}") for i in range(log.n)] == expected.tolist()
     assert worker.stats().predicted == log.n
-
-
-def test_module_examples_run():
-    import doctest
-
-    from geosched.reference_impl import predictors
-    from geosched.reference_impl.predictors import (
-        artifact,
-        background,
-        baselines,
-        distribution,
-        features,
-        learned,
-        learned_predictor,
-        metrics,
-        simple,
-        tracelog,
-        training,
-    )
-    from geosched.verify import empirical
-
-    for module in (predictors, artifact, background, baselines, distribution, features, learned, learned_predictor,
-                   metrics, simple, tracelog, training, empirical):
-        failures, _ = doctest.testmod(module)
-        assert failures == 0, module.__name__

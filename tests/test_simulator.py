@@ -57,11 +57,16 @@ def test_backfill_skips_the_misfit():
     assert simulate(inst, "fcfs", backfill=True).starts == {"r0": 0, "r1": 6, "r2": 0}
 
 
-def test_ties_by_arrival_then_id():
+def test_ties_by_arrival_then_position_never_by_id():
+    # equal keys, M = 4 admits one at a time: the order is the position in the instance,
+    # whatever the ids say ("r10" sorts before "r2" as a string)
     inst = Instance(4, [Request("b", 0, 1, 3), Request("a", 0, 1, 3), Request("c", 0, 1, 3)])
-    assert simulate(inst, "svf").admission_order == ("a", "b", "c")
-    inst = Instance(4, [Request("b", 0, 1, 3), Request("a", 1, 1, 3)])
-    assert simulate(inst, "svf").admission_order == ("b", "a")
+    assert simulate(inst, "svf").admission_order == ("b", "a", "c")
+    inst = Instance(4, [Request("r2", 0, 1, 3), Request("r10", 0, 1, 3)])
+    for policy in ("fcfs", "sjf", "svf", "svf1"):
+        assert simulate(inst, policy).admission_order == ("r2", "r10")
+    inst = Instance(4, [Request("b", 1, 1, 3), Request("a", 0, 1, 3)])
+    assert simulate(inst, "svf").admission_order == ("a", "b")
 
 
 def test_admission_step_and_earliest_start():

@@ -65,12 +65,12 @@ def test_derivation_checks(claim, checks):
     for step, result in zip(derivation.steps, check.steps):
         # a mechanical step must check; only steps declared uncheckable may stay open
         expected = "not_checkable" if step.method == "unchecked" else "checked"
-        assert result.status == expected, (claim, result.index, result.detail)
-    assert check.elapsed >= 0 and len(check.steps) == len(derivation.steps)
+        assert result.status == expected, (claim, result.index, result.message)
+    assert check.wall_time >= 0 and len(check.steps) == len(derivation.steps)
     if claim in FULLY_PROVED:
         assert check.status == "proved"
     else:
-        assert check.status == "unknown" and "partially checked" in check.summary
+        assert check.status == "unknown" and "partially checked" in check.message
 
 
 @pytest.mark.parametrize("claim", sorted(CLAIM_IDS))

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.policies import POLICIES, register_policy
+from geosched.reference_impl.policies import REGISTRY, Capability, register_policy
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
 
 if os.environ.get("GEOSCHED_REQUIRE_VLLM") == "1":  # CI: a missing vLLM is a failure, not a skip
@@ -205,10 +205,13 @@ class _VolumeWithoutPrompt:
     def keys(self, instance, predicted):
         return [(int(o) * int(o) + int(o)) // 2 for o in predicted]
 
+    def parameters(self, predicted):
+        return {}
+
 
 def test_wrong_variant_is_caught_and_shrunk():
-    if "svf_noprompt" not in POLICIES:
-        register_policy("svf_noprompt", _VolumeWithoutPrompt)
+    if "svf_noprompt" not in REGISTRY:
+        register_policy("svf_noprompt", _VolumeWithoutPrompt, capabilities={Capability.VLLM})
     runs = 0
 
     def diverges(instance: Instance) -> bool:

@@ -9,10 +9,10 @@ Stable API (the claims ledger in :mod:`geosched.verify` relies on it):
 * ``get_derivation(claim_id) -> Derivation``; an unknown id raises
   :class:`~geosched.errors.UnknownNameError` listing the known ones.
 * ``Derivation.check() -> DerivationCheck`` with ``.status`` in ``{"proved", "refuted",
-  "unknown"}``, ``.summary`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
-  ``.elapsed`` (seconds), ``.steps`` (per-step :class:`StepCheck`: ``index``, ``method``,
+  "unknown"}``, ``.message`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
+  ``.wall_time`` (seconds), ``.steps`` (per-step :class:`StepCheck`: ``index``, ``method``,
   ``status`` in ``{"checked", "failed", "inconclusive", "not_checkable", "error"}``,
-  ``detail``, ``witness``, ``elapsed``), ``.depends_on`` and ``.to_dict()``.
+  ``message``, ``witness``, ``wall_time``), ``.depends_on`` and ``.to_dict()``.
 * ``Derivation.render_text(check=None)``, ``render_latex(check=None)``, ``to_dict(check=None)``.
 
 "proved" means every step was mechanically checked, relative to the claim's stated hypotheses
@@ -78,7 +78,33 @@ def claim_ids() -> list[str]:
 
 
 def get_derivation(claim_id: str) -> Derivation:
-    """The derivation of ``claim_id``; unknown ids raise UnknownNameError listing the known ones."""
+    """The derivation of ``claim_id``: its steps, each checked by sympy on ``.check()``.
+
+    Parameters
+    ----------
+    claim_id : str
+        A ledger id such as ``"kong.thm3.2"`` (see :func:`claim_ids`).
+
+    Returns
+    -------
+    Derivation
+        ``.bound`` is the claim's bound as a sympy expression (``None`` where the claim has no
+        single one); ``.check()`` gives the status (``proved``, ``refuted``, ``unknown``).
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown id (the message lists the known ones).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> d = get_derivation("kong.thm3.2")
+    >>> d.bound
+    1 + 2/(1 - alpha)
+    >>> d.bound.subs(sp.Symbol("alpha", positive=True), sp.Rational(1, 2))
+    5
+    """
     try:
         factory = DERIVATIONS[claim_id]
     except KeyError:

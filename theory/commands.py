@@ -1,4 +1,4 @@
-"""``geosched prove ID [--latex] [--json]``: print a claim's derivation step by step, checked."""
+"""``geosched prove ID [--latex [--standalone]] [--json]``: print a claim's derivation step by step, checked."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
                     "unknown (some step not mechanically checkable).")
     parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
     parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
+    parser.add_argument("--standalone", action="store_true",
+                        help="with --latex: a complete document (article, amsmath) that pdflatex compiles")
     parser.set_defaults(handler=_cmd_prove)
 
 
@@ -24,12 +26,16 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
     from geosched.theory import get_derivation
 
+    if args.standalone and not args.latex:
+        from geosched.errors import ValidationError
+
+        raise ValidationError("--standalone", True, "needs --latex")
     derivation = get_derivation(args.claim)
     check = derivation.check()
     if args.json:
         emit_json(derivation.to_dict(check))
     elif args.latex:
-        print(derivation.render_latex(check))
+        print(derivation.render_latex_document(check) if args.standalone else derivation.render_latex(check))
     else:
         print(derivation.render_text(check))
     return 0 if check.status != "refuted" else 1

@@ -41,7 +41,7 @@ The overall :attr:`DerivationCheck.status` of a derivation is
 * ``"refuted"``: at least one step ``failed`` (some step of the derivation, as written, is
   false: a wrong formula, with the witness);
 * ``"unknown"``: otherwise (some step not checkable, inconclusive or in error).
-  ``DerivationCheck.summary`` then says "partially checked: k of n steps".
+  ``DerivationCheck.message`` then says "partially checked: k of n steps".
 
 A derivation is proved *relative to* its ``hypotheses`` (the claim's own premises) and the
 claims in ``depends_on`` (as a paper's proof cites its lemmas); the ledger reports both.
@@ -67,6 +67,9 @@ from fractions import Fraction
 from typing import Any
 
 import sympy as sp
+
+from geosched.errors import ValidationError
+from geosched.results import Result
 
 __all__ = [
     "METHODS",
@@ -94,6 +97,11 @@ class Hypothesis:
 
     label: str  # short name, e.g. "H1"
     statement: str  # the premise in words / ascii math
+    latex: str = ""  # the premise in LaTeX (text mode, math in $...$); "" falls back to the escaped statement
+
+    def render_latex(self) -> str:
+        """The premise in LaTeX: :attr:`latex`, else the statement escaped as text."""
+        return self.latex or _tex(self.statement)
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,7 @@ class Step:
             status, detail, witness = _CHECKERS[self.method](self)
         except Exception as exc:  # noqa: BLE001 - reported, never hidden
             status, detail, witness = "error", f"{type(exc).__name__}: {exc}", None
-        return StepCheck(index, self.method, status, detail, witness, time.perf_counter() - started)
+        return StepCheck(status, detail, time.perf_counter() - started, index, self.method, witness)
 
     # ----------------------------------------------------------------- rendering
     def formula_text(self) -> str:
@@ -206,30 +214,32 @@ class Step:
 
 
 @dataclass(frozen=True)
-class StepCheck:
+class StepCheck(Result):
     """The result of checking one step."""
 
+    STATUSES = STEP_STATUSES
+    SUCCESS = ("checked",)
+
+    status: str  # one of STEP_STATUSES
+    message: str  # what was verified, or why not
+    wall_time: float  # seconds
     index: int  # 1-based position in the derivation
     method: str  # the step's method
-    status: str  # one of STEP_STATUSES
-    detail: str  # what was verified, or why not
     witness: dict[str, str] | None  # a counterexample point for "failed" (symbol -> value)
-    elapsed: float  # seconds
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "method": self.method, "status": self.status, "detail": self.detail,
-                "witness": self.witness, "elapsed": round(self.elapsed, 6)}
 
 
 @dataclass(frozen=True)
-class DerivationCheck:
+class DerivationCheck(Result):
     """The result of :meth:`Derivation.check`."""
 
-    claim_id: str  # the ledger key
+    STATUSES = DERIVATION_STATUSES
+    SUCCESS = ("proved",)
+
     status: str  # "proved", "refuted" or "unknown" (see the module docstring)
-    summary: str  # one line: "all 5 steps mechanically checked", "partially checked: 3 of 5 steps ..."
+    message: str  # one line: "all 5 steps mechanically checked", "partially checked: 3 of 5 steps ..."
+    wall_time: float  # seconds for the whole check
+    claim_id: str  # the ledger key
     steps: tuple[StepCheck, ...]  # per-step results, in order
-    elapsed: float  # seconds for the whole check
     depends_on: tuple[str, ...]  # claim ids this derivation cites
 
     @property
@@ -237,9 +247,9 @@ class DerivationCheck:
         return sum(s.status == "checked" for s in self.steps)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim_id": self.claim_id, "status": self.status, "summary": self.summary,
+        return {"claim_id": self.claim_id, "status": self.status, "success": self.success, "message": self.message,
                 "n_steps": len(self.steps), "n_checked": self.n_checked,
-                "depends_on": list(self.depends_on), "elapsed": round(self.elapsed, 6),
+                "depends_on": list(self.depends_on), "wall_time": round(self.wall_time, 6),
                 "steps": [s.to_dict() for s in self.steps]}
 
 
@@ -255,11 +265,29 @@ class Derivation:
     steps: tuple[Step, ...] = ()  # ordered steps
     depends_on: tuple[str, ...] = ()  # other claim ids this proof cites
     notes: str = ""  # what is our own derivation, extra hypotheses, open points
+    bound: Any = None  # the claim's bound or formula as a sympy expression (None: no single expression)
+    statement_latex: str = ""  # the claim in LaTeX (text mode, math in $...$); "" falls back to the escaped text
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
         object.__setattr__(self, "steps", tuple(self.steps))
         object.__setattr__(self, "depends_on", tuple(self.depends_on))
+
+    def bound_at(self, **values: Any) -> Any:
+        """The claim's :attr:`bound` with symbols replaced by name, exactly.
+
+        >>> from geosched.theory import get_derivation
+        >>> get_derivation("kong.thm3.2").bound_at(alpha=sp.Rational(1, 2))
+        5
+        """
+        if self.bound is None:
+            raise ValidationError(f"{self.claim_id}: bound", None, "this claim has no single bound expression")
+        symbols = {str(symbol): symbol for symbol in self.bound.free_symbols}
+        unknown = sorted(set(values) - set(symbols))
+        if unknown:
+            raise ValidationError(f"{self.claim_id}: bound symbol", unknown[0],
+                                  f"must be one of {', '.join(sorted(symbols))}")
+        return sp.simplify(self.bound.subs({symbols[name]: sp.nsimplify(v) for name, v in values.items()}))
 
     def check(self) -> DerivationCheck:
         """Check every step; the status vocabulary is in the module docstring."""
@@ -283,7 +311,7 @@ class Derivation:
             summary = f"partially checked: {n - len(open_steps)} of {n} steps mechanically checked ({detail})"
         if self.depends_on and status == "proved":
             summary += f"; relies on {', '.join(self.depends_on)}"
-        return DerivationCheck(self.claim_id, status, summary, results, time.perf_counter() - started,
+        return DerivationCheck(status, summary, time.perf_counter() - started, self.claim_id, results,
                                self.depends_on)
 
     # ----------------------------------------------------------------- rendering
@@ -312,23 +340,53 @@ class Derivation:
             if step.reason:
                 lines.append(f"    not mechanically checkable: {step.reason}")
             if result is not None and result.status not in ("checked", "not_checkable"):
-                lines.append(f"    result: {result.detail}")
+                lines.append(f"    result: {result.message}")
                 if result.witness:
                     lines.append("    witness: " + ", ".join(f"{k} = {v}" for k, v in result.witness.items()))
         if self.notes:
             lines += ["", "Notes: " + self.notes]
         if check is not None:
-            lines += ["", f"Status: {check.status} ({check.summary}; {check.elapsed:.2f} s)"]
+            lines += ["", f"Status: {check.status} ({check.message}; {check.wall_time:.2f} s)"]
         return "\n".join(lines)
 
     def render_latex(self, check: DerivationCheck | None = None) -> str:
         """A LaTeX fragment (an ``enumerate`` of the steps) for teaching notes."""
         out = [rf"\paragraph{{{_tex(self.claim_id)}}} {_tex(self.paper)}, {_tex(self.numbering)}.",
-               r"\emph{Claim.} " + _tex(self.statement)]
+               r"\emph{Claim.} " + self.claim_latex()]
         if self.hypotheses:
-            out.append(r"\emph{Hypotheses.} " + "; ".join(f"{_tex(h.label)}: {_tex(h.statement)}"
+            out.append(r"\emph{Hypotheses.} " + "; ".join(f"{_tex(h.label)}: {h.render_latex()}"
                                                          for h in self.hypotheses))
-        out.append(r"\begin{enumerate}")
+        out += self._steps_latex(check)
+        return "\n".join(out)
+
+    def claim_latex(self) -> str:
+        """The claim in LaTeX: :attr:`statement_latex`, else the statement escaped as text."""
+        return self.statement_latex or _tex(self.statement)
+
+    def render_latex_document(self, check: DerivationCheck | None = None) -> str:
+        """A complete LaTeX document (``article``, amsmath) that compiles with pdflatex on its own.
+
+        The claim and the hypotheses are set in mathematical notation (their LaTeX forms), each
+        step's formula by :func:`sympy.latex`; with ``check``, each step's result and the status.
+        """
+        title = rf"\texttt{{{_tex(self.claim_id)}}}: {_tex(self.numbering)}"
+        out = [r"\documentclass[11pt]{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage[T1]{fontenc}",
+               r"\usepackage{amsmath,amssymb}", r"\allowdisplaybreaks", r"\setlength{\parindent}{0pt}",
+               rf"\title{{{title}}}", rf"\author{{{_tex(self.paper)}}}", r"\date{}", r"\begin{document}",
+               r"\maketitle", r"\section*{Claim}", self.claim_latex()]
+        if self.hypotheses:
+            out += [r"\section*{Hypotheses}", r"\begin{description}"]
+            out += [rf"\item[{_tex(h.label)}] {h.render_latex()}" for h in self.hypotheses]
+            out.append(r"\end{description}")
+        if self.depends_on:
+            out.append(r"\emph{Uses:} " + ", ".join(rf"\texttt{{{_tex(c)}}}" for c in self.depends_on) + ".")
+        out.append(r"\section*{Derivation}")
+        out += self._steps_latex(check)
+        out += [r"\end{document}", ""]
+        return "\n".join(out)
+
+    def _steps_latex(self, check: DerivationCheck | None) -> list[str]:
+        out = [r"\begin{enumerate}"]
         results = check.steps if check is not None else (None,) * len(self.steps)
         for step, result in zip(self.steps, results):
             tag = step.method if result is None else f"{step.method}: {result.status}"
@@ -351,19 +409,21 @@ class Derivation:
         if self.notes:
             out.append(r"\emph{Notes.} " + _tex(self.notes))
         if check is not None:
-            out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.summary)}).")
-        return "\n".join(out)
+            out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.message)}).")
+        return out
 
     def to_dict(self, check: DerivationCheck | None = None) -> dict[str, Any]:
         data = {"claim_id": self.claim_id, "paper": self.paper, "numbering": self.numbering,
                 "statement": self.statement,
-                "hypotheses": [{"label": h.label, "statement": h.statement} for h in self.hypotheses],
+                "hypotheses": [{"label": h.label, "statement": h.statement,
+                                **({"latex": h.latex} if h.latex else {})} for h in self.hypotheses],
+                **({"statement_latex": self.statement_latex} if self.statement_latex else {}),
                 "depends_on": list(self.depends_on), "notes": self.notes,
                 "steps": [s.to_dict() for s in self.steps]}
         if check is not None:
             for step_data, result in zip(data["steps"], check.steps):
                 step_data["check"] = result.to_dict()
-            data.update(status=check.status, summary=check.summary, elapsed=round(check.elapsed, 6))
+            data.update(status=check.status, message=check.message, wall_time=round(check.wall_time, 6))
         return data
 
 

@@ -46,8 +46,13 @@ def derivation(constant=5) -> Derivation:
         "Theorem 4.3 (constant ours)",
         "MC-SF is O(1)-competitive for burst arrivals with equal prompts and M >= 2 max(s + o); explicitly "
         "TEL(MC-SF) <= 5 TEL(OPT)",
-        hypotheses=(Hypothesis("H1", "burst arrivals; all prompts equal to s"),
-                    Hypothesis("H2", "M >= 2 P with P = max_i (s + o_i)")),
+        bound=sp.Integer(constant),
+        statement_latex=r"MC-SF is $O(1)$-competitive for burst arrivals with equal prompts and $M \ge 2 \max_i (s + "
+                        r"o_i)$; explicitly $\mathrm{TEL}(\text{MC-SF}) \le 5\,\mathrm{TEL}(\mathrm{OPT})$.",
+        hypotheses=(Hypothesis("H1", "burst arrivals; all prompts equal to s",
+                               latex=r"burst arrivals; all prompts equal to $s$"),
+                    Hypothesis("H2", "M >= 2 P with P = max_i (s + o_i)",
+                               latex=r"$M \ge 2P$ with $P = \max_i (s + o_i)$")),
         steps=(
             Step.identity("volume increment in o at fixed s", vol(s, o + 1) - vol(s, o), s + o + 1,
                           "v(s, o) = s o + (o^2 + o)/2"),

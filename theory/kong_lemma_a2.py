@@ -59,11 +59,18 @@ def derivation(peak_time_inequality=None) -> Derivation:
         "Lemma A.2 (macroscopic certificate)",
         "while j waits under strict SVF, the active peak mass exceeds (1 - alpha) M, every active request "
         "precedes j in volume order, and p o + o <= 2 v; summed: (1 - alpha) M sum_j W_j <= 2 sum_j sum_{i<j} v_i",
+        statement_latex=r"While $j$ waits under strict SVF, the active peak mass exceeds $(1-\alpha)M$, every active "
+                        r"request precedes $j$ in volume order, and $p\,o + o \le 2v$; summed: $(1-\alpha) M \sum_j "
+                        r"W_j \le 2 \sum_j \sum_{i<j} v_i$.",
         hypotheses=(
-            Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order"),
+            Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
+                       latex=r"burst arrivals; strict head-of-line admission in increasing volume order"),
             Hypothesis("H2", "forward-looking check: the head h is admitted at t iff for all t' > t, "
-                             "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M"),
-            Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)"),
+                             "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M",
+                       latex=r"forward-looking check: the head $h$ is admitted at $t$ iff $\sum_{i \text{ active at "
+                             r"} t'} (s_i + t' - x_i) + (s_h + t' - t) \le M$ for all $t' > t$"),
+            Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)",
+                       latex=r"$\alpha = \max_i p_i / M < 1$ (written $\alpha = 1 - \beta$, $\beta > 0$)"),
         ),
         steps=(
             Step.inequality(

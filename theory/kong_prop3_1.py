@@ -76,8 +76,13 @@ def derivation() -> Derivation:
         "Proposition 3.1",
         "every feasible schedule has M * TEL >= sum_k P_k (P_k = sum of the k smallest volumes), and "
         "sum_k P_k = sum v + sum_{a<b} min(v_a, v_b); the reversed prefix form is false",
-        hypotheses=(Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (completion steps)"),
-                    Hypothesis("H2", "feasibility: the usage U(t) <= M at every step t")),
+        statement_latex=r"Every feasible schedule has $M \cdot \mathrm{TEL} \ge \sum_{k=1}^{n} P_k$, where $P_k$ is "
+                        r"the sum of the $k$ smallest volumes, and $\sum_k P_k = \sum_i v_i + \sum_{a<b} \min(v_a, "
+                        r"v_b)$; the reversed prefix form is false.",
+        hypotheses=(Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (completion steps)",
+                               latex=r"burst arrivals: $a_i = 0$, so $\mathrm{TEL} = \sum_i C_i$ (completion steps)"),
+                    Hypothesis("H2", "feasibility: the usage U(t) <= M at every step t",
+                               latex=r"feasibility: the usage $U(t) \le M$ at every step $t$")),
         steps=(
             Step.unchecked(
                 "memory-time work by C_(k): W_k = sum_{t <= C_(k)} U(t) <= M C_(k)",

@@ -83,8 +83,14 @@ def derivation(tel_sjf=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Sec. 3 (SJF is not constant-competitive); family and closed forms ours",
         "SJF's competitive ratio is unbounded: on the family below TEL(SJF)/TEL(SVF) >= m/3 -> infinity",
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check"),
-                    Hypothesis("H2", "family: M = 2m^2, m x (s=m^2, o=1), m^2 x (s=0, o=2), m >= 2")),
+        bound=sjf / svf,
+        statement_latex=r"SJF's competitive ratio is unbounded: on the family below $\mathrm{TEL}(\mathrm{SJF}) / "
+                        r"\mathrm{TEL}(\mathrm{SVF}) \ge m/3 \to \infty$.",
+        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
+                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check"),
+                    Hypothesis("H2", "family: M = 2m^2, m x (s=m^2, o=1), m^2 x (s=0, o=2), m >= 2",
+                               latex=r"family: $M = 2m^2$; $m$ requests $(s, o) = (m^2, 1)$ and $m^2$ requests $(s, "
+                                     r"o) = (0, 2)$; $m \ge 2$")),
         steps=(
             Step.inequality("orders differ: SVF puts B first (volume 3 < m^2 + 1)", m**2 + 1, ">", 3,
                             "m >= 2", certificate=[u**2, 4 * u, 2], substitutions=_M_GE_2),

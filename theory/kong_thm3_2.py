@@ -68,12 +68,25 @@ def derivation(ratio_formula=None) -> Derivation:
         "Theorem 3.2",
         "TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT) for alpha = max peak / M < 1; integer form "
         "(M - P) TEL(SVF) <= (3M - P) TEL(OPT); 5 at alpha = 1/2; tends to 3 as alpha -> 0",
+        bound=rho,
+        statement_latex=r"$\mathrm{TEL}(\mathrm{SVF}) \le \bigl(1 + "
+                        r"\frac{2}{1-\alpha}\bigr)\,\mathrm{TEL}(\mathrm{OPT})$ for $\alpha = \max_i p_i / M < 1$; "
+                        r"in integer form $(M - P)\,\mathrm{TEL}(\mathrm{SVF}) \le (3M - "
+                        r"P)\,\mathrm{TEL}(\mathrm{OPT})$; the factor is $5$ at $\alpha = 1/2$ and tends to $3$ as "
+                        r"$\alpha \to 0$.",
         hypotheses=(
-            Hypothesis("H1", "burst arrivals, so TEL(SVF) = sum_j (W_j + o_j) = Wsum + O"),
-            Hypothesis("H2", "kong.lemmaA.2 summed: (1 - alpha) M Wsum <= 2 Q (slack h1 >= 0)"),
-            Hypothesis("H3", "kong.prop3.1 with its identity: M OPT >= V + Q (slack h2 >= 0)"),
-            Hypothesis("H4", "every request runs o_i steps: OPT >= O (slack h3 >= 0); V >= 0"),
-            Hypothesis("H5", "alpha = P/M < 1, written alpha = 1 - beta with beta > 0, or M = P + d with d > 0"),
+            Hypothesis("H1", "burst arrivals, so TEL(SVF) = sum_j (W_j + o_j) = Wsum + O",
+                       latex=r"burst arrivals, so $\mathrm{TEL}(\mathrm{SVF}) = \sum_j (W_j + o_j) = W_{\Sigma} + O$"),
+            Hypothesis("H2", "kong.lemmaA.2 summed: (1 - alpha) M Wsum <= 2 Q (slack h1 >= 0)",
+                       latex=r"\texttt{kong.lemmaA.2} summed: $(1-\alpha) M W_{\Sigma} \le 2Q$ (slack $h_1 \ge 0$)"),
+            Hypothesis("H3", "kong.prop3.1 with its identity: M OPT >= V + Q (slack h2 >= 0)",
+                       latex=r"\texttt{kong.prop3.1} with its identity: $M \cdot \mathrm{OPT} \ge V + Q$ (slack $h_2 "
+                             r"\ge 0$)"),
+            Hypothesis("H4", "every request runs o_i steps: OPT >= O (slack h3 >= 0); V >= 0",
+                       latex=r"every request runs $o_i$ steps: $\mathrm{OPT} \ge O$ (slack $h_3 \ge 0$); $V \ge 0$"),
+            Hypothesis("H5", "alpha = P/M < 1, written alpha = 1 - beta with beta > 0, or M = P + d with d > 0",
+                       latex=r"$\alpha = P/M < 1$, written $\alpha = 1 - \beta$ with $\beta > 0$, or $M = P + d$ "
+                             r"with $d > 0$"),
         ),
         steps=(
             Step.identity("the ratio in closed form", rho, (3 - alpha) / (1 - alpha),

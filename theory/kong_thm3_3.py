@@ -75,12 +75,22 @@ def derivation() -> Derivation:
         "Theorem 3.3 (1-bit SVF, O(T))",
         "1-bit SVF has competitive ratio O(T), T the largest output length; explicitly (ours) "
         "TEL <= (1 + 2T/(1 - alpha)) TEL(OPT) with theta = floor(sqrt(T)), under E1-E3",
+        bound=constant(),
+        statement_latex=r"1-bit SVF has competitive ratio $O(T)$, $T$ the largest output length; explicitly (our "
+                        r"derivation) $\mathrm{TEL} \le \bigl(1 + "
+                        r"\frac{2T}{1-\alpha}\bigr)\,\mathrm{TEL}(\mathrm{OPT})$ with $\theta = \lfloor \sqrt{T} "
+                        r"\rfloor$, under E1--E3.",
         hypotheses=(
-            Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1"),
-            Hypothesis("H2", "output lengths 1 <= o <= T"),
-            Hypothesis("E1", "extra (ours): all prompts equal, s_i = s"),
-            Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)"),
-            Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones"),
+            Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
+                       latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$"),
+            Hypothesis("H2", "output lengths 1 <= o <= T",
+                       latex=r"output lengths $1 \le o_i \le T$"),
+            Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
+                       latex=r"extra (ours): all prompts equal, $s_i = s$"),
+            Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
+                       latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)"),
+            Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
+                       latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones"),
         ),
         steps=(
             Step.unchecked(

@@ -82,10 +82,18 @@ def derivation(volume_formula=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.4 (Poisson arrivals)",
         "E[SVF]/E[OPT] <= 1 + 2/((1 - alpha)(1 - mu)(1 - rho)), rho = 2 lambda E[v]/((1 - alpha) M)",
+        bound=bound(),
+        statement_latex=r"$\dfrac{\mathbb{E}[\mathrm{TEL}(\mathrm{SVF})]}{\mathbb{E}[\mathrm{TEL}(\mathrm{OPT})]} "
+                        r"\le 1 + \dfrac{2}{(1-\alpha)(1-\mu)(1-\rho)}$ with $\rho = "
+                        r"\dfrac{2\lambda\,\mathbb{E}[v]}{(1-\alpha)M}$.",
         hypotheses=(
-            Hypothesis("H1", "Poisson arrivals of rate lambda; o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1"),
-            Hypothesis("H2", "prompts independent of o, mean E[s]"),
-            Hypothesis("H3", "rho < 1 (stability) and alpha < 1 (see the caveat on unbounded lengths)"),
+            Hypothesis("H1", "Poisson arrivals of rate lambda; o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1",
+                       latex=r"Poisson arrivals of rate $\lambda$; $o \sim \mathrm{Geometric}(\mu)$ on $\{1, 2, "
+                             r"\dots\}$, $0 < \mu < 1$"),
+            Hypothesis("H2", "prompts independent of o, mean E[s]",
+                       latex=r"prompts independent of $o$, with mean $\mathbb{E}[s]$"),
+            Hypothesis("H3", "rho < 1 (stability) and alpha < 1 (see the caveat on unbounded lengths)",
+                       latex=r"$\rho < 1$ (stability) and $\alpha < 1$ (see the caveat on unbounded lengths)"),
         ),
         steps=(
             Step.identity("E[o] = 1/mu", e_o, 1 / mu, "differentiated geometric series",

@@ -71,8 +71,15 @@ def derivation(distortion_formula=None) -> Derivation:
         "Theorem 3.5 (1-bit SVF, Poisson arrivals)",
         "O_0 = 1/mu - theta q^theta/(1 - q^theta), O_1 = theta + 1/mu (q = 1 - mu); the distortion "
         "penalty eps = (1/2)(theta q^theta/(1 - q^theta))^2 decays exponentially in theta",
-        hypotheses=(Hypothesis("H1", "o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1, q = 1 - mu"),
-                    Hypothesis("H2", "theta >= 1 an integer threshold; exact class bits")),
+        bound=eps,
+        statement_latex=r"$O_0 = \frac{1}{\mu} - \frac{\theta q^{\theta}}{1 - q^{\theta}}$ and $O_1 = \theta + "
+                        r"\frac{1}{\mu}$ ($q = 1 - \mu$); the distortion penalty $\varepsilon = \frac{1}{2} "
+                        r"\bigl(\frac{\theta q^{\theta}}{1 - q^{\theta}}\bigr)^2$ decays exponentially in $\theta$.",
+        hypotheses=(Hypothesis("H1", "o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1, q = 1 - mu",
+                               latex=r"$o \sim \mathrm{Geometric}(\mu)$ on $\{1, 2, \dots\}$, $0 < \mu < 1$, $q = 1 "
+                                     r"- \mu$"),
+                    Hypothesis("H2", "theta >= 1 an integer threshold; exact class bits",
+                               latex=r"$\theta \ge 1$ an integer threshold; exact class bits")),
         steps=(
             Step.identity("P(o <= theta) = 1 - q^theta", sp.Sum(pmf, (k, 1, theta)), 1 - q**theta,
                           "finite geometric series", substitutions=_Q),

@@ -46,8 +46,14 @@ def derivation(volume_formula=None) -> Derivation:
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Eq. (1) (volume)",
         "v = sum_{j=1..o} (s + j) = s*o + (o^2 + o)/2",
-        hypotheses=(Hypothesis("H1", "started at x, the request holds s + (t - x) tokens at x < t <= x + o"),
-                    Hypothesis("H2", "s >= 0 and o >= 1 are integers")),
+        bound=v,
+        statement_latex=r"The memory-time volume of a request is $v = \sum_{j=1}^{o} (s + j) = s\,o + \frac{o^2 + "
+                        r"o}{2}$.",
+        hypotheses=(Hypothesis("H1", "started at x, the request holds s + (t - x) tokens at x < t <= x + o",
+                               latex=r"started at step $x$, the request holds $s + (t - x)$ tokens at every step $x "
+                                     r"< t \le x + o$"),
+                    Hypothesis("H2", "s >= 0 and o >= 1 are integers",
+                               latex=r"$s \ge 0$ and $o \ge 1$ are integers")),
         steps=(
             Step.identity("sum of the per-step footprints s + j, j = 1..o", sp.Sum(s + j, (j, 1, o)), v,
                           "arithmetic progression: o terms s plus 1 + 2 + ... + o = o(o+1)/2"),

@@ -51,7 +51,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
                     where = f" -> {smallest['file']}" if smallest.get("file") else ""
                     compact = _compact(smallest.get("instance"))
                     print(f"    {check:<13} {d['failed']}/{d['of']}; smallest {compact}{where}")
-        print(f"\n{len(result.claims)} claims in {result.elapsed:.1f}s "
+        print(f"\n{len(result.claims)} claims in {result.wall_time:.1f}s "
               f"(geosched {result.versions['geosched']}, z3 {result.versions['z3']}, seed {seed})"
               + (f"; counterexamples in {result.out}" if result.out else ""))
     return 1 if any(c.status == "refuted" for c in result.claims) else 0

@@ -142,20 +142,24 @@ class EmpiricalClaim(Result):
     numbers: dict[str, Any]  # per load: the figures behind the status
 
 
-@dataclass
-class EmpiricalEvidence:
-    """Ledger evidence for an empirical claim (the fields of ``verify.ledger.Evidence``)."""
+@dataclass(frozen=True)
+class EmpiricalEvidence(Result):
+    """Ledger evidence for an empirical claim: the fields of ``verify.ledger.Evidence`` (which this
+    module cannot import: the ledger imports it)."""
 
-    method: str
+    STATUSES = EMPIRICAL_STATUSES
+    SUCCESS = ("reproduced",)
+
+    method: str  # e.g. "trace:svf_latency"
     kind: str  # "empirical"
     status: str  # one of EMPIRICAL_STATUSES
-    detail: str
-    bound: str | None = None
+    message: str  # one line: what came out
+    bound: str | None = None  # unused (the ledger's field)
     samples: int | None = None  # requests simulated
-    counterexample: str | None = None
-    depends_on: tuple[str, ...] = ()
-    elapsed: float = 0.0
-    data: dict[str, Any] = field(default_factory=dict)
+    counterexample: str | None = None  # unused
+    depends_on: tuple[str, ...] = ()  # unused
+    wall_time: float = 0.0  # seconds
+    data: dict[str, Any] = field(default_factory=dict)  # compared statement, numbers, source
 
 
 # ------------------------------------------------------------------ the workload
@@ -466,14 +470,14 @@ def _method(name: str, evaluate: Any, with_theory: bool = False):
         if table is None:
             return EmpiricalEvidence(name, "empirical", "unknown", "not run: the Azure trace is not in "
                                      "../shared/traces (tests and the ledger skip it when absent)",
-                                     elapsed=time.perf_counter() - started)
+                                     wall_time=time.perf_counter() - started)
         outcome = evaluate(table)
         data = {"compared": outcome.compared, "numbers": outcome.numbers, "source": table.source,
                 "loads": list(table.loads), "one_bit": table.one_bit, "step_seconds": table.step_seconds}
         if with_theory:
             data["thm3_5_flip_penalty"] = theory_link(table)
         return EmpiricalEvidence(name, "empirical", outcome.status, outcome.message, samples=table.n,
-                                 elapsed=time.perf_counter() - started, data=data)
+                                 wall_time=time.perf_counter() - started, data=data)
 
     return method
 
@@ -493,4 +497,4 @@ def combine_empirical(evidence: Sequence[Any]) -> tuple[str, str, None, str] | N
     order = ("unknown", "not_reproduced", "partly", "reproduced")
     status = min((e.status for e in evidence), key=order.index)
     text = status.replace("_", " ") + (f" on {evidence[0].samples} trace requests" if evidence[0].samples else "")
-    return status, text, None, "; ".join(e.detail for e in evidence)
+    return status, text, None, "; ".join(e.message for e in evidence)

@@ -44,7 +44,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -52,9 +51,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from geosched.errors import ValidationError
+from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.output import write_text_atomic
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.model import Instance, Request, instance_to_dict
+from geosched.reference_impl.jsonfile import read_json
+from geosched.reference_impl.model import Instance, Request, instance_from_dict, instance_to_dict
+from geosched.reference_impl.opt import brute_force_opt
+from geosched.reference_impl.simulator import simulate
+from geosched.results import Result
 from geosched.verify.monitor import CertificateMonitor
 
 __all__ = [
@@ -325,8 +329,6 @@ def _fast_tel(instance: Instance, starts: dict[str, int]) -> int | None:
 
 
 def _project_opt(instance: Instance) -> tuple[int, dict[str, int]]:
-    from geosched.reference_impl.opt import brute_force_opt
-
     result = brute_force_opt(instance)
     if result.status != "optimal":
         raise RuntimeError(f"brute_force_opt returned status {result.status!r} on {instance_to_dict(instance)}")
@@ -337,12 +339,6 @@ def _resolve_opt(method: str) -> tuple[str, Callable[[Instance], tuple[int, dict
     if method == "dp":
         return "dp", dp_opt
     if method in ("project", "auto"):
-        try:
-            from geosched.reference_impl.opt import brute_force_opt  # noqa: F401
-        except ImportError:
-            if method == "project":
-                raise
-            return "dp", dp_opt
         return "project", _project_opt
     raise ValidationError("opt_method", method, "must be 'auto', 'project' or 'dp'")
 
@@ -453,29 +449,44 @@ def _fail(check_state: dict[str, Any], instance: Instance, record_fn: Callable[[
         check_state["smallest"] = {"key": key, "detail": detail, **record_fn()}
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What every variant's checks need to know about one instance and its optimum."""
+
+    instance: Instance
+    opt_tel: int
+    opt_starts: dict[str, int]
+    memory: int
+    peak: int
+    threshold: int  # M - P
+    sum_outputs: int
+    longest: int
+    prefix: int  # sum_k (sum of the k smallest volumes)
+    identity_ok: bool
+    before_volume: dict[str, int]  # per request: total volume of those before it in strict-SVF order
+
+    @classmethod
+    def of(cls, instance: Instance, opt: tuple[int, dict[str, int]]) -> _Facts:
+        requests = instance.requests
+        volumes = [r.volume for r in requests]
+        # strict SVF order: (volume, arrival, position)
+        order_key = [(r.volume, r.arrival, position) for position, r in enumerate(requests)]
+        before = {r.id: sum(q.volume for k, q in enumerate(requests) if order_key[k] < order_key[position])
+                  for position, r in enumerate(requests)}
+        peak = max(r.peak for r in requests)
+        prefix = prefix_bound(volumes)
+        return cls(instance, opt[0], opt[1], instance.memory, peak, instance.memory - peak,
+                   sum(r.output for r in requests), max(r.output for r in requests), prefix,
+                   prefix == _pair_identity_rhs(volumes), before)
+
+
 def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variants: Sequence[Variant],
                     state: dict[str, Any]) -> None:
-    from geosched.reference_impl.simulator import simulate
-
-    opt_tel, opt_starts = opt
-    memory = instance.memory
-    peak = max(r.peak for r in instance.requests)
-    threshold = memory - peak
-    volumes = [r.volume for r in instance.requests]
-    sum_outputs = sum(r.output for r in instance.requests)
-    longest = max(r.output for r in instance.requests)
-    prefix = prefix_bound(volumes)
-    identity_ok = prefix == _pair_identity_rhs(volumes)
-    order_key = {r.id: (r.volume, r.arrival, r.id) for r in instance.requests}
-    before_volume = {}
-    for r in instance.requests:
-        before_volume[r.id] = sum(q.volume for q in instance.requests if order_key[q.id] < order_key[r.id])
+    facts = _Facts.of(instance, opt)
     cache: dict[tuple[str, bool], tuple[dict[str, int], int, Any]] = {}
     for variant in variants:
         if not _in_subset(instance, variant.subset):
             continue
-        vs = state["variants"][variant.name]
-        checks = vs["checks"]
         spec = variant.policy if isinstance(variant.policy, str) else variant.policy(instance)
         sim_key = (spec, variant.backfill)
         if sim_key not in cache:
@@ -486,68 +497,93 @@ def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variant
                 raise RuntimeError(f"infeasible {spec} schedule on {instance_to_dict(instance)}")
             cache[sim_key] = (sim.starts, tel, monitor.result())
         starts, tel, mon = cache[sim_key]
+        vs = state["variants"][variant.name]
 
         def record(starts=starts, tel=tel):
-            return _record(instance, starts, tel, opt_starts, opt_tel)
+            return _record(instance, starts, tel, facts.opt_starts, facts.opt_tel)
 
-        vs["instances"] += 1
-        vs["nonvacuous"] += int(threshold > 0)
-        vs["blocked_steps"] += mon.blocked_steps
-        if mon.min_slack is not None and (vs["min_slack"] is None or mon.min_slack < vs["min_slack"]):
-            vs["min_slack"] = mon.min_slack
-        vs["max_ratio"] = _better_max(vs["max_ratio"], tel, opt_tel, record())
-        vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, opt_tel * longest, record())
-        if threshold > 0:
-            vs["max_bound_use"] = _better_max(vs["max_bound_use"], threshold * tel,
-                                              (threshold + BOUND_NUMERATOR * memory) * opt_tel, record())
+        _record_extremes(vs, facts, tel, mon, record)
+        _check_bounds(vs["checks"], facts, tel, record)
+        _check_certificate(vs["checks"], facts, starts, mon, record)
+        _check_optimum(vs["checks"], facts, tel, spec, record)
 
-        checks["thm3.2_bound"]["checked"] += 1
-        if not bound_holds(tel, opt_tel, memory, peak):
-            _fail(checks["thm3.2_bound"], instance, record,
-                  f"(M-P) TEL = {threshold * tel} > (M-P+{BOUND_NUMERATOR}M) OPT = "
-                  f"{(threshold + BOUND_NUMERATOR * memory) * opt_tel}")
-        checks["thm3.3_bound"]["checked"] += 1
-        if not thm33_bound_holds(tel, opt_tel, memory, peak, longest):
-            _fail(checks["thm3.3_bound"], instance, record,
-                  f"(M-P) TEL = {threshold * tel} > (M-P+{THM33_NUMERATOR}TM) OPT = "
-                  f"{(threshold + THM33_NUMERATOR * longest * memory) * opt_tel}")
-        checks["jaillet_bound"]["checked"] += 1
-        if tel > JAILLET_CONSTANT * opt_tel:
-            _fail(checks["jaillet_bound"], instance, record, f"TEL {tel} > {JAILLET_CONSTANT} OPT = "
-                  f"{JAILLET_CONSTANT * opt_tel}")
-        checks["prop3.1"]["checked"] += 1
-        if memory * opt_tel < prefix:
-            _fail(checks["prop3.1"], instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {prefix}")
-        checks["prop3.1_identity"]["checked"] += 1
-        if not identity_ok:
-            _fail(checks["prop3.1_identity"], instance, record,
-                  f"prefix sum {prefix} != sum v + sum min = {_pair_identity_rhs(volumes)}")
-        checks["cert_peak_mass"]["checked"] += 1
-        if mon.peak_mass_violations:
-            v = next(x for x in mon.violations if x.kind == "peak_mass")
-            _fail(checks["cert_peak_mass"], instance, record,
-                  f"step {v.first_step}: running peak mass {v.running_peak_mass} <= M - P = {threshold} "
-                  f"while {v.head} waits")
-        checks["cert_order"]["checked"] += 1
-        if mon.order_violations:
-            v = next(x for x in mon.violations if x.kind == "order")
-            _fail(checks["cert_order"], instance, record,
-                  f"step {v.first_step}: running {', '.join(v.offenders)} after waiting head {v.head} "
-                  f"in volume order")
-        checks["lemmaA2_sum"]["checked"] += 1
-        by_id = instance.by_id()
-        for rid, x in starts.items():
-            wait = x - by_id[rid].arrival
-            if threshold * wait > 2 * before_volume[rid]:
-                _fail(checks["lemmaA2_sum"], instance, record,
-                      f"{rid}: (M-P) W = {threshold * wait} > 2 sum_before v = {2 * before_volume[rid]}")
-                break
-        checks["opt_ge_sum_outputs"]["checked"] += 1
-        if opt_tel < sum_outputs:
-            _fail(checks["opt_ge_sum_outputs"], instance, record, f"OPT {opt_tel} < sum o {sum_outputs}")
-        checks["opt_le_policy"]["checked"] += 1
-        if opt_tel > tel:
-            _fail(checks["opt_le_policy"], instance, record, f"OPT {opt_tel} > {spec} {tel}")
+
+def _record_extremes(vs: dict[str, Any], facts: _Facts, tel: int, mon: Any, record: Callable[[], dict]) -> None:
+    vs["instances"] += 1
+    vs["nonvacuous"] += int(facts.threshold > 0)
+    vs["blocked_steps"] += mon.blocked_steps
+    if mon.min_slack is not None and (vs["min_slack"] is None or mon.min_slack < vs["min_slack"]):
+        vs["min_slack"] = mon.min_slack
+    vs["max_ratio"] = _better_max(vs["max_ratio"], tel, facts.opt_tel, record())
+    vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, facts.opt_tel * facts.longest, record())
+    if facts.threshold > 0:
+        vs["max_bound_use"] = _better_max(vs["max_bound_use"], facts.threshold * tel,
+                                          (facts.threshold + BOUND_NUMERATOR * facts.memory) * facts.opt_tel,
+                                          record())
+
+
+def _check_bounds(checks: dict[str, Any], facts: _Facts, tel: int, record: Callable[[], dict]) -> None:
+    """Thm 3.2, Thm 3.3 (our constant), Jaillet 4.3 (our constant), Prop 3.1 and its identity."""
+    instance, opt_tel, memory, threshold = facts.instance, facts.opt_tel, facts.memory, facts.threshold
+    checks["thm3.2_bound"]["checked"] += 1
+    if not bound_holds(tel, opt_tel, memory, facts.peak):
+        _fail(checks["thm3.2_bound"], instance, record,
+              f"(M-P) TEL = {threshold * tel} > (M-P+{BOUND_NUMERATOR}M) OPT = "
+              f"{(threshold + BOUND_NUMERATOR * memory) * opt_tel}")
+    checks["thm3.3_bound"]["checked"] += 1
+    if not thm33_bound_holds(tel, opt_tel, memory, facts.peak, facts.longest):
+        _fail(checks["thm3.3_bound"], instance, record,
+              f"(M-P) TEL = {threshold * tel} > (M-P+{THM33_NUMERATOR}TM) OPT = "
+              f"{(threshold + THM33_NUMERATOR * facts.longest * memory) * opt_tel}")
+    checks["jaillet_bound"]["checked"] += 1
+    if tel > JAILLET_CONSTANT * opt_tel:
+        _fail(checks["jaillet_bound"], instance, record, f"TEL {tel} > {JAILLET_CONSTANT} OPT = "
+              f"{JAILLET_CONSTANT * opt_tel}")
+    checks["prop3.1"]["checked"] += 1
+    if memory * opt_tel < facts.prefix:
+        _fail(checks["prop3.1"], instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {facts.prefix}")
+    checks["prop3.1_identity"]["checked"] += 1
+    if not facts.identity_ok:
+        volumes = [r.volume for r in instance.requests]
+        _fail(checks["prop3.1_identity"], instance, record,
+              f"prefix sum {facts.prefix} != sum v + sum min = {_pair_identity_rhs(volumes)}")
+
+
+def _check_certificate(checks: dict[str, Any], facts: _Facts, starts: dict[str, int], mon: Any,
+                       record: Callable[[], dict]) -> None:
+    """Lemma A.2: peak mass and volume order at every blocked step, and the per-request sum."""
+    instance, threshold = facts.instance, facts.threshold
+    checks["cert_peak_mass"]["checked"] += 1
+    if mon.peak_mass_violations:
+        v = next(x for x in mon.violations if x.kind == "peak_mass")
+        _fail(checks["cert_peak_mass"], instance, record,
+              f"step {v.first_step}: running peak mass {v.running_peak_mass} <= M - P = {threshold} "
+              f"while {v.head} waits")
+    checks["cert_order"]["checked"] += 1
+    if mon.order_violations:
+        v = next(x for x in mon.violations if x.kind == "order")
+        _fail(checks["cert_order"], instance, record,
+              f"step {v.first_step}: running {', '.join(v.offenders)} after waiting head {v.head} "
+              f"in volume order")
+    checks["lemmaA2_sum"]["checked"] += 1
+    by_id = instance.by_id()
+    for rid, x in starts.items():
+        wait = x - by_id[rid].arrival
+        if threshold * wait > 2 * facts.before_volume[rid]:
+            _fail(checks["lemmaA2_sum"], instance, record,
+                  f"{rid}: (M-P) W = {threshold * wait} > 2 sum_before v = {2 * facts.before_volume[rid]}")
+            break
+
+
+def _check_optimum(checks: dict[str, Any], facts: _Facts, tel: int, spec: str, record: Callable[[], dict]) -> None:
+    """Sanity of the optimum itself: OPT >= sum of outputs and OPT <= the policy's TEL."""
+    checks["opt_ge_sum_outputs"]["checked"] += 1
+    if facts.opt_tel < facts.sum_outputs:
+        _fail(checks["opt_ge_sum_outputs"], facts.instance, record,
+              f"OPT {facts.opt_tel} < sum o {facts.sum_outputs}")
+    checks["opt_le_policy"]["checked"] += 1
+    if facts.opt_tel > tel:
+        _fail(checks["opt_le_policy"], facts.instance, record, f"OPT {facts.opt_tel} > {spec} {tel}")
 
 
 def _merge(into: dict[str, Any], part: dict[str, Any]) -> None:
@@ -595,9 +631,12 @@ def _run_chunk(args: tuple) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the result
 
 
-@dataclass
-class ExhaustiveResult:
+@dataclass(frozen=True)
+class ExhaustiveResult(Result):
     """What an exhaustive run found (scipy-like: ``status``, ``message``, counts)."""
+
+    STATUSES = ("ok", "refuted", "partial")
+    SUCCESS = ("ok",)
 
     space: str  # the burst space's label
     arrival_space: str | None  # the arrival space's label, or None
@@ -610,7 +649,7 @@ class ExhaustiveResult:
     bounds_covered: list[str]  # which statements were checked on which space
     opt_method: str  # "project" (brute_force_opt) or "dp" (this module's dynamic program)
     cross_checked: int  # instances whose optimum was computed by both exact methods
-    elapsed: float  # seconds
+    wall_time: float  # seconds
     status: str  # "ok" (covered setting holds everywhere), "refuted" or "partial"
     message: str  # one line
     checkpoint: str | None = None  # checkpoint file used
@@ -621,14 +660,12 @@ class ExhaustiveResult:
         return {c: d["failed"] for c, d in self.variants[variant]["checks"].items() if d["failed"]}
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "success": self.success}
 
 
 def _ratio_json(entry: list | None) -> dict[str, Any] | None:
     if entry is None:
         return None
-    from geosched.reference_impl.model import instance_from_dict
-
     num, den, record = entry
     instance = instance_from_dict(record["instance"])
     # the witness's two schedules, re-checked by the independent referee
@@ -649,9 +686,7 @@ def _config(space: Space, arrival_space: Space | None, variants: Sequence[str], 
             "chunk_size": chunk_size, "version": 1}
 
 
-def _write_counterexample(out: Path, variant: Variant, check: str, smallest: dict[str, Any]) -> dict[str, Any]:
-    from geosched.reference_impl.model import instance_from_dict
-
+def _write_counterexample(out: Path | None, variant: Variant, check: str, smallest: dict[str, Any]) -> dict[str, Any]:
     instance = instance_from_dict(smallest["instance"])
     policy_report = check_schedule(instance, smallest["policy_starts"])
     opt_report = check_schedule(instance, smallest["opt_starts"])
@@ -674,7 +709,7 @@ def _write_counterexample(out: Path, variant: Variant, check: str, smallest: dic
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"exhaustive_{variant.name}_{check.replace('.', '_')}.json"
-        path.write_text(json.dumps(data, indent=1) + "\n")
+        write_text_atomic(path, json.dumps(data, indent=1) + "\n")
     data["file"] = str(path) if path else None
     return data
 
@@ -704,8 +739,8 @@ def run_exhaustive(
     variants:
         Names from :data:`VARIANTS`.
     opt_method:
-        ``"auto"`` (the project's ``brute_force_opt`` when importable, else :func:`dp_opt`),
-        ``"project"`` or ``"dp"``; ``cross_check`` runs both and stops on a disagreement.
+        ``"auto"`` or ``"project"`` (the project's ``brute_force_opt``), or ``"dp"`` (this
+        module's :func:`dp_opt`); ``cross_check`` runs both and stops on a disagreement.
     out:
         Folder for counterexample files (smallest failing instance per variant and check).
     checkpoint, resume:
@@ -722,106 +757,32 @@ def run_exhaustive(
         raise ValidationError("space max_arrival", space.max_arrival, "must be 0 (burst); use arrival_space")
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
-        from geosched.errors import UnknownNameError
-
         raise UnknownNameError("exhaustive variant", unknown[0], list(VARIANTS))
     method, _ = _resolve_opt(opt_method)
     burst_variants = [v for v in variants if not VARIANTS[v].arrivals]
     arrival_variants = [v for v in variants if VARIANTS[v].arrivals] if arrival_space else []
-    jobs: list[tuple] = []
-    if burst_variants:
-        burst_ms = [list(map(list, ms)) for ms in multisets(space)]
-        for k in range(0, len(burst_ms), chunk_size):
-            jobs.append((burst_ms[k:k + chunk_size], space.max_memory, tuple(burst_variants), method,
-                         cross_check, False))
-    if arrival_variants:
-        arrival_ms = [list(map(list, ms)) for ms in multisets(arrival_space)]
-        for k in range(0, len(arrival_ms), chunk_size):
-            jobs.append((arrival_ms[k:k + chunk_size], arrival_space.max_memory, tuple(arrival_variants),
-                         method, cross_check, True))
+    jobs = _jobs(space, arrival_space, burst_variants, arrival_variants, method, cross_check, chunk_size)
     config = _config(space, arrival_space if arrival_variants else None, variants, method, cross_check, chunk_size)
-    state = _new_state(variants)
     checkpoint_path = Path(checkpoint) if checkpoint else None
-    previous_elapsed = 0.0
-    if resume and checkpoint_path and checkpoint_path.is_file():
-        saved = json.loads(checkpoint_path.read_text())
-        if saved.get("config") == config:
-            state = saved["state"]
-            previous_elapsed = float(saved.get("elapsed", 0.0))
-    start_chunk = state["chunks_done"]
-    pending = jobs[start_chunk:]
+    state, previous_elapsed = _saved_state(checkpoint_path, config, variants, resume)
 
     def save() -> None:
-        if checkpoint_path is None:
-            return
-        checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = checkpoint_path.with_suffix(checkpoint_path.suffix + ".tmp")
-        tmp.write_text(json.dumps({"config": config, "state": state,
-                                   "elapsed": previous_elapsed + time.perf_counter() - t0}))
-        os.replace(tmp, checkpoint_path)
+        if checkpoint_path is not None:
+            checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(checkpoint_path, json.dumps({"config": config, "state": state,
+                                                           "elapsed": previous_elapsed + time.perf_counter() - t0}))
 
-    if workers > 1 and len(pending) > 1:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for part in pool.imap(_run_chunk, pending):
-                _merge(state, part)
-                save()
-                if callback:
-                    callback({"chunks_done": state["chunks_done"], "chunks": len(jobs),
-                              "instances": state["instances"]})
-                if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
-                    pool.terminate()
-                    break
-    else:
-        for job in pending:
-            _merge(state, _run_chunk(job))
-            save()
-            if callback:
-                callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
-            if max_seconds is not None and time.perf_counter() - t0 > max_seconds:
-                break
+    _run_jobs(jobs, state, save, callback, workers, None if max_seconds is None else t0 + max_seconds)
     complete = state["chunks_done"] == len(jobs)
-
     expected = (count_instances(space) if burst_variants else 0) + \
         (count_instances(arrival_space) if arrival_variants else 0)
-    out_path = Path(out) if out else None
-    counterexamples = []
-    variants_json: dict[str, dict[str, Any]] = {}
-    for name in variants:
-        vs = state["variants"][name]
-        variant = VARIANTS[name]
-        checks_json = {}
-        for check, cs in vs["checks"].items():
-            entry = {"checked": cs["checked"], "failed": cs["failed"], "counterexample": None}
-            if cs["smallest"] is not None:
-                data = _write_counterexample(out_path, variant, check, cs["smallest"])
-                entry["counterexample"] = {"file": data["file"], "instance": data["instance"],
-                                           "detail": data["detail"]}
-                counterexamples.append(data)
-            checks_json[check] = entry
-        variants_json[name] = {
-            "policy": variant.policy_label, "backfill": variant.backfill, "arrivals": variant.arrivals,
-            "covered_by_theorem": variant.covered, "subset": variant.subset,
-            "instances": vs["instances"], "nonvacuous_instances": vs["nonvacuous"],
-            "blocked_steps": vs["blocked_steps"], "min_slack": vs["min_slack"],
-            "max_ratio": _ratio_json(vs["max_ratio"]), "max_bound_use": _ratio_json(vs["max_bound_use"]),
-            "max_ratio_over_T": _ratio_json(vs["max_ratio_over_T"]), "checks": checks_json,
-        }
-    covered_failures = [f"{n}:{c}" for n in variants if VARIANTS[n].covered
-                        for c, d in variants_json[n]["checks"].items() if d["failed"]]
+    variants_json, counterexamples = _summarise_variants(state, variants, Path(out) if out else None)
     bounds_covered = []
     if burst_variants:
         bounds_covered.append(f"burst: {space.label} ({count_instances(space)} instances)")
     if arrival_variants:
         bounds_covered.append(f"arrivals: {arrival_space.label} ({count_instances(arrival_space)} instances)")
-    if covered_failures:
-        status, message = "refuted", "check(s) failed in the theorem's own setting: " + ", ".join(covered_failures)
-    elif not complete:
-        status, message = "partial", (f"stopped after {state['chunks_done']} of {len(jobs)} chunks; "
-                                      "resume=True continues from the checkpoint")
-    else:
-        status, message = "ok", f"all checks hold for strict SVF on every instance with {space.label}"
+    status, message = _verdict(variants, variants_json, complete, state["chunks_done"], len(jobs), space)
     return ExhaustiveResult(
         space=space.label,
         arrival_space=arrival_space.label if arrival_variants else None,
@@ -834,8 +795,103 @@ def run_exhaustive(
         bounds_covered=bounds_covered,
         opt_method=method,
         cross_checked=state["cross_checked"],
-        elapsed=previous_elapsed + time.perf_counter() - t0,
+        wall_time=previous_elapsed + time.perf_counter() - t0,
         status=status,
         message=message,
         checkpoint=str(checkpoint_path) if checkpoint_path else None,
     )
+
+
+def _jobs(space: Space, arrival_space: Space | None, burst_variants: Sequence[str], arrival_variants: Sequence[str],
+          method: str, cross_check: bool, chunk_size: int) -> list[tuple]:
+    """The work in deterministic chunks of multisets (burst space first, then the arrival space)."""
+    jobs: list[tuple] = []
+    for chosen, sp, arrivals in ((burst_variants, space, False), (arrival_variants, arrival_space, True)):
+        if not chosen:
+            continue
+        shapes = [list(map(list, ms)) for ms in multisets(sp)]
+        for k in range(0, len(shapes), chunk_size):
+            jobs.append((shapes[k:k + chunk_size], sp.max_memory, tuple(chosen), method, cross_check, arrivals))
+    return jobs
+
+
+def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[str],
+                 resume: bool) -> tuple[dict[str, Any], float]:
+    """The checkpoint's state when resuming a run of the same configuration, else a fresh one.
+
+    A checkpoint that cannot be read is an error naming the file (delete it to start over):
+    silently starting over would hide that earlier work was lost.
+    """
+    if not (resume and path and path.is_file()):
+        return _new_state(variants), 0.0
+    saved = read_json(path)
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; delete it to start the run over")
+    if saved["config"] != config:
+        return _new_state(variants), 0.0
+    return saved["state"], float(saved.get("elapsed", 0.0))
+
+
+def _run_jobs(jobs: list[tuple], state: dict[str, Any], save: Callable[[], None],
+              callback: Callable[[dict[str, Any]], None] | None, workers: int, deadline: float | None) -> None:
+    """Run the chunks not yet done, merging and checkpointing after each one."""
+    pending = jobs[state["chunks_done"]:]
+
+    def after_chunk(part: dict[str, Any]) -> bool:
+        _merge(state, part)
+        save()
+        if callback:
+            callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
+        return deadline is not None and time.perf_counter() > deadline
+
+    if workers > 1 and len(pending) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for part in pool.imap(_run_chunk, pending):
+                if after_chunk(part):
+                    pool.terminate()
+                    break
+    else:
+        for job in pending:
+            if after_chunk(_run_chunk(job)):
+                break
+
+
+def _summarise_variants(state: dict[str, Any], variants: Sequence[str],
+                        out: Path | None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Per variant: counts, checks, worst ratios (re-checked), and the counterexample files."""
+    counterexamples = []
+    variants_json: dict[str, dict[str, Any]] = {}
+    for name in variants:
+        vs = state["variants"][name]
+        variant = VARIANTS[name]
+        checks_json = {}
+        for check, cs in vs["checks"].items():
+            entry = {"checked": cs["checked"], "failed": cs["failed"], "counterexample": None}
+            if cs["smallest"] is not None:
+                data = _write_counterexample(out, variant, check, cs["smallest"])
+                entry["counterexample"] = {"file": data["file"], "instance": data["instance"],
+                                           "detail": data["detail"]}
+                counterexamples.append(data)
+            checks_json[check] = entry
+        variants_json[name] = {
+            "policy": variant.policy_label, "backfill": variant.backfill, "arrivals": variant.arrivals,
+            "covered_by_theorem": variant.covered, "subset": variant.subset,
+            "instances": vs["instances"], "nonvacuous_instances": vs["nonvacuous"],
+            "blocked_steps": vs["blocked_steps"], "min_slack": vs["min_slack"],
+            "max_ratio": _ratio_json(vs["max_ratio"]), "max_bound_use": _ratio_json(vs["max_bound_use"]),
+            "max_ratio_over_T": _ratio_json(vs["max_ratio_over_T"]), "checks": checks_json,
+        }
+    return variants_json, counterexamples
+
+
+def _verdict(variants: Sequence[str], variants_json: dict[str, dict[str, Any]], complete: bool, done: int,
+             total: int, space: Space) -> tuple[str, str]:
+    covered_failures = [f"{n}:{c}" for n in variants if VARIANTS[n].covered
+                        for c, d in variants_json[n]["checks"].items() if d["failed"]]
+    if covered_failures:
+        return "refuted", "check(s) failed in the theorem's own setting: " + ", ".join(covered_failures)
+    if not complete:
+        return "partial", f"stopped after {done} of {total} chunks; resume=True continues from the checkpoint"
+    return "ok", f"all checks hold for strict SVF on every instance with {space.label}"

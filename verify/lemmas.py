@@ -43,6 +43,7 @@ from typing import Any
 import z3
 
 from geosched.errors import UnknownNameError, ValidationError
+from geosched.results import Result
 from geosched.verify.z3util import DEFAULT_TIMEOUT_MS, Lemma, LemmaReport, run_checks
 
 __all__ = [
@@ -360,22 +361,34 @@ def run_lemma(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS, **params: Any) ->
 
 
 @dataclass(frozen=True)
-class KSweep:
-    """The result of proving :func:`lemmaA2_invariant_k` for ``k = 1, 2, ...``."""
+class KSweep(Result):
+    """The result of proving :func:`lemmaA2_invariant_k` for ``k = 1, 2, ...``.
 
+    ``status``: ``"refuted"`` when some ``k`` was refuted, ``"proved_up_to_k"`` when at least
+    ``k = 1`` was proved (``largest_k`` says how far), ``"unknown"`` otherwise.
+    """
+
+    STATUSES = ("proved_up_to_k", "refuted", "unknown")
+    SUCCESS = ("proved_up_to_k",)
+
+    status: str
+    message: str  # "proved for every k <= 6 (stopped: k=7: unknown)"
+    wall_time: float  # seconds in total
     largest_k: int  # largest k with overall status "proved" and all smaller k proved too (0: none)
     reports: tuple[LemmaReport, ...]  # one per k tried, in order
     stopped_because: str  # "max_k reached", "time budget", or the first non-proved status
-    elapsed: float  # seconds in total
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary with per-k status and seconds."""
         return {
+            "status": self.status,
+            "success": self.success,
+            "message": self.message,
             "largest_k": self.largest_k,
             "stopped_because": self.stopped_because,
-            "elapsed": round(self.elapsed, 3),
-            "per_k": [{"k": r.parameters["k"], "status": r.status, "prove_s": round(r.proof.elapsed, 4),
-                       "total_s": round(r.elapsed, 4)} for r in self.reports],
+            "wall_time": round(self.wall_time, 3),
+            "per_k": [{"k": r.parameters["k"], "status": r.status, "prove_s": round(r.proof.wall_time, 4),
+                       "total_s": round(r.wall_time, 4)} for r in self.reports],
         }
 
 
@@ -398,7 +411,12 @@ def largest_k(max_k: int = 8, timeout_ms: int = 60_000, budget_s: float = 120.0,
         if time.perf_counter() - begin > budget_s and k < max_k:
             reason = "time budget"
             break
-    return KSweep(best, tuple(reports), reason, time.perf_counter() - begin)
+    if any(r.status == "refuted" for r in reports):
+        status = "refuted"
+    else:
+        status = "proved_up_to_k" if best >= 1 else "unknown"
+    message = f"proved for every k <= {best} (stopped: {reason})" if best else f"not proved for k=1 ({reason})"
+    return KSweep(status, message, time.perf_counter() - begin, best, tuple(reports), reason)
 
 
 def _check_int(name: str, value: Any, minimum: int | None) -> None:

@@ -44,12 +44,14 @@ peak 6 while ``r0`` waits: 5 blocked steps, slack ``6 - 3 = 3``.)
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from geosched.reference_impl.model import Instance, instance_to_dict
 from geosched.reference_impl.simulator import BlockedInterval, SimulationResult, simulate
+from geosched.results import Result
 
 __all__ = ["CertificateViolation", "MonitorResult", "CertificateMonitor", "monitor_run"]
 
@@ -81,8 +83,11 @@ class CertificateViolation:
 
 
 @dataclass(frozen=True)
-class MonitorResult:
-    """What the monitor saw over one simulation."""
+class MonitorResult(Result):
+    """What the monitor saw over one simulation (``status``: ``"held"`` or ``"violated"``)."""
+
+    STATUSES = ("held", "violated")
+    SUCCESS = ("held",)
 
     intervals: int  # blocked intervals observed
     blocked_steps: int  # blocked steps checked (sum of interval lengths)
@@ -94,14 +99,21 @@ class MonitorResult:
     violations: tuple[CertificateViolation, ...]  # the recorded violations (at most max_recorded)
     instance: Instance = field(repr=False)  # the monitored instance
     counterexample_path: str | None = None  # file the counterexample was written to, if any
+    status: str = "held"  # "violated" when either kind of violation was seen
+    message: str = ""  # one line
+    wall_time: float = 0.0  # seconds spent in the monitor's checks
 
     @property
     def ok(self) -> bool:
         """No violation of either kind."""
-        return self.peak_mass_violations == 0 and self.order_violations == 0
+        return self.status == "held"
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "status": self.status,
+            "success": self.success,
+            "message": self.message,
+            "wall_time": self.wall_time,
             "intervals": self.intervals,
             "blocked_steps": self.blocked_steps,
             "peak_mass_violations": self.peak_mass_violations,
@@ -123,7 +135,7 @@ class CertificateMonitor:
         The simulated instance (for ``M``, ``P`` and the true lengths).
     check_order:
         Also check that every running request precedes the waiting head in strict-SVF order
-        ``(volume, arrival, id)`` on true lengths.
+        ``(volume, arrival, position)`` on true lengths.
     max_recorded:
         Keep at most this many violations (all are counted).
     """
@@ -135,7 +147,7 @@ class CertificateMonitor:
         peak = max((r.peak for r in instance.requests), default=0)
         self.threshold = instance.memory - peak
         self._peak = {r.id: r.peak for r in instance.requests}
-        self._order_key = {r.id: (r.volume, r.arrival, r.id) for r in instance.requests}
+        self._order_key = {r.id: (r.volume, r.arrival, position) for position, r in enumerate(instance.requests)}
         self.intervals = 0
         self.blocked_steps = 0
         self.peak_mass_violations = 0
@@ -143,8 +155,14 @@ class CertificateMonitor:
         self.min_slack: int | None = None
         self.min_slack_step: int | None = None
         self.violations: list[CertificateViolation] = []
+        self.wall_time = 0.0
 
     def __call__(self, interval: BlockedInterval) -> None:
+        started = time.perf_counter()
+        self._check(interval)
+        self.wall_time += time.perf_counter() - started
+
+    def _check(self, interval: BlockedInterval) -> None:
         self.intervals += 1
         self.blocked_steps += max(1, interval.end_step - interval.first_step)
         # recomputed from the instance rather than trusted from the simulator
@@ -172,6 +190,10 @@ class CertificateMonitor:
 
     def result(self, counterexample_path: str | None = None) -> MonitorResult:
         """The counts so far as a :class:`MonitorResult`."""
+        violated = self.peak_mass_violations or self.order_violations
+        message = (f"{self.peak_mass_violations} peak-mass and {self.order_violations} order violations in "
+                   f"{self.intervals} blocked intervals" if violated else
+                   f"certificate held at {self.blocked_steps} blocked steps (min slack {self.min_slack})")
         return MonitorResult(
             intervals=self.intervals,
             blocked_steps=self.blocked_steps,
@@ -183,6 +205,9 @@ class CertificateMonitor:
             violations=tuple(self.violations),
             instance=self.instance,
             counterexample_path=counterexample_path,
+            status="violated" if violated else "held",
+            message=message,
+            wall_time=self.wall_time,
         )
 
 

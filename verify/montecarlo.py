@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import ValidationError
+from geosched.results import Result
 
 __all__ = [
     "MCPoint",
@@ -138,9 +139,12 @@ class MCPoint:
     verdict: str  # "consistent" or "inconclusive (ratio to a lower bound above the bound)"
 
 
-@dataclass
-class MonteCarloResult:
+@dataclass(frozen=True)
+class MonteCarloResult(Result):
     """All grid points of one Monte-Carlo run."""
+
+    STATUSES = ("consistent", "inconclusive")
+    SUCCESS = ("consistent",)
 
     policy: str  # "svf" or "svf1"
     points: list[MCPoint]  # one per (mu, rho)
@@ -152,11 +156,11 @@ class MonteCarloResult:
     status: str  # "consistent" (every point consistent) or "inconclusive"
     message: str  # one line
     hypothesis_notes: tuple[str, ...] = HYPOTHESIS_NOTES  # where the theorem's hypotheses fail
-    elapsed: float = 0.0  # seconds
+    wall_time: float = 0.0  # seconds
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "success": self.success}
 
 
 def _bootstrap_ratio(tel: np.ndarray, lower: np.ndarray, rng: np.random.Generator, n_boot: int,
@@ -256,5 +260,5 @@ def run_montecarlo(
                f"{worst.bound_effective:.3f} at mu={worst.mu}, rho={worst.rho}")
     return MonteCarloResult(
         policy=policy, points=points, samples=samples, n=n, memory=memory, seed=seed,
-        confidence=confidence, status=status, message=message, elapsed=time.perf_counter() - t0,
+        confidence=confidence, status=status, message=message, wall_time=time.perf_counter() - t0,
     )

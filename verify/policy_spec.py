@@ -3,11 +3,13 @@
 The specification (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv
 2502.07115, Algorithm 1) of one decision step ``t`` with memory ``M``, a running batch ``R``
 of ``(s_r, x_r, e_r)`` (prompt, start, end) and a *set* of waiting requests ``i`` with
-``(a_i, id_i, s_i, o_i)``:
+``(a_i, pos_i, s_i, o_i)`` (``pos_i`` the request's position in the instance):
 
-* **order**: ``k`` precedes ``i`` (``k < i``) iff ``(key_k, a_k, id_k)`` is lexicographically
+* **order**: ``k`` precedes ``i`` (``k < i``) iff ``(key_k, a_k, pos_k)`` is lexicographically
   smaller, with ``key = 2*s*o + o^2 + o`` (twice the volume, ``svf``), ``o`` (``sjf``) or
-  ``0`` (``fcfs``). Defined here, in Z3, independently of :mod:`geosched.reference_impl.policies`.
+  ``0`` (``fcfs``). Defined here, in Z3, independently of :mod:`geosched.reference_impl.policies`,
+  under the registry's names (:data:`SPEC_KEYS` covers exactly the policies registered with
+  the ``Z3`` capability; a test checks it).
 * **check**: ``fits(i, S)`` iff ``forall t' > t: usage_R(t') + sum_{k in S + {i}} [t' <= t + o_k]
   (s_k + t' - t) <= M`` with ``usage_R(t') = sum_r [x_r < t' <= e_r] (s_r + t' - x_r)``.
 * **strict** (head-of-line): ``admitted_i <-> (forall k < i: admitted_k) and fits(i, {k < i})``,
@@ -21,7 +23,7 @@ quantifier-free.
 
 **Equivalence check.** :func:`check_policy_equivalence` enumerates every state within the
 bounds, runs the simulator's own code path (``make_policy(name).keys`` + sort by ``(key,
-arrival, id)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
+arrival, position)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
 specification holds with the Python answer plugged in. Soundness: (1) Z3 proves, once per
 shape (numbers of running and waiting requests), that the specification has *at most one*
 admitted set for every state (for any key values, so for every policy); (2) for each state the
@@ -53,6 +55,7 @@ from geosched.errors import SolverError, UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.simulator import admission_step
+from geosched.results import Result
 
 __all__ = [
     "SPEC_KEYS",
@@ -178,7 +181,7 @@ def build_spec(policy: str, n_running: int, n_waiting: int, horizon: int, *, bac
         raise ValidationError("horizon", horizon, "must be >= 1")
     memory, step = z3.Ints("M t")
     running = tuple(tuple(z3.Ints(f"s_r{r} x_r{r} e_r{r}")) for r in range(n_running))
-    waiting = tuple(tuple(z3.Ints(f"a_{i} id_{i} s_{i} o_{i}")) for i in range(n_waiting))
+    waiting = tuple(tuple(z3.Ints(f"a_{i} pos_{i} s_{i} o_{i}")) for i in range(n_waiting))
     keys = tuple(z3.Int(f"key_{i}") for i in range(n_waiting))
     admitted = tuple(z3.Bool(f"admitted_{i}") for i in range(n_waiting))
 
@@ -274,11 +277,12 @@ def _z3_holds(spec: StepSpec, state: State, admitted: set[int]) -> bool:
 
 
 def python_order(policy: Policy, memory: int, waiting: Sequence[tuple[int, int, int]]) -> list[int]:
-    """The simulator's priority order of ``waiting`` (``(arrival, prompt, output)``, ids
-    ``w0, w1, ...``): ``policy.keys`` on the instance, then sort by ``(key, arrival, id)``."""
+    """The simulator's priority order of ``waiting`` (``(arrival, prompt, output)``, at
+    positions ``0, 1, ...``): ``policy.keys`` on the instance, then sort by ``(key, arrival,
+    position)``."""
     requests = [Request(f"w{i}", a, s, o) for i, (a, s, o) in enumerate(waiting)]
     keys = policy.keys(Instance(memory, requests), [o for _, _, o in waiting])
-    return sorted(range(len(requests)), key=lambda i: (keys[i], requests[i].arrival, requests[i].id))
+    return sorted(range(len(requests)), key=lambda i: (keys[i], requests[i].arrival, i))
 
 
 def python_admitted(policy: Policy, state: State, *, backfill: bool = False,
@@ -324,8 +328,11 @@ def enumerate_states(bounds: Bounds) -> Iterator[State]:
 
 
 @dataclass(frozen=True)
-class EquivalenceResult:
+class EquivalenceResult(Result):
     """The outcome of a bounded equivalence check (scipy-like result object)."""
+
+    STATUSES = ("proved up to bounds", "refuted", "unknown")
+    SUCCESS = ("proved up to bounds",)
 
     policy: str  # the Python policy's name
     spec_policy: str  # the order the specification uses
@@ -333,7 +340,7 @@ class EquivalenceResult:
     status: str  # "proved up to bounds" / "refuted" / "unknown"
     states_checked: int  # states evaluated (all of them unless refuted early)
     bounds: dict[str, int]  # the state space
-    elapsed: float  # seconds
+    wall_time: float  # seconds
     uniqueness: dict[str, Any]  # per shape "r<R>w<W>": status and seconds of the Z3 uniqueness proof
     z3_cross_checked: int  # states also evaluated by Z3 itself (seeded sample)
     counterexample: dict[str, Any] | None  # first differing state, Python's and the spec's admitted ids
@@ -349,7 +356,8 @@ class EquivalenceResult:
             "status": self.status,
             "states_checked": self.states_checked,
             "bounds": dict(self.bounds),
-            "elapsed": round(self.elapsed, 3),
+            "success": self.success,
+            "wall_time": round(self.wall_time, 3),
             "uniqueness": dict(self.uniqueness),
             "z3_cross_checked": self.z3_cross_checked,
             "counterexample": self.counterexample,
@@ -398,60 +406,10 @@ def check_policy_equivalence(
     spec_name = spec_policy or policy_obj.name
     if spec_name not in SPEC_KEYS:
         raise UnknownNameError("spec policy", spec_name, list(SPEC_KEYS))
-    chosen = bounds or (THOROUGH if thorough else Bounds())
-    if bound_overrides:
-        unknown = set(bound_overrides) - set(Bounds.__dataclass_fields__)
-        if unknown:
-            raise UnknownNameError("bound", sorted(unknown)[0], list(Bounds.__dataclass_fields__))
-        chosen = Bounds(**{**chosen.to_dict(), **bound_overrides})
-    chosen.validate()
-    horizon = chosen.max_output
-
-    specs: dict[tuple[int, int], StepSpec] = {}
-    evaluators: dict[tuple[int, int], Callable[[list[int]], bool]] = {}
-    uniqueness: dict[str, Any] = {}
-    for n_run in range(chosen.max_running + 1):
-        for n_wait in range(chosen.max_waiting + 1):
-            spec = build_spec(spec_name, n_run, n_wait, horizon, backfill=backfill)
-            status, seconds = prove_unique(spec, timeout_ms)
-            uniqueness[f"r{n_run}w{n_wait}"] = {"status": status, "seconds": round(seconds, 4)}
-            specs[n_run, n_wait] = spec
-            evaluators[n_run, n_wait] = compile_formula(spec.formula, _variable_order(spec), spec.keys)
-    total = sum(1 for _ in enumerate_states(chosen))
-    sampled = set(random.Random(seed).sample(range(total), min(z3_sample, total)))
-    orders: dict[tuple[int, tuple[tuple[int, int, int], ...]], list[int]] = {}
-    checked = 0
-    cross = 0
-    by_shape: dict[str, int] = {}
-    counterexample = None
-    for state in enumerate_states(chosen):
-        shape = (len(state.running), len(state.waiting))
-        spec = specs[shape]
-        # the policy's keys are a function of (instance, predictions): cache per memory and waiting set
-        order_key = (state.memory, state.waiting)
-        order = orders.get(order_key)
-        if order is None:
-            if len(orders) > 200_000:
-                orders.clear()
-            order = orders[order_key] = python_order(policy_obj, state.memory, state.waiting)
-        answer = python_admitted(policy_obj, state, backfill=backfill, admission=admission, order=order)
-        values = _values(spec, state, answer)
-        holds = evaluators[shape](values)
-        by_shape[f"r{shape[0]}w{shape[1]}"] = by_shape.get(f"r{shape[0]}w{shape[1]}", 0) + 1
-        if checked in sampled or not holds:
-            cross += 1
-            if _z3_holds(spec, state, answer) != holds:
-                raise SolverError(f"compiled evaluator and Z3 disagree on state {state.to_dict()}")
-        checked += 1
-        if not holds:
-            expected = spec_admitted(spec, state)
-            counterexample = {
-                "state": state.to_dict(),
-                "python_admitted": sorted(f"w{i}" for i in answer),
-                "spec_admitted": None if expected is None else sorted(f"w{i}" for i in expected),
-            }
-            break
-    elapsed = time.perf_counter() - begin
+    chosen = _resolve_bounds(thorough, bounds, bound_overrides)
+    specs, evaluators, uniqueness = _specs_by_shape(spec_name, chosen, backfill, timeout_ms)
+    checked, cross, by_shape, counterexample = _check_states(policy_obj, chosen, specs, evaluators, backfill,
+                                                             admission, z3_sample, seed)
     unique_ok = all(u["status"] == "proved" for u in uniqueness.values())
     if counterexample is not None:
         status = "refuted"
@@ -463,8 +421,73 @@ def check_policy_equivalence(
     else:
         status = "proved up to bounds"
         message = f"{checked} states: Python's admitted set equals the specified one"
-    return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(), elapsed,
-                             uniqueness, cross, counterexample, message, by_shape)
+    return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(),
+                             time.perf_counter() - begin, uniqueness, cross, counterexample, message, by_shape)
+
+
+def _resolve_bounds(thorough: bool, bounds: Bounds | None, overrides: dict[str, int]) -> Bounds:
+    chosen = bounds or (THOROUGH if thorough else Bounds())
+    if overrides:
+        unknown = set(overrides) - set(Bounds.__dataclass_fields__)
+        if unknown:
+            raise UnknownNameError("bound", sorted(unknown)[0], list(Bounds.__dataclass_fields__))
+        chosen = Bounds(**{**chosen.to_dict(), **overrides})
+    chosen.validate()
+    return chosen
+
+
+def _specs_by_shape(spec_name: str, chosen: Bounds, backfill: bool, timeout_ms: int) -> tuple[dict, dict, dict]:
+    """Per shape (running, waiting): the specification, its compiled evaluator, and Z3's proof
+    that the specified admitted set is unique."""
+    specs: dict[tuple[int, int], StepSpec] = {}
+    evaluators: dict[tuple[int, int], Callable[[list[int]], bool]] = {}
+    uniqueness: dict[str, Any] = {}
+    for n_run in range(chosen.max_running + 1):
+        for n_wait in range(chosen.max_waiting + 1):
+            spec = build_spec(spec_name, n_run, n_wait, chosen.max_output, backfill=backfill)
+            status, seconds = prove_unique(spec, timeout_ms)
+            uniqueness[f"r{n_run}w{n_wait}"] = {"status": status, "seconds": round(seconds, 4)}
+            specs[n_run, n_wait] = spec
+            evaluators[n_run, n_wait] = compile_formula(spec.formula, _variable_order(spec), spec.keys)
+    return specs, evaluators, uniqueness
+
+
+def _check_states(policy_obj: Policy, chosen: Bounds, specs: dict, evaluators: dict, backfill: bool,
+                  admission: Admission, z3_sample: int, seed: int) -> tuple[int, int, dict[str, int], dict | None]:
+    """Every state in bounds: the Python answer plugged into the specification; a seeded sample
+    (and every failure) re-evaluated by Z3 itself. Stops at the first counterexample."""
+    total = sum(1 for _ in enumerate_states(chosen))
+    sampled = set(random.Random(seed).sample(range(total), min(z3_sample, total)))
+    orders: dict[tuple[int, tuple[tuple[int, int, int], ...]], list[int]] = {}
+    checked = 0
+    cross = 0
+    by_shape: dict[str, int] = {}
+    for state in enumerate_states(chosen):
+        shape = (len(state.running), len(state.waiting))
+        spec = specs[shape]
+        # the policy's keys are a function of (instance, predictions): cache per memory and waiting set
+        order_key = (state.memory, state.waiting)
+        order = orders.get(order_key)
+        if order is None:
+            if len(orders) > 200_000:
+                orders.clear()
+            order = orders[order_key] = python_order(policy_obj, state.memory, state.waiting)
+        answer = python_admitted(policy_obj, state, backfill=backfill, admission=admission, order=order)
+        holds = evaluators[shape](_values(spec, state, answer))
+        by_shape[f"r{shape[0]}w{shape[1]}"] = by_shape.get(f"r{shape[0]}w{shape[1]}", 0) + 1
+        if checked in sampled or not holds:
+            cross += 1
+            if _z3_holds(spec, state, answer) != holds:
+                raise SolverError(f"compiled evaluator and Z3 disagree on state {state.to_dict()}")
+        checked += 1
+        if not holds:
+            expected = spec_admitted(spec, state)
+            return checked, cross, by_shape, {
+                "state": state.to_dict(),
+                "python_admitted": sorted(f"w{i}" for i in answer),
+                "spec_admitted": None if expected is None else sorted(f"w{i}" for i in expected),
+            }
+    return checked, cross, by_shape, None
 
 
 # ---------------------------------------------------------------- compiled evaluation

@@ -36,6 +36,8 @@ from typing import Any
 
 import z3
 
+from geosched.results import Result
+
 __all__ = [
     "Lemma",
     "CheckResult",
@@ -68,14 +70,17 @@ class Lemma:
 
 
 @dataclass(frozen=True)
-class CheckResult:
+class CheckResult(Result):
     """The outcome of one solver call on a lemma."""
+
+    STATUSES = ("proved", "refuted", "unknown", "nonvacuous", "vacuous", "tight", "not tight")
+    SUCCESS = ("proved", "nonvacuous", "tight")
 
     lemma: str  # lemma name
     check: str  # "prove", "nonvacuous" or "tight"
     status: str  # prove: proved/refuted/unknown; nonvacuous: nonvacuous/vacuous/unknown;
     #              tight: tight/not tight/unknown
-    elapsed: float  # seconds spent in the solver call
+    wall_time: float  # seconds spent in the solver call
     counterexample: dict[str, Any] | None  # prove: the refuting model; else None
     witness: dict[str, Any] | None  # nonvacuous/tight: the satisfying model; else None
     parameters: dict[str, Any]  # bounds / parameters of the lemma instance
@@ -87,7 +92,8 @@ class CheckResult:
             "lemma": self.lemma,
             "check": self.check,
             "status": self.status,
-            "elapsed": round(self.elapsed, 6),
+            "success": self.success,
+            "wall_time": round(self.wall_time, 6),
             "counterexample": self.counterexample,
             "witness": self.witness,
             "parameters": dict(self.parameters),
@@ -96,8 +102,11 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
-class LemmaReport:
+class LemmaReport(Result):
     """The three checks of one lemma and the overall verdict."""
+
+    STATUSES = ("proved", "refuted", "unknown", "vacuous", "not tight")
+    SUCCESS = ("proved",)
 
     lemma: str  # lemma name
     statement: str  # the claim
@@ -105,7 +114,7 @@ class LemmaReport:
     proof: CheckResult  # assumptions AND NOT conclusion
     nonvacuous: CheckResult  # assumptions alone
     tight: CheckResult  # assumptions AND NOT stronger
-    elapsed: float  # total seconds of the three calls
+    wall_time: float  # total seconds of the three calls
     parameters: dict[str, Any]  # bounds / parameters covered
     reference: str  # paper and numbering
     message: str  # one line summarising the verdict
@@ -116,7 +125,8 @@ class LemmaReport:
             "lemma": self.lemma,
             "statement": self.statement,
             "status": self.status,
-            "elapsed": round(self.elapsed, 6),
+            "success": self.success,
+            "wall_time": round(self.wall_time, 6),
             "parameters": dict(self.parameters),
             "reference": self.reference,
             "message": self.message,
@@ -244,7 +254,7 @@ def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> LemmaRepor
         proof=proof,
         nonvacuous=nonvacuous,
         tight=tight,
-        elapsed=proof.elapsed + nonvacuous.elapsed + tight.elapsed,
+        wall_time=proof.wall_time + nonvacuous.wall_time + tight.wall_time,
         parameters=dict(lemma.parameters),
         reference=lemma.reference,
         message=message,

@@ -4,7 +4,8 @@
   honest time limit (:mod:`.solve`, :mod:`.cpsat`, :mod:`.timeindexed`);
 * :func:`brute_force_opt`: an exhaustive search for tiny instances, independent of the
   integer programs (:mod:`.brute`);
-* lower bounds (:mod:`.bounds`, and the subset dynamic program of :mod:`.chain`) and
+* lower bounds (:mod:`.bounds`, the subset dynamic program of :mod:`.chain`, the best of them in
+  :mod:`.lower`) and
   :func:`heuristic_schedule` (:mod:`.heuristic`).
 
 Example
@@ -17,12 +18,10 @@ Example
 
 from geosched.reference_impl.opt.bounds import (
     LowerBound,
-    best_lower_bound,
+    best_cheap_bound,
     cheap_bounds,
     completion_order_bound,
     exclusive_tail_bound,
-    lower_bound,
-    lp_relaxation_bound,
     srpt_bound,
     sum_outputs_bound,
     volume_prefix_bound,
@@ -30,6 +29,7 @@ from geosched.reference_impl.opt.bounds import (
 from geosched.reference_impl.opt.brute import brute_force_opt
 from geosched.reference_impl.opt.chain import CHAIN_MAX_N, CHAIN_MAX_STATES, chain_bound, chain_subset_bounds
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
+from geosched.reference_impl.opt.lower import best_lower_bound, lower_bound, lp_relaxation_bound
 from geosched.reference_impl.opt.result import OptResult
 from geosched.reference_impl.opt.solve import METHODS, solve_opt
 
@@ -39,6 +39,7 @@ __all__ = [
     "METHODS",
     "LowerBound",
     "OptResult",
+    "best_cheap_bound",
     "best_lower_bound",
     "lower_bound",
     "brute_force_opt",

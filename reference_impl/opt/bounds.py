@@ -12,7 +12,7 @@ Example
 >>> inst = burst_instance(12, [(6, 3), (1, 5)])
 >>> [b.value for b in (sum_outputs_bound(inst), volume_prefix_bound(inst), srpt_bound(inst))]
 [8, 6, 6]
->>> best_lower_bound(inst).name
+>>> best_cheap_bound(inst).name
 'completion_order'
 """
 
@@ -30,10 +30,8 @@ __all__ = [
     "completion_order_bound",
     "srpt_bound",
     "exclusive_tail_bound",
-    "lp_relaxation_bound",
-    "best_lower_bound",
+    "best_cheap_bound",
     "cheap_bounds",
-    "lower_bound",
 ]
 
 
@@ -138,7 +136,7 @@ def srpt_bound(instance: Instance) -> LowerBound:
     1968; Baker 1974, 1|r_j,pmtn|sum C_j). Hence ``TEL(OPT) >= sum_i (C_i^SRPT - a_i)``,
     rounded up. Times are scaled by ``M`` so the computation is exact in integers. For
     burst arrivals this equals ``ceil(sum_k P_k / M)``, Kong et al.'s Prop. 3.1. The bound
-    ignores that each request also needs ``o_i`` steps (see :func:`best_lower_bound` for
+    ignores that each request also needs ``o_i`` steps (see :func:`best_cheap_bound` for
     the max with :func:`sum_outputs_bound`).
 
     >>> from geosched.reference_impl.model import Instance, Request
@@ -206,31 +204,6 @@ def exclusive_tail_bound(instance: Instance) -> LowerBound:
                       "this module: tails above M/2 are disjoint; one-machine SRPT (Schrage 1968)")
 
 
-def lp_relaxation_bound(instance: Instance, *, upper_bound: int | None = None,
-                        time_limit: float = 60.0) -> LowerBound | None:
-    """LP relaxation of the time-indexed model (:mod:`.timeindexed`), rounded up.
-
-    The model has ``x_{i,k} in [0, 1]`` with ``sum_k x_{i,k} = 1`` and, for every step ``t``,
-    ``sum_i sum_k x_{i,k} (s_i + t - k) [k < t <= k + o_i] <= M``; start windows are cut by
-    an upper bound ``UB`` (default: :func:`~.heuristic.heuristic_schedule`'s TEL), which
-    every schedule of TEL ``<= UB`` respects, so the LP optimum is ``<= TEL(OPT)``
-    (Jaillet et al., arXiv 2502.07115, Sec. 5 use the same integer program). Returns ``None``
-    if HiGHS does not finish within ``time_limit`` seconds (a partial LP value is no bound).
-    Costly: ``n * horizon`` variables.
-
-    >>> from geosched.reference_impl.model import burst_instance
-    >>> lp_relaxation_bound(burst_instance(12, [(6, 3), (1, 5)])).value
-    9
-    """
-    from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation
-
-    value = solve_lp_relaxation(instance, upper_bound=upper_bound, time_limit=time_limit)
-    if value is None:
-        return None
-    return LowerBound("lp_relaxation", value,
-                      "LP relaxation of the time-indexed IP (Jaillet et al., arXiv 2502.07115, Sec. 5)")
-
-
 def cheap_bounds(instance: Instance) -> list[LowerBound]:
     """Every applicable bound that costs ``O(n log n)``."""
     bounds = [sum_outputs_bound(instance), exclusive_tail_bound(instance), srpt_bound(instance)]
@@ -241,49 +214,16 @@ def cheap_bounds(instance: Instance) -> list[LowerBound]:
     return bounds
 
 
-def best_lower_bound(instance: Instance, *, chain: bool = False) -> LowerBound:
-    """The largest of the cheap bounds (sum of outputs, exclusive tails, SRPT, and for burst
-    arrivals the volume prefix and completion-order bounds); the LP relaxation is not
-    included (costly). ``chain=True`` adds :func:`~.chain.chain_bound` (bursts of up to
-    :data:`~.chain.CHAIN_MAX_N` requests; exponential, about 1 s at ``n = 20``).
+def best_cheap_bound(instance: Instance) -> LowerBound:
+    """The largest of :func:`cheap_bounds` (ties go to the bound listed last, the strongest family).
 
-    Ties go to the bound listed last (the strongest family).
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> best_cheap_bound(burst_instance(12, [(6, 3), (1, 5)])).value
+    8
     """
-    candidates = cheap_bounds(instance)
-    if chain:
-        from geosched.reference_impl.opt.chain import chain_bound
-
-        extra = chain_bound(instance)
-        if extra is not None:
-            candidates.append(extra)
     best = None
-    for b in candidates:
+    for b in cheap_bounds(instance):
         if best is None or b.value >= best.value:
             best = b
     assert best is not None
     return best
-
-
-def lower_bound(instance: Instance, *, chain: bool = True) -> LowerBound:
-    """The best proved lower bound on ``TEL(OPT)`` that is cheap to compute.
-
-    Parameters
-    ----------
-    instance : Instance
-        The workload.
-    chain : bool
-        Include the chain bound (bursts of up to 20 requests, about 1 s at ``n = 20``).
-
-    Returns
-    -------
-    LowerBound
-        ``name``, ``value`` (an integer ``<= TEL(OPT)``) and ``source`` (the statement it rests
-        on). See :func:`best_lower_bound` for the bounds compared.
-
-    Examples
-    --------
-    >>> from geosched.reference_impl.model import burst_instance
-    >>> lower_bound(burst_instance(12, [(6, 3), (1, 5)])).value
-    9
-    """
-    return best_lower_bound(instance, chain=chain)

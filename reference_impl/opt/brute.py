@@ -30,6 +30,7 @@ import time
 from geosched.errors import InfeasibleScheduleError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt.bounds import best_cheap_bound
 from geosched.reference_impl.opt.result import OptResult
 
 __all__ = ["brute_force_opt"]
@@ -60,64 +61,107 @@ def _fits(members: list[tuple[int, int]], memory: int) -> bool:
 def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> OptResult:
     """Exact OPT by exhaustive search (see module doc); for ``n <= 6`` or so with short outputs.
 
-    ``node_limit`` caps the search nodes; when reached the result is ``"time_limit"`` with the
-    best schedule found (or ``"no_solution"``) and the cheap lower bound as dual bound.
+    Parameters
+    ----------
+    instance : Instance
+        The workload.
+    node_limit : int, optional
+        Caps the search nodes; when reached the result is ``"time_limit"`` with the best
+        schedule found (or ``"no_solution"``) and the cheap lower bound as dual bound.
+
+    Returns
+    -------
+    OptResult
+        Re-checked by the independent checker.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> brute_force_opt(burst_instance(12, [(6, 3), (1, 5)])).tel
+    9
     """
     t0 = time.perf_counter()
     if node_limit is not None and (isinstance(node_limit, bool) or not isinstance(node_limit, int)
                                    or node_limit < 1):
         raise ValidationError("node_limit", node_limit, "must be a positive integer or None")
-    requests = instance.requests
-    n = len(requests)
-    if n == 0:
+    if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, "brute", "empty instance", 0)
-    memory = instance.memory
-    arrival = [r.arrival for r in requests]
-    prompt = [r.prompt for r in requests]
-    output = [r.output for r in requests]
-    # the previous identical request (same a, s, o) in input order, or -1
-    twin = [-1] * n
-    last: dict[tuple[int, int, int], int] = {}
-    for i, r in enumerate(requests):
-        key = (r.arrival, r.prompt, r.output)
-        twin[i] = last.get(key, -1)
-        last[key] = i
+    search = _BruteSearch(instance, node_limit)
+    hit_limit = search.run()
+    return _result(instance, search, hit_limit, node_limit, t0)
 
-    best_cost = [None]
-    best_starts: list[list[int] | None] = [None]
-    start = [-1] * n
-    seen: dict[tuple, int] = {}
-    nodes = [0]
 
-    def lower(t: int, unstarted: int) -> int:
-        total = 0
-        for i in range(n):
-            if unstarted >> i & 1:
-                total += max(t, arrival[i]) - arrival[i] + output[i]
-        return total
+class _BruteSearch:
+    """Depth-first search over the admitted subset at every step, with memoisation of
+    ``(step, unstarted set, running batch)`` and a bound on the remaining latency."""
 
-    def visit(t: int, unstarted: int, batch: tuple[tuple[int, int], ...], cost: int) -> None:
-        nodes[0] += 1
-        if node_limit is not None and nodes[0] > node_limit:
+    def __init__(self, instance: Instance, node_limit: int | None) -> None:
+        requests = instance.requests
+        self.n = len(requests)
+        self.memory = instance.memory
+        self.arrival = [r.arrival for r in requests]
+        self.prompt = [r.prompt for r in requests]
+        self.output = [r.output for r in requests]
+        # the previous identical request (same a, s, o) in input order, or -1
+        self.twin = [-1] * self.n
+        last: dict[tuple[int, int, int], int] = {}
+        for i, r in enumerate(requests):
+            key = (r.arrival, r.prompt, r.output)
+            self.twin[i] = last.get(key, -1)
+            last[key] = i
+        self.node_limit = node_limit
+        self.best_cost: int | None = None
+        self.best_starts: list[int] | None = None
+        self.start = [-1] * self.n
+        self.seen: dict[tuple, int] = {}
+        self.nodes = 0
+
+    def run(self) -> bool:
+        """Search everything; True when the node limit stopped it."""
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20000))
+        try:
+            self.visit(min(self.arrival), (1 << self.n) - 1, (), 0)
+        except _NodeLimit:
+            return True
+        finally:
+            sys.setrecursionlimit(limit)
+        return False
+
+    def lower(self, t: int, unstarted: int) -> int:
+        """Latency still to come if every unstarted request started now (or at arrival)."""
+        return sum(max(t, self.arrival[i]) - self.arrival[i] + self.output[i]
+                   for i in range(self.n) if unstarted >> i & 1)
+
+    def visit(self, t: int, unstarted: int, batch: tuple[tuple[int, int], ...], cost: int) -> None:
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
             raise _NodeLimit
         if unstarted == 0:
-            if best_cost[0] is None or cost < best_cost[0]:
-                best_cost[0] = cost
-                best_starts[0] = list(start)
+            if self.best_cost is None or cost < self.best_cost:
+                self.best_cost, self.best_starts = cost, list(self.start)
             return
-        available = [i for i in range(n) if unstarted >> i & 1 and arrival[i] <= t]
+        available = self._available(t, unstarted)
         if not available:
-            t = min(arrival[i] for i in range(n) if unstarted >> i & 1)
+            t = min(self.arrival[i] for i in range(self.n) if unstarted >> i & 1)
             batch = tuple(m for m in batch if m[0] > t)
-            available = [i for i in range(n) if unstarted >> i & 1 and arrival[i] <= t]
-        if best_cost[0] is not None and cost + lower(t, unstarted) >= best_cost[0]:
+            available = self._available(t, unstarted)
+        if self.best_cost is not None and cost + self.lower(t, unstarted) >= self.best_cost:
             return
         key = (t, unstarted, batch)
-        previous = seen.get(key)
+        previous = self.seen.get(key)
         if previous is not None and previous <= cost:
             return
-        seen[key] = cost
-        # every feasible subset of `available`, largest-first order of discovery
+        self.seen[key] = cost
+        for subset in self._feasible_subsets(t, unstarted, available, batch):
+            self._descend(t, unstarted, batch, cost, subset)
+
+    def _available(self, t: int, unstarted: int) -> list[int]:
+        return [i for i in range(self.n) if unstarted >> i & 1 and self.arrival[i] <= t]
+
+    def _feasible_subsets(self, t: int, unstarted: int, available: list[int],
+                          batch: tuple[tuple[int, int], ...]) -> list[list[int]]:
+        """Every subset of ``available`` that fits with the batch, largest-first order of discovery."""
         subsets: list[list[int]] = []
 
         def extend(pos: int, chosen: list[int], members: list[tuple[int, int]]) -> None:
@@ -125,58 +169,47 @@ def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> Opt
                 subsets.append(list(chosen))
                 return
             i = available[pos]
-            j = twin[i]
+            j = self.twin[i]
             # symmetry: i may start now only if its earlier twin has started or starts now
             if j < 0 or not (unstarted >> j & 1) or j in chosen:
-                member = (t + output[i], prompt[i] - t)
-                trial = members + [member]
-                if _fits(trial, memory):
+                trial = members + [(t + self.output[i], self.prompt[i] - t)]
+                if _fits(trial, self.memory):
                     chosen.append(i)
                     extend(pos + 1, chosen, trial)
                     chosen.pop()
             extend(pos + 1, chosen, members)
 
         extend(0, [], list(batch))
-        for subset in subsets:
-            new_unstarted = unstarted
-            new_cost = cost
-            new_members = list(batch)
-            for i in subset:
-                new_unstarted &= ~(1 << i)
-                new_cost += t + output[i] - arrival[i]
-                new_members.append((t + output[i], prompt[i] - t))
-                start[i] = t
-            next_batch = tuple(sorted(m for m in new_members if m[0] > t + 1))
-            visit(t + 1, new_unstarted, next_batch, new_cost)
-            for i in subset:
-                start[i] = -1
+        return subsets
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20000))
-    hit_limit = False
-    try:
-        visit(min(arrival), (1 << n) - 1, (), 0)
-    except _NodeLimit:
-        hit_limit = True
-    finally:
-        sys.setrecursionlimit(limit)
+    def _descend(self, t: int, unstarted: int, batch: tuple[tuple[int, int], ...], cost: int,
+                 subset: list[int]) -> None:
+        members = list(batch)
+        for i in subset:
+            unstarted &= ~(1 << i)
+            cost += t + self.output[i] - self.arrival[i]
+            members.append((t + self.output[i], self.prompt[i] - t))
+            self.start[i] = t
+        self.visit(t + 1, unstarted, tuple(sorted(m for m in members if m[0] > t + 1)), cost)
+        for i in subset:
+            self.start[i] = -1
 
-    elapsed = time.perf_counter() - t0
-    if best_starts[0] is None:
-        from geosched.reference_impl.opt.bounds import best_lower_bound
 
-        return OptResult("no_solution", None, None, float(best_lower_bound(instance).value), elapsed, "brute",
-                         f"node limit {node_limit} reached before any schedule", nodes[0])
-    starts = {requests[i].id: best_starts[0][i] for i in range(n)}
+def _result(instance: Instance, search: _BruteSearch, hit_limit: bool, node_limit: int | None,
+            t0: float) -> OptResult:
+    """The search's outcome, its schedule re-checked by the checker."""
+    if search.best_starts is None:
+        return OptResult("no_solution", None, None, float(best_cheap_bound(instance).value),
+                         time.perf_counter() - t0, "brute", f"node limit {node_limit} reached before any schedule",
+                         search.nodes)
+    starts = {r.id: search.best_starts[i] for i, r in enumerate(instance.requests)}
     report = check_schedule(instance, starts)
     if not report.feasible or report.metrics is None:
         raise InfeasibleScheduleError(f"brute force produced an infeasible schedule: {report.first_violation}")
     tel = report.metrics.tel
     if hit_limit:
-        from geosched.reference_impl.opt.bounds import best_lower_bound
-
-        dual = float(min(tel, best_lower_bound(instance).value))
+        dual = float(min(tel, best_cheap_bound(instance).value))
         return OptResult("time_limit", starts, tel, dual, time.perf_counter() - t0, "brute",
-                         f"node limit {node_limit} reached; incumbent not proved optimal", nodes[0])
+                         f"node limit {node_limit} reached; incumbent not proved optimal", search.nodes)
     return OptResult("optimal", starts, tel, float(tel), time.perf_counter() - t0, "brute",
-                     "exhaustive search complete", nodes[0])
+                     "exhaustive search complete", search.nodes)

@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit  # a runtime dependency (pyproject); 2^20 states need compiled loops
 
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.opt.bounds import LowerBound, best_lower_bound
+from geosched.reference_impl.opt.bounds import LowerBound, best_cheap_bound
 
 __all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound", "is_big"]
 
@@ -161,7 +161,7 @@ def chain_bound(instance: Instance) -> LowerBound | None:
     **Split.** For any partition of the requests into ``A`` and ``B``, the TEL of a schedule
     is the sum of the two parts' TELs, and each part is a feasible schedule of its own burst
     instance (removing requests only frees memory), so ``TEL(OPT) >= f(A) + LB(B)`` with
-    ``LB`` the best cheap bound (:func:`~.bounds.best_lower_bound`). ``A`` is grown from the
+    ``LB`` the best cheap bound (:func:`~.bounds.best_cheap_bound`). ``A`` is grown from the
     largest peaks down (where the separations are) while the table stays within
     :data:`CHAIN_MAX_STATES` entries and :data:`CHAIN_MAX_N` requests, or is the set of big
     requests (when its table fits); the larger of the two values is returned.
@@ -189,7 +189,7 @@ def chain_bound(instance: Instance) -> LowerBound | None:
         table = chain_subset_bounds(part) if cut else None
         if table is None:
             continue
-        value = int(table[-1]) + best_lower_bound(Instance(memory, by_peak[cut:])).value
+        value = int(table[-1]) + best_cheap_bound(Instance(memory, by_peak[cut:])).value
         if best is None or value > best[0]:
             best = (value, what)
     if best is None:

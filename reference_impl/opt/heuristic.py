@@ -20,11 +20,12 @@ import numpy as np
 from geosched.errors import InfeasibleScheduleError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.simulator import simulate
 
 __all__ = ["heuristic_schedule", "HEURISTIC_POLICIES", "left_shift", "best_policy_schedule"]
 
-HEURISTIC_POLICIES = ("fcfs", "sjf", "svf")
+HEURISTIC_POLICIES = policy_names(Capability.FAST)  # compiled-speed rules; each schedule is a candidate
 
 
 def best_policy_schedule(instance: Instance) -> tuple[dict[str, int], int, str]:

@@ -5,20 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from geosched.results import Result
+
 __all__ = ["OptResult", "STATUSES"]
 
 STATUSES = ("optimal", "time_limit", "no_solution", "error")
 
 
 @dataclass(frozen=True)
-class OptResult:
+class OptResult(Result):
     """Outcome of :func:`~geosched.reference_impl.opt.solve_opt` or
     :func:`~geosched.reference_impl.opt.brute_force_opt` (scipy.optimize-like).
 
     A schedule in ``starts`` has always been re-checked by
     :func:`geosched.reference_impl.checker.check_schedule`, and ``tel`` is the checker's TEL.
     ``status == "optimal"`` only when the solver *proved* optimality; then ``dual_bound == tel``.
+    ``success`` is true only then.
     """
+
+    STATUSES = STATUSES
+    SUCCESS = ("optimal",)
 
     status: str  # "optimal" | "time_limit" (incumbent, not proved) | "no_solution" | "error"
     starts: dict[str, int] | None  # best schedule found (checker-verified), None if none
@@ -42,6 +48,7 @@ class OptResult:
         """JSON-ready summary (the shape ``geosched opt --json`` and ``compare --json`` emit)."""
         return {
             "status": self.status,
+            "success": self.success,
             "tel": self.tel,
             "dual_bound": self.dual_bound,
             "gap": self.gap,

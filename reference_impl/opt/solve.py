@@ -49,12 +49,13 @@ from typing import Any
 from geosched.errors import InfeasibleScheduleError, UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
-from geosched.reference_impl.opt.bounds import best_lower_bound
+from geosched.reference_impl.opt.brute import brute_force_opt
 from geosched.reference_impl.opt.chain import chain_subset_bounds
 from geosched.reference_impl.opt.cpsat import CPSAT_METHODS, solve_cpsat
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
+from geosched.reference_impl.opt.lower import best_lower_bound
 from geosched.reference_impl.opt.result import OptResult
-from geosched.reference_impl.opt.timeindexed import build_model, solve_milp
+from geosched.reference_impl.opt.timeindexed import build_model, solve_lp_relaxation, solve_milp
 
 __all__ = ["solve_opt", "METHODS"]
 
@@ -131,8 +132,6 @@ def _with_milp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_lim
 def _with_lp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_limit: float) -> dict:
     """Raise a time-limited search's dual bound with the time-indexed LP relaxation, built on
     the windows of the best TEL known (every schedule at least as good lies inside them)."""
-    from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation
-
     value = solve_lp_relaxation(instance, upper_bound=_best_known_tel(instance, raw, incumbent_tel),
                                 time_limit=time_limit)
     return _raise_dual(raw, value, "LP bound", "not finished")
@@ -151,78 +150,62 @@ def solve_opt(
 
     Parameters
     ----------
-    instance:
+    instance : Instance
         The instance (burst or online arrivals).
-    time_limit:
-        Seconds for the whole call's search (model building included, the heuristic not).
-    method:
+    time_limit : float
+        Seconds for the whole call (see :data:`METHODS` for what may exceed it).
+    method : str
         One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat-completion``
         (fastest proofs in ``benchmarks/RESULTS.md``, section 2).
-    warm_start:
+    warm_start : dict of str to int, optional
         A start time per request id; used as incumbent and hint when feasible, ignored (with a
         note in ``message``) when the checker rejects it.
-    progress:
+    progress : bool
         Show a tqdm line on stderr with the incumbent and bound.
-    seed:
+    seed : int
         CP-SAT's random seed (the search is otherwise deterministic only with one worker).
+
+    Returns
+    -------
+    OptResult
+        ``status`` ``optimal`` only when optimality was proved (then ``dual_bound == tel``),
+        ``time_limit`` with the best checked schedule and a proved dual bound otherwise.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown method.
+    ValidationError
+        For a time limit that is not a positive finite number.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> result = solve_opt(burst_instance(12, [(6, 3), (1, 5)]), time_limit=10)
+    >>> result.status, result.tel, result.starts
+    ('optimal', 9, {'r0': 0, 'r1': 1})
     """
     t0 = time.perf_counter()
-    if method not in METHODS:
-        raise UnknownNameError("opt method", method, list(METHODS))
-    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) \
-            or time_limit <= 0:
-        raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
+    _validate(method, time_limit)
     if method == "brute":
-        from geosched.reference_impl.opt.brute import brute_force_opt
-
         return brute_force_opt(instance)
     if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")
-
-    notes = []
     lower = best_lower_bound(instance, chain=True)
-    incumbent = heuristic_schedule(instance)
-    incumbent_tel = _checked(instance, incumbent, "heuristic schedule")
-    source = "heuristic"
-    if warm_start is not None:
-        report = check_schedule(instance, dict(warm_start))
-        if report.feasible and report.metrics is not None:
-            if report.metrics.tel < incumbent_tel:
-                incumbent, incumbent_tel, source = dict(warm_start), report.metrics.tel, "warm start"
-        else:
-            notes.append("warm start rejected by the checker")
+    incumbent, incumbent_tel, source, notes = _initial_incumbent(instance, warm_start)
     if incumbent_tel <= lower.value:
         return OptResult("optimal", incumbent, incumbent_tel, float(incumbent_tel), time.perf_counter() - t0,
                          method, "; ".join([f"{source} schedule meets the {lower.name} lower bound"] + notes))
-
-    remaining = time_limit - (time.perf_counter() - t0)
     bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None
     try:
-        if method in ("auto",) + CPSAT_METHODS:
-            used = "cpsat-completion" if method == "auto" else method
-            # the default keeps a share of the limit for the LP bound (after the search, with
-            # the search's incumbent, whose smaller TEL narrows the windows)
-            share = LP_SHARE if used in ("cpsat", "cpsat-completion") and instance.n >= LP_MIN_N else 0.0
-            # with the full chain table (bursts of n <= 20) the LP relaxation is weaker than the
-            # chain bound (n = 20: 996 / 992 / 1241 against 999 / 1284 / 1406), but HiGHS's root
-            # cuts on the tight-window program go past it (1099 / 1288 / 1407 in 24 s)
-            root_cuts = bool(share) and chain_subset_bounds(instance) is not None
-            if root_cuts:
-                share = MILP_SHARE
-            raw = solve_cpsat(instance, method=used, upper_bound=incumbent_tel, hint=incumbent,
-                              lower_bound=lower.value, time_limit=max(0.05, remaining * (1 - share)), seed=seed,
-                              progress=bar.update if bar else None)
-            if share and not raw["proved"]:
-                left = max(0.5, time_limit - (time.perf_counter() - t0))
-                raw = (_with_milp_bound if root_cuts else _with_lp_bound)(instance, raw, incumbent_tel, left)
-        else:
-            used = method
-            model = build_model(instance, upper_bound=incumbent_tel, tight=method == "milp-tight")
-            raw = solve_milp(model, time_limit=max(0.05, time_limit - (time.perf_counter() - t0)))
+        raw, used = _search(instance, method, incumbent, incumbent_tel, lower.value, t0 + time_limit, seed, bar)
     finally:
         if bar is not None:
             bar.close()
-
+    if raw["infeasible"]:
+        # the windows admit every schedule of TEL <= incumbent, which is itself one of them
+        raise InfeasibleScheduleError(f"{used} reported the model infeasible, contradicting the "
+                                      f"checked incumbent of TEL {incumbent_tel}: a solver or model bug")
     tel, starts = incumbent_tel, incumbent
     if raw["starts"] is not None:
         solver_tel = _checked(instance, raw["starts"], f"{used} solution")
@@ -233,15 +216,59 @@ def solve_opt(
         # the solver's objective is an integer TEL, so its bound may be rounded up
         dual = max(dual, float(math.ceil(raw["dual_bound"] - 1e-6)))
     proved = raw["proved"] or dual >= tel
-    if raw["infeasible"]:
-        # the windows admit every schedule of TEL <= incumbent, which is itself one of them
-        raise InfeasibleScheduleError(f"{used} reported the model infeasible, contradicting the "
-                                      f"checked incumbent of TEL {incumbent_tel}: a solver or model bug")
-    if proved:
-        dual = float(tel)
     message = "; ".join([raw["message"], f"incumbent from {source}"] + notes)
-    return OptResult("optimal" if proved else "time_limit", starts, tel, dual, time.perf_counter() - t0,
-                     used, message, raw.get("nodes"))
+    return OptResult("optimal" if proved else "time_limit", starts, tel, float(tel) if proved else dual,
+                     time.perf_counter() - t0, used, message, raw.get("nodes"))
+
+
+def _validate(method: str, time_limit: Any) -> None:
+    if method not in METHODS:
+        raise UnknownNameError("opt method", method, list(METHODS))
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) \
+            or time_limit <= 0:
+        raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
+
+
+def _initial_incumbent(instance: Instance, warm_start: dict[str, int] | None
+                       ) -> tuple[dict[str, int], int, str, list[str]]:
+    """The better of the heuristic schedule and a (checked) warm start."""
+    notes: list[str] = []
+    incumbent = heuristic_schedule(instance)
+    incumbent_tel = _checked(instance, incumbent, "heuristic schedule")
+    source = "heuristic"
+    if warm_start is not None:
+        report = check_schedule(instance, dict(warm_start))
+        if report.feasible and report.metrics is not None:
+            if report.metrics.tel < incumbent_tel:
+                incumbent, incumbent_tel, source = dict(warm_start), report.metrics.tel, "warm start"
+        else:
+            notes.append("warm start rejected by the checker")
+    return incumbent, incumbent_tel, source, notes
+
+
+def _search(instance: Instance, method: str, incumbent: dict[str, int], incumbent_tel: int, lower: int,
+            deadline: float, seed: int, bar: _ProgressLine | None) -> tuple[dict, str]:
+    """Run the chosen solver until ``deadline``; returns its raw outcome and the method used."""
+    remaining = deadline - time.perf_counter()
+    if method not in ("auto",) + CPSAT_METHODS:
+        model = build_model(instance, upper_bound=incumbent_tel, tight=method == "milp-tight")
+        return solve_milp(model, time_limit=max(0.05, deadline - time.perf_counter())), method
+    used = "cpsat-completion" if method == "auto" else method
+    # the default keeps a share of the limit for the LP bound (after the search, with the
+    # search's incumbent, whose smaller TEL narrows the windows)
+    share = LP_SHARE if used in ("cpsat", "cpsat-completion") and instance.n >= LP_MIN_N else 0.0
+    # with the full chain table (bursts of n <= 20) the LP relaxation is weaker than the chain
+    # bound (n = 20: 996 / 992 / 1241 against 999 / 1284 / 1406), but HiGHS's root cuts on the
+    # tight-window program go past it (1099 / 1288 / 1407 in 24 s)
+    root_cuts = bool(share) and chain_subset_bounds(instance) is not None
+    if root_cuts:
+        share = MILP_SHARE
+    raw = solve_cpsat(instance, method=used, upper_bound=incumbent_tel, hint=incumbent, lower_bound=lower,
+                      time_limit=max(0.05, remaining * (1 - share)), seed=seed, progress=bar.update if bar else None)
+    if share and not raw["proved"]:
+        left = max(0.5, deadline - time.perf_counter())
+        raw = (_with_milp_bound if root_cuts else _with_lp_bound)(instance, raw, incumbent_tel, left)
+    return raw, used
 
 
 def _describe(result: OptResult) -> dict[str, Any]:  # pragma: no cover - debugging aid

@@ -36,8 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.opt.bounds import best_lower_bound
+from geosched.reference_impl.opt.bounds import best_cheap_bound
 from geosched.reference_impl.opt.chain import chain_subset_bounds
+from geosched.reference_impl.opt.heuristic import heuristic_schedule
 
 __all__ = ["TimeIndexedModel", "build_model", "start_windows", "solve_milp", "solve_lp_relaxation"]
 
@@ -56,7 +57,7 @@ def start_windows(instance: Instance, upper_bound: int, *, tight: bool = True) -
         slack = upper_bound - total_output
         if tight and len(requests) > 1:
             rest = Instance(instance.memory, requests[:position] + requests[position + 1 :])
-            rest_bound = best_lower_bound(rest).value
+            rest_bound = best_cheap_bound(rest).value
             if subset_bounds is not None:
                 rest_bound = max(rest_bound, int(subset_bounds[everyone ^ (1 << position)]))
             slack = max(0, upper_bound - r.output - rest_bound)
@@ -200,8 +201,6 @@ def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
                         time_limit: float = 60.0) -> int | None:
     """``ceil`` of the LP relaxation's optimum, or None when HiGHS does not finish."""
     from scipy.optimize import milp
-
-    from geosched.reference_impl.opt.heuristic import heuristic_schedule
 
     if instance.n == 0:
         return 0

@@ -41,6 +41,7 @@ import functools
 import json
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,7 @@ from geosched.reference_impl.simulator import simulate
 from geosched.reference_impl.vllm.admission import PaperGate
 from geosched.reference_impl.vllm.config import order_key
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, StepState, VllmSemantics
+from geosched.results import Result
 
 __all__ = [
     "DiffResult",
@@ -276,12 +278,17 @@ class VllmDriver:
         )
 
 
-@dataclass
-class DiffResult:
-    """Outcome of one differential run."""
+@dataclass(frozen=True)
+class DiffResult(Result):
+    """Outcome of one differential run: ``status`` is ``"agree"`` or ``"diverged"``."""
 
+    STATUSES = ("agree", "diverged")
+    SUCCESS = ("agree",)
+
+    status: str
+    message: str  # the first line of :meth:`report`
+    wall_time: float  # seconds of the lockstep run
     mode: str  # "paper" or "native"
-    ok: bool  # no step differed
     steps: int  # steps compared
     workload: dict[str, Any]  # the workload and parameters, enough to replay it
     step: int | None = None  # first diverging step
@@ -289,6 +296,11 @@ class DiffResult:
     vllm_state: StepState | None = None  # vLLM's state at that step
     model_state: StepState | None = None  # the model's state at that step
     history: list[tuple[StepState, StepState]] = field(default_factory=list)  # a few steps before it
+
+    @property
+    def ok(self) -> bool:
+        """No step differed."""
+        return self.status == "agree"
 
     def report(self) -> str:
         if self.ok:
@@ -329,6 +341,7 @@ def _lockstep(
     workload: dict[str, Any],
     max_steps: int | None,
 ) -> DiffResult:
+    started = time.perf_counter()
     step = 0
     compared = 0
     preemptions = 0
@@ -351,13 +364,16 @@ def _lockstep(
         differing = tuple(f for f in _COMPARED if getattr(ours, f) != getattr(theirs, f))
         if differing:
             _count(mode, compared, False, preemptions, driver.partial_chunks)
-            return DiffResult(mode, False, compared, workload, step, differing, ours, theirs, history[-3:])
+            return DiffResult("diverged", f"{mode}: first divergence at step {step} in {list(differing)}",
+                              time.perf_counter() - started, mode, compared, workload, step, differing, ours,
+                              theirs, history[-3:])
         history.append((ours, theirs))
         if len(history) > 3:
             history.pop(0)
         step += 1
     _count(mode, compared, True, preemptions, driver.partial_chunks)
-    return DiffResult(mode, True, compared, workload)
+    return DiffResult("agree", f"{mode}: {compared} steps agree", time.perf_counter() - started, mode, compared,
+                      workload)
 
 
 def requests_from_instance(

@@ -55,22 +55,29 @@ __all__ = ["GeoschedScheduler", "KeyOrderedQueue", "make_scheduler_class"]
 
 _KEY_ATTR = "_geosched_key"
 _PREDICTED_ATTR = "_geosched_predicted"
+_POSITION_ATTR = "_geosched_position"
 
 
 class KeyOrderedQueue(RequestQueue):
-    """A waiting queue sorted by ``(key, arrival_time, request_id)``; ``prepend`` re-sorts too."""
+    """A waiting queue sorted by ``(key, arrival_time, position)``; ``prepend`` re-sorts too.
+
+    ``position`` is the order in which the scheduler first saw the request (its place in the
+    workload): ties never compare request ids, which are labels only. A request the scheduler
+    did not stamp gets the queue's own first-seen number.
+    """
 
     def __init__(self) -> None:
-        self._keys: list[tuple[Any, float, str, int]] = []
+        self._keys: list[tuple[Any, float, int]] = []
         self._requests: list[Request] = []
         self._counter = itertools.count()
 
-    @staticmethod
-    def sort_key(request: Request) -> tuple[Any, float, str]:
-        return (getattr(request, _KEY_ATTR, 0), request.arrival_time, request.request_id)
+    def sort_key(self, request: Request) -> tuple[Any, float, int]:
+        if getattr(request, _POSITION_ATTR, None) is None:
+            setattr(request, _POSITION_ATTR, next(self._counter))
+        return (getattr(request, _KEY_ATTR, 0), request.arrival_time, getattr(request, _POSITION_ATTR))
 
     def add_request(self, request: Request) -> None:
-        entry = (*self.sort_key(request), next(self._counter))
+        entry = self.sort_key(request)
         position = bisect.bisect_right(self._keys, entry)
         self._keys.insert(position, entry)
         self._requests.insert(position, request)
@@ -147,6 +154,7 @@ class GeoschedScheduler(Scheduler):
         self.waiting = KeyOrderedQueue()
         self.kv_holding_waiting = KeyOrderedQueue()
         self._geo_step = 0
+        self._geo_positions = itertools.count()  # first-seen order: the tie-break after arrival
         self._geo_gate: PaperGate | None = None
         if config.mode == "paper":
             self._geo_gate = PaperGate(kv_cache_config.num_blocks - 1, self.block_size, backfill=config.backfill)
@@ -175,6 +183,7 @@ class GeoschedScheduler(Scheduler):
                 predicted = self._geo_async.fallback
             else:
                 predicted = self.predict_output_length(request)
+            setattr(request, _POSITION_ATTR, next(self._geo_positions))
             self._set_prediction(request, predicted)
         super().add_request(request)
 

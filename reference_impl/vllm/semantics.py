@@ -26,9 +26,11 @@ no KV connector, synchronous scheduling):
   sequence to fit (``scheduler_reserve_full_isl``, default on) plus the watermark when
   something is running; the first misfit stops admission (head-of-line blocking). Without
   chunked prefill a sequence longer than the remaining budget also stops it.
-* **Queue order**: ``"key"`` (the geosched plugin's queue: ascending ``(key, arrival, id)``,
-  preempted requests re-inserted by key), ``"fcfs"`` (vLLM's deque: append on arrival,
-  *prepend* on preemption) or ``"priority"`` (vLLM's heap on ``(priority, arrival, id)``).
+* **Queue order**: ``"key"`` (the geosched plugin's queue: ascending ``(key, arrival,
+  position)``, position = the order of :meth:`VllmSemantics.add`, preempted requests
+  re-inserted by key), ``"fcfs"`` (vLLM's deque: append on arrival, *prepend* on preemption)
+  or ``"priority"`` (vLLM's heap on ``(priority, arrival, request id)``: stock vLLM's
+  ``Request.__lt__`` does compare id strings, and the model keeps that on purpose).
 * **Stop** when ``max_tokens`` outputs exist (requests run with ``ignore_eos``), or at
   ``max_model_len``.
 
@@ -93,7 +95,7 @@ class EngineParams:
 class SemRequest:
     """One request in vLLM terms."""
 
-    id: str  # request id (ties in every order are broken by it, as strings)
+    id: str  # request id (a label; only stock vLLM's priority heap compares it, as vLLM does)
     arrival: int  # step at which it is added (vLLM arrival_time = float(arrival))
     prompt_tokens: int  # P >= 1
     max_tokens: int  # outputs; the request stops exactly there
@@ -104,6 +106,7 @@ class SemRequest:
     blocks: int = 0  # blocks held
     preemptions: int = 0  # times preempted
     finished: bool = False
+    position: int = -1  # order of VllmSemantics.add: the plugin's tie-break after arrival
 
     @property
     def num_tokens(self) -> int:
@@ -137,12 +140,12 @@ class _Queue:
             raise ValueError(f"queue order must be one of {QUEUE_ORDERS}, got {order!r}")
         self.order = order
         self._deque: deque[SemRequest] = deque()
-        self._sorted: list[tuple[Any, int, str]] = []
+        self._sorted: list[tuple[Any, int, int, str]] = []
         self._by_id: dict[str, SemRequest] = {}
         self._heap: list[tuple[int, int, str]] = []
 
-    def _sort_key(self, r: SemRequest) -> tuple[Any, int, str]:
-        return (r.key, r.arrival, r.id) if self.order == "key" else (r.priority, r.arrival, r.id)
+    def _sort_key(self, r: SemRequest) -> tuple[Any, ...]:
+        return (r.key, r.arrival, r.position, r.id) if self.order == "key" else (r.priority, r.arrival, r.id)
 
     def add(self, r: SemRequest) -> None:
         if self.order == "fcfs":
@@ -164,14 +167,14 @@ class _Queue:
         if self.order == "fcfs":
             return self._deque[0]
         if self.order == "key":
-            return self._by_id[self._sorted[0][2]]
+            return self._by_id[self._sorted[0][-1]]
         return self._by_id[self._heap[0][2]]
 
     def pop(self) -> SemRequest:
         if self.order == "fcfs":
             return self._deque.popleft()
         if self.order == "key":
-            return self._by_id.pop(self._sorted.pop(0)[2])
+            return self._by_id.pop(self._sorted.pop(0)[-1])
         return self._by_id.pop(heapq.heappop(self._heap)[2])
 
     def remove(self, r: SemRequest) -> None:
@@ -189,7 +192,7 @@ class _Queue:
         if self.order == "fcfs":
             return iter(list(self._deque))
         if self.order == "key":
-            return iter([self._by_id[k[2]] for k in self._sorted])
+            return iter([self._by_id[k[-1]] for k in self._sorted])
         return iter([self._by_id[k[2]] for k in sorted(self._heap)])
 
     def __len__(self) -> int:
@@ -229,6 +232,7 @@ class VllmSemantics:
             raise ValueError(f"duplicate request id {request.id!r}")
         if request.prompt_tokens < 1 or request.max_tokens < 1:
             raise ValueError(f"request {request.id!r}: prompt_tokens and max_tokens must be >= 1")
+        request.position = len(self.requests)
         self.requests[request.id] = request
         self.pending.append(request)
         self.pending.sort(key=lambda r: r.arrival)
@@ -264,13 +268,32 @@ class VllmSemantics:
 
     def step(self) -> StepState:
         """One schedule() + model step + update_from_output(), at step ``self.step_index``."""
-        p = self.params
         c = self.step_index
         while self.pending and self.pending[0].arrival <= c:
             self.queue.add(self.pending.pop(0))
         scheduled: dict[str, int] = {}
         preempted: list[str] = []
-        admitted: list[str] = []
+        budget = self._serve_running(scheduled, preempted)
+        admitted = self._admit_waiting(c, scheduled, budget) if not preempted else []
+        blocks_used = self.params.capacity_blocks - self.free_blocks
+        running_after = tuple(q.id for q in self.running)
+        finished = self._compute(scheduled)
+        self.step_index += 1
+        return StepState(
+            step=c,
+            admitted=tuple(admitted),
+            preempted=tuple(preempted),
+            running=running_after,
+            scheduled=tuple(scheduled.items()),
+            finished=tuple(finished),
+            blocks_used=blocks_used,
+            waiting=tuple(q.id for q in self.queue),
+        )
+
+    def _serve_running(self, scheduled: dict[str, int], preempted: list[str]) -> int:
+        """Running requests first, in list order, preempting on a failed allocation; returns
+        the token budget left."""
+        p = self.params
         budget = p.max_num_batched_tokens
         idx = 0
         while idx < len(self.running) and budget > 0:
@@ -305,46 +328,51 @@ class VllmSemantics:
             scheduled[r.id] = new
             budget -= new
             idx += 1
+        return budget
 
-        if not preempted:
-            offered: set[str] | None = None
-            if self.gate is not None:
-                waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
-                offered_ids = list(self.gate(c, [q.id for q in self.running], waiting_view))
-                offered = set(offered_ids)
-            while budget > 0 and len(self.queue) > 0:
-                if len(self.running) >= p.max_num_seqs:
-                    break
-                r = self.queue.peek()
-                if offered is not None and r.id not in offered:
-                    break
-                new = r.num_tokens
-                if not p.enable_chunked_prefill and new > budget:
-                    break
-                new = min(new, budget)
-                watermark = p.watermark_blocks if self.running else 0
-                full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
-                if full + watermark > self.free_blocks:
-                    break
-                if not self._allocate(r, new, watermark):
-                    break
-                self.queue.pop()
-                self.running.append(r)
-                admitted.append(r.id)
-                scheduled[r.id] = new
-                budget -= new
-                if self.on_admit is not None:
-                    self.on_admit(r.id, c, r)
+    def _admit_waiting(self, c: int, scheduled: dict[str, int], budget: int) -> list[str]:
+        """Waiting requests in queue order, head-of-line, while seats, budget and blocks last."""
+        p = self.params
+        admitted: list[str] = []
+        offered: set[str] | None = None
+        if self.gate is not None:
+            waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
+            offered = set(self.gate(c, [q.id for q in self.running], waiting_view))
+        while budget > 0 and len(self.queue) > 0:
+            if len(self.running) >= p.max_num_seqs:
+                break
+            r = self.queue.peek()
+            if offered is not None and r.id not in offered:
+                break
+            new = r.num_tokens
+            if not p.enable_chunked_prefill and new > budget:
+                break
+            new = min(new, budget)
+            watermark = p.watermark_blocks if self.running else 0
+            full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
+            if full + watermark > self.free_blocks:
+                break
+            if not self._allocate(r, new, watermark):
+                break
+            self.queue.pop()
+            self.running.append(r)
+            admitted.append(r.id)
+            scheduled[r.id] = new
+            budget -= new
+            if self.on_admit is not None:
+                self.on_admit(r.id, c, r)
+        return admitted
 
-        blocks_used = p.capacity_blocks - self.free_blocks
-        running_after = tuple(q.id for q in self.running)
+    def _compute(self, scheduled: dict[str, int]) -> list[str]:
+        """The model step and update_from_output(): one sampled token per completed prefill;
+        finished requests free their blocks."""
         finished: list[str] = []
         for rid, new in scheduled.items():
             r = self.requests[rid]
             r.computed += new
             if r.computed >= r.num_tokens:  # prefill complete: one token is sampled
                 r.generated += 1
-                if r.generated >= r.max_tokens or r.num_tokens >= p.max_model_len:
+                if r.generated >= r.max_tokens or r.num_tokens >= self.params.max_model_len:
                     r.finished = True
                     finished.append(rid)
         if finished:
@@ -354,17 +382,7 @@ class VllmSemantics:
                 self.free_blocks += r.blocks
                 r.blocks = 0
             self.running = [q for q in self.running if q.id not in done]
-        self.step_index += 1
-        return StepState(
-            step=c,
-            admitted=tuple(admitted),
-            preempted=tuple(preempted),
-            running=running_after,
-            scheduled=tuple(scheduled.items()),
-            finished=tuple(finished),
-            blocks_used=blocks_used,
-            waiting=tuple(q.id for q in self.queue),
-        )
+        return finished
 
     def skip_idle(self) -> None:
         """When nothing is running or waiting, jump to the next arrival step."""

@@ -1,0 +1,135 @@
+"""``geosched plot`` and ``geosched lessons``: the teaching commands.
+
+``geosched plot KIND [WORKLOAD] --out FILE`` draws one picture of :mod:`geosched.plot` (``memory``,
+``gantt``, ``certificate``, ``compare``, ``family``) and writes it as PNG, SVG or PDF; an existing
+file is kept unless ``--force``. ``geosched lessons --out DIR`` writes the lessons as Jupyter
+notebooks (:mod:`geosched.lessons`). Registered by :func:`geosched.cli.build_parser` through
+``add_commands(subparsers, common)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+__all__ = ["add_commands"]
+
+PLOT_KINDS = ("memory", "gantt", "certificate", "compare", "family")
+
+
+def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
+    """Register ``plot`` and ``lessons``."""
+    p = subparsers.add_parser(
+        "plot", parents=[common], help="draw a schedule, its certificate, a family's ratio or policies beside OPT",
+        description="Draw one picture and write it to --out (.png, .svg or .pdf). memory: the memory-time "
+                    "picture (staircases, M, blocked steps); gantt: a Gantt chart; certificate: Lemma A.2's "
+                    "peak mass against (1 - alpha) M at every blocked step; compare: policies and OPT side by "
+                    "side; family: a bad family's ratio against its size.")
+    p.add_argument("kind", choices=PLOT_KINDS, help="which picture")
+    p.add_argument("workload", nargs="?", default="example",
+                   help="instance .json or generator spec (default: example, the paper's {(6,3), (1,5)}, M = 12)")
+    p.add_argument("--policy", default="svf", help="policy whose schedule is drawn (memory, gantt, certificate)")
+    p.add_argument("--schedule", default=None, help="memory/gantt: draw this schedule .json instead of a policy's")
+    p.add_argument("--policies", default="svf,sjf,fcfs", help="compare: comma-separated policies")
+    p.add_argument("--no-opt", action="store_true", help="compare: leave OPT out")
+    p.add_argument("--time-limit", type=float, default=10.0, help="compare: seconds for OPT (default 10)")
+    p.add_argument("--family", default="sjf-blocking", help="family: sjf-blocking or kong.sjf_unbounded")
+    p.add_argument("--sizes", default="2:8", help="family: sizes as LO:HI (inclusive) or a list 2,3,5")
+    p.add_argument("--out", default=None, help="output file (default: geosched-KIND.png)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.set_defaults(handler=_cmd_plot)
+
+    p = subparsers.add_parser(
+        "lessons", parents=[common], help="copy the lessons as Jupyter notebooks to a folder",
+        description="Convert the documentation's lessons (MyST markdown) to .ipynb notebooks in --out and say "
+                    "how to open them. Existing notebooks are kept unless --force.")
+    p.add_argument("--out", default="geosched-lessons", help="folder (default: geosched-lessons)")
+    p.add_argument("--force", action="store_true", help="overwrite existing notebooks")
+    p.set_defaults(handler=_cmd_lessons)
+
+
+def _sizes(text: str) -> list[int]:
+    from geosched.errors import ValidationError
+
+    try:
+        if ":" in text:
+            low, high = (int(part) for part in text.split(":", 1))
+            sizes = list(range(low, high + 1))
+        else:
+            sizes = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise ValidationError("--sizes", text, "must be LO:HI or a comma-separated list of integers") from None
+    if not sizes or len(sizes) > 40:
+        raise ValidationError("--sizes", text, "must name between 1 and 40 sizes")
+    return sizes
+
+
+def _read_starts(path: str) -> dict[str, int]:
+    from geosched.errors import WorkloadFormatError
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise WorkloadFormatError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if isinstance(data, dict) and "starts" in data:
+        data = data["starts"]
+    if not isinstance(data, dict):
+        raise WorkloadFormatError(f"{path}: expected an object of start times keyed by request id")
+    return data
+
+
+def _picture(args: argparse.Namespace):
+    from geosched import plot
+    from geosched.reference_impl.workloads import load_workload
+
+    if args.kind == "family":
+        return plot.family_ratio_picture(args.family, _sizes(args.sizes))
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    if args.kind == "certificate":
+        return plot.certificate_picture(instance, args.policy)
+    if args.kind == "compare":
+        policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+        return plot.compare_picture(instance, policies, opt=not args.no_opt, time_limit=args.time_limit)
+    if args.schedule is not None:
+        starts, label = _read_starts(args.schedule), f"schedule {args.schedule}"
+    else:
+        from geosched.reference_impl.simulator import simulate
+
+        starts, label = simulate(instance, args.policy).starts, args.policy
+    draw = plot.memory_picture if args.kind == "memory" else plot.gantt
+    picture = draw(instance, starts)
+    picture.figure.axes[0].set_title(f"{label}: {picture.figure.axes[0].get_title()}")
+    return picture
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from geosched.errors import WorkloadFormatError
+    from geosched.output import emit_json
+
+    out = Path(args.out or f"geosched-{args.kind}.png")
+    if out.exists() and not args.force:  # before any work: nothing is overwritten
+        raise WorkloadFormatError(f"--out {out}: exists; pass --force to overwrite it")
+    picture = _picture(args)
+    picture.save(out, force=args.force)
+    if args.json:
+        emit_json({"kind": args.kind, "out": str(out), "seed": args.seed, **picture.to_dict()})
+    else:
+        print(f"{picture.message}\nwrote {out}")
+    return 0
+
+
+def _cmd_lessons(args: argparse.Namespace) -> int:
+    from geosched.lessons import export_lessons
+    from geosched.output import emit_json
+
+    result = export_lessons(args.out, force=args.force)
+    if args.json:
+        emit_json(result.to_dict())
+    else:
+        for path in result.notebooks:
+            print(path)
+        print(result.message)
+    return 0

@@ -1,0 +1,74 @@
+"""Strict JSON input: every file geosched reads (instances, schedules, witnesses, checkpoints).
+
+Python's :mod:`json` accepts things a referee must not: a duplicated key silently keeps the
+last value (``"certified_ratio": 99, "certified_ratio": 3.2`` reads as 3.2), ``NaN`` and
+``Infinity`` are read as floats, and a file that is not UTF-8 raises a ``UnicodeDecodeError``
+with a traceback. Here each of them is a :class:`~geosched.errors.WorkloadFormatError` with
+one line naming the file, the place and the value.
+
+Example
+-------
+>>> loads('{"a": 1}', "demo")
+{'a': 1}
+>>> loads('{"a": 1, "a": 2}', "demo")
+Traceback (most recent call last):
+...
+geosched.errors.WorkloadFormatError: demo: duplicate key 'a' in a JSON object
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from geosched.errors import WorkloadFormatError
+
+__all__ = ["loads", "read_json", "read_text"]
+
+
+def _no_duplicates(source: str):
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in data:
+                raise WorkloadFormatError(f"{source}: duplicate key {key!r} in a JSON object")
+            data[key] = value
+        return data
+
+    return hook
+
+
+def _no_constant(source: str):
+    def hook(name: str) -> Any:
+        raise WorkloadFormatError(f"{source}: {name} is not a number in strict JSON")
+
+    return hook
+
+
+def loads(text: str, source: str) -> Any:
+    """Parse ``text`` strictly (no duplicate keys, no NaN/Infinity); ``source`` names it in errors."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates(source), parse_constant=_no_constant(source))
+    except json.JSONDecodeError as exc:
+        raise WorkloadFormatError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise WorkloadFormatError(f"{source}: invalid JSON (nested too deeply)") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text, decoded as UTF-8; unreadable or undecodable files are one-line errors."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WorkloadFormatError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: str | Path) -> Any:
+    """Read and parse a JSON file strictly (see :func:`loads`)."""
+    return loads(read_text(path), str(path))

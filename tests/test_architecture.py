@@ -1,0 +1,187 @@
+"""The package's import graph: no cycles (imports inside functions included) and the layers.
+
+Every ``import geosched...`` / ``from geosched... import`` anywhere in a module, at top level or
+inside a function, is an edge. The graph must be acyclic, and the layers of DEVELOPERS.md
+hold: ``reference_impl`` never imports ``verify`` or ``adversary``; ``theory`` imports only
+``reference_impl.model`` (and the root's errors); no module imports another module's
+underscore names.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+PACKAGE_DIRS = _PYPROJECT["tool"]["setuptools"]["package-dir"]
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package: dotted name -> file."""
+    modules = {}
+    for package, folder in PACKAGE_DIRS.items():
+        for path in sorted((ROOT / folder).glob("*.py")):
+            name = package if path.name == "__init__.py" else f"{package}.{path.stem}"
+            modules[name] = path
+    return modules
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The module a dotted import name refers to (a module, or the package holding a name)."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def _imports(module: str, path: Path) -> list[tuple[str, list[str], int]]:
+    """(imported module, names taken from it, line) for every geosched import in ``path``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    _drop_type_checking_blocks(tree)
+    found = []
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("geosched"):
+                    found.append((alias.name, [], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            if not base.startswith("geosched"):
+                continue
+            names = [alias.name for alias in node.names]
+            submodules = [f"{base}.{n}" for n in names if f"{base}.{n}" in MODULES]
+            if submodules:
+                found += [(sub, [], node.lineno) for sub in submodules]
+                names = [n for n in names if f"{base}.{n}" not in MODULES]
+            if names:
+                found.append((base, names, node.lineno))
+    return found
+
+
+def _drop_type_checking_blocks(tree: ast.AST) -> None:
+    """Remove ``if TYPE_CHECKING:`` bodies: they never run, so they are no import edge."""
+    for node in ast.walk(tree):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                block[:] = [b for b in block if not (isinstance(b, ast.If) and isinstance(b.test, ast.Name)
+                                                     and b.test.id == "TYPE_CHECKING")]
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for module, path in MODULES.items():
+        for target, _names, _line in _imports(module, path):
+            resolved = _resolve(target)
+            if resolved is not None and resolved != module:
+                graph[module].add(resolved)
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    colour = dict.fromkeys(graph, 0)
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        colour[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if colour[nxt] == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if colour[nxt] == 0:
+                cycle = visit(nxt)
+                if cycle:
+                    return cycle
+        stack.pop()
+        colour[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if colour[node] == 0:
+            cycle = visit(node)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_the_walker_sees_function_level_imports_and_cycles():
+    # the walker itself must be able to fail: a cycle through an import inside a function
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    assert _find_cycle(graph) == ["a", "b", "c", "a"]
+    tree_imports = _imports("geosched.cli", MODULES["geosched.cli"])
+    assert any(target.startswith("geosched.reference_impl") for target, _, _ in tree_imports)
+
+
+def test_no_import_cycle():
+    cycle = _find_cycle(_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+# (package prefix, prefixes it must not import)
+_FORBIDDEN = [
+    ("geosched.reference_impl", ("geosched.verify", "geosched.adversary", "geosched.theory", "geosched.cli")),
+    ("geosched.theory", ("geosched.verify", "geosched.adversary", "geosched.cli")),
+    ("geosched.verify", ("geosched.adversary", "geosched.cli")),
+    ("geosched.adversary", ("geosched.verify", "geosched.cli")),
+]
+
+
+@pytest.mark.parametrize("layer, forbidden", _FORBIDDEN)
+def test_layers(layer, forbidden):
+    bad = []
+    for module, targets in _graph().items():
+        if module.startswith(layer):
+            bad += [f"{module} -> {t}" for t in targets if t.startswith(forbidden)]
+    assert not bad, bad
+
+
+def test_theory_uses_only_the_model():
+    allowed = ("geosched.theory", "geosched.reference_impl.model",
+               "geosched.errors", "geosched.output", "geosched.results")
+    bad = []
+    for module, targets in _graph().items():
+        if module.startswith("geosched.theory"):
+            bad += [f"{module} -> {t}" for t in targets if not t.startswith(allowed)]
+    assert not bad, bad
+
+
+def test_no_underscore_names_imported_across_modules():
+    bad = []
+    for module, path in MODULES.items():
+        for target, names, line in _imports(module, path):
+            private_module = any(part.startswith("_") and part != "__init__" for part in target.split("."))
+            private_names = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if private_module or private_names:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {target} {private_names or ''}")
+    assert not bad, "\n".join(bad)
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    body = node.body
+    has_docstring = (len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                     and isinstance(body[0].value.value, str))
+    return node.end_lineno - (body[1] if has_docstring else body[0]).lineno + 1
+
+
+MAX_FUNCTION_LINES = 80  # DEVELOPERS.md: functions a reader can hold
+
+
+def test_functions_are_short_enough_to_hold():
+    long = []
+    for path in MODULES.values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES:
+                long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({_body_lines(node)} lines)")
+    assert not long, "split these into named steps:\n" + "\n".join(long)
