@@ -44,6 +44,9 @@ def test_wheel_installs_and_imports(tmp_path):
         f"names = {names!r}\n"
         "for n in names: importlib.import_module(n)\n"
         "assert 'site-packages' in geosched.__file__, geosched.__file__\n"
+        "from importlib import resources\n"
+        "models = resources.files('geosched.reference_impl.predictors').joinpath('models')\n"
+        "assert all(models.joinpath(k + '.json').is_file() for k in ('point', 'onebit', 'dist'))\n"
         "print(len(names))\n"
     )
     proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=tmp_path)
