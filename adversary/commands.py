@@ -68,6 +68,8 @@ def add_commands(subparsers, common) -> None:
                               help="evaluate a member of a worst-case family and check its closed form")
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=int, required=True, help="family parameter k")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
@@ -176,7 +178,13 @@ def _cmd_family(args: argparse.Namespace) -> int:
     from geosched.adversary.families import evaluate_family
     from geosched.output import emit_json
 
-    report = evaluate_family(args.name, args.size)
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value.strip().lstrip("-").isdigit():
+            raise ValidationError("--param", item, "must look like NAME=INTEGER")
+        params[key.strip()] = int(value)
+    report = evaluate_family(args.name, args.size, **params)
     if args.json:
         emit_json(report.to_dict())
     else:

@@ -13,8 +13,8 @@ from geosched.verify import ledger
 from geosched.verify.ledger import CLAIM_IDS, Claim, Evidence, combine, run_claims
 
 EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.thm3.2", "kong.thm3.3", "kong.thm3.4",
-                "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3", "kong.emp.svf_latency",
-                "kong.emp.onebit", "kong.emp.overhead")
+                "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3", "svf.lower_bound",
+                "kong.emp.svf_latency", "kong.emp.onebit", "kong.emp.overhead")
 
 
 def test_claim_ids_are_exactly_the_issue_list():

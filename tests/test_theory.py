@@ -34,12 +34,13 @@ from geosched.theory import (
     kong_thm3_4,
     kong_thm3_5,
     kong_volume,
+    svf_lower_bound,
 )
 from geosched.theory.derivation import Derivation, Step, manifestly_nonnegative
 
 CLAIM_IDS = {
     "kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.thm3.2", "kong.thm3.3", "kong.thm3.4",
-    "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3",
+    "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3", "svf.lower_bound",
 }
 FULLY_PROVED = {"kong.volume", "kong.thm3.2", "jaillet.thm4.3"}
 
@@ -112,7 +113,8 @@ def test_broken_ratio_is_refuted():
     lambda: kong_sjf_unbounded.derivation(kong_sjf_unbounded.tel_sjf_expr() + 1),
     lambda: jaillet_thm4_1.derivation(jaillet_thm4_1.K**3),
     lambda: jaillet_thm4_3.derivation(4),
-], ids=["lemmaA.2", "thm3.4", "thm3.5", "sjf_unbounded", "jaillet4.1", "jaillet4.3"])
+    lambda: svf_lower_bound.derivation(svf_lower_bound.tel_svf_expr() + 1),
+], ids=["lemmaA.2", "thm3.4", "thm3.5", "sjf_unbounded", "jaillet4.1", "jaillet4.3", "svf_lower_bound"])
 def test_broken_copies_are_not_proved(build):
     check = build().check()
     assert check.status in ("refuted", "unknown")

@@ -5,7 +5,7 @@ Stable API (the claims ledger in :mod:`geosched.verify` relies on it):
 * ``DERIVATIONS: dict[str, Callable[[], Derivation]]``: one factory per claim id (the ids are
   the ledger's keys: ``kong.volume``, ``kong.prop3.1``, ``kong.lemmaA.2``, ``kong.thm3.2``,
   ``kong.thm3.3``, ``kong.thm3.4``, ``kong.thm3.5``, ``kong.sjf_unbounded``,
-  ``jaillet.thm4.1``, ``jaillet.thm4.3``).
+  ``jaillet.thm4.1``, ``jaillet.thm4.3``, ``svf.lower_bound``).
 * ``get_derivation(claim_id) -> Derivation``; an unknown id raises
   :class:`~geosched.errors.UnknownNameError` listing the known ones.
 * ``Derivation.check() -> DerivationCheck`` with ``.status`` in ``{"proved", "refuted",
@@ -52,6 +52,7 @@ from geosched.theory import (
     kong_thm3_4,
     kong_thm3_5,
     kong_volume,
+    svf_lower_bound,
 )
 from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, Step, StepCheck
 
@@ -67,7 +68,7 @@ __all__ = [
 ]
 
 _MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_thm3_2, kong_thm3_3, kong_thm3_4, kong_thm3_5,
-            kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3)
+            kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3, svf_lower_bound)
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 
 from geosched.errors import ValidationError
@@ -33,11 +34,10 @@ def add_commands(subparsers, common) -> None:
 
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
-    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # vLLM's CPU notices are not the report
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json
     from geosched.reference_impl.policies import make_policy
-    from geosched.reference_impl.vllm.harness import paper_params, vllm_available
-    from geosched.reference_impl.vllm.semantics import EngineParams
+    from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 
     if args.block_size < 1:
@@ -54,14 +54,10 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
                               "lean CPU build)")
     from geosched.reference_impl.vllm.differential import vllm_diff
 
-    params = None
-    if args.reference == "semantics":
-        base = paper_params(instance)
-        blocks = -(-instance.memory // args.block_size)
-        params = EngineParams(capacity_blocks=blocks, block_size=args.block_size, max_num_seqs=base.max_num_seqs,
-                              max_num_batched_tokens=base.max_num_batched_tokens, preemption=args.preemption)
-    result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy, params=params,
-                       shrink=not args.no_shrink, search=args.search, seed=0 if args.seed is None else args.seed)
+    logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
+    result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
+                       block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                       search=args.search, seed=0 if args.seed is None else args.seed)
     if args.json:
         data = result.to_dict()
         data["instance"] = None if result.instance is None else result.instance.to_dict()

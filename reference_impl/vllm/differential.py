@@ -59,7 +59,7 @@ from geosched.reference_impl.vllm.harness import (
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
-__all__ = ["REFERENCES", "SchedulerDiff", "diff_scheduler", "find_divergence", "resolve_scheduler",
+__all__ = ["REFERENCES", "SchedulerDiff", "diff_scheduler", "engine_for", "find_divergence", "resolve_scheduler",
            "shrink_instance", "vllm_diff"]
 
 REFERENCES = ("semantics", "policy")
@@ -104,6 +104,8 @@ def diff_scheduler(
     reference: str = "semantics",
     policy: str | None = None,
     params: EngineParams | None = None,
+    block_size: int = 1,
+    preemption: str = "fcfs",
     max_steps: int | None = None,
 ) -> DiffResult:
     """One workload through ``scheduler`` in vLLM and through the reference, call by call.
@@ -120,8 +122,13 @@ def diff_scheduler(
         A registry policy: the reference's queue order (``semantics``; None: stock vLLM's)
         or the verified policy (``policy``: required).
     params : EngineParams, optional
-        The engine (``semantics`` only; default: block size 1, ``M`` blocks, ``max_num_seqs = n``,
-        a budget that never binds). ``policy`` always uses that default engine.
+        The engine (``semantics`` only), fixed whatever the instance's ``M``. By default it is
+        derived from the instance: :func:`engine_for` (``ceil(M / block_size)`` blocks of
+        ``block_size`` tokens, ``max_num_seqs = n``, a budget that never binds, ``preemption``).
+        ``policy`` always uses block size 1.
+    block_size, preemption
+        The default engine's block size and vLLM's ``SchedulerConfig.policy`` (victim rule, and
+        the stock queue: ``fcfs`` deque or ``priority`` heap).
 
     Returns
     -------
@@ -143,10 +150,24 @@ def diff_scheduler(
         if params is not None:
             raise ValidationError("params", params, "reference 'policy' runs on the exact-agreement engine only")
         return diff_paper(instance, policy, max_steps=max_steps, scheduler=cls if cls is not None else _stock())
-    engine = params if params is not None else paper_params(instance)
+    engine = params if params is not None else engine_for(instance, block_size, preemption)
     specs = requests_from_instance(instance, policy or "fcfs")
     return diff_native(specs, engine, policy=policy, mode="native", max_steps=max_steps,
                        scheduler=cls if cls is not None else _stock())
+
+
+def engine_for(instance: Instance, block_size: int = 1, preemption: str = "fcfs") -> EngineParams:
+    """The default engine of a workload: ``ceil(M / block_size)`` blocks, ``max_num_seqs = n``,
+    every prompt in one step (the exact-agreement setting of the harness at block size 1).
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]), 4).capacity_blocks
+    3
+    """
+    base = paper_params(instance)
+    return EngineParams(capacity_blocks=-(-instance.memory // block_size), block_size=block_size,
+                        max_num_seqs=base.max_num_seqs, max_num_batched_tokens=base.max_num_batched_tokens,
+                        preemption=preemption)
 
 
 def _stock() -> Any:
@@ -256,8 +277,8 @@ class SchedulerDiff(Result):
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
-              params: EngineParams | None = None, shrink: bool = True, search: int = 0,
-              seed: int = 0) -> SchedulerDiff:
+              params: EngineParams | None = None, block_size: int = 1, preemption: str = "fcfs",
+              shrink: bool = True, search: int = 0, seed: int = 0) -> SchedulerDiff:
     """:func:`diff_scheduler` on ``instance``; on a divergence, :func:`shrink_instance` it. When
     the workload agrees and ``search > 0``, :func:`find_divergence` tries that many random small
     instances. The returned report holds the minimal diverging instance and its run."""
@@ -267,7 +288,8 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
     label = reference + (f":{policy}" if policy else "")
 
     def run(candidate: Instance) -> DiffResult:
-        return diff_scheduler(cls, candidate, reference=reference, policy=policy, params=params)
+        return diff_scheduler(cls, candidate, reference=reference, policy=policy, params=params,
+                              block_size=block_size, preemption=preemption)
 
     first = run(instance)
     minimal, checks = None, 0
