@@ -31,12 +31,15 @@ Constraint families (one function each):
   increasing between completions), exactly as the simulator's check;
 * :func:`witness_constraints`: ``y_i >= 0`` and memory ``<= M`` at every step of the horizon;
 * :func:`ratio_constraint`: ``q * sum(x_i + o_i) >= p * sum(y_i + o_i)``;
-* :func:`strengthening_constraints` (``strengthen=True``, the default): sound cuts that
-  shrink the search without losing a solution. *Symbolic lengths*: the policy's start obeys
+* :func:`strengthening_constraints` (``strengthen=True``; off by default because, measured on
+  SVF with n = 5..8, they did not make Z3 faster, and at n = 7, 8 they made it slower:
+  ``benchmarks/RESULTS.md``, section 3): sound cuts that restrict the search without losing a
+  solution. *Symbolic lengths*: the policy's start obeys
   ``x_i <= max_{j<i} (x_j + o_j)`` (an empty batch admits any head request), hence
   ``x_i <= sum_{j<i} o_j <= i o_max``, so "not fits at ``t``" is unrolled only for
   ``t < i o_max``; both makespans are at most ``sum_i o_i`` (symbolic; OPT has no idle step
-  before its last start). *Symmetry breaking* on ``S``: identical requests
+  before its last start). For ``svf`` the volume bound (Kong et al., Prop. 3.1) on ``S``.
+  *Symmetry breaking* on ``S``: identical requests
   (``s_i = s_j``, ``o_i = o_j``, ``i < j``) start in index order, ``y_i <= y_j`` (permuting
   identical requests keeps a schedule's feasibility and TEL, so some optimal schedule obeys
   all the cuts at once, and an ``unsat`` still covers OPT).
@@ -224,13 +227,19 @@ def witness_constraints(b: Z3Bounds, M, s, o, y) -> list:
     return cons
 
 
-def strengthening_constraints(b: Z3Bounds, s, o, x, y) -> list:
+def strengthening_constraints(b: Z3Bounds, s, o, x, y, policy: str = "") -> list:
     """Sound cuts (module docstring): ``x_i <= max_{j<i}(x_j + o_j)``, both makespans
-    ``<= sum o``, identical requests start in index order in ``S``."""
+    ``<= sum o``, identical requests start in index order in ``S``; for ``svf`` (volumes sorted
+    by index) the volume bound of Kong et al., Prop. 3.1, on ``S``:
+    ``M_max TEL(S) >= M TEL(S) >= sum_k (k smallest volumes) = sum_i (n - i) v_i``."""
     import z3
 
     total = z3.Sum(o)
     cons = []
+    if policy == "svf":
+        n = len(o)
+        prefix = z3.Sum([(n - i) * _volume(b, s[i], o[i]) for i in range(n)])
+        cons.append(b.memory[1] * z3.Sum([yi + oi for yi, oi in zip(y, o)]) >= prefix)
     for i in range(len(x)):
         cons += [x[i] + o[i] <= total, y[i] + o[i] <= total]
         if i:
@@ -249,9 +258,10 @@ def ratio_constraint(ratio: Fraction, x, y, o) -> Any:
     return ratio.denominator * tel_a >= ratio.numerator * tel_s
 
 
-def make_solver(policy: str, b: Z3Bounds, *, strengthen: bool = True) -> _Model:
+def make_solver(policy: str, b: Z3Bounds, *, strengthen: bool = False) -> _Model:
     """The solver with every constraint family except the ratio (added per query);
-    ``strengthen=False`` leaves out :func:`strengthening_constraints` (for comparison)."""
+    ``strengthen=True`` adds :func:`strengthening_constraints` (sound, but measured slower:
+    ``benchmarks/RESULTS.md``, section 3)."""
     import z3
 
     n = b.n
@@ -266,7 +276,7 @@ def make_solver(policy: str, b: Z3Bounds, *, strengthen: bool = True) -> _Model:
     solver.add(policy_constraints(b, M, s, o, x, strengthen=strengthen))
     solver.add(witness_constraints(b, M, s, o, y))
     if strengthen:
-        solver.add(strengthening_constraints(b, s, o, x, y))
+        solver.add(strengthening_constraints(b, s, o, x, y, policy))
     return _Model(solver, M, s, o, x, y, b)
 
 
@@ -372,7 +382,7 @@ class BisectResult(Result):
 
 def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi: Fraction | str = "5",
                  tol: Fraction | str = "1/100", timeout: float = 60.0, time_limit: float | None = None,
-                 on_query: Callable[[QueryResult], None] | None = None, strengthen: bool = True) -> BisectResult:
+                 on_query: Callable[[QueryResult], None] | None = None, strengthen: bool = False) -> BisectResult:
     """Bisect ``r`` in ``[lo, hi]``: a ``sat`` answer raises ``lo`` to the witness's own ratio; an
     ``unsat`` lowers ``hi``; an ``unknown`` ends the bisection (nothing is claimed for it).
     ``hi`` itself is queried first, so ``smallest_unsat`` is always a proved limit when set."""
@@ -390,7 +400,7 @@ def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi:
         return q
 
     first = ask(hi)
-    if first.status != "sat":
+    if first.status != "sat" and lo < hi:  # lo == hi: one query (the ceiling of a given ratio)
         hi_known = first.status == "unsat"
         q = ask(lo)
         if q.status == "sat":

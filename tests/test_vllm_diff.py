@@ -138,3 +138,17 @@ def test_vllm_witness_replays_in_vllm():
     prio = replay_in_vllm(make_witness(burst_instance(12, [(6, 3), (1, 5)]), "vllm-priority",
                                        {"r0": 0, "r1": 1}, found_by="hand"))
     assert prio.status == "agree" and prio.vllm_tel == 11 and prio.vllm_ratio == pytest.approx(11 / 9)
+
+
+def test_vllm_hunt_replays_every_witness_in_vllm(tmp_path):
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.search import SearchSpace
+
+    space = SearchSpace("vllm-fcfs", max_requests=6, memory=20, alpha_max=0.5)
+    result = hunt(space, method="anneal", time_limit=2.0, seed=1, out=tmp_path, progress=False, certify_budget=0.5)
+    assert result.replays and set(result.replays) == set(result.witnesses)
+    for replay in result.replays.values():
+        # vLLM's real scheduler and the semantics model agree, so the hunt's ratio is vLLM's
+        assert replay["status"] == "agree" and replay["vllm_tel"] == replay["model_tel"]
+    best = max(result.replays.values(), key=lambda r: r["vllm_ratio"])
+    assert best["vllm_ratio"] == pytest.approx(result.fun)
