@@ -271,7 +271,7 @@ def test_sjf_family_ratio_grows_without_bound():
         ["family", "sjf-blocking", "--size", "0"],
         ["check-witness", "/nonexistent/witness.json"],
         ["hunt", "--policy", "svf1", "--method", "z3", "--memory", "10", "--time", "1"],
-        ["z3-bisect", "--policy", "svf", "--memory", "8", "--requests", "11", "--max-prompt", "2", "--max-output", "2"],
+        ["z3-bisect", "--policy", "svf", "--memory", "8", "--requests", "31", "--max-prompt", "2", "--max-output", "2"],
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(argv, capsys, tmp_path):
