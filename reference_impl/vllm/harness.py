@@ -26,8 +26,10 @@ diverging step and shows both states; the tests hand the failing workload to Hyp
 which shrinks it to a minimal instance.
 
 vLLM is imported lazily: this module imports without vLLM; :func:`vllm_available` says
-whether the vLLM side can run. ``VLLM_TARGET_DEVICE=cpu`` is set (unless set) before vLLM
-resolves its platform (:func:`ensure_vllm_device`); importing this module sets nothing.
+whether the vLLM side can run. ``VLLM_TARGET_DEVICE=cpu`` and ``HF_HUB_OFFLINE=1`` are set
+(unless set) when this module is imported and again before vLLM is used
+(:func:`ensure_vllm_device`, which also names the variable to set when vLLM resolved its
+platform earlier without a device).
 
 Example (needs vLLM)
 --------------------
@@ -77,6 +79,13 @@ __all__ = [
 MODEL_LEN = 32768  # max_model_len of the tiny model used for every driven scheduler
 SAMPLED_TOKEN = 7  # the fake model always samples this token (never an EOS: ignore_eos anyway)
 PLUGIN_PATH = "geosched.reference_impl.vllm.plugin.GeoschedScheduler"
+
+# vLLM reads these when it resolves its platform; the harness only ever drives the scheduler on
+# CPU. Set at import (unless set) so that a module importing the harness before vLLM's scheduler
+# works; ensure_vllm_device() sets them again before every use and explains a platform that vLLM
+# resolved too early.
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 class VllmSetupError(GeoschedError):
