@@ -513,6 +513,10 @@ def diff_paper(
 
     workload = {"instance": instance.to_dict(), "policy": policy, "plugin_policy": plugin_policy or policy,
                 "backfill": backfill, "params": _params_dict(params)}
+    if scheduler is not None:  # the class under test replaced the plugin
+        workload.pop("plugin_policy")
+        workload["scheduler"] = scheduler if isinstance(scheduler, str) else \
+            f"{scheduler.__module__}.{scheduler.__qualname__}"
     label = "paper" if plugin_policy in (None, policy) else "paper-wrong-variant"
     label = "paper-scheduler" if scheduler is not None else label
     return lockstep(label, driver, model_step, lambda c: c > last_call, workload, max_steps)
@@ -584,6 +588,9 @@ def diff_native(
         "requests": [[s.id, s.arrival, s.prompt_tokens, s.max_tokens, s.priority] for s in specs],
         "policy": policy, "mode": mode, "params": _params_dict(params),
     }
+    if scheduler is not None:
+        workload["scheduler"] = scheduler if isinstance(scheduler, str) else \
+            f"{scheduler.__module__}.{scheduler.__qualname__}"
     label = "stock" if stock else mode if mode == "native" else "paper-budgets"
     label = f"scheduler-vs-{label}" if scheduler is not None else label
     return lockstep(label, driver, model_step, lambda c: not model.unfinished(), workload, max_steps)
