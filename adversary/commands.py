@@ -113,6 +113,12 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                   f"  evals {info['nfev']}  {info['evaluations_per_second']:.0f}/s")
         else:
             print(f"  {m:<7} best sat {info['best_sat']:.4f}  queries {info['queries']}")
+    for path, replay in result.replays.items():
+        if replay["status"] == "unavailable":
+            print(f"  {path}: not replayed in vLLM ({replay['message']})")
+        else:
+            print(f"  {path}: replayed in vLLM's scheduler ({replay['status']}): TEL {replay['vllm_tel']} "
+                  f"(model {replay['model_tel']}), ratio in vLLM {replay['vllm_ratio']:.4f}")
     print(f"witnesses in {args.out}; plot {result.plot or '(matplotlib missing: see ' + str(result.csv) + ')'}")
     return 0
 

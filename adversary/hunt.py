@@ -45,7 +45,6 @@ from geosched.adversary.search import (
 )
 from geosched.adversary.structured import structured_search
 from geosched.adversary.targets import get_target
-from geosched.adversary.vllm_replay import replay_in_vllm
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -412,6 +411,9 @@ def _replay_in_vllm(space: SearchSpace, files: list[str], witnesses: list[tuple[
     without vLLM), keyed by its file."""
     if get_target(space.policy).kind != "vllm":
         return {}
+    # imported here: the replay module loads the vLLM harness, which sets VLLM_TARGET_DEVICE=cpu
+    from geosched.adversary.vllm_replay import replay_in_vllm
+
     return {path: replay_in_vllm(w).to_dict() for path, (_, w) in zip(files, witnesses)}
 
 
