@@ -206,3 +206,13 @@ def test_default_space_all_variants():
     for name, variant in res.variants.items():
         assert variant["checks"]["opt_le_policy"]["failed"] == 0, name
         assert variant["checks"]["opt_ge_sum_outputs"]["failed"] == 0, name
+
+
+def test_a_union_in_two_processes_with_a_checkpoint_equals_one_process(tmp_path):
+    union = ex.SpaceUnion((ex.Space(max_n=2, max_prompt=2, max_output=2, max_memory=5), TINY))
+    one = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4)
+    two = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4, workers=2,
+                            checkpoint=tmp_path / "ck.json", resume=True)
+    assert one.instances == two.instances == ex.count_instances(union) == _independent_count(union)
+    assert one.variants["svf"]["checks"] == two.variants["svf"]["checks"]
+    assert ex.check_checkpoint(tmp_path / "ck.json")["state"]["chunks_done"] > 1

@@ -214,3 +214,21 @@ def test_default_ledger_lists_every_claim_with_a_status():
     assert result.extra["cores"]["largest_n"]["z3"] >= 2 and result.extra["cores"]["largest_n"]["cvc5"] >= 2
     assert result.extra["exhaustive"]["cross_checked"] > 0
     assert result.variants["per_variant"]["svf_arrivals"]["failures"]
+
+
+def test_a_malformed_thorough_checkpoint_is_one_line_and_names_restart(tmp_path, capsys):
+    checkpoint = tmp_path / "exhaustive.checkpoint.json"
+    checkpoint.write_text("{broken")
+    assert main(["claims", "--thorough", "--out", str(tmp_path), "--claim", "kong.volume", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(checkpoint) in err and "--restart" in err
+    assert checkpoint.read_text() == "{broken"  # nothing overwritten
+
+
+def test_restart_discards_the_thorough_checkpoint(tmp_path):
+    from geosched.verify.ledger import _prepare_checkpoint
+
+    checkpoint = tmp_path / "exhaustive.checkpoint.json"
+    checkpoint.write_text("{broken")
+    _prepare_checkpoint("thorough", tmp_path, restart=True)
+    assert not checkpoint.exists()

@@ -77,6 +77,9 @@ __all__ = [
     "run_exhaustive",
     "bound_holds",
     "prefix_bound",
+    "check_checkpoint",
+    "cells",
+    "SpaceUnion",
 ]
 
 # --------------------------------------------------------------------------- the formulas
@@ -974,6 +977,27 @@ def _jobs(space: AnySpace, arrival_space: AnySpace | None, burst_variants: Seque
     return jobs
 
 
+def check_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read an exhaustive checkpoint; a file that is not one is a one-line error naming it and the way
+    to start over.
+
+    Raises
+    ------
+    WorkloadFormatError
+        When the file is not valid JSON or not a checkpoint.
+    """
+    path = Path(path)
+    try:
+        saved = read_json(path)
+    except WorkloadFormatError as exc:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint ({exc}); start over with "
+                                  "'geosched claims --thorough --out DIR --restart' or delete the file") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; start over with "
+                                  "'geosched claims --thorough --out DIR --restart' or delete the file")
+    return saved
+
+
 def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[str],
                  resume: bool) -> tuple[dict[str, Any], float]:
     """The checkpoint's state when resuming a run of the same configuration, else a fresh one.
@@ -984,14 +1008,7 @@ def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[s
     """
     if not (resume and path and path.is_file()):
         return _new_state(variants), 0.0
-    try:
-        saved = read_json(path)
-    except WorkloadFormatError as exc:
-        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint ({exc}); start over with "
-                                  "'geosched claims --thorough --out DIR --restart' or delete the file") from None
-    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved:
-        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; start over with "
-                                  "'geosched claims --thorough --out DIR --restart' or delete the file")
+    saved = check_checkpoint(path)
     if saved["config"] != config:
         return _new_state(variants), 0.0
     return saved["state"], float(saved.get("elapsed", 0.0))

@@ -43,7 +43,7 @@ from typing import Any
 
 import z3
 
-from geosched.errors import UnknownNameError, ValidationError
+from geosched.errors import GeoschedError, UnknownNameError, ValidationError
 from geosched.results import Result
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.methods import METHODS
@@ -372,6 +372,8 @@ def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[
         started = time.perf_counter()
         try:
             item = METHODS[name](claim, ctx)
+        except GeoschedError:  # bad input (e.g. a malformed checkpoint): one line and exit 2, not a verdict
+            raise
         except Exception as exc:  # noqa: BLE001 - a crashing check is reported, never hidden
             # a check that crashed is a failure of our tooling: the claim stays unknown until it runs
             item = Evidence(name, "supporting", "unknown", f"check raised {type(exc).__name__}: {exc}",
@@ -472,6 +474,7 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in _EXHAUSTIVE_VARIANTS.get(c, ()))) or ("svf",)
+    _prepare_checkpoint(chosen_mode, out, restart)
     ctx = Context(chosen_mode, out, seed, variants, restart=restart)
     ctx.follow_dependencies = follow_dependencies
     results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
@@ -481,6 +484,20 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     return LedgerResult("refuted" if counts["refuted"] else "ok", message, time.perf_counter() - t0, tuple(results),
                         chosen_mode == "thorough", seed, str(ctx.out_if_set) if ctx.out_if_set else None, versions(),
                         reported, chosen_mode, _extra(ctx))
+
+
+def _prepare_checkpoint(mode: str, out: str | Path | None, restart: bool) -> None:
+    """A thorough run resumes its exhaustive checkpoint in ``out``: ``restart`` deletes it first; an
+    unreadable one is an error now (naming the file and ``--restart``), before hours of other checks."""
+    from geosched.verify.exhaustive import check_checkpoint
+
+    if mode != "thorough" or not out:
+        return
+    checkpoint = Path(out) / "exhaustive.checkpoint.json"
+    if restart and checkpoint.exists():
+        checkpoint.unlink()
+    elif checkpoint.exists():
+        check_checkpoint(checkpoint)
 
 
 def _closure(ids: list[str]) -> list[str]:

@@ -167,10 +167,7 @@ def _exhaustive_run(ctx: Context) -> tuple[Any, float]:
         kwargs: dict[str, Any] = {"variants": ctx.variants, "out": ctx.out_if_set, "opt_method": "dp",
                                   "cross_check": ctx.pick(10, 25, 50)}
         if ctx.thorough:
-            checkpoint = ctx.out / "exhaustive.checkpoint.json"
-            if ctx.restart and checkpoint.exists():
-                checkpoint.unlink()
-            kwargs.update(workers=2, checkpoint=checkpoint, resume=True)
+            kwargs.update(workers=2, checkpoint=ctx.out / "exhaustive.checkpoint.json", resume=True)
         space = ctx.pick(ex.QUICK_SPACE, ex.DEFAULT_SPACE, ex.THOROUGH_SPACE)
         arrivals = ctx.pick(None, ex.DEFAULT_ARRIVAL_SPACE, ex.THOROUGH_ARRIVAL_SPACE)
         return ex.run_exhaustive(space, arrival_space=arrivals, **kwargs)
