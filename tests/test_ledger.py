@@ -15,11 +15,16 @@ from geosched.verify.ledger import CLAIM_IDS, CLAIMS, ROWS, Claim, combine, run_
 
 EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
                 "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1",
-                "jaillet.thm4.3", "kong.cr48")
+                "jaillet.thm4.3", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit", "kong.emp.overhead")
 
 
 def test_claim_ids_are_exactly_the_issue_list():
     assert CLAIM_IDS == EXPECTED_IDS
+
+
+def test_quick_does_not_run_the_trace_and_says_so():
+    claim = run_claims(["kong.emp.overhead"], mode="quick").claims[0]
+    assert claim.status == "unknown" and "--quick" in claim.note
 
 
 def test_every_row_says_statement_formalization_and_difference():

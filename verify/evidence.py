@@ -43,9 +43,13 @@ from geosched.results import Result
 
 __all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES"]
 
-EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown")
+EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown",
+                     # empirical claims (geosched.verify.empirical): a paper's experiment re-run on the trace
+                     "reproduced", "partly", "not_reproduced")
 # how much each word says, for the rule "a claim is never stronger than what it depends on"
-STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "refuted": 0}
+# (the empirical words stand apart: no claim depends on an empirical one)
+STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "refuted": 0,
+            "reproduced": 3, "partly": 2, "not_reproduced": 1}
 MODES = ("quick", "default", "thorough")
 
 
@@ -57,7 +61,8 @@ class Evidence(Result):
     SUCCESS = ("proved", "checked", "consistent")
 
     method: str  # e.g. "derivation", "z3:peak_volume", "exhaustive:thm3.2", "monte-carlo:svf"
-    kind: str  # "proof", "bounded", "statistical", "supporting" (our code is the paper's algorithm), "source"
+    kind: str  # "proof", "bounded", "statistical", "supporting" (our code is the paper's algorithm), "source",
+    #            "empirical" (geosched.verify.empirical's EmpiricalEvidence carries the same first fields)
     status: str  # one of EVIDENCE_STATUSES
     message: str  # one line, generated from the constants actually checked
     bound: str | None = None  # bounded checks: the bound reached
