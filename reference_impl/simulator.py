@@ -285,9 +285,10 @@ def admission_step(
     """The admitted set of one scheduling step, as positions in ``waiting``.
 
     ``running``: ``(prompt, start, believed_end)`` with ends ``> step``; ``waiting``:
-    ``(prompt, believed_output)`` already in priority order. This is the exact code path the
-    simulator uses for every scan, exposed so that :mod:`geosched.verify` can check it
-    against a declarative specification.
+    ``(prompt, believed_output)`` already in priority order. It calls the very function every
+    decision of :func:`simulate` calls (``_admit``, on a waiting queue of ranks), so that
+    :mod:`geosched.verify` checks the simulator's own code path against a declarative
+    specification; there is no second admission implementation.
 
     >>> admission_step(12, 0, [(1, 0, 5)], [(6, 3)])
     []
@@ -296,7 +297,10 @@ def admission_step(
     """
     batch = ForwardCheck()
     batch.rebuild([(end, s - x) for s, x, end in running])
-    return scan_admissions(batch, memory, step, [(k, s, o) for k, (s, o) in enumerate(waiting)], backfill)
+    ranks = list(range(len(waiting)))  # rank k is position k; a sorted list is a valid heap
+    prompts = [s for s, _ in waiting]
+    beliefs = [o for _, o in waiting]
+    return sorted(_admit(batch, memory, step, ranks, ranks[:], prompts, beliefs, backfill))
 
 
 def simulate(

@@ -132,7 +132,8 @@ def derivation(tel_svf=None) -> Derivation:
             Step.unchecked("the trace: SVF starts pair k = 1..m at 3q(k - 1)",
                            "steps 2-3 at every pair boundary (the batch is empty again at 3qk)",
                            "a statement about the policy's complete trace; the ledger and tests/test_families.py "
-                           "compare the closed form with the simulator and the checker"),
+                           "compare the closed form with the simulator and the checker",
+                           covered_by=("simulation:svf-family",)),
             Step.identity("TEL(SVF) in closed form", sp.Sum(2 * p * k, (k, 1, m)), svf, "pair k completes at 3qk"),
             Step.identity("S: at step t = jq + a the three running requests hold a + 2q, a + q, a",
                           (a + 2 * q) + (a + q) + a, 3 * a + 3 * q, "starts iq; lifetimes 3q"),
