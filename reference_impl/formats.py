@@ -101,7 +101,8 @@ def workload_text(instance: Instance, fmt: str, *, step_seconds: float = 0.025) 
         return "\n".join(lines) + "\n"
     if fmt == "azure-csv":
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        # csv's own "\r\n" line ends: a field holding either character is then quoted (ids are free text)
+        writer = csv.writer(buffer)
         writer.writerow(_AZURE_COLUMNS + _GEOSCHED_COLUMNS)
         for r in instance.requests:
             stamp = AZURE_EPOCH + timedelta(seconds=float(r.arrival * step))
@@ -231,7 +232,7 @@ def _read_vllm_bench(path: Path, rows: list[tuple[int, Any]], memory: int | None
 def is_geosched_csv(path: str | Path) -> bool:
     """Whether a CSV file's header carries geosched's exact columns (an ``azure-csv`` export)."""
     try:
-        with Path(path).open(newline="") as handle:
+        with Path(path).open(newline="", encoding="utf-8") as handle:
             header = next(csv.reader(handle), [])
     except (OSError, UnicodeDecodeError):
         return False
@@ -239,7 +240,7 @@ def is_geosched_csv(path: str | Path) -> bool:
 
 
 def _read_azure_csv(path: Path) -> Instance:
-    reader = csv.DictReader(io.StringIO(read_text(path)))
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
     header = reader.fieldnames or []
     missing = [c for c in _AZURE_COLUMNS + _GEOSCHED_COLUMNS if c not in header]
     if missing:
