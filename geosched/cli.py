@@ -30,6 +30,7 @@ _EXTENSIONS = (
     "geosched.theory.commands",
     "geosched.adversary.commands",
     "geosched.teaching_commands",
+    "geosched.reference_impl.cluster.commands",
 )
 
 
