@@ -23,10 +23,12 @@ and fewer out-of-memory stalls on mixed short/long workloads. The ledger rows:
   linear; the router also evaluates exactly one score per replica, a tested fact).
 * ``sagesched.preemption``: on a mixed workload (80% short, 20% long outputs, lengths not
   predictable from the prompt; :func:`mixed_workload`) with the KV budget cut to 50,000 tokens
-  per replica so that memory binds (with the full budget no policy preempts at all there),
-  SageSched's preemptions against every heuristic pair's.
+  per replica so that memory binds (with the full 411,529-token budget, SageSched and the
+  best-latency heuristic did not preempt once there at rho = 0.8),
+  SageSched's preemptions against every heuristic pair's, in each configuration.
   ``reproduced``: fewer than all; ``partly``: fewer than the best-latency heuristic only;
-  ``not_reproduced`` otherwise. The ``no-safety`` ablation's count says where the difference comes from.
+  ``not_reproduced`` otherwise; the row takes the weakest configuration. The ``no-safety``
+  ablation's count says where the difference comes from.
 
 Setting: the Azure conversation trace (Patel et al., ISCA 2024) split in time (the first 30%
 fits the empirical length predictor of :mod:`geosched.reference_impl.cluster.empirical`, the
@@ -41,9 +43,10 @@ Example
 -------
 >>> from geosched.reference_impl.cluster import StepTimeModel
 >>> from geosched.reference_impl.model import Request
+>>> # 2 requests in 10 s offered; a unit replica with M = 10 runs 10 one-token requests per step
 >>> round(offered_speedup([Request("a", 0, 0, 1), Request("b", 10, 0, 1)], [StepTimeModel.unit(10)],
-...                       step_seconds=1.0, rho=1.0), 3)  # 1 request per 10 s offered, 1 per s served
-10.0
+...                       step_seconds=1.0, rho=1.0), 3)
+50.0
 """
 
 from __future__ import annotations
@@ -80,6 +83,8 @@ __all__ = [
     "mixed_workload",
     "run_grid",
     "routing_times",
+    "random_cluster_state",
+    "fitted_exponent",
     "gain_claim",
     "ablation_claim",
     "routing_claim",
@@ -87,6 +92,7 @@ __all__ = [
     "run_sagesched_claims",
     "combine_empirical",
     "format_table",
+    "format_pivot",
 ]
 
 CLUSTERS = {"homogeneous": "8xA100-80G", "heterogeneous": "4xA100-80G,4xH100-80G"}
@@ -291,7 +297,7 @@ def routing_times(sizes: Sequence[int], *, requests: int = 100, repeats: int = 3
     means = rng.uniform(10, 800, requests)
     out = {}
     for n in sizes:
-        state = _random_state(n, rng)
+        state = random_cluster_state(n, rng)
         router = make_router("sagesched")
         samples = []
         for _ in range(repeats):
@@ -303,7 +309,8 @@ def routing_times(sizes: Sequence[int], *, requests: int = 100, repeats: int = 3
     return out
 
 
-def _random_state(n: int, rng: np.random.Generator) -> ClusterState:
+def random_cluster_state(n: int, rng: np.random.Generator) -> ClusterState:
+    """N replicas with random states (A100 or H100 step-time coefficients, load, reserves)."""
     models = replica_models("1xA100-80G,1xH100-80G")
     state = ClusterState.empty(n)
     kinds = rng.integers(0, 2, n)
@@ -364,7 +371,8 @@ def preemption_claim(rows: Sequence[dict[str, Any]]) -> ClaimOutcome:
                          "best_heuristic_preemptions": best["preemptions"], "best_mean": best["mean_latency"],
                          "status": status})
     status = _EMPIRICAL_ORDER[min(status_rank)]
-    detail = "; ".join(f"{o['cluster'][:6]} rho={o['load']:g}: SageSched {o['sagesched']} "
+    detail = "; ".join(f"{o['cluster'][:6]} rho={o['load']:g} ({o['status'].replace('_', ' ')}): "
+                       f"SageSched {o['sagesched']} "
                        f"(mean {o['sagesched_mean']:.1f} s), no-safety {o['no_safety']}, "
                        f"heuristics >= {o['fewest_heuristic']}, best-latency "
                        f"{o['best_heuristic']} {o['best_heuristic_preemptions']} (mean {o['best_mean']:.1f} s)"
@@ -445,4 +453,24 @@ def format_table(rows: Sequence[dict[str, Any]]) -> str:
         lines.append(f"| {r['cluster']} | {r['load']:g} | {r['speedup']:.1f} | {r['router']} | {r['local']} | "
                      f"{r['ablation'] or '-'} | {r['mean_latency']:.2f} | {r['p95_latency']:.2f} | "
                      f"{r['slo_attainment']:.3f} | {r['goodput']:.2f} | {r['preemptions']} |")
+    return "\n".join(lines)
+
+
+def format_pivot(rows: Sequence[dict[str, Any]], cluster: str) -> str:
+    """One markdown table per cluster: a row per (router, local, ablation), per load
+    ``mean / P95 (s) / goodput (req/s) / preemptions``."""
+    mine = [r for r in rows if r["cluster"] == cluster]
+    loads = sorted({r["load"] for r in mine})
+    speedups = {r["load"]: r["speedup"] for r in mine}
+    variants = list(dict.fromkeys((r["router"], r["local"], r["ablation"]) for r in mine))
+    columns = " | ".join(f"rho={rho:g} (x{speedups[rho]:.1f})" for rho in loads)
+    header = f"| router | local | ablation | {columns} |"
+    lines = [header, "|---|---|---|" + "---|" * len(loads)]
+    for router, local, ablation in variants:
+        cells = []
+        for rho in loads:
+            r = next(x for x in mine if (x["router"], x["local"], x["ablation"], x["load"]) == (router, local, ablation,
+                                                                                                   rho))
+            cells.append(f"{r['mean_latency']:.2f} / {r['p95_latency']:.1f} / {r['goodput']:.2f} / {r['preemptions']}")
+        lines.append(f"| {router} | {local} | {ablation or '-'} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
