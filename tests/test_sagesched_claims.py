@@ -73,6 +73,8 @@ def test_combine_empirical_weakest_wins():
     assert (status, text) == ("partly", "partly") and "half" in note
     assert combine(claim, [Evidence("a", "empirical", "not_reproduced", "no")], {})[:2] == ("not_reproduced",
                                                                                           "not reproduced")
+    with_numbers = Evidence("a", "empirical", "partly", "detail", data={"summary": "+12.5% vs >= 28.7%"})
+    assert combine(claim, [with_numbers], {})[1] == "partly (+12.5% vs >= 28.7%)"
     assert sc.combine_empirical([Evidence("a", "bounded", "checked", "b", bound="n<=3")]) is None
 
 

@@ -259,7 +259,7 @@ def gain_claim(rows: Sequence[dict[str, Any]]) -> ClaimOutcome:
     detail = ", ".join(f"{c['cluster'][:6]} rho={c['load']:g}: {c['gain']:+.1%} vs {c['best_heuristic']}"
                        for c in per_config)
     return ClaimOutcome(status, f"mean TTLT gain over the best heuristic {gain:+.1%} (claimed >= 28.7%); {detail}",
-                        {"mean_gain": gain, "configurations": per_config,
+                        {"summary": f"{gain:+.1%} vs >= 28.7%", "mean_gain": gain, "configurations": per_config,
                          "efficiency": "mean TTLT (end-to-end latency, s) at equal offered load"})
 
 
@@ -283,7 +283,8 @@ def ablation_claim(rows: Sequence[dict[str, Any]]) -> ClaimOutcome:
     message = (f"loss without the distribution {distribution_loss:+.1%}, without the hybrid cost {hybrid_loss:+.1%} "
                f"(memory-only {mean['memory-only']:+.1%}, compute-only {mean['compute-only']:+.1%}); claimed about "
                f"10%; no safety quantile {mean['no-safety']:+.1%}")
-    return ClaimOutcome(status, message, {"mean_loss": mean, "per_configuration": losses})
+    return ClaimOutcome(status, message, {"summary": f"{distribution_loss:+.1%} / {hybrid_loss:+.1%} vs ~10%",
+                                          "mean_loss": mean, "per_configuration": losses})
 
 
 def routing_times(sizes: Sequence[int], *, requests: int = 100, repeats: int = 3, seed: int = 0) -> dict[int, float]:
@@ -344,7 +345,8 @@ def routing_claim(times: dict[int, float]) -> ClaimOutcome:
     listing = ", ".join(f"N={n}: {t * 1e6:.1f} us" for n, t in sorted(times.items()))
     return ClaimOutcome(status, f"time per request ~ N^{exponent:.2f} for N >= 32 ({listing}); "
                                 f"{per_replica * 1e9:.0f} ns per replica at the largest N",
-                        {"seconds_per_request": {str(k): v for k, v in times.items()}, "exponent": exponent})
+                        {"summary": f"N^{exponent:.2f}", "seconds_per_request": {str(k): v for k, v in times.items()},
+                         "exponent": exponent})
 
 
 def preemption_claim(rows: Sequence[dict[str, Any]]) -> ClaimOutcome:
@@ -377,7 +379,9 @@ def preemption_claim(rows: Sequence[dict[str, Any]]) -> ClaimOutcome:
                        f"heuristics >= {o['fewest_heuristic']}, best-latency "
                        f"{o['best_heuristic']} {o['best_heuristic_preemptions']} (mean {o['best_mean']:.1f} s)"
                        for o in outcomes)
-    return ClaimOutcome(status, f"preemptions on the mixed short/long workload: {detail}", {"configurations": outcomes})
+    summary = ", ".join(f"{o['sagesched']} vs >= {o['fewest_heuristic']}" for o in outcomes)
+    return ClaimOutcome(status, f"preemptions on the mixed short/long workload: {detail}",
+                        {"summary": summary, "configurations": outcomes})
 
 
 # ------------------------------------------------------------------ one run of all four
@@ -442,7 +446,9 @@ def combine_empirical(evidence: Sequence[Any]) -> tuple[str, str, None, str] | N
     if not evidence or any(e.kind != "empirical" for e in evidence):
         return None
     status = min((e.status for e in evidence), key=_EMPIRICAL_ORDER.index)
-    return status, status.replace("_", " "), None, "; ".join(e.message for e in evidence)
+    summaries = [e.data.get("summary") for e in evidence if getattr(e, "data", None) and e.data.get("summary")]
+    text = status.replace("_", " ") + (f" ({'; '.join(summaries)})" if summaries else "")
+    return status, text, None, "; ".join(e.message for e in evidence)
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
