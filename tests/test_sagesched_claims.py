@@ -7,6 +7,7 @@ import pytest
 from geosched.reference_impl.cluster.empirical import serving_split
 from geosched.reference_impl.model import Instance, Request
 from geosched.verify import sagesched_claims as sc
+from geosched.verify.empirical import combine_empirical
 from geosched.verify.ledger import Claim, Evidence, combine, run_claims
 
 
@@ -75,7 +76,7 @@ def test_combine_empirical_weakest_wins():
                                                                                           "not reproduced")
     with_numbers = Evidence("a", "empirical", "partly", "detail", data={"summary": "+12.5% vs >= 28.7%"})
     assert combine(claim, [with_numbers], {})[1] == "partly (+12.5% vs >= 28.7%)"
-    assert sc.combine_empirical([Evidence("a", "bounded", "checked", "b", bound="n<=3")]) is None
+    assert combine_empirical([Evidence("a", "bounded", "checked", "b", bound="n<=3")]) is None
 
 
 def _tiny_split():

@@ -48,9 +48,9 @@ import z3
 from geosched.errors import UnknownNameError
 from geosched.results import Result
 from geosched.theory import get_derivation
+from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.lemmas import largest_k, run_lemma
 from geosched.verify.policy_spec import check_policy_equivalence
-from geosched.verify.sagesched_claims import combine_empirical
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions"]
@@ -74,7 +74,7 @@ class Evidence(Result):
     """The outcome of one method on one claim."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent")
+    SUCCESS = ("proved", "checked", "consistent", "reproduced")
 
     method: str  # e.g. "derivation", "z3:peak_volume", "exhaustive", "monte-carlo"
     kind: str  # "proof", "bounded", "statistical", "supporting"
@@ -93,7 +93,7 @@ class ClaimResult(Result):
     """A claim's combined status and the evidence behind it."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent")
+    SUCCESS = ("proved", "checked", "consistent", "reproduced")
 
     id: str  # claim id
     source: str  # paper and numbering
@@ -167,6 +167,13 @@ CLAIMS: dict[str, Claim] = {
               ("derivation", "simulation:construction")),
         Claim("jaillet.thm4.3", "Jaillet et al. Thm. 4.3", "MC-SF O(1), burst, equal prompts, M >= 2 max p",
               ("derivation", "policy-spec:sjf", "exhaustive:jaillet")),
+        # empirical claims (verify/empirical.py): the Azure trace, learned predictors
+        Claim("kong.emp.svf_latency", "Kong et al. experiments", "SVF has the lowest mean and P95 latency",
+              ("trace:svf_latency",)),
+        Claim("kong.emp.onebit", "Kong et al. experiments", "1-bit SVF competitive with SJF, better tail",
+              ("trace:onebit_vs_sjf",)),
+        Claim("kong.emp.overhead", "Kong et al. experiments", "predictor overhead <= 0.06% (1-bit: 0.01%)",
+              ("trace:predictor_overhead",)),
         # SageSched's empirical claims, re-run in the cluster simulator (verify/sagesched_claims.py)
         Claim("sagesched.gain", "Gan et al. (abstract)", "SageSched: >= 28.7% efficiency over best heuristic",
               ("cluster:sagesched",)),
@@ -578,6 +585,7 @@ _METHODS: dict[str, Callable[[Claim, _Context], Evidence]] = {
     "monte-carlo:svf1": _monte_carlo("svf1"),
     "simulation:family": _sjf_family,
     "simulation:construction": _jaillet_construction,
+    **EMPIRICAL_METHODS,
     "cluster:sagesched": _sagesched,
 }
 

@@ -90,7 +90,6 @@ __all__ = [
     "routing_claim",
     "preemption_claim",
     "run_sagesched_claims",
-    "combine_empirical",
     "format_table",
     "format_pivot",
 ]
@@ -438,17 +437,6 @@ def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, trace: str | 
     outcomes["sagesched.gain"].data["rows"] = rows
     outcomes["sagesched.preemption"].data["rows"] = mixed_rows
     return outcomes
-
-
-def combine_empirical(evidence: Sequence[Any]) -> tuple[str, str, None, str] | None:
-    """The ledger status of a claim whose evidence is all ``empirical``: the weakest outcome wins
-    (``unknown`` < ``not_reproduced`` < ``partly`` < ``reproduced``); ``None`` for other claims."""
-    if not evidence or any(e.kind != "empirical" for e in evidence):
-        return None
-    status = min((e.status for e in evidence), key=_EMPIRICAL_ORDER.index)
-    summaries = [e.data.get("summary") for e in evidence if getattr(e, "data", None) and e.data.get("summary")]
-    text = status.replace("_", " ") + (f" ({'; '.join(summaries)})" if summaries else "")
-    return status, text, None, "; ".join(e.message for e in evidence)
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
