@@ -421,3 +421,24 @@ def test_trace_slice_on_a_heterogeneous_cluster():
         again = simulate(replica.instance, FixedKeys(replica.keys), predictor=FixedPredictions(replica.beliefs))
         assert again.starts == replica.starts and again.evictions == replica.evictions
     assert result.metrics["mean_latency"] > 0
+
+
+def test_learned_distributions_plug_in_without_look_ahead():
+    pytest.importorskip("torch")
+    from geosched.reference_impl.cluster.empirical import learned_distribution
+
+    requests = [Request(f"r{k}", 40 * k, 50 + 97 * (k % 9), 3 + (k * 37) % 400) for k in range(60)]
+    instance = Instance(10_000, requests)
+    predict = learned_distribution(instance, step_seconds=0.025)
+    first = [predict(r) for r in requests]
+    assert all(isinstance(d, LengthDistribution) for d in first)
+    # the outputs of requests arriving at or after r30 cannot change r30's prediction (nor any earlier one's)
+    changed = Instance(10_000, [Request(r.id, r.arrival, r.prompt, 999 if k >= 30 else r.output)
+                                for k, r in enumerate(requests)])
+    again = learned_distribution(changed, step_seconds=0.025)
+    assert [again(r) for r in changed.requests[:31]] == first[:31]
+    with pytest.raises(ValidationError, match="train_fraction"):
+        learned_distribution(instance, train_fraction=0.5)
+    result = simulate_cluster(requests[30:], [StepTimeModel("toy", 1.0, 0.01, 0.001, 0.001, 10_000)] * 2,
+                              router="sagesched", local="sagesched", distribution=predict)
+    assert all(rep.feasible for rep in result.replicas)

@@ -32,9 +32,11 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--ablation", default=None, choices=ABLATIONS, help="remove one part of SageSched")
     p.add_argument("--belief", default="auto", choices=BELIEFS, help="what the local memory check believes")
     p.add_argument("--safety-quantile", type=float, default=0.9, help="quantile memory is kept under (0.9)")
-    p.add_argument("--lengths", default="empirical", choices=("empirical", "oracle"),
-                   help="predicted length distributions: fitted on the past, or the true lengths")
-    p.add_argument("--train-fraction", type=float, default=0.3, help="first part of the workload to fit on (0.3)")
+    p.add_argument("--lengths", default="empirical", choices=("empirical", "oracle", "learned"),
+                   help="predicted length distributions: a histogram fitted on the past, the true lengths, or the "
+                        "trained distribution model (torch; serve only what it was not trained on)")
+    p.add_argument("--train-fraction", type=float, default=None,
+                   help="first part of the workload, not served (default 0.3; 0.7 with --lengths learned)")
     p.add_argument("--speedup", type=float, default=10.0, help="arrivals this many times faster (default 10)")
     p.add_argument("--arrivals", choices=("online", "burst"), default="online", help="for traces (default online)")
     p.add_argument("--step-seconds", type=float, default=0.025, help="seconds per arrival step (default 0.025)")
@@ -55,7 +57,8 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed, arrivals=args.arrivals,
                              step_seconds=args.step_seconds, limit=args.limit)
     models = replica_models(args.replicas, model=args.model, memory=args.memory, unit_memory=instance.memory)
-    split = serving_split(instance, train_fraction=args.train_fraction, lengths=args.lengths)
+    fraction = args.train_fraction if args.train_fraction is not None else (0.7 if args.lengths == "learned" else 0.3)
+    split = serving_split(instance, train_fraction=fraction, lengths=args.lengths, step_seconds=args.step_seconds)
     seed = args.seed if args.seed is not None else 0
     result = simulate_cluster(
         split.serve, models, router=args.router, local=args.local, distribution=split.distribution,
@@ -73,8 +76,10 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
 
 def _print(summary, result) -> None:
     m = result.metrics
-    print(f"workload {summary['workload']}: {result.n} requests served ({summary['train']} earlier ones fit the "
-          f"{summary['lengths']} predictor), arrivals x{result.speedup:g}")
+    role = {"empirical": "fit the empirical predictor", "learned": "not served (the learned model's training part)",
+            "oracle": "not served"}[summary["lengths"]]
+    print(f"workload {summary['workload']}: {result.n} requests served ({summary['train']} earlier ones {role}), "
+          f"arrivals x{result.speedup:g}")
     print(f"cluster {summary['replicas']} ({summary['model']}), router {result.router}, local {result.local}"
           f"{', ablation ' + result.ablation if result.ablation else ''}, beliefs {result.belief}"
           f"{f' (q={result.safety_quantile:g})' if result.belief == 'quantile' else ''}")

@@ -12,8 +12,10 @@ bucket with fewer than ``min_count`` requests uses the histogram of the whole tr
 Nothing of the part being served is seen: its requests are only looked up by prompt length.
 
 The cluster simulator takes any callable ``request -> LengthDistribution``
-(:class:`EmpiricalLengthModel` is one, :func:`oracle_distribution` another), so a learned
-model plugs in the same way.
+(:class:`EmpiricalLengthModel` is one, :func:`oracle_distribution` another). The learned
+distribution model of :mod:`geosched.reference_impl.predictors` (issue 13: prompt length and the
+recent outputs of finished requests, SageSched's "prompt content plus past results") plugs in
+through :func:`learned_distribution` (``lengths="learned"``; needs torch, ``geosched[predict]``).
 
 Example
 -------
@@ -39,9 +41,9 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.predictors import LengthDistribution, log_spaced_edges
 
 __all__ = ["EmpiricalLengthModel", "time_ordered_split", "oracle_distribution", "ServingSplit", "serving_split",
-           "LENGTH_SOURCES"]
+           "learned_distribution", "LENGTH_SOURCES"]
 
-LENGTH_SOURCES = ("empirical", "oracle")
+LENGTH_SOURCES = ("empirical", "oracle", "learned")
 
 
 def time_ordered_split(instance: Instance, train_fraction: float) -> tuple[list[Request], list[Request]]:
@@ -114,12 +116,16 @@ class ServingSplit:
     train: tuple[Request, ...]  # the first part in arrival order (seen only by the predictor)
     serve: tuple[Request, ...]  # the rest, to be served
     distribution: Callable[[Request], LengthDistribution]  # the predicted distribution of a request
-    lengths: str  # "empirical" or "oracle"
+    lengths: str  # "empirical", "oracle" or "learned"
 
 
 def serving_split(instance: Instance, *, train_fraction: float = 0.3, lengths: str = "empirical",
-                  prompt_buckets: int = 8, length_bins: int = 16) -> ServingSplit:
-    """Split ``instance`` in time and fit the predictor on the first part (``oracle``: no fit).
+                  prompt_buckets: int = 8, length_bins: int = 16, step_seconds: float = 0.025,
+                  model: str | None = None) -> ServingSplit:
+    """Split ``instance`` in time and fit the predictor on the first part (``oracle``: no fit;
+    ``learned``: the trained distribution model ``model``, default the shipped one, which needs
+    ``train_fraction`` at least the fraction it was trained on, so that no served request was
+    in its training data; arrival step ``a`` is ``a * step_seconds`` seconds).
 
     >>> from geosched.reference_impl.workloads import generate
     >>> split = serving_split(generate("chat", n=100, seed=1), train_fraction=0.5)
@@ -131,7 +137,42 @@ def serving_split(instance: Instance, *, train_fraction: float = 0.3, lengths: s
     train, serve = time_ordered_split(instance, train_fraction)
     if lengths == "oracle":
         return ServingSplit(tuple(train), tuple(serve), oracle_distribution, lengths)
+    if lengths == "learned":
+        return ServingSplit(tuple(train), tuple(serve),
+                            learned_distribution(instance, step_seconds=step_seconds, model=model,
+                                                 train_fraction=train_fraction), lengths)
     if not train:
         raise ValidationError("train_fraction", train_fraction, "leaves no request to fit the empirical predictor on")
     model = EmpiricalLengthModel.fit(train, prompt_buckets=prompt_buckets, length_bins=length_bins)
     return ServingSplit(tuple(train), tuple(serve), model, lengths)
+
+
+def learned_distribution(instance: Instance, *, step_seconds: float = 0.025, model: str | None = None,
+                         train_fraction: float | None = None) -> Callable[[Request], LengthDistribution]:
+    """The trained distribution model's prediction for every request of ``instance``, by id.
+
+    Features come from :func:`geosched.reference_impl.predictors.features.feature_matrix`: a
+    request's history holds only requests that finished (nominally) before it arrived. With
+    ``train_fraction`` given, it must be at least the fraction of the trace the model was
+    trained on (its provenance), else served requests would have been training data.
+
+    Raises
+    ------
+    MissingExtraError
+        Without torch (``pip install 'geosched[predict]'``).
+    ValidationError
+        For a model that is not a distribution model, or a ``train_fraction`` below its own.
+    """
+    from geosched.reference_impl.predictors.artifact import default_model_path, load_model
+    from geosched.reference_impl.predictors.features import RequestLog, feature_matrix
+
+    path = model if model is not None else default_model_path("dist")
+    loaded = load_model(path, kind="dist")
+    trained_on = loaded.provenance.get("config", {}).get("train_fraction")
+    if train_fraction is not None and trained_on is not None and train_fraction < trained_on:
+        raise ValidationError("train_fraction", train_fraction,
+                              f"must be >= {trained_on}, the part of the trace the model {path} was trained on")
+    log = RequestLog.from_instance(instance, step_seconds)
+    rows = feature_matrix(log, loaded.features, step_seconds=step_seconds)
+    by_id = {r.id: d for r, d in zip(instance.requests, loaded.distributions(rows))}
+    return lambda request: by_id[request.id]
