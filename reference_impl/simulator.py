@@ -287,9 +287,10 @@ def admission_step(
     """The admitted set of one scheduling step, as positions in ``waiting``.
 
     ``running``: ``(prompt, start, believed_end)`` with ends ``> step``; ``waiting``:
-    ``(prompt, believed_output)`` already in priority order. This is the exact code path the
-    simulator uses for every scan, exposed so that :mod:`geosched.verify` can check it
-    against a declarative specification.
+    ``(prompt, believed_output)`` already in priority order. It calls the very function every
+    decision of :func:`simulate` calls (``_admit``, on a waiting queue of ranks), so that
+    :mod:`geosched.verify` checks the simulator's own code path against a declarative
+    specification; there is no second admission implementation.
 
     >>> admission_step(12, 0, [(1, 0, 5)], [(6, 3)])
     []
@@ -298,7 +299,10 @@ def admission_step(
     """
     batch = ForwardCheck()
     batch.rebuild([(end, s - x) for s, x, end in running])
-    return scan_admissions(batch, memory, step, [(k, s, o) for k, (s, o) in enumerate(waiting)], backfill)
+    ranks = list(range(len(waiting)))  # rank k is position k; a sorted list is a valid heap
+    prompts = [s for s, _ in waiting]
+    beliefs = [o for _, o in waiting]
+    return sorted(_admit(batch, memory, step, ranks, ranks[:], prompts, beliefs, backfill))
 
 
 def simulate(
@@ -463,23 +467,26 @@ class ReplicaEngine:
                       listener: EngineListener | None = None) -> ReplicaEngine:
         """An engine holding every request of ``instance``, ranked by ``(key, arrival, position)``."""
         engine = cls(instance.memory, backfill=backfill, observer=observer, listener=listener)
+        engine._load(instance, keys, predicted)
+        return engine
+
+    def _load(self, instance: Instance, keys: Sequence[Any], predicted: Sequence[int]) -> None:
         requests = instance.requests
         n = len(requests)
-        engine.ids = [r.id for r in requests]
-        engine.prompt = [r.prompt for r in requests]
-        engine.true_out = [r.output for r in requests]
-        engine.arrival = [r.arrival for r in requests]
-        engine.order = sorted(range(n), key=lambda i: (keys[i], engine.arrival[i], i))
-        engine.rank = [0] * n
-        for position, i in enumerate(engine.order):
-            engine.rank[i] = position
+        self.ids = [r.id for r in requests]
+        self.prompt = [r.prompt for r in requests]
+        self.true_out = [r.output for r in requests]
+        self.arrival = [r.arrival for r in requests]
+        self.order = sorted(range(n), key=lambda i: (keys[i], self.arrival[i], i))
+        self.rank = [0] * n
+        for position, i in enumerate(self.order):
+            self.rank[i] = position
         # A prediction above M - s is impossible for a valid request and would block it forever.
-        engine.belief = [min(p, engine.memory - s) for p, s in zip(predicted, engine.prompt)]
-        engine.exact = engine.belief == engine.true_out
-        engine.by_arrival = sorted(range(n), key=lambda i: engine.arrival[i])
-        engine.start = [-1] * n
-        engine.next_decision = engine.arrival[engine.by_arrival[0]] if n else None
-        return engine
+        self.belief = [min(p, self.memory - s) for p, s in zip(predicted, self.prompt)]
+        self.exact = self.belief == self.true_out
+        self.by_arrival = sorted(range(n), key=lambda i: self.arrival[i])
+        self.start = [-1] * n
+        self.next_decision = self.arrival[self.by_arrival[0]] if n else None
 
     def submit(self, request: Request, *, key: Any, belief: int, position: int,
                arrival: int | None = None) -> int:

@@ -68,7 +68,7 @@ def test_preemption_status_rule():
 
 
 def test_combine_empirical_weakest_wins():
-    claim = Claim("x", "src", "stmt", ())
+    claim = Claim("x", "src", "stmt", "formalization", "difference", ())
     evidence = [Evidence("a", "empirical", "reproduced", "ok"), Evidence("b", "empirical", "partly", "half")]
     status, text, _, note = combine(claim, evidence, {})
     assert (status, text) == ("partly", "partly") and "half" in note
