@@ -32,6 +32,7 @@ _EXTENSIONS = (
     "geosched.reference_impl.predictors.commands",
     "geosched.reference_impl.vllm.commands",
     "geosched.teaching_commands",
+    "geosched.reference_impl.cluster.commands",
 )
 
 
