@@ -7,6 +7,7 @@ import sys
 
 from geosched.adversary.targets import target_names
 from geosched.errors import ValidationError
+from geosched.executor import SPEC_HELP, cluster_spec
 from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["add_commands"]
@@ -45,6 +46,13 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
     p.add_argument("--target", type=float, default=None, help="stop a search once this ratio is reached")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--rounds", type=int, default=None,
+                   help="reproducible mode: this many rounds of --restarts restarts of --evals evaluations, the best "
+                   "witnesses passed on between rounds (--method anneal or structured; --time is not used)")
+    p.add_argument("--restarts", type=int, default=8, help="with --rounds: restarts per round (default 8)")
+    p.add_argument("--evals", type=int, default=2000, help="with --rounds: evaluations per restart (default 2000)")
+    p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
+                   help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_hunt)
 
     p = subparsers.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
@@ -98,14 +106,17 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
-                  force=args.force, target=args.target, progress=not args.quiet, ties=args.ties)
+                  force=args.force, target=args.target, progress=not args.quiet, ties=args.ties, rounds=args.rounds,
+                  restarts=args.restarts, evals=args.evals, executor=args.cluster)
     if args.json:
         emit_json(result.to_dict())
         return 0
     for path in result.counterexamples:
         print(f"COUNTEREXAMPLE to Kong et al. Thm 3.2: {path}")
     best = f"{result.fun:.4f}" if result.fun is not None else "none"
-    print(f"best certified ratio {best} ({result.message}); M = {memory}, {args.time:g} s this run")
+    budget = (f"{args.rounds} rounds x {args.restarts} restarts x {args.evals} evaluations" if args.rounds
+              else f"{args.time:g} s this run")
+    print(f"best certified ratio {best} ({result.message}); M = {memory}, {budget}")
     for m, info in result.methods.items():
         if "certified" in info:
             certified = [round(c, 4) for c in info["certified"]]

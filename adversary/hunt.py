@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from geosched.adversary.rounds import RoundsRun, run_rounds
 from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
     Candidate,
@@ -48,6 +49,7 @@ from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.executor import SerialExecutor, parse_spec
 from geosched.output import write_json_atomic, write_text_atomic
 from geosched.reference_impl.jsonfile import read_json
 from geosched.results import Result
@@ -234,6 +236,10 @@ def hunt(
     z3_bounds: dict[str, Any] | None = None,
     certify_budget: float = 5.0,
     ties: str = "given",
+    rounds: int | None = None,
+    restarts: int = 8,
+    evals: int = 2000,
+    executor: Any = None,
 ) -> HuntResult:
     """Search for instances on which ``space.policy`` is far from optimal, with certified ratios.
 
@@ -258,6 +264,14 @@ def hunt(
         Stop a search once it reaches this certified ratio.
     ties : {"given", "robust"}
         ``structured`` only: score the worse of the given and the reversed order of equal keys.
+    rounds, restarts, evals : int, optional
+        With ``rounds``: instead of one time-limited search, ``rounds`` rounds of ``restarts``
+        restarts of ``evals`` evaluations (:mod:`geosched.adversary.rounds`: reproducible, the
+        best witnesses passed on between rounds, a checkpoint after each round); ``time_limit``
+        is then not used. ``method`` must be ``anneal`` or ``structured``.
+    executor : concurrent.futures.Executor or str, optional
+        Where the restarts run (:func:`geosched.executor.make_executor` spec: ``"serial"``,
+        ``"local:N"``, ``"tcp://HOST:PORT"``); needs ``rounds``. Same result on every executor.
 
     Returns
     -------
@@ -281,6 +295,9 @@ def hunt(
     ('completed', True)
     """
     methods = _methods_to_run(space, method)
+    if rounds is None and not _is_serial(executor):
+        raise ValidationError("--cluster", executor, "needs --rounds (a time-limited search cannot be split into "
+                              "reproducible jobs; rounds of restarts can)")
     directory = _HuntDirectory(out, resume=resume, force=force)
     with directory:
         checkpoint: dict[str, Any] = {"space": space.to_dict(), "seed": seed, "methods": {}}
@@ -291,6 +308,10 @@ def hunt(
         children = dict(zip(METHODS, np.random.SeedSequence(seed).spawn(len(METHODS))))
         shares = _shares(methods)
         results: dict[str, Any] = {}
+        if rounds is not None:
+            results[method] = _run_rounds(method, space, directory, checkpoint, seed, show,
+                                          (rounds, restarts, evals), executor, ties)
+            return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
         for m in methods:
             results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
                                      target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds, ties=ties)
@@ -336,6 +357,33 @@ def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoin
     checkpoint["methods"][m] = {"kind": "search", "state": res.state}
     directory.save(checkpoint)
     return res
+
+
+def _is_serial(executor: Any) -> bool:
+    if executor is None or isinstance(executor, SerialExecutor):
+        return True
+    return isinstance(executor, str) and parse_spec(executor)[0] == "serial"
+
+
+def _run_rounds(method: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any],
+                seed: Any, show: _Progress, budget: tuple[int, int, int], executor: Any, ties: str) -> RoundsRun:
+    """Rounds of restarts (:func:`~geosched.adversary.rounds.run_rounds`), the checkpoint written after each."""
+    state = checkpoint["methods"].get(method)
+    if state is not None and state.get("kind") != "rounds":
+        raise ValidationError("--resume", str(directory.checkpoint_path),
+                              "holds a time-limited search; resume it without --rounds, or start over with --force")
+
+    def save(round_state: dict[str, Any]) -> None:
+        checkpoint["methods"][method] = round_state
+        directory.save(checkpoint)
+        show.show(method, round_state["elite"][0][0], round_state["nfev"], round_state["wall_time"],
+                  round_state["nfev"] / max(round_state["wall_time"], 1e-9), force=True)
+
+    rounds, restarts, evals = budget
+    run = run_rounds(space, method, rounds=rounds, restarts=restarts, evals=evals, seed=seed, executor=executor,
+                     state=state, save=save, ties=ties)
+    show.done()
+    return run
 
 
 def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None,

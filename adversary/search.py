@@ -271,13 +271,17 @@ def anneal(
     t_start: float = 0.05,
     t_end: float = 0.0005,
     cycle_seconds: float = 60.0,
+    cycle_evals: int | None = None,
 ) -> SearchResult:
     """Simulated annealing on ``log(ratio)`` with cyclic geometric cooling.
 
     Accepts a worse neighbour with probability ``exp((log r' - log r) / T)``; ``T`` decays from
     ``t_start`` to ``t_end`` over each cycle of ``min(cycle_seconds, time_limit)`` seconds, and a
     new cycle restarts from the best instance (or, one time in three, from a fresh random one).
-    ``state`` (from a previous result) resumes a search: counts and history continue.
+    ``cycle_evals`` measures the cycle in iterations instead of seconds: with ``max_evals`` and
+    an infinite ``time_limit`` the search is then a function of ``rng`` alone (the restarts of
+    :mod:`geosched.adversary.rounds` rely on it). ``state`` (from a previous result) resumes a
+    search: counts and history continue.
     ``callback(result)`` is called about every ``callback_every`` seconds; returning True stops.
     """
     gen, seed = _rng_from(rng)
@@ -316,7 +320,7 @@ def anneal(
                    "elite": [e.to_dict() for e in elite.items], "seed": seed},
         )
 
-    cycle_start = time.perf_counter()
+    cycle_start, cycle_start_it = time.perf_counter(), nit
     while True:
         now = time.perf_counter()
         if now - t0 >= time_limit:
@@ -328,9 +332,9 @@ def anneal(
         if target is not None and best.score >= target:
             status = "target_reached"
             break
-        frac = (now - cycle_start) / cycle
+        frac = (nit - cycle_start_it) / cycle_evals if cycle_evals else (now - cycle_start) / cycle
         if frac >= 1.0:
-            cycle_start = now
+            cycle_start, cycle_start_it = now, nit
             current = best.copy() if gen.random() < 2 / 3 else random_candidate(space, gen)
             if np.isnan(current.score):
                 fitness(space, current)

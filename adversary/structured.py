@@ -298,6 +298,7 @@ def structured_search(
     t_start: float = 0.05,
     t_end: float = 0.0005,
     cycle_seconds: float = 60.0,
+    cycle_evals: int | None = None,
 ) -> SearchResult:
     """Simulated annealing on ``log(certified ratio)`` over :class:`Description` s.
 
@@ -326,6 +327,9 @@ def structured_search(
     t_start, t_end, cycle_seconds : float
         The temperature falls geometrically from ``t_start`` to ``t_end`` over each cycle; a new
         cycle restarts from the best description (two times in three) or a random one.
+    cycle_evals : int, optional
+        The cycle in iterations instead of seconds: with ``max_evals`` and an infinite
+        ``time_limit`` the search is a function of ``rng`` alone (:mod:`geosched.adversary.rounds`).
 
     Returns
     -------
@@ -354,7 +358,7 @@ def structured_search(
     if state:  # a resumed search keeps its own settings
         seed, max_groups, ties = state.get("seed", seed), state.get("max_groups", max_groups), state.get("ties", ties)
     options = {"max_groups": max_groups, "ties": ties, "seed": seed,
-               "schedule": (t_start, t_end, max(1e-3, min(cycle_seconds, time_limit)))}
+               "schedule": (t_start, t_end, max(1e-3, min(cycle_seconds, time_limit))), "cycle_evals": cycle_evals}
     t0 = time.perf_counter()
     status = _anneal_loop(space, walk, gen, t0, time_limit, max_evals, target, callback, callback_every, options)
     elapsed = walk.base_time + time.perf_counter() - t0
@@ -382,7 +386,9 @@ def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: 
     """Mutate, score, accept by the Metropolis rule; returns why it stopped."""
     t_start, t_end, cycle = options["schedule"]
     max_groups, ties = options["max_groups"], options["ties"]
+    cycle_evals = options.get("cycle_evals")
     cycle_start = last_callback = t0
+    cycle_start_it = walk.nit
     while True:
         now = time.perf_counter()
         if now - t0 >= time_limit:
@@ -391,15 +397,16 @@ def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: 
             return "max_evaluations"
         if target is not None and walk.best_score >= target:
             return "target_reached"
-        if now - cycle_start >= cycle:
-            cycle_start = now
+        frac = (walk.nit - cycle_start_it) / cycle_evals if cycle_evals else (now - cycle_start) / cycle
+        if frac >= 1.0:
+            cycle_start, cycle_start_it, frac = now, walk.nit, 0.0
             if gen.random() < 2 / 3:
                 walk.current, walk.current_score = walk.best, walk.best_score
             else:
                 walk.current = random_description(space, gen, max_groups)
                 walk.current_score = score_description(space, walk.current, ties).score
                 walk.nfev += 1
-        temperature = t_start * (t_end / t_start) ** ((now - cycle_start) / cycle)
+        temperature = t_start * (t_end / t_start) ** frac
         trial, _ = mutate_description(space, walk.current, gen, max_groups)
         score = score_description(space, trial, ties).score
         walk.nfev += 1

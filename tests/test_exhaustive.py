@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import itertools
 import json
 
@@ -208,11 +209,13 @@ def test_default_space_all_variants():
         assert variant["checks"]["opt_ge_sum_outputs"]["failed"] == 0, name
 
 
-def test_a_union_in_two_processes_with_a_checkpoint_equals_one_process(tmp_path):
+def test_a_union_on_a_thread_pool_with_a_checkpoint_equals_one_process(tmp_path):
     union = ex.SpaceUnion((ex.Space(max_n=2, max_prompt=2, max_output=2, max_memory=5), TINY))
     one = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4)
-    two = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4, workers=2,
-                            checkpoint=tmp_path / "ck.json", resume=True)
+    # any concurrent.futures executor will do (left open by run_exhaustive); tests/test_cluster.py runs Dask
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        two = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4,
+                                executor=pool, checkpoint=tmp_path / "ck.json", resume=True)
     assert one.instances == two.instances == ex.count_instances(union) == _independent_count(union)
     assert one.variants["svf"]["checks"] == two.variants["svf"]["checks"]
     assert ex.check_checkpoint(tmp_path / "ck.json")["state"]["chunks_done"] > 1

@@ -6,7 +6,9 @@ evidence; ``--json`` prints the same as one object (with versions and seed); ``-
 one claim (an unknown id is a one-line error, exit 2); ``--quick`` a smaller set of checks (well
 under 30 s; what it cannot reach stays ``unknown`` or ``vacuous``); ``--thorough`` the long
 versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
-``--restart`` starts a thorough run over instead of resuming its checkpoint. A progress bar goes
+``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--cluster local:N``
+or ``--cluster tcp://HOST:PORT`` runs the exhaustive and Monte-Carlo chunks on Dask (same
+result as serial, the default; docs/cluster.md). A progress bar goes
 to stderr while the checks run (unless ``--json`` on a non-terminal, or ``--no-progress``).
 Exit status: 0, or 1 when some claim is refuted.
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+from geosched.executor import SPEC_HELP, cluster_spec
 
 __all__ = ["add_commands"]
 
@@ -32,6 +36,8 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--restart", action="store_true",
                    help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
+                   help=f"where the chunked checks run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_claims)
 
 
@@ -48,7 +54,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     bar = _progress_bar(args.claim or list(CLAIMS), CLAIMS, show)
     try:
         result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                            progress=bar.step if bar else None)
+                            progress=bar.step if bar else None, executor=args.cluster)
     finally:
         if bar:
             bar.close()

@@ -81,8 +81,9 @@ class Context:
     """Shared state of one ledger run: the mode, cached expensive runs, the output folder."""
 
     def __init__(self, mode: str, out: str | Path | None, seed: int, variants: tuple[str, ...],
-                 restart: bool = False) -> None:
+                 restart: bool = False, executor: Any = None) -> None:
         self.mode = mode
+        self.executor = executor  # where the chunked runs go (geosched.executor); None: serial
         self.thorough = mode == "thorough"
         self.quick = mode == "quick"
         self.seed = seed

@@ -46,12 +46,14 @@ import itertools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.executor import using_executor
 from geosched.output import write_text_atomic
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
@@ -885,7 +887,7 @@ def run_exhaustive(
     checkpoint: str | Path | None = None,
     resume: bool = False,
     max_seconds: float | None = None,
-    workers: int = 1,
+    executor: Executor | str | None = None,
     chunk_size: int = 200,
     callback: Callable[[dict[str, Any]], None] | None = None,
 ) -> ExhaustiveResult:
@@ -908,8 +910,10 @@ def run_exhaustive(
         State file written after every chunk; with ``resume=True`` a matching file is continued.
     max_seconds:
         Stop after the chunk that passes this time (``status="partial"``; resume later).
-    workers:
-        Processes (``multiprocessing``); 1 runs in this process.
+    executor:
+        Where the chunks run: a :class:`concurrent.futures.Executor` (left open) or a spec for
+        :func:`geosched.executor.make_executor` (``"serial"``, the default; ``"local:N"``;
+        ``"tcp://HOST:PORT"``). Chunks are merged in order, so every executor gives the serial result.
     callback:
         Called with ``{"chunks_done", "chunks", "instances"}`` after every chunk.
     """
@@ -934,7 +938,8 @@ def run_exhaustive(
             write_text_atomic(checkpoint_path, json.dumps({"config": config, "state": state,
                                                            "elapsed": previous_elapsed + time.perf_counter() - t0}))
 
-    _run_jobs(jobs, state, save, callback, workers, None if max_seconds is None else t0 + max_seconds)
+    with using_executor(executor) as pool:
+        _run_jobs(jobs, state, save, callback, pool, None if max_seconds is None else t0 + max_seconds)
     complete = state["chunks_done"] == len(jobs)
     expected = (count_instances(space) if burst_variants else 0) + \
         (count_instances(arrival_space) if arrival_variants else 0)
@@ -1015,29 +1020,15 @@ def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[s
 
 
 def _run_jobs(jobs: list[tuple], state: dict[str, Any], save: Callable[[], None],
-              callback: Callable[[dict[str, Any]], None] | None, workers: int, deadline: float | None) -> None:
-    """Run the chunks not yet done, merging and checkpointing after each one."""
-    pending = jobs[state["chunks_done"]:]
-
-    def after_chunk(part: dict[str, Any]) -> bool:
+              callback: Callable[[dict[str, Any]], None] | None, pool: Executor, deadline: float | None) -> None:
+    """Run the chunks not yet done on ``pool``, merging (in chunk order) and checkpointing after each one."""
+    for part in pool.map(_run_chunk, jobs[state["chunks_done"]:]):
         _merge(state, part)
         save()
         if callback:
             callback({"chunks_done": state["chunks_done"], "chunks": len(jobs), "instances": state["instances"]})
-        return deadline is not None and time.perf_counter() > deadline
-
-    if workers > 1 and len(pending) > 1:
-        import multiprocessing
-
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for part in pool.imap(_run_chunk, pending):
-                if after_chunk(part):
-                    pool.terminate()
-                    break
-    else:
-        for job in pending:
-            if after_chunk(_run_chunk(job)):
-                break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
 
 
 def _summarise_variants(state: dict[str, Any], variants: Sequence[str],

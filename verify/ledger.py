@@ -44,6 +44,7 @@ from typing import Any
 import z3
 
 from geosched.errors import GeoschedError, UnknownNameError, ValidationError
+from geosched.executor import using_executor
 from geosched.results import Result
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
@@ -474,7 +475,8 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
 
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
-               progress: Progress | None = None, follow_dependencies: bool = True) -> LedgerResult:
+               progress: Progress | None = None, follow_dependencies: bool = True,
+               executor: Any = None) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
     Parameters
@@ -498,6 +500,10 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     follow_dependencies : bool
         ``False`` runs only the claims asked for and combines them without the claims they rest
         on (rule 3 and the cap are skipped; the note says so). Used by the mutation campaign.
+    executor : concurrent.futures.Executor or str, optional
+        Where the exhaustive run and the Monte-Carlo run their chunks: an executor or a spec of
+        :func:`geosched.executor.make_executor` (``"serial"``, the default; ``"local:N"``;
+        ``"tcp://HOST:PORT"``). The statuses and evidence do not depend on it.
 
     Returns
     -------
@@ -528,10 +534,11 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in _EXHAUSTIVE_VARIANTS.get(c, ()))) or ("svf",)
     _prepare_checkpoint(chosen_mode, out, restart)
-    ctx = Context(chosen_mode, out, seed, variants, restart=restart)
-    ctx.follow_dependencies = follow_dependencies
-    results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
-    reported = _reported_variants(ctx, progress) if claim_ids is None and chosen_mode != "quick" else {}
+    with using_executor(executor) as pool:
+        ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool)
+        ctx.follow_dependencies = follow_dependencies
+        results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
+        reported = _reported_variants(ctx, progress) if claim_ids is None and chosen_mode != "quick" else {}
     counts = {status: sum(c.status == status for c in results) for status in EVIDENCE_STATUSES}
     message = f"{len(results)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
     return LedgerResult("refuted" if counts["refuted"] else "ok", message, time.perf_counter() - t0, tuple(results),
@@ -588,7 +595,7 @@ def _reported_variants(ctx: Context, progress: Progress | None) -> dict[str, Any
     space = ex.DEFAULT_VARIANT_SPACE if not ctx.thorough else ex.THOROUGH_SPACE.boxes[-1]
     arrivals = ex.DEFAULT_ARRIVAL_SPACE if not ctx.thorough else ex.THOROUGH_ARRIVAL_SPACE
     result = ex.run_exhaustive(space, arrival_space=arrivals, variants=_REPORTED_VARIANTS, opt_method="dp",
-                               out=ctx.out_if_set, workers=2 if ctx.thorough else 1)
+                               out=ctx.out_if_set, executor=ctx.executor)
     return {
         "space": result.space, "arrival_space": result.arrival_space, "instances": result.instances,
         "arrival_instances": result.arrival_instances, "opt_method": result.opt_method,

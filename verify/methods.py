@@ -165,9 +165,9 @@ def _exhaustive_run(ctx: Context) -> tuple[Any, float]:
 
     def run() -> Any:
         kwargs: dict[str, Any] = {"variants": ctx.variants, "out": ctx.out_if_set, "opt_method": "dp",
-                                  "cross_check": ctx.pick(10, 25, 50)}
+                                  "cross_check": ctx.pick(10, 25, 50), "executor": ctx.executor}
         if ctx.thorough:
-            kwargs.update(workers=2, checkpoint=ctx.out / "exhaustive.checkpoint.json", resume=True)
+            kwargs.update(checkpoint=ctx.out / "exhaustive.checkpoint.json", resume=True)
         space = ctx.pick(ex.QUICK_SPACE, ex.DEFAULT_SPACE, ex.THOROUGH_SPACE)
         arrivals = ctx.pick(None, ex.DEFAULT_ARRIVAL_SPACE, ex.THOROUGH_ARRIVAL_SPACE)
         return ex.run_exhaustive(space, arrival_space=arrivals, **kwargs)
@@ -506,7 +506,7 @@ def _poisson_run(policy: str, ctx: Context) -> tuple[Any, float]:
         return run_montecarlo(grid, policy=policy, n=ctx.pick(8, 10, 12), replications=ctx.pick(12, 40, 200),
                               memory=12, alpha_cap=0.5, s_min=0, s_max=3, seed=ctx.seed,
                               n_boot=ctx.pick(200, 500, 2000),
-                              opt="exact", outside=ctx.pick((), OUTSIDE_GRID, OUTSIDE_GRID))
+                              opt="exact", outside=ctx.pick((), OUTSIDE_GRID, OUTSIDE_GRID), executor=ctx.executor)
 
     return ctx.cached(f"poisson:{policy}", run)
 

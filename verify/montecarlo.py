@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import ValidationError
+from geosched.executor import using_executor
 from geosched.results import Result
 
 __all__ = [
@@ -92,6 +93,7 @@ HEAVY_GRID: tuple[tuple[float, float], ...] = ((0.2, 0.5), (0.2, 0.9), (0.2, 0.9
                                                (0.35, 0.99))
 # outside the theorem (rho > 1): measured and reported, never judged
 OUTSIDE_GRID: tuple[tuple[float, float], ...] = ((0.35, 2.0), (0.35, 4.0))
+REPLICATION_CHUNK = 10  # workloads per job (the result does not depend on it; the overhead per job does)
 BOUND_CONSTANT = 2  # the "2" of 1 + 2/((1 - alpha)(1 - mu)(1 - rho))
 
 HYPOTHESIS_NOTES = (
@@ -265,30 +267,60 @@ def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int) ->
     return tel, int(best_lower_bound(instance).value), tel, wait
 
 
-def _point(p: int, mu: float, rho: float, cfg: dict[str, Any], rng: np.random.Generator) -> MCPoint:
-    from geosched.reference_impl.workloads import generate, poisson_rate
+def _rate(mu: float, rho: float, cfg: dict[str, Any]) -> float:
+    """The Poisson arrival rate of grid point ``(mu, rho)``."""
+    from geosched.reference_impl.workloads import poisson_rate
 
-    policy, memory, alpha_cap = cfg["policy"], cfg["memory"], cfg["alpha_cap"]
-    cap = int(alpha_cap * memory)
+    memory, alpha_cap = cfg["memory"], cfg["alpha_cap"]
     if cfg["opt"] == "exact":
         # the load the theorem means, for the lengths actually sampled (truncated at the cap)
-        rate = rho * (1 - alpha_cap) * memory / (2 * truncated_mean_volume(mu, cfg["s_min"], cfg["s_max"], cap))
-    else:
-        rate = poisson_rate(memory=memory, mu=mu, rho=rho, s_min=cfg["s_min"], s_max=cfg["s_max"],
-                            alpha_cap=alpha_cap)
-    spec, theta_used, proxies, eps = _policy_spec(policy, mu, cfg["theta"])
-    rows, volumes, truncated, count = [], 0, 0, 0
-    for k in range(cfg["replications"]):
-        instance = generate("poisson", n=cfg["n"], mu=mu, rate=rate, memory=memory, alpha_cap=alpha_cap,
+        cap = int(alpha_cap * memory)
+        return rho * (1 - alpha_cap) * memory / (2 * truncated_mean_volume(mu, cfg["s_min"], cfg["s_max"], cap))
+    return poisson_rate(memory=memory, mu=mu, rho=rho, s_min=cfg["s_min"], s_max=cfg["s_max"], alpha_cap=alpha_cap)
+
+
+def _workloads(job: tuple) -> list[tuple]:
+    """One chunk of replications, a pure function of ``(p, mu, rate, ks, cfg)``: per workload ``k``
+    (seed ``seed + 1000 p + k``) ``(TEL, LB, UB, mean wait, sum of volumes, truncated, n)``."""
+    from geosched.reference_impl.workloads import generate
+
+    p, mu, rate, ks, cfg = job
+    spec = _policy_spec(cfg["policy"], mu, cfg["theta"])[0]
+    cap = int(cfg["alpha_cap"] * cfg["memory"])
+    rows = []
+    for k in ks:
+        instance = generate("poisson", n=cfg["n"], mu=mu, rate=rate, memory=cfg["memory"], alpha_cap=cfg["alpha_cap"],
                             s_min=cfg["s_min"], s_max=cfg["s_max"], seed=cfg["seed"] + 1000 * p + k)
-        rows.append(_sample(instance, spec, policy, cfg["opt"], cfg["node_limit"]))
-        volumes += sum(r.volume for r in instance.requests)
-        truncated += sum(1 for r in instance.requests if r.output == cap - r.prompt)
-        count += instance.n
-    tel, low, high, wait = (np.asarray(col, dtype=float) for col in zip(*rows))
-    effective_rho = 2 * rate * (volumes / count) / ((1 - alpha_cap) * memory)
+        rows.append((*_sample(instance, spec, cfg["policy"], cfg["opt"], cfg["node_limit"]),
+                     sum(r.volume for r in instance.requests),
+                     sum(1 for r in instance.requests if r.output == cap - r.prompt), instance.n))
+    return rows
+
+
+def _point(mu: float, rho: float, rate: float, rows: list[tuple], cfg: dict[str, Any],
+           rng: np.random.Generator) -> MCPoint:
+    """The estimates at one grid point from its workloads' rows (in replication order)."""
+    _, theta_used, proxies, eps = _policy_spec(cfg["policy"], mu, cfg["theta"])
+    tel, low, high, wait = (np.asarray(col, dtype=float) for col in list(zip(*rows))[:4])
+    volumes, truncated, count = (sum(row[j] for row in rows) for j in (4, 5, 6))
+    effective_rho = 2 * rate * (volumes / count) / ((1 - cfg["alpha_cap"]) * cfg["memory"])
     return _judge(mu, rho, rate, cfg, rng, (tel, low, high, wait), effective_rho, truncated / count,
                   (eps, theta_used, proxies))
+
+
+def _all_points(points: list[tuple[float, float]], cfg: dict[str, Any], rng: np.random.Generator,
+                executor: Any) -> list[MCPoint]:
+    """Every point's workloads in chunks of :data:`REPLICATION_CHUNK` on ``executor``, merged in order,
+    then judged in point order (the bootstrap draws from ``rng`` in that order: any executor, same result)."""
+    rates = [_rate(mu, rho, cfg) for mu, rho in points]
+    reps = cfg["replications"]
+    jobs = [(p, mu, rates[p], tuple(range(k, min(k + REPLICATION_CHUNK, reps))), cfg)
+            for p, (mu, _) in enumerate(points) for k in range(0, reps, REPLICATION_CHUNK)]
+    rows: list[list[tuple]] = [[] for _ in points]
+    with using_executor(executor) as pool:
+        for job, part in zip(jobs, pool.map(_workloads, jobs)):
+            rows[job[0]].extend(part)
+    return [_point(mu, rho, rates[p], rows[p], cfg, rng) for p, (mu, rho) in enumerate(points)]
 
 
 def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.random.Generator, columns: tuple,
@@ -347,6 +379,7 @@ def run_montecarlo(
     opt: str = "lower_bound",
     node_limit: int = 200_000,
     outside: Sequence[tuple[float, float]] = (),
+    executor: Any = None,
 ) -> MonteCarloResult:
     """Estimate ``E[TEL(policy)] / E[TEL(OPT)]`` at each ``(mu, rho)`` of ``grid``.
 
@@ -354,7 +387,9 @@ def run_montecarlo(
     ``round(1/mu)``, with the paper's ``O_0``, ``O_1``). Workload ``k`` of grid point ``p``
     uses seed ``seed + 1000 p + k``; the bootstrap uses ``seed``. ``opt="exact"`` solves every
     workload exactly (small ``n``): then a point can be refuted, and ``E[SVF/OPT]`` is estimated
-    too. ``outside`` points (``rho >= 1``) are measured and reported, never judged.
+    too. ``outside`` points (``rho >= 1``) are measured and reported, never judged. ``executor``
+    (a :class:`concurrent.futures.Executor` or a spec of :func:`geosched.executor.make_executor`,
+    default serial) runs the workloads in chunks; the result does not depend on it.
     """
     if policy not in ("svf", "svf1"):
         raise ValidationError("policy", policy, "must be 'svf' (Thm. 3.4) or 'svf1' (Thm. 3.5)")
@@ -373,7 +408,7 @@ def run_montecarlo(
     cfg = {"policy": policy, "n": n, "replications": replications, "memory": memory, "alpha_cap": alpha_cap,
            "s_min": s_min, "s_max": s_max, "theta": theta, "seed": seed, "n_boot": n_boot, "confidence": confidence,
            "opt": opt, "node_limit": node_limit}
-    points = [_point(p, mu, rho, cfg, rng) for p, (mu, rho) in enumerate([*grid, *outside])]
+    points = _all_points([*grid, *outside], cfg, rng, executor)
     return _summary(policy, points, cfg, time.perf_counter() - t0)
 
 

@@ -6,9 +6,9 @@ the claim it affects. :func:`run_campaign` applies every mutation in a **copy** 
 (never the live one: other tests run against it), runs that claim's checks in the ``quick``
 settings in a fresh interpreter on the copy (without following its dependencies, to keep the
 campaign short), and requires the claim to come out ``refuted``, or ``unknown`` naming the
-failed supporting check. The fragment is restored before the next mutation.
+failed supporting check. Every mutant gets a fresh copy, so mutants can run anywhere in any order.
 
-Run it with ``python -m geosched.verify.mutations [--workers 2] [--json]``; docs/claims.md lists
+Run it with ``python -m geosched.verify.mutations [--cluster local:2] [--json]``; docs/claims.md lists
 the outcome and explains every survivor; ``tests/test_mutations.py`` (marked ``slow``) runs it.
 
 Example
@@ -20,10 +20,8 @@ True
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
-import queue
 import shutil
 import subprocess
 import sys
@@ -33,6 +31,8 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from geosched.executor import SPEC_HELP, cluster_spec, using_executor
 
 __all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main"]
 
@@ -206,18 +206,35 @@ def _caught(verdict: dict[str, Any], baseline: str) -> bool:
     return verdict["status"] == "unknown" and "supporting check failed" in verdict["message"]
 
 
-def run_campaign(root: str | Path | None = None, mutations: tuple[Mutation, ...] = MUTATIONS, *, workers: int = 2,
-                 timeout: float = 300.0, progress: Any = None) -> list[MutationOutcome]:
+def _mutant_job(job: tuple) -> tuple[dict[str, dict[str, Any]], float]:
+    """One job, a pure function of ``(root, mutation or None, claims, timeout)``: a fresh copy of the
+    tree (so that jobs share nothing and any worker can run any of them), the mutation applied
+    to it, the claims' verdicts and the seconds they took."""
+    root, mutation, claims, timeout = job
+    with tempfile.TemporaryDirectory(prefix="geosched-mutant-") as tmp:
+        dest = Path(tmp) / "copy"
+        placed = _materialize(Path(root), dest)
+        if mutation is not None:
+            target = _copy_path(placed, mutation.path)
+            target.write_text(target.read_text().replace(mutation.old, mutation.new, 1))
+        return _run_claims(dest, list(claims), timeout)
+
+
+def run_campaign(root: str | Path | None = None, mutations: tuple[Mutation, ...] = MUTATIONS, *,
+                 executor: Any = None, timeout: float = 300.0, progress: Any = None) -> list[MutationOutcome]:
     """Apply each mutation in a copy of the tree, run its claim, and say whether the ledger caught it.
 
     Parameters
     ----------
     root : path, optional
-        The repository (default: the one this module lives in).
+        The repository (default: the one this module lives in); on a cluster, a path every
+        worker can read (a shared file system).
     mutations : tuple of Mutation
         Default :data:`MUTATIONS`.
-    workers : int
-        Parallel copies (each runs one mutation at a time).
+    executor : concurrent.futures.Executor or str, optional
+        Where the mutants run, one job each: an executor or a spec of
+        :func:`geosched.executor.make_executor` (default ``"serial"``; ``"local:2"`` runs two
+        at a time). Outcomes come back in the order of ``mutations`` whatever the executor.
     timeout : float
         Seconds per ledger run; a run past it counts as not caught.
     progress : callable, optional
@@ -228,37 +245,21 @@ def run_campaign(root: str | Path | None = None, mutations: tuple[Mutation, ...]
     list of MutationOutcome
         In the order of ``mutations``.
     """
-    root = Path(root) if root else Path(__file__).resolve().parent.parent
-    with tempfile.TemporaryDirectory(prefix="geosched-mutants-") as tmp:
-        copies: queue.Queue = queue.Queue()
-        for k in range(max(1, workers)):
-            dest = Path(tmp) / f"copy{k}"
-            copies.put((dest, _materialize(root, dest)))
-        _check_fragments(root, mutations)
-        dest, placed = copies.get()
-        baselines = {c: v["status"] for c, v in _run_claims(dest, sorted({m.claim for m in mutations}),
-                                                             timeout)[0].items()}
-        copies.put((dest, placed))
-
-        def one(mutation: Mutation) -> MutationOutcome:
-            dest, placed = copies.get()
-            target = _copy_path(placed, mutation.path)
-            original = target.read_text()
-            try:
-                target.write_text(original.replace(mutation.old, mutation.new, 1))
-                verdicts, seconds = _run_claims(dest, [mutation.claim], timeout)
-                verdict = verdicts[mutation.claim]
-            finally:
-                target.write_text(original)
-                copies.put((dest, placed))
+    root = Path(root).resolve() if root else Path(__file__).resolve().parent.parent
+    _check_fragments(root, mutations)
+    outcomes = []
+    with using_executor(executor) as pool:
+        baseline_job = (str(root), None, tuple(sorted({m.claim for m in mutations})), timeout)
+        baselines = {c: v["status"] for c, v in _mutant_job(baseline_job)[0].items()}
+        jobs = [(str(root), m, (m.claim,), timeout) for m in mutations]
+        for mutation, (verdicts, seconds) in zip(mutations, pool.map(_mutant_job, jobs)):
+            verdict = verdicts[mutation.claim]
             outcome = MutationOutcome(mutation.id, mutation.claim, baselines[mutation.claim], verdict["status"],
                                       verdict["message"], _caught(verdict, baselines[mutation.claim]), seconds)
             if progress:
                 progress(outcome)
-            return outcome
-
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            return list(pool.map(one, mutations))
+            outcomes.append(outcome)
+    return outcomes
 
 
 def _check_fragments(root: Path, mutations: tuple[Mutation, ...]) -> None:
@@ -271,13 +272,14 @@ def _check_fragments(root: Path, mutations: tuple[Mutation, ...]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m geosched.verify.mutations``: run the campaign and print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
+                        help=f"where the mutants run: {SPEC_HELP}")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", action="append", default=None, help="run only these mutation ids")
     args = parser.parse_args(argv)
     chosen = tuple(m for m in MUTATIONS if not args.only or m.id in args.only)
     begin = time.perf_counter()
-    outcomes = run_campaign(mutations=chosen, workers=args.workers,
+    outcomes = run_campaign(mutations=chosen, executor=args.cluster,
                             progress=None if args.json else lambda o: print(
                                 f"{o.id:<26} {o.claim:<18} {o.baseline:>9} -> {o.status:<9} "
                                 f"{'caught' if o.caught else 'SURVIVED'}  {o.seconds:5.1f}s  {o.message[:70]}",

@@ -1,0 +1,190 @@
+"""Rounds of independent restarts with elite exchange: the hunt cut into deterministic jobs.
+
+A time-limited search is not reproducible (how far it gets depends on the machine), so it
+cannot be spread over workers and still give one answer. Here a hunt is ``R`` *rounds* of
+``K`` *restarts*; each restart is an annealer (:func:`~geosched.adversary.search.anneal` or
+:func:`~geosched.adversary.structured.structured_search`) stopped after ``E`` evaluations, with
+its cooling cycle measured in iterations (``cycle_evals``), so a restart is a pure function
+of its job tuple:
+
+* restart ``j`` of round ``r`` draws from ``SeedSequence(seed, spawn_key=(r, j))``;
+* in round 0 every restart starts at random; in round ``r > 0`` an even ``j`` starts from
+  member ``j/2 mod |elite|`` of the previous round's elite, an odd ``j`` at random
+  (exploration);
+* a round's elite is the best :data:`ELITE_SIZE` distinct points over its restarts, taken in
+  restart order (equal scores: the earlier restart first).
+
+The jobs of a round go to a :mod:`geosched.executor` executor together and are merged in
+restart order, so serial, ``local:N`` and ``tcp://`` runs return the same elite; after each
+round the caller's ``save`` receives the JSON-able state (a killed client resumes there).
+
+Example
+-------
+>>> from geosched.adversary.search import SearchSpace
+>>> run = run_rounds(SearchSpace("sjf", max_requests=5, memory=12), "anneal", rounds=2, restarts=2,
+...                  evals=60, seed=1)
+>>> run.nfev, run.state["rounds_done"], run.fun >= 1.0
+(240, 2, True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from geosched.adversary.search import Candidate, SearchSpace, anneal
+from geosched.adversary.structured import Description, score_description, structured_search
+from geosched.errors import ValidationError
+from geosched.executor import using_executor
+
+__all__ = ["ROUND_METHODS", "ELITE_SIZE", "RoundsRun", "run_rounds", "restart_job"]
+
+ROUND_METHODS = ("anneal", "structured")
+ELITE_SIZE = 5
+
+
+@dataclass
+class RoundsRun:
+    """What the rounds found: the fields of a :class:`~geosched.adversary.search.SearchResult` that the
+    hunt's certification and progress files read."""
+
+    elite: list[Candidate]
+    fun: float
+    nfev: int
+    nit: int
+    wall_time: float
+    history: list[tuple[float, float, int]]
+    state: dict[str, Any] = field(default_factory=dict)
+    status: str = "max_evaluations"
+    message: str = ""
+
+    @property
+    def evaluations_per_second(self) -> float:
+        return self.nfev / self.wall_time if self.wall_time > 0 else 0.0
+
+
+def restart_job(job: tuple) -> dict[str, Any]:
+    """One restart, a pure function of ``(space, method, seed, round, restart, evals, start, ties)``.
+
+    ``start`` is a point of the previous elite (a candidate dict for ``anneal``, a description
+    list for ``structured``) or None (random). Returns its elite as ``[score, point]`` pairs,
+    best first, and its evaluation counts.
+    """
+    space, method, seed, round_index, restart, evals, start, ties = job
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(round_index, restart)))
+    cycle = max(1, evals // 4)
+    if method == "anneal":
+        res = anneal(space, time_limit=math.inf, max_evals=evals, rng=rng, cycle_evals=cycle,
+                     initial=Candidate.from_dict(start) if start is not None else None)
+        elite = [[c.score, c.to_dict()] for c in res.elite]
+    else:
+        res = structured_search(space, time_limit=math.inf, max_evals=evals, rng=rng, cycle_evals=cycle, ties=ties,
+                                initial=Description.from_list(start) if start is not None else None)
+        elite = [[float(score), d] for score, d in res.state["elite"]]
+    return {"elite": elite, "nfev": res.nfev, "nit": res.nit, "best": res.fun}
+
+
+def _merge_elite(parts: list[dict[str, Any]]) -> list[list]:
+    """The best distinct points over the restarts, in restart order for equal scores."""
+    merged: list[list] = []
+    seen: set[str] = set()
+    for part in parts:
+        for score, point in part["elite"]:
+            key = json.dumps([point["a"], point["s"], point["o"]] if isinstance(point, dict) else point)
+            if key not in seen:
+                seen.add(key)
+                merged.append([score, point])
+    merged.sort(key=lambda item: -item[0])  # stable: ties keep restart order
+    return merged[:ELITE_SIZE]
+
+
+def _check(method: str, rounds: int, restarts: int, evals: int, seed: Any) -> None:
+    if method not in ROUND_METHODS:
+        raise ValidationError("--method", method, f"rounds of restarts (--rounds) run {' or '.join(ROUND_METHODS)}")
+    for name, value in (("--rounds", rounds), ("--restarts", restarts), ("--evals", evals)):
+        if not isinstance(value, int) or value < 1:
+            raise ValidationError(name, value, "must be an integer >= 1")
+    if not isinstance(seed, int) or seed < 0:
+        raise ValidationError("--seed", seed, "rounds of restarts need an integer seed >= 0 (they are reproducible)")
+
+
+def _candidates(space: SearchSpace, method: str, elite: list[list], ties: str) -> list[Candidate]:
+    if method == "anneal":
+        return [Candidate.from_dict(point) for _, point in elite]
+    out = []
+    for _, point in elite:
+        description = Description.from_list(point)
+        cand = score_description(space, description, ties)
+        cand.note = description.describe()
+        out.append(cand)
+    return out
+
+
+def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, evals: int, seed: int,
+               executor: Any = None, state: dict[str, Any] | None = None, save: Any = None,
+               ties: str = "given") -> RoundsRun:
+    """``rounds`` rounds of ``restarts`` restarts of ``evals`` evaluations each (module docstring).
+
+    Parameters
+    ----------
+    space : SearchSpace
+        What is searched.
+    method : {"anneal", "structured"}
+        The annealer each restart runs.
+    rounds, restarts, evals : int
+        The budget: ``rounds * restarts * evals`` evaluations in all (a few more: each restart's
+        first point).
+    seed : int
+        Seed of every restart.
+    executor : concurrent.futures.Executor or str, optional
+        Where the restarts run (:func:`geosched.executor.make_executor` spec, default serial).
+    state, save : optional
+        ``state`` continues an earlier run (``RoundsRun.state``); ``save(state)`` is called
+        after every round.
+
+    Returns
+    -------
+    RoundsRun
+        The final elite (best first), counts, the best score after each round in ``history``.
+
+    Raises
+    ------
+    ValidationError
+        For a method without restarts, a budget below 1, a seed that is not an integer, or a
+        ``state`` made with other settings.
+    """
+    _check(method, rounds, restarts, evals, seed)
+    config = {"method": method, "rounds": rounds, "restarts": restarts, "evals": evals, "seed": seed,
+              "ties": ties, "space": space.to_dict()}
+    if state and state.get("config") != config:
+        raise ValidationError("--resume", state.get("config"), f"the checkpoint's rounds were run with other settings "
+                              f"than {config}")
+    fresh = {"kind": "rounds", "config": config, "rounds_done": 0, "elite": [], "nfev": 0, "nit": 0,
+             "wall_time": 0.0, "history": []}
+    state = json.loads(json.dumps(state)) if state else fresh  # a copy: the caller's dict stays as it was
+    t0, base = time.perf_counter(), state["wall_time"]
+    with using_executor(executor) as pool:
+        for r in range(state["rounds_done"], rounds):
+            elite = state["elite"]
+            starts = [elite[(j // 2) % len(elite)][1] if elite and j % 2 == 0 else None for j in range(restarts)]
+            jobs = [(space, method, seed, r, j, evals, starts[j], ties) for j in range(restarts)]
+            parts = list(pool.map(restart_job, jobs))
+            state["elite"] = _merge_elite(parts + [{"elite": elite}])
+            state["nfev"] += sum(p["nfev"] for p in parts)
+            state["nit"] += sum(p["nit"] for p in parts)
+            state["rounds_done"] = r + 1
+            state["wall_time"] = base + time.perf_counter() - t0
+            state["history"].append([state["wall_time"], state["elite"][0][0], state["nfev"]])
+            if save is not None:
+                save(state)
+    best = state["elite"][0][0] if state["elite"] else float("nan")
+    return RoundsRun(elite=_candidates(space, method, state["elite"], ties), fun=best, nfev=state["nfev"],
+                     nit=state["nit"], wall_time=state["wall_time"], history=[tuple(h) for h in state["history"]],
+                     state=state, message=f"{state['rounds_done']} rounds of {restarts} {method} restarts of "
+                     f"{evals} evaluations")
+

@@ -1,0 +1,231 @@
+"""One execution interface for the long checks: serial here, or a Dask cluster.
+
+The exhaustive checker, the Monte-Carlo, the hunts' restarts, the mutation campaign and
+``geosched claims --thorough`` cut their work into *deterministic chunks*: each chunk is a
+job tuple handed to a pure, module-level function, and the results are merged in chunk
+order. Where a chunk runs therefore cannot change the answer: every executor returns
+exactly the serial result.
+
+An executor is a :class:`concurrent.futures.Executor` (``submit``, ``map``, ``shutdown``,
+a context manager) made by :func:`make_executor` from a *spec*:
+
+* ``"serial"`` (the default, also ``None``): every job runs in this process, when its result
+  is asked for;
+* ``"local:N"``: a Dask ``LocalCluster`` of ``N`` single-threaded worker processes on this
+  machine, started here and closed with the executor;
+* ``"tcp://HOST:PORT"``: join a running Dask scheduler (``dask scheduler`` /
+  ``dask-jobqueue`` / ``dask-kubernetes``; docs/cluster.md); the cluster stays up afterwards.
+
+The Dask executors need the optional extra ``geosched[cluster]`` (``distributed``); without
+it a spec other than ``serial`` is a one-line error naming the extra.
+
+Faults: a Dask worker that dies takes its running jobs with it; the scheduler re-runs them on
+the remaining workers (each job may be lost with up to ``allowed_failures`` workers, Dask's
+default 3), and since a job is a pure function of its tuple the merged result is unchanged.
+A killed *client* loses only the chunks since its last checkpoint (``--resume``).
+
+Example
+-------
+>>> with make_executor("serial") as pool:
+...     list(pool.map(abs, [-2, 1, -3]))
+[2, 1, 3]
+>>> parse_spec("local:4")
+('local', 4)
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from geosched.errors import GeoschedError, ValidationError
+
+__all__ = ["SerialExecutor", "DaskExecutor", "make_executor", "parse_spec", "cluster_spec", "using_executor",
+           "ClusterUnavailableError", "SPEC_HELP"]
+
+SPEC_HELP = "serial, local:N (N >= 1 Dask worker processes here) or tcp://HOST:PORT (a running Dask scheduler)"
+_LOCAL = re.compile(r"local:([0-9]{1,4})")
+_TCP = re.compile(r"tcp://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}")
+
+
+class ClusterUnavailableError(GeoschedError):
+    """A cluster spec was given but Dask distributed is not installed, or the scheduler is unreachable."""
+
+
+def parse_spec(spec: str | None) -> tuple[str, Any]:
+    """``("serial", None)``, ``("local", N)`` or ``("tcp", address)`` for an executor spec.
+
+    Raises
+    ------
+    ValidationError
+        Naming ``--cluster`` and the value, when the spec is none of the three forms.
+
+    Examples
+    --------
+    >>> parse_spec(None), parse_spec("tcp://10.0.0.5:8786")
+    (('serial', None), ('tcp', 'tcp://10.0.0.5:8786'))
+    >>> parse_spec("local:0")
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --cluster: must be serial, local:N (N >= 1 Dask worker processes here) or \
+tcp://HOST:PORT (a running Dask scheduler) (got 'local:0')
+    """
+    text = "serial" if spec is None else str(spec).strip()
+    if text == "serial":
+        return "serial", None
+    local = _LOCAL.fullmatch(text)
+    if local and int(local.group(1)) >= 1:
+        return "local", int(local.group(1))
+    if _TCP.fullmatch(text):
+        return "tcp", text
+    raise ValidationError("--cluster", spec, f"must be {SPEC_HELP}")
+
+
+def cluster_spec(text: str) -> str:
+    """argparse ``type=`` for ``--cluster``: the spec, checked (a bad one is a one-line usage error)."""
+    try:
+        parse_spec(text)
+    except ValidationError:
+        raise argparse.ArgumentTypeError(f"must be {SPEC_HELP}, got {text!r}") from None
+    return text
+
+
+class SerialExecutor(concurrent.futures.Executor):
+    """Runs every job in this process; ``map`` is lazy (a job runs when its result is taken).
+
+    >>> SerialExecutor().submit(pow, 2, 10).result()
+    1024
+    """
+
+    spec = "serial"
+    workers = 1
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - handed to the caller through the future, as a pool would
+            future.set_exception(exc)
+        return future
+
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any], timeout: float | None = None,
+            chunksize: int = 1, buffersize: int | None = None) -> Iterator[Any]:
+        return (fn(*args) for args in zip(*iterables))
+
+
+class DaskExecutor(concurrent.futures.Executor):
+    """A Dask ``distributed.Client`` behind the executor interface.
+
+    ``map`` keeps at most ``window`` jobs in flight (default: twice the workers' threads) and
+    yields results in submission order, so a caller can checkpoint after each chunk and stop
+    early without having queued the whole run.
+    """
+
+    def __init__(self, spec: str, client: Any, cluster: Any = None) -> None:
+        self.spec = spec
+        self.client = client
+        self._cluster = cluster
+
+    @property
+    def workers(self) -> int:
+        """Worker threads the scheduler knows now (at least 1)."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        # pure=False: two equal jobs are two runs (a job's result must not be taken from a cache keyed by hash)
+        return self.client.submit(fn, *args, pure=False, **kwargs)
+
+    def map(self, fn: Callable[..., Any], *iterables: Iterable[Any], timeout: float | None = None,
+            chunksize: int = 1, buffersize: int | None = None) -> Iterator[Any]:
+        return self._ordered(fn, zip(*iterables), buffersize or 2 * self.workers)
+
+    def _ordered(self, fn: Callable[..., Any], jobs: Iterator[tuple], window: int) -> Iterator[Any]:
+        pending: deque = deque()
+        try:
+            for args in jobs:
+                pending.append(self.submit(fn, *args))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:  # an early stop cancels what was queued
+            if pending:
+                self.client.cancel(list(pending))
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterUnavailableError("--cluster needs Dask distributed: pip install 'geosched[cluster]'") from None
+    return distributed
+
+
+def make_executor(spec: str | None = "serial") -> concurrent.futures.Executor:
+    """The executor for ``spec`` (see the module docstring); close it with ``shutdown`` or ``with``.
+
+    Parameters
+    ----------
+    spec : str or None
+        ``"serial"`` (or None), ``"local:N"`` or ``"tcp://HOST:PORT"``.
+
+    Returns
+    -------
+    concurrent.futures.Executor
+        :class:`SerialExecutor` or :class:`DaskExecutor`.
+
+    Raises
+    ------
+    ValidationError
+        For a spec of none of these forms (naming ``--cluster``).
+    ClusterUnavailableError
+        When Dask distributed is missing (naming the extra ``geosched[cluster]``) or the
+        scheduler cannot be reached.
+
+    Examples
+    --------
+    >>> make_executor().submit(sum, [1, 2]).result()
+    3
+    """
+    kind, value = parse_spec(spec)
+    if kind == "serial":
+        return SerialExecutor()
+    distributed = _distributed()
+    if kind == "local":
+        # one thread per worker process: the checks are CPU-bound Python (the GIL), and processes can be killed
+        cluster = distributed.LocalCluster(n_workers=value, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        return DaskExecutor(str(spec), distributed.Client(cluster), cluster)
+    try:
+        client = distributed.Client(value, timeout="20s")
+    except OSError as exc:
+        raise ClusterUnavailableError(f"--cluster {value}: no Dask scheduler reachable ({exc})") from None
+    return DaskExecutor(str(spec), client)
+
+
+@contextmanager
+def using_executor(executor: concurrent.futures.Executor | str | None) -> Iterator[concurrent.futures.Executor]:
+    """The executor given (left open), or one made from a spec (closed on exit).
+
+    >>> with using_executor(None) as pool:
+    ...     pool.spec
+    'serial'
+    """
+    if isinstance(executor, concurrent.futures.Executor):
+        yield executor
+        return
+    made = make_executor(executor)
+    try:
+        yield made
+    finally:
+        made.shutdown()
