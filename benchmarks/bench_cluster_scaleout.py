@@ -7,6 +7,8 @@ Measured here:
    ``svf1_sqrtT_equal``, ``sjf_jaillet``, exact OPT by ``dp``, cross-check every 50th instance,
    ``--chunk`` cells per job) serially and on ``local:2`` (medians of ``--repeats`` runs; the
    cluster's start is timed apart); instances per second, per worker, and the speed-up.
+   A control without Dask runs the whole serial run in two plain processes at once: on a shared
+   machine it shows what two cores give at that moment (``plain_pair_speedup_equivalent``).
 2. **Overhead per task**: ``--tasks`` no-op jobs through the executor's ordered ``map`` (the
    path the checks use: a window of 2 jobs per worker) and all at once (``client.map``), so the
    scheduler's own cost per task; plus the client's serial cost per chunk (merging a chunk's
@@ -113,6 +115,18 @@ def client_cost_per_chunk(space: ex.Space, chunk: int) -> float:
         return (time.perf_counter() - t0) / len(parts)
 
 
+def plain_pair(space: ex.Space, chunk: int) -> tuple[float, float]:
+    """Control without Dask: the whole serial run in two plain processes at once (what two cores
+    give right now). Returns (wall seconds of the pair, mean CPU seconds per run)."""
+    import concurrent.futures
+
+    with concurrent.futures.ProcessPoolExecutor(2) as pair:
+        list(pair.map(abs, range(2)))  # both processes up
+        t0 = time.perf_counter()
+        runs = list(pair.map(timed_run, [space, space], [chunk, chunk], ["serial", "serial"]))
+        return time.perf_counter() - t0, statistics.mean(r[3] for r in runs)
+
+
 def task_overhead(pool, tasks: int) -> tuple[float, float]:
     """(seconds per no-op task through the ordered window, seconds per task submitted all at once)."""
     list(pool.map(abs, range(50)))  # warm
@@ -159,6 +173,7 @@ def main() -> None:
     with pool:
         dask = [timed_run(space, args.chunk, pool) for _ in range(args.repeats)]
         ordered, bulk = task_overhead(pool, args.tasks)
+    pair_wall, pair_cpu = plain_pair(space, args.chunk)
     print(f"load after runs: {os.getloadavg()}", flush=True)
     assert all(run[2] == serial[0][2] for run in serial + dask), "a run differs from the serial result"
     instances = serial[0][1]
@@ -175,6 +190,8 @@ def main() -> None:
             instances / t2 / 2, 1), "cluster_start_s": round(startup, 2), "task_overhead_ordered_ms": round(
             1e3 * ordered, 3), "task_overhead_bulk_ms": round(1e3 * bulk, 3), "client_per_chunk_ms": round(
             1e3 * client, 3), "identical_json": True,
+        "plain_pair_wall_s_for_2_runs": round(pair_wall, 2), "plain_pair_cpu_s_per_run": round(pair_cpu, 2),
+        "plain_pair_speedup_equivalent": round(2 * t1 / pair_wall, 3),
     }
     print(json.dumps(report, indent=1), flush=True)
     per_size = {}

@@ -106,6 +106,32 @@ def test_rounds_resume_after_a_killed_client_equals_an_unbroken_run():
     assert [c.to_dict() for c in resumed.elite] == [c.to_dict() for c in unbroken.elite]
 
 
+def test_a_hunt_killed_in_round_3_resumes_from_its_round_checkpoint(tmp_path, monkeypatch):
+    from geosched.adversary import rounds
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.search import SearchSpace
+
+    space = SearchSpace("sjf", max_requests=5, memory=12)
+    kwargs = {"method": "anneal", "rounds": 3, "restarts": 2, "evals": 50, "seed": 2, "progress": False,
+              "certify_budget": 60.0}
+    unbroken = hunt(space, out=tmp_path / "a", **kwargs)
+    real = rounds.restart_job
+
+    def dies_in_round_3(job):
+        if job[3] == 2:  # (space, method, seed, round, ...): the client is killed in the third round
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(rounds, "restart_job", dies_in_round_3)
+    with pytest.raises(KeyboardInterrupt):
+        hunt(space, out=tmp_path / "b", **kwargs)
+    saved = json.loads((tmp_path / "b" / "checkpoint.json").read_text())
+    assert saved["methods"]["anneal"]["rounds_done"] == 2 and not (tmp_path / "b" / "summary.json").exists()
+    monkeypatch.undo()
+    resumed = hunt(space, out=tmp_path / "b", resume=True, **kwargs)
+    assert _json(resumed).replace(str(tmp_path / "b"), "OUT") == _json(unbroken).replace(str(tmp_path / "a"), "OUT")
+
+
 # ------------------------------------------------------------------ serial against local:2, bit for bit
 
 
