@@ -5,20 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from geosched.arguments import non_negative_int, positive_float, positive_int
 from geosched.errors import ValidationError
 from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["add_commands"]
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
-    return value
 
 
 DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
@@ -31,14 +22,14 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
     p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
-    p.add_argument("--alpha-max", type=_positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
+    p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
-    p.add_argument("--time", type=_positive_float, default=60.0, help="seconds in total (default 60)")
+    p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
     p.add_argument("--resume", action="store_true",
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
-    p.add_argument("--target", type=float, default=None, help="stop a search once this ratio is reached")
+    p.add_argument("--target", type=positive_float, default=None, help="stop a search once this ratio is reached")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(handler=_cmd_hunt)
 
@@ -55,12 +46,12 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..10)")
-    p.add_argument("--memory-max", type=int, default=None, help="M ranges over [--memory, --memory-max]")
-    p.add_argument("--max-prompt", type=int, required=True)
-    p.add_argument("--max-output", type=int, required=True)
+    p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
+    p.add_argument("--max-prompt", type=non_negative_int, required=True)
+    p.add_argument("--max-output", type=positive_int, required=True)
     p.add_argument("--alpha-max", default="1/2", help="fraction, e.g. 1/2")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
-    p.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds per query")
+    p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
     p.set_defaults(handler=_cmd_z3)
 
@@ -133,6 +124,19 @@ def _cmd_family(args: argparse.Namespace) -> int:
     return 0 if report.match else 1
 
 
+def _ratio_above_one(text: str):
+    """``--hi``: an exact fraction > 1 (the bisection runs on [1, hi])."""
+    from fractions import Fraction
+
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValidationError("--hi", text, "must be a fraction or decimal such as 5 or 7/2") from None
+    if value <= 1:
+        raise ValidationError("--hi", text, "must be > 1 (the bisection runs on [1, hi])")
+    return value
+
+
 def _cmd_z3(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import write_witness
     from geosched.adversary.z3search import Z3Bounds, bisect_ratio
@@ -147,7 +151,7 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError("--alpha-max", args.alpha_max, "must be a fraction such as 1/2") from None
-    result = bisect_ratio(args.policy, bounds, hi=args.hi, timeout=args.timeout)
+    result = bisect_ratio(args.policy, bounds, hi=_ratio_above_one(args.hi), timeout=args.timeout)
     if args.out and result.best_witness is not None:
         write_witness(result.best_witness, args.out)
     if args.json:
