@@ -29,6 +29,7 @@ _EXTENSIONS = (
     "geosched.verify.commands",
     "geosched.theory.commands",
     "geosched.adversary.commands",
+    "geosched.reference_impl.predictors.commands",
     "geosched.teaching_commands",
 )
 
@@ -55,7 +56,8 @@ def _workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--step-seconds", type=positive_float, default=0.025,
                         help="for online traces: seconds per decode step (default 0.025)")
     parser.add_argument("--limit", type=positive_int, default=None, help="for traces: read at most this many rows")
-    parser.add_argument("--predictor", default="oracle", help="oracle, noisy[:sigma=0.5], onebit[:flip_rate=0.1]")
+    parser.add_argument("--predictor", default="oracle", help="oracle, noisy[:sigma=0.5], onebit[:flip_rate=0.1], "
+                        "learned[:kind=point|onebit|dist,model=FILE]")
     parser.add_argument("--backfill", action="store_true", help="skip a misfit instead of stopping the scan")
 
 

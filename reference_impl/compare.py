@@ -124,6 +124,13 @@ def compare(
         When ``policies`` is empty.
     InfeasibleScheduleError
         When the checker rejects a policy's schedule (a bug in the simulator).
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> result = compare(burst_instance(12, [(6, 3), (1, 5)]), ["svf", "sjf"])
+    >>> result.status, [(row.policy, row.tel) for row in result.rows], result.reference
+    ('lower_bound', [('svf', 13), ('sjf', 9)], 9)
     """
     started = time.perf_counter()
     if not policies:

@@ -39,17 +39,35 @@ def _no_duplicates(source: str):
     return hook
 
 
-def _no_constant(source: str):
-    def hook(name: str) -> Any:
-        raise WorkloadFormatError(f"{source}: {name} is not a number in strict JSON")
+class _NonFinite:
+    """Stands for a ``NaN``/``Infinity`` literal until the whole document is read, so that the
+    error can name where it was."""
 
-    return hook
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+
+def _find_non_finite(data: Any, path: str) -> tuple[str, str] | None:
+    if isinstance(data, _NonFinite):
+        return path, data.literal
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _find_non_finite(value, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
+        if found:
+            return found
+    return None
 
 
 def loads(text: str, source: str) -> Any:
-    """Parse ``text`` strictly (no duplicate keys, no NaN/Infinity); ``source`` names it in errors."""
+    """Parse ``text`` strictly (no duplicate keys, no NaN/Infinity); ``source`` names it in errors.
+
+    >>> loads('{"requests": [{"prompt": NaN}]}', "demo")
+    Traceback (most recent call last):
+    ...
+    geosched.errors.WorkloadFormatError: demo: requests[0].prompt: NaN is not a number (strict JSON)
+    """
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates(source), parse_constant=_no_constant(source))
+        data = json.loads(text, object_pairs_hook=_no_duplicates(source), parse_constant=_NonFinite)
     except json.JSONDecodeError as exc:
         raise WorkloadFormatError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
@@ -58,6 +76,14 @@ def loads(text: str, source: str) -> Any:
         raise
     except ValueError as exc:  # an integer of more than 4300 digits (Python's int-string limit)
         raise WorkloadFormatError(f"{source}: invalid JSON ({str(exc).split(':')[0]})") from None
+    try:
+        found = _find_non_finite(data, "")
+    except RecursionError:
+        raise WorkloadFormatError(f"{source}: invalid JSON (nested too deeply)") from None
+    if found:
+        where, literal = found
+        raise WorkloadFormatError(f"{source}: {where.lstrip('.') or 'value'}: {literal} is not a number (strict JSON)")
+    return data
 
 
 def read_text(path: str | Path) -> str:

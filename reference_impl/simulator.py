@@ -350,6 +350,9 @@ def simulate(
     """
     started = time.perf_counter()
     policy_obj = make_policy(policy) if isinstance(policy, str) else policy
+    if not isinstance(policy_obj, Policy):
+        raise ValidationError("policy", type(policy_obj).__name__,
+                              "must have name, keys(instance, predicted) and parameters(predicted)")
     predictor_obj = make_predictor(predictor) if isinstance(predictor, str) else predictor
     predicted = [int(v) for v in np.asarray(predictor_obj.predict(instance)).tolist()]
     if len(predicted) != instance.n or any(v < 1 for v in predicted):

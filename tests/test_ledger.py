@@ -13,7 +13,8 @@ from geosched.verify import ledger
 from geosched.verify.ledger import CLAIM_IDS, Claim, Evidence, combine, run_claims
 
 EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.thm3.2", "kong.thm3.3", "kong.thm3.4",
-                "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3")
+                "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3", "kong.emp.svf_latency",
+                "kong.emp.onebit", "kong.emp.overhead")
 
 
 def test_claim_ids_are_exactly_the_issue_list():
@@ -127,7 +128,8 @@ def test_default_ledger_lists_every_claim_with_a_status():
     result = run_claims()
     assert [c.id for c in result.claims] == list(EXPECTED_IDS)
     for claim in result.claims:
-        assert claim.status in ("proved", "checked", "consistent", "refuted", "unknown")
+        assert claim.status in ("proved", "checked", "consistent", "refuted", "unknown", "reproduced", "partly",
+                                "not_reproduced")
         assert claim.evidence and all(e.status in ledger.EVIDENCE_STATUSES for e in claim.evidence)
     by_id = {c.id: c for c in result.claims}
     assert by_id["kong.thm3.2"].status in ("proved", "checked")

@@ -126,7 +126,7 @@ def test_malformed_instance_files(tmp_path, text, pattern):
 def test_nan_in_file_names_the_field(tmp_path):
     path = tmp_path / "nan.json"
     path.write_text('{"memory": 9, "requests": [{"id": "a", "arrival": 0, "prompt": NaN, "output": 1}]}')
-    with pytest.raises(ValidationError, match=r"request 'a': prompt.*NaN"):
+    with pytest.raises(WorkloadFormatError, match=r"requests\[0\]\.prompt: NaN is not a number"):
         read_instance(path)
     assert math.isnan(float("nan"))
 

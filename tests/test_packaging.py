@@ -44,6 +44,9 @@ def test_wheel_installs_and_imports(tmp_path):
         f"names = {names!r}\n"
         "for n in names: importlib.import_module(n)\n"
         "assert 'site-packages' in geosched.__file__, geosched.__file__\n"
+        "from importlib import resources\n"
+        "models = resources.files('geosched.reference_impl.predictors').joinpath('models')\n"
+        "assert all(models.joinpath(k + '.json').is_file() for k in ('point', 'onebit', 'dist'))\n"
         "print(len(names))\n"
     )
     proc = subprocess.run([str(python), "-c", code], capture_output=True, text=True, cwd=tmp_path)
@@ -52,3 +55,13 @@ def test_wheel_installs_and_imports(tmp_path):
     proc = subprocess.run([str(venv / "bin" / "geosched"), "simulate", "example", "--json"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    # the wheel carries the typing marker, and the README's Python example runs from it
+    proc = subprocess.run([str(python), "-c", "import geosched, pathlib; "
+                           "print((pathlib.Path(geosched.__file__).parent / 'py.typed').is_file())"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.strip() == "True", proc.stderr
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("```python runnable\n", 1)[1].split("```", 1)[0]
+    proc = subprocess.run([str(python), "-c", example], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "optimal 9" in proc.stdout

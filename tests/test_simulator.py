@@ -165,7 +165,7 @@ def test_unknown_names_list_the_known_ones():
     inst = burst_instance(5, [(1, 1)])
     with pytest.raises(UnknownNameError, match="unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"):
         simulate(inst, "lifo")
-    with pytest.raises(UnknownNameError, match="known: noisy, onebit, oracle"):
+    with pytest.raises(UnknownNameError, match="known: learned, noisy, onebit, oracle"):
         simulate(inst, "svf", predictor="psychic")
     with pytest.raises(ValidationError, match="svf1 theta"):
         make_policy("svf1", theta=0)

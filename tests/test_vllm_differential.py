@@ -33,7 +33,8 @@ else:
     pytest.importorskip(
         "vllm", reason="vLLM is not installed (ci/install-vllm.sh installs the lean CPU build); CI always runs these"
     )
-from geosched.reference_impl.vllm import harness  # noqa: E402
+from geosched.reference_impl.vllm import harness
+from geosched.reference_impl.vllm.admission import PaperGate  # noqa: E402
 
 pytestmark = pytest.mark.vllm
 
@@ -156,6 +157,23 @@ def test_stock_vllm_equals_semantics_model(workload):
 def test_paper_mode_with_budgets_equals_semantics_model(workload):
     specs, params = workload
     assert_agrees(harness.diff_native(specs, params, policy="svf", mode="paper"))
+
+
+def test_paper_gate_belief_does_not_depend_on_when_it_is_consulted():
+    # Found by Hypothesis: the plugin consults its gate only when requests wait, the model at
+    # every step; a back-off that depended on the steps it was computed at made them diverge
+    # (q0's chunked prefill outlives its believed end under a 2-token budget).
+    specs = [SemRequest("q0", 0, 4, 2), SemRequest("q1", 3, 1, 2), SemRequest("q2", 3, 1, 2),
+             SemRequest("q3", 0, 1, 1)]
+    params = EngineParams(capacity_blocks=8, block_size=1, max_num_seqs=2, max_num_batched_tokens=2,
+                          enable_chunked_prefill=True, preemption="fcfs")
+    assert_agrees(harness.diff_native(specs, params, policy="svf", mode="paper"))
+    early, late = PaperGate(8), PaperGate(8)
+    for gate in (early, late):
+        gate.admitted("q0", 0, 4, 2)  # believed end 2
+    early.batch(2, ["q0"])  # consulted at its believed end, then later
+    # model shape s = 4 - 1 = 3, so the cap is M - s = 5: 2 -> 4 -> 5, still running at step 5 -> 6
+    assert early.batch(5, ["q0"]).ends == late.batch(5, ["q0"]).ends == [6]
 
 
 def test_native_hand_example_preempts():

@@ -48,13 +48,15 @@ import z3
 from geosched.errors import UnknownNameError
 from geosched.results import Result
 from geosched.theory import get_derivation
+from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.lemmas import largest_k, run_lemma
 from geosched.verify.policy_spec import check_policy_equivalence
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions"]
 
-EVIDENCE_STATUSES = ("proved", "checked", "consistent", "refuted", "unknown")
+EVIDENCE_STATUSES = ("proved", "checked", "consistent", "refuted", "unknown", "reproduced", "partly",
+                     "not_reproduced")
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class Evidence(Result):
     """The outcome of one method on one claim."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent")
+    SUCCESS = ("proved", "checked", "consistent", "reproduced")
 
     method: str  # e.g. "derivation", "z3:peak_volume", "exhaustive", "monte-carlo"
     kind: str  # "proof", "bounded", "statistical", "supporting"
@@ -91,7 +93,7 @@ class ClaimResult(Result):
     """A claim's combined status and the evidence behind it."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent")
+    SUCCESS = ("proved", "checked", "consistent", "reproduced")
 
     id: str  # claim id
     source: str  # paper and numbering
@@ -165,6 +167,13 @@ CLAIMS: dict[str, Claim] = {
               ("derivation", "simulation:construction")),
         Claim("jaillet.thm4.3", "Jaillet et al. Thm. 4.3", "MC-SF O(1), burst, equal prompts, M >= 2 max p",
               ("derivation", "policy-spec:sjf", "exhaustive:jaillet")),
+        # empirical claims (verify/empirical.py): the Azure trace, learned predictors
+        Claim("kong.emp.svf_latency", "Kong et al. experiments", "SVF has the lowest mean and P95 latency",
+              ("trace:svf_latency",)),
+        Claim("kong.emp.onebit", "Kong et al. experiments", "1-bit SVF competitive with SJF, better tail",
+              ("trace:onebit_vs_sjf",)),
+        Claim("kong.emp.overhead", "Kong et al. experiments", "predictor overhead <= 0.06% (1-bit: 0.01%)",
+              ("trace:predictor_overhead",)),
     )
 }
 CLAIM_IDS: tuple[str, ...] = tuple(CLAIMS)
@@ -555,6 +564,7 @@ _METHODS: dict[str, Callable[[Claim, _Context], Evidence]] = {
     "monte-carlo:svf1": _monte_carlo("svf1"),
     "simulation:family": _sjf_family,
     "simulation:construction": _jaillet_construction,
+    **EMPIRICAL_METHODS,
 }
 
 
@@ -570,6 +580,9 @@ def combine(claim: Claim, evidence: list[Evidence],
     fails, the claim is ``unknown`` (a bug of ours does not refute the paper) unless a
     proof settles it.
     """
+    empirical = combine_empirical(evidence)  # reproduced / partly / not_reproduced / unknown
+    if empirical is not None:
+        return empirical
     refuted = [e for e in evidence if e.status == "refuted" and e.kind != "supporting"]
     if refuted:
         first = refuted[0]

@@ -7,6 +7,8 @@ simulator orders and admits by the prediction and frees memory at the true lengt
 * ``oracle``: the exact length.
 * ``noisy``: ``max(1, round(o * exp(sigma * Z)))`` with ``Z ~ N(0, 1)`` drawn from a seeded
   generator: a multiplicative, log-normal error of scale ``sigma``.
+* ``learned``: a trained model (torch, extra ``geosched[predict]``):
+  :class:`~geosched.reference_impl.predictors.learned_predictor.LearnedPredictor`.
 * ``onebit``: a short/long classifier with threshold ``theta`` (short iff ``o <= theta``)
   that flips the class with probability ``flip_rate``; the prediction is the class's proxy
   length ``short_length`` (O_0) or ``long_length`` (O_1). Left unset, ``theta`` is the median
@@ -160,10 +162,18 @@ def one_bit_parameters(
     return theta, o0, o1
 
 
+def _learned(**params: Any) -> Any:
+    # imported on use: the learned predictor reads model files and needs torch to predict
+    from geosched.reference_impl.predictors.learned_predictor import LearnedPredictor
+
+    return LearnedPredictor(**params)
+
+
 PREDICTORS: dict[str, Callable[..., Any]] = {
     "oracle": OraclePredictor,
     "noisy": NoisyPredictor,
     "onebit": OneBitPredictor,
+    "learned": _learned,
 }
 
 
@@ -173,7 +183,14 @@ def register_predictor(name: str, factory: Callable[..., Any]) -> None:
 
 
 def make_predictor(name: str = "oracle", **params: Any) -> Predictor:
-    """Build a registered predictor by name; unknown names list the known ones."""
+    """Build a registered predictor by name or spec (``"learned:kind=onebit"``); unknown names list the known ones.
+
+    >>> make_predictor("noisy:sigma=0.25,seed=3")
+    NoisyPredictor(sigma=0.25, seed=3, name='noisy')
+    """
+    if ":" in name:
+        name, extra = _split_spec(name)
+        params = {**extra, **params}
     try:
         factory = PREDICTORS[name]
     except KeyError:
@@ -182,3 +199,23 @@ def make_predictor(name: str = "oracle", **params: Any) -> Predictor:
         return factory(**params)
     except TypeError as exc:
         raise ValidationError(f"predictor {name!r}", params, f"bad parameters ({exc})") from None
+
+
+def _split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"name:k=v,..."`` -> name and parameters (int, float or str), as ``policies.parse_spec``
+    (which cannot be imported here: the policies import this module)."""
+    name, _, rest = spec.partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValidationError(f"predictor spec {spec!r}", item, "parameters must look like key=value")
+        value: Any = raw.strip()
+        for convert in (int, float):
+            try:
+                value = convert(value)
+                break
+            except ValueError:
+                pass
+        params[key.strip()] = value
+    return name.strip(), params

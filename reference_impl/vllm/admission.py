@@ -49,6 +49,20 @@ class Belief:
     output: int  # believed output steps from the start
 
 
+def _backed_off(belief: Belief, step: int, cap: int) -> int:
+    """The belief of a request still running at ``step``, past its believed end.
+
+    The simulator's back-off: at its believed end the belief doubles (capped at ``M - s``),
+    as often as needed to pass ``step``. A pure function of the belief and ``step``, so the
+    gate believes the same whichever steps it was consulted at (the plugin consults it only
+    when requests wait; the semantics model at every step without preemption).
+    """
+    output = belief.output
+    while belief.start + output <= step and output < cap:
+        output = min(2 * output, cap)
+    return max(output, step - belief.start + 1)
+
+
 class PaperGate:
     """Forward-looking admission over predicted lengths (see the module docstring)."""
 
@@ -93,9 +107,7 @@ class PaperGate:
             if belief is None:
                 continue
             if belief.start + belief.output <= step:
-                # still running past its believed end: the simulator's back-off
-                belief.output = max(step - belief.start + 1,
-                                    min(2 * (step - belief.start), self.memory - belief.prompt))
+                belief.output = _backed_off(belief, step, self.memory - belief.prompt)
             members.append((belief.start + belief.output, belief.prompt - belief.start))
         batch = ForwardCheck()
         batch.rebuild(members)

@@ -38,7 +38,7 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.policies import OneBitSVF, Policy, make_policy
+from geosched.reference_impl.policies import OneBitSVF, Policy, make_policy, parse_spec
 
 __all__ = [
     "MODES",
@@ -78,14 +78,22 @@ def oracle_predictor(query: LengthQuery) -> int:
     return int(query.max_tokens)
 
 
-def resolve_predictor(spec: str | OutputLengthPredictor) -> OutputLengthPredictor:
-    """``"oracle"``, a ``"package.module:callable"`` path, or any callable ``LengthQuery -> int``."""
+def resolve_predictor(spec: str | OutputLengthPredictor, *, start: bool = True) -> OutputLengthPredictor:
+    """``"oracle"``, ``"learned[:kind=...,model=...,fallback=...,point=...,max_batch=...]"``, a
+    ``"package.module:callable"`` path, or any callable ``LengthQuery -> int``.
+
+    ``learned`` gives a :class:`~geosched.reference_impl.predictors.background.BackgroundPredictor`
+    (predictions batched in a worker thread, started when ``start``; the plugin submits arrivals
+    and completions to it and reads ready predictions, with its ``fallback`` meanwhile).
+    """
     if callable(spec):
         return spec
     if not isinstance(spec, str) or not spec:
         raise ValidationError("predictor", spec, "must be 'oracle', 'module:callable' or a callable")
     if spec == "oracle":
         return oracle_predictor
+    if spec == "learned" or spec.startswith("learned:"):
+        return _learned_predictor(spec, start)
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValidationError("predictor", spec, "must be 'oracle' or 'package.module:callable'")
@@ -96,6 +104,24 @@ def resolve_predictor(spec: str | OutputLengthPredictor) -> OutputLengthPredicto
     if not callable(target):
         raise ValidationError("predictor", spec, "does not name a callable")
     return target
+
+
+_LEARNED_KEYS = ("kind", "model", "fallback", "point", "max_batch")
+
+
+def _learned_predictor(spec: str, start: bool) -> OutputLengthPredictor:
+    from geosched.reference_impl.predictors.artifact import default_model_path, load_model
+    from geosched.reference_impl.predictors.background import BackgroundPredictor
+
+    _, params = parse_spec(spec)
+    unknown = sorted(set(params) - set(_LEARNED_KEYS))
+    if unknown:
+        raise ValidationError("predictor", spec, f"unknown key(s) {', '.join(unknown)}; allowed: "
+                                                 f"{', '.join(_LEARNED_KEYS)}")
+    kind = params.get("kind")
+    model = load_model(params.get("model") or default_model_path(kind or "point"), kind=kind)
+    return BackgroundPredictor(model, fallback=params.get("fallback"), point=params.get("point", "median"),
+                               max_batch=params.get("max_batch", 256), start=start)
 
 
 def _parse_bool(name: str, value: Any) -> bool:
@@ -136,7 +162,7 @@ class GeoschedSchedulerConfig:
                 "unknown key(s); allowed: policy, mode, predictor, backfill",
             )
         self.policy_object()  # validates the spec now, not at the first request
-        resolve_predictor(self.predictor)
+        resolve_predictor(self.predictor, start=False)  # validates it (a learned one loads its model file)
 
     def policy_object(self) -> Policy:
         """The registry policy; ``svf1`` must carry theta, short_length and long_length."""

@@ -26,6 +26,13 @@ What it changes in vLLM's ``Scheduler`` (``vllm/v1/core/sched/scheduler.py``):
   exact predictions, block size 1 and budgets that never bind, nothing is ever preempted and
   the start steps equal :func:`geosched.reference_impl.simulator.simulate`'s (tested by the
   differential harness). ``mode="native"`` keeps vLLM's on-demand allocation and preemption.
+* **Learned predictions off the critical path** (``predictor="learned:..."`` or a
+  :class:`~geosched.reference_impl.predictors.background.BackgroundPredictor`). ``add_request``
+  only submits the request to the worker and keys it by the worker's ``fallback`` length; every
+  completion is reported to the worker (its history features). At the start of each
+  ``schedule()`` call, every still-waiting request whose prediction has become ready is re-keyed
+  and re-sorted; a request admitted before its prediction was ready keeps the fallback as its
+  belief (the gate's belief is fixed at admission, then grows as in the simulator).
 
 Importing this module imports vLLM; the package :mod:`geosched.reference_impl.vllm` does not.
 """
@@ -140,6 +147,9 @@ class GeoschedScheduler(Scheduler):
         self.geosched = config
         self._geo_policy = config.policy_object()
         self._geo_predict = config.predictor_callable()
+        # an asynchronous predictor (submit/get/finished): predictions arrive between steps
+        self._geo_async = self._geo_predict if hasattr(self._geo_predict, "submit") else None
+        self._geo_pending: dict[str, Request] = {}  # waiting on a prediction, keyed by the fallback
         self._geo_priority_victims = self.scheduler_config.policy == "priority"
         self.waiting = KeyOrderedQueue()
         self.kv_holding_waiting = KeyOrderedQueue()
@@ -167,14 +177,59 @@ class GeoschedScheduler(Scheduler):
 
     def add_request(self, request: Request) -> None:
         if request.request_id not in self.requests:
-            predicted = self.predict_output_length(request)
-            key = order_key(self._geo_policy, max(request.num_prompt_tokens, 1), predicted)
-            setattr(request, _PREDICTED_ATTR, predicted)
-            setattr(request, _KEY_ATTR, key)
+            if self._geo_async is not None:
+                self._geo_async.submit(request.request_id, request.num_prompt_tokens, request.arrival_time)
+                self._geo_pending[request.request_id] = request
+                predicted = self._geo_async.fallback
+            else:
+                predicted = self.predict_output_length(request)
             setattr(request, _POSITION_ATTR, next(self._geo_positions))
-            if self._geo_priority_victims:
-                request.priority = key
+            self._set_prediction(request, predicted)
         super().add_request(request)
+
+    def _set_prediction(self, request: Request, predicted: int) -> None:
+        key = order_key(self._geo_policy, max(request.num_prompt_tokens, 1), predicted)
+        setattr(request, _PREDICTED_ATTR, predicted)
+        setattr(request, _KEY_ATTR, key)
+        if self._geo_priority_victims:
+            request.priority = key
+
+    def _refresh_predictions(self) -> None:
+        """Re-key the waiting requests whose asynchronous prediction is now ready."""
+        worker = self._geo_async
+        for request_id, request in list(self._geo_pending.items()):
+            value = worker.get(request_id)
+            if value is None:
+                continue
+            del self._geo_pending[request_id]
+            for queue in (self.waiting, self.kv_holding_waiting):
+                try:
+                    queue.remove_request(request)
+                except ValueError:
+                    continue
+                self._set_prediction(request, value)
+                queue.add_request(request)
+                break
+
+    def _free_request(self, request: Request, *args: Any, **kwargs: Any) -> Any:
+        worker = self._geo_async
+        if worker is not None:
+            self._geo_pending.pop(request.request_id, None)
+            worker.forget(request.request_id)
+            if "ABORTED" not in str(request.status):  # an aborted output is no length observation
+                worker.finished(request.num_prompt_tokens, request.num_output_tokens)
+        return super()._free_request(request, *args, **kwargs)
+
+    def predictor_stats(self) -> Any:
+        """The background predictor's :class:`~geosched.reference_impl.predictors.background.WorkerStats`
+        (``None`` with a synchronous predictor)."""
+        worker = self._geo_async
+        return worker.stats() if worker is not None and hasattr(worker, "stats") else None
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        if self._geo_async is not None and hasattr(self._geo_async, "close"):
+            self._geo_async.close()
 
     # -- admission -----------------------------------------------------------------------
     def _remaining(self, request: Request) -> int:
@@ -184,6 +239,8 @@ class GeoschedScheduler(Scheduler):
     def schedule(self, throttle_prefills: bool = False) -> Any:
         step = self._geo_step
         self._geo_step += 1
+        if self._geo_pending:
+            self._refresh_predictions()
         gate = self._geo_gate
         if gate is None:
             return super().schedule(throttle_prefills)
@@ -218,6 +275,7 @@ class GeoschedScheduler(Scheduler):
             if request.request_id not in running_before:
                 # admitted now; prefill may still be chunked, tokens so far define the belief
                 gate.admitted(request.request_id, step, request.num_tokens, self._remaining(request))
+                self._geo_pending.pop(request.request_id, None)  # its belief is fixed now
         return output
 
 

@@ -1,0 +1,226 @@
+"""Model files: a :class:`~geosched.reference_impl.predictors.learned.LengthModel` as JSON.
+
+One JSON object (no pickle, so loading a file never runs code):
+
+* ``format`` (``"geosched-length-model"``) and ``format_version`` (:data:`FORMAT_VERSION`);
+* ``kind``, ``features``, ``feature_version``
+  (:data:`~geosched.reference_impl.predictors.features.FEATURE_VERSION`), ``text_features``,
+  ``step_seconds``, the standardisation, the architecture and the head's parameters;
+* ``weights``: the float32 tensors, little-endian, base64, with their shapes, and
+  ``weights_sha256``, the hash of those bytes;
+* ``provenance``: the training data (file name, rows, ``data_sha256`` of the training rows,
+  :func:`training_data_hash`), seed, hyper-parameters, versions of geosched, torch, numpy and
+  Python, training seconds and the command; ``metrics``: the test metrics at training time.
+
+Loading checks all of it and raises :class:`ModelFileError` (a
+:class:`~geosched.errors.GeoschedError`: the CLI prints one line, exit 2) on an unknown format or
+version, a feature version or name this code does not compute, another kind than asked for,
+or weights whose hash or shapes do not match.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> model = load_model(default_model_path("point"), kind="point")
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "m.json"
+>>> save_model(model, path); load_model(path).weights[0].shape == model.weights[0].shape
+True
+>>> try:
+...     load_model(path, kind="dist")
+... except ModelFileError as exc:
+...     print(str(exc).rsplit(": ", 1)[1])
+a point model, not a dist model
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from geosched.errors import GeoschedError
+from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURES, RequestLog
+from geosched.reference_impl.predictors.learned import KINDS, LengthModel
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model", "model_to_dict",
+           "model_from_dict", "default_model_path", "load_default_model", "training_data_hash"]
+
+FORMAT = "geosched-length-model"
+FORMAT_VERSION = 1
+
+
+class ModelFileError(GeoschedError, ValueError):
+    """A model file cannot be used: unreadable, another format or version, or tampered with."""
+
+
+def training_data_hash(log: RequestLog) -> str:
+    """SHA-256 of the training rows: arrival seconds (float64), prompt and output (int64), little-endian.
+
+    >>> import struct
+    >>> rows = struct.pack("<d", 0.5) + struct.pack("<q", 1) + struct.pack("<q", 2)
+    >>> training_data_hash(RequestLog([0.5], [1], [2])) == hashlib.sha256(rows).hexdigest()
+    True
+    """
+    digest = hashlib.sha256()
+    for array, dtype in ((log.arrival_seconds, "<f8"), (log.prompt, "<i8"), (log.output, "<i8")):
+        digest.update(np.ascontiguousarray(array, dtype=dtype).tobytes())
+    return digest.hexdigest()
+
+
+def _pack(arrays: tuple[Any, ...]) -> tuple[dict[str, Any], str]:
+    blob = b"".join(np.ascontiguousarray(a, dtype="<f4").tobytes() for a in arrays)
+    packed = {"dtype": "float32-le", "shapes": [list(np.shape(a)) for a in arrays],
+              "data": base64.b64encode(blob).decode("ascii")}
+    return packed, hashlib.sha256(blob).hexdigest()
+
+
+def model_to_dict(model: LengthModel) -> dict[str, Any]:
+    """The JSON object of a model file."""
+    weights, digest = _pack(model.weights)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": model.kind,
+        "features": list(model.features),
+        "feature_version": FEATURE_VERSION,
+        "text_features": model.text_features,
+        "step_seconds": model.step_seconds,
+        "standardize": {"mean": [float(v) for v in model.mean], "std": [float(v) for v in model.std]},
+        "hidden": list(model.hidden),
+        "head": {"theta": model.theta, "short_length": model.short_length, "long_length": model.long_length,
+                 "max_output": model.max_output, "edges": list(model.edges)},
+        "weights": weights,
+        "weights_sha256": digest,
+        "provenance": model.provenance,
+        "metrics": model.metrics,
+    }
+
+
+def save_model(model: LengthModel, path: str | Path) -> None:
+    """Write ``model`` to ``path`` atomically (a temporary file renamed over it)."""
+    path = Path(path)
+    text = json.dumps(model_to_dict(model), indent=1) + "\n"
+    handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".model-")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp creates 0600; a model file is meant to be shared
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _require(data: dict[str, Any], key: str, where: str) -> Any:
+    if key not in data:
+        raise ModelFileError(f"{where}: missing key {key!r}; not a geosched model file")
+    return data[key]
+
+
+def _unpack(packed: dict[str, Any], digest: str, where: str) -> tuple[np.ndarray, ...]:
+    try:
+        blob = base64.b64decode(packed["data"], validate=True)
+        shapes = [tuple(int(v) for v in shape) for shape in packed["shapes"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{where}: weights are unreadable ({exc})") from None
+    if packed.get("dtype") != "float32-le":
+        raise ModelFileError(f"{where}: weights dtype {packed.get('dtype')!r}, expected 'float32-le'")
+    if hashlib.sha256(blob).hexdigest() != digest:
+        raise ModelFileError(f"{where}: weights do not match weights_sha256 (file corrupted or edited)")
+    sizes = [int(np.prod(shape)) for shape in shapes]
+    if 4 * sum(sizes) != len(blob):
+        raise ModelFileError(f"{where}: weights hold {len(blob)} bytes, the shapes need {4 * sum(sizes)}")
+    flat = np.frombuffer(blob, dtype="<f4")
+    out, offset = [], 0
+    for shape, size in zip(shapes, sizes):
+        out.append(flat[offset:offset + size].reshape(shape).copy())
+        offset += size
+    return tuple(out)
+
+
+def model_from_dict(data: Any, where: str = "model", kind: str | None = None) -> LengthModel:
+    """Check a model file's JSON object and build the model (see the module docstring)."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelFileError(f"{where}: not a geosched model file (format {FORMAT!r} expected)")
+    version = _require(data, "format_version", where)
+    if version != FORMAT_VERSION:
+        raise ModelFileError(f"{where}: format_version {version!r}; this geosched reads {FORMAT_VERSION}")
+    feature_version = _require(data, "feature_version", where)
+    if feature_version != FEATURE_VERSION:
+        raise ModelFileError(f"{where}: trained on feature version {feature_version!r}, this geosched computes "
+                             f"version {FEATURE_VERSION}: retrain it")
+    features = tuple(_require(data, "features", where))
+    unknown = [name for name in features if name not in FEATURES]
+    if unknown:
+        raise ModelFileError(f"{where}: unknown feature(s) {', '.join(map(str, unknown))}")
+    file_kind = _require(data, "kind", where)
+    if file_kind not in KINDS:
+        raise ModelFileError(f"{where}: kind {file_kind!r} is not one of {', '.join(KINDS)}")
+    if kind is not None and kind != file_kind:
+        raise ModelFileError(f"{where}: a {file_kind} model, not a {kind} model")
+    weights = _unpack(_require(data, "weights", where), _require(data, "weights_sha256", where), where)
+    head = _require(data, "head", where)
+    standardize = _require(data, "standardize", where)
+    try:
+        model = LengthModel(
+            kind=file_kind, features=features, text_features=int(data.get("text_features", 0)),
+            step_seconds=float(_require(data, "step_seconds", where)),
+            mean=np.asarray(standardize["mean"], dtype=np.float64),
+            std=np.asarray(standardize["std"], dtype=np.float64),
+            hidden=tuple(int(h) for h in _require(data, "hidden", where)), weights=weights,
+            theta=int(head["theta"]), short_length=int(head["short_length"]), long_length=int(head["long_length"]),
+            max_output=int(head["max_output"]), edges=tuple(int(e) for e in head.get("edges", ())),
+            provenance=dict(data.get("provenance", {})), metrics=dict(data.get("metrics", {})),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"{where}: malformed model ({exc})") from None
+    _check_shapes(model, where)
+    return model
+
+
+def _check_shapes(model: LengthModel, where: str) -> None:
+    widths = [model.inputs, *model.hidden, model.outputs]
+    expected = []
+    for fan_in, fan_out in zip(widths[:-1], widths[1:]):
+        expected += [(fan_out, fan_in), (fan_out,)]
+    found = [tuple(w.shape) for w in model.weights]
+    if found != expected:
+        raise ModelFileError(f"{where}: weight shapes {found} do not fit {len(model.features)} features + "
+                             f"{model.text_features} text columns, hidden {list(model.hidden)}, "
+                             f"{model.outputs} outputs")
+    if len(model.mean) != model.inputs or len(model.std) != model.inputs:
+        raise ModelFileError(f"{where}: standardisation has {len(model.mean)} columns, the model {model.inputs}")
+
+
+def load_model(path: str | Path, kind: str | None = None) -> LengthModel:
+    """Read and check a model file; ``kind`` (when given) must match the file's."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ModelFileError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{path}: not a text file") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    return model_from_dict(data, str(path), kind)
+
+
+def default_model_path(kind: str) -> Path:
+    """Where the shipped model of ``kind`` lives (package data ``models/<kind>.json``)."""
+    if kind not in KINDS:
+        raise ModelFileError(f"no shipped model of kind {kind!r}; kinds: {', '.join(KINDS)}")
+    return Path(str(resources.files("geosched.reference_impl.predictors").joinpath("models", f"{kind}.json")))
+
+
+def load_default_model(kind: str) -> LengthModel:
+    """The shipped model of ``kind`` (package data, trained by the command in ``docs/predictions.md``)."""
+    return load_model(default_model_path(kind), kind=kind)

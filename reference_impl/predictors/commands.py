@@ -1,0 +1,132 @@
+"""``geosched predictor train`` and ``geosched predictor eval``: learned length predictors.
+
+* ``train --trace PATH --kind point|onebit|dist --out FILE``: train on the first 70% of the
+  trace by time, score on the last 30%, write the model file (atomically) and print its test
+  metrics.
+* ``eval [--trace PATH] [--model FILE ...]``: the accuracy table on the test part: the
+  baselines (global median, per-bucket empirical distribution) and each model (default: the
+  three shipped ones).
+
+``--trace`` defaults to the shared Azure trace beside the project. Every command takes
+``--memory`` (unused here), ``--seed`` and ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+from typing import Any
+
+from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.output import emit_json
+
+__all__ = ["add_commands"]
+
+
+def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``predictor train`` and ``predictor eval``."""
+    parser = subparsers.add_parser("predictor", help="train and evaluate learned output-length predictors")
+    sub = parser.add_subparsers(dest="predictor_command", metavar="ACTION")
+    sub.required = True
+
+    p = sub.add_parser("train", parents=[common], help="train a model on a trace (70/30 split by time)")
+    p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
+    p.add_argument("--kind", required=True, choices=("point", "onebit", "dist"))
+    p.add_argument("--out", required=True, help="model file to write (JSON)")
+    p.add_argument("--epochs", type=int, default=None, help="passes over the training part (default 40)")
+    p.add_argument("--theta", type=int, default=None, help="1-bit threshold (default: median training output)")
+    p.add_argument("--features", default=None, help="comma-separated feature names (default: the validated set)")
+    p.add_argument("--limit", type=int, default=None, help="read at most this many rows")
+    p.set_defaults(handler=_cmd_train)
+
+    p = sub.add_parser("eval", parents=[common], help="accuracy table of models and baselines on the test part")
+    p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
+    p.add_argument("--model", action="append", default=None,
+                   help="model file (repeatable; default: the shipped point, onebit and dist models)")
+    p.add_argument("--limit", type=int, default=None, help="read at most this many rows")
+    p.set_defaults(handler=_cmd_eval)
+
+
+def _trace_log(args: argparse.Namespace):
+    from geosched.reference_impl.predictors.tracelog import read_trace_log
+    from geosched.reference_impl.workloads import default_trace_path
+
+    path = args.trace or default_trace_path()
+    if path is None:
+        raise WorkloadFormatError("--trace: no trace given and ../shared/traces/azure_llm_2023_conv.csv not found")
+    if args.limit is not None and args.limit < 2:
+        raise ValidationError("--limit", args.limit, "must be >= 2")
+    return read_trace_log(path, limit=args.limit), Path(path)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from geosched.reference_impl.predictors.artifact import save_model
+    from geosched.reference_impl.predictors.training import TrainingConfig, train_model
+
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        raise ValidationError("--out", args.out, "its folder must exist")
+    log, path = _trace_log(args)
+    options: dict[str, Any] = {"kind": args.kind, "seed": args.seed if args.seed is not None else 0}
+    if args.epochs is not None:
+        options["epochs"] = args.epochs
+    if args.theta is not None:
+        options["theta"] = args.theta
+    if args.features:
+        options["features"] = tuple(f.strip() for f in args.features.split(",") if f.strip())
+    config = TrainingConfig(**options)
+    command = "geosched predictor train " + " ".join(shlex.quote(a) for a in (
+        "--trace", path.name, "--kind", args.kind, "--seed", str(config.seed),
+        *(("--epochs", str(args.epochs)) if args.epochs is not None else ()),
+        *(("--theta", str(args.theta)) if args.theta is not None else ()),
+        *(("--features", args.features) if args.features else ()),
+        *(("--limit", str(args.limit)) if args.limit is not None else ())))
+    result = train_model(log, config, source=path.name, command=command)
+    save_model(result.model, out)
+    if args.json:
+        emit_json({"out": str(out), **result.to_dict(), "provenance": result.model.provenance})
+        return 0
+    from geosched.reference_impl.predictors.training import format_accuracy_table
+
+    print(f"trained {args.kind} on {result.train_rows} requests of {path.name} in {result.train_seconds:.1f} s "
+          f"(seed {config.seed}); tested on the last {result.test_rows}")
+    print(format_accuracy_table([result.metrics]))
+    print(f"wrote {out}")
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from geosched.reference_impl.predictors.artifact import default_model_path, load_model
+    from geosched.reference_impl.predictors.training import accuracy_table
+
+    log, path = _trace_log(args)
+    files = args.model or [str(default_model_path(kind)) for kind in ("point", "onebit", "dist")]
+    models = {}
+    for file in files:
+        model = load_model(file)
+        label = f"learned {model.kind}" if not args.model else f"{model.kind} ({Path(file).name})"
+        models[label] = model
+    table = accuracy_table(log, models)
+    held_out = {label: _held_out(model, log) for label, model in models.items()}
+    if args.json:
+        emit_json({"trace": path.name, "seed": args.seed, "held_out": held_out, **table.to_dict()})
+        return 0
+    print(f"{path.name}: trained on the first {table.train_rows} requests by time, tested on the last "
+          f"{table.test_rows}; theta = {table.theta} (long iff o > theta)")
+    print(table.text())
+    for label, ok in held_out.items():
+        if not ok:
+            print(f"note: {label} was not trained on the first 70% of this trace (its data hash differs): "
+                  "the test part may not be held out")
+    return 0
+
+
+def _held_out(model: Any, log: Any) -> bool:
+    """True when the model's training-data hash is that of this log's training part."""
+    from geosched.reference_impl.predictors.artifact import training_data_hash
+    from geosched.reference_impl.predictors.training import time_split
+
+    fraction = model.provenance.get("config", {}).get("train_fraction", 0.7)
+    train, _ = time_split(log, fraction)
+    return model.provenance.get("data_sha256") == training_data_hash(log.subset(train))
