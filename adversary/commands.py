@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from geosched.arguments import non_negative_int, positive_float, positive_int
+from geosched.arguments import integer, non_negative_int, positive_float, positive_int
 from geosched.errors import ValidationError
 from geosched.reference_impl.policies import Capability, policy_names
 
@@ -21,7 +21,7 @@ def add_commands(subparsers, common) -> None:
                                           f"{DEFAULT_HUNT_MEMORY}.")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
-    p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
+    p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
     p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
@@ -40,12 +40,12 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("family", parents=[common],
                               help="evaluate a member of a worst-case family and check its closed form")
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
-    p.add_argument("--size", type=int, required=True, help="family parameter k")
+    p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
-    p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..10)")
+    p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..10)")
     p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
     p.add_argument("--max-prompt", type=non_negative_int, required=True)
     p.add_argument("--max-output", type=positive_int, required=True)

@@ -77,6 +77,10 @@ def _picture(args: argparse.Namespace):
         return plot.certificate_picture(instance, args.policy)
     if args.kind == "compare":
         policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+        if not policies:
+            from geosched.errors import ValidationError
+
+            raise ValidationError("--policies", args.policies, "give at least one policy name")
         return plot.compare_picture(instance, policies, opt=not args.no_opt, time_limit=args.time_limit)
     if args.schedule is not None:
         from geosched.reference_impl.model import read_schedule

@@ -104,17 +104,20 @@ def _parse_timestamp(text: str, where: str) -> float:
 
 def _parse_count(text: str, column: str, where: str) -> int:
     stripped = text.strip()
-    if not _DIGITS.fullmatch(stripped) or len(stripped) > 20:
-        raise ValidationError(f"{where}: {column}", text, "must be a token count: ASCII digits only")
+    if not _DIGITS.fullmatch(stripped):
+        raise ValidationError(f"{where}: {column}", text, "must be a token count written in ASCII digits")
+    if len(stripped) > 16:  # more than 2^53 (geosched's limit for one value)
+        raise ValidationError(f"{where}: {column}", text, "must be at most 2^53")
     return int(stripped)
 
 
 def _trace_columns(header: list[str], path: Path) -> list[int]:
     """Positions of the three trace columns; each must appear exactly once."""
     for column in _TRACE_COLUMNS:
-        if header.count(column) != 1:
-            problem = "missing" if column not in header else "repeated"
-            raise WorkloadFormatError(f"{path}: column {column} is {problem}; found {header}")
+        if column not in header:
+            raise WorkloadFormatError(f"{path}: missing column {column}; found {header}")
+        if header.count(column) > 1:
+            raise WorkloadFormatError(f"{path}: column {column} appears {header.count(column)} times; found {header}")
     return [header.index(column) for column in _TRACE_COLUMNS]
 
 

@@ -53,7 +53,10 @@ def snapshot(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def write_files(folder: Path, files: dict[str, str | bytes]) -> None:
+def write_files(folder: Path, files) -> None:
+    """Write ``files`` (name -> text or bytes, or a function returning that) under ``folder``."""
+    if callable(files):
+        files = files()
     for name, content in files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,13 +15,19 @@ Used by ``tests/test_reliability.py`` (each case is a test) and
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
+from cli_harness import run_cli
+
 ROOT = Path(__file__).resolve().parent.parent
-WITNESS = ROOT / "docs" / "witnesses" / "sjf_burst_alpha0.5_ratio3.268.json"
+SJF_WITNESS = ROOT / "docs" / "witnesses" / "sjf_burst_alpha0.5_ratio3.268.json"
 
 TWO63 = 2**63
 
@@ -30,7 +36,7 @@ TWO63 = 2**63
 class Case:
     name: str
     argv: list[str]
-    files: dict[str, str | bytes] = field(default_factory=dict)
+    files: dict[str, str | bytes] | Callable[[], dict[str, str | bytes]] = field(default_factory=dict)
     expect: str = "error"  # "error" or "answer"
     check: Callable[[str], str | None] | None = None  # stdout -> None if right, else why it is wrong
     slow: bool = False
@@ -104,6 +110,9 @@ def overflow_cases() -> list[Case]:
     huge = _instance(3 * 10**18, [(0, 1, 2 * 10**18)] * 4)
     a63 = _instance(200, [(TWO63, 1, 96)])
     a62 = _instance(200, [(2**62, 1, 96), (0, 1, 5)])
+    a50 = _instance(200, [(2**50, 1, 96), (0, 1, 5)])
+    # two at a time (peaks 2^52, M = 2^53): starts up to 1023 * 2^52, TEL near 2^72, past int64
+    long = _instance(2**53, [(0, 0, 2**52)] * 2048)
     cases = [
         # both start at 2^62: feasible (97 + 97 <= 200), TEL = 2 (2^62 + 96) = 2^63 + 192
         Case("check: starts 2^62 (TEL past int64)", ["check", "i.json", "s.json", "--json"],
@@ -123,6 +132,13 @@ def overflow_cases() -> list[Case]:
              {"i.json": _instance(100, [(0, 1, 96), (0, 1, 96)]),
               "s.json": json.dumps({"starts": {"r0": 2**62, "r1": 2**62}})},
              "answer", _check_violation(2**62 + 50, 2)),
+        # 1024 requests at their largest (peak 2^53 = M) all from step 0: at step 1 they hold
+        # 1024 (2^52 + 1) > M. In int64 the usage at the piece's right end, 1024 * 2^53 = 2^63,
+        # wraps to -2^63 and the violation would be missed.
+        Case("check: 1024 peaks of 2^53 at once", ["check", "i.json", "s.json", "--json"],
+             {"i.json": _instance(2**53, [(0, 2**52, 2**52)] * 1024),
+              "s.json": json.dumps({f"r{k}": 0 for k in range(1024)})},
+             "answer", _check_violation(1, 1024 * (2**52 + 1) - 2**53)),
         Case("simulate: outputs 2e18, M = 3e18", ["simulate", "i.json", "--json"], {"i.json": huge}, "answer",
              _tel_matches_starts(huge)),
         Case("simulate sjf: outputs 2e18", ["simulate", "i.json", "--policy", "sjf", "--json"], {"i.json": huge},
@@ -146,6 +162,16 @@ def overflow_cases() -> list[Case]:
              _tel_matches_starts(_instance(2**70, [(0, 2**68, 2**68), (0, 2**68, 3)]))),
         Case("simulate svf1: outputs 2e18", ["simulate", "i.json", "--policy", "svf1", "--json"], {"i.json": huge},
              "answer", _tel_matches_starts(huge)),
+        Case("opt: arrival 2^50 and 0", ["opt", "i.json", "--time-limit", "2", "--json"], {"i.json": a50}, "answer",
+             _tel_matches_starts(a50)),
+        Case("compare --opt: arrival 2^50 and 0", ["compare", "i.json", "--opt", "--time-limit", "2", "--json"],
+             {"i.json": a50}, "answer", _tel_matches_starts(a50)),
+        *(Case(f"plot {kind}: arrival 2^50", ["plot", kind, "i.json", "--out", "p.png"], {"i.json": a50}, "answer")
+          for kind in ("memory", "gantt", "certificate", "compare")),
+        Case("simulate: 2048 requests of 2^52 (TEL about 2^72)", ["simulate", "i.json", "--json"], {"i.json": long},
+             "answer", _tel_matches_starts(long)),
+        Case("compare: 2048 requests of 2^52", ["compare", "i.json", "--json"], {"i.json": long}, "answer",
+             _tel_matches_starts(long)),
         Case("simulate: --memory 2^64 on a generator", ["simulate", "burst:n=3", "--memory", str(2**64), "--json"],
              expect="answer"),
     ]
@@ -302,8 +328,10 @@ def _flag_cases() -> list[Case]:
         for flag, value in (("--seed", "-1"), ("--seed", "abc"), ("--seed", "1.5"), ("--memory", "0"),
                             ("--memory", "-5"), ("--memory", "abc")):
             cases.append(Case(f"{command} {flag} {value}", [*base, flag, value]))
-    cases += [Case(f"{command} --seed 2^64", [command, "example", "--seed", str(2**64), "--json"], expect="answer")
-              for command in ("simulate", "compare")]
+    cases += [Case(f"{command} --seed 2^63 - 1", [command, "example", "--seed", str(2**63 - 1), "--json"],
+                   expect="answer") for command in ("simulate", "compare")]
+    cases += [Case("simulate --seed 2^63", ["simulate", "example", "--seed", str(2**63)]),
+              Case("hunt --seed 2^63", ["hunt", "--policy", "sjf", "--time", "1", "--seed", str(2**63)])]
     cases += [
         Case("hunt --memory 2^63", ["hunt", "--policy", "sjf", "--memory", str(TWO63), "--time", "1"]),
         Case("hunt --memory 10^12", ["hunt", "--policy", "sjf", "--memory", str(10**12), "--time", "1"]),
@@ -388,7 +416,7 @@ def _flag_cases() -> list[Case]:
 
 
 def _witness_cases() -> list[Case]:
-    good = WITNESS.read_text()
+    good = SJF_WITNESS.read_text()
     data = json.loads(good)
     empty = dict(data, instance={"memory": 12, "requests": []},
                  policy_schedule={"starts": {}, "tel": 0}, witness_schedule={"starts": {}, "tel": 0},
@@ -408,13 +436,33 @@ def _witness_cases() -> list[Case]:
     return cases
 
 
-def _hunt_resume_cases() -> list[Case]:
+@functools.lru_cache(maxsize=1)
+def _saved_search():
+    """A real anneal state of the space the hunt cases resume (made once, on first use)."""
     from geosched.adversary.search import SearchSpace, anneal
 
     space = SearchSpace("sjf", max_requests=3, memory=12, alpha_max=0.5)
-    state = anneal(space, max_evals=5, time_limit=5.0, rng=0).state
+    return space, anneal(space, max_evals=5, time_limit=5.0, rng=0).state
+
+
+def _hunt_resume_cases() -> list[Case]:
     argv = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--time", "0.5",
             "--quiet", "--resume", "--out", "h"]
+    names = ["checkpoint []", "methods: 5", "binary bytes", "garbage rng state", "rng state of another generator",
+             "rng a string", "nfev -1", "wall_time nan-like string", "history garbage", "best a list",
+             "best with 10^6 requests", "best output beyond the space", "best lengths mismatch", "elite not a list",
+             "current missing", "unknown method", "state null", "space of another search", "seed a string",
+             "truncated"]
+    return [Case(f"hunt --resume: {what}", argv, functools.partial(_resume_files, what)) for what in names]
+
+
+def _resume_files(what: str) -> dict[str, str | bytes]:
+    return {"h/checkpoint.json": _resume_variants()[what]}
+
+
+@functools.lru_cache(maxsize=1)
+def _resume_variants() -> dict[str, str | bytes]:
+    space, state = _saved_search()
 
     def checkpoint(methods, **extra):
         return json.dumps({"space": space.to_dict(), "seed": 0, "methods": methods, **extra})
@@ -448,19 +496,18 @@ def _hunt_resume_cases() -> list[Case]:
         "seed a string": json.dumps({"space": space.to_dict(), "seed": "x", "methods": {}}),
         "truncated": checkpoint({"anneal": {"kind": "search", "state": state}})[:200],
     }
-    return [Case(f"hunt --resume: {what}", argv, {"h/checkpoint.json": text}) for what, text in variants.items()]
+    return variants
 
 
 def forged_score_case() -> Case:
     """A checkpoint whose saved best score is forged (99): must not be reported as search_best."""
-    from geosched.adversary.search import SearchSpace, anneal
-
-    space = SearchSpace("sjf", max_requests=3, memory=12, alpha_max=0.5)
-    state = anneal(space, max_evals=5, time_limit=5.0, rng=0).state
-    state["best"] = dict(state["best"], score=99.0)
-    state["elite"] = [dict(e, score=99.0) for e in state["elite"]]
-    state["current"] = dict(state["current"], score=99.0)
-    text = json.dumps({"space": space.to_dict(), "seed": 0, "methods": {"anneal": {"kind": "search", "state": state}}})
+    def files() -> dict[str, str]:
+        space, saved = _saved_search()
+        state = dict(saved, best=dict(saved["best"], score=99.0), current=dict(saved["current"], score=99.0),
+                     elite=[dict(e, score=99.0) for e in saved["elite"]])
+        text = json.dumps({"space": space.to_dict(), "seed": 0,
+                           "methods": {"anneal": {"kind": "search", "state": state}}})
+        return {"h/checkpoint.json": text}
 
     def check(stdout: str) -> str | None:
         data = json.loads(stdout)
@@ -469,7 +516,194 @@ def forged_score_case() -> Case:
 
     argv = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--time", "0.5",
             "--quiet", "--resume", "--out", "h", "--json"]
-    return Case("hunt --resume: forged score 99", argv, {"h/checkpoint.json": text}, "answer", check)
+    return Case("hunt --resume: forged score 99", argv, files, "answer", check)
+
+
+# ---------------------------------------------------------------- tampered witnesses
+
+WITNESS_FILE = ROOT / "docs" / "witnesses" / "svf_burst_alpha0.5_ratio1.345.json"
+WITNESS = json.loads(WITNESS_FILE.read_text())
+
+
+def json_paths(node, path=()):
+    """Every (path, value) in a JSON tree, containers included."""
+    yield path, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from json_paths(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from json_paths(value, path + (index,))
+
+
+def set_at(data, path, value):
+    """A copy of ``data`` with the value at ``path`` replaced."""
+    data = copy.deepcopy(data)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+def remove_at(data, path):
+    """A copy of ``data`` without the entry at ``path``."""
+    data = copy.deepcopy(data)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return data
+
+
+_SENTINEL = 7.25e300  # stands for a non-finite literal until the text is written
+
+
+def _text(data) -> str:
+    return json.dumps(data)
+
+
+def with_literal(path, literal: str) -> str:
+    """The witness with the value at ``path`` written as ``literal`` (NaN, Infinity: not JSON)."""
+    return _text(set_at(WITNESS, path, _SENTINEL)).replace(json.dumps(_SENTINEL), literal)
+
+
+def independent_numbers(data) -> dict:
+    """The numbers a correct check-witness prints for this (parsed) witness, by other code:
+    the step-by-step reference simulator and a per-step memory sum."""
+    from stepwise_reference import stepwise_simulate
+
+    from geosched.reference_impl.model import instance_from_dict
+    from geosched.reference_impl.policies import make_policy
+
+    instance = instance_from_dict(data["instance"])
+    outputs = [r.output for r in instance.requests]
+    hand_keys = {"fcfs": [0] * instance.n, "sjf": outputs,
+                 "svf": [r.prompt * r.output + (r.output**2 + r.output) // 2 for r in instance.requests]}
+    keys = hand_keys.get(data["policy"]) or make_policy(data["policy"]).keys(instance, outputs)
+    policy_starts, _ = stepwise_simulate(instance, keys, outputs)
+    witness = data["witness_schedule"]["starts"]
+
+    def tel(starts):
+        return sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
+
+    def feasible(starts):
+        if set(starts) != {r.id for r in instance.requests}:
+            return False
+        if any(not isinstance(starts[r.id], int) or starts[r.id] < r.arrival for r in instance.requests):
+            return False
+        horizon = max(starts[r.id] + r.output for r in instance.requests)
+        return all(sum(r.prompt + t - starts[r.id] for r in instance.requests
+                       if starts[r.id] < t <= starts[r.id] + r.output) <= instance.memory
+                   for t in range(horizon + 1))
+
+    return {"policy_tel": tel(policy_starts), "witness_tel": tel(witness) if feasible(witness) else None,
+            "memory": instance.memory, "n": instance.n}
+
+
+def tampers():
+    """(label, text) for every field of the witness: changed, removed, duplicated, NaN,
+    Infinity, null."""
+    out = []
+    for path, value in json_paths(WITNESS):
+        if not path:
+            continue
+        label = ".".join(map(str, path))
+        changes = []
+        if isinstance(value, bool) or value is None:
+            changes = [1, "x"]
+        elif isinstance(value, int):
+            changes = [value + 1, value - 1, 2 * value + 3, 0, -value - 1, value + 0.5, str(value), 2**63]
+        elif isinstance(value, float):
+            changes = [value * 1.01, value * 0.99, value + 1, 0.0, -value, 1e308, str(value), 2]
+        elif isinstance(value, str):
+            changes = [value + "x", "", "sjf", "svf1", "fcfs", 5]
+        elif isinstance(value, (list, dict)):
+            changes = [[], {}, "x"]
+        for change in changes:
+            out.append((f"{label} = {change!r}", _text(set_at(WITNESS, path, change))))
+        out.append((f"remove {label}", _text(remove_at(WITNESS, path))))
+        out.append((f"null {label}", _text(set_at(WITNESS, path, None))))
+        for literal in ("NaN", "Infinity"):
+            out.append((f"{literal} {label}", with_literal(path, literal)))
+        if not isinstance(path[-1], int):
+            text = _text(WITNESS)
+            marker = json.dumps(path[-1]) + ": "
+            at = text.index(marker)
+            duplicate = json.dumps(value + 1 if isinstance(value, (int, float)) and not isinstance(value, bool)
+                                   else "x")
+            out.append((f"duplicate {label}", text[:at] + marker + duplicate + ", " + text[at:]))
+    return out
+
+
+def _check_witness(text: str):
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "w.json").write_text(text)
+        return run_cli(["check-witness", "w.json", "--json"], Path(folder))
+
+
+@functools.lru_cache(maxsize=1)
+def _original_report() -> dict:
+    return json.loads(_check_witness(_text(WITNESS)).stdout)
+
+
+TAMPER_OK = ("rejected", "malformed", "harmless", "re-derived")
+
+
+def tamper_verdict(text: str) -> str:
+    """What ``check-witness --json`` did with a tampered witness: one of :data:`TAMPER_OK`
+    (``rejected``: exit 1 with problems; ``malformed``: a clean exit-2 error; ``harmless``: the
+    untampered numbers; ``re-derived``: other numbers, each equal to the independent
+    re-computation of :func:`independent_numbers`), or a description of what went wrong
+    (``ACCEPTED WITH WRONG ...`` is a forged number accepted)."""
+    original = _original_report()
+    run = _check_witness(text)
+    if run.traceback:
+        return f"traceback: {run.describe()}"
+    if run.code == 2:
+        return "malformed" if run.clean_error else f"unclean: {run.describe()}"
+    report = json.loads(run.stdout)
+    if run.code == 1:
+        return "rejected" if not report["ok"] and report["problems"] else f"exit 1 without problems: {report}"
+    keys = ("policy_tel", "witness_tel", "certified_ratio_exact", "memory", "n", "alpha_exact", "lower_bound")
+    if all(report[k] == original[k] for k in keys) and report["ratio_upper_exact"] in (None,
+                                                                                      original["ratio_upper_exact"]):
+        return "harmless"
+    truth = independent_numbers(json.loads(text))
+    wrong = [k for k in ("policy_tel", "witness_tel", "memory", "n") if report[k] != truth[k]]
+    if truth["witness_tel"] and report["certified_ratio_exact"] != str(Fraction(truth["policy_tel"],
+                                                                                truth["witness_tel"])):
+        wrong.append("certified_ratio")
+    if report["ratio_upper_exact"] is not None and (
+            report["lower_bound"] > truth["witness_tel"]
+            or Fraction(report["ratio_upper_exact"]) != Fraction(truth["policy_tel"], report["lower_bound"])):
+        wrong.append("ratio_upper")
+    return f"ACCEPTED WITH WRONG {wrong}" if wrong else "re-derived"
+
+
+OUTCOMES = ("clean error", "answered", "refused cleanly", "traceback", "accepted", "unclean error", "wrong answer")
+
+
+def classify(case: Case, run) -> tuple[str, str]:
+    """``(outcome, detail)``: one of :data:`OUTCOMES`.
+
+    For a bad input (``expect == "error"``): ``clean error`` is right; ``accepted`` (exit 0)
+    means a lenient input went through. For an extreme valid input: ``answered`` (exit 0 or 1
+    with numbers the case's check re-derives) or ``refused cleanly`` are right; ``wrong answer``
+    is a number the check contradicts (a silent wrong answer).
+    """
+    if run.traceback:
+        return "traceback", run.describe()
+    if case.expect == "error":
+        if run.clean_error:
+            return "clean error", ""
+        return ("accepted" if run.code == 0 else "unclean error"), run.describe()
+    if run.clean_error:
+        return "refused cleanly", run.stderr.strip()
+    if run.code in (0, 1) and not run.stderr.strip():
+        why = case.check(run.stdout) if case.check is not None else None
+        return ("answered", "") if why is None else ("wrong answer", why)
+    return "unclean error", run.describe()
 
 
 def all_cases() -> list[Case]:

@@ -825,7 +825,10 @@ def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[s
     if not (resume and path and path.is_file()):
         return _new_state(variants), 0.0
     saved = read_json(path)
-    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved:
+    fresh = _new_state(variants)
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved \
+            or not isinstance(saved.get("elapsed", 0.0), (int, float)) \
+            or {k: type(v) for k, v in saved["state"].items()} != {k: type(v) for k, v in fresh.items()}:
         raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; delete it to start the run over")
     if saved["config"] != config:
         return _new_state(variants), 0.0

@@ -155,13 +155,20 @@ def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
     """``f[S]`` for every subset ``S`` (bit ``i`` = ``instance.requests[i]``): a lower bound on
     the optimal TEL of the burst instance made of ``S`` alone (module docstring).
 
-    ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N`` or the table would
-    exceed :data:`CHAIN_MAX_STATES` entries. The table is read-only (shared by a small cache:
+    ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N``, the table would
+    exceed :data:`CHAIN_MAX_STATES` entries, or its TELs could reach ``2^30`` (its entries
+    are int32: long requests would wrap around and give a false bound). The table is read-only (shared by a small cache:
     the solver asks for the same instance several times in a row).
     """
     if not instance.is_burst or instance.n > CHAIN_MAX_N:
         return None
     if _states(instance.requests, instance.memory) > CHAIN_MAX_STATES:
+        return None
+    # the tables are int32 with 2^30 as "unreached": every c_k <= ceil(V / M) + sum o (each
+    # step adds at most o_j past the last big completion), so n such terms must stay below it
+    total_output = sum(r.output for r in instance.requests)
+    total_volume = sum(r.volume for r in instance.requests)
+    if instance.n * (total_output + total_volume // instance.memory + 1) >= 1 << 30:
         return None
     return _table(instance.memory, tuple((r.output, r.peak, r.volume) for r in instance.requests))
 
