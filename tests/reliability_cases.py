@@ -88,6 +88,18 @@ def _check_report(expected_feasible: bool, expected_tel: int | None) -> Callable
     return check
 
 
+def _starts_first(first: str, instance_text: str) -> Callable[[str], str | None]:
+    exact = _tel_matches_starts(instance_text)
+
+    def check(stdout: str) -> str | None:
+        starts = json.loads(stdout)["starts"]
+        if starts[first] != 0 or min(starts.values()) != 0 or list(starts.values()).count(0) != 1:
+            return f"{first} should start alone at step 0 (smallest volume), got {starts}"
+        return exact(stdout)
+
+    return check
+
+
 def _check_violation(step: int, amount: int) -> Callable[[str], str | None]:
     def check(stdout: str) -> str | None:
         data = json.loads(stdout)
@@ -113,6 +125,7 @@ def overflow_cases() -> list[Case]:
     a50 = _instance(200, [(2**50, 1, 96), (0, 1, 5)])
     # two at a time (peaks 2^52, M = 2^53): starts up to 1023 * 2^52, TEL near 2^72, past int64
     long = _instance(2**53, [(0, 0, 2**52)] * 2048)
+    order = _instance(2**32 + 101, [(0, 0, 2**32 + 1), (0, 0, 3 * 10**9)])
     cases = [
         # both start at 2^62: feasible (97 + 97 <= 200), TEL = 2 (2^62 + 96) = 2^63 + 192
         Case("check: starts 2^62 (TEL past int64)", ["check", "i.json", "s.json", "--json"],
@@ -172,6 +185,11 @@ def overflow_cases() -> list[Case]:
              "answer", _tel_matches_starts(long)),
         Case("compare: 2048 requests of 2^52", ["compare", "i.json", "--json"], {"i.json": long}, "answer",
              _tel_matches_starts(long)),
+        # volumes past int64: v(r0) = (o^2 + o)/2 with o = 2^32 + 1 is about 9.2e18; in int64
+        # o^2 wraps to 2^33 + 1 and v(r0) to about 6.4e9, below v(r1) = 4.5e18, so a wrapped
+        # SVF would start r0 first; the true order starts r1 (smaller volume) at step 0
+        Case("simulate svf: volumes past int64 keep their order", ["simulate", "i.json", "--json"],
+             {"i.json": order}, "answer", _starts_first("r1", order)),
         Case("simulate: --memory 2^64 on a generator", ["simulate", "burst:n=3", "--memory", str(2**64), "--json"],
              expect="answer"),
     ]
