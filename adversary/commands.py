@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from geosched.adversary.targets import target_names
 from geosched.arguments import integer, non_negative_int, positive_float, positive_int
 from geosched.errors import ValidationError
 from geosched.reference_impl.policies import Capability, policy_names
@@ -19,8 +20,12 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
                               description=f"Search for instances that hurt a policy; --memory defaults to "
                                           f"{DEFAULT_HUNT_MEMORY}.")
-    p.add_argument("--policy", required=True, choices=policy_names(Capability.FAST))
-    p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "all"))
+    p.add_argument("--policy", required=True, choices=target_names(),
+                   help="a registry policy (paper model) or stock vLLM (vllm-fcfs, vllm-priority)")
+    p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
+                   help="structured: a few groups of requests, for large --requests and --memory")
+    p.add_argument("--ties", choices=("given", "robust"), default="given",
+                   help="structured: robust scores the worse of the given and the reversed tie order")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -33,19 +38,34 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(handler=_cmd_hunt)
 
+    p = subparsers.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
+                              "jsonl, Azure-trace CSV or vLLM benchmark file",
+                              description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
+                                          "a format other tools read; load_workload reads every format back.")
+    p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
+    p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
+    p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
+    p.add_argument("--step-seconds", type=positive_float, default=0.025,
+                   help="seconds per step for timestamps (default 0.025)")
+    p.set_defaults(handler=_cmd_export)
+
     p = subparsers.add_parser("check-witness", parents=[common], help="re-verify a witness file from scratch")
     p.add_argument("file", help="witness .json")
+    p.add_argument("--vllm", action="store_true",
+                   help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
     p.set_defaults(handler=_cmd_check_witness)
 
     p = subparsers.add_parser("family", parents=[common],
                               help="evaluate a member of a worst-case family and check its closed form")
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
-    p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..10)")
+    p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..30)")
     p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
     p.add_argument("--max-prompt", type=non_negative_int, required=True)
     p.add_argument("--max-output", type=positive_int, required=True)
@@ -53,6 +73,9 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
     p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
+    p.add_argument("--lo", default="1", help="lower end of the bisection")
+    p.add_argument("--strengthen", action="store_true",
+                   help="add the symmetry-breaking, symbolic-length and volume cuts (sound; measured slower)")
     p.set_defaults(handler=_cmd_z3)
 
 
@@ -66,7 +89,7 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
-                  force=args.force, target=args.target, progress=not args.quiet)
+                  force=args.force, target=args.target, progress=not args.quiet, ties=args.ties)
     if args.json:
         emit_json(result.to_dict())
         return 0
@@ -81,7 +104,31 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                   f"  evals {info['nfev']}  {info['evaluations_per_second']:.0f}/s")
         else:
             print(f"  {m:<7} best sat {info['best_sat']:.4f}  queries {info['queries']}")
+    for path, replay in result.replays.items():
+        if replay["status"] == "unavailable":
+            print(f"  {path}: not replayed in vLLM ({replay['message']})")
+        else:
+            print(f"  {path}: replayed in vLLM's scheduler ({replay['status']}): TEL {replay['vllm_tel']} "
+                  f"(model {replay['model_tel']}), ratio in vLLM {replay['vllm_ratio']:.4f}")
     print(f"witnesses in {args.out}; plot {result.plot or '(matplotlib missing: see ' + str(result.csv) + ')'}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from geosched.output import emit_json
+    from geosched.reference_impl.formats import write_workload
+    from geosched.reference_impl.workloads import load_workload
+
+    suffix = ".csv" if args.format == "azure-csv" else ".jsonl"
+    if not args.out.endswith(suffix):
+        raise ValidationError("--out", args.out, f"must end with {suffix} for --format {args.format} (so that "
+                              "load_workload reads it back)")
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    path = write_workload(instance, args.out, args.format, step_seconds=args.step_seconds)
+    if args.json:
+        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory})
+    else:
+        print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
     return 0
 
 
@@ -99,19 +146,42 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
             line += (f", true ratio in [{float(report.certified_ratio):.6f}, {float(report.ratio_upper):.6f}] "
                      f"(upper end from {report.lower_bound_name} = {report.lower_bound}, recomputed)")
         print(line)
+        if report.reversed_ties_tel is not None and report.witness_tel:
+            verdict = "the ratio DEPENDS on the tie order" if report.depends_on_ties else "the ratio does not"
+            print(f"  ties: {report.tie_rule}; reversed tie order: TEL {report.reversed_ties_tel} "
+                  f"(ratio {report.reversed_ties_tel / report.witness_tel:.6f}): {verdict}")
+        if report.preemptions is not None:
+            print(f"  vLLM-semantics run: {report.preemptions} preemptions")
         for note in report.notes:
             print(f"  note: {note}")
+        if args.vllm:
+            _print_vllm_replay(args.file)
     else:
         print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
               file=sys.stderr)
     return 0 if report.ok else 1
 
 
+def _print_vllm_replay(path: str) -> None:
+    from geosched.adversary.vllm_replay import replay_in_vllm
+    from geosched.adversary.witness import read_witness
+
+    data = read_witness(path)
+    replay = replay_in_vllm({**data, "instance": data["instance"].to_dict()})
+    print(f"  vLLM replay ({replay.status}): {replay.message}")
+
+
 def _cmd_family(args: argparse.Namespace) -> int:
     from geosched.adversary.families import evaluate_family
     from geosched.output import emit_json
 
-    report = evaluate_family(args.name, args.size)
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value.strip().lstrip("-").isdigit():
+            raise ValidationError("--param", item, "must look like NAME=INTEGER")
+        params[key.strip()] = int(value)
+    report = evaluate_family(args.name, args.size, **params)
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -124,16 +194,16 @@ def _cmd_family(args: argparse.Namespace) -> int:
     return 0 if report.match else 1
 
 
-def _ratio_above_one(text: str):
-    """``--hi``: an exact fraction > 1 (the bisection runs on [1, hi])."""
+def _ratio_at_least_one(flag: str, text: str):
+    """``--lo``/``--hi``: an exact fraction >= 1 (the bisection runs on [lo, hi]; lo == hi asks once)."""
     from fractions import Fraction
 
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        raise ValidationError("--hi", text, "must be a fraction or decimal such as 5 or 7/2") from None
-    if value <= 1:
-        raise ValidationError("--hi", text, "must be > 1 (the bisection runs on [1, hi])")
+        raise ValidationError(flag, text, "must be a fraction or decimal such as 5 or 7/2") from None
+    if value < 1:
+        raise ValidationError(flag, text, "must be >= 1 (a ratio to OPT)")
     return value
 
 
@@ -151,7 +221,10 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError("--alpha-max", args.alpha_max, "must be a fraction such as 1/2") from None
-    result = bisect_ratio(args.policy, bounds, hi=_ratio_above_one(args.hi), timeout=args.timeout)
+    lo, hi = _ratio_at_least_one("--lo", args.lo), _ratio_at_least_one("--hi", args.hi)
+    if lo > hi:
+        raise ValidationError("--lo", args.lo, f"must be <= --hi ({args.hi})")
+    result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
     if args.out and result.best_witness is not None:
         write_witness(result.best_witness, args.out)
     if args.json:

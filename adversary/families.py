@@ -20,6 +20,13 @@ So ``TEL(SJF)/OPT >= (k^3 + 3k^2 + k) / (3k^2 + 4k - 1) -> infinity`` (about ``k
 competitive ratio is unbounded even under ``alpha = 1/2`` (Kong et al., the claim
 ``kong.sjf_unbounded``), while SVF is optimal-or-better-than-S on every member.
 
+``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; :mod:`geosched.theory.svf_lower_bound`, the
+claim ``svf.lower_bound``): ``2m`` identical requests ``(0, 3q)``, ``M = 6q``, alpha = 1/2, the
+shape the structured search (:mod:`geosched.adversary.structured`) finds for SVF. SVF runs
+synchronised pairs, ``TEL(SVF) = 3q m(m+1)``; the witness staggers starts by ``q`` (three
+lifetimes overlap), ``TEL(S) = q(2m^2 + 5m)``; ratio ``3(m+1)/(2m+5) -> 3/2``.
+:func:`best_svf_lower_bound` is the largest limit of an SVF family here, next to Thm. 3.2's 5.
+
 Every closed form is a sympy expression; :func:`evaluate_family` builds the member, simulates
 the policy with the reference simulator, checks both schedules with the checker and compares.
 
@@ -28,13 +35,16 @@ Example
 >>> r = evaluate_family("sjf-blocking", 3)
 >>> r.policy_tel, r.witness_tel, r.match
 (57, 38, True)
+>>> r = evaluate_family("svf-pairs", 4, q=2)
+>>> r.policy_tel, r.witness_tel, r.limit
+(120, 104, '3/2')
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -45,24 +55,29 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulator import simulate
 from geosched.results import Result
+from geosched.theory import svf_lower_bound
 
-__all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "evaluate_family", "sjf_blocking"]
+__all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
+           "sjf_blocking", "svf_pairs"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
 
 @dataclass(frozen=True)
 class Family:
-    """A family member generator with closed forms in ``k``."""
+    """A family member generator with closed forms in ``k`` (the size) and optional fixed
+    parameters (``parameters``: name -> default; their sympy symbols in ``symbols``)."""
 
     name: str
     policy: str  # the policy it hurts
-    build: Callable[[int], tuple[Instance, dict[str, int]]]  # k -> (instance, witness starts)
+    build: Callable[..., tuple[Instance, dict[str, int]]]  # (k, **parameters) -> (instance, witness starts)
     policy_tel: sp.Expr  # closed form of TEL(policy)
     witness_tel: sp.Expr  # closed form of TEL(S)
     min_size: int = 1
     description: str = ""
-    requests: Callable[[int], int] = lambda size: 0  # number of requests of member ``size``
+    requests: Callable[..., int] = lambda size, **_: 0  # number of requests of member ``size``
+    parameters: dict[str, int] = field(default_factory=dict)  # the other parameters and their defaults
+    symbols: dict[str, sp.Symbol] = field(default_factory=dict)  # their symbols in the closed forms
 
     @property
     def ratio(self) -> sp.Expr:
@@ -92,6 +107,28 @@ def sjf_blocking(size: int) -> tuple[Instance, dict[str, int]]:
     return Instance(2 * big_k, requests), witness
 
 
+def svf_pairs(size: int, q: int = 1) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-pairs`` member ``m = size`` and its staggered witness schedule."""
+    return svf_lower_bound.svf_pairs(size, q), svf_lower_bound.witness_starts(size, q)
+
+
+def best_svf_lower_bound() -> dict[str, Any]:
+    """The best known lower bound on SVF's competitive ratio under ``alpha <= 1/2`` (the largest
+    limit of the SVF families in :data:`FAMILIES`), next to the proved upper bound (Kong et al.,
+    Thm. 3.2, ``1 + 2/(1 - alpha)`` at ``alpha = 1/2``).
+
+    >>> best_svf_lower_bound()["lower"], best_svf_lower_bound()["upper"]
+    ('3/2', '5')
+    """
+    from geosched.theory import kong_thm3_2
+
+    limits = {name: fam.limit for name, fam in FAMILIES.items() if fam.policy == "svf"}
+    name = max(limits, key=lambda n: limits[n])
+    upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
+    return {"lower": str(limits[name]), "lower_float": float(limits[name]), "family": name,
+            "upper": str(upper), "upper_float": float(upper), "limits": {n: str(v) for n, v in limits.items()}}
+
+
 FAMILIES: dict[str, Family] = {
     "sjf-blocking": Family(
         name="sjf-blocking",
@@ -101,7 +138,19 @@ FAMILIES: dict[str, Family] = {
         witness_tel=2 * k**2 + k**2 + 4 * k - 1,
         min_size=2,
         description="2k blockers (K-1, 1) and K = k^2 smalls (0, 2), M = 2K, alpha = 1/2",
-        requests=lambda size: 2 * size + size * size,
+        requests=lambda size, **_: 2 * size + size * size,
+    ),
+    "svf-pairs": Family(
+        name="svf-pairs",
+        policy="svf",
+        build=svf_pairs,
+        policy_tel=svf_lower_bound.tel_svf_expr().subs(svf_lower_bound.m, k),
+        witness_tel=svf_lower_bound.tel_witness_expr().subs(svf_lower_bound.m, k),
+        min_size=1,
+        description="2k identical requests (0, 3q), M = 6q, alpha = 1/2; witness staggered by q",
+        requests=lambda size, **_: 2 * size,
+        parameters={"q": 1},
+        symbols={"q": svf_lower_bound.q},
     ),
 }
 
@@ -153,15 +202,17 @@ class FamilyEvaluation(Result):
         return data
 
 
-def evaluate_family(name: str, size: int) -> FamilyEvaluation:
-    """Build member ``size``, simulate, check, and compare with the closed forms.
+def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation:
+    """Build member ``size`` (with the family's other ``parameters``, e.g. ``q`` of ``svf-pairs``),
+    simulate, check, and compare with the closed forms.
 
     Raises
     ------
     UnknownNameError
         For an unknown family.
     ValidationError
-        For a size below the family's minimum or one whose member exceeds :data:`MAX_REQUESTS`.
+        For a size below the family's minimum or one whose member exceeds :data:`MAX_REQUESTS`,
+        or an unknown or invalid parameter.
 
     Examples
     --------
@@ -175,21 +226,36 @@ def evaluate_family(name: str, size: int) -> FamilyEvaluation:
         raise UnknownNameError("family", name, list(FAMILIES)) from None
     if isinstance(size, bool) or not isinstance(size, int) or size < fam.min_size:
         raise ValidationError("--size", size, f"must be an integer >= {fam.min_size}")
-    if fam.requests(size) > MAX_REQUESTS:
-        raise ValidationError("--size", size, f"gives {fam.requests(size)} requests; at most {MAX_REQUESTS} are "
-                              "simulated (use the closed forms for larger sizes)")
-    instance, witness = fam.build(size)
+    values = _parameters(fam, parameters)
+    if fam.requests(size, **values) > MAX_REQUESTS:
+        raise ValidationError("--size", size, f"gives {fam.requests(size, **values)} requests; at most "
+                              f"{MAX_REQUESTS} are simulated (use the closed forms for larger sizes)")
+    instance, witness = fam.build(size, **values)
     policy_report = check_schedule(instance, simulate(instance, fam.policy).starts)
     witness_report = check_schedule(instance, witness)
     policy_tel = policy_report.metrics.tel
     witness_tel = witness_report.metrics.tel if witness_report.feasible else None
-    want_policy = int(fam.policy_tel.subs(k, size))
-    want_witness = int(fam.witness_tel.subs(k, size))
+    point = {k: size, **{fam.symbols[n]: v for n, v in values.items()}}
+    want_policy = int(fam.policy_tel.subs(point))
+    want_witness = int(fam.witness_tel.subs(point))
     match = policy_report.feasible and policy_tel == want_policy and witness_tel == want_witness
     ratio = Fraction(policy_tel, witness_tel) if witness_tel else None
-    message = (f"{name} k={size}: TEL({fam.policy}) {policy_tel} (closed form {want_policy}), witness TEL "
+    shown = "".join(f", {n}={v}" for n, v in values.items())
+    message = (f"{name} k={size}{shown}: TEL({fam.policy}) {policy_tel} (closed form {want_policy}), witness TEL "
                f"{witness_tel} (closed form {want_witness})")
     return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
                             fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
                             str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
                             str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio), str(fam.limit))
+
+
+def _parameters(fam: Family, given: dict[str, int]) -> dict[str, int]:
+    unknown = sorted(set(given) - set(fam.parameters))
+    if unknown:
+        raise ValidationError("--param", unknown[0], f"is not a parameter of {fam.name} (it has: "
+                              f"{', '.join(fam.parameters) or 'none'})")
+    values = {**fam.parameters, **given}
+    for n, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValidationError(f"--param {n}", v, "must be an integer >= 1")
+    return values

@@ -44,6 +44,8 @@ from geosched.adversary.search import (
     checked_state,
     differential_evolution_search,
 )
+from geosched.adversary.structured import structured_search
+from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -53,7 +55,8 @@ from geosched.results import Result
 
 __all__ = ["HuntResult", "hunt", "certify", "svf_theorem_bound"]
 
-METHODS = ("anneal", "de", "z3")
+METHODS = ("anneal", "de", "z3", "structured")
+ALL_METHODS = ("anneal", "de", "z3")  # what --method all runs (structured is asked for by name: it needs large M)
 
 
 def svf_theorem_bound(alpha: Fraction) -> Fraction | None:
@@ -99,6 +102,7 @@ class HuntResult(Result):
     space: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     run_time_limit: float = 0.0  # the budget of this run (a resume adds its own)
+    replays: dict[str, dict[str, Any]] = field(default_factory=dict)  # vLLM targets: witness -> replay in vLLM
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -246,7 +250,7 @@ def _process_alive(pid: int) -> bool:
 
 
 def _methods_to_run(space: SearchSpace, method: str) -> list[str]:
-    methods = list(METHODS) if method == "all" else [method]
+    methods = list(ALL_METHODS) if method == "all" else [method]
     for m in methods:
         if m not in METHODS:
             raise ValidationError("method", method, f"must be one of {', '.join(METHODS)}, all")
@@ -278,6 +282,7 @@ def hunt(
     checkpoint_every: float = 3.0,
     z3_bounds: dict[str, Any] | None = None,
     certify_budget: float = 5.0,
+    ties: str = "given",
 ) -> HuntResult:
     """Search for instances on which ``space.policy`` is far from optimal, with certified ratios.
 
@@ -286,7 +291,9 @@ def hunt(
     space : SearchSpace
         Policy, number of requests, memory, ``alpha_max`` and arrivals.
     method : str
-        ``anneal``, ``de``, ``z3`` or ``all`` (time split 45/35/20).
+        ``anneal``, ``de``, ``z3``, ``structured`` (:mod:`geosched.adversary.structured`: a few
+        groups of requests, for hundreds or thousands of requests) or ``all`` (anneal, de and
+        z3, time split 45/35/20).
     time_limit : float
         Seconds of search in this run (a resume adds this much to what was spent before).
     seed : int or None
@@ -298,6 +305,8 @@ def hunt(
         is refused.
     target : float, optional
         Stop a search once it reaches this certified ratio.
+    ties : {"given", "robust"}
+        ``structured`` only: score the worse of the given and the reversed order of equal keys.
 
     Returns
     -------
@@ -333,13 +342,13 @@ def hunt(
         results: dict[str, Any] = {}
         for m in methods:
             results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
-                                     target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds)
+                                     target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds, ties=ties)
         return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
 
 
 def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any], budget: float,
                 seed_sequence: Any, show: _Progress, *, target: float | None, checkpoint_every: float,
-                z3_bounds: dict[str, Any] | None) -> Any:
+                z3_bounds: dict[str, Any] | None, ties: str = "given") -> Any:
     """One search method for ``budget`` seconds, checkpointing as it goes."""
     state = checkpoint["methods"].get(m)
     if m == "z3":
@@ -365,6 +374,9 @@ def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoin
     if m == "anneal":
         res = anneal(space, time_limit=budget, rng=rng, callback=callback, callback_every=0.5, target=target,
                      state=search_state)
+    elif m == "structured":
+        res = structured_search(space, time_limit=budget, rng=rng, callback=callback, callback_every=0.5,
+                                target=target, state=search_state, ties=ties)
     else:
         res = differential_evolution_search(space, time_limit=budget, rng=rng, callback=callback, target=target,
                                             state=search_state)
@@ -388,7 +400,8 @@ def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None
         certified = []
         for k, cand in enumerate(res.elite[:3]):
             inst = candidate_to_instance(cand, space.memory)
-            w = certify(inst, space.policy, found_by=f"hunt:{m}", seed=seed, rng=k, time_budget=certify_budget)
+            found_by = f"hunt:{m}" + (f" [{cand.note}]" if cand.note else "")
+            w = certify(inst, space.policy, found_by=found_by, seed=seed, rng=k, time_budget=certify_budget)
             witnesses.append((f"{m}_{k}", w))
             certified.append(w.certified_ratio)
         summary[m] = {
@@ -431,6 +444,7 @@ def _finish(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | 
     """Certify, write the witnesses, the progress files and the summary; build the result."""
     witnesses, summary_methods = _certify_elite(space, results, seed, certify_budget)
     files, counterexamples = _write_witnesses(out, witnesses)
+    replays = _replay_in_vllm(space, files, witnesses)
     best_label, best = max(witnesses, key=lambda lw: lw[1].certified_ratio) if witnesses else (None, None)
     if best is not None:
         write_witness(best, out / "best_witness.json")
@@ -446,10 +460,22 @@ def _finish(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | 
         x=best.instance if best else None, fun=best.certified_ratio if best else None,
         nfev=sum(r.nfev for r in results.values()), methods=summary_methods, witnesses=tuple(files),
         counterexamples=tuple(counterexamples), plot=plot_path, csv=csv_path, space=space.to_dict(), seed=seed,
-        run_time_limit=time_limit,
+        run_time_limit=time_limit, replays=replays,
     )
     write_json_atomic(out / "summary.json", result.to_dict())
     return result
+
+
+def _replay_in_vllm(space: SearchSpace, files: list[str], witnesses: list[tuple[str, Witness]]
+                    ) -> dict[str, dict[str, Any]]:
+    """vLLM targets: every witness replayed in vLLM's real scheduler (status "unavailable"
+    without vLLM), keyed by its file."""
+    if get_target(space.policy).kind != "vllm":
+        return {}
+    # imported here: the replay module loads the vLLM harness, which sets VLLM_TARGET_DEVICE=cpu
+    from geosched.adversary.vllm_replay import replay_in_vllm
+
+    return {path: replay_in_vllm(w).to_dict() for path, (_, w) in zip(files, witnesses)}
 
 
 def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None]:

@@ -33,7 +33,9 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import solve_opt
 
-__all__ = ["WitnessSchedule", "best_witness_schedule", "heuristic_pool_tel", "improve_order"]
+__all__ = ["WitnessSchedule", "best_witness_schedule", "heuristic_pool_tel", "improve_order", "MONOTONE_LIST_FROM"]
+
+MONOTONE_LIST_FROM = 200  # from this many requests on, list scheduling is serial (monotone): see list_schedule
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def heuristic_pool_tel(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int)
     n = len(a)
     for label, key in (("volume", v),):
         order = np.lexsort((np.arange(n), a, key))
-        x = list_schedule(a, s, o, memory, order)
+        x = list_schedule(a, s, o, memory, order, monotone=n >= MONOTONE_LIST_FROM)
         tel = _tel(x, a, o)
         if tel < best[0]:
             best = (tel, x, f"list:{label}")
@@ -96,7 +98,8 @@ def improve_order(
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """Local search over list-scheduling orders (random swap or move; ties accepted)."""
     order = np.asarray(order, dtype=np.int64).copy()
-    x = list_schedule(a, s, o, memory, order)
+    monotone = len(order) >= MONOTONE_LIST_FROM
+    x = list_schedule(a, s, o, memory, order, monotone=monotone)
     best_tel = _tel(x, a, o)
     best_x = x
     n = len(order)
@@ -112,7 +115,7 @@ def improve_order(
         else:
             item = trial[i]
             trial = np.insert(np.delete(trial, i), j, item)
-        x = list_schedule(a, s, o, memory, trial)
+        x = list_schedule(a, s, o, memory, trial, monotone=monotone)
         tel = _tel(x, a, o)
         if tel <= best_tel:
             order, best_tel, best_x = trial, tel, x
@@ -151,13 +154,14 @@ def best_witness_schedule(
             candidates.append((_tel(x, a, o), x, label))
     v = s * o + (o * o + o) // 2
     structured = {"volume": v, "output": o, "prompt": s, "peak": s + o, "-output": -o}
+    monotone = n >= MONOTONE_LIST_FROM
     for label, key in structured.items():
         order = np.lexsort((position, a, key))
-        x = list_schedule(a, s, o, memory, order)
+        x = list_schedule(a, s, o, memory, order, monotone=monotone)
         candidates.append((_tel(x, a, o), x, f"list:{label}"))
     for _, x, label in list(candidates):
         order = np.lexsort((position, x))
-        x2 = list_schedule(a, s, o, memory, order)
+        x2 = list_schedule(a, s, o, memory, order, monotone=monotone)
         candidates.append((_tel(x2, a, o), x2, f"list:order-of-{label}"))
     for tel, _, label in candidates:
         tried[label] = tel

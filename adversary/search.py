@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from geosched.adversary.fast import ids_for, policy_tel
+from geosched.adversary.fast import ids_for
 from geosched.adversary.schedules import heuristic_pool_tel
-from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.adversary.targets import get_target, target_names
+from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 
-MAX_SEARCH_REQUESTS = 1000  # N at most: the compiled evaluator's cost grows with N^2 per fitness call
+MAX_SEARCH_REQUESTS = 5000  # N at most: the structured hunts use 2000; N * M int64 steps stay <= 400 MB
 MAX_SEARCH_MEMORY = 10_000  # M at most: list scheduling keeps one int64 per step up to N * M
 
 
@@ -67,7 +68,7 @@ class SearchSpace:
     ``1 <= memory <= MAX_SEARCH_MEMORY`` (the searches keep per-step arrays up to ``N * M``
     steps; the paper-scale hunts use M = 40)."""
 
-    policy: str  # fcfs, sjf, svf or svf1 (strict head-of-line, exact lengths)
+    policy: str  # a hunt target (geosched.adversary.targets): fcfs, sjf, svf, svf1, vllm-fcfs, vllm-priority
     max_requests: int  # N: at most this many requests
     memory: int  # M
     alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
@@ -75,12 +76,8 @@ class SearchSpace:
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
 
     def __post_init__(self) -> None:
-        from geosched.adversary.fast import FAST_POLICIES
-
-        if self.policy not in FAST_POLICIES:
-            from geosched.errors import UnknownNameError
-
-            raise UnknownNameError("policy", self.policy, FAST_POLICIES)
+        if self.policy not in target_names():
+            raise UnknownNameError("policy", self.policy, list(target_names()))
         for name, value, limit in (("requests", self.max_requests, MAX_SEARCH_REQUESTS),
                                    ("memory", self.memory, MAX_SEARCH_MEMORY)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
@@ -123,9 +120,11 @@ class Candidate:
     score: float = float("nan")  # certified ratio TEL(A)/TEL(pool best)
     policy_tel: int = 0
     pool_tel: int = 0
+    note: str = ""  # how it was described (the structured search's groups), for found_by
 
     def copy(self) -> Candidate:
-        return Candidate(self.a.copy(), self.s.copy(), self.o.copy(), self.score, self.policy_tel, self.pool_tel)
+        return Candidate(self.a.copy(), self.s.copy(), self.o.copy(), self.score, self.policy_tel, self.pool_tel,
+                         self.note)
 
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a.tolist(), "s": self.s.tolist(), "o": self.o.tolist(), "score": self.score,
@@ -148,7 +147,7 @@ def candidate_to_instance(c: Candidate, memory: int) -> Instance:
 
 def fitness(space: SearchSpace, c: Candidate) -> float:
     """Set and return ``c.score = TEL(policy) / min TEL(pool)`` (certified)."""
-    tel = policy_tel(space.policy, c.a, c.s, c.o, space.memory)
+    tel = get_target(space.policy).array_tel(c.a, c.s, c.o, space.memory)
     pool, _, _ = heuristic_pool_tel(c.a, c.s, c.o, space.memory)
     c.policy_tel, c.pool_tel = tel, pool
     c.score = tel / pool

@@ -16,10 +16,22 @@ Witness JSON (issue 4)::
 
     {"policy": "sjf", "instance": {...}, "policy_schedule": {"starts": {...}, "tel": T_A},
      "witness_schedule": {"starts": {...}, "tel": T_S}, "certified_ratio": T_A / T_S,
-     "ratio_upper": T_A / LB or null, "found_by": "...", "seed": ...}
+     "ratio_upper": T_A / LB or null, "found_by": "...", "seed": ...,
+     "tie_rule": "...", "tie_check": {"order": "reversed", "policy_tel": T_R,
+                                      "certified_ratio": T_R / T_S, "depends_on_ties": bool}}
 
 Policies are strict head-of-line with exact output lengths (the setting of Kong et al.,
-Thm. 3.2 and Jaillet et al., Thm. 4.3).
+Thm. 3.2 and Jaillet et al., Thm. 4.3), or stock vLLM's scheduler (the hunt targets
+``vllm-fcfs`` and ``vllm-priority`` of :mod:`geosched.adversary.targets`); for those the
+policy schedule is ``{"completions": {...}, "tel": T_A, "preemptions": k}`` (a preempted
+request has no single start) and ``"engine"`` holds the vLLM engine parameters.
+
+**Ties.** ``tie_rule`` states the order of equal keys the ratio holds under; ``tie_check``
+records the policy re-run with the tie order reversed (positions, and ids where the
+scheduler compares them). ``depends_on_ties`` true means the ratio is a property of that
+tie order, not of the instance alone. Both are optional in a file (older witnesses lack
+them) but :func:`verify_witness` always recomputes both and reports them; a stated value
+that differs is an error.
 
 Example
 -------
@@ -39,13 +51,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from geosched.adversary.targets import PolicyRun, get_target
 from geosched.errors import GeoschedError, InfeasibleScheduleError, WorkloadFormatError
 from geosched.output import write_json_atomic
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, instance_from_dict, instance_to_dict
 from geosched.reference_impl.opt import best_lower_bound
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
 __all__ = [
@@ -70,6 +83,8 @@ WITNESS_KEYS = (
     "found_by",
     "seed",
 )
+OPTIONAL_KEYS = ("tie_rule", "tie_check", "engine")  # engine: vLLM targets only
+TIE_CHECK_KEYS = ("order", "policy_tel", "certified_ratio", "depends_on_ties")
 
 
 class WitnessError(GeoschedError):
@@ -80,9 +95,9 @@ class WitnessError(GeoschedError):
 class Witness:
     """A policy's schedule and a better feasible schedule on one instance."""
 
-    policy: str  # registered policy name, strict head-of-line, exact lengths
+    policy: str  # hunt target: a registry policy (strict head-of-line, exact lengths) or a vLLM target
     instance: Instance  # the instance
-    policy_starts: dict[str, int]  # the policy's schedule (reference simulator)
+    policy_starts: dict[str, int] | None  # the policy's schedule (reference simulator); None for vLLM targets
     policy_tel: int  # TEL(A, I)
     witness_starts: dict[str, int]  # a feasible schedule S
     witness_tel: int  # TEL(S) >= OPT(I)
@@ -90,6 +105,11 @@ class Witness:
     lower_bound_name: str | None  # which bound
     found_by: str  # method that found the instance (and the witness schedule)
     seed: int | None  # seed of the search
+    tie_rule: str | None = None  # the order of equal keys the ratio holds under
+    tie_check: dict[str, Any] | None = None  # the policy re-run with the tie order reversed
+    policy_completions: dict[str, int] | None = None  # vLLM targets: completion steps
+    preemptions: int = 0  # vLLM targets: preemptions in the policy's run
+    engine: dict[str, Any] | None = None  # vLLM targets: engine parameters
 
     @property
     def certified_ratio(self) -> float:
@@ -101,17 +121,34 @@ class Witness:
         """``TEL(A) / LB``: an upper bound on ``TEL(A) / OPT`` on this instance."""
         return None if not self.lower_bound else self.policy_tel / self.lower_bound
 
+    @property
+    def depends_on_ties(self) -> bool | None:
+        """Whether reversing the tie order changes TEL(A) (None: not checked)."""
+        return None if self.tie_check is None else bool(self.tie_check["depends_on_ties"])
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        if self.policy_starts is not None:
+            schedule: dict[str, Any] = {"starts": dict(self.policy_starts), "tel": self.policy_tel}
+        else:
+            schedule = {"completions": dict(self.policy_completions or {}), "tel": self.policy_tel,
+                        "preemptions": self.preemptions}
+        data = {
             "policy": self.policy,
             "instance": instance_to_dict(self.instance),
-            "policy_schedule": {"starts": dict(self.policy_starts), "tel": self.policy_tel},
+            "policy_schedule": schedule,
             "witness_schedule": {"starts": dict(self.witness_starts), "tel": self.witness_tel},
             "certified_ratio": self.certified_ratio,
             "ratio_upper": self.ratio_upper,
             "found_by": self.found_by,
             "seed": self.seed,
         }
+        if self.tie_rule is not None:
+            data["tie_rule"] = self.tie_rule
+        if self.tie_check is not None:
+            data["tie_check"] = dict(self.tie_check)
+        if self.engine is not None:
+            data["engine"] = dict(self.engine)
+        return data
 
 
 def lower_bound_of(instance: Instance) -> tuple[int, str]:
@@ -135,31 +172,41 @@ def make_witness(
     seed: int | None = None,
     lower_bound: tuple[int, str] | None = None,
 ) -> Witness:
-    """Simulate ``policy``, check both schedules with the checker, and bundle them.
+    """Run ``policy`` (a hunt target: the reference simulator, or the vLLM-semantics model for
+    the vLLM targets), check both schedules with the checker, re-run with the tie order
+    reversed, and bundle them.
 
     Raises :class:`~geosched.errors.InfeasibleScheduleError` when the witness schedule is
     infeasible. ``lower_bound`` defaults to the best known bound of OPT.
     """
-    sim = simulate(instance, policy)
-    policy_report = check_schedule(instance, sim.starts)
-    if not policy_report.feasible:  # would be a simulator bug: never hide it
-        raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected: {policy_report.first_violation.message}")
+    target = get_target(policy)
+    run = target.run(instance)
+    if run.tel < 0:  # would be a simulator bug: never hide it
+        raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected by the checker")
     starts = {k: int(v) for k, v in witness_starts.items()}
     report = check_schedule(instance, starts)
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness schedule rejected: {report.first_violation.message}")
     lb, lb_name = lower_bound if lower_bound is not None else lower_bound_of(instance)
+    reversed_tel = target.reversed_ties_tel(instance, run.engine)
+    tie_check = {"order": "reversed", "policy_tel": reversed_tel,
+                 "certified_ratio": reversed_tel / report.metrics.tel, "depends_on_ties": reversed_tel != run.tel}
     return Witness(
         policy=policy,
         instance=instance,
-        policy_starts=dict(sim.starts),
-        policy_tel=policy_report.metrics.tel,
+        policy_starts=None if run.starts is None else dict(run.starts),
+        policy_tel=run.tel,
         witness_starts=starts,
         witness_tel=report.metrics.tel,
         lower_bound=min(lb, report.metrics.tel) if lb else None,
         lower_bound_name=lb_name,
         found_by=found_by,
         seed=seed,
+        tie_rule=target.tie_rule,
+        tie_check=tie_check,
+        policy_completions=None if run.starts is not None else dict(run.completions),
+        preemptions=run.preemptions,
+        engine=run.engine,
     )
 
 
@@ -172,18 +219,14 @@ def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
     """
     if not isinstance(data, Mapping):
         raise WorkloadFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
-    extra = sorted(set(data) - set(WITNESS_KEYS))
+    extra = sorted(set(data) - set(WITNESS_KEYS) - set(OPTIONAL_KEYS))
     missing = [k for k in WITNESS_KEYS if k not in data]
     if extra:
         raise WorkloadFormatError(f"{source}: unexpected key(s) {', '.join(map(repr, extra))}")
     if missing:
         raise WorkloadFormatError(f"{source}: missing key(s) {', '.join(map(repr, missing))}")
-    for key in ("policy_schedule", "witness_schedule"):
-        part = data[key]
-        if not isinstance(part, Mapping) or set(part) != {"starts", "tel"} or not isinstance(part["starts"], Mapping):
-            raise WorkloadFormatError(f"{source}: {key!r} must be {{\"starts\": {{id: step}}, \"tel\": int}}")
-        if not _is_int(part["tel"]):
-            raise WorkloadFormatError(f"{source}: {key}.tel must be an integer, got {part['tel']!r}")
+    _check_schedule_shapes(data, source)
+    _check_optional_shapes(data, source)
     if not isinstance(data["policy"], str):
         raise WorkloadFormatError(f"{source}: 'policy' must be a string, got {data['policy']!r}")
     for key, nullable in (("certified_ratio", False), ("ratio_upper", True)):
@@ -200,6 +243,42 @@ def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
     if parsed["instance"].n == 0:
         raise WorkloadFormatError(f"{source}: the instance has no requests, so there is no ratio to certify")
     return parsed
+
+
+def _check_schedule_shapes(data: Mapping[str, Any], source: str) -> None:
+    """``witness_schedule`` is ``{starts, tel}``; ``policy_schedule`` is that too, or, for a vLLM
+    target (a file with ``engine``), ``{completions, tel, preemptions}``."""
+    vllm = "engine" in data
+    for key in ("policy_schedule", "witness_schedule"):
+        part = data[key]
+        steps, shape = ("starts", {"starts", "tel"})
+        if vllm and key == "policy_schedule":
+            steps, shape = ("completions", {"completions", "tel", "preemptions"})
+        if not isinstance(part, Mapping) or set(part) != shape or not isinstance(part[steps], Mapping):
+            wanted = ", ".join(sorted(shape))
+            raise WorkloadFormatError(f"{source}: {key!r} must be an object with exactly {wanted} "
+                                      f"({steps}: {{id: step}})")
+        for field_name in sorted(shape - {steps}):
+            if not _is_int(part[field_name]):
+                raise WorkloadFormatError(f"{source}: {key}.{field_name} must be an integer, got {part[field_name]!r}")
+
+
+def _check_optional_shapes(data: Mapping[str, Any], source: str) -> None:
+    if "tie_rule" in data and not isinstance(data["tie_rule"], str):
+        raise WorkloadFormatError(f"{source}: 'tie_rule' must be a string, got {data['tie_rule']!r}")
+    if "tie_check" in data:
+        check = data["tie_check"]
+        if not isinstance(check, Mapping) or set(check) != set(TIE_CHECK_KEYS):
+            raise WorkloadFormatError(f"{source}: 'tie_check' must be an object with exactly "
+                                      f"{', '.join(TIE_CHECK_KEYS)}")
+        if check["order"] != "reversed":
+            raise WorkloadFormatError(f"{source}: tie_check.order must be 'reversed', got {check['order']!r}")
+        if not _is_int(check["policy_tel"]) or not _is_number(check["certified_ratio"]) \
+                or not isinstance(check["depends_on_ties"], bool):
+            raise WorkloadFormatError(f"{source}: tie_check needs an integer policy_tel, a finite certified_ratio "
+                                      "and a boolean depends_on_ties")
+    if "engine" in data and not isinstance(data["engine"], Mapping):
+        raise WorkloadFormatError(f"{source}: 'engine' must be an object of vLLM engine parameters")
 
 
 def _is_int(value: Any) -> bool:
@@ -228,7 +307,7 @@ class WitnessReport(Result):
     the upper ratio, is implied by a bound recomputed here), else ``"rejected"`` with the
     reasons in ``problems``. A stated upper ratio that rests on a bound this check cannot
     re-derive is not an error, but it is *not reported*: ``ratio_upper`` is then ``None`` and
-    ``notes`` says so.
+    ``notes`` says so. The tie rule and the reversed-tie re-run are always computed here.
     """
 
     STATUSES = ("verified", "rejected")
@@ -244,12 +323,16 @@ class WitnessReport(Result):
     memory: int
     alpha: Fraction
     burst: bool
-    policy_tel: int | None  # TEL of the reference simulator's schedule (checker)
+    policy_tel: int | None  # TEL of the reference run (simulator + checker, or the vLLM-semantics model)
     witness_tel: int | None  # TEL of the witness schedule (checker), None if infeasible
     certified_ratio: Fraction | None  # policy_tel / witness_tel, exact
     lower_bound: int | None  # a lower bound on OPT recomputed here
     lower_bound_name: str | None
     ratio_upper: Fraction | None  # policy_tel / lower_bound, when the stated upper ratio is implied by it
+    tie_rule: str = ""  # the order of equal keys the ratio holds under
+    reversed_ties_tel: int | None = None  # TEL(A) with the tie order reversed (recomputed)
+    depends_on_ties: bool | None = None  # reversed_ties_tel != policy_tel
+    preemptions: int | None = None  # vLLM targets: preemptions in the reference run
 
     @property
     def ok(self) -> bool:
@@ -267,7 +350,8 @@ class WitnessReport(Result):
 
 
 def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
-    """Re-verify a witness from scratch, with the simulator and the checker alone.
+    """Re-verify a witness from scratch, with the simulator (or, for a vLLM target, the
+    vLLM-semantics model) and the checker alone.
 
     Parameters
     ----------
@@ -277,24 +361,26 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
     Returns
     -------
     WitnessReport
-        ``verified`` when the policy schedule is the reference simulator's, both schedules
+        ``verified`` when the policy schedule is the reference run's, both schedules
         are feasible for the checker, both stated TELs equal the checker's, the certified ratio
-        equals ``TEL(A)/TEL(S)`` and a stated upper ratio is at least the certified one.
+        equals ``TEL(A)/TEL(S)``, a stated upper ratio is at least the certified one, and a
+        stated tie rule and reversed-tie re-run equal the recomputed ones.
 
     Raises
     ------
     WorkloadFormatError
-        When the witness is malformed (a missing or extra field, a NaN, an empty instance).
+        When the witness is malformed (a missing or extra field, a NaN, an empty instance,
+        bad engine parameters).
     WitnessError
-        When the witness names a policy the simulator does not know.
+        When the witness names a policy that neither the simulator nor a hunt target knows.
 
     Examples
     --------
     >>> from geosched.reference_impl.model import burst_instance
     >>> w = make_witness(burst_instance(12, [(6, 3), (1, 5)]), "svf", {"r0": 0, "r1": 1}, found_by="hand")
     >>> report = verify_witness(w.to_dict())
-    >>> report.status, report.certified_ratio
-    ('verified', Fraction(13, 9))
+    >>> report.status, report.certified_ratio, report.depends_on_ties
+    ('verified', Fraction(13, 9), False)
     """
     started = time.perf_counter()
     if isinstance(data, Mapping) and isinstance(data.get("instance"), Instance):  # as read_witness returns it
@@ -302,13 +388,14 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
     parsed = witness_from_dict(data)
     instance: Instance = parsed["instance"]
     policy = parsed["policy"]
+    target, engine = _target_and_engine(parsed)
     try:
-        sim = simulate(instance, policy)
+        run = target.run(instance, engine)
     except GeoschedError as exc:
         raise WitnessError(f"policy {policy!r}: {exc}") from None
     problems: list[str] = []
     notes: list[str] = []
-    tels = _recomputed_tels(instance, parsed, sim.starts, problems)
+    tels = _recomputed_tels(instance, parsed, run, problems)
     ratio = None
     upper = None
     lower, lower_name = lower_bound_of(instance)
@@ -319,34 +406,89 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
                             f"({float(ratio)!r})")
         upper = _checked_upper(parsed["ratio_upper"], ratio, tels["policy_schedule"], lower, lower_name,
                                problems, notes)
+    reversed_tel = target.reversed_ties_tel(instance, engine)
+    _check_ties(parsed, target.tie_rule, reversed_tel, tels, problems, notes)
     status = "rejected" if problems else "verified"
     message = ("; ".join(problems) if problems else
                f"{policy}: TEL {tels['policy_schedule']} vs witness TEL {tels['witness_schedule']}, "
                f"certified ratio {ratio}")
+    depends = None if tels.get("policy_schedule") is None else reversed_tel != tels["policy_schedule"]
     return WitnessReport(status, message, time.perf_counter() - started, tuple(problems), tuple(notes), policy,
                          instance.n, instance.memory, instance.alpha, instance.is_burst,
-                         tels.get("policy_schedule"), tels.get("witness_schedule"), ratio, lower, lower_name, upper)
+                         tels.get("policy_schedule"), tels.get("witness_schedule"), ratio, lower, lower_name, upper,
+                         target.tie_rule, reversed_tel, depends, run.preemptions if engine is not None else None)
 
 
-def _recomputed_tels(instance: Instance, parsed: dict[str, Any], simulated: dict[str, int],
+def _target_and_engine(parsed: Mapping[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    """The hunt target named by the witness and, for a vLLM target, its validated engine."""
+    policy = parsed["policy"]
+    try:
+        target = get_target(policy)
+    except GeoschedError as exc:
+        raise WitnessError(f"policy {policy!r}: {exc}") from None
+    engine = parsed.get("engine")
+    if (target.kind == "vllm") != (engine is not None):
+        need = "needs" if target.kind == "vllm" else "must not have"
+        raise WorkloadFormatError(f"witness: policy {policy!r} {need} an 'engine' object")
+    if engine is not None:
+        try:
+            EngineParams(**engine)
+        except (TypeError, ValueError) as exc:
+            raise WorkloadFormatError(f"witness: engine: {exc}") from None
+        engine = dict(engine)
+    return target, engine
+
+
+def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
                      problems: list[str]) -> dict[str, int | None]:
-    """The checker's TEL of both schedules; every disagreement with the file goes to ``problems``."""
-    recorded_policy = {str(k): v for k, v in parsed["policy_schedule"]["starts"].items()}
-    if recorded_policy != simulated:
-        diff = sorted(k for k in set(recorded_policy) | set(simulated) if recorded_policy.get(k) != simulated.get(k))
+    """The recomputed TEL of both schedules; every disagreement with the file goes to ``problems``."""
+    recorded = parsed["policy_schedule"]
+    field_name, reference = ("starts", run.starts) if run.starts is not None else ("completions", run.completions)
+    stated = {str(k): v for k, v in recorded[field_name].items()}
+    if stated != reference:
+        diff = sorted(k for k in set(stated) | set(reference) if stated.get(k) != reference.get(k))
         problems.append(
-            f"policy_schedule differs from the simulated {parsed['policy']} schedule at {', '.join(diff[:5])}"
-            f" (e.g. {diff[0]}: recorded {recorded_policy.get(diff[0])}, simulated {simulated.get(diff[0])})"
+            f"policy_schedule differs from the recomputed {parsed['policy']} {field_name} at {', '.join(diff[:5])}"
+            f" (e.g. {diff[0]}: recorded {stated.get(diff[0])}, recomputed {reference.get(diff[0])})"
         )
-    tels: dict[str, int | None] = {}
-    for key, starts in (("policy_schedule", simulated), ("witness_schedule", parsed["witness_schedule"]["starts"])):
-        report = check_schedule(instance, dict(starts))
-        tels[key] = report.metrics.tel if report.feasible else None
-        if not report.feasible:
-            problems.append(f"{key}: infeasible: {report.first_violation.message}")
-        elif parsed[key]["tel"] != report.metrics.tel:
-            problems.append(f"{key}: stated tel {parsed[key]['tel']!r} but the checker computes {report.metrics.tel}")
+    if run.starts is None and recorded.get("preemptions") != run.preemptions:
+        problems.append(f"policy_schedule: stated preemptions {recorded.get('preemptions')!r} but the run has "
+                        f"{run.preemptions}")
+    tels: dict[str, int | None] = {"policy_schedule": run.tel if run.tel >= 0 else None}
+    if run.tel < 0:
+        problems.append("policy_schedule: the simulated schedule is infeasible for the checker")
+    elif recorded["tel"] != run.tel:
+        problems.append(f"policy_schedule: stated tel {recorded['tel']!r} but the recomputed TEL is {run.tel}")
+    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]))
+    tels["witness_schedule"] = report.metrics.tel if report.feasible else None
+    if not report.feasible:
+        problems.append(f"witness_schedule: infeasible: {report.first_violation.message}")
+    elif parsed["witness_schedule"]["tel"] != report.metrics.tel:
+        problems.append(f"witness_schedule: stated tel {parsed['witness_schedule']['tel']!r} but the checker "
+                        f"computes {report.metrics.tel}")
     return tels
+
+
+def _check_ties(parsed: Mapping[str, Any], rule: str, reversed_tel: int, tels: Mapping[str, int | None],
+                problems: list[str], notes: list[str]) -> None:
+    """A stated tie rule and reversed-tie re-run must equal the recomputed ones."""
+    if "tie_rule" in parsed and parsed["tie_rule"] != rule:
+        problems.append(f"tie_rule: stated {parsed['tie_rule']!r} but {parsed['policy']} breaks ties by: {rule}")
+    elif "tie_rule" not in parsed:
+        notes.append(f"the file states no tie rule; the ratio holds under: {rule}")
+    check = parsed.get("tie_check")
+    if check is None:
+        return
+    if check["policy_tel"] != reversed_tel:
+        problems.append(f"tie_check: stated reversed-tie TEL {check['policy_tel']!r} but the re-run gives "
+                        f"{reversed_tel}")
+    policy_tel = tels.get("policy_schedule")
+    if policy_tel is not None and check["depends_on_ties"] != (reversed_tel != policy_tel):
+        problems.append(f"tie_check: stated depends_on_ties {check['depends_on_ties']!r} but TEL {policy_tel}"
+                        f" vs reversed {reversed_tel}")
+    if tels.get("witness_schedule") and not _close(check["certified_ratio"], reversed_tel / tels["witness_schedule"]):
+        problems.append(f"tie_check: stated certified_ratio {check['certified_ratio']!r} but the reversed ratio is "
+                        f"{reversed_tel / tels['witness_schedule']!r}")
 
 
 def _checked_upper(stated: Any, ratio: Fraction, policy_tel: int, lower: int, lower_name: str,

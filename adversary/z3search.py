@@ -21,8 +21,8 @@ Constraint families (one function each):
   ``alpha``: ``den * (s_i + o_i) <= num * M``;
 * :func:`priority_constraints`: the priority order *is* the index order: keys non-decreasing
   in ``i`` (``sjf``: ``o_i``; ``svf``: the volume, linearised through a table over ``o``;
-  ``fcfs``: none), ties broken by index, as the simulator breaks them by id (ids ``r0..r{n-1}``,
-  ``n <= 10``, sort like indices);
+  ``fcfs``: none), ties broken by index, as the simulator breaks them by position (this is
+  also the first symmetry breaking: each multiset of requests is searched in one order);
 * :func:`policy_constraints`: strict head-of-line with burst arrivals admits in index order, so
   ``x_0 = 0`` and ``x_i`` is the **first** step ``t >= x_{i-1}`` at which ``i`` passes the
   forward-looking check against ``{j < i}``: for every ``t`` in the horizon,
@@ -30,7 +30,19 @@ Constraint families (one function each):
   the usage at every completion ``e_j in (t, t + o_i]`` and at ``t + o_i`` (the usage is
   increasing between completions), exactly as the simulator's check;
 * :func:`witness_constraints`: ``y_i >= 0`` and memory ``<= M`` at every step of the horizon;
-* :func:`ratio_constraint`: ``q * sum(x_i + o_i) >= p * sum(y_i + o_i)``.
+* :func:`ratio_constraint`: ``q * sum(x_i + o_i) >= p * sum(y_i + o_i)``;
+* :func:`strengthening_constraints` (``strengthen=True``; off by default because, measured on
+  SVF with n = 5..8, they did not make Z3 faster, and at n = 7, 8 they made it slower:
+  ``benchmarks/RESULTS.md``, section 3): sound cuts that restrict the search without losing a
+  solution. *Symbolic lengths*: the policy's start obeys
+  ``x_i <= max_{j<i} (x_j + o_j)`` (an empty batch admits any head request), hence
+  ``x_i <= sum_{j<i} o_j <= i o_max``, so "not fits at ``t``" is unrolled only for
+  ``t < i o_max``; both makespans are at most ``sum_i o_i`` (symbolic; OPT has no idle step
+  before its last start). For ``svf`` the volume bound (Kong et al., Prop. 3.1) on ``S``.
+  *Symmetry breaking* on ``S``: identical requests
+  (``s_i = s_j``, ``o_i = o_j``, ``i < j``) start in index order, ``y_i <= y_j`` (permuting
+  identical requests keeps a schedule's feasibility and TEL, so some optimal schedule obeys
+  all the cuts at once, and an ``unsat`` still covers OPT).
 
 Kong et al. (arXiv 2606.22327), Thm. 3.2 bounds SVF's ratio by ``1 + 2/(1 - alpha)``; Jaillet
 et al. (arXiv 2502.07115) show SJF (MC-SF) unbounded in general; the queries here give exact
@@ -72,6 +84,7 @@ __all__ = [
 ]
 
 Z3_POLICIES = policy_names(Capability.Z3)
+MAX_Z3_REQUESTS = 30  # the unrolled model grows like n^3 * o_max: beyond this it is hopeless anyway
 
 
 @dataclass(frozen=True)
@@ -87,8 +100,8 @@ class Z3Bounds:
     alpha_max: str | Fraction = "1/2"
 
     def __post_init__(self) -> None:
-        if not 1 <= self.n <= 10:
-            raise ValidationError("z3 n", self.n, "must be in 1..10 (ids r0..r9 sort like indices)")
+        if not 1 <= self.n <= MAX_Z3_REQUESTS:
+            raise ValidationError("z3 n", self.n, f"must be in 1..{MAX_Z3_REQUESTS}")
         lo, hi = self.memory
         if lo < 1 or hi < lo:
             raise ValidationError("z3 memory", self.memory, "must be a range 1 <= lo <= hi")
@@ -179,8 +192,11 @@ def _fits_at(i: int, t: int, M, x, s, o):
     return z3.And(conds)
 
 
-def policy_constraints(b: Z3Bounds, M, s, o, x) -> list:
-    """Strict head-of-line, burst, priority = index: ``x_i`` = first fitting step ``>= x_{i-1}``."""
+def policy_constraints(b: Z3Bounds, M, s, o, x, *, strengthen: bool = False) -> list:
+    """Strict head-of-line, burst, priority = index: ``x_i`` = first fitting step ``>= x_{i-1}``.
+
+    ``strengthen``: ``x_i <= i o_max`` (see the module docstring), so the steps ``t`` at which
+    ``not fits`` is asserted stop there."""
     import z3
 
     horizon = b.horizon
@@ -190,7 +206,10 @@ def policy_constraints(b: Z3Bounds, M, s, o, x) -> list:
         if i == 0:
             continue
         cons.append(x[i] >= x[i - 1])
-        for t in range(horizon):
+        last = min(horizon, i * b.max_output + 1) if strengthen else horizon
+        if strengthen:
+            cons.append(x[i] <= i * b.max_output)
+        for t in range(last):
             fits = _fits_at(i, t, M, x, s, o)
             cons.append(z3.Implies(x[i] == t, fits))
             cons.append(z3.Implies(z3.And(x[i - 1] <= t, t < x[i]), z3.Not(fits)))
@@ -208,6 +227,28 @@ def witness_constraints(b: Z3Bounds, M, s, o, y) -> list:
     return cons
 
 
+def strengthening_constraints(b: Z3Bounds, s, o, x, y, policy: str = "") -> list:
+    """Sound cuts (module docstring): ``x_i <= max_{j<i}(x_j + o_j)``, both makespans
+    ``<= sum o``, identical requests start in index order in ``S``; for ``svf`` (volumes sorted
+    by index) the volume bound of Kong et al., Prop. 3.1, on ``S``:
+    ``M_max TEL(S) >= M TEL(S) >= sum_k (k smallest volumes) = sum_i (n - i) v_i``."""
+    import z3
+
+    total = z3.Sum(o)
+    cons = []
+    if policy == "svf":
+        n = len(o)
+        prefix = z3.Sum([(n - i) * _volume(b, s[i], o[i]) for i in range(n)])
+        cons.append(b.memory[1] * z3.Sum([yi + oi for yi, oi in zip(y, o)]) >= prefix)
+    for i in range(len(x)):
+        cons += [x[i] + o[i] <= total, y[i] + o[i] <= total]
+        if i:
+            cons.append(z3.Or([x[i] <= x[j] + o[j] for j in range(i)]))
+        for j in range(i + 1, len(x)):
+            cons.append(z3.Implies(z3.And(s[i] == s[j], o[i] == o[j]), y[i] <= y[j]))
+    return cons
+
+
 def ratio_constraint(ratio: Fraction, x, y, o) -> Any:
     """``q * TEL(A) >= p * TEL(S)`` (burst: TEL = sum of completions)."""
     import z3
@@ -217,8 +258,10 @@ def ratio_constraint(ratio: Fraction, x, y, o) -> Any:
     return ratio.denominator * tel_a >= ratio.numerator * tel_s
 
 
-def make_solver(policy: str, b: Z3Bounds) -> _Model:
-    """The solver with every constraint family except the ratio (added per query)."""
+def make_solver(policy: str, b: Z3Bounds, *, strengthen: bool = False) -> _Model:
+    """The solver with every constraint family except the ratio (added per query);
+    ``strengthen=True`` adds :func:`strengthening_constraints` (sound, but measured slower:
+    ``benchmarks/RESULTS.md``, section 3)."""
     import z3
 
     n = b.n
@@ -230,8 +273,10 @@ def make_solver(policy: str, b: Z3Bounds) -> _Model:
     solver = z3.Solver()
     solver.add(instance_constraints(b, M, s, o))
     solver.add(priority_constraints(policy, b, s, o))
-    solver.add(policy_constraints(b, M, s, o, x))
+    solver.add(policy_constraints(b, M, s, o, x, strengthen=strengthen))
     solver.add(witness_constraints(b, M, s, o, y))
+    if strengthen:
+        solver.add(strengthening_constraints(b, s, o, x, y, policy))
     return _Model(solver, M, s, o, x, y, b)
 
 
@@ -263,15 +308,17 @@ class QueryResult(Result):
 
 
 def _extract(policy: str, model: _Model, z3model) -> tuple[Any, Fraction]:
+    from geosched.adversary.fast import ids_for
     from geosched.adversary.witness import make_witness
     from geosched.errors import InfeasibleScheduleError
     from geosched.reference_impl.model import Instance, Request
 
     val = lambda e: z3model.eval(e, model_completion=True).as_long()  # noqa: E731
     n = model.bounds.n
-    inst = Instance(val(model.M), [Request(f"r{i}", 0, val(model.s[i]), val(model.o[i])) for i in range(n)])
-    x = {f"r{i}": val(model.x[i]) for i in range(n)}
-    y = {f"r{i}": val(model.y[i]) for i in range(n)}
+    ids = ids_for(n)
+    inst = Instance(val(model.M), [Request(ids[i], 0, val(model.s[i]), val(model.o[i])) for i in range(n)])
+    x = {ids[i]: val(model.x[i]) for i in range(n)}
+    y = {ids[i]: val(model.y[i]) for i in range(n)}
     w = make_witness(inst, policy, y, found_by=f"z3 ({model.bounds.describe()})", seed=None)
     if w.policy_starts != x:
         raise InfeasibleScheduleError(
@@ -335,13 +382,13 @@ class BisectResult(Result):
 
 def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi: Fraction | str = "5",
                  tol: Fraction | str = "1/100", timeout: float = 60.0, time_limit: float | None = None,
-                 on_query: Callable[[QueryResult], None] | None = None) -> BisectResult:
+                 on_query: Callable[[QueryResult], None] | None = None, strengthen: bool = False) -> BisectResult:
     """Bisect ``r`` in ``[lo, hi]``: a ``sat`` answer raises ``lo`` to the witness's own ratio; an
     ``unsat`` lowers ``hi``; an ``unknown`` ends the bisection (nothing is claimed for it).
     ``hi`` itself is queried first, so ``smallest_unsat`` is always a proved limit when set."""
     lo, hi, tol = Fraction(lo), Fraction(hi), Fraction(tol)
     t0 = time.perf_counter()
-    model = make_solver(policy, bounds)
+    model = make_solver(policy, bounds, strengthen=strengthen)
     queries: list[QueryResult] = []
 
     def ask(r: Fraction) -> QueryResult:
@@ -353,7 +400,7 @@ def bisect_ratio(policy: str, bounds: Z3Bounds, *, lo: Fraction | str = "1", hi:
         return q
 
     first = ask(hi)
-    if first.status != "sat":
+    if first.status != "sat" and lo < hi:  # lo == hi: one query (the ceiling of a given ratio)
         hi_known = first.status == "unsat"
         q = ask(lo)
         if q.status == "sat":

@@ -1,6 +1,9 @@
 """Benchmark: candidate evaluations per second, fast evaluator vs the reference simulator.
 
 Usage: ``.venv/bin/python benchmarks/bench_adversary.py [--repeats 5] [--count 300]``
+and ``... --large`` (the structured search's regime: the batch kernel against the usage-profile
+kernel of :func:`geosched.adversary.fast.simulate_arrays` on hundreds or thousands of requests,
+and the search's fitness per structured description).
 
 For random burst and online instances of n = 10 and 30 (M = 40, peaks <= M/2, the hunts'
 regime) it times, in the same process: the reference simulator
@@ -49,7 +52,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--large", action="store_true", help="the kernels on large instances instead")
     args = parser.parse_args()
+    if args.large:
+        large(args.repeats)
+        return
     # warm the JIT outside the timings
     warm = population(5, 3, False, 0)
     batch_policy_tel("svf", warm)
@@ -97,6 +104,53 @@ def main() -> None:
             label = f"{'online' if online else 'burst'} n={n}"
             print(f"| {label} | {c / t_ref:,.0f} | {c / t_each:,.0f} | {c / t_pop:,.0f} "
                   f"| {t_ref / t_pop:,.1f}x | {c / t_fit:,.0f} |")
+
+
+def large_instances() -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, int]]:
+    """sjf-blocking members (k = 10, 20, 30) and random bursts (peaks <= M/2) of 300 and 1000."""
+    out = []
+    for k in (10, 20, 30):
+        big = k * k
+        s = np.array([big - 1] * (2 * k) + [0] * big, np.int64)
+        o = np.array([1] * (2 * k) + [2] * big, np.int64)
+        out.append((f"sjf-blocking k={k} (n={len(s)})", np.zeros(len(s), np.int64), s, o, 2 * big))
+    rng = np.random.default_rng(5)
+    for n, memory in ((300, 400), (1000, 2000)):
+        o = rng.integers(1, memory // 2 + 1, size=n)
+        s = rng.integers(0, memory // 2 - o + 1)
+        out.append((f"random burst n={n}, M={memory}", np.zeros(n, np.int64), s.astype(np.int64), o, memory))
+    return out
+
+
+def large(repeats: int) -> None:
+    """Median seconds per SJF evaluation with each kernel (same starts asserted), and the
+    structured search's fitness (policy + certified pool) per description."""
+    import sys
+    from pathlib import Path
+
+    from geosched.adversary.structured import Description, Group, score_description
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _machine import machine_summary
+
+    simulate_arrays("sjf", *large_instances()[0][1:4], large_instances()[0][4], kernel="profile")  # JIT
+    simulate_arrays("sjf", *large_instances()[0][1:4], large_instances()[0][4], kernel="batch")
+    print(f"machine: {machine_summary()}; median of {repeats} runs")
+    print()
+    print("| instance | batch kernel (ms) | profile kernel (ms) | speed-up | structured fitness (ms) |")
+    print("|---|---|---|---|---|")
+    for label, a, s, o, memory in large_instances():
+        def run(kernel, a=a, s=s, o=o, memory=memory):
+            return simulate_arrays("sjf", a, s, o, memory, kernel=kernel)
+
+        assert run("batch").tolist() == run("profile").tolist()
+        t_batch, t_profile = timed(lambda: run("batch"), repeats), timed(lambda: run("profile"), repeats)
+        groups = tuple(Group(int((s == v).sum()), int(v), int(w)) for v, w in sorted({(int(x), int(y))
+                                                                                        for x, y in zip(s, o)}))
+        space = SearchSpace("sjf", max_requests=len(s), memory=memory, alpha_max=0.5)
+        fit = ("-" if len(groups) > 4 else
+               f"{timed(lambda g=groups, sp=space: score_description(sp, Description(g)), repeats) * 1e3:,.1f}")
+        print(f"| {label} | {t_batch * 1e3:,.1f} | {t_profile * 1e3:,.2f} | {t_batch / t_profile:,.0f}x | {fit} |")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,9 @@ _EXTENSIONS = (
     "geosched.theory.commands",
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
+    "geosched.reference_impl.vllm.commands",
     "geosched.teaching_commands",
+    "geosched.reference_impl.cluster.commands",
 )
 
 

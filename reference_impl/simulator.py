@@ -46,12 +46,12 @@ import heapq
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from geosched.errors import ValidationError
-from geosched.reference_impl.model import Instance
+from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.predictors import Predictor, make_predictor
 from geosched.results import Result
@@ -64,6 +64,8 @@ __all__ = [
     "admission_step",
     "scan_admissions",
     "earliest_start",
+    "ReplicaEngine",
+    "EngineListener",
 ]
 
 
@@ -330,9 +332,10 @@ def admission_step(
     """The admitted set of one scheduling step, as positions in ``waiting``.
 
     ``running``: ``(prompt, start, believed_end)`` with ends ``> step``; ``waiting``:
-    ``(prompt, believed_output)`` already in priority order. This is the exact code path the
-    simulator uses for every scan, exposed so that :mod:`geosched.verify` can check it
-    against a declarative specification.
+    ``(prompt, believed_output)`` already in priority order. It calls the very function every
+    decision of :func:`simulate` calls (``_admit``, on a waiting queue of ranks), so that
+    :mod:`geosched.verify` checks the simulator's own code path against a declarative
+    specification; there is no second admission implementation.
 
     >>> admission_step(12, 0, [(1, 0, 5)], [(6, 3)])
     []
@@ -341,7 +344,10 @@ def admission_step(
     """
     batch = ForwardCheck()
     batch.rebuild([(end, s - x) for s, x, end in running])
-    return scan_admissions(batch, memory, step, [(k, s, o) for k, (s, o) in enumerate(waiting)], backfill)
+    ranks = list(range(len(waiting)))  # rank k is position k; a sorted list is a valid heap
+    prompts = [s for s, _ in waiting]
+    beliefs = [o for _, o in waiting]
+    return sorted(_admit(batch, memory, step, ranks, ranks[:], prompts, beliefs, backfill))
 
 
 def simulate(
@@ -403,8 +409,9 @@ def simulate(
     if len(predicted) != instance.n or any(v < 1 for v in predicted):
         raise ValidationError(f"predictor {predictor_obj.name!r}", len(predicted),
                               f"must return one prediction >= 1 per request ({instance.n} requests)")
-    run = _Run(instance, policy_obj.keys(instance, predicted), predicted, backfill, observer)
-    run.execute()
+    run = ReplicaEngine.from_instance(instance, policy_obj.keys(instance, predicted), predicted, backfill=backfill,
+                                      observer=observer)
+    run.run()
     requests = instance.requests
     return SimulationResult(
         policy=policy_obj.name,
@@ -424,20 +431,94 @@ def simulate(
     )
 
 
-class _Run:
-    """The state of one simulation and its steps; :meth:`execute` jumps from event to event.
+class EngineListener(Protocol):
+    """What a :class:`ReplicaEngine` tells an attached listener (for example a seconds clock).
 
-    Requests are referred to by their position ``i`` in the instance; ``rank[i]`` is the
-    position in the priority order ``(key, arrival, i)``. The waiting queue holds ranks: a
-    heap for strict head-of-line, a sorted list with backfill.
+    Handles are positions in submission order. ``before_decision`` is called before anything
+    changes at decision step ``t``; ``admitted`` when a request starts at ``t`` (it holds
+    memory from step ``t + 1``); ``evicted`` when a running request is evicted at ``t`` (it
+    held memory through step ``t``).
     """
 
-    def __init__(self, instance: Instance, keys: Sequence[Any], predicted: Sequence[int], backfill: bool,
-                 observer: Callable[[BlockedInterval], None] | None) -> None:
+    def before_decision(self, step: int) -> None: ...
+
+    def admitted(self, handle: int, step: int) -> None: ...
+
+    def evicted(self, handle: int, step: int) -> None: ...
+
+
+class ReplicaEngine:
+    """One replica's continuous-batching scheduler, steppable, fed at once or online.
+
+    This is the state and the steps of :func:`simulate`, public so that a cluster of
+    replicas (:mod:`geosched.reference_impl.cluster`) runs the very same code: requests are
+    submitted as a router places them (:meth:`submit`), the engine is advanced decision by
+    decision (:meth:`step`, :meth:`advance`, :meth:`run`) and its state can be read in
+    between (``running``, ``waiting``, ``batch``, ``start``).
+
+    Requests are referred to by their *handle*, the position in submission order. Each has a
+    priority *item*; waiting requests are scanned in increasing item order. When the whole
+    instance is known in advance (:meth:`from_instance`, what :func:`simulate` uses) the
+    items are the ranks ``0..n-1`` of ``(key, arrival, position)`` and ``order`` is the list
+    rank -> handle; requests submitted online use the tuple ``(key, arrival, position)``
+    itself as the item and ``order`` is a dict item -> handle. Both give the same order.
+    The waiting queue holds items: a heap for strict head-of-line, a sorted list with backfill.
+
+    Example
+    -------
+    >>> from geosched.reference_impl.model import Request
+    >>> engine = ReplicaEngine(12)
+    >>> [engine.submit(Request(f"r{k}", 0, s, o), key=s * o + (o * o + o) // 2, belief=o, position=k)
+    ...  for k, (s, o) in enumerate([(6, 3), (1, 5)])]
+    [0, 1]
+    >>> engine.run()
+    >>> engine.start
+    [5, 0]
+    """
+
+    def __init__(self, memory: int, *, backfill: bool = False,
+                 observer: Callable[[BlockedInterval], None] | None = None,
+                 listener: EngineListener | None = None) -> None:
+        self.memory = memory
+        self.backfill = backfill
+        self.observer = observer
+        self.listener = listener
+        self.ids: list[str] = []
+        self.prompt: list[int] = []
+        self.true_out: list[int] = []
+        self.arrival: list[int] = []
+        self.belief: list[int] = []
+        self.rank: list[Any] = []  # handle -> priority item
+        self.order: Any = {}  # priority item -> handle (a list when the items are ranks)
+        self.exact = True  # every belief equals the true length (no eviction can happen)
+        self.by_arrival: list[int] = []  # handles in arrival order
+        self.next_arrival = 0
+        self.waiting: list[Any] = []
+        self.start: list[int] = []
+        self.running: set[int] = set()
+        self.completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
+        self.batch = ForwardCheck()
+        self.admission_order: list[int] = []
+        self.evictions = 0
+        self.wasted = 0
+        self.segments: list[tuple[str, int, int]] = []
+        self.decisions = 0
+        self.last_decision: int | None = None  # the last decision step processed
+        self.next_decision: int | None = None  # the next one (None: nothing can happen)
+
+    @classmethod
+    def from_instance(cls, instance: Instance, keys: Sequence[Any], predicted: Sequence[int], *,
+                      backfill: bool = False, observer: Callable[[BlockedInterval], None] | None = None,
+                      listener: EngineListener | None = None) -> ReplicaEngine:
+        """An engine holding every request of ``instance``, ranked by ``(key, arrival, position)``."""
+        engine = cls(instance.memory, backfill=backfill, observer=observer, listener=listener)
+        engine._load(instance, keys, predicted)
+        return engine
+
+    def _load(self, instance: Instance, keys: Sequence[Any], predicted: Sequence[int]) -> None:
         requests = instance.requests
         n = len(requests)
-        self.requests = requests
-        self.memory = instance.memory
+        self.ids = [r.id for r in requests]
         self.prompt = [r.prompt for r in requests]
         self.true_out = [r.output for r in requests]
         self.arrival = [r.arrival for r in requests]
@@ -448,37 +529,78 @@ class _Run:
         # A prediction above M - s is impossible for a valid request and would block it forever.
         self.belief = [min(p, self.memory - s) for p, s in zip(predicted, self.prompt)]
         self.exact = self.belief == self.true_out
-        self.backfill = backfill
-        self.observer = observer
         self.by_arrival = sorted(range(n), key=lambda i: self.arrival[i])
-        self.next_arrival = 0
-        self.waiting: list[int] = []
         self.start = [-1] * n
-        self.running: set[int] = set()
-        self.completions: list[tuple[int, int]] = []  # heap of (true end, request), exact mode only
-        self.batch = ForwardCheck()
-        self.admission_order: list[int] = []
-        self.evictions = 0
-        self.wasted = 0
-        self.segments: list[tuple[str, int, int]] = []
-        self.decisions = 0
+        self.next_decision = self.arrival[self.by_arrival[0]] if n else None
 
-    def execute(self) -> None:
+    def submit(self, request: Request, *, key: Any, belief: int, position: int,
+               arrival: int | None = None) -> int:
+        """Add one request online; returns its handle.
+
+        ``arrival`` (default ``request.arrival``) is the step at which it joins the queue: it
+        must not precede an earlier submission's, nor the last decision processed. Ties are
+        broken by ``(key, arrival, position)``; ``position`` must be unique in the engine.
+        """
+        arrival = request.arrival if arrival is None else arrival
+        if self.by_arrival and arrival < self.arrival[self.by_arrival[-1]]:
+            raise ValidationError(f"request {request.id!r}: arrival", arrival,
+                                  "must not precede an earlier submission's arrival")
+        if self.last_decision is not None and arrival <= self.last_decision:
+            raise ValidationError(f"request {request.id!r}: arrival", arrival,
+                                  f"must come after the last decision step {self.last_decision}")
+        if request.peak > self.memory:
+            raise ValidationError(f"request {request.id!r}: prompt + output", request.peak,
+                                  f"must be <= memory {self.memory}, else the request can never run")
+        if isinstance(belief, bool) or int(belief) != belief or belief < 1:
+            raise ValidationError(f"request {request.id!r}: belief", belief, "must be an integer >= 1")
+        handle = len(self.ids)
+        item = (key, arrival, position)
+        if item in self.order:
+            raise ValidationError(f"request {request.id!r}: position", position, "must be unique in the engine")
+        self.order[item] = handle
+        self.rank.append(item)
+        self.ids.append(request.id)
+        self.prompt.append(request.prompt)
+        self.true_out.append(request.output)
+        self.arrival.append(arrival)
+        self.belief.append(min(int(belief), self.memory - request.prompt))
+        self.exact = self.exact and self.belief[-1] == request.output
+        self.start.append(-1)
+        self.by_arrival.append(handle)
+        self.next_decision = arrival if self.next_decision is None else min(self.next_decision, arrival)
+        return handle
+
+    def step(self) -> int | None:
+        """Process the next decision step; returns the one after it (None: nothing left)."""
+        t = self.next_decision
+        if t is None:
+            return None
+        if self.listener is not None:
+            self.listener.before_decision(t)
+        self.decisions += 1
+        if self.exact:
+            self._retire_exact(t)
+        elif self.running:
+            self._retire_and_evict(t)
+        self._enqueue_arrivals(t)
+        if self.waiting:
+            self._admit(t)
+        horizon = self._next_event(t)
+        if self.observer is not None and self.waiting:
+            self._observe(t, horizon)
+        self.last_decision = t
+        self.next_decision = horizon
+        return horizon
+
+    def advance(self, until: int) -> None:
+        """Process every decision step ``< until``."""
+        while self.next_decision is not None and self.next_decision < until:
+            self.step()
+
+    def run(self) -> None:
         """Process decision steps until nothing is left to happen."""
-        t: int | None = self.arrival[self.by_arrival[0]] if self.requests else None
-        while t is not None:
-            self.decisions += 1
-            if self.exact:
-                self._retire_exact(t)
-            elif self.running:
-                self._retire_and_evict(t)
-            self._enqueue_arrivals(t)
-            if self.waiting:
-                self._admit(t)
-            horizon = self._next_event(t)
-            if self.observer is not None and self.waiting:
-                self._observe(t, horizon)
-            t = horizon
+        while self.next_decision is not None:
+            self.step()
 
     # ------------------------------------------------------------------ the steps
     def _retire_exact(self, t: int) -> None:
@@ -507,7 +629,9 @@ class _Run:
             usage -= prompt[victim] + t + 1 - start[victim]
             self.evictions += 1
             self.wasted += t - start[victim]
-            self.segments.append((self.requests[victim].id, start[victim], t))
+            self.segments.append((self.ids[victim], start[victim], t))
+            if self.listener is not None:
+                self.listener.evicted(victim, t)
             start[victim] = -1
             self._push(self.rank[victim])
             changed = True
@@ -515,7 +639,7 @@ class _Run:
             self.batch.rebuild([(start[j] + belief[j], prompt[j] - start[j]) for j in self.running])
 
     def _enqueue_arrivals(self, t: int) -> None:
-        n = len(self.requests)
+        n = len(self.by_arrival)
         while self.next_arrival < n and self.arrival[self.by_arrival[self.next_arrival]] <= t:
             self._push(self.rank[self.by_arrival[self.next_arrival]])
             self.next_arrival += 1
@@ -528,10 +652,12 @@ class _Run:
             self.admission_order.append(i)
             if self.exact:
                 heapq.heappush(self.completions, (t + self.true_out[i], i))
+            if self.listener is not None:
+                self.listener.admitted(i, t)
 
     def _next_event(self, t: int) -> int | None:
         """The next step at which anything can change (None: the run is over)."""
-        n = len(self.requests)
+        n = len(self.by_arrival)
         horizon = self.arrival[self.by_arrival[self.next_arrival]] if self.next_arrival < n else None
         if self.waiting:
             horizon = _earlier_opt(horizon, self._earliest_admission(t))
@@ -572,13 +698,13 @@ class _Run:
             BlockedInterval(
                 first_step=t,
                 end_step=horizon if horizon is not None else t + 1,
-                waiting=tuple(self.requests[self.order[r]].id for r in _in_order(self.waiting, self.backfill)),
-                running=tuple(self.requests[j].id for j in active),
+                waiting=tuple(self.ids[self.order[r]] for r in _in_order(self.waiting, self.backfill)),
+                running=tuple(self.ids[j] for j in active),
                 running_peak_mass=sum(self.prompt[j] + self.true_out[j] for j in active),
             )
         )
 
-    def _push(self, item: int) -> None:
+    def _push(self, item: Any) -> None:
         _push(self.waiting, item, self.backfill)
 
 
@@ -590,14 +716,14 @@ def _earlier(current: int | None, candidate: int) -> int:
     return candidate if current is None or candidate < current else current
 
 
-def _push(waiting: list[int], item: int, backfill: bool) -> None:
+def _push(waiting: list[Any], item: Any, backfill: bool) -> None:
     if backfill:
         bisect.insort(waiting, item)
     else:
         heapq.heappush(waiting, item)
 
 
-def _in_order(waiting: list[int], backfill: bool) -> list[int]:
+def _in_order(waiting: list[Any], backfill: bool) -> list[Any]:
     return list(waiting) if backfill else sorted(waiting)
 
 
@@ -605,13 +731,15 @@ def _admit(
     batch: ForwardCheck,
     memory: int,
     t: int,
-    waiting: list[int],
-    order: list[int],
+    waiting: list[Any],
+    order: Any,
     prompt: list[int],
     belief: list[int],
     backfill: bool,
 ) -> list[int]:
-    """Scan the waiting requests in rank order with :func:`scan_admissions`; remove the admitted."""
+    """Scan the waiting items in priority order with :func:`scan_admissions`; remove the admitted.
+
+    ``order`` maps an item to its request (a list of ranks or a dict of online items)."""
     if backfill:
         candidates = [(r, prompt[order[r]], belief[order[r]]) for r in waiting]
         admitted_ranks = scan_admissions(batch, memory, t, candidates, True)

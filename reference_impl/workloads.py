@@ -40,14 +40,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.formats import is_geosched_csv, read_workload_file
 from geosched.reference_impl.jsonfile import read_text
-from geosched.reference_impl.model import MAX_VALUE, Instance, Request, read_instance
+from geosched.reference_impl.model import MAX_VALUE, Instance, Request
 
 __all__ = [
     "TraceInfo",
@@ -90,7 +92,7 @@ def default_trace_path() -> Path | None:
 _DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "1_000", "+5", "٣٤"
 
 
-def _parse_timestamp(text: str, where: str) -> float:
+def _parse_timestamp(text: str, where: str) -> Decimal:
     text = text.strip()
     head, _, fraction = text.partition(".")
     try:
@@ -99,7 +101,9 @@ def _parse_timestamp(text: str, where: str) -> float:
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
     if fraction and not _DIGITS.fullmatch(fraction):
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
-    return base.timestamp() + (float("0." + fraction) if fraction else 0.0)
+    # exact: a float of ~1.7e9 seconds keeps only ~0.2 us, so (T - T0) / step could land just
+    # below an integer and floor to the previous step
+    return Decimal(int(base.timestamp())) + (Decimal("0." + fraction) if fraction else Decimal(0))
 
 
 def _parse_count(text: str, column: str, where: str) -> int:
@@ -147,13 +151,14 @@ def _trace_rows(path: Path, offset: int, limit: int | None):
         raise WorkloadFormatError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
 
 
-def _arrival_steps(times: list[float], step_seconds: float) -> list[int]:
+def _arrival_steps(times: list[Decimal], step_seconds: float) -> list[int]:
     first = min(times)
-    span = (max(times) - first) / step_seconds
-    if not math.isfinite(span) or span > MAX_VALUE:
+    step = Decimal(str(step_seconds))
+    span = (max(times) - first) / step
+    if span > MAX_VALUE:
         raise ValidationError("step_seconds", step_seconds,
-                              f"makes the last arrival step {span:.3g}, past geosched's limit 2^53")
-    return [int((stamp - first) // step_seconds) for stamp in times]
+                              f"makes the last arrival step {float(span):.3g}, past geosched's limit 2^53")
+    return [int((stamp - first) // step) for stamp in times]
 
 
 def read_trace(
@@ -184,7 +189,7 @@ def read_trace(
     _require_param("limit", limit, 1, optional=True)
     _require_param("offset", offset, 0)
     path = Path(path)
-    times: list[float] = []
+    times: list[Decimal] = []
     lengths: list[tuple[int, int]] = []
     dropped = 0
     rows = 0
@@ -393,8 +398,9 @@ def load_workload(
     step_seconds: float = DEFAULT_STEP_SECONDS,
     limit: int | None = None,
 ) -> Instance:
-    """Resolve a workload argument: a ``.json`` instance, a ``.csv`` trace, ``trace`` (the
-    shared Azure trace), or a generator spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3``.
+    """Resolve a workload argument: a ``.json`` instance or witness file, a ``.jsonl`` or ``.csv``
+    export (:mod:`geosched.reference_impl.formats`), a ``.csv`` trace, ``trace`` (the shared
+    Azure trace), or a generator spec ``name[:k=v,...]`` such as ``burst:n=12,seed=3``.
 
     Parameters
     ----------
@@ -433,7 +439,11 @@ def load_workload(
 
     path = Path(spec)
     if spec.endswith(".json") or (path.is_file() and path.suffix == ".json"):
-        instance = read_instance(path)
+        instance = read_workload_file(path)  # an instance, or a witness file's instance
+    elif spec.endswith(".jsonl"):
+        instance = read_workload_file(path, memory=memory, step_seconds=step_seconds)
+    elif spec.endswith(".csv") and is_geosched_csv(path):
+        instance = read_workload_file(path)  # an azure-csv export: exact ids, arrivals and M
     elif spec.endswith(".csv"):
         instance, _ = read_trace(path, memory=memory, arrivals=arrivals, step_seconds=step_seconds, limit=limit)
     elif spec == "trace" or spec.startswith("trace:"):

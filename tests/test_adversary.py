@@ -4,6 +4,7 @@ closed forms, resume, and the CLI's errors."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from fractions import Fraction
@@ -72,9 +73,14 @@ def test_witness_round_trip_and_verification(tmp_path):
     report = verify_witness(data)
     assert report.ok, report.problems
     assert report.certified_ratio == Fraction(13, 9)
-    assert set(json.loads(path.read_text())) == {
+    written = json.loads(path.read_text())
+    assert set(written) == {
         "policy", "instance", "policy_schedule", "witness_schedule", "certified_ratio", "ratio_upper",
-        "found_by", "seed"}
+        "found_by", "seed", "tie_rule", "tie_check"}
+    # keys differ (volumes 24 vs 20): reversing the tie order cannot change SVF's TEL 13
+    assert written["tie_check"] == {"order": "reversed", "policy_tel": 13, "certified_ratio": 13 / 9,
+                                    "depends_on_ties": False}
+    assert report.depends_on_ties is False and "position" in report.tie_rule
     assert main(["check-witness", str(path)]) == 0
 
 
@@ -178,6 +184,7 @@ def _brute_opt(s, o, memory):
     return int((starts + np.asarray(o)).sum(axis=1)[feasible].min())
 
 
+@functools.cache
 def _brute_worst_ratio(policy, n, memory, max_prompt, max_output):
     shapes = [(s, o) for o in range(1, max_output + 1) for s in range(max_prompt + 1) if 2 * (s + o) <= memory]
     best = Fraction(0)
@@ -198,6 +205,30 @@ def test_z3_sat_below_and_unsat_above_the_exhaustive_worst_ratio():
     assert sat.status == "sat" and sat.found_ratio == worst
     assert verify_witness(sat.witness.to_dict()).ok
     assert query("fcfs", bounds, worst + Fraction(1, 100), timeout=60).status == "unsat"
+
+
+@pytest.mark.parametrize("policy", ["svf", "sjf"])
+@pytest.mark.parametrize("strengthen", [True, False])
+def test_z3_cuts_keep_every_answer(policy, strengthen):
+    # the cuts (symbolic lengths, symmetry breaking on S, the volume bound for svf) are sound:
+    # with and without them the worst ratio found by brute force is sat and a hair above unsat
+    from geosched.adversary.z3search import Z3Bounds, make_solver, query
+
+    bounds = Z3Bounds(n=4, memory=(8, 8), max_prompt=2, max_output=3, alpha_max="1/2")
+    worst = _brute_worst_ratio(policy, 4, 8, 2, 3)
+    model = make_solver(policy, bounds, strengthen=strengthen)
+    sat = query(policy, bounds, worst, timeout=120, model=model)
+    assert sat.status == "sat" and sat.found_ratio == worst and verify_witness(sat.witness.to_dict()).ok
+    assert query(policy, bounds, worst + Fraction(1, 200), timeout=120, model=model).status == "unsat"
+
+
+def test_z3_bounds_accept_more_than_ten_requests():
+    from geosched.adversary.z3search import MAX_Z3_REQUESTS, Z3Bounds
+    from geosched.errors import ValidationError
+
+    assert Z3Bounds(n=12, memory=(10, 10), max_prompt=2, max_output=2).horizon == 24
+    with pytest.raises(ValidationError, match="z3 n"):
+        Z3Bounds(n=MAX_Z3_REQUESTS + 1, memory=(10, 10), max_prompt=2, max_output=2)
 
 
 def test_z3_bisection_brackets_the_worst_ratio_for_svf():
@@ -240,7 +271,7 @@ def test_sjf_family_ratio_grows_without_bound():
         ["family", "sjf-blocking", "--size", "0"],
         ["check-witness", "/nonexistent/witness.json"],
         ["hunt", "--policy", "svf1", "--method", "z3", "--memory", "10", "--time", "1"],
-        ["z3-bisect", "--policy", "svf", "--memory", "8", "--requests", "11", "--max-prompt", "2", "--max-output", "2"],
+        ["z3-bisect", "--policy", "svf", "--memory", "8", "--requests", "31", "--max-prompt", "2", "--max-output", "2"],
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(argv, capsys, tmp_path):

@@ -16,7 +16,7 @@ TINY = ex.Space(max_n=2, max_prompt=1, max_output=3, max_memory=6)
 TINY_ARRIVALS = ex.Space(max_n=2, max_prompt=1, max_output=2, max_memory=3, max_arrival=2)
 
 
-def _independent_count(space: ex.Space) -> int:
+def _independent_instances(space: ex.Space) -> set:
     """Ordered tuples, deduplicated as sorted tuples, then one instance per M in [P, max_memory]."""
     shapes = [(a, s, o) for a in range(space.max_arrival + 1) for s in range(space.min_prompt, space.max_prompt + 1)
               for o in range(1, space.max_output + 1)]
@@ -24,12 +24,56 @@ def _independent_count(space: ex.Space) -> int:
     for n in range(1, space.max_n + 1):
         for tup in itertools.product(shapes, repeat=n):
             seen.add(tuple(sorted(tup)))
-    return sum(len(range(max(s + o for _, s, o in ms), space.max_memory + 1)) for ms in seen)
+    return {(ms, m) for ms in seen for m in range(max(s + o for _, s, o in ms), space.max_memory + 1)}
 
 
-@pytest.mark.parametrize("space", [TINY, TINY_ARRIVALS, ex.DEFAULT_SPACE])
+def _independent_count(space) -> int:
+    boxes = space.boxes if isinstance(space, ex.SpaceUnion) else (space,)
+    return len(set().union(*(_independent_instances(b) for b in boxes)))
+
+
+@pytest.mark.parametrize("space", [TINY, TINY_ARRIVALS, ex.QUICK_SPACE, ex.DEFAULT_SPACE])
 def test_count_matches_an_independent_count(space):
     assert ex.count_instances(space) == _independent_count(space)
+
+
+def test_default_space_holds_the_readme_example_and_reaches_ratios_well_above_1():
+    readme = (((0, 1, 5), (0, 6, 3)), 12)  # {(6, 3), (1, 5)}, M = 12: SVF 13, OPT 9
+    assert any(ms == readme[0] and low <= readme[1] <= high for ms, low, high in ex.cells(ex.DEFAULT_SPACE))
+    assert ex.count_instances(ex.THOROUGH_SPACE) > 30 * ex.count_instances(ex.DEFAULT_SPACE)
+
+
+def test_union_checks_each_instance_once():
+    union = ex.SpaceUnion((ex.Space(1, 0, 2, 3), ex.Space(1, 0, 2, 4)))
+    instances = [(tuple((r.arrival, r.prompt, r.output) for r in i.requests), i.memory)
+                 for i in ex.enumerate_instances(union)]
+    assert len(instances) == len(set(instances)) == 7  # (0,1): M = 1..3, (0,2): M = 2..3, then M = 4 for both
+
+
+def test_used_share_and_discrimination_by_hand():
+    # README example: (M - P)(TEL - OPT)/(2 M OPT) = 3 * 4 / (2 * 12 * 9) = 1/18 of the constant 2
+    space = ex.Space(max_n=2, max_prompt=6, max_output=5, max_memory=12)
+    res = ex.run_exhaustive(space, arrival_space=None, variants=("svf",), opt_method="dp")
+    bound = res.variants["svf"]["checks"]["thm3.2_bound"]
+    assert bound["vacuous"] and not bound["discriminating"] and bound["used"]["value"] < 0.5
+    assert bound["failed_stronger_half"] == 0
+    # Prop. 3.1 is tight: one request (0, 1) with M = 1 has M OPT = 1 = its volume
+    prop = res.variants["svf"]["checks"]["prop3.1"]
+    assert prop["used"]["fraction"] == "1" and prop["discriminating"] and not prop["vacuous"]
+
+
+def test_cross_check_on_a_sample_and_chunks_are_pure():
+    jobs = ex._jobs(TINY, None, ["svf"], [], "dp", 3, 7)
+    assert ex._run_chunk(jobs[0]) == ex._run_chunk(jobs[0])
+    res = ex.run_exhaustive(TINY, arrival_space=None, variants=("svf",), opt_method="dp", cross_check=3)
+    assert 0 < res.cross_checked < res.instances
+
+
+def test_one_bit_svf_is_checked_in_every_request_order():
+    res = ex.run_exhaustive(ex.Space(max_n=3, max_prompt=0, max_output=3, max_memory=6), arrival_space=None,
+                            variants=("svf1_sqrtT_equal",), opt_method="dp")
+    v = res.variants["svf1_sqrtT_equal"]
+    assert v["orderings"] > v["instances"]  # (0,1),(0,2),(0,3) in 6 orders, ...
 
 
 def test_hand_counted_space():
@@ -67,7 +111,7 @@ def test_run_counts_and_both_exact_methods_agree():
     assert res.arrival_instances == _independent_count(TINY_ARRIVALS)
     assert res.cross_checked == res.instances + res.arrival_instances
     svf = res.variants["svf"]
-    assert all(d["failed"] == 0 for d in svf["checks"].values())
+    assert all(d["failed"] == 0 for c, d in svf["checks"].items() if c not in ex.READING_CHECKS)
     assert svf["checks"]["thm3.2_bound"]["checked"] == res.instances
     assert svf["max_ratio"]["checker_confirmed"]
 
@@ -99,6 +143,16 @@ def test_backfill_breaks_the_order_half_and_the_counterexample_reproduces(tmp_pa
     assert mon.order_violations > 0
     _, strict = monitor_run(instance, "svf")
     assert strict.ok
+
+
+def test_a_malformed_checkpoint_names_the_file_and_restart(tmp_path):
+    from geosched.errors import WorkloadFormatError
+
+    ckpt = tmp_path / "ck.json"
+    ckpt.write_text("{not json")
+    with pytest.raises(WorkloadFormatError) as info:
+        ex.run_exhaustive(TINY, arrival_space=None, variants=("svf",), checkpoint=ckpt, resume=True)
+    assert str(ckpt) in str(info.value) and "--restart" in str(info.value)
 
 
 def test_checkpoint_resume_gives_the_same_counts(tmp_path):
@@ -146,9 +200,19 @@ def test_bad_space_and_variant():
 
 @pytest.mark.slow
 def test_default_space_all_variants():
-    res = ex.run_exhaustive()
+    res = ex.run_exhaustive(ex.DEFAULT_VARIANT_SPACE, opt_method="dp", cross_check=20)
     assert res.complete and res.status == "ok"
-    assert res.instances == ex.count_instances(ex.DEFAULT_SPACE)
+    assert res.instances == ex.count_instances(ex.DEFAULT_VARIANT_SPACE)
     for name, variant in res.variants.items():
         assert variant["checks"]["opt_le_policy"]["failed"] == 0, name
         assert variant["checks"]["opt_ge_sum_outputs"]["failed"] == 0, name
+
+
+def test_a_union_in_two_processes_with_a_checkpoint_equals_one_process(tmp_path):
+    union = ex.SpaceUnion((ex.Space(max_n=2, max_prompt=2, max_output=2, max_memory=5), TINY))
+    one = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4)
+    two = ex.run_exhaustive(union, arrival_space=None, variants=("svf",), opt_method="dp", chunk_size=4, workers=2,
+                            checkpoint=tmp_path / "ck.json", resume=True)
+    assert one.instances == two.instances == ex.count_instances(union) == _independent_count(union)
+    assert one.variants["svf"]["checks"] == two.variants["svf"]["checks"]
+    assert ex.check_checkpoint(tmp_path / "ck.json")["state"]["chunks_done"] > 1

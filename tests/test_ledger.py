@@ -1,4 +1,4 @@
-"""The claims ledger: statuses come from running checks, and a broken formula changes them."""
+"""The claims ledger: statuses come from running checks, follow one rule, and a broken formula changes them."""
 
 from __future__ import annotations
 
@@ -10,33 +10,69 @@ import pytest
 from geosched.cli import main
 from geosched.errors import UnknownNameError
 from geosched.verify import ledger
-from geosched.verify.ledger import CLAIM_IDS, Claim, Evidence, combine, run_claims
+from geosched.verify.evidence import Evidence
+from geosched.verify.ledger import CLAIM_IDS, CLAIMS, ROWS, Claim, combine, run_claims
 
-EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.thm3.2", "kong.thm3.3", "kong.thm3.4",
-                "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3", "kong.emp.svf_latency",
-                "kong.emp.onebit", "kong.emp.overhead")
+EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
+                "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1",
+                "jaillet.thm4.3", "svf.lower_bound", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
+                "kong.emp.overhead", "sagesched.gain", "sagesched.ablation", "sagesched.routing",
+                "sagesched.preemption")
 
 
 def test_claim_ids_are_exactly_the_issue_list():
     assert CLAIM_IDS == EXPECTED_IDS
 
 
+def test_quick_does_not_run_the_trace_and_says_so():
+    claim = run_claims(["kong.emp.overhead"], mode="quick").claims[0]
+    assert claim.status == "unknown" and "--quick" in claim.note
+
+
+def test_every_row_says_statement_formalization_and_difference():
+    for claim in ROWS:
+        assert claim.statement and claim.formalization and claim.difference, claim.id
+        assert all(m in ledger.METHODS for m in claim.methods), claim.id
+        assert all(d in CLAIMS for d in claim.depends_on), claim.id
+
+
+def test_the_claims_doc_has_every_row():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "claims.md").read_text()
+    for claim in ROWS:
+        assert f"`{claim.id}`" in text, claim.id
+
+
 def test_cli_json_one_claim(capsys):
-    assert main(["claims", "--json", "--claim", "kong.volume"]) == 0
+    assert main(["claims", "--json", "--quick", "--claim", "kong.volume"]) == 0
     data = json.loads(capsys.readouterr().out)
     (claim,) = data["claims"]
-    assert claim["id"] == "kong.volume"
-    assert claim["status"] in ("proved", "checked")
+    assert claim["id"] == "kong.volume" and claim["status"] == "proved"
+    assert claim["formalization"] and claim["difference"]
     methods = {e["method"]: e for e in claim["evidence"]}
     assert methods["enumeration:volume"]["status"] == "checked"
-    assert set(data["versions"]) == {"geosched", "python", "z3", "sympy", "numpy"}
-    assert data["seed"] == 0
+    assert methods["enumeration:volume"]["discriminating"] is True
+    assert set(data["versions"]) == {"geosched", "python", "z3", "cvc5", "sympy", "numpy"}
+    assert data["seed"] == 0 and data["mode"] == "quick"
 
 
 def test_cli_unknown_claim_is_a_one_line_error(capsys):
     assert main(["claims", "--claim", "kong.nope"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "kong.nope" in err and "kong.volume" in err
+
+
+def test_restart_needs_thorough_and_out(capsys):
+    assert main(["claims", "--restart"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--restart" in err
+
+
+def test_progress_bar_on_stderr_unless_json(capsys):
+    assert main(["claims", "--quick", "--claim", "kong.volume"]) == 0
+    captured = capsys.readouterr()
+    assert "kong.volume" in captured.err and "check" in captured.err  # tqdm's bar, unit "check"
+    assert main(["claims", "--quick", "--json", "--claim", "kong.volume"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_unknown_claim_raises():
@@ -48,35 +84,54 @@ def test_broken_volume_formula_is_refuted(monkeypatch, tmp_path):
     import geosched.reference_impl.model as model
 
     monkeypatch.setattr(model, "volume", lambda s, o: s * o + (o * o - o) // 2)  # (o^2 - o)/2: wrong
-    result = run_claims(["kong.volume"], out=tmp_path)
-    claim = result.claims[0]
+    claim = run_claims(["kong.volume"], mode="quick", out=tmp_path).claims[0]
     assert claim.status == "refuted"
     assert claim.counterexample and Path(claim.counterexample).is_file()
     data = json.loads(Path(claim.counterexample).read_text())
     assert data["model_volume"] != data["sum_formula"]
 
 
-def test_broken_bound_constant_is_refuted(monkeypatch, tmp_path):
+def test_a_constant_that_disagrees_with_theory_is_named(monkeypatch, tmp_path):
     from geosched.verify import exhaustive
 
-    monkeypatch.setattr(exhaustive, "BOUND_NUMERATOR", 0)  # TEL(SVF) <= TEL(OPT): false
-    monkeypatch.setattr(exhaustive, "DEFAULT_SPACE", exhaustive.Space(max_n=2, max_prompt=2, max_output=3,
-                                                                      max_memory=6))
-    claim = run_claims(["kong.thm3.2"], out=tmp_path).claims[0]
-    assert claim.status == "refuted"
-    assert "exhaustive" in claim.message and Path(claim.counterexample).is_file()
+    # TEL(SVF) <= TEL(OPT) is false, but a wrong constant is our bug: the claim is unknown, naming the check
+    monkeypatch.setattr(exhaustive, "BOUND_NUMERATOR", 0)
+    claim = run_claims(["kong.thm3.2"], mode="quick", out=tmp_path, follow_dependencies=False).claims[0]
+    assert claim.status == "unknown" and "consts:thm3.2" in claim.message
+    evidence = {e.method: e for e in claim.evidence}
+    assert evidence["exhaustive:thm3.2"].status == "refuted"  # found, but not blamed on the paper
 
 
-def test_table_has_one_row_per_claim(monkeypatch):
-    result = run_claims(["kong.volume"])
+def test_evidence_text_comes_from_the_constants_checked(monkeypatch):
+    from geosched.verify import exhaustive
+
+    monkeypatch.setattr(exhaustive, "JAILLET_CONSTANT", 7)
+    claim = run_claims(["jaillet.thm4.3"], mode="quick", follow_dependencies=False).claims[0]
+    evidence = {e.method: e for e in claim.evidence}
+    assert "TEL <= 7 TEL(OPT)" in evidence["exhaustive:jaillet"].message
+    assert claim.status == "unknown" and "consts:jaillet" in claim.message
+
+
+def test_a_refuted_lemma_propagates_to_the_theorem(monkeypatch):
+    from geosched.theory import kong_lemma_a2
+
+    monkeypatch.setattr(kong_lemma_a2, "FACTOR", 1)  # p o + o <= v: false, so Lemma A.2's derivation is refuted
+    result = run_claims(["kong.thm3.2"], mode="quick")
+    claim = result.claims[0]
+    assert claim.status == "unknown" and "kong.lemmaA.2 is refuted" in claim.message
+
+
+def test_table_has_one_row_per_claim_with_used_and_discriminating():
+    result = run_claims(["kong.volume"], mode="quick")
     lines = result.table().splitlines()
-    assert lines[0].split()[:2] == ["id", "statement"] and len(lines) == 3
+    assert lines[0].split()[:4] == ["id", "status", "used", "disc."] and len(lines) == 3
     assert lines[2].startswith("kong.volume")
+    assert "enumeration:volume" in result.evidence_table()
 
 
 # ------------------------------------------------------------------- the combination rule
 
-CLAIM = Claim("x", "src", "stmt", ())
+CLAIM = Claim("x", "src", "stmt", "formal", "none", ())
 
 
 def _e(kind, status, **kw):
@@ -89,14 +144,36 @@ def test_rule_refuted_wins():
     assert status == "refuted" and cx == "f.json" and "f.json" in text
 
 
-def test_rule_proved_needs_every_proof_and_dependency():
+def test_rule_proved_needs_every_proof_step_and_dependency():
     assert combine(CLAIM, [_e("proof", "proved"), _e("bounded", "checked", bound="B")], {})[0] == "proved"
-    partial = [_e("proof", "proved"), _e("proof", "unknown"), _e("bounded", "checked", bound="n<=3")]
-    status, text, _, note = combine(CLAIM, partial, {})
-    assert status == "checked" and text == "checked up to n<=3" and "no complete" in note
-    relative = [_e("proof", "proved", depends_on=("dep",)), _e("bounded", "checked", bound="n<=3")]
+    open_step = {"open_steps": [{"index": 3, "covered_by": ["core:x"]}]}
+    covered = _e("bounded", "checked", bound="n<=5", covers={"core:x": ("checked", "n<=5")})
+    status, text, _, note = combine(CLAIM, [_e("proof", "unknown", data=open_step), covered], {})
+    assert status == "checked" and "n<=5" in text and "step 3" in note
+    uncovered = combine(CLAIM, [_e("proof", "unknown", data=open_step)], {})
+    assert uncovered[0] == "unknown" and "unchecked: step 3" in uncovered[3]
+    relative = [_e("proof", "proved", depends_on=("dep",))]
     assert combine(CLAIM, relative, {"dep": "checked"})[0] == "checked"
+    assert "proved relative to dep" in combine(CLAIM, relative, {"dep": "checked"})[3]
     assert combine(CLAIM, relative, {"dep": "proved"})[0] == "proved"
+
+
+def test_rule_refuted_or_unknown_dependencies_propagate():
+    for dep_status in ("refuted", "unknown"):
+        status, text, _, _ = combine(CLAIM, [_e("proof", "proved"), _e("bounded", "checked", bound="B")],
+                                     {"dep": dep_status})
+        assert status == "unknown" and f"dep is {dep_status}" in text
+
+
+def test_rule_never_stronger_than_a_dependency():
+    assert combine(CLAIM, [_e("bounded", "checked", bound="B")], {"dep": "vacuous"})[0] == "vacuous"
+    assert combine(CLAIM, [_e("bounded", "checked", bound="B")], {"dep": "consistent"})[0] == "consistent"
+
+
+def test_rule_vacuous_never_counts_as_checked():
+    assert combine(CLAIM, [_e("bounded", "vacuous", bound="B")], {})[0] == "vacuous"
+    assert combine(CLAIM, [_e("bounded", "vacuous"), _e("statistical", "vacuous")], {})[0] == "vacuous"
+    assert combine(CLAIM, [_e("bounded", "vacuous"), _e("bounded", "checked", bound="B")], {})[0] == "checked"
 
 
 def test_rule_statistical_and_unknown():
@@ -106,20 +183,23 @@ def test_rule_statistical_and_unknown():
     assert combine(CLAIM, [], {})[0] == "unknown"
 
 
-def test_rule_supporting_never_refutes_nor_checks():
-    # a bug in our implementation is not a refutation of the paper, and alone proves nothing
+def test_rule_supporting_failure_names_the_check_and_discounts_our_simulator():
+    # a bug in our implementation is not a refutation of the paper, and a supporting check alone proves nothing
     assert combine(CLAIM, [_e("supporting", "checked")], {})[0] == "unknown"
-    assert combine(CLAIM, [_e("supporting", "refuted"), _e("bounded", "checked", bound="B")], {})[0] == "unknown"
+    sim = _e("bounded", "refuted", implementation=True)
+    status, text, _, _ = combine(CLAIM, [_e("supporting", "refuted"), sim], {})
+    assert status == "unknown" and "m-supporting-refuted" in text
+    # a refutation that does not run our simulator (a solver, sympy) still refutes
+    assert combine(CLAIM, [_e("supporting", "refuted"), _e("proof", "refuted")], {})[0] == "refuted"
 
 
 def test_a_crashing_check_is_reported_as_unknown(monkeypatch):
     def boom(claim, ctx):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setitem(ledger._METHODS, "enumeration:volume", boom)
-    monkeypatch.setitem(ledger._METHODS, "derivation", boom)
-    claim = run_claims(["kong.volume"]).claims[0]
-    assert claim.status == "unknown"
+    monkeypatch.setitem(ledger.METHODS, "enumeration:volume", boom)
+    claim = run_claims(["kong.volume"], mode="quick").claims[0]
+    assert claim.status == "unknown" and "enumeration:volume" in claim.message
     assert any("kaboom" in e.message for e in claim.evidence)
 
 
@@ -127,11 +207,35 @@ def test_a_crashing_check_is_reported_as_unknown(monkeypatch):
 def test_default_ledger_lists_every_claim_with_a_status():
     result = run_claims()
     assert [c.id for c in result.claims] == list(EXPECTED_IDS)
-    for claim in result.claims:
-        assert claim.status in ("proved", "checked", "consistent", "refuted", "unknown", "reproduced", "partly",
-                                "not_reproduced")
-        assert claim.evidence and all(e.status in ledger.EVIDENCE_STATUSES for e in claim.evidence)
     by_id = {c.id: c for c in result.claims}
-    assert by_id["kong.thm3.2"].status in ("proved", "checked")
-    assert by_id["kong.thm3.4"].status in ("consistent", "checked", "proved")
+    for claim in result.claims:
+        assert claim.status in ledger.EVIDENCE_STATUSES
+        for e in claim.evidence:
+            assert e.status in ledger.EVIDENCE_STATUSES
+            if e.kind in ("bounded", "statistical") and e.status == "vacuous":
+                assert e.used is not None and e.discriminating is False
+    assert by_id["kong.volume"].status == "proved"
+    assert by_id["kong.thm3.2"].status == "checked" and "via" in by_id["kong.thm3.2"].message
+    assert by_id["kong.lemmaA.2.peak"].status == "checked"
+    assert by_id["kong.cr48"].status == "unknown"
+    assert result.extra["cores"]["largest_n"]["z3"] >= 2 and result.extra["cores"]["largest_n"]["cvc5"] >= 2
+    assert result.extra["exhaustive"]["cross_checked"] > 0
     assert result.variants["per_variant"]["svf_arrivals"]["failures"]
+
+
+def test_a_malformed_thorough_checkpoint_is_one_line_and_names_restart(tmp_path, capsys):
+    checkpoint = tmp_path / "exhaustive.checkpoint.json"
+    checkpoint.write_text("{broken")
+    assert main(["claims", "--thorough", "--out", str(tmp_path), "--claim", "kong.volume", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(checkpoint) in err and "--restart" in err
+    assert checkpoint.read_text() == "{broken"  # nothing overwritten
+
+
+def test_restart_discards_the_thorough_checkpoint(tmp_path):
+    from geosched.verify.ledger import _prepare_checkpoint
+
+    checkpoint = tmp_path / "exhaustive.checkpoint.json"
+    checkpoint.write_text("{broken")
+    _prepare_checkpoint("thorough", tmp_path, restart=True)
+    assert not checkpoint.exists()

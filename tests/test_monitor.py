@@ -94,3 +94,13 @@ def test_peak_mass_half_holds_for_other_strict_policies_with_exact_lengths(polic
     for _ in range(60):
         _, res = monitor_run(_random_burst(rng), policy, check_order=False)
         assert res.peak_mass_violations == 0
+
+
+def test_the_certificate_is_about_peaks_not_occupancy():
+    # M = 16, three (0, 8): SVF starts two at step 0; at t = 1 they hold 1 + 1 = 2 <= M - P = 8 tokens while
+    # the third waits, yet their peaks sum to 16 > 8 (Lemma A.2 holds)
+    inst = burst_instance(16, [(0, 8)] * 3)
+    monitor = CertificateMonitor(inst, record_intervals=True)
+    sim = simulate(inst, "svf", observer=monitor)
+    assert monitor.result().ok and sim.starts == {"r0": 0, "r1": 0, "r2": 8}
+    assert (1, 2) in monitor.occupancy_failures(sim.starts)

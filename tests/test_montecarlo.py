@@ -73,3 +73,32 @@ def test_bad_parameters():
         run_montecarlo(policy="fcfs")
     with pytest.raises(ValidationError, match="mu, rho"):
         run_montecarlo(grid=((0.2, 1.5),), n=10, replications=2)
+
+
+def test_truncated_mean_volume_by_hand():
+    from geosched.verify.montecarlo import truncated_mean_volume
+
+    # s = 1, cap = 3: o = 1 w.p. mu (v = 2), else o = 2 (v = 2 + 3 = 5); mu = 1/4: 0.5 + 3.75
+    assert truncated_mean_volume(0.25, 1, 1, 3) == pytest.approx(0.25 * 2 + 0.75 * 5)
+
+
+def test_exact_opt_estimates_both_ratios_and_judges_them():
+    res = run_montecarlo(grid=((0.2, 0.99),), n=10, replications=30, memory=12, s_min=0, s_max=3, seed=0,
+                         n_boot=300, opt="exact", outside=((0.35, 4.0),))
+    judged, outside = res.points
+    assert judged.opt == "exact" and judged.mean_cr is not None and judged.ratio >= 1.0
+    assert judged.cr_ci[0] <= judged.mean_cr <= judged.cr_ci[1]
+    assert judged.vacuous and not judged.discriminating and judged.verdict == "consistent"
+    assert not outside.in_hypotheses and outside.verdict.startswith("outside")
+    assert res.status == "consistent"
+
+
+def test_a_bound_violated_beyond_the_interval_is_refuted(monkeypatch):
+    from geosched.verify import montecarlo
+
+    # a negative constant puts the bound below 1: E[SVF]/E[OPT] >= 1 violates it beyond any interval
+    # (at mu = 0.35, rho = 0.9: 1 - 0.001/(0.5 * 0.65 * 0.1) = 0.969)
+    monkeypatch.setattr(montecarlo, "BOUND_CONSTANT", -0.001)
+    res = run_montecarlo(grid=((0.35, 0.9),), n=10, replications=30, memory=12, s_min=0, s_max=3, seed=0,
+                         n_boot=300, opt="exact")
+    assert res.status == "refuted" and res.points[0].verdict == "refuted"

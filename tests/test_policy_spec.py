@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from geosched.errors import UnknownNameError, ValidationError
-from geosched.reference_impl.model import volume
+from geosched.reference_impl.model import Instance, Request, volume
 from geosched.reference_impl.simulator import admission_step
 from geosched.verify.policy_spec import (
     Bounds,
@@ -141,3 +141,36 @@ def test_bad_arguments():
         check_policy_equivalence("svf1")  # no specification for the 1-bit policy
     with pytest.raises(ValidationError, match="max_arrival"):
         check_policy_equivalence("svf", step=0, max_arrival=1)
+
+
+def test_every_decision_of_simulated_runs_meets_the_spec():
+    import random
+
+    from geosched.verify.policy_spec import check_runs_against_spec
+
+    rng = random.Random(3)
+    instances = []
+    for _ in range(60):
+        requests = [Request(f"q{i}", rng.randint(0, 3), rng.randint(0, 3), rng.randint(1, 4))
+                    for i in range(rng.randint(1, 4))]
+        instances.append(Instance(max(r.peak for r in requests) + rng.randint(0, 4), requests))
+    for policy in ("svf", "sjf", "fcfs"):
+        result = check_runs_against_spec(instances, policy)
+        assert result.status == "held" and result.decisions > 60, result.message
+
+
+def test_a_simulator_whose_strict_path_backfills_is_caught(monkeypatch):
+    """The spec is checked against the very function simulate calls (one code path)."""
+    from geosched.reference_impl import simulator
+    from geosched.reference_impl.model import burst_instance
+    from geosched.verify.policy_spec import check_runs_against_spec
+
+    original = simulator._admit
+    monkeypatch.setattr(simulator, "_admit", lambda *args: original(*args[:-1], True))
+    # by hand: M = 4, volumes 3 (s=0,o=2), 6 (s=0,o=3), 1 (s=0,o=1): strict SVF starts (0,1) and (0,2) at 0,
+    # then (0,3) waits; a backfilling scan would not change that here, so add a misfit head:
+    inst = burst_instance(5, [(0, 1), (3, 2), (0, 2)])  # volumes 1, 9, 3: order (0,1), (0,2), (3,2)
+    result = check_runs_against_spec([inst], "svf")
+    strict = simulator.simulate(inst, "svf").starts
+    assert result.status == "violated", (result.message, strict)
+    assert check_policy_equivalence("svf", max_memory=4, max_waiting=2).status == "refuted"

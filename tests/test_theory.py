@@ -25,6 +25,7 @@ from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.simulator import simulate
 from geosched.theory import (
     DERIVATIONS,
+    check_claim,
     get_derivation,
     jaillet_thm4_1,
     jaillet_thm4_3,
@@ -34,14 +35,17 @@ from geosched.theory import (
     kong_thm3_4,
     kong_thm3_5,
     kong_volume,
+    svf_lower_bound,
 )
 from geosched.theory.derivation import Derivation, Step, manifestly_nonnegative
 
 CLAIM_IDS = {
-    "kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.thm3.2", "kong.thm3.3", "kong.thm3.4",
-    "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3",
+    "kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
+    "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3",
+    "svf.lower_bound",
 }
-FULLY_PROVED = {"kong.volume", "kong.thm3.2", "jaillet.thm4.3"}
+FULLY_PROVED = {"kong.volume"}  # every own step checked and no dependency
+RELATIVE = {"kong.thm3.2", "jaillet.thm4.3"}  # every own step checked, relies on claims with open steps
 
 
 @pytest.fixture(scope="module")
@@ -54,14 +58,17 @@ def checks():
 
 
 def test_registry_has_exactly_the_ledger_ids():
+    from geosched.verify.ledger import CLAIMS
+
     assert set(DERIVATIONS) == CLAIM_IDS
+    assert CLAIM_IDS <= set(CLAIMS)  # every derivation is a ledger row (rows without one: literature claims)
 
 
 @pytest.mark.parametrize("claim", sorted(CLAIM_IDS))
 def test_derivation_checks(claim, checks):
     derivation, check = checks[claim]
     assert derivation.claim_id == claim == check.claim_id
-    assert check.status in ("proved", "unknown")
+    assert check.status in ("proved", "proved relative", "unknown")
     for step, result in zip(derivation.steps, check.steps):
         # a mechanical step must check; only steps declared uncheckable may stay open
         expected = "not_checkable" if step.method == "unchecked" else "checked"
@@ -69,8 +76,50 @@ def test_derivation_checks(claim, checks):
     assert check.wall_time >= 0 and len(check.steps) == len(derivation.steps)
     if claim in FULLY_PROVED:
         assert check.status == "proved"
+    elif claim in RELATIVE:
+        assert check.status == "proved relative" and "proved relative to" in check.message
     else:
         assert check.status == "unknown" and "partially checked" in check.message
+    for open_step in check.open_steps:  # an open step says which ledger check covers it, if any
+        assert derivation.steps[open_step.index - 1].method == "unchecked"
+
+
+def test_proved_only_when_every_step_of_the_closure_is_checked():
+    """kong.thm3.2's own steps are all checked, but Lemma A.2 and Prop. 3.1 have unchecked steps."""
+    check = check_claim("kong.thm3.2")
+    assert check.status == "proved relative"
+    assert check.relative_to == ("kong.lemmaA.2", "kong.prop3.1")
+    labels = [o.label() for o in check.open_steps]
+    assert "kong.lemmaA.2 step 5" in labels and "kong.prop3.1 step 1" in labels
+    assert "unchecked: kong.lemmaA.2 steps 5, 8, 10" in check.message
+    assert check_claim("kong.volume").status == "proved"
+    assert check_claim("jaillet.thm4.3").status == "proved relative"
+
+
+def test_a_refuted_dependency_makes_the_claim_unknown(monkeypatch):
+    monkeypatch.setattr(kong_lemma_a2, "FACTOR", 1)  # item 3 becomes p o + o <= v: false at s = 0
+    assert check_claim("kong.lemmaA.2").status == "refuted"
+    check = check_claim("kong.thm3.2")
+    assert check.status == "unknown" and "kong.lemmaA.2, which is refuted" in check.message
+
+
+def test_the_alpha_half_form_and_the_ratio_of_means_differ():
+    from geosched.theory import kong_thm3_4_half
+
+    check = kong_thm3_4_half.derivation().check()
+    assert [s.status for s in check.steps[:3]] == ["checked"] * 3
+    assert check.steps[3].status == "not_checkable"
+    # by hand at mu = rho = 1/2: 1 + 4/(1/4) = 17, Thm. 3.4's bound at alpha = 1/2 (its step 17)
+    assert kong_thm3_4_half.derivation().bound_at(mu=sp.Rational(1, 2), rho=sp.Rational(1, 2)) == 17
+
+
+def test_the_occupancy_counterexample_by_hand():
+    from geosched.theory import kong_certificate_reading
+
+    check = kong_certificate_reading.derivation().check()
+    assert [s.status for s in check.steps[:5]] == ["checked"] * 5
+    # by hand: M = 16, two (0, 8) started at 0 hold 1 + 1 = 2 tokens at t = 1, while (1 - alpha) M = 8
+    assert kong_certificate_reading.EXAMPLE == {"memory": 16, "requests": [(0, 8)] * 3, "blocked_step": 1}
 
 
 @pytest.mark.parametrize("claim", sorted(CLAIM_IDS))
@@ -112,7 +161,8 @@ def test_broken_ratio_is_refuted():
     lambda: kong_sjf_unbounded.derivation(kong_sjf_unbounded.tel_sjf_expr() + 1),
     lambda: jaillet_thm4_1.derivation(jaillet_thm4_1.K**3),
     lambda: jaillet_thm4_3.derivation(4),
-], ids=["lemmaA.2", "thm3.4", "thm3.5", "sjf_unbounded", "jaillet4.1", "jaillet4.3"])
+    lambda: svf_lower_bound.derivation(svf_lower_bound.tel_svf_expr() + 1),
+], ids=["lemmaA.2", "thm3.4", "thm3.5", "sjf_unbounded", "jaillet4.1", "jaillet4.3", "svf_lower_bound"])
 def test_broken_copies_are_not_proved(build):
     check = build().check()
     assert check.status in ("refuted", "unknown")
@@ -203,7 +253,10 @@ def test_unknown_claim_lists_known_ids():
 def test_cli_prove_text(capsys):
     assert main(["prove", "kong.volume"]) == 0
     out = capsys.readouterr().out
-    assert "Step 1 [identity: checked]" in out and "Status: proved" in out
+    assert "Step 1 [identity: checked]" in out and "Status: proved (" in out
+    assert main(["prove", "kong.thm3.2"]) == 0
+    out = capsys.readouterr().out
+    assert "Status: proved relative (" in out and "unchecked: kong.lemmaA.2 steps 5, 8, 10" in out
 
 
 def test_cli_prove_latex_and_json(capsys):

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from geosched.reference_impl.model import Instance, Request
@@ -35,6 +35,7 @@ else:
     )
 from geosched.reference_impl.vllm import harness
 from geosched.reference_impl.vllm.admission import PaperGate  # noqa: E402
+from geosched.reference_impl.vllm.differential import find_divergence  # noqa: E402
 
 pytestmark = pytest.mark.vllm
 
@@ -237,9 +238,9 @@ def test_wrong_variant_is_caught_and_shrunk():
         runs += 1
         return not harness.diff_paper(instance, "svf", plugin_policy="svf_noprompt").ok
 
-    minimal = find(model_instances(), diverges,
-                   settings=settings(max_examples=BASE, database=None, deadline=None,
-                                     suppress_health_check=list(HealthCheck)))
+    # the public search (geosched.reference_impl.vllm.differential): Hypothesis finds and shrinks
+    minimal = find_divergence(diverges, max_n=8, max_memory=40, max_examples=BASE)
+    assert minimal is not None
     report = harness.diff_paper(minimal, "svf", plugin_policy="svf_noprompt").report()
     # the shrunk witness: two requests whose order flips only through the prompt term
     assert minimal.n == 2, report

@@ -5,21 +5,24 @@ Stable API (the claims ledger in :mod:`geosched.verify` relies on it):
 * ``DERIVATIONS: dict[str, Callable[[], Derivation]]``: one factory per claim id (the ids are
   the ledger's keys: ``kong.volume``, ``kong.prop3.1``, ``kong.lemmaA.2``, ``kong.thm3.2``,
   ``kong.thm3.3``, ``kong.thm3.4``, ``kong.thm3.5``, ``kong.sjf_unbounded``,
-  ``jaillet.thm4.1``, ``jaillet.thm4.3``).
+  ``jaillet.thm4.1``, ``jaillet.thm4.3``, ``svf.lower_bound``).
 * ``get_derivation(claim_id) -> Derivation``; an unknown id raises
   :class:`~geosched.errors.UnknownNameError` listing the known ones.
-* ``Derivation.check() -> DerivationCheck`` with ``.status`` in ``{"proved", "refuted",
-  "unknown"}``, ``.message`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
+* ``check_claim(claim_id) -> DerivationCheck``: the derivation's steps *and* those of every
+  claim it relies on (transitively); this is what ``geosched prove`` prints.
+* ``Derivation.check() -> DerivationCheck`` with ``.status`` in ``{"proved", "proved relative",
+  "refuted", "unknown"}``, ``.message`` (one line, e.g. "partially checked: 7 of 10 steps ..."),
   ``.wall_time`` (seconds), ``.steps`` (per-step :class:`StepCheck`: ``index``, ``method``,
   ``status`` in ``{"checked", "failed", "inconclusive", "not_checkable", "error"}``,
   ``message``, ``witness``, ``wall_time``), ``.depends_on`` and ``.to_dict()``.
 * ``Derivation.render_text(check=None)``, ``render_latex(check=None)``, ``to_dict(check=None)``.
 
-"proved" means every step was mechanically checked, relative to the claim's stated hypotheses
-and the claims listed in ``depends_on``; a single step sympy cannot check (a combinatorial or
-queueing argument, marked "not mechanically checkable") makes the status "unknown"; a step
-sympy finds false makes it "refuted". See :mod:`geosched.theory.derivation` and
-``docs/theory.md``.
+"proved" means every step was mechanically checked, and (``check_claim``) every step of every
+claim it relies on; "proved relative" means its own steps are all checked but a claim it relies
+on is not proved (the message names the unchecked steps); a single step sympy cannot check (a
+combinatorial or queueing argument, marked "not mechanically checkable") makes the status
+"unknown", and so does relying on a refuted claim; a step sympy finds false makes it "refuted".
+See :mod:`geosched.theory.derivation` and ``docs/theory.md``.
 
 The families behind ``kong.sjf_unbounded`` and ``jaillet.thm4.1`` are exposed for checks
 against the simulator: :func:`~geosched.theory.kong_sjf_unbounded.sjf_family`,
@@ -31,6 +34,8 @@ against the simulator: :func:`~geosched.theory.kong_sjf_unbounded.sjf_family`,
 Example
 -------
 >>> get_derivation("kong.thm3.2").check().status
+'proved relative'
+>>> check_claim("kong.volume").status
 'proved'
 >>> sorted(DERIVATIONS)[:2]
 ['jaillet.thm4.1', 'jaillet.thm4.3']
@@ -44,30 +49,36 @@ from geosched.errors import UnknownNameError
 from geosched.theory import (
     jaillet_thm4_1,
     jaillet_thm4_3,
+    kong_certificate_reading,
     kong_lemma_a2,
     kong_prop3_1,
     kong_sjf_unbounded,
     kong_thm3_2,
     kong_thm3_3,
     kong_thm3_4,
+    kong_thm3_4_half,
     kong_thm3_5,
     kong_volume,
+    svf_lower_bound,
 )
-from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, Step, StepCheck
+from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, OpenStep, Step, StepCheck
 
 __all__ = [
     "DERIVATIONS",
     "get_derivation",
+    "check_claim",
     "claim_ids",
     "Derivation",
     "DerivationCheck",
     "Hypothesis",
+    "OpenStep",
     "Step",
     "StepCheck",
 ]
 
-_MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_thm3_2, kong_thm3_3, kong_thm3_4, kong_thm3_5,
-            kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3)
+_MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_certificate_reading, kong_thm3_2, kong_thm3_3,
+            kong_thm3_4, kong_thm3_4_half, kong_thm3_5, kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3,
+            svf_lower_bound)
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
 
@@ -110,3 +121,79 @@ def get_derivation(claim_id: str) -> Derivation:
     except KeyError:
         raise UnknownNameError("claim", claim_id, list(DERIVATIONS)) from None
     return factory()
+
+
+def check_claim(claim_id: str) -> DerivationCheck:
+    """Check ``claim_id``'s derivation and, transitively, every derivation it relies on.
+
+    The one rule for the word ``proved`` (shared with the ledger, ``geosched claims``):
+
+    * ``"proved"``: every step here and in every claim it relies on is mechanically checked;
+    * ``"proved relative"``: every step here is checked, but some claim it relies on is not
+      proved; the message reads "proved relative to X; unchecked: X steps 5, 8, ...";
+    * ``"refuted"``: a step here is false (sympy found a witness);
+    * ``"unknown"``: a step here is not checked, or a claim it relies on is refuted.
+
+    Parameters
+    ----------
+    claim_id : str
+        A derivation id (see :func:`claim_ids`).
+
+    Returns
+    -------
+    DerivationCheck
+        Own steps in ``steps``; every unchecked step of the closure in ``open_steps`` (with the
+        ledger methods that cover it); the dependencies not proved in ``relative_to``.
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown id.
+
+    Examples
+    --------
+    >>> check = check_claim("kong.thm3.2")
+    >>> check.status, check.relative_to
+    ('proved relative', ('kong.lemmaA.2', 'kong.prop3.1'))
+    >>> [o.label() for o in check.open_steps][:2]
+    ['kong.lemmaA.2 step 5', 'kong.lemmaA.2 step 8']
+    """
+    return _check_closure(claim_id, {})
+
+
+def _check_closure(claim_id: str, memo: dict[str, DerivationCheck]) -> DerivationCheck:
+    if claim_id in memo:
+        return memo[claim_id]
+    own = get_derivation(claim_id).check()
+    deps = [_check_closure(dep, memo) for dep in own.depends_on if dep in DERIVATIONS and dep != claim_id]
+    open_steps = list(own.open_steps)
+    for dep in deps:
+        open_steps += [step for step in dep.open_steps if step not in open_steps]
+    refuted = [d.claim_id for d in deps if d.status == "refuted"]
+    relative = tuple(d.claim_id for d in deps if d.status != "proved")
+    status, message = own.status, own.message
+    if own.status in ("proved", "proved relative"):
+        if refuted:
+            status, message = "unknown", f"every step checked, but it relies on {', '.join(refuted)}, which is refuted"
+        elif relative:
+            status = "proved relative"
+            message = f"all {len(own.steps)} steps mechanically checked; proved relative to {', '.join(relative)}; " \
+                      f"unchecked: {_describe(open_steps)}"
+        else:
+            status = "proved"
+            message = f"all {len(own.steps)} steps mechanically checked" + (
+                f", and every step of {', '.join(own.depends_on)}" if own.depends_on else "")
+    elif own.status == "unknown" and relative:
+        message += f"; relies on {', '.join(relative)} (not proved)"
+    result = DerivationCheck(status, message, own.wall_time + sum(d.wall_time for d in deps), claim_id, own.steps,
+                             own.depends_on, tuple(open_steps), relative if status != "proved" else ())
+    memo[claim_id] = result
+    return result
+
+
+def _describe(open_steps: list[OpenStep]) -> str:
+    """``kong.lemmaA.2 steps 5, 8, 10; kong.prop3.1 steps 1, 2``."""
+    by_claim: dict[str, list[int]] = {}
+    for step in open_steps:
+        by_claim.setdefault(step.claim_id, []).append(step.index)
+    return "; ".join(f"{claim} step{'s' * (len(ix) > 1)} {', '.join(map(str, ix))}" for claim, ix in by_claim.items())

@@ -13,8 +13,11 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
         "prove", parents=[common],
         help="print a claim's symbolic derivation with each step's sympy check",
         description="Print the derivation of a claim (e.g. kong.thm3.2) step by step, with how each step "
-                    "was checked. Status: proved (every step checked), refuted (a step is false), "
-                    "unknown (some step not mechanically checkable).")
+                    "was checked. Status: proved (every step here and in every claim it relies on is "
+                    "checked), proved relative (every step here is checked; the message names the unchecked "
+                    "steps of the claims it relies on), refuted (a step is false), unknown (some step not "
+                    "mechanically checkable, or it relies on a refuted claim). geosched claims runs the solver "
+                    "and exhaustive checks that cover the unchecked steps.")
     parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
     parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
     parser.add_argument("--standalone", action="store_true",
@@ -24,14 +27,14 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
 
 def _cmd_prove(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
-    from geosched.theory import get_derivation
+    from geosched.theory import check_claim, get_derivation
 
     if args.standalone and not args.latex:
         from geosched.errors import ValidationError
 
         raise ValidationError("--standalone", True, "needs --latex")
     derivation = get_derivation(args.claim)
-    check = derivation.check()
+    check = check_claim(args.claim)
     if args.json:
         emit_json(derivation.to_dict(check))
     elif args.latex:

@@ -37,14 +37,20 @@ Checking a step gives a :class:`StepCheck` whose ``status`` is
 
 The overall :attr:`DerivationCheck.status` of a derivation is
 
-* ``"proved"``: every step ``checked``;
+* ``"proved"``: every step ``checked``, and (for :func:`geosched.theory.check_claim`) every
+  step of every claim it relies on (``depends_on``, transitively) too;
+* ``"proved relative"``: every step of its own is ``checked``, but it relies on claims that are
+  not themselves proved: the message says "proved relative to X; unchecked: X steps ...";
 * ``"refuted"``: at least one step ``failed`` (some step of the derivation, as written, is
   false: a wrong formula, with the witness);
-* ``"unknown"``: otherwise (some step not checkable, inconclusive or in error).
-  ``DerivationCheck.message`` then says "partially checked: k of n steps".
+* ``"unknown"``: otherwise (some step not checkable, inconclusive or in error, or a claim it
+  relies on is refuted). ``DerivationCheck.message`` then says "partially checked: k of n steps".
 
-A derivation is proved *relative to* its ``hypotheses`` (the claim's own premises) and the
-claims in ``depends_on`` (as a paper's proof cites its lemmas); the ledger reports both.
+This is one rule, shared by ``geosched prove`` and the ledger (``geosched claims``): the word
+``proved`` is used only when every step of the claim and of everything it depends on was
+checked mechanically. An unchecked step may name, in ``covered_by``, the ledger methods of
+:mod:`geosched.verify` that check it instead (e.g. Z3 and cvc5 over symbolic lengths for every
+``n`` up to a bound); only the ledger runs those, and it reports what they reached.
 
 Example
 -------
@@ -80,12 +86,13 @@ __all__ = [
     "StepCheck",
     "Derivation",
     "DerivationCheck",
+    "OpenStep",
     "manifestly_nonnegative",
 ]
 
 METHODS = ("identity", "inequality", "substitution", "limit", "unchecked")
 STEP_STATUSES = ("checked", "failed", "inconclusive", "not_checkable", "error")
-DERIVATION_STATUSES = ("proved", "refuted", "unknown")
+DERIVATION_STATUSES = ("proved", "proved relative", "refuted", "unknown")
 _RELATIONS = {"==": sp.Eq, ">=": sp.Ge, ">": sp.Gt, "<=": sp.Le, "<": sp.Lt}
 _LATEX_REL = {"==": "=", ">=": r"\ge", ">": ">", "<=": r"\le", "<": "<"}
 _SAMPLES = 24  # random exact points tried when looking for a counterexample
@@ -121,6 +128,7 @@ class Step:
     point: Any = None  # limit: the point
     direction: str = "+-"  # limit: "+", "-" or "+-"
     reason: str = ""  # unchecked: why not mechanically checkable, and where it is checked
+    covered_by: tuple[str, ...] = ()  # unchecked: ledger methods (geosched.verify) that check this step instead
     premises: tuple[Any, ...] = ()  # inequality: expressions assumed >= 0 (stated side conditions)
 
     def __post_init__(self) -> None:
@@ -162,9 +170,10 @@ class Step:
                    variable=variable, point=sp.sympify(point), direction=direction)
 
     @classmethod
-    def unchecked(cls, statement: str, justification: str, reason: str) -> Step:
-        """A step sympy cannot check; ``reason`` says why and where it is checked instead."""
-        return cls(statement, "unchecked", justification, reason=reason)
+    def unchecked(cls, statement: str, justification: str, reason: str, covered_by: Sequence[str] = ()) -> Step:
+        """A step sympy cannot check; ``reason`` says why; ``covered_by`` names the ledger methods of
+        :mod:`geosched.verify` that check it instead (the ledger decides whether they did, in its run)."""
+        return cls(statement, "unchecked", justification, reason=reason, covered_by=tuple(covered_by))
 
     # ----------------------------------------------------------------- checking
     def check(self, index: int = 0) -> StepCheck:
@@ -210,6 +219,7 @@ class Step:
             **({"substitutions": {str(k): str(v) for k, v in self.substitutions}} if self.substitutions else {}),
             **({"premises": [f"{q} >= 0" for q in self.premises]} if self.premises else {}),
             **({"reason": self.reason} if self.reason else {}),
+            **({"covered_by": list(self.covered_by)} if self.covered_by else {}),
         }
 
 
@@ -229,18 +239,40 @@ class StepCheck(Result):
 
 
 @dataclass(frozen=True)
+class OpenStep:
+    """A step that sympy did not check, in a derivation or in one it relies on."""
+
+    claim_id: str  # the derivation the step belongs to
+    index: int  # 1-based position in that derivation
+    statement: str  # what the step asserts
+    status: str  # its StepCheck status ("not_checkable", "inconclusive", "error")
+    covered_by: tuple[str, ...] = ()  # ledger methods that check it instead (geosched.verify)
+
+    def label(self) -> str:
+        """``kong.lemmaA.2 step 5``."""
+        return f"{self.claim_id} step {self.index}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim_id": self.claim_id, "index": self.index, "statement": self.statement, "status": self.status,
+                "covered_by": list(self.covered_by)}
+
+
+@dataclass(frozen=True)
 class DerivationCheck(Result):
-    """The result of :meth:`Derivation.check`."""
+    """The result of :meth:`Derivation.check` (its own steps) or of
+    :func:`geosched.theory.check_claim` (its steps and those of every claim it relies on)."""
 
     STATUSES = DERIVATION_STATUSES
     SUCCESS = ("proved",)
 
-    status: str  # "proved", "refuted" or "unknown" (see the module docstring)
+    status: str  # "proved", "proved relative", "refuted" or "unknown" (see the module docstring)
     message: str  # one line: "all 5 steps mechanically checked", "partially checked: 3 of 5 steps ..."
     wall_time: float  # seconds for the whole check
     claim_id: str  # the ledger key
     steps: tuple[StepCheck, ...]  # per-step results, in order
     depends_on: tuple[str, ...]  # claim ids this derivation cites
+    open_steps: tuple[OpenStep, ...] = ()  # steps not checked by sympy, here and (check_claim) in the dependencies
+    relative_to: tuple[str, ...] = ()  # dependencies not shown proved by this check
 
     @property
     def n_checked(self) -> int:
@@ -249,7 +281,8 @@ class DerivationCheck(Result):
     def to_dict(self) -> dict[str, Any]:
         return {"claim_id": self.claim_id, "status": self.status, "success": self.success, "message": self.message,
                 "n_steps": len(self.steps), "n_checked": self.n_checked,
-                "depends_on": list(self.depends_on), "wall_time": round(self.wall_time, 6),
+                "depends_on": list(self.depends_on), "relative_to": list(self.relative_to),
+                "open_steps": [o.to_dict() for o in self.open_steps], "wall_time": round(self.wall_time, 6),
                 "steps": [s.to_dict() for s in self.steps]}
 
 
@@ -290,29 +323,37 @@ class Derivation:
         return sp.simplify(self.bound.subs({symbols[name]: sp.nsimplify(v) for name, v in values.items()}))
 
     def check(self) -> DerivationCheck:
-        """Check every step; the status vocabulary is in the module docstring."""
+        """Check every step; the status vocabulary is in the module docstring.
+
+        This checks the derivation's *own* steps: with all of them checked it is ``proved`` only
+        when it relies on no other claim, else ``proved relative`` (to :attr:`depends_on`);
+        :func:`geosched.theory.check_claim` follows the dependencies.
+        """
         started = time.perf_counter()
         results = tuple(step.check(i) for i, step in enumerate(self.steps, start=1))
         n = len(results)
         failed = [r.index for r in results if r.status == "failed"]
-        open_steps = [r for r in results if r.status != "checked"]
+        open_steps = tuple(OpenStep(self.claim_id, r.index, self.steps[r.index - 1].statement, r.status,
+                                    self.steps[r.index - 1].covered_by) for r in results if r.status != "checked")
+        relative_to: tuple[str, ...] = ()
         if failed:
             status = "refuted"
             summary = f"refuted: step(s) {', '.join(map(str, failed))} failed"
         elif not open_steps and n:
-            status = "proved"
+            status = "proved relative" if self.depends_on else "proved"
             summary = f"all {n} steps mechanically checked"
+            if self.depends_on:
+                relative_to = self.depends_on
+                summary += f"; proved relative to {', '.join(self.depends_on)}"
         else:
             status = "unknown"
             kinds: dict[str, list[int]] = {}
-            for r in open_steps:
-                kinds.setdefault(r.status.replace("_", " "), []).append(r.index)
+            for step in open_steps:
+                kinds.setdefault(step.status.replace("_", " "), []).append(step.index)
             detail = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in kinds.items())
             summary = f"partially checked: {n - len(open_steps)} of {n} steps mechanically checked ({detail})"
-        if self.depends_on and status == "proved":
-            summary += f"; relies on {', '.join(self.depends_on)}"
         return DerivationCheck(status, summary, time.perf_counter() - started, self.claim_id, results,
-                               self.depends_on)
+                               self.depends_on, open_steps, relative_to)
 
     # ----------------------------------------------------------------- rendering
     def render_text(self, check: DerivationCheck | None = None) -> str:
@@ -339,6 +380,8 @@ class Derivation:
             lines.append(f"    because: {step.justification}")
             if step.reason:
                 lines.append(f"    not mechanically checkable: {step.reason}")
+            if step.covered_by:
+                lines.append(f"    checked instead by (geosched claims): {', '.join(step.covered_by)}")
             if result is not None and result.status not in ("checked", "not_checkable"):
                 lines.append(f"    result: {result.message}")
                 if result.witness:
@@ -404,6 +447,8 @@ class Derivation:
             item += "\n  " + _tex(step.justification)
             if step.reason:
                 item += r" \emph{Not mechanically checkable:} " + _tex(step.reason)
+            if step.covered_by:
+                item += r" \emph{Checked instead by:} " + _tex(", ".join(step.covered_by)) + "."
             out.append(item)
         out.append(r"\end{enumerate}")
         if self.notes:

@@ -117,7 +117,9 @@ def derivation(tel_greedy=None) -> Derivation:
             Step.unchecked(
                 "so every small request waits until L finishes at d + K: latency >= K each; ALG >= d + K + K^3",
                 "steps 1-2; small requests arriving at d + 1 start at d + K at the earliest",
-                "a statement about every schedule the algorithm can produce (the adversary argument)"),
+                "a statement about every schedule the algorithm can produce (the adversary argument); the ledger "
+                "solves the game against this adversary exactly for small K",
+                covered_by=("game:jaillet4.1",)),
             Step.inequality("OPT <= K^2 + d + K + 2: small requests at d + 1, L at d + 2 (feasible by step 1)",
                             K**2 + (d + K + 2), ">=", K**2 * 1 + (d + 2 + K), "direct count", certificate=[0 * K]),
             Step.inequality("greedy policies (d = 0): K^3 + K >= (K - 1)(K^2 + K + 2)", greedy, ">=",
@@ -135,7 +137,9 @@ def derivation(tel_greedy=None) -> Derivation:
                             "d = K^2 + e", certificate=[e / K], substitutions={d: K**2 + e}),
             Step.unchecked("either way the ratio is >= min(K + 1, K/3) = K/3",
                            "the adversary picks the case from the algorithm's deterministic choice of d",
-                           "a case analysis over algorithms (logic, not algebra)"),
+                           "a case analysis over algorithms (logic, not algebra); the ledger's game search computes "
+                           "min over every deterministic algorithm of the adversary's best ratio for small K",
+                           covered_by=("game:jaillet4.1",)),
             Step.identity("with n = K^2 + 1 requests, K/3 = sqrt(n - 1)/3", sp.sqrt(n - 1) / 3,
                           K / 3, "n - 1 = K^2, K > 0", substitutions={n: K**2 + 1}),
             Step.limit("the greedy ratio grows like sqrt(n): ratio/K -> 1", greedy / (witness * K), K, sp.oo, 1,

@@ -13,7 +13,7 @@ simulator produces identical schedules for ``sjf`` and ``svf`` on random equal-p
 Example
 -------
 >>> derivation().check().status
-'proved'
+'proved relative'
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ import sympy as sp
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM_ID = "kong.lemmaA.2"
+FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)
@@ -99,8 +100,9 @@ def derivation(peak_time_inequality=None) -> Derivation:
                 "burst arrivals fix the order; strict head-of-line admission admits a prefix of the order, and j is "
                 "never admitted before the requests ahead of it",
                 "an invariant of the admission process over time; verify/ proves the one-step inductive invariant "
-                "with Z3 and checks it exhaustively on small instances"),
-            Step.inequality("item 3: p o + o <= 2 v", 2 * v, ">=", p * o + o, "2v - (p o + o) = s o >= 0",
+                "with Z3, the consequence for n symbolic requests with Z3 and cvc5, and checks it exhaustively",
+                covered_by=("core:lemmaA2_precede", "z3:lemmaA2_order_invariant")),
+            Step.inequality("item 3: p o + o <= 2 v", FACTOR * v, ">=", p * o + o, "2v - (p o + o) = s o >= 0",
                             certificate=[gap]),
             Step.inequality("stronger form: p (o + 1) <= 2 v", 2 * v, ">=", p * (o + 1),
                             "2v - p(o + 1) = s (o - 1) >= 0 since o >= 1; write o = 1 + u",
@@ -109,16 +111,18 @@ def derivation(peak_time_inequality=None) -> Derivation:
                 "double counting: (1 - alpha) M W_j <= sum_{i before j} p_i n_ij, n_ij = #steps j waits while i runs",
                 "sum the certificate (steps 3-4) over the W_j steps at which j waits; by item 2 every term is a "
                 "request before j",
-                "a sum over the steps of the SVF schedule"),
+                "a sum over the steps of the SVF schedule (induction on the number of blocked steps, Z3 and cvc5)",
+                covered_by=("core:lemmaA2_blocked_sum",)),
             Step.inequality(
                 "n_ij <= o_i, hence p_i n_ij <= p_i o_i <= 2 v_i - o_i <= 2 v_i",
-                2 * v, ">=", p * n_ij,
+                FACTOR * v, ">=", p * n_ij,
                 "2v - p n = p (o - n) + (2v - p o - o) + o: i is in the batch on exactly o_i decision steps",
                 certificate=[p * c_slack, s * o, o], substitutions={n_ij: o - c_slack}),
             Step.unchecked(
                 "sum over j: (1 - alpha) M sum_j W_j <= 2 sum_j sum_{i before j} v_i",
                 "add the per-j bounds (step 8 with step 9)",
-                "a finite sum of the per-j inequalities over the instance"),
+                "a finite sum of the per-j inequalities over the instance (Z3 and cvc5 for every n up to a bound)",
+                covered_by=("core:lemmaA2_sum_over_j",)),
         ),
         depends_on=("kong.volume",),
         notes="Item 1 (the certificate) reduces to checked algebra once the failed forward-looking check is "

@@ -17,7 +17,8 @@ let ``C_(k)`` be the k-th smallest completion step. By ``C_(k)`` the k requests 
 far have been served entirely inside steps ``1..C_(k)``; each contributes exactly its volume
 (``kong.volume``, step 2), and the memory constraint bounds the total by ``M C_(k)``. Any k
 volumes sum to at least ``P_k``. Summing over k gives the bound since ``TEL = sum_k C_(k)``
-for burst arrivals. The counting steps are not sympy-checkable and are marked so.
+for burst arrivals. The counting steps are not sympy-checkable and are marked so; each names
+the solver check of :mod:`geosched.verify.cores` that covers it (``covered_by``).
 
 Example
 -------
@@ -86,22 +87,37 @@ def derivation() -> Derivation:
         steps=(
             Step.unchecked(
                 "memory-time work by C_(k): W_k = sum_{t <= C_(k)} U(t) <= M C_(k)",
-                "sum the memory constraint H2 over the steps 1..C_(k)",
-                "a sum over the steps of an arbitrary schedule; the per-step bound is the model's constraint"),
+                "sum the memory constraint H2 over the steps 1..C_(k) (induction on C: W(0) = 0, "
+                "W(C) = W(C-1) + U(C) <= W(C-1) + M)",
+                "a sum over the steps of an arbitrary schedule; Z3 and cvc5 check the induction's base and step "
+                "for n symbolic requests",
+                covered_by=("core:prop31_work",)),
             Step.unchecked(
                 "W_k >= V_k, the total volume of the k requests completed by C_(k)",
                 "each completed request ran entirely inside 1..C_(k) and contributes exactly its volume "
                 "(kong.volume, step 2); the other requests contribute >= 0",
-                "a counting argument over the schedule; verify/ checks the resulting bound exhaustively"),
+                "a counting argument over the schedule (symbolic lengths and starts in Z3/cvc5)",
+                covered_by=("core:prop31_completed",)),
             Step.unchecked(
                 "V_k >= P_k: any k volumes sum to at least the k smallest",
                 "replace each chosen volume by the next unused smallest one; each replacement does not increase "
                 "the sum",
-                "an exchange argument over subsets, not an algebraic identity"),
+                "an exchange argument over subsets, not an algebraic identity",
+                covered_by=("core:prop31_exchange",)),
             Step.inequality(
                 "composition: M C_(k) >= P_k, from the three slacks h1 = M C - W, h2 = W - V, h3 = V - P",
                 M * C, ">=", P, "M C - P = h1 + h2 + h3, each >= 0 by steps 1-3",
                 certificate=[h1, h2, h3], substitutions={W: M * C - h1, V: M * C - h1 - h2, P: M * C - h1 - h2 - h3}),
+            Step.unchecked(
+                "the k-th smallest completion C_(k) has at least k requests completed by it",
+                "the completions sorted are a permutation of the C_i; C_(1) <= ... <= C_(k) are all <= C_(k)",
+                "an order-statistics fact about the schedule's completions",
+                covered_by=("core:prop31_order",)),
+            Step.unchecked(
+                "summing over k: M TEL = M sum_k C_(k) >= sum_k P_k (burst: TEL = sum_i C_i)",
+                "add step 4 over k = 1..n; the sorted completions sum to the completions",
+                "a finite sum over the instance of the per-k inequalities",
+                covered_by=("core:prop31_sum",)),
             Step.identity(
                 "prefix identity, coefficient of v_i on the left: #{k : i <= k <= n} = n - i + 1",
                 sp.Sum(1, (k, i, n)), n - i + 1,
@@ -130,6 +146,7 @@ def derivation() -> Derivation:
                 "2 * 3 = 6 < 3 + 4 = 7", relation="<"),
         ),
         depends_on=("kong.volume",),
-        notes="Steps 1-3 are the combinatorial core (not sympy-checkable); verify/ checks the bound on every "
-              "small burst instance. The prefix identity and the counterexample are fully checked.",
+        notes="Steps 1-3, 5 and 6 are the combinatorial core (not sympy-checkable); the ledger checks them with Z3 "
+              "and cvc5 over symbolic lengths and start times for every n up to a bound, and the bound itself on "
+              "every small burst instance. The prefix identity and the counterexample are fully checked.",
     )

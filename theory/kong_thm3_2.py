@@ -20,7 +20,7 @@ checked too.
 Example
 -------
 >>> derivation().check().status
-'proved'
+'proved relative'
 """
 
 from __future__ import annotations

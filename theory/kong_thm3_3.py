@@ -63,6 +63,13 @@ def long_ratio(th=theta, t_max=T):
     return t_max * (t_max + 1) / ((th + 1) * (th + 2))
 
 
+def threshold(t_max: int) -> int:
+    """The threshold of this derivation, ``theta = floor(sqrt(T))`` (the exhaustive check must use it)."""
+    import math
+
+    return math.isqrt(int(t_max))
+
+
 def constant(t_max=T, a_=alpha):
     """The explicit competitive ratio ``1 + 2T/(1 - alpha)`` (with theta = floor(sqrt(T)))."""
     return 1 + 2 * t_max / (1 - a_)
@@ -98,7 +105,8 @@ def derivation() -> Derivation:
                 "(1 - alpha) M Wsum <= 2 sum_j sum_{i before j} v_i",
                 "Lemma A.2 items 1 and 3 do not use the volume order; item 2 holds with 'before' in the policy's "
                 "own order",
-                "the same combinatorial argument as kong.lemmaA.2 (checked in verify/)"),
+                "the same combinatorial argument as kong.lemmaA.2 (its solver checks take arbitrary priority ranks)",
+                covered_by=("core:lemmaA2_precede", "core:lemmaA2_blocked_sum", "core:lemmaA2_sum_over_j")),
             Step.inequality(
                 "pair bound, case v_e <= v_l: v_e <= R min(v_e, v_l) = R v_e", R * ve, ">=", ve,
                 "R >= 1: R v_e - v_e = (R - 1) v_e", certificate=[k1 * ve], substitutions={R: 1 + k1}),

@@ -1,15 +1,20 @@
 """``geosched claims``: the claims ledger on the command line (see :mod:`geosched.verify.ledger`).
 
-``geosched claims`` prints one row per claim (id, statement, methods, status, time);
-``--json`` prints the same as one object (with versions and seeds); ``--claim ID`` runs one
-claim (an unknown id is a one-line error, exit 2); ``--thorough`` runs the long versions;
-``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go.
+``geosched claims`` prints one row per claim (id, status, the share of its constant the
+headline check used, whether that check is discriminating, time, statement), then one row per
+evidence; ``--json`` prints the same as one object (with versions and seed); ``--claim ID`` runs
+one claim (an unknown id is a one-line error, exit 2); ``--quick`` a smaller set of checks (well
+under 30 s; what it cannot reach stays ``unknown`` or ``vacuous``); ``--thorough`` the long
+versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
+``--restart`` starts a thorough run over instead of resuming its checkpoint. A progress bar goes
+to stderr while the checks run (unless ``--json`` on a non-terminal, or ``--no-progress``).
 Exit status: 0, or 1 when some claim is refuted.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 __all__ = ["add_commands"]
 
@@ -19,42 +24,108 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("claims", parents=[common], help="run every claim's checks and print the ledger")
     p.add_argument("--claim", action="append", default=None, metavar="ID",
                    help="run only this claim (repeatable); default: all")
-    p.add_argument("--thorough", action="store_true", help="long versions of the checks (minutes to an hour)")
-    p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files")
+    speed = p.add_mutually_exclusive_group()
+    speed.add_argument("--thorough", action="store_true", help="long versions of the checks (an hour or more)")
+    speed.add_argument("--quick", action="store_true",
+                       help="a smaller set of checks, under 30 s (statuses stay honest: less is checked)")
+    p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files and checkpoints")
+    p.add_argument("--restart", action="store_true",
+                   help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.set_defaults(handler=_cmd_claims)
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
+    from geosched.errors import ValidationError
     from geosched.output import emit_json
-    from geosched.verify.ledger import run_claims
+    from geosched.verify.ledger import CLAIMS, run_claims
 
+    if args.restart and not (args.thorough and args.out):
+        raise ValidationError("--restart", True, "needs --thorough and --out DIR (the checkpoint lives there)")
     seed = args.seed if args.seed is not None else 0
-    result = run_claims(args.claim, thorough=args.thorough, out=args.out, seed=seed)
+    mode = "thorough" if args.thorough else "quick" if args.quick else "default"
+    show = not args.no_progress and (sys.stderr.isatty() or not args.json)
+    bar = _progress_bar(args.claim or list(CLAIMS), CLAIMS, show)
+    try:
+        result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
+                            progress=bar.step if bar else None)
+    finally:
+        if bar:
+            bar.close()
     if args.json:
         emit_json(result.to_dict())
-    else:
-        print(result.table())
-        refuted = [c for c in result.claims if c.status == "refuted"]
-        for claim in refuted:
-            print(f"REFUTED {claim.id}: {claim.note}")
-        if result.variants:
-            print()
-            print(f"outside the theorems' hypotheses (exhaustive, {result.variants['space']}"
-                  f"{'; arrivals ' + result.variants['arrival_space'] if result.variants['arrival_space'] else ''}):")
-            for name, v in result.variants["per_variant"].items():
-                if v["covered_by_theorem"]:
-                    continue
-                print(f"  {name:<16} worst ratio vs OPT {v['max_ratio']}; "
-                      f"{'failing checks:' if v['failures'] else 'no check fails'}")
-                for check, d in v["failures"].items():
-                    smallest = d["smallest"] or {}
-                    where = f" -> {smallest['file']}" if smallest.get("file") else ""
-                    compact = _compact(smallest.get("instance"))
-                    print(f"    {check:<13} {d['failed']}/{d['of']}; smallest {compact}{where}")
-        print(f"\n{len(result.claims)} claims in {result.wall_time:.1f}s "
-              f"(geosched {result.versions['geosched']}, z3 {result.versions['z3']}, seed {seed})"
-              + (f"; counterexamples in {result.out}" if result.out else ""))
+        return 1 if any(c.status == "refuted" for c in result.claims) else 0
+    _print_text(result, seed)
     return 1 if any(c.status == "refuted" for c in result.claims) else 0
+
+
+class _Bar:
+    """A tqdm bar on stderr, one tick per method."""
+
+    def __init__(self, total: int) -> None:
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, file=sys.stderr, unit="check", leave=False, dynamic_ncols=True)
+        self.started = False
+
+    def step(self, label: str) -> None:
+        if self.started:
+            self.bar.update(1)
+        self.started = True
+        self.bar.set_description_str(label[:60])
+
+    def close(self) -> None:
+        self.bar.update(1)
+        self.bar.close()
+
+
+def _progress_bar(ids: list[str], claims: dict, show: bool) -> _Bar | None:
+    if not show:
+        return None
+    seen: set[str] = set()
+    stack, total = list(ids), 0
+    while stack:
+        claim_id = stack.pop()
+        if claim_id in seen or claim_id not in claims:
+            continue
+        seen.add(claim_id)
+        total += len(claims[claim_id].methods)
+        stack += list(claims[claim_id].depends_on)
+    return _Bar(total + 1)
+
+
+def _print_text(result, seed: int) -> None:
+    print(result.table())
+    print()
+    print(result.evidence_table())
+    for claim in result.claims:
+        if claim.status == "refuted":
+            print(f"REFUTED {claim.id}: {claim.note}")
+    if result.variants:
+        _print_variants(result.variants)
+    extra = result.extra
+    if "exhaustive" in extra:
+        ex = extra["exhaustive"]
+        print(f"\nexhaustive: {ex['instances']} burst + {ex['arrival_instances']} arrival instances, exact OPT by "
+              f"{ex['opt_method']}, {ex['cross_checked']} cross-checked by the other exact method; space {ex['space']}")
+    if "cores" in extra:
+        print("solver cores: largest n with every lemma proved: "
+              + ", ".join(f"{b} {n}" for b, n in extra["cores"]["largest_n"].items()))
+    print(f"\n{len(result.claims)} claims in {result.wall_time:.1f}s ({result.mode}; geosched "
+          f"{result.versions['geosched']}, z3 {result.versions['z3']}, cvc5 {result.versions['cvc5']}, seed {seed})"
+          + (f"; counterexamples in {result.out}" if result.out else ""))
+
+
+def _print_variants(variants: dict) -> None:
+    print(f"\noutside the theorems' hypotheses (exhaustive, {variants['space']}"
+          f"{'; arrivals ' + variants['arrival_space'] if variants['arrival_space'] else ''}):")
+    for name, v in variants["per_variant"].items():
+        print(f"  {name:<16} worst ratio vs OPT {v['max_ratio']}; "
+              f"{'failing checks:' if v['failures'] else 'no check fails'}")
+        for check, d in v["failures"].items():
+            smallest = d["smallest"] or {}
+            where = f" -> {smallest['file']}" if smallest.get("file") else ""
+            print(f"    {check:<14} {d['failed']}/{d['of']}; smallest {_compact(smallest.get('instance'))}{where}")
 
 
 def _compact(instance) -> str:

@@ -497,4 +497,8 @@ def combine_empirical(evidence: Sequence[Any]) -> tuple[str, str, None, str] | N
     order = ("unknown", "not_reproduced", "partly", "reproduced")
     status = min((e.status for e in evidence), key=order.index)
     text = status.replace("_", " ") + (f" on {evidence[0].samples} trace requests" if evidence[0].samples else "")
+    summaries = [e.data["summary"] for e in evidence
+                 if isinstance(getattr(e, "data", None), dict) and "summary" in e.data]
+    if summaries:  # a few numbers beside the status (the SageSched rows give them)
+        text += f" ({'; '.join(summaries)})"
     return status, text, None, "; ".join(e.message for e in evidence)

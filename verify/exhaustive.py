@@ -77,6 +77,9 @@ __all__ = [
     "run_exhaustive",
     "bound_holds",
     "prefix_bound",
+    "check_checkpoint",
+    "cells",
+    "SpaceUnion",
 ]
 
 # --------------------------------------------------------------------------- the formulas
@@ -86,26 +89,29 @@ __all__ = [
 BOUND_NUMERATOR = 2  # the "2" of Thm. 3.2's 1 + 2/(1 - alpha)
 
 
-def bound_holds(svf_tel: int, opt_tel: int, memory: int, peak: int) -> bool:
+def bound_holds(svf_tel: int, opt_tel: int, memory: int, peak: int, numerator: Any = None) -> bool:
     """Kong et al. Thm. 3.2 in integers: ``(M - P) TEL(SVF) <= (3M - P) TEL(OPT)``.
 
     Equivalent to ``TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT)`` for ``alpha = P/M < 1``,
     because ``1 + 2/(1 - P/M) = (3M - P)/(M - P)``; written with :data:`BOUND_NUMERATOR`
-    ``c`` as ``(M - P) TEL(SVF) <= (M - P + c M) TEL(OPT)``.
+    ``c`` (or ``numerator``) as ``(M - P) TEL(SVF) <= (M - P + c M) TEL(OPT)``.
 
     >>> bound_holds(13, 9, 12, 9)   # 3*13 <= 27*9
     True
     """
-    return (memory - peak) * svf_tel <= (memory - peak + BOUND_NUMERATOR * memory) * opt_tel
+    c = BOUND_NUMERATOR if numerator is None else numerator
+    return (memory - peak) * svf_tel <= (memory - peak + c * memory) * opt_tel
 
 
 # the "2" of the explicit Thm. 3.3 bound 1 + 2T/(1 - alpha) (geosched.theory.kong_thm3_3, our constant)
 THM33_NUMERATOR = 2
 # the explicit Jaillet et al. Thm. 4.3 constant (geosched.theory.jaillet_thm4_3: Thm. 3.2 at alpha <= 1/2)
 JAILLET_CONSTANT = 5
+# the "2" of Lemma A.2 summed per request: (M - P) W_j <= 2 sum_{i before j} v_i
+LEMMA_A2_FACTOR = 2
 
 
-def thm33_bound_holds(tel: int, opt_tel: int, memory: int, peak: int, longest: int) -> bool:
+def thm33_bound_holds(tel: int, opt_tel: int, memory: int, peak: int, longest: int, numerator: Any = None) -> bool:
     """Explicit Thm. 3.3 bound (our constant): ``TEL <= (1 + 2T/(1 - alpha)) TEL(OPT)``, ``T = max o``.
 
     Integer form ``(M - P) TEL <= (M - P + 2 T M) TEL(OPT)``.
@@ -113,7 +119,8 @@ def thm33_bound_holds(tel: int, opt_tel: int, memory: int, peak: int, longest: i
     >>> thm33_bound_holds(8, 6, 5, 4, 3)   # 1*8 <= (1 + 30)*6
     True
     """
-    return (memory - peak) * tel <= (memory - peak + THM33_NUMERATOR * longest * memory) * opt_tel
+    c = THM33_NUMERATOR if numerator is None else numerator
+    return (memory - peak) * tel <= (memory - peak + c * longest * memory) * opt_tel
 
 
 def prefix_bound(volumes: Sequence[int]) -> int:
@@ -176,14 +183,79 @@ class Space:
                 for o in range(1, self.max_output + 1)]
 
 
-DEFAULT_SPACE = Space(max_n=3, max_prompt=2, max_output=4, max_memory=10)
+@dataclass(frozen=True)
+class SpaceUnion:
+    """A union of :class:`Space` boxes; an instance in several boxes is checked once (in the first)."""
+
+    boxes: tuple[Space, ...]  # the boxes, in order
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "boxes", tuple(self.boxes))
+        if not self.boxes:
+            raise ValidationError("space boxes", (), "must hold at least one Space")
+        if len({b.max_arrival > 0 for b in self.boxes}) > 1:
+            raise ValidationError("space boxes", [b.label for b in self.boxes], "must be all burst or all arrivals")
+
+    @property
+    def label(self) -> str:
+        """The boxes' labels joined by `` | ``."""
+        return " | ".join(b.label for b in self.boxes)
+
+    @property
+    def max_arrival(self) -> int:
+        return max(b.max_arrival for b in self.boxes)
+
+
+AnySpace = Space | SpaceUnion
+
+# README's example {(6, 3), (1, 5)}, M = 12 lies in the first box (SVF 13, OPT 9)
+DEFAULT_SPACE = SpaceUnion((Space(max_n=2, max_prompt=6, max_output=6, max_memory=12),
+                            Space(max_n=3, max_prompt=3, max_output=4, max_memory=10)))
 DEFAULT_ARRIVAL_SPACE = Space(max_n=2, max_prompt=2, max_output=3, max_memory=6, max_arrival=3)
-THOROUGH_SPACE = Space(max_n=4, max_prompt=4, max_output=5, max_memory=16)
+# the variants outside the theorems, in the default run (a smaller box: they cost a simulation each)
+DEFAULT_VARIANT_SPACE = Space(max_n=3, max_prompt=2, max_output=4, max_memory=10)
+THOROUGH_SPACE = SpaceUnion((Space(max_n=2, max_prompt=10, max_output=10, max_memory=24),
+                             Space(max_n=3, max_prompt=6, max_output=6, max_memory=16),
+                             Space(max_n=4, max_prompt=4, max_output=5, max_memory=16)))
 THOROUGH_ARRIVAL_SPACE = Space(max_n=3, max_prompt=2, max_output=3, max_memory=8, max_arrival=3)
+QUICK_SPACE = Space(max_n=3, max_prompt=2, max_output=3, max_memory=8)  # geosched claims --quick
 
 
-def multisets(space: Space) -> list[tuple[tuple[int, int, int], ...]]:
-    """Every multiset of ``(a, s, o)`` triples of size ``1..max_n``: n first, then lexicographic."""
+def _boxes(space: AnySpace) -> tuple[Space, ...]:
+    return space.boxes if isinstance(space, SpaceUnion) else (space,)
+
+
+def _within(box: Space, multiset: tuple[tuple[int, int, int], ...]) -> bool:
+    return len(multiset) <= box.max_n and all(
+        a <= box.max_arrival and box.min_prompt <= s <= box.max_prompt and o <= box.max_output for a, s, o in multiset)
+
+
+def cells(space: AnySpace) -> list[tuple[tuple[tuple[int, int, int], ...], int, int]]:
+    """``(multiset, M_low, M_high)``: every instance of ``space`` exactly once, boxes in order.
+
+    An instance ``(multiset, M)`` already in an earlier box is left to that box.
+
+    >>> cells(SpaceUnion((Space(1, 0, 2, 3), Space(1, 0, 2, 4))))
+    [(((0, 0, 1),), 1, 3), (((0, 0, 2),), 2, 3), (((0, 0, 1),), 4, 4), (((0, 0, 2),), 4, 4)]
+    """
+    out = []
+    boxes = _boxes(space)
+    for k, box in enumerate(boxes):
+        for ms in multisets(box):
+            low = max(s + o for _, s, o in ms)
+            for earlier in boxes[:k]:
+                if _within(earlier, ms):
+                    low = max(low, earlier.max_memory + 1)
+            if low <= box.max_memory:
+                out.append((ms, low, box.max_memory))
+    return out
+
+
+def multisets(space: AnySpace) -> list[tuple[tuple[int, int, int], ...]]:
+    """Every multiset of ``(a, s, o)`` triples of size ``1..max_n``: n first, then lexicographic
+    (for a union, the boxes' multisets in order, each once)."""
+    if isinstance(space, SpaceUnion):
+        return list(dict.fromkeys(ms for ms, _, _ in cells(space)))
     shapes = space.shapes()
     out: list[tuple[tuple[int, int, int], ...]] = []
     for n in range(1, space.max_n + 1):
@@ -191,25 +263,22 @@ def multisets(space: Space) -> list[tuple[tuple[int, int, int], ...]]:
     return out
 
 
-def _instances_of(multiset: tuple[tuple[int, int, int], ...], max_memory: int) -> Iterator[Instance]:
-    peak = max(s + o for _, s, o in multiset)
+def _instances_of(multiset: tuple[tuple[int, int, int], ...], low: int, high: int) -> Iterator[Instance]:
     requests = [Request(f"r{k}", a, s, o) for k, (a, s, o) in enumerate(multiset)]
-    for memory in range(peak, max_memory + 1):
+    for memory in range(low, high + 1):
         yield Instance(memory, requests)
 
 
-def enumerate_instances(space: Space) -> Iterator[Instance]:
+def enumerate_instances(space: AnySpace) -> Iterator[Instance]:
     """Every instance of ``space`` (ids ``r0, r1, ...`` in the multiset's order)."""
-    for ms in multisets(space):
-        yield from _instances_of(ms, space.max_memory)
+    for ms, low, high in cells(space):
+        yield from _instances_of(ms, low, high)
 
 
-def count_instances(space: Space) -> int:
-    """``sum over multisets of (max_memory - P + 1)``, multisets with ``P > max_memory`` counting 0."""
-    return sum(max(0, space.max_memory - max(s + o for _, s, o in ms) + 1) for ms in multisets(space))
-
-
-# --------------------------------------------------------------------------- exact optimum
+def count_instances(space: AnySpace) -> int:
+    """``sum over multisets of (max_memory - P + 1)``, multisets with ``P > max_memory`` counting 0
+    (for a union, every instance once)."""
+    return sum(high - low + 1 for _, low, high in cells(space))
 
 
 def dp_opt(instance: Instance) -> tuple[int, dict[str, int]]:
@@ -364,6 +433,7 @@ class Variant:
     arrivals: bool = False  # run on the arrival space instead of the burst space
     covered: bool = False  # True for strict SVF on burst instances (Thm. 3.2's hypotheses)
     subset: str | None = None  # "jaillet": equal prompts and M >= 2P (Jaillet Thm. 4.3); "equal_prompts"
+    orderings: str = "one"  # "one": the multiset's order; "ties": every order when keys tie; "all": every order
 
     @property
     def policy_label(self) -> str:
@@ -374,21 +444,28 @@ class Variant:
 VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
-        Variant("svf", "svf", covered=True),
+        # the theorem holds for every tie-break: instances with equal volumes of different shapes run in every order
+        Variant("svf", "svf", covered=True, orderings="ties"),
         Variant("svf_backfill", "svf", backfill=True),
         Variant("svf1", "svf1"),
         Variant("sjf", "sjf"),
         Variant("sjf_jaillet", "sjf", subset="jaillet"),
         Variant("svf1_sqrtT", sqrt_threshold_svf1),
-        Variant("svf1_sqrtT_equal", sqrt_threshold_svf1, subset="equal_prompts"),
+        # 1-bit SVF orders a class by arrival, then position: every order of the requests is checked
+        Variant("svf1_sqrtT_equal", sqrt_threshold_svf1, subset="equal_prompts", orderings="all"),
         Variant("fcfs", "fcfs"),
         Variant("svf_arrivals", "svf", arrivals=True),
     )
 }
 
 CHECKS = ("thm3.2_bound", "thm3.3_bound", "jaillet_bound", "prop3.1", "prop3.1_identity", "cert_peak_mass",
-          "cert_order", "lemmaA2_sum",
-          "opt_ge_sum_outputs", "opt_le_policy")
+          "cert_order", "lemmaA2_sum", "cert_occupancy", "opt_ge_sum_outputs", "opt_le_policy")
+# checks of a *reading* we expect to fail (not a theorem): never a refutation of the covered setting
+READING_CHECKS = ("cert_occupancy",)
+# checks with a constant, and how "stronger" is read: "le" holds iff used <= 1, "lt" iff used < 1
+CONSTANT_CHECKS = {"thm3.2_bound": "le", "thm3.3_bound": "le", "jaillet_bound": "le", "prop3.1": "le",
+                   "cert_peak_mass": "lt", "lemmaA2_sum": "le"}
+STRONGER = {"10%": Fraction(9, 10), "half": Fraction(1, 2)}  # the constant scaled this way
 
 
 def _in_subset(instance: Instance, subset: str | None) -> bool:
@@ -402,19 +479,39 @@ def _in_subset(instance: Instance, subset: str | None) -> bool:
     raise ValidationError("variant subset", subset, "must be None, 'equal_prompts' or 'jaillet'")
 
 
+def _orderings(instance: Instance, mode: str) -> list[Instance]:
+    """The instance with its requests in the orders ``mode`` asks for (ids follow positions)."""
+    shapes = [(r.arrival, r.prompt, r.output) for r in instance.requests]
+    if mode == "one" or len(shapes) < 2:
+        return [instance]
+    if mode == "ties":
+        volumes: dict[int, set] = {}
+        for r in instance.requests:
+            volumes.setdefault(r.volume, set()).add((r.arrival, r.prompt, r.output))
+        if all(len(v) == 1 for v in volumes.values()):
+            return [instance]
+    orders = sorted(set(itertools.permutations(shapes)))
+    return [Instance(instance.memory, [Request(f"r{k}", a, s, o) for k, (a, s, o) in enumerate(order)])
+            for order in orders]
+
+
 # --------------------------------------------------------------------------- the state
+
+
+def _new_check_state() -> dict[str, Any]:
+    return {"checked": 0, "failed": 0, "smallest": None, "used": None, "fail_10%": 0, "fail_half": 0}
 
 
 def _new_variant_state() -> dict[str, Any]:
     return {
         "instances": 0,
+        "orderings": 0,  # request orders checked (>= instances where ties or orders matter)
         "nonvacuous": 0,  # instances with M > P
         "blocked_steps": 0,
         "min_slack": None,
         "max_ratio": None,  # [num, den, record]
-        "max_bound_use": None,  # [num, den, record]: (M-P) TEL / ((3M-P) OPT), M > P
         "max_ratio_over_T": None,  # [num, den, record]: ratio / max o (Thm. 3.3's scale)
-        "checks": {c: {"checked": 0, "failed": 0, "smallest": None} for c in CHECKS},
+        "checks": {c: _new_check_state() for c in CHECKS},
     }
 
 
@@ -424,13 +521,13 @@ def _new_state(variants: Iterable[str]) -> dict[str, Any]:
 
 
 def _size_key(instance: Instance) -> list[Any]:
-    triples = sorted((r.arrival, r.prompt, r.output) for r in instance.requests)
-    return [instance.n, instance.memory, sum(a + s + o for a, s, o in triples), [list(t) for t in triples]]
+    triples = [(r.arrival, r.prompt, r.output) for r in instance.requests]
+    return [instance.n, instance.memory, sum(a + s + o for a, s, o in triples), sorted(triples), triples]
 
 
-def _better_max(current: list | None, num: int, den: int, record: dict) -> list:
+def _better_max(current: list | None, num: int, den: int, record: dict | Callable[[], dict]) -> list:
     if current is None or Fraction(num, den) > Fraction(current[0], current[1]):
-        return [num, den, record]
+        return [num, den, record() if callable(record) else record]
     return current
 
 
@@ -447,6 +544,20 @@ def _fail(check_state: dict[str, Any], instance: Instance, record_fn: Callable[[
     smallest = check_state["smallest"]
     if smallest is None or key < smallest["key"]:
         check_state["smallest"] = {"key": key, "detail": detail, **record_fn()}
+
+
+def _use(check_state: dict[str, Any], kind: str, num: int, den: int, record_fn: Callable[[], dict]) -> None:
+    """How much of the claim's constant this instance uses (``num/den``), and whether the same check
+    with the constant made 10% / 50% stronger fails on it."""
+    if den <= 0:  # a constant of 0: any use at all exceeds it
+        for label in STRONGER:
+            check_state[f"fail_{label}"] += int(num > 0)
+        return
+    used = Fraction(num, den)
+    for label, scale in STRONGER.items():
+        if used > scale or (kind == "lt" and used == scale):
+            check_state[f"fail_{label}"] += 1
+    check_state["used"] = _better_max(check_state["used"], used.numerator, used.denominator, record_fn)
 
 
 @dataclass(frozen=True)
@@ -482,66 +593,89 @@ class _Facts:
 
 def _check_instance(instance: Instance, opt: tuple[int, dict[str, int]], variants: Sequence[Variant],
                     state: dict[str, Any]) -> None:
-    facts = _Facts.of(instance, opt)
-    cache: dict[tuple[str, bool], tuple[dict[str, int], int, Any]] = {}
+    cache: dict[tuple, tuple[dict[str, int], int, Any, list]] = {}
     for variant in variants:
         if not _in_subset(instance, variant.subset):
             continue
-        spec = variant.policy if isinstance(variant.policy, str) else variant.policy(instance)
-        sim_key = (spec, variant.backfill)
-        if sim_key not in cache:
-            monitor = CertificateMonitor(instance, check_order=True)
-            sim = simulate(instance, spec, backfill=variant.backfill, observer=monitor)
-            tel = _fast_tel(instance, sim.starts)
-            if tel is None:
-                raise RuntimeError(f"infeasible {spec} schedule on {instance_to_dict(instance)}")
-            cache[sim_key] = (sim.starts, tel, monitor.result())
-        starts, tel, mon = cache[sim_key]
         vs = state["variants"][variant.name]
+        vs["instances"] += 1
+        for ordered in _orderings(instance, variant.orderings):
+            opt_here = opt if ordered is instance else (opt[0], _reordered_starts(instance, ordered, opt[1]))
+            _check_variant(ordered, _Facts.of(ordered, opt_here), variant, vs, cache)
 
-        def record(starts=starts, tel=tel):
-            return _record(instance, starts, tel, facts.opt_starts, facts.opt_tel)
 
-        _record_extremes(vs, facts, tel, mon, record)
-        _check_bounds(vs["checks"], facts, tel, record)
-        _check_certificate(vs["checks"], facts, starts, mon, record)
-        _check_optimum(vs["checks"], facts, tel, spec, record)
+def _reordered_starts(instance: Instance, ordered: Instance, starts: dict[str, int]) -> dict[str, int]:
+    """``starts`` of ``instance`` carried over to the same requests in another order (requests of one
+    shape are matched in order: they are interchangeable)."""
+    queues: dict[tuple[int, int, int], list[str]] = {}
+    for r in instance.requests:
+        queues.setdefault((r.arrival, r.prompt, r.output), []).append(r.id)
+    out = {}
+    for r in ordered.requests:
+        out[r.id] = starts[queues[(r.arrival, r.prompt, r.output)].pop(0)]
+    return out
+
+
+def _check_variant(instance: Instance, facts: _Facts, variant: Variant, vs: dict[str, Any], cache: dict) -> None:
+    spec = variant.policy if isinstance(variant.policy, str) else variant.policy(instance)
+    key = (spec, variant.backfill, tuple((r.arrival, r.prompt, r.output) for r in instance.requests))
+    if key not in cache:
+        monitor = CertificateMonitor(instance, check_order=True, record_intervals=variant.covered)
+        sim = simulate(instance, spec, backfill=variant.backfill, observer=monitor)
+        tel = _fast_tel(instance, sim.starts)
+        if tel is None:
+            raise RuntimeError(f"infeasible {spec} schedule on {instance_to_dict(instance)}")
+        occupancy = monitor.occupancy_failures(sim.starts) if variant.covered else []
+        cache[key] = (sim.starts, tel, monitor.result(), occupancy)
+    starts, tel, mon, occupancy = cache[key]
+
+    def record(starts=starts, tel=tel):
+        return _record(instance, starts, tel, facts.opt_starts, facts.opt_tel)
+
+    vs["orderings"] += 1
+    _record_extremes(vs, facts, tel, mon, record)
+    _check_bounds(vs["checks"], facts, tel, record)
+    _check_certificate(vs["checks"], facts, starts, mon, record)
+    if variant.covered:
+        _check_occupancy(vs["checks"]["cert_occupancy"], facts, occupancy, record)
+    _check_optimum(vs["checks"], facts, tel, spec, record)
 
 
 def _record_extremes(vs: dict[str, Any], facts: _Facts, tel: int, mon: Any, record: Callable[[], dict]) -> None:
-    vs["instances"] += 1
     vs["nonvacuous"] += int(facts.threshold > 0)
     vs["blocked_steps"] += mon.blocked_steps
     if mon.min_slack is not None and (vs["min_slack"] is None or mon.min_slack < vs["min_slack"]):
         vs["min_slack"] = mon.min_slack
-    vs["max_ratio"] = _better_max(vs["max_ratio"], tel, facts.opt_tel, record())
-    vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, facts.opt_tel * facts.longest, record())
-    if facts.threshold > 0:
-        vs["max_bound_use"] = _better_max(vs["max_bound_use"], facts.threshold * tel,
-                                          (facts.threshold + BOUND_NUMERATOR * facts.memory) * facts.opt_tel,
-                                          record())
+    vs["max_ratio"] = _better_max(vs["max_ratio"], tel, facts.opt_tel, record)
+    vs["max_ratio_over_T"] = _better_max(vs["max_ratio_over_T"], tel, facts.opt_tel * facts.longest, record)
 
 
 def _check_bounds(checks: dict[str, Any], facts: _Facts, tel: int, record: Callable[[], dict]) -> None:
-    """Thm 3.2, Thm 3.3 (our constant), Jaillet 4.3 (our constant), Prop 3.1 and its identity."""
+    """Thm 3.2, Thm 3.3 (our constant), Jaillet 4.3 (our constant), Prop 3.1 and its identity, with the
+    share of each constant that the instance uses."""
     instance, opt_tel, memory, threshold = facts.instance, facts.opt_tel, facts.memory, facts.threshold
-    checks["thm3.2_bound"]["checked"] += 1
+    c2, c3 = checks["thm3.2_bound"], checks["thm3.3_bound"]
+    c2["checked"] += 1
+    c3["checked"] += 1
+    if threshold > 0:  # M = P: the bound is infinite, nothing to use
+        _use(c2, "le", threshold * (tel - opt_tel), BOUND_NUMERATOR * memory * opt_tel, record)
+        _use(c3, "le", threshold * (tel - opt_tel), THM33_NUMERATOR * facts.longest * memory * opt_tel, record)
     if not bound_holds(tel, opt_tel, memory, facts.peak):
-        _fail(checks["thm3.2_bound"], instance, record,
-              f"(M-P) TEL = {threshold * tel} > (M-P+{BOUND_NUMERATOR}M) OPT = "
-              f"{(threshold + BOUND_NUMERATOR * memory) * opt_tel}")
-    checks["thm3.3_bound"]["checked"] += 1
+        _fail(c2, instance, record, f"(M-P) TEL = {threshold * tel} > (M-P+{BOUND_NUMERATOR}M) OPT = "
+                                    f"{(threshold + BOUND_NUMERATOR * memory) * opt_tel}")
     if not thm33_bound_holds(tel, opt_tel, memory, facts.peak, facts.longest):
-        _fail(checks["thm3.3_bound"], instance, record,
-              f"(M-P) TEL = {threshold * tel} > (M-P+{THM33_NUMERATOR}TM) OPT = "
-              f"{(threshold + THM33_NUMERATOR * facts.longest * memory) * opt_tel}")
-    checks["jaillet_bound"]["checked"] += 1
+        _fail(c3, instance, record, f"(M-P) TEL = {threshold * tel} > (M-P+{THM33_NUMERATOR}TM) OPT = "
+                                    f"{(threshold + THM33_NUMERATOR * facts.longest * memory) * opt_tel}")
+    cj = checks["jaillet_bound"]
+    cj["checked"] += 1
+    _use(cj, "le", tel, JAILLET_CONSTANT * opt_tel, record)
     if tel > JAILLET_CONSTANT * opt_tel:
-        _fail(checks["jaillet_bound"], instance, record, f"TEL {tel} > {JAILLET_CONSTANT} OPT = "
-              f"{JAILLET_CONSTANT * opt_tel}")
-    checks["prop3.1"]["checked"] += 1
+        _fail(cj, instance, record, f"TEL {tel} > {JAILLET_CONSTANT} OPT = {JAILLET_CONSTANT * opt_tel}")
+    cp = checks["prop3.1"]
+    cp["checked"] += 1
+    _use(cp, "le", facts.prefix, memory * opt_tel, record)
     if memory * opt_tel < facts.prefix:
-        _fail(checks["prop3.1"], instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {facts.prefix}")
+        _fail(cp, instance, record, f"M*OPT = {memory * opt_tel} < prefix sum {facts.prefix}")
     checks["prop3.1_identity"]["checked"] += 1
     if not facts.identity_ok:
         volumes = [r.volume for r in instance.requests]
@@ -553,26 +687,42 @@ def _check_certificate(checks: dict[str, Any], facts: _Facts, starts: dict[str, 
                        record: Callable[[], dict]) -> None:
     """Lemma A.2: peak mass and volume order at every blocked step, and the per-request sum."""
     instance, threshold = facts.instance, facts.threshold
-    checks["cert_peak_mass"]["checked"] += 1
+    cm = checks["cert_peak_mass"]
+    cm["checked"] += 1
+    if mon.min_slack is not None and threshold > 0:
+        _use(cm, "lt", threshold, mon.min_slack + threshold, record)
     if mon.peak_mass_violations:
         v = next(x for x in mon.violations if x.kind == "peak_mass")
-        _fail(checks["cert_peak_mass"], instance, record,
-              f"step {v.first_step}: running peak mass {v.running_peak_mass} <= M - P = {threshold} "
-              f"while {v.head} waits")
+        _fail(cm, instance, record, f"step {v.first_step}: running peak mass {v.running_peak_mass} <= M - P = "
+                                    f"{threshold} while {v.head} waits")
     checks["cert_order"]["checked"] += 1
     if mon.order_violations:
         v = next(x for x in mon.violations if x.kind == "order")
         _fail(checks["cert_order"], instance, record,
-              f"step {v.first_step}: running {', '.join(v.offenders)} after waiting head {v.head} "
-              f"in volume order")
-    checks["lemmaA2_sum"]["checked"] += 1
+              f"step {v.first_step}: running {', '.join(v.offenders)} after waiting head {v.head} in volume order")
+    cs = checks["lemmaA2_sum"]
+    cs["checked"] += 1
     by_id = instance.by_id()
+    failed = False
     for rid, x in starts.items():
         wait = x - by_id[rid].arrival
-        if threshold * wait > 2 * facts.before_volume[rid]:
-            _fail(checks["lemmaA2_sum"], instance, record,
-                  f"{rid}: (M-P) W = {threshold * wait} > 2 sum_before v = {2 * facts.before_volume[rid]}")
-            break
+        before = facts.before_volume[rid]
+        if threshold > 0 and wait > 0 and before > 0:
+            _use(cs, "le", threshold * wait, LEMMA_A2_FACTOR * before, record)
+        if not failed and threshold * wait > LEMMA_A2_FACTOR * before:
+            failed = True
+            _fail(cs, instance, record, f"{rid}: (M-P) W = {threshold * wait} > {LEMMA_A2_FACTOR} sum_before v = "
+                                        f"{LEMMA_A2_FACTOR * before}")
+
+
+def _check_occupancy(check: dict[str, Any], facts: _Facts, failures: list[tuple[int, int]],
+                     record: Callable[[], dict]) -> None:
+    """The occupancy reading of the certificate (expected to fail: Lemma A.2 is about peaks)."""
+    check["checked"] += 1
+    if failures:
+        step, held = failures[0]
+        _fail(check, facts.instance, record, f"blocked at step {step} with occupancy {held} <= M - P = "
+                                             f"{facts.threshold}")
 
 
 def _check_optimum(checks: dict[str, Any], facts: _Facts, tel: int, spec: str, record: Callable[[], dict]) -> None:
@@ -591,35 +741,43 @@ def _merge(into: dict[str, Any], part: dict[str, Any]) -> None:
         into[key] += part[key]
     for name, vp in part["variants"].items():
         vi = into["variants"][name]
-        for key in ("instances", "nonvacuous", "blocked_steps"):
+        for key in ("instances", "orderings", "nonvacuous", "blocked_steps"):
             vi[key] += vp[key]
         if vp["min_slack"] is not None and (vi["min_slack"] is None or vp["min_slack"] < vi["min_slack"]):
             vi["min_slack"] = vp["min_slack"]
-        for key in ("max_ratio", "max_bound_use", "max_ratio_over_T"):
+        for key in ("max_ratio", "max_ratio_over_T"):
             if vp[key] is not None:
                 vi[key] = _better_max(vi[key], *vp[key])
         for check, cp in vp["checks"].items():
             ci = vi["checks"][check]
-            ci["checked"] += cp["checked"]
-            ci["failed"] += cp["failed"]
+            for key in ("checked", "failed", "fail_10%", "fail_half"):
+                ci[key] += cp[key]
+            if cp["used"] is not None:
+                ci["used"] = _better_max(ci["used"], *cp["used"])
             if cp["smallest"] is not None and (ci["smallest"] is None or cp["smallest"]["key"] < ci["smallest"]["key"]):
                 ci["smallest"] = cp["smallest"]
 
 
 def _run_chunk(args: tuple) -> dict[str, Any]:
-    chunk, max_memory, variant_names, opt_method, cross_check, arrivals = args
+    """One job: a pure function of its tuple ``(cells, variants, opt method, cross-check stride, arrivals)``.
+
+    With a stride ``k > 0`` every ``k``-th instance of the chunk is solved by both exact methods.
+    """
+    chunk, variant_names, opt_method, stride, arrivals = args
     variants = [VARIANTS[v] for v in variant_names]
     state = _new_state(variant_names)
     _, solver = _resolve_opt(opt_method)
-    for ms in chunk:
-        for instance in _instances_of(tuple(map(tuple, ms)), max_memory):
+    position = 0
+    for ms, low, high in chunk:
+        for instance in _instances_of(tuple(map(tuple, ms)), low, high):
             opt = solver(instance)
-            if cross_check:
+            if stride and position % stride == 0:
                 other = dp_opt(instance) if solver is not dp_opt else _project_opt(instance)
                 if other[0] != opt[0]:
                     raise RuntimeError(f"exact solvers disagree on {instance_to_dict(instance)}: "
                                        f"{opt[0]} vs {other[0]}")
                 state["cross_checked"] += 1
+            position += 1
             if _fast_tel(instance, opt[1]) != opt[0]:
                 raise RuntimeError(f"optimum schedule infeasible or TEL mismatch on {instance_to_dict(instance)}")
             state["arrival_instances" if arrivals else "instances"] += 1
@@ -679,11 +837,13 @@ def _ratio_json(entry: list | None) -> dict[str, Any] | None:
             "checker_confirmed": all(rechecked)}
 
 
-def _config(space: Space, arrival_space: Space | None, variants: Sequence[str], opt_method: str,
-            cross_check: bool, chunk_size: int) -> dict[str, Any]:
-    return {"space": asdict(space), "arrival_space": asdict(arrival_space) if arrival_space else None,
-            "variants": list(variants), "opt_method": opt_method, "cross_check": cross_check,
-            "chunk_size": chunk_size, "version": 1}
+def _config(space: AnySpace, arrival_space: AnySpace | None, variants: Sequence[str], opt_method: str,
+            stride: int, chunk_size: int) -> dict[str, Any]:
+    def boxes(sp: AnySpace | None) -> list[dict[str, int]] | None:
+        return [asdict(b) for b in _boxes(sp)] if sp is not None else None
+
+    return {"space": boxes(space), "arrival_space": boxes(arrival_space), "variants": list(variants),
+            "opt_method": opt_method, "cross_check_stride": stride, "chunk_size": chunk_size, "version": 2}
 
 
 def _write_counterexample(out: Path | None, variant: Variant, check: str, smallest: dict[str, Any]) -> dict[str, Any]:
@@ -715,12 +875,12 @@ def _write_counterexample(out: Path | None, variant: Variant, check: str, smalle
 
 
 def run_exhaustive(
-    space: Space = DEFAULT_SPACE,
+    space: AnySpace = DEFAULT_SPACE,
     *,
-    arrival_space: Space | None = DEFAULT_ARRIVAL_SPACE,
+    arrival_space: AnySpace | None = DEFAULT_ARRIVAL_SPACE,
     variants: Sequence[str] = tuple(VARIANTS),
     opt_method: str = "auto",
-    cross_check: bool = False,
+    cross_check: bool | int = False,
     out: str | Path | None = None,
     checkpoint: str | Path | None = None,
     resume: bool = False,
@@ -740,7 +900,8 @@ def run_exhaustive(
         Names from :data:`VARIANTS`.
     opt_method:
         ``"auto"`` or ``"project"`` (the project's ``brute_force_opt``), or ``"dp"`` (this
-        module's :func:`dp_opt`); ``cross_check`` runs both and stops on a disagreement.
+        module's :func:`dp_opt`); ``cross_check`` runs both and stops on a disagreement: ``True``
+        on every instance, an integer ``k`` on every ``k``-th instance of each chunk (a sample).
     out:
         Folder for counterexample files (smallest failing instance per variant and check).
     checkpoint, resume:
@@ -759,10 +920,11 @@ def run_exhaustive(
     if unknown:
         raise UnknownNameError("exhaustive variant", unknown[0], list(VARIANTS))
     method, _ = _resolve_opt(opt_method)
+    stride = 1 if cross_check is True else int(cross_check or 0)
     burst_variants = [v for v in variants if not VARIANTS[v].arrivals]
     arrival_variants = [v for v in variants if VARIANTS[v].arrivals] if arrival_space else []
-    jobs = _jobs(space, arrival_space, burst_variants, arrival_variants, method, cross_check, chunk_size)
-    config = _config(space, arrival_space if arrival_variants else None, variants, method, cross_check, chunk_size)
+    jobs = _jobs(space, arrival_space, burst_variants, arrival_variants, method, stride, chunk_size)
+    config = _config(space, arrival_space if arrival_variants else None, variants, method, stride, chunk_size)
     checkpoint_path = Path(checkpoint) if checkpoint else None
     state, previous_elapsed = _saved_state(checkpoint_path, config, variants, resume)
 
@@ -802,34 +964,56 @@ def run_exhaustive(
     )
 
 
-def _jobs(space: Space, arrival_space: Space | None, burst_variants: Sequence[str], arrival_variants: Sequence[str],
-          method: str, cross_check: bool, chunk_size: int) -> list[tuple]:
-    """The work in deterministic chunks of multisets (burst space first, then the arrival space)."""
+def _jobs(space: AnySpace, arrival_space: AnySpace | None, burst_variants: Sequence[str],
+          arrival_variants: Sequence[str], method: str, stride: int, chunk_size: int) -> list[tuple]:
+    """The work in deterministic chunks of cells (burst space first, then the arrival space)."""
     jobs: list[tuple] = []
     for chosen, sp, arrivals in ((burst_variants, space, False), (arrival_variants, arrival_space, True)):
         if not chosen:
             continue
-        shapes = [list(map(list, ms)) for ms in multisets(sp)]
-        for k in range(0, len(shapes), chunk_size):
-            jobs.append((shapes[k:k + chunk_size], sp.max_memory, tuple(chosen), method, cross_check, arrivals))
+        work = [[[list(t) for t in ms], low, high] for ms, low, high in cells(sp)]
+        for k in range(0, len(work), chunk_size):
+            jobs.append((work[k:k + chunk_size], tuple(chosen), method, stride, arrivals))
     return jobs
+
+
+def check_checkpoint(path: str | Path) -> dict[str, Any]:
+    """Read an exhaustive checkpoint; a file that is not one is a one-line error naming it and the way
+    to start over.
+
+    Raises
+    ------
+    WorkloadFormatError
+        When the file is not valid JSON or not a checkpoint.
+    """
+    path = Path(path)
+    try:
+        saved = read_json(path)
+    except WorkloadFormatError as exc:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint ({exc}); start over with "
+                                  "'geosched claims --thorough --out DIR --restart' or delete the file") from None
+    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; start over with "
+                                  "'geosched claims --thorough --out DIR --restart' or delete the file")
+    return saved
 
 
 def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[str],
                  resume: bool) -> tuple[dict[str, Any], float]:
     """The checkpoint's state when resuming a run of the same configuration, else a fresh one.
 
-    A checkpoint that cannot be read is an error naming the file (delete it to start over):
-    silently starting over would hide that earlier work was lost.
+    A checkpoint that cannot be read is an error naming the file and how to start over
+    (``geosched claims --thorough --out DIR --restart``, or delete the file): silently starting
+    over would hide that earlier work was lost.
     """
     if not (resume and path and path.is_file()):
         return _new_state(variants), 0.0
-    saved = read_json(path)
+    saved = check_checkpoint(path)
     fresh = _new_state(variants)
-    if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict) or "config" not in saved \
-            or not isinstance(saved.get("elapsed", 0.0), (int, float)) \
+    if not isinstance(saved.get("elapsed", 0.0), (int, float)) \
             or {k: type(v) for k, v in saved["state"].items()} != {k: type(v) for k, v in fresh.items()}:
-        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint; delete it to start the run over")
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint (its state has another outline); start "
+                                  "over with 'geosched claims --thorough --out DIR --restart' or delete the file")
     if saved["config"] != config:
         return _new_state(variants), 0.0
     return saved["state"], float(saved.get("elapsed", 0.0))
@@ -863,7 +1047,8 @@ def _run_jobs(jobs: list[tuple], state: dict[str, Any], save: Callable[[], None]
 
 def _summarise_variants(state: dict[str, Any], variants: Sequence[str],
                         out: Path | None) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
-    """Per variant: counts, checks, worst ratios (re-checked), and the counterexample files."""
+    """Per variant: counts, checks (with the share of each constant used), worst ratios (re-checked),
+    and the counterexample files."""
     counterexamples = []
     variants_json: dict[str, dict[str, Any]] = {}
     for name in variants:
@@ -872,6 +1057,8 @@ def _summarise_variants(state: dict[str, Any], variants: Sequence[str],
         checks_json = {}
         for check, cs in vs["checks"].items():
             entry = {"checked": cs["checked"], "failed": cs["failed"], "counterexample": None}
+            if check in CONSTANT_CHECKS and cs["checked"]:
+                entry.update(_constant_use(cs))
             if cs["smallest"] is not None:
                 data = _write_counterexample(out, variant, check, cs["smallest"])
                 entry["counterexample"] = {"file": data["file"], "instance": data["instance"],
@@ -880,19 +1067,32 @@ def _summarise_variants(state: dict[str, Any], variants: Sequence[str],
             checks_json[check] = entry
         variants_json[name] = {
             "policy": variant.policy_label, "backfill": variant.backfill, "arrivals": variant.arrivals,
-            "covered_by_theorem": variant.covered, "subset": variant.subset,
-            "instances": vs["instances"], "nonvacuous_instances": vs["nonvacuous"],
+            "covered_by_theorem": variant.covered, "subset": variant.subset, "orderings_mode": variant.orderings,
+            "instances": vs["instances"], "orderings": vs["orderings"], "nonvacuous_instances": vs["nonvacuous"],
             "blocked_steps": vs["blocked_steps"], "min_slack": vs["min_slack"],
-            "max_ratio": _ratio_json(vs["max_ratio"]), "max_bound_use": _ratio_json(vs["max_bound_use"]),
-            "max_ratio_over_T": _ratio_json(vs["max_ratio_over_T"]), "checks": checks_json,
+            "max_ratio": _ratio_json(vs["max_ratio"]), "max_ratio_over_T": _ratio_json(vs["max_ratio_over_T"]),
+            "checks": checks_json,
         }
     return variants_json, counterexamples
 
 
+def _constant_use(cs: dict[str, Any]) -> dict[str, Any]:
+    """``used``: the largest share of the constant any instance needed (0 when none needed any);
+    ``discriminating``: the check with the constant made 10% stronger fails somewhere;
+    ``vacuous``: it would still pass with the constant made twice as strong."""
+    used = cs["used"]
+    witness = used[2] if used else None
+    return {"used": {"value": used[0] / used[1], "fraction": f"{Fraction(used[0], used[1])}",
+                     "instance": witness["instance"] if witness else None} if used else
+            {"value": 0.0, "fraction": "0", "instance": None},
+            "failed_stronger_10%": cs["fail_10%"], "failed_stronger_half": cs["fail_half"],
+            "discriminating": cs["fail_10%"] > 0, "vacuous": cs["fail_half"] == 0}
+
+
 def _verdict(variants: Sequence[str], variants_json: dict[str, dict[str, Any]], complete: bool, done: int,
-             total: int, space: Space) -> tuple[str, str]:
+             total: int, space: AnySpace) -> tuple[str, str]:
     covered_failures = [f"{n}:{c}" for n in variants if VARIANTS[n].covered
-                        for c, d in variants_json[n]["checks"].items() if d["failed"]]
+                        for c, d in variants_json[n]["checks"].items() if d["failed"] and c not in READING_CHECKS]
     if covered_failures:
         return "refuted", "check(s) failed in the theorem's own setting: " + ", ".join(covered_failures)
     if not complete:

@@ -140,9 +140,12 @@ class CertificateMonitor:
         Keep at most this many violations (all are counted).
     """
 
-    def __init__(self, instance: Instance, *, check_order: bool = True, max_recorded: int = 20) -> None:
+    def __init__(self, instance: Instance, *, check_order: bool = True, max_recorded: int = 20,
+                 record_intervals: bool = False) -> None:
         self.instance = instance
         self.check_order = check_order
+        self.record_intervals = record_intervals
+        self.seen: list[tuple[int, int, tuple[str, ...]]] = []  # (first, end, running) with record_intervals
         self.max_recorded = max_recorded
         peak = max((r.peak for r in instance.requests), default=0)
         self.threshold = instance.memory - peak
@@ -164,6 +167,8 @@ class CertificateMonitor:
 
     def _check(self, interval: BlockedInterval) -> None:
         self.intervals += 1
+        if self.record_intervals:
+            self.seen.append((interval.first_step, interval.end_step, interval.running))
         self.blocked_steps += max(1, interval.end_step - interval.first_step)
         # recomputed from the instance rather than trusted from the simulator
         mass = sum(self._peak[i] for i in interval.running)
@@ -183,6 +188,29 @@ class CertificateMonitor:
                 self.order_violations += 1
                 self._record(CertificateViolation("order", interval.first_step, interval.end_step, head,
                                                   interval.running, mass, self.threshold, offenders))
+
+    def occupancy_failures(self, starts: dict[str, int]) -> list[tuple[int, int]]:
+        """The *occupancy* reading of the certificate, on the recorded intervals (``record_intervals``):
+        ``(t, occupancy)`` for every blocked step ``t`` at which the running requests hold at most
+        ``M - P`` tokens (``sum s_i + (t - x_i)`` over those started before ``t``).
+
+        Lemma A.2 bounds the running requests' *peaks*; this reading is false in general:
+
+        >>> from geosched.reference_impl.model import burst_instance
+        >>> inst = burst_instance(16, [(0, 8), (0, 8), (0, 8)])
+        >>> monitor = CertificateMonitor(inst, record_intervals=True)
+        >>> sim = simulate(inst, "svf", observer=monitor)
+        >>> monitor.result().ok, monitor.occupancy_failures(sim.starts)[:2]
+        (True, [(0, 0), (1, 2)])
+        """
+        by_id = self.instance.by_id()
+        failures = []
+        for first, end, running in self.seen:
+            for step in range(first, max(end, first + 1)):
+                held = sum(by_id[i].prompt + step - starts[i] for i in running if starts[i] < step)
+                if held <= self.threshold:
+                    failures.append((step, held))
+        return failures
 
     def _record(self, violation: CertificateViolation) -> None:
         if len(self.violations) < self.max_recorded:

@@ -21,6 +21,19 @@ Because ``LB <= OPT``, this over-estimates ``E[TEL]/E[OPT]``: an interval below 
 evidence *consistent* with the theorem; an estimate above it is *inconclusive* (the lower
 bound may be loose), never a refutation.
 
+With ``opt="exact"`` (small instances), ``TEL(OPT)`` is computed exactly
+(:func:`geosched.reference_impl.opt.brute_force_opt`); then both ``E[SVF]/E[OPT]`` (the
+theorem's ratio of means, ``sum TEL / sum OPT``) and ``E[SVF/OPT]`` (the summary's ``E[CR]``, the
+mean of per-instance ratios) are estimated with seeded bootstrap intervals, and a bound violated
+beyond the interval (its lower end above the bound) is **refuted**. Instances whose exact search
+hits its node limit fall back to a lower bound (for "consistent") and the best heuristic
+schedule (an upper bound on OPT, for "refuted"), and the point says so.
+
+For every point the result also reports the share of the constant ``2`` that the estimate
+uses (``c* = (ratio - 1)(1-alpha)(1-mu)(1-rho)``, ``used = c*/2``), whether the same check with
+the constant 10% smaller is refuted (*discriminating*), and whether it would still pass with the
+constant halved (*vacuous*: the bound is far from anything observed).
+
 Where the theorem's hypotheses fail for the simulated workload (reported in every result):
 
 * geometric lengths are unbounded, while the model needs ``s + o <= alpha M``; the generator
@@ -59,6 +72,9 @@ from geosched.results import Result
 
 __all__ = [
     "MCPoint",
+    "BOUND_CONSTANT",
+    "HEAVY_GRID",
+    "OUTSIDE_GRID",
     "MonteCarloResult",
     "svf_stochastic_bound",
     "one_bit_parameters",
@@ -71,6 +87,12 @@ __all__ = [
 # Small M against the lengths, so that requests do queue: under rho < 1 the memory is at most
 # (1 - alpha)/2 utilised on average, and with M = 200 nothing ever waits (ratio exactly 1).
 DEFAULT_GRID: tuple[tuple[float, float], ...] = ((0.2, 0.5), (0.2, 0.9), (0.35, 0.5), (0.35, 0.9))
+# heavy load for the exact-OPT check: rho up to 0.99 (the theorem needs rho < 1), small M
+HEAVY_GRID: tuple[tuple[float, float], ...] = ((0.2, 0.5), (0.2, 0.9), (0.2, 0.99), (0.35, 0.5), (0.35, 0.9),
+                                               (0.35, 0.99))
+# outside the theorem (rho > 1): measured and reported, never judged
+OUTSIDE_GRID: tuple[tuple[float, float], ...] = ((0.35, 2.0), (0.35, 4.0))
+BOUND_CONSTANT = 2  # the "2" of 1 + 2/((1 - alpha)(1 - mu)(1 - rho))
 
 HYPOTHESIS_NOTES = (
     "Geometric(mu) outputs are unbounded but the model needs s + o <= alpha*M: the generator truncates "
@@ -82,14 +104,16 @@ HYPOTHESIS_NOTES = (
 )
 
 
-def svf_stochastic_bound(alpha: float, mu: float, rho: float) -> float:
-    """Thm. 3.4's bound ``1 + 2 / ((1 - alpha)(1 - mu)(1 - rho))`` (``inf`` when a factor is <= 0).
+def svf_stochastic_bound(alpha: float, mu: float, rho: float, constant: float | None = None) -> float:
+    """Thm. 3.4's bound ``1 + 2 / ((1 - alpha)(1 - mu)(1 - rho))`` (``inf`` when a factor is <= 0);
+    ``constant`` replaces the 2 (:data:`BOUND_CONSTANT`).
 
     >>> svf_stochastic_bound(0.5, 0.2, 0.5)
     11.0
     """
+    c = BOUND_CONSTANT if constant is None else constant
     denominator = (1 - alpha) * (1 - mu) * (1 - rho)
-    return math.inf if denominator <= 0 else 1 + 2 / denominator
+    return math.inf if denominator <= 0 else 1 + c / denominator
 
 
 def one_bit_parameters(mu: float, theta: int) -> tuple[float, float]:
@@ -119,13 +143,13 @@ class MCPoint:
     """The Monte-Carlo estimate at one ``(mu, rho)``."""
 
     mu: float  # geometric parameter of the outputs
-    rho: float  # nominal load (sets the arrival rate)
+    rho: float  # nominal load (sets the arrival rate); >= 1 is outside the theorem (reported, not judged)
     alpha: float  # alpha_cap: the bound's alpha (every sampled peak is <= alpha_cap * M)
     rate: float  # arrival rate per step used by the generator
     replications: int  # workloads simulated
     mean_tel: float  # mean TEL of the policy
-    mean_lower_bound: float  # mean lower bound on TEL(OPT)
-    ratio: float  # mean_tel / mean_lower_bound (>= the true E[TEL]/E[OPT])
+    mean_lower_bound: float  # mean lower bound on TEL(OPT) (the exact OPT with opt="exact")
+    ratio: float  # mean_tel / mean_lower_bound (>= the true E[TEL]/E[OPT]; equal with exact OPT)
     ci_low: float  # bootstrap confidence interval of the ratio
     ci_high: float
     bound: float  # the theorem's bound at the nominal (alpha_cap, mu, rho)
@@ -136,14 +160,23 @@ class MCPoint:
     theta: int | None  # 1-bit threshold (1-bit SVF only)
     proxies: tuple[int, int] | None  # (O_0, O_1) rounded, as used by the policy (1-bit SVF only)
     consistent: bool  # ci_high <= bound_effective (and so <= bound)
-    verdict: str  # "consistent" or "inconclusive (ratio to a lower bound above the bound)"
+    verdict: str  # "consistent", "refuted", "inconclusive ..." or "outside the hypotheses (rho >= 1)"
+    opt: str = "lower_bound"  # "lower_bound", "exact", or "exact+bounds" (some searches hit the node limit)
+    ratio_upper_ci_low: float | None = None  # exact/bounds: CI low of sum TEL / sum (upper bound on OPT)
+    mean_cr: float | None = None  # E[TEL/OPT] (the summary's E[CR]); exact OPT only
+    cr_ci: tuple[float, float] | None = None  # its bootstrap interval
+    mean_wait: float | None = None  # mean wait per request of the policy
+    used: float | None = None  # (ratio - 1)(1-alpha)(1-mu)(1-rho) / 2: share of the constant the estimate uses
+    discriminating: bool | None = None  # the check with the constant 10% smaller is refuted
+    vacuous: bool | None = None  # the check with the constant halved still passes (at the top of the CI)
+    in_hypotheses: bool = True  # rho < 1
 
 
 @dataclass(frozen=True)
 class MonteCarloResult(Result):
     """All grid points of one Monte-Carlo run."""
 
-    STATUSES = ("consistent", "inconclusive")
+    STATUSES = ("consistent", "refuted", "inconclusive")
     SUCCESS = ("consistent",)
 
     policy: str  # "svf" or "svf1"
@@ -153,7 +186,7 @@ class MonteCarloResult(Result):
     memory: int  # M
     seed: int  # base seed (workload k of point p uses seed + 1000 p + k)
     confidence: float  # confidence level of the intervals
-    status: str  # "consistent" (every point consistent) or "inconclusive"
+    status: str  # "refuted" (some point beyond its CI), "consistent" (every point consistent), else "inconclusive"
     message: str  # one line
     hypothesis_notes: tuple[str, ...] = HYPOTHESIS_NOTES  # where the theorem's hypotheses fail
     wall_time: float = 0.0  # seconds
@@ -173,6 +206,130 @@ def _bootstrap_ratio(tel: np.ndarray, lower: np.ndarray, rng: np.random.Generato
     return float(lo), float(hi)
 
 
+def _bootstrap_mean(values: np.ndarray, rng: np.random.Generator, n_boot: int,
+                    confidence: float) -> tuple[float, float]:
+    idx = rng.integers(0, values.size, size=(n_boot, values.size))
+    means = values[idx].mean(axis=1)
+    tail = (1 - confidence) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return float(lo), float(hi)
+
+
+def truncated_mean_volume(mu: float, s_min: int, s_max: int, cap: int) -> float:
+    """``E[v]`` for ``s`` uniform on ``[s_min, s_max]`` and ``o = min(Geometric(mu), cap - s)`` (the
+    generator's truncated lengths), summed exactly.
+
+    >>> round(truncated_mean_volume(0.5, 0, 0, 2), 6)   # o = 1 w.p. 1/2 (v = 1), else 2 (v = 3)
+    2.0
+    """
+    total = 0.0
+    for s in range(s_min, s_max + 1):
+        top = cap - s
+        pmf = [mu * (1 - mu) ** (k - 1) for k in range(1, top)]
+        probs = pmf + [(1 - mu) ** (top - 1)]  # P(o >= top) lumped at the cap
+        total += sum(p * (s * k + (k * k + k) / 2) for k, p in enumerate(probs, start=1))
+    return total / (s_max - s_min + 1)
+
+
+def _policy_spec(policy: str, mu: float, theta: int | None) -> tuple[Any, int | None, tuple[int, int] | None,
+                                                                      float | None]:
+    if policy != "svf1":
+        return policy, None, None, None
+    from geosched.reference_impl.policies import make_policy
+
+    theta_used = theta if theta is not None else max(1, round(1 / mu))
+    o0, o1 = one_bit_parameters(mu, theta_used)
+    proxies = (max(1, round(o0)), max(1, round(o1)))
+    spec = make_policy("svf1", theta=theta_used, short_length=proxies[0], long_length=proxies[1])
+    return spec, theta_used, proxies, distortion_penalty(mu, theta_used)
+
+
+def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int) -> tuple[int, int, int, float]:
+    """``(TEL, lower bound on OPT, upper bound on OPT, mean wait)`` of one workload (equal bounds: exact)."""
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.opt import best_lower_bound, brute_force_opt, heuristic_schedule
+    from geosched.reference_impl.simulator import simulate
+
+    result = simulate(instance, spec)
+    report = check_schedule(instance, result.starts)
+    if not report.feasible:
+        raise RuntimeError(f"checker rejected the {policy} schedule: {report.first_violation.message}")
+    tel = report.metrics.tel
+    wait = sum(result.starts[r.id] - r.arrival for r in instance.requests) / instance.n
+    if opt == "exact":
+        exact = brute_force_opt(instance, node_limit=node_limit)
+        if exact.status == "optimal":
+            return tel, int(exact.tel), int(exact.tel), wait
+        upper = min(tel, check_schedule(instance, heuristic_schedule(instance)).metrics.tel)
+        return tel, int(best_lower_bound(instance).value), upper, wait
+    return tel, int(best_lower_bound(instance).value), tel, wait
+
+
+def _point(p: int, mu: float, rho: float, cfg: dict[str, Any], rng: np.random.Generator) -> MCPoint:
+    from geosched.reference_impl.workloads import generate, poisson_rate
+
+    policy, memory, alpha_cap = cfg["policy"], cfg["memory"], cfg["alpha_cap"]
+    cap = int(alpha_cap * memory)
+    if cfg["opt"] == "exact":
+        # the load the theorem means, for the lengths actually sampled (truncated at the cap)
+        rate = rho * (1 - alpha_cap) * memory / (2 * truncated_mean_volume(mu, cfg["s_min"], cfg["s_max"], cap))
+    else:
+        rate = poisson_rate(memory=memory, mu=mu, rho=rho, s_min=cfg["s_min"], s_max=cfg["s_max"],
+                            alpha_cap=alpha_cap)
+    spec, theta_used, proxies, eps = _policy_spec(policy, mu, cfg["theta"])
+    rows, volumes, truncated, count = [], 0, 0, 0
+    for k in range(cfg["replications"]):
+        instance = generate("poisson", n=cfg["n"], mu=mu, rate=rate, memory=memory, alpha_cap=alpha_cap,
+                            s_min=cfg["s_min"], s_max=cfg["s_max"], seed=cfg["seed"] + 1000 * p + k)
+        rows.append(_sample(instance, spec, policy, cfg["opt"], cfg["node_limit"]))
+        volumes += sum(r.volume for r in instance.requests)
+        truncated += sum(1 for r in instance.requests if r.output == cap - r.prompt)
+        count += instance.n
+    tel, low, high, wait = (np.asarray(col, dtype=float) for col in zip(*rows))
+    effective_rho = 2 * rate * (volumes / count) / ((1 - alpha_cap) * memory)
+    return _judge(mu, rho, rate, cfg, rng, (tel, low, high, wait), effective_rho, truncated / count,
+                  (eps, theta_used, proxies))
+
+
+def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.random.Generator, columns: tuple,
+           effective_rho: float, truncated: float, onebit: tuple) -> MCPoint:
+    """The estimates, their intervals and the verdict at one point."""
+    tel, low, high, wait = columns
+    alpha, n_boot, conf = cfg["alpha_cap"], cfg["n_boot"], cfg["confidence"]
+    exact = bool(np.array_equal(low, high)) and cfg["opt"] == "exact"
+    ratio = float(tel.sum() / low.sum())
+    ci_low, ci_high = _bootstrap_ratio(tel, low, rng, n_boot, conf)
+    upper_low = _bootstrap_ratio(tel, high, rng, n_boot, conf)[0] if cfg["opt"] == "exact" else None
+    eps = onebit[0]
+    bound = svf_stochastic_bound(alpha, mu, rho)
+    bound_eff = svf_stochastic_bound(alpha, mu, effective_rho)
+    # Thm. 3.5's penalty: how eps enters is not stated; the generous reading B (1 + eps) for refutations
+    generous = max(bound, bound_eff) * (1 + (eps or 0.0))
+    in_hyp = rho < 1
+    factor = (1 - alpha) * (1 - mu) * (1 - rho)
+    used = ((ratio - 1) * factor / BOUND_CONSTANT if BOUND_CONSTANT else math.inf) if in_hyp else None
+    refute_at = upper_low if upper_low is not None else None
+    refuted = in_hyp and refute_at is not None and refute_at > generous
+    consistent = in_hyp and ci_high <= bound_eff
+    discriminating = in_hyp and refute_at is not None and refute_at > svf_stochastic_bound(
+        alpha, mu, rho, 0.9 * BOUND_CONSTANT)
+    vacuous = in_hyp and ci_high <= svf_stochastic_bound(alpha, mu, min(rho, effective_rho), BOUND_CONSTANT / 2)
+    verdict = ("outside the hypotheses (rho >= 1): reported, not judged" if not in_hyp else
+               "refuted" if refuted else "consistent" if consistent else
+               "inconclusive (ratio to a lower bound above the bound)")
+    cr = tel / low if exact else None
+    return MCPoint(
+        mu=mu, rho=rho, alpha=alpha, rate=rate, replications=cfg["replications"], mean_tel=float(tel.mean()),
+        mean_lower_bound=float(low.mean()), ratio=ratio, ci_low=ci_low, ci_high=ci_high, bound=bound,
+        effective_rho=effective_rho, bound_effective=bound_eff, truncated_fraction=truncated, eps=eps,
+        theta=onebit[1], proxies=onebit[2], consistent=consistent, verdict=verdict,
+        opt="lower_bound" if cfg["opt"] != "exact" else ("exact" if exact else "exact+bounds"),
+        ratio_upper_ci_low=upper_low, mean_cr=float(cr.mean()) if cr is not None else None,
+        cr_ci=_bootstrap_mean(cr, rng, n_boot, conf) if cr is not None else None, mean_wait=float(wait.mean()),
+        used=used, discriminating=discriminating if in_hyp else None, vacuous=vacuous if in_hyp else None,
+        in_hypotheses=in_hyp)
+
+
 def run_montecarlo(
     grid: Sequence[tuple[float, float]] = DEFAULT_GRID,
     *,
@@ -187,78 +344,58 @@ def run_montecarlo(
     seed: int = 0,
     n_boot: int = 1000,
     confidence: float = 0.95,
+    opt: str = "lower_bound",
+    node_limit: int = 200_000,
+    outside: Sequence[tuple[float, float]] = (),
 ) -> MonteCarloResult:
-    """Estimate ``E[TEL(policy)] / E[LB(OPT)]`` at each ``(mu, rho)`` of ``grid``.
+    """Estimate ``E[TEL(policy)] / E[TEL(OPT)]`` at each ``(mu, rho)`` of ``grid``.
 
     ``policy`` is ``"svf"`` (Thm. 3.4) or ``"svf1"`` (Thm. 3.5: threshold ``theta``, default
     ``round(1/mu)``, with the paper's ``O_0``, ``O_1``). Workload ``k`` of grid point ``p``
-    uses seed ``seed + 1000 p + k``; the bootstrap uses ``seed``.
+    uses seed ``seed + 1000 p + k``; the bootstrap uses ``seed``. ``opt="exact"`` solves every
+    workload exactly (small ``n``): then a point can be refuted, and ``E[SVF/OPT]`` is estimated
+    too. ``outside`` points (``rho >= 1``) are measured and reported, never judged.
     """
-    from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.opt import best_lower_bound
-    from geosched.reference_impl.simulator import simulate
-    from geosched.reference_impl.workloads import generate, poisson_rate
-
     if policy not in ("svf", "svf1"):
         raise ValidationError("policy", policy, "must be 'svf' (Thm. 3.4) or 'svf1' (Thm. 3.5)")
     if replications < 2:
         raise ValidationError("replications", replications, "must be >= 2 for a confidence interval")
+    if opt not in ("lower_bound", "exact"):
+        raise ValidationError("opt", opt, "must be 'lower_bound' or 'exact'")
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    points = []
-    for p, (mu, rho) in enumerate(grid):
+    for mu, rho in grid:
         if not (0 < mu < 1 and 0 < rho < 1):
             raise ValidationError("grid point (mu, rho)", (mu, rho), "needs 0 < mu < 1 and 0 < rho < 1")
-        rate = poisson_rate(memory=memory, mu=mu, rho=rho, s_min=s_min, s_max=s_max, alpha_cap=alpha_cap)
-        cap = int(alpha_cap * memory)
-        spec: Any = policy
-        eps = theta_used = proxies = None
-        if policy == "svf1":
-            theta_used = theta if theta is not None else max(1, round(1 / mu))
-            o0, o1 = one_bit_parameters(mu, theta_used)
-            proxies = (max(1, round(o0)), max(1, round(o1)))
-            eps = distortion_penalty(mu, theta_used)
-            from geosched.reference_impl.policies import make_policy
+    for mu, rho in outside:
+        if not (0 < mu < 1 and rho > 0):
+            raise ValidationError("outside point (mu, rho)", (mu, rho), "needs 0 < mu < 1 and rho > 0")
+    cfg = {"policy": policy, "n": n, "replications": replications, "memory": memory, "alpha_cap": alpha_cap,
+           "s_min": s_min, "s_max": s_max, "theta": theta, "seed": seed, "n_boot": n_boot, "confidence": confidence,
+           "opt": opt, "node_limit": node_limit}
+    points = [_point(p, mu, rho, cfg, rng) for p, (mu, rho) in enumerate([*grid, *outside])]
+    return _summary(policy, points, cfg, time.perf_counter() - t0)
 
-            spec = make_policy("svf1", theta=theta_used, short_length=proxies[0], long_length=proxies[1])
-        tels, lowers, volumes, truncated, count = [], [], 0, 0, 0
-        for k in range(replications):
-            instance = generate("poisson", n=n, mu=mu, rho=rho, memory=memory, alpha_cap=alpha_cap,
-                                s_min=s_min, s_max=s_max, seed=seed + 1000 * p + k)
-            result = simulate(instance, spec)
-            report = check_schedule(instance, result.starts)
-            if not report.feasible:
-                raise RuntimeError(f"checker rejected the {policy} schedule: {report.first_violation.message}")
-            tels.append(report.metrics.tel)
-            lowers.append(best_lower_bound(instance).value)
-            volumes += sum(r.volume for r in instance.requests)
-            truncated += sum(1 for r in instance.requests if r.output == cap - r.prompt)
-            count += instance.n
-        tel_a = np.asarray(tels, dtype=float)
-        low_a = np.asarray(lowers, dtype=float)
-        ratio = float(tel_a.sum() / low_a.sum())
-        ci_low, ci_high = _bootstrap_ratio(tel_a, low_a, rng, n_boot, confidence)
-        effective_rho = 2 * rate * (volumes / count) / ((1 - alpha_cap) * memory)
-        bound = svf_stochastic_bound(alpha_cap, mu, rho)
-        bound_eff = svf_stochastic_bound(alpha_cap, mu, effective_rho)
-        consistent = ci_high <= bound_eff
-        points.append(MCPoint(
-            mu=mu, rho=rho, alpha=alpha_cap, rate=rate, replications=replications,
-            mean_tel=float(tel_a.mean()), mean_lower_bound=float(low_a.mean()), ratio=ratio,
-            ci_low=ci_low, ci_high=ci_high, bound=bound, effective_rho=effective_rho,
-            bound_effective=bound_eff, truncated_fraction=truncated / count, eps=eps, theta=theta_used,
-            proxies=proxies, consistent=consistent,
-            verdict="consistent" if consistent else "inconclusive (ratio to a lower bound above the bound)",
-        ))
-    samples = replications * len(points)
-    all_ok = all(pt.consistent for pt in points)
-    status = "consistent" if all_ok else "inconclusive"
-    worst = max(points, key=lambda pt: pt.ci_high / pt.bound_effective)
-    message = (f"{policy}: ratio to LB(OPT) {'below' if all_ok else 'NOT below'} Thm. "
-               f"{'3.4' if policy == 'svf' else '3.5'}'s bound at all {len(points)} (mu, rho) points in "
-               f"{samples} workloads of n={n}; worst CI top {worst.ci_high:.3f} vs bound "
-               f"{worst.bound_effective:.3f} at mu={worst.mu}, rho={worst.rho}")
+
+def _summary(policy: str, points: list[MCPoint], cfg: dict[str, Any], elapsed: float) -> MonteCarloResult:
+    judged = [pt for pt in points if pt.in_hypotheses]
+    samples = cfg["replications"] * len(points)
+    refuted = [pt for pt in judged if pt.verdict == "refuted"]
+    all_ok = all(pt.consistent for pt in judged)
+    status = "refuted" if refuted else "consistent" if all_ok else "inconclusive"
+    theorem = "3.4" if policy == "svf" else "3.5"
+    worst = max(judged, key=lambda pt: pt.ci_high / pt.bound_effective)
+    if refuted:
+        first = refuted[0]
+        message = (f"{policy}: Thm. {theorem}'s bound {first.bound:.3f} violated beyond the CI at mu={first.mu}, "
+                   f"rho={first.rho} (ratio {first.ratio:.3f}, CI low {first.ratio_upper_ci_low:.3f})")
+    else:
+        message = (f"{policy}: ratio to {'OPT' if cfg['opt'] == 'exact' else 'LB(OPT)'} "
+                   f"{'below' if all_ok else 'NOT below'} Thm. {theorem}'s bound at all {len(judged)} (mu, rho) "
+                   f"points in {samples} workloads of n={cfg['n']}; worst CI top {worst.ci_high:.3f} vs bound "
+                   f"{worst.bound_effective:.3f} at mu={worst.mu}, rho={worst.rho}")
     return MonteCarloResult(
-        policy=policy, points=points, samples=samples, n=n, memory=memory, seed=seed,
-        confidence=confidence, status=status, message=message, wall_time=time.perf_counter() - t0,
+        policy=policy, points=points, samples=samples, n=cfg["n"], memory=cfg["memory"], seed=cfg["seed"],
+        confidence=cfg["confidence"], status=status, message=message, wall_time=elapsed,
+        extra={"opt": cfg["opt"], "alpha_cap": cfg["alpha_cap"], "s_range": [cfg["s_min"], cfg["s_max"]]},
     )

@@ -17,12 +17,18 @@ Every result is a frozen :class:`CheckResult`; :class:`LemmaReport` bundles all 
 an overall status (``proved`` only when the proof is unsat, the assumptions are satisfiable
 and the stronger conclusion is refuted).
 
+Every call takes ``backend="z3"`` (default) or ``backend="cvc5"``: the second exports the very
+same formula as SMT-LIB 2 (:func:`smtlib`) and hands it to cvc5 (PyPI ``cvc5``), an independent
+solver, so that no result rests on one solver's correctness.
+
 Example
 -------
 >>> import z3
 >>> x = z3.Int("x")
 >>> lemma = Lemma("demo", "x >= 1 implies x >= 0", (x >= 1,), x >= 0, x >= 2, {"x": x})
 >>> run_checks(lemma, timeout_ms=5000).status
+'proved'
+>>> run_checks(lemma, timeout_ms=5000, backend="cvc5").status
 'proved'
 """
 
@@ -49,6 +55,8 @@ __all__ = [
     "run_checks",
     "model_to_dict",
     "z3_value",
+    "smtlib",
+    "BACKENDS",
 ]
 
 DEFAULT_TIMEOUT_MS = 20_000
@@ -175,67 +183,159 @@ def make_solver(constraints: Iterable[z3.BoolRef], timeout_ms: int = DEFAULT_TIM
     return solver
 
 
-def _run(constraints: list[z3.BoolRef], timeout_ms: int) -> tuple[z3.CheckSatResult, z3.Solver, float]:
-    solver = make_solver(constraints, timeout_ms)
+BACKENDS = ("z3", "cvc5")
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One solver call: ``"sat"``, ``"unsat"`` or ``"unknown"``, and a model reader for ``sat``."""
+
+    result: str
+    reason: str  # the solver's reason for unknown
+    elapsed: float  # seconds
+    model: Any = None  # callable(variables) -> dict, for sat
+
+
+def _run(constraints: list[z3.BoolRef], timeout_ms: int, backend: str = "z3") -> _Outcome:
+    if backend == "z3":
+        solver = make_solver(constraints, timeout_ms)
+        begin = time.perf_counter()
+        outcome = solver.check()
+        elapsed = time.perf_counter() - begin
+        result = "sat" if outcome == z3.sat else "unsat" if outcome == z3.unsat else "unknown"
+        model = (lambda variables: model_to_dict(solver.model(), variables)) if result == "sat" else None
+        return _Outcome(result, solver.reason_unknown() if result == "unknown" else "", elapsed, model)
+    if backend == "cvc5":
+        return _run_cvc5(constraints, timeout_ms)
+    raise ValueError(f"backend: must be one of {', '.join(BACKENDS)} (got {backend!r})")
+
+
+def smtlib(constraints: Iterable[z3.BoolRef]) -> str:
+    """The conjunction of ``constraints`` as an SMT-LIB 2 script (declarations, asserts, check-sat)."""
+    solver = z3.Solver()
+    solver.add(*constraints)
+    return solver.to_smt2()
+
+
+def _run_cvc5(constraints: list[z3.BoolRef], timeout_ms: int) -> _Outcome:
+    """The same formula, exported as SMT-LIB 2 from Z3's terms, decided by cvc5 (an independent solver).
+
+    A small portfolio, half the time each: cylindrical algebraic coverings (``nl-cov``), much
+    faster on our nonlinear per-request lemmas, then cvc5's defaults (incremental
+    linearization), faster on others. The first definite answer counts.
+    """
+    spent = 0.0
+    outcome = _Outcome("unknown", "", 0.0)
+    for options in ({"nl-cov": "true"}, {}):
+        outcome = _cvc5_once(constraints, max(1, timeout_ms // 2), options)
+        spent += outcome.elapsed
+        if outcome.result != "unknown":
+            break
+    return _Outcome(outcome.result, outcome.reason, spent, outcome.model)
+
+
+def _cvc5_once(constraints: list[z3.BoolRef], timeout_ms: int, options: dict[str, str]) -> _Outcome:
+    import cvc5
+
+    manager = cvc5.TermManager()
+    solver = cvc5.Solver(manager)
+    solver.setOption("tlimit-per", str(timeout_ms))
+    solver.setOption("produce-models", "true")
+    solver.setOption("seed", "0")
+    for key, value in options.items():
+        solver.setOption(key, value)
+    solver.setLogic("ALL")
+    symbols = cvc5.SymbolManager(manager)
+    parser = cvc5.InputParser(solver, symbols)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, smtlib(constraints), "geosched")
+    while True:
+        command = parser.nextCommand()
+        if command.isNull() or str(command).startswith("(check-sat"):
+            break
+        command.invoke(solver, symbols)
     begin = time.perf_counter()
-    outcome = solver.check()
-    return outcome, solver, time.perf_counter() - begin
+    outcome = solver.checkSat()
+    elapsed = time.perf_counter() - begin
+    if outcome.isUnsat():
+        return _Outcome("unsat", "", elapsed)
+    if outcome.isSat():
+        declared = {str(term): term for term in symbols.getDeclaredTerms()}
+
+        def model(variables: Mapping[str, z3.ExprRef]) -> dict[str, Any]:
+            values = {}
+            for name, term in variables.items():
+                found = declared.get(str(term))
+                values[name] = _cvc5_value(solver.getValue(found)) if found is not None else None
+            return values
+
+        return _Outcome("sat", "", elapsed, model)
+    return _Outcome("unknown", str(outcome.getUnknownExplanation()), elapsed)
 
 
-def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+def _cvc5_value(term: Any) -> Any:
+    text = str(term)
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text.replace("(- ", "-").replace(")", ""))
+    except ValueError:
+        return text
+
+
+def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
     """Check ``assumptions AND NOT conclusion``: unsat -> proved, sat -> refuted, else unknown."""
-    outcome, solver, elapsed = _run([*lemma.assumptions, z3.Not(lemma.conclusion)], timeout_ms)
+    out = _run([*lemma.assumptions, z3.Not(lemma.conclusion)], timeout_ms, backend)
     counterexample = None
-    if outcome == z3.unsat:
-        status, message = "proved", "assumptions AND NOT conclusion is unsat"
-    elif outcome == z3.sat:
+    if out.result == "unsat":
+        status, message = "proved", f"assumptions AND NOT conclusion is unsat ({backend})"
+    elif out.result == "sat":
         status = "refuted"
-        counterexample = model_to_dict(solver.model(), lemma.variables)
-        message = "assumptions AND NOT conclusion is sat: counterexample attached"
+        counterexample = out.model(lemma.variables)
+        message = f"assumptions AND NOT conclusion is sat ({backend}): counterexample attached"
     else:
-        status, message = "unknown", f"z3 returned unknown: {solver.reason_unknown()}"
-    return CheckResult(lemma.name, "prove", status, elapsed, counterexample, None, dict(lemma.parameters), message)
+        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
+    return CheckResult(lemma.name, "prove", status, out.elapsed, counterexample, None, dict(lemma.parameters), message)
 
 
-def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
     """Check that the assumptions alone are satisfiable (the proof is not vacuous)."""
-    outcome, solver, elapsed = _run(list(lemma.assumptions), timeout_ms)
+    out = _run(list(lemma.assumptions), timeout_ms, backend)
     witness = None
-    if outcome == z3.sat:
-        status, message = "nonvacuous", "assumptions are satisfiable: witness attached"
-        witness = model_to_dict(solver.model(), lemma.variables)
-    elif outcome == z3.unsat:
-        status, message = "vacuous", "assumptions are contradictory: the proof proves nothing"
+    if out.result == "sat":
+        status, message = "nonvacuous", f"assumptions are satisfiable ({backend}): witness attached"
+        witness = out.model(lemma.variables)
+    elif out.result == "unsat":
+        status, message = "vacuous", f"assumptions are contradictory ({backend}): the proof proves nothing"
     else:
-        status, message = "unknown", f"z3 returned unknown: {solver.reason_unknown()}"
-    return CheckResult(lemma.name, "nonvacuous", status, elapsed, None, witness, dict(lemma.parameters), message)
+        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
+    return CheckResult(lemma.name, "nonvacuous", status, out.elapsed, None, witness, dict(lemma.parameters), message)
 
 
-def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> CheckResult:
+def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
     """Check ``assumptions AND NOT stronger`` is sat: the stronger conclusion is not provable."""
-    outcome, solver, elapsed = _run([*lemma.assumptions, z3.Not(lemma.stronger)], timeout_ms)
+    out = _run([*lemma.assumptions, z3.Not(lemma.stronger)], timeout_ms, backend)
     witness = None
-    if outcome == z3.sat:
+    if out.result == "sat":
         status = "tight"
-        message = "the stronger conclusion fails under the assumptions: witness attached"
-        witness = model_to_dict(solver.model(), lemma.variables)
-    elif outcome == z3.unsat:
-        status, message = "not tight", "the stronger conclusion is provable too"
+        message = f"the stronger conclusion fails under the assumptions ({backend}): witness attached"
+        witness = out.model(lemma.variables)
+    elif out.result == "unsat":
+        status, message = "not tight", f"the stronger conclusion is provable too ({backend})"
     else:
-        status, message = "unknown", f"z3 returned unknown: {solver.reason_unknown()}"
-    return CheckResult(lemma.name, "tight", status, elapsed, None, witness, dict(lemma.parameters), message)
+        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
+    return CheckResult(lemma.name, "tight", status, out.elapsed, None, witness, dict(lemma.parameters), message)
 
 
-def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> LemmaReport:
+def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> LemmaReport:
     """Prove, check non-vacuity and tightness; combine into one verdict.
 
     Overall status: ``refuted`` if the proof found a counterexample; ``unknown`` if any call
     was inconclusive; ``vacuous`` if the assumptions are contradictory; ``not tight`` if the
     stronger conclusion is provable too; ``proved`` otherwise.
     """
-    proof = prove(lemma, timeout_ms)
-    nonvacuous = check_nonvacuous(lemma, timeout_ms)
-    tight = check_tight(lemma, timeout_ms)
+    proof = prove(lemma, timeout_ms, backend)
+    nonvacuous = check_nonvacuous(lemma, timeout_ms, backend)
+    tight = check_tight(lemma, timeout_ms, backend)
     if proof.status == "refuted":
         status, message = "refuted", "counterexample found"
     elif "unknown" in (proof.status, nonvacuous.status, tight.status):

@@ -26,7 +26,10 @@ diverging step and shows both states; the tests hand the failing workload to Hyp
 which shrinks it to a minimal instance.
 
 vLLM is imported lazily: this module imports without vLLM; :func:`vllm_available` says
-whether the vLLM side can run. Set ``VLLM_TARGET_DEVICE=cpu`` (done here if unset).
+whether the vLLM side can run. ``VLLM_TARGET_DEVICE=cpu`` and ``HF_HUB_OFFLINE=1`` are set
+(unless set) when this module is imported and again before vLLM is used
+(:func:`ensure_vllm_device`, which also names the variable to set when vLLM resolved its
+platform earlier without a device).
 
 Example (needs vLLM)
 --------------------
@@ -40,12 +43,14 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geosched.errors import GeoschedError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import make_policy
@@ -59,8 +64,11 @@ __all__ = [
     "DiffResult",
     "STATS",
     "VllmDriver",
+    "VllmSetupError",
     "diff_native",
     "diff_paper",
+    "ensure_vllm_device",
+    "lockstep",
     "paper_params",
     "requests_from_instance",
     "vllm_available",
@@ -72,9 +80,36 @@ MODEL_LEN = 32768  # max_model_len of the tiny model used for every driven sched
 SAMPLED_TOKEN = 7  # the fake model always samples this token (never an EOS: ignore_eos anyway)
 PLUGIN_PATH = "geosched.reference_impl.vllm.plugin.GeoschedScheduler"
 
-# vLLM reads these when first imported; the harness only ever drives the scheduler on CPU.
+# vLLM reads these when it resolves its platform; the harness only ever drives the scheduler on
+# CPU. Set at import (unless set) so that a module importing the harness before vLLM's scheduler
+# works; ensure_vllm_device() sets them again before every use and explains a platform that vLLM
+# resolved too early.
 os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+class VllmSetupError(GeoschedError):
+    """vLLM cannot drive a scheduler here; the message says what to set or install."""
+
+
+def ensure_vllm_device(device: str = "cpu") -> None:
+    """Make vLLM resolve its platform to ``device`` (the harness drives the scheduler on CPU).
+
+    vLLM reads ``VLLM_TARGET_DEVICE`` when it first resolves its platform, so the variable is
+    set here (unless already set) before that happens, with ``HF_HUB_OFFLINE=1`` (no hub).
+    When vLLM was imported *and* resolved its platform earlier in this process without a
+    device (its ``VllmConfig`` would fail with "Failed to infer device type"), this raises
+    :class:`VllmSetupError` saying what to set.
+    """
+    os.environ.setdefault("VLLM_TARGET_DEVICE", device)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    platforms = sys.modules.get("vllm.platforms")
+    resolved = getattr(platforms, "_current_platform", None) if platforms is not None else None
+    if resolved is not None and not getattr(resolved, "device_type", ""):
+        raise VllmSetupError(
+            "vLLM resolved its platform before VLLM_TARGET_DEVICE was set and found no device; set "
+            f"VLLM_TARGET_DEVICE={device} in the environment before Python starts (or call "
+            "geosched.reference_impl.vllm.harness.ensure_vllm_device() before the first `import vllm`)")
 
 # (mode -> counters) accumulated over a session, for the closing summary of the tests
 STATS: dict[str, dict[str, int]] = {}
@@ -102,8 +137,7 @@ def summary_line() -> str:
 
 def vllm_available() -> bool:
     """True when vLLM imports (the lean CPU install suffices)."""
-    os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    ensure_vllm_device()
     try:
         import vllm.v1.core.sched.scheduler  # noqa: F401
     except Exception:  # noqa: BLE001 - any import failure means "not usable here"
@@ -117,8 +151,7 @@ def model_config(max_model_len: int = MODEL_LEN) -> Any:
 
     Built once per process (the first one in a fresh ``VLLM_CACHE_ROOT`` costs seconds).
     """
-    os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    ensure_vllm_device()
     from vllm.config import ModelConfig
 
     directory = tempfile.mkdtemp(prefix="geosched-tiny-llama-")
@@ -155,6 +188,7 @@ class VllmDriver:
         scheduler_cls: Any = None,
         geosched: dict[str, Any] | None = None,
     ) -> None:
+        ensure_vllm_device()
         import torch
         from vllm.config import CacheConfig, SchedulerConfig, VllmConfig
         from vllm.v1.kv_cache_interface import FullAttentionSpec, KVCacheConfig, KVCacheGroupSpec
@@ -296,6 +330,8 @@ class DiffResult(Result):
     vllm_state: StepState | None = None  # vLLM's state at that step
     model_state: StepState | None = None  # the model's state at that step
     history: list[tuple[StepState, StepState]] = field(default_factory=list)  # a few steps before it
+    finish_calls: dict[str, int] = field(default_factory=dict)  # vLLM: the schedule() call each request finished in
+    preemptions: int = 0  # vLLM: preemptions seen
 
     @property
     def ok(self) -> bool:
@@ -333,15 +369,38 @@ def _normalise(state: StepState) -> StepState:
     )
 
 
-def _lockstep(
+def lockstep(
     mode: str,
     driver: VllmDriver,
     model_step: Callable[[int], StepState],
     model_done: Callable[[int], bool],
     workload: dict[str, Any],
-    max_steps: int | None,
+    max_steps: int | None = None,
 ) -> DiffResult:
+    """Drive ``driver`` (vLLM) and ``model_step`` (any model of it) call by call and compare
+    every :class:`StepState` field (admitted, preempted, running, scheduled, finished, blocks).
+
+    Parameters
+    ----------
+    mode : str
+        A label for the report and the session counters (:data:`STATS`).
+    driver : VllmDriver
+        vLLM's scheduler with the workload added (:meth:`VllmDriver.add`).
+    model_step, model_done : callable
+        ``model_step(c)`` is the model's state of call ``c``; ``model_done(c)`` says that the
+        model has nothing left after call ``c``.
+    workload : dict
+        What the report prints to replay the run (``requests`` or ``instance`` in it bound the
+        livelock guard when ``max_steps`` is None).
+
+    Returns
+    -------
+    DiffResult
+        ``agree``, or ``diverged`` at the first differing call (with both states and the three
+        calls before); ``finish_calls`` and ``preemptions`` of the vLLM side either way.
+    """
     started = time.perf_counter()
+    finish_calls: dict[str, int] = {}
     step = 0
     compared = 0
     preemptions = 0
@@ -361,19 +420,20 @@ def _lockstep(
         theirs = _normalise(model_step(step))
         compared += 1
         preemptions += len(ours.preempted)
+        finish_calls.update({rid: step for rid in ours.finished})
         differing = tuple(f for f in _COMPARED if getattr(ours, f) != getattr(theirs, f))
         if differing:
             _count(mode, compared, False, preemptions, driver.partial_chunks)
             return DiffResult("diverged", f"{mode}: first divergence at step {step} in {list(differing)}",
                               time.perf_counter() - started, mode, compared, workload, step, differing, ours,
-                              theirs, history[-3:])
+                              theirs, history[-3:], finish_calls, preemptions)
         history.append((ours, theirs))
         if len(history) > 3:
             history.pop(0)
         step += 1
     _count(mode, compared, True, preemptions, driver.partial_chunks)
     return DiffResult("agree", f"{mode}: {compared} steps agree", time.perf_counter() - started, mode, compared,
-                      workload)
+                      workload, finish_calls=finish_calls, preemptions=preemptions)
 
 
 def requests_from_instance(
@@ -409,16 +469,21 @@ def diff_paper(
     plugin_policy: str | None = None,
     backfill: bool = False,
     max_steps: int | None = None,
+    scheduler: Any = None,
 ) -> DiffResult:
     """Plugin (``paper`` mode, oracle lengths) vs the simulator's ``policy`` with exact lengths.
 
     ``plugin_policy`` (default ``policy``) lets a test plug a deliberately wrong variant
-    into the vLLM side.
+    into the vLLM side; ``scheduler`` (a class or dotted path) replaces the plugin there
+    altogether (:func:`geosched.reference_impl.vllm.differential.diff_scheduler`).
     """
     params = paper_params(instance)
     requests = requests_from_instance(instance, plugin_policy or policy)
-    driver = VllmDriver(params, PLUGIN_PATH, {"policy": plugin_policy or policy, "mode": "paper",
-                                              "predictor": "oracle", "backfill": backfill})
+    if scheduler is not None:
+        driver = VllmDriver(params, scheduler, None)
+    else:
+        driver = VllmDriver(params, PLUGIN_PATH, {"policy": plugin_policy or policy, "mode": "paper",
+                                                  "predictor": "oracle", "backfill": backfill})
     for spec in requests:
         driver.add(spec)
     result = simulate(instance, policy, predictor="oracle", backfill=backfill)
@@ -448,8 +513,13 @@ def diff_paper(
 
     workload = {"instance": instance.to_dict(), "policy": policy, "plugin_policy": plugin_policy or policy,
                 "backfill": backfill, "params": _params_dict(params)}
+    if scheduler is not None:  # the class under test replaced the plugin
+        workload.pop("plugin_policy")
+        workload["scheduler"] = scheduler if isinstance(scheduler, str) else \
+            f"{scheduler.__module__}.{scheduler.__qualname__}"
     label = "paper" if plugin_policy in (None, policy) else "paper-wrong-variant"
-    return _lockstep(label, driver, model_step, lambda c: c > last_call, workload, max_steps)
+    label = "paper-scheduler" if scheduler is not None else label
+    return lockstep(label, driver, model_step, lambda c: c > last_call, workload, max_steps)
 
 
 def _params_dict(params: EngineParams) -> dict[str, Any]:
@@ -464,6 +534,7 @@ def diff_native(
     mode: str = "native",
     max_steps: int | None = None,
     model_policy: str | None = None,
+    scheduler: Any = None,
 ) -> DiffResult:
     """vLLM (plugin in ``mode``, or stock when ``policy`` is None) vs :class:`VllmSemantics`.
 
@@ -472,6 +543,8 @@ def diff_native(
     (``fcfs`` deque or ``priority`` heap, by ``params.preemption``) and priorities are the
     requests' own; for the plugin with ``priority`` preemption the priority is the key.
     ``mode="paper"`` replays the plugin's gate in the model (:class:`PaperGate`).
+    ``scheduler`` (a class or dotted path) runs on the vLLM side instead of the plugin or the
+    stock scheduler; the model side is chosen by ``policy`` and ``mode`` as above.
     """
     specs = [SemRequest(r.id, r.arrival, r.prompt_tokens, r.max_tokens, priority=r.priority) for r in requests]
     stock = policy is None
@@ -481,8 +554,11 @@ def diff_native(
             spec.key = order_key(policy_obj, spec.prompt_tokens, spec.max_tokens)
             if params.preemption == "priority":
                 spec.priority = spec.key
-    driver = VllmDriver(params, None if stock else PLUGIN_PATH,
-                        None if stock else {"policy": policy, "mode": mode, "predictor": "oracle"})
+    if scheduler is not None:
+        driver = VllmDriver(params, scheduler, None)
+    else:
+        driver = VllmDriver(params, None if stock else PLUGIN_PATH,
+                            None if stock else {"policy": policy, "mode": mode, "predictor": "oracle"})
     gate_fn = None
     on_admit = None
     if not stock and mode == "paper":
@@ -512,5 +588,9 @@ def diff_native(
         "requests": [[s.id, s.arrival, s.prompt_tokens, s.max_tokens, s.priority] for s in specs],
         "policy": policy, "mode": mode, "params": _params_dict(params),
     }
+    if scheduler is not None:
+        workload["scheduler"] = scheduler if isinstance(scheduler, str) else \
+            f"{scheduler.__module__}.{scheduler.__qualname__}"
     label = "stock" if stock else mode if mode == "native" else "paper-budgets"
-    return _lockstep(label, driver, model_step, lambda c: not model.unfinished(), workload, max_steps)
+    label = f"scheduler-vs-{label}" if scheduler is not None else label
+    return lockstep(label, driver, model_step, lambda c: not model.unfinished(), workload, max_steps)

@@ -1,0 +1,418 @@
+"""Structured search: worst cases described by a few groups, evaluated at hundreds or thousands of requests.
+
+The black-box searches of :mod:`geosched.adversary.search` mutate requests one at a time, so
+they stall at a few dozen requests, while the bad instances of the papers are *large and
+regular*: the SJF family of Kong et al. (arXiv 2606.22327, the claim that SJF's ratio is
+unbounded) is two groups of identical requests. Here one point of the search is a
+:class:`Description`: the memory ``M`` and up to ``G`` :class:`Group` s, each
+
+.. math::  (c, s, o, a, \\delta_s, \\delta_o, \\delta_a): \\quad
+           \\text{request } j = 0..c-1 \\text{ is } (a + j\\delta_a,\\ s + j\\delta_s,\\ o + j\\delta_o),
+
+identical requests when every step is 0, an arithmetic progression otherwise (each value
+clipped into the space: ``1 <= o <= P``, ``0 <= s <= P - o``, ``0 <= a <= A``, with
+``P = floor(alpha_max M)``). Groups are laid out in order, so the group order is the tie
+order between equal keys (ties go by arrival, then position).
+
+Each description is expanded and evaluated by the compiled evaluator
+(:mod:`geosched.adversary.fast`, its usage-profile kernel for large ``n``) or, for vLLM targets,
+the vLLM-semantics model (:mod:`geosched.adversary.targets`), against the cheap certified pool
+(:func:`geosched.adversary.schedules.heuristic_pool_tel`): every score is already a certified
+ratio. :func:`structured_search` anneals over descriptions (change a count, a length, an
+arrival or a step; push a length to an extreme; add, drop, split or swap groups), with
+cyclic cooling and restarts from the best or a random description, scipy-style
+(:class:`~geosched.adversary.search.SearchResult`, ``rng=``, ``callback``, resumable ``state``).
+The hunt re-scores the elite with :func:`~geosched.adversary.hunt.certify` (several
+constructive schedules and local search, re-checked by the checker).
+
+Example
+-------
+>>> from geosched.adversary.search import SearchSpace
+>>> d = Description((Group(4, 5, 1), Group(16, 0, 2)))
+>>> [len(v) for v in d.expand(SearchSpace("sjf", max_requests=20, memory=12, alpha_max=0.5))]
+[20, 20, 20]
+>>> result = structured_search(SearchSpace("sjf", max_requests=40, memory=24), time_limit=1.0, rng=0)
+>>> result.fun >= 1.0, result.method
+(True, 'structured')
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from geosched.adversary.schedules import heuristic_pool_tel
+from geosched.adversary.search import Candidate, SearchResult, SearchSpace, candidate_to_instance
+from geosched.adversary.targets import get_target
+from geosched.errors import ValidationError
+
+__all__ = [
+    "Group",
+    "Description",
+    "STRUCTURED_MUTATIONS",
+    "random_description",
+    "mutate_description",
+    "score_description",
+    "structured_search",
+    "TIES",
+]
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` requests ``(arrival + j*arrival_step, prompt + j*prompt_step, output + j*output_step)``."""
+
+    count: int  # requests in the group (>= 1)
+    prompt: int  # s of the first request
+    output: int  # o of the first request
+    arrival: int = 0  # a of the first request
+    prompt_step: int = 0  # progression of s (0: identical prompts)
+    output_step: int = 0  # progression of o
+    arrival_step: int = 0  # progression of a
+
+    def to_list(self) -> list[int]:
+        return [self.count, self.prompt, self.output, self.arrival, self.prompt_step, self.output_step,
+                self.arrival_step]
+
+    def describe(self) -> str:
+        def term(base: int, step: int) -> str:
+            return str(base) if step == 0 else f"{base}{step:+d}j"
+
+        text = f"{self.count}x(s={term(self.prompt, self.prompt_step)}, o={term(self.output, self.output_step)}"
+        if self.arrival or self.arrival_step:
+            text += f", a={term(self.arrival, self.arrival_step)}"
+        return text + ")"
+
+
+@dataclass(frozen=True)
+class Description:
+    """A workload as a few groups, laid out in order (the space gives ``M``)."""
+
+    groups: tuple[Group, ...]
+
+    @property
+    def n(self) -> int:
+        return sum(g.count for g in self.groups)
+
+    def expand(self, space: SearchSpace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Arrays ``(a, s, o)`` of the instance, every value clipped into ``space``."""
+        p, cap = space.peak_max, space.arrival_max
+        parts = []
+        for g in self.groups:
+            j = np.arange(g.count, dtype=np.int64)
+            o = np.clip(g.output + j * g.output_step, 1, p)
+            s = np.clip(g.prompt + j * g.prompt_step, 0, p - o)
+            a = np.clip(g.arrival + j * g.arrival_step, 0, cap)
+            parts.append((a, s, o))
+        return tuple(np.concatenate([part[k] for part in parts]).astype(np.int64) for k in range(3))
+
+    def describe(self) -> str:
+        return " + ".join(g.describe() for g in self.groups)
+
+    def to_list(self) -> list[list[int]]:
+        return [g.to_list() for g in self.groups]
+
+    @classmethod
+    def from_list(cls, data: list[list[int]]) -> Description:
+        return cls(tuple(Group(*[int(v) for v in row]) for row in data))
+
+
+def _random_group(space: SearchSpace, rng: np.random.Generator, count_max: int) -> Group:
+    p = space.peak_max
+    # lengths log-uniform in [1, P]: every scale is as likely (and short requests, where the
+    # papers' bad cases live, are not drowned out by the many long ones)
+    o = int(np.clip(round(math.exp(rng.uniform(0, math.log(p + 1)))), 1, p))
+    s = int(np.clip(round(math.exp(rng.uniform(0, math.log(p - o + 2)))) - 1, 0, p - o))
+    a = int(rng.integers(0, space.arrival_max + 1))
+    steps = [int(rng.integers(-2, 3)) if rng.random() < 0.3 else 0 for _ in range(3)]
+    if space.arrivals == "burst":
+        steps[2] = 0
+    return Group(int(rng.integers(1, max(1, count_max) + 1)), s, o, a, *steps)
+
+
+def random_description(space: SearchSpace, rng: np.random.Generator, max_groups: int = 4) -> Description:
+    """1 to ``max_groups`` random groups sharing at most ``space.max_requests`` requests."""
+    count = int(rng.integers(1, max_groups + 1))
+    share = max(1, space.max_requests // count)
+    return Description(tuple(_random_group(space, rng, share) for _ in range(count)))
+
+
+STRUCTURED_MUTATIONS = ("count", "prompt", "output", "arrival", "step", "extreme", "add", "drop", "split", "swap")
+
+
+def _nudge(value: int, rng: np.random.Generator, scale: int) -> int:
+    step = int(rng.choice([1, 1, 2, 3, max(1, scale // 8), max(1, scale // 3)]))
+    return value + step * int(rng.choice([-1, 1]))
+
+
+def _mutate_group(g: Group, kind: str, space: SearchSpace, rng: np.random.Generator, room: int) -> Group:
+    """One change to one group (``room``: requests that may still be added)."""
+    p = space.peak_max
+    if kind == "count":
+        factor = float(rng.choice([0.5, 0.7, 0.9, 1.1, 1.4, 2.0]))
+        new = int(round(g.count * factor)) if rng.random() < 0.5 else _nudge(g.count, rng, g.count)
+        return replace(g, count=int(np.clip(new, 1, g.count + room)))
+    if kind == "prompt":
+        return replace(g, prompt=int(np.clip(_nudge(g.prompt, rng, p), 0, p - 1)))
+    if kind == "output":
+        return replace(g, output=int(np.clip(_nudge(g.output, rng, p), 1, p)))
+    if kind == "arrival":
+        return replace(g, arrival=int(np.clip(_nudge(g.arrival, rng, space.arrival_max), 0, space.arrival_max)))
+    if kind == "step":
+        which = ["prompt_step", "output_step"] + (["arrival_step"] if space.arrivals == "online" else [])
+        name = which[int(rng.integers(len(which)))]
+        return replace(g, **{name: 0 if rng.random() < 0.4 else int(rng.integers(-3, 4))})
+    choice = int(rng.integers(4))  # "extreme": the corners where the papers' bad cases live
+    if choice == 0:
+        return replace(g, prompt=max(0, p - g.output), prompt_step=0)
+    if choice == 1:
+        return replace(g, prompt=0, prompt_step=0)
+    if choice == 2:
+        return replace(g, output=1, output_step=0)
+    return replace(g, output=max(1, p - g.prompt), output_step=0)
+
+
+def mutate_description(space: SearchSpace, d: Description, rng: np.random.Generator,
+                       max_groups: int = 4) -> tuple[Description, str]:
+    """One random change (:data:`STRUCTURED_MUTATIONS`); the total stays ``<= space.max_requests``."""
+    groups = list(d.groups)
+    room = max(0, space.max_requests - d.n)
+    kinds = [k for k in STRUCTURED_MUTATIONS if not (k == "arrival" and space.arrivals == "burst")]
+    kind = kinds[int(rng.integers(len(kinds)))]
+    i = int(rng.integers(len(groups)))
+    if kind == "add" and len(groups) < max_groups and room > 0:
+        groups.insert(int(rng.integers(len(groups) + 1)), _random_group(space, rng, room))
+    elif kind == "drop" and len(groups) > 1:
+        del groups[i]
+    elif kind == "split" and groups[i].count > 1 and len(groups) < max_groups:
+        first = int(rng.integers(1, groups[i].count))
+        groups[i:i + 1] = [replace(groups[i], count=first), replace(groups[i], count=groups[i].count - first)]
+    elif kind == "swap" and len(groups) > 1:
+        j = int(rng.integers(len(groups)))
+        groups[i], groups[j] = groups[j], groups[i]
+    elif kind in ("count", "prompt", "output", "arrival", "step", "extreme"):
+        groups[i] = _mutate_group(groups[i], kind, space, rng, room)
+    else:
+        groups[i] = _mutate_group(groups[i], "count", space, rng, room)
+    return Description(tuple(groups)), kind
+
+
+TIES = ("given", "robust")
+
+
+def score_description(space: SearchSpace, d: Description, ties: str = "given") -> Candidate:
+    """The expanded instance with its certified score ``TEL(target) / min TEL(pool)``.
+
+    ``ties="robust"`` scores ``min(TEL, TEL with the tie order reversed) / min TEL(pool)``:
+    only what holds under both orders of equal keys counts (see :mod:`geosched.adversary.targets`).
+    """
+    a, s, o = d.expand(space)
+    target = get_target(space.policy)
+    tel = target.array_tel(a, s, o, space.memory)
+    if ties == "robust":  # reversed arrays: positions (and the ids_for(n) id order) reversed
+        tel = min(tel, target.array_tel(a[::-1].copy(), s[::-1].copy(), o[::-1].copy(), space.memory))
+    pool, _, _ = heuristic_pool_tel(a, s, o, space.memory)
+    return Candidate(a, s, o, tel / pool, tel, pool)
+
+
+class _Elite:
+    """The best distinct descriptions, best first."""
+
+    def __init__(self, size: int = 5, items: list[tuple[float, Description]] | None = None) -> None:
+        self.size = size
+        self.items = list(items or [])
+
+    def offer(self, score: float, d: Description) -> None:
+        if any(other == d for _, other in self.items):
+            return
+        self.items.append((score, d))
+        self.items.sort(key=lambda item: -item[0])
+        del self.items[self.size:]
+
+
+@dataclass
+class _Walk:
+    """The annealer's mutable state (JSON-able through :meth:`state`)."""
+
+    current: Description
+    current_score: float
+    best: Description
+    best_score: float
+    elite: _Elite
+    history: list[tuple[float, float, int]]
+    nfev: int = 0
+    nit: int = 0
+    base_time: float = 0.0
+
+    def state(self, gen: np.random.Generator, elapsed: float, options: dict[str, Any]) -> dict[str, Any]:
+        return {"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
+                "history": self.history, "current": [self.current_score, self.current.to_list()],
+                "best": [self.best_score, self.best.to_list()],
+                "elite": [[score, d.to_list()] for score, d in self.elite.items], "seed": options["seed"],
+                "max_groups": options["max_groups"], "ties": options["ties"]}
+
+    @classmethod
+    def restore(cls, state: dict[str, Any], gen: np.random.Generator) -> _Walk:
+        gen.bit_generator.state = state["rng"]
+        elite = _Elite(items=[(float(score), Description.from_list(d)) for score, d in state["elite"]])
+        return cls(Description.from_list(state["current"][1]), float(state["current"][0]),
+                   Description.from_list(state["best"][1]), float(state["best"][0]), elite,
+                   [tuple(h) for h in state["history"]], int(state["nfev"]), int(state["nit"]),
+                   float(state["wall_time"]))
+
+
+def _start(space: SearchSpace, gen: np.random.Generator, max_groups: int, initial: Description | None,
+           ties: str) -> _Walk:
+    d = initial if initial is not None else random_description(space, gen, max_groups)
+    score = score_description(space, d, ties).score
+    return _Walk(d, score, d, score, _Elite(items=[(score, d)]), [(0.0, score, 1)], nfev=1)
+
+
+def _elite_candidates(space: SearchSpace, walk: _Walk, ties: str) -> list[Candidate]:
+    out = []
+    for _, d in walk.elite.items:
+        cand = score_description(space, d, ties)
+        cand.note = d.describe()
+        out.append(cand)
+    return out
+
+
+def structured_search(
+    space: SearchSpace,
+    *,
+    time_limit: float = 10.0,
+    max_evals: int | None = None,
+    target: float | None = None,
+    rng: Any = None,
+    callback: Callable[[SearchResult], bool | None] | None = None,
+    callback_every: float = 1.0,
+    max_groups: int = 4,
+    ties: str = "given",
+    initial: Description | None = None,
+    state: dict[str, Any] | None = None,
+    t_start: float = 0.05,
+    t_end: float = 0.0005,
+    cycle_seconds: float = 60.0,
+) -> SearchResult:
+    """Simulated annealing on ``log(certified ratio)`` over :class:`Description` s.
+
+    Parameters
+    ----------
+    space : SearchSpace
+        Target, memory ``M``, at most ``max_requests`` requests, ``alpha_max``, arrivals.
+    time_limit : float
+        Seconds of search in this call (a resumed ``state`` keeps its earlier time).
+    max_evals, target : optional
+        Stop after this many evaluations, or once this certified ratio is reached.
+    rng : int, Generator or None
+        Seed of every random choice.
+    callback : callable, optional
+        Called with a :class:`~geosched.adversary.search.SearchResult` about every
+        ``callback_every`` seconds; returning True stops the search.
+    max_groups : int
+        Most groups in a description.
+    ties : {"given", "robust"}
+        ``"robust"``: score the worse of the given and the reversed tie order (a ratio that
+        survives any order of equal keys between the two); ``"given"``: the instance's order.
+    initial : Description, optional
+        Start here instead of at a random description.
+    state : dict, optional
+        ``result.state`` of an earlier call: the search resumes (counts, history, time).
+    t_start, t_end, cycle_seconds : float
+        The temperature falls geometrically from ``t_start`` to ``t_end`` over each cycle; a new
+        cycle restarts from the best description (two times in three) or a random one.
+
+    Returns
+    -------
+    SearchResult
+        ``x`` the best instance, ``fun`` its certified ratio, ``elite`` the best distinct
+        expanded instances (each with its description in ``note``), ``method`` ``"structured"``.
+
+    Raises
+    ------
+    ValidationError
+        For ``max_groups < 1`` or an unknown ``ties``.
+
+    Examples
+    --------
+    >>> r = structured_search(SearchSpace("sjf", max_requests=30, memory=20), time_limit=0.5, rng=1)
+    >>> r.status, r.nfev > 1
+    ('time_limit', True)
+    """
+    if max_groups < 1:
+        raise ValidationError("max_groups", max_groups, "must be >= 1")
+    if ties not in TIES:
+        raise ValidationError("ties", ties, f"must be one of {', '.join(TIES)}")
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    seed = rng if isinstance(rng, int) else None
+    walk = _Walk.restore(state, gen) if state else _start(space, gen, max_groups, initial, ties)
+    if state:  # a resumed search keeps its own settings
+        seed, max_groups, ties = state.get("seed", seed), state.get("max_groups", max_groups), state.get("ties", ties)
+    options = {"max_groups": max_groups, "ties": ties, "seed": seed,
+               "schedule": (t_start, t_end, max(1e-3, min(cycle_seconds, time_limit)))}
+    t0 = time.perf_counter()
+    status = _anneal_loop(space, walk, gen, t0, time_limit, max_evals, target, callback, callback_every, options)
+    elapsed = walk.base_time + time.perf_counter() - t0
+    walk.history.append((elapsed, walk.best_score, walk.nfev))
+    return _snapshot(space, walk, gen, status, elapsed, options, with_elite=True)
+
+
+def _snapshot(space: SearchSpace, walk: _Walk, gen: np.random.Generator, status: str, elapsed: float,
+              options: dict[str, Any], *, with_elite: bool) -> SearchResult:
+    a, s, o = walk.best.expand(space)
+    best = Candidate(a, s, o, walk.best_score)
+    messages = {"time_limit": "time limit reached", "max_evaluations": "evaluation limit reached",
+                "target_reached": "target ratio reached", "stopped_by_callback": "stopped by callback"}
+    return SearchResult(
+        x=candidate_to_instance(best, space.memory), fun=walk.best_score, status=status,
+        message=f"{messages[status]}; best: {walk.best.describe()}", nfev=walk.nfev, nit=walk.nit,
+        wall_time=elapsed, method="structured", seed=options["seed"],
+        elite=_elite_candidates(space, walk, options["ties"]) if with_elite else [], history=list(walk.history),
+        state=walk.state(gen, elapsed, options))
+
+
+def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: float, time_limit: float,
+                 max_evals: int | None, target: float | None, callback: Callable[[SearchResult], Any] | None,
+                 callback_every: float, options: dict[str, Any]) -> str:
+    """Mutate, score, accept by the Metropolis rule; returns why it stopped."""
+    t_start, t_end, cycle = options["schedule"]
+    max_groups, ties = options["max_groups"], options["ties"]
+    cycle_start = last_callback = t0
+    while True:
+        now = time.perf_counter()
+        if now - t0 >= time_limit:
+            return "time_limit"
+        if max_evals is not None and walk.nfev >= max_evals:
+            return "max_evaluations"
+        if target is not None and walk.best_score >= target:
+            return "target_reached"
+        if now - cycle_start >= cycle:
+            cycle_start = now
+            if gen.random() < 2 / 3:
+                walk.current, walk.current_score = walk.best, walk.best_score
+            else:
+                walk.current = random_description(space, gen, max_groups)
+                walk.current_score = score_description(space, walk.current, ties).score
+                walk.nfev += 1
+        temperature = t_start * (t_end / t_start) ** ((now - cycle_start) / cycle)
+        trial, _ = mutate_description(space, walk.current, gen, max_groups)
+        score = score_description(space, trial, ties).score
+        walk.nfev += 1
+        walk.nit += 1
+        delta = math.log(score) - math.log(walk.current_score)
+        if delta >= 0 or gen.random() < math.exp(delta / temperature):
+            walk.current, walk.current_score = trial, score
+            if score > walk.best_score:
+                walk.best, walk.best_score = trial, score
+                walk.history.append((walk.base_time + now - t0, score, walk.nfev))
+            walk.elite.offer(score, trial)
+        if callback is not None and now - last_callback >= callback_every:
+            last_callback = now
+            elapsed = walk.base_time + now - t0
+            if callback(_snapshot(space, walk, gen, "time_limit", elapsed, options, with_elite=False)):
+                return "stopped_by_callback"

@@ -1,0 +1,251 @@
+"""What a hunt attacks: a registry policy in the paper's model, or vLLM's own scheduler.
+
+A *hunt target* turns an instance into the attacked scheduler's total end-to-end latency
+``TEL = sum_i (C_i - a_i)`` (``C_i`` the completion step), fast enough for a search, and
+into a reference run that a witness file records and :func:`~geosched.adversary.witness.verify_witness`
+recomputes. Two kinds:
+
+* **simulator targets** (``fcfs``, ``sjf``, ``svf``, ``svf1``: the registry's policies with the
+  ``FAST`` capability): strict head-of-line, exact lengths, no preemption (Kong et al.,
+  arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115). Search: the compiled
+  evaluator :mod:`geosched.adversary.fast`; reference: :func:`geosched.reference_impl.simulator.simulate`.
+* **vLLM targets** (``vllm-fcfs``, ``vllm-priority``): *stock* vLLM 0.33 scheduling, the V1
+  scheduler's rules as modelled by :class:`~geosched.reference_impl.vllm.semantics.VllmSemantics`
+  (on-demand block allocation, no look-ahead, preemption by recompute; ``fcfs``: deque queue,
+  the last running request is the victim; ``priority``: heap on ``(priority, arrival, request
+  id)``, every priority 0, the victim the largest ``(priority, arrival)``). The model request
+  ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)`` on the
+  engine of :func:`engine_for` (block size 1, ``M`` usable blocks, budgets that never bind):
+  there a non-preemptive schedule of the model is also a vLLM schedule (``docs/vllm.md``,
+  step correspondence), so ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a
+  certified lower bound on vLLM's ratio to the best schedule. vLLM finishes a request in
+  call ``c``: its completion step is ``c + 1``.
+
+Why vLLM targets are not in the policy registry (:mod:`geosched.reference_impl.policies`):
+a registry entry is a priority rule that the simulator runs (``register_policy`` always adds
+``Capability.SIMULATOR``), with a key per request; stock vLLM is not a priority rule under
+the forward-looking check (it admits without look-ahead and preempts), so the simulator
+cannot run it and registering it there would make ``simulate(instance, "vllm-fcfs")`` lie.
+The hunt's list of names is :func:`target_names`: the registry's ``FAST`` policies plus the
+vLLM targets.
+
+**Ties.** Every target states the rule its ratios hold under (:attr:`HuntTarget.tie_rule`) and
+can re-run an instance with the tie order reversed (:meth:`HuntTarget.reversed_ties_tel`): the
+positions reversed and, where the scheduler compares request ids (stock vLLM's priority heap),
+the id order reversed too; a ratio that changes is tie-dependent, and its witness says so.
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> inst = burst_instance(12, [(6, 3), (1, 5)])
+>>> get_target("svf").run(inst).tel, get_target("vllm-fcfs").run(inst).tel
+(13, 9)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from geosched.adversary.fast import FAST_POLICIES, ids_for, policy_tel
+from geosched.errors import UnknownNameError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.policies import policy_names
+from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
+
+__all__ = [
+    "HuntTarget",
+    "PolicyRun",
+    "SimulatorTarget",
+    "VllmTarget",
+    "TIE_RULE_POSITION",
+    "VLLM_TARGETS",
+    "completions_tel",
+    "engine_for",
+    "get_target",
+    "target_names",
+    "reversed_instance",
+]
+
+TIE_RULE_POSITION = "equal keys: earlier arrival first, then earlier position in the instance (ids are labels)"
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    """The attacked scheduler's run on one instance."""
+
+    tel: int  # sum of (completion - arrival)
+    completions: dict[str, int]  # completion step of every request
+    starts: dict[str, int] | None = None  # start steps (simulator targets; None for vLLM targets)
+    preemptions: int = 0  # preemptions (vLLM targets; 0 in the paper's model)
+    engine: dict[str, Any] | None = None  # the vLLM engine parameters (vLLM targets)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class HuntTarget(Protocol):
+    """A scheduler a hunt attacks (see the module docstring)."""
+
+    name: str
+    kind: str  # "simulator" or "vllm"
+    tie_rule: str  # the rule equal keys are ordered by
+
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        """TEL on arrays (ids ``ids_for(n)``): the search's inner loop."""
+        ...
+
+    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+        """The reference run that witness files record and verification recomputes."""
+        ...
+
+    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+        """TEL with the tie order reversed (positions, and ids where they are compared)."""
+        ...
+
+
+def reversed_instance(instance: Instance, *, reverse_id_order: bool = False) -> Instance:
+    """The same requests in reversed positions; with ``reverse_id_order`` the ids are also
+    exchanged so that their string order is reversed (the request keeps its lengths).
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> [r.id for r in reversed_instance(burst_instance(9, [(1, 1), (2, 2)])).requests]
+    ['r1', 'r0']
+    >>> [r.id for r in reversed_instance(burst_instance(9, [(1, 1), (2, 2)]), reverse_id_order=True).requests]
+    ['r0', 'r1']
+    """
+    reqs = list(reversed(instance.requests))
+    if reverse_id_order:
+        ranked = sorted(r.id for r in reqs)
+        swap = {rid: ranked[len(ranked) - 1 - k] for k, rid in enumerate(ranked)}
+        reqs = [Request(swap[r.id], r.arrival, r.prompt, r.output) for r in reqs]
+    return Instance(instance.memory, reqs)
+
+
+@dataclass(frozen=True)
+class SimulatorTarget:
+    """A registry policy in the paper's model (strict head-of-line, exact lengths)."""
+
+    name: str
+    kind: str = "simulator"
+    tie_rule: str = TIE_RULE_POSITION
+
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        return policy_tel(self.name, a, s, o, memory)
+
+    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+        starts = simulate(instance, self.name).starts
+        report = check_schedule(instance, starts)
+        out = {r.id: r.output for r in instance.requests}
+        return PolicyRun(report.metrics.tel if report.feasible else -1, {i: x + out[i] for i, x in starts.items()},
+                         dict(starts))
+
+    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+        return self.run(reversed_instance(instance)).tel
+
+
+def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
+    """The engine of the vLLM targets: block size 1, ``M`` usable blocks, ``max_num_seqs = n``
+    and a token budget that never binds (every prompt in one step), as the differential
+    harness's exact-agreement setting.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]
+    11
+    """
+    n = max(instance.n, 1)
+    budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
+    params = EngineParams(capacity_blocks=instance.memory, block_size=1, max_num_seqs=n,
+                          max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=preemption)
+    return {k: getattr(params, k) for k in params.__dataclass_fields__}
+
+
+def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
+    """Completion steps (finish call + 1) and preemptions of stock vLLM on ``instance``."""
+    model = VllmSemantics(params, queue_order=params.preemption)
+    for r in instance.requests:
+        model.add(SemRequest(r.id, r.arrival, r.prompt + 1, r.output))
+    completions: dict[str, int] = {}
+    limit = 20 * sum(r.prompt + 1 + r.output for r in instance.requests) + max(r.arrival for r in instance.requests)
+    for state in model.run(max_steps=limit + 100):
+        for rid in state.finished:
+            completions[rid] = state.step + 1
+    return completions, model.preemptions
+
+
+@dataclass(frozen=True)
+class VllmTarget:
+    """Stock vLLM's scheduler (``preemption`` = ``SchedulerConfig.policy``), through the
+    vLLM-semantics model; replayed in vLLM itself by :mod:`geosched.adversary.vllm_replay`."""
+
+    name: str
+    preemption: str  # "fcfs" or "priority"
+    tie_rule: str
+    kind: str = "vllm"
+
+    def engine(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> EngineParams:
+        values = dict(engine) if engine is not None else engine_for(instance, self.preemption)
+        return EngineParams(**values)
+
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        ids = ids_for(len(o))
+        inst = Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+        return self.run(inst).tel
+
+    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+        params = self.engine(instance, engine)
+        completions, preemptions = _semantics_run(instance, params)
+        tel = sum(completions[r.id] - r.arrival for r in instance.requests)
+        return PolicyRun(tel, completions, None, preemptions, {k: getattr(params, k) for k in
+                                                              params.__dataclass_fields__})
+
+    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+        flipped = reversed_instance(instance, reverse_id_order=self.preemption == "priority")
+        return self.run(flipped, engine).tel
+
+
+VLLM_TARGETS: dict[str, VllmTarget] = {
+    "vllm-fcfs": VllmTarget("vllm-fcfs", "fcfs", "vLLM FCFS deque: requests queue in arrival order, equal "
+                            "arrivals in position order; a preempted request goes back to the front"),
+    "vllm-priority": VllmTarget("vllm-priority", "priority", "vLLM priority heap on (priority = 0, arrival "
+                                "time, request id string): equal arrivals in id string order"),
+}
+
+
+def target_names() -> tuple[str, ...]:
+    """Every name a hunt accepts: the registry's ``FAST`` policies, then the vLLM targets.
+
+    >>> target_names()
+    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
+    """
+    return tuple(FAST_POLICIES) + tuple(VLLM_TARGETS)
+
+
+def get_target(name: str) -> HuntTarget:
+    """The target of that name: a vLLM target, or any registry policy (searches need a
+    ``FAST`` one: :func:`target_names`; the reference run of a witness takes any).
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is neither a ``FAST`` registry policy nor a vLLM target.
+
+    Examples
+    --------
+    >>> get_target("vllm-priority").preemption
+    'priority'
+    """
+    if name in VLLM_TARGETS:
+        return VLLM_TARGETS[name]
+    if isinstance(name, str) and name.partition(":")[0] in policy_names():
+        return SimulatorTarget(name)  # also a simulator-only policy or a spec: witnesses may name one
+    raise UnknownNameError("hunt policy", name, list(target_names()))
+
+
+def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:
+    """``sum_i (C_i - a_i)``."""
+    return sum(int(completions[r.id]) - r.arrival for r in instance.requests)
+

@@ -1,0 +1,68 @@
+"""Commands of :mod:`geosched.reference_impl.vllm`: ``vllm-diff`` (a vLLM scheduler class under test)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+
+from geosched.errors import ValidationError
+
+__all__ = ["add_commands"]
+
+
+def add_commands(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "vllm-diff", parents=[common], help="differential test of a vLLM scheduler class (needs vLLM)",
+        description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
+                    "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
+                    "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.")
+    p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
+    p.add_argument("--scheduler", default=None,
+                   help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
+    p.add_argument("--reference", choices=("semantics", "policy"), default="semantics",
+                   help="semantics: the vLLM-semantics model (stock rules, or the queue ordered by --policy); "
+                        "policy: the verified simulator of --policy (paper mode)")
+    p.add_argument("--policy", default=None, help="registry policy of the reference (sjf, svf, ...)")
+    p.add_argument("--preemption", choices=("fcfs", "priority"), default="fcfs",
+                   help="semantics: vLLM's SchedulerConfig.policy (victim rule and stock queue)")
+    p.add_argument("--block-size", type=int, default=1, help="semantics: KV block size (default 1)")
+    p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
+    p.add_argument("--search", type=int, default=0,
+                   help="when the workload agrees, try this many random small instances (Hypothesis)")
+    p.set_defaults(handler=_cmd_vllm_diff)
+
+
+def _cmd_vllm_diff(args: argparse.Namespace) -> int:
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+    from geosched.output import emit_json
+    from geosched.reference_impl.policies import make_policy
+    from geosched.reference_impl.vllm.harness import vllm_available
+    from geosched.reference_impl.workloads import load_workload
+
+    if args.block_size < 1:
+        raise ValidationError("--block-size", args.block_size, "must be >= 1")
+    if args.search < 0:
+        raise ValidationError("--search", args.search, "must be >= 0")
+    if args.policy is not None:
+        make_policy(args.policy)  # an unknown name lists the known ones
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    if instance.n == 0:
+        raise ValidationError("workload", args.workload, "has no requests")
+    if not vllm_available():
+        raise ValidationError("vllm", "not importable", "vllm-diff needs vLLM 0.33 (ci/install-vllm.sh installs the "
+                              "lean CPU build)")
+    from geosched.reference_impl.vllm.differential import vllm_diff
+
+    logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
+    result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
+                       block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                       search=args.search, seed=0 if args.seed is None else args.seed)
+    if args.json:
+        data = result.to_dict()
+        data["instance"] = None if result.instance is None else result.instance.to_dict()
+        data["report"] = result.report()
+        emit_json(data)
+    else:
+        print(result.report())
+    return 0 if result.status == "agree" else 1

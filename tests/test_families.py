@@ -1,0 +1,64 @@
+"""Families with limits: the SVF lower-bound family (``svf-pairs``, claim ``svf.lower_bound``)
+against the simulator and the checker, by hand and for many sizes; the best known SVF lower
+bound next to Thm. 3.2's upper bound; parameters of ``geosched family``."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import sympy as sp
+
+from geosched.adversary import families
+from geosched.adversary.families import FAMILIES, best_svf_lower_bound, evaluate_family
+from geosched.cli import main
+from geosched.errors import ValidationError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.simulator import simulate
+from geosched.theory import svf_lower_bound
+
+
+def test_svf_pairs_by_hand():
+    # m = 3, q = 1: six requests (0, 3), M = 6. SVF: pairs at 0, 3, 6 complete at 3, 6, 9:
+    # TEL 2 (3 + 6 + 9) = 36. Staggered by 1: completions 3..8, TEL 33. At every step the running
+    # requests hold 1 + 2 + 3 = 6 = M tokens (once three run).
+    inst = svf_lower_bound.svf_pairs(3, 1)
+    assert check_schedule(inst, simulate(inst, "svf").starts).metrics.tel == 36
+    witness = check_schedule(inst, svf_lower_bound.witness_starts(3, 1))
+    assert witness.feasible and witness.metrics.tel == 33
+    assert max(witness.memory_profile()) == 6
+    assert svf_lower_bound.closed_form_tels(3, 1) == {"svf": 36, "witness": 33}
+
+
+@pytest.mark.parametrize("q", [1, 2, 3])
+@pytest.mark.parametrize("m", [1, 2, 4, 7, 12])
+def test_svf_pairs_closed_form_matches_simulation(m, q):
+    report = evaluate_family("svf-pairs", m, q=q)
+    assert report.match, report.message
+    assert report.certified_ratio == sp.Rational(3 * (m + 1), 2 * m + 5)
+    assert report.alpha == sp.Rational(1, 2) and report.limit == "3/2"
+
+
+def test_best_known_svf_lower_bound_beside_the_theorem():
+    best = best_svf_lower_bound()
+    assert (best["lower"], best["family"], best["upper"]) == ("3/2", "svf-pairs", "5")
+    # the limit is approached from below: at m = 1000, 3 * 1001 / 2005
+    report = evaluate_family("svf-pairs", 1000)
+    assert float(report.certified_ratio) == pytest.approx(3003 / 2005) and report.match
+
+
+def test_a_wrong_closed_form_is_a_mismatch(monkeypatch):
+    fam = FAMILIES["svf-pairs"]
+    broken = dataclasses.replace(fam, witness_tel=fam.witness_tel + 1)
+    monkeypatch.setitem(families.FAMILIES, "svf-pairs", broken)
+    assert evaluate_family("svf-pairs", 3).status == "mismatch"
+
+
+def test_family_parameters_are_checked(capsys):
+    with pytest.raises(ValidationError, match="not a parameter"):
+        evaluate_family("svf-pairs", 3, r=2)
+    with pytest.raises(ValidationError, match="q"):
+        evaluate_family("svf-pairs", 3, q=0)
+    assert main(["family", "svf-pairs", "--size", "4", "--param", "q=2"]) == 0
+    assert "limit 3/2" in capsys.readouterr().out
+    assert main(["family", "svf-pairs", "--size", "4", "--param", "q"]) == 2

@@ -1,0 +1,124 @@
+"""SageSched's ledger rows: the status rules on hand-made numbers, the grid's checkpoint, the ledger wiring."""
+
+from __future__ import annotations
+
+import pytest
+
+from geosched.reference_impl.cluster.empirical import serving_split
+from geosched.reference_impl.model import Instance, Request
+from geosched.verify import sagesched_claims as sc
+from geosched.verify.empirical import combine_empirical
+from geosched.verify.ledger import Claim, Evidence, combine, run_claims
+
+
+def _row(router, local, mean, *, ablation=None, cluster="c", load=0.8, goodput=1.0, preemptions=0):
+    return {"cluster": cluster, "load": load, "router": router, "local": local, "ablation": ablation,
+            "mean_latency": mean, "goodput": goodput, "preemptions": preemptions}
+
+
+def _grid(sage, best=10.0, ablations=None, **kw):
+    rows = [_row(r, loc, best + 1 + k, **kw) for k, (r, loc) in
+            enumerate((r, loc) for r in sc.HEURISTIC_ROUTERS for loc in sc.HEURISTIC_LOCALS)]
+    rows[7]["mean_latency"] = best  # the best heuristic
+    rows.append(_row("sagesched", "sagesched", sage, **kw))
+    for name, mean in (ablations or {}).items():
+        rows.append(_row("sagesched", "sagesched", mean, ablation=name, **kw))
+    return rows
+
+
+def test_gain_status_rule():
+    assert sc.gain_claim(_grid(sage=7.0)).status == "reproduced"  # 30% >= 28.7%
+    outcome = sc.gain_claim(_grid(sage=8.0))
+    assert outcome.status == "partly" and outcome.data["mean_gain"] == pytest.approx(0.2)
+    assert "vs random+svf1" in outcome.message  # the 8th pair is the best heuristic
+    assert sc.gain_claim(_grid(sage=10.0)).status == "not_reproduced"
+    # the mean over configurations decides: +40% and -10% average to +15%
+    two = _grid(sage=6.0, cluster="a") + _grid(sage=11.0, cluster="b")
+    assert sc.gain_claim(two).data["mean_gain"] == pytest.approx(0.15)
+
+
+def test_ablation_status_rule():
+    full = 9.0
+    good = {"point": 10.0, "memory-only": 10.0, "compute-only": 12.0, "no-safety": 9.0}  # losses 10%, 10%, 25%
+    outcome = sc.ablation_claim(_grid(full, ablations=good))
+    assert outcome.status == "reproduced"
+    assert outcome.data["mean_loss"]["point"] == pytest.approx(0.1)
+    far = dict(good, point=18.0)  # 50% loss: positive, not "about 10%"
+    assert sc.ablation_claim(_grid(full, ablations=far)).status == "partly"
+    none = dict(good, **{"memory-only": 8.0})  # the memory-only cost does better than the hybrid one
+    assert sc.ablation_claim(_grid(full, ablations=none)).status == "not_reproduced"
+
+
+def test_routing_status_rule():
+    linear = {n: 1e-6 * n for n in (2, 32, 64, 256, 1024)}
+    assert sc.fitted_exponent(linear) == pytest.approx(1.0)
+    assert sc.routing_claim(linear).status == "reproduced"
+    quadratic = {n: 1e-9 * n * n for n in (2, 32, 64, 256, 1024)}
+    assert sc.routing_claim(quadratic).status == "not_reproduced"
+
+
+def test_preemption_status_rule():
+    rows = _grid(sage=9.0, ablations={"no-safety": 9.0}, preemptions=5)
+    rows[-2]["preemptions"] = 1  # SageSched
+    assert sc.preemption_claim(rows).status == "reproduced"
+    rows[0]["preemptions"] = 0  # one heuristic preempts even less, the best-latency one does not
+    assert sc.preemption_claim(rows).status == "partly"
+    rows[7]["preemptions"] = 1
+    assert sc.preemption_claim(rows).status == "not_reproduced"
+
+
+def test_combine_empirical_weakest_wins():
+    claim = Claim("x", "src", "stmt", "formalization", "difference", ())
+    evidence = [Evidence("a", "empirical", "reproduced", "ok"), Evidence("b", "empirical", "partly", "half")]
+    status, text, _, note = combine(claim, evidence, {})
+    assert (status, text) == ("partly", "partly") and "half" in note
+    assert combine(claim, [Evidence("a", "empirical", "not_reproduced", "no")], {})[:2] == ("not_reproduced",
+                                                                                          "not reproduced")
+    with_numbers = Evidence("a", "empirical", "partly", "detail", data={"summary": "+12.5% vs >= 28.7%"})
+    assert combine(claim, [with_numbers], {})[1] == "partly (+12.5% vs >= 28.7%)"
+    assert combine_empirical([Evidence("a", "bounded", "checked", "b", bound="n<=3")]) is None
+
+
+def _tiny_split():
+    requests = [Request(f"r{k}", 40 * k, 100 + 37 * (k % 7), 5 + (k * 13) % 60) for k in range(80)]
+    return serving_split(Instance(10_000, requests), train_fraction=0.3)
+
+
+def test_grid_checkpoint_resumes(tmp_path, monkeypatch):
+    split = _tiny_split()
+    path = tmp_path / "grid.json"
+    clusters = {"tiny": "1xA100-80G,1xH100-80G"}
+    rows = sc.run_grid(split, clusters, (0.8,), checkpoint=path)
+    assert len(rows) == 25 and path.is_file()
+    assert all(r["n"] == len(split.serve) for r in rows)
+
+    def boom(*args, **kwargs):
+        raise AssertionError("should have come from the checkpoint")
+
+    monkeypatch.setattr(sc, "simulate_cluster", boom)
+    assert sc.run_grid(split, clusters, (0.8,), checkpoint=path) == rows
+
+
+def test_ledger_rows_end_to_end(monkeypatch):
+    tiny = sc._Setup(600, {"tiny": "1xA100-80G,1xH100-80G"}, (0.8,), 300, 50_000, (2, 4, 64, 128), 1)
+    monkeypatch.setattr(sc, "_DEFAULT", tiny)
+    result = run_claims(["sagesched.gain", "sagesched.ablation", "sagesched.routing", "sagesched.preemption"])
+    statuses = {c.id: c.status for c in result.claims}
+    assert set(statuses.values()) <= {"reproduced", "partly", "not_reproduced", "unknown"}
+    assert statuses["sagesched.routing"] in ("reproduced", "not_reproduced")
+    routing = next(c for c in result.claims if c.id == "sagesched.routing")
+    assert "N^" in routing.evidence[0].message
+    gain = next(c for c in result.claims if c.id == "sagesched.gain")
+    if sc.default_trace_path() is not None:
+        assert "mean TTLT gain" in gain.evidence[0].message
+        assert len(gain.evidence[0].data["rows"]) == 25
+
+
+def test_absent_trace_gives_unknown(monkeypatch):
+    tiny = sc._Setup(600, {"tiny": "1xA100-80G"}, (0.8,), 200, 50_000, (2, 4), 1)
+    monkeypatch.setattr(sc, "_DEFAULT", tiny)
+    monkeypatch.setattr(sc, "default_trace_path", lambda: None)
+    outcomes = sc.run_sagesched_claims()
+    assert outcomes["sagesched.gain"].status == "unknown"
+    assert "absent" in outcomes["sagesched.ablation"].message
+    assert outcomes["sagesched.preemption"].status in ("reproduced", "partly", "not_reproduced")

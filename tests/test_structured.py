@@ -1,0 +1,244 @@
+"""Structured search at scale, the usage-profile kernel, serial list scheduling, the hunt targets
+(registry policies and stock vLLM through the semantics model) and the tie checks of witnesses.
+
+Expected values come from hand computations (written out below), from the reference
+simulator (an independent implementation of the same process), or from a naive list
+scheduler written here."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from geosched.adversary.fast import list_schedule, simulate_arrays
+from geosched.adversary.search import SearchSpace
+from geosched.adversary.structured import (
+    Description,
+    Group,
+    mutate_description,
+    random_description,
+    score_description,
+    structured_search,
+)
+from geosched.adversary.targets import engine_for, get_target, reversed_instance, target_names
+from geosched.adversary.witness import make_witness, read_witness, verify_witness, write_witness
+from geosched.cli import main
+from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance, Request, burst_instance
+from geosched.reference_impl.simulator import simulate
+
+
+def _random_arrays(rng, n, memory, burst):
+    o = rng.integers(1, memory + 1, size=n)
+    s = rng.integers(0, memory - o + 1)
+    a = np.zeros(n, np.int64) if burst else rng.integers(0, 15, size=n)
+    return a.astype(np.int64), s.astype(np.int64), o.astype(np.int64)
+
+
+@pytest.mark.parametrize("burst", [True, False])
+def test_profile_kernel_equals_batch_kernel_and_reference(burst):
+    rng = np.random.default_rng(7 + burst)
+    for trial in range(150):
+        n = int(rng.integers(1, 70))
+        memory = int(rng.integers(3, 40))
+        a, s, o = _random_arrays(rng, n, memory, burst)
+        inst = Instance(memory, [Request(f"q{k}", int(x), int(y), int(z)) for k, (x, y, z) in enumerate(zip(a, s, o))])
+        for policy in ("fcfs", "sjf", "svf"):
+            for backfill in (False, True):
+                profile = simulate_arrays(policy, a, s, o, memory, backfill=backfill, kernel="profile")
+                batch = simulate_arrays(policy, a, s, o, memory, backfill=backfill, kernel="batch")
+                assert profile.tolist() == batch.tolist()
+                if trial % 5 == 0:
+                    ref = simulate(inst, policy, backfill=backfill).starts
+                    assert profile.tolist() == [ref[r.id] for r in inst.requests]
+
+
+def test_profile_kernel_on_a_large_hand_worked_family():
+    # sjf-blocking, k = 30 (K = 900, M = 1800): SJF runs the 60 blockers (899, 1) in pairs, pair p
+    # in step p - 1 (TEL 2(1 + ... + 30) = 930); the 900 smalls (0, 2) start at 30: 900 * 32 = 28800.
+    # Total 29730 = k(k+1) + k^2 (k + 2). SVF: smalls first (TEL 1800), blockers 1 + ... = 1019.
+    k, big = 30, 900
+    s = np.array([big - 1] * (2 * k) + [0] * big)
+    o = np.array([1] * (2 * k) + [2] * big)
+    a = np.zeros(len(s), np.int64)
+    assert int((simulate_arrays("sjf", a, s, o, 2 * big, kernel="profile") + o).sum()) == 29730
+    assert int((simulate_arrays("svf", a, s, o, 2 * big, kernel="profile") + o).sum()) == 3 * k * k + 4 * k - 1
+
+
+def _naive_list(a, s, o, memory, order, monotone):
+    """Place each request at its earliest feasible start, scanning start steps one by one."""
+    usage: dict[int, int] = {}
+    starts = [None] * len(a)
+    previous = 0
+    for i in order:
+        x = max(a[i], previous) if monotone else a[i]
+        while any(usage.get(t, 0) + s[i] + t - x > memory for t in range(x + 1, x + o[i] + 1)):
+            x += 1
+        for t in range(x + 1, x + o[i] + 1):
+            usage[t] = usage.get(t, 0) + s[i] + t - x
+        starts[i] = x
+        previous = x
+    return starts
+
+
+@pytest.mark.parametrize("monotone", [False, True])
+def test_list_schedule_jumps_equal_the_naive_scan(monotone):
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        memory = int(rng.integers(3, 25))
+        a, s, o = _random_arrays(rng, n, memory, burst=bool(rng.integers(2)))
+        order = rng.permutation(n)
+        got = list_schedule(a, s, o, memory, order, monotone=monotone).tolist()
+        assert got == _naive_list(a.tolist(), s.tolist(), o.tolist(), memory, order.tolist(), monotone)
+
+
+def test_description_expands_with_clipping():
+    space = SearchSpace("sjf", max_requests=10, memory=10, alpha_max=0.5)  # P = 5
+    d = Description((Group(3, 1, 2, 0, 2, 1, 0), Group(2, 0, 9)))
+    a, s, o = d.expand(space)
+    # group 1: o = 2, 3, 4 (within P); s = 1, 3, 5 clipped to P - o = 3, 2, 1 -> 1, 2, 1
+    # group 2: o = 9 clipped to 5, s = 0
+    assert o.tolist() == [2, 3, 4, 5, 5] and s.tolist() == [1, 2, 1, 0, 0] and a.tolist() == [0] * 5
+    assert d.n == 5 and "3x(s=1+2j, o=2+1j)" in d.describe()
+    assert Description.from_list(d.to_list()) == d
+
+
+def test_mutations_stay_inside_the_space():
+    space = SearchSpace("svf", max_requests=50, memory=30, alpha_max=0.5, arrivals="online")
+    rng = np.random.default_rng(0)
+    d = random_description(space, rng)
+    for _ in range(500):
+        d, _ = mutate_description(space, d, rng)
+        a, s, o = d.expand(space)
+        assert 1 <= len(o) <= 50 and 1 <= len(d.groups) <= 4
+        assert (o >= 1).all() and (s >= 0).all() and (s + o <= space.peak_max).all()
+        assert (a >= 0).all() and (a <= space.arrival_max).all()
+
+
+def test_robust_score_takes_the_worse_tie_order():
+    # every output is 1, so every SJF key ties and the position decides. Big first: 4 blockers
+    # (9, 1) (peak 10 = M/2) run in pairs in steps 0, 1 (TEL 2 + 2*2 = 6), the 20 smalls (0, 1)
+    # then start at 2: 20 * 3 = 60, TEL 66. Reversed (smalls first): 20 smalls at 0 (TEL 20) and
+    # the blockers at 1, 2 (TEL 2*2 + 2*3 = 10), TEL 30. The pool's best (SVF: smalls first) is 30.
+    space = SearchSpace("sjf", max_requests=24, memory=20, alpha_max=0.5)
+    d = Description((Group(4, 9, 1), Group(20, 0, 1)))
+    given = score_description(space, d)
+    robust = score_description(space, d, "robust")
+    assert (given.policy_tel, given.pool_tel) == (66, 30)
+    assert robust.policy_tel == 30 and robust.score == pytest.approx(1.0)
+
+
+def test_structured_search_from_random_starts_beats_the_small_hunts():
+    # M = 400, up to 400 requests, a fixed number of evaluations (machine-independent):
+    # the old anneal hunts reached 3.27 at M = 40, n = 60
+    space = SearchSpace("sjf", max_requests=400, memory=400, alpha_max=0.5)
+    result = structured_search(space, time_limit=120, max_evals=1500, rng=0, ties="robust")
+    assert result.status == "max_evaluations" and result.method == "structured"
+    assert result.fun > 3.5, result.message
+    best = result.elite[0]
+    assert best.note and best.score == pytest.approx(result.fun)
+    resumed = structured_search(space, time_limit=60, max_evals=1600, rng=0, state=result.state)
+    assert resumed.nfev >= 1600 and resumed.fun >= result.fun
+
+
+def test_structured_rejects_bad_options():
+    space = SearchSpace("sjf", max_requests=10, memory=10)
+    with pytest.raises(ValidationError, match="ties"):
+        structured_search(space, time_limit=0.1, ties="sometimes")
+    with pytest.raises(ValidationError, match="max_groups"):
+        structured_search(space, time_limit=0.1, max_groups=0)
+
+
+def test_hunt_structured_writes_checked_witnesses_with_tie_checks(tmp_path, capsys):
+    out = tmp_path / "h"
+    argv = ["hunt", "--policy", "sjf", "--method", "structured", "--requests", "200", "--memory", "200",
+            "--time", "3", "--seed", "2", "--out", str(out), "--quiet", "--ties", "robust"]
+    assert main(argv) == 0
+    data = json.loads((out / "best_witness.json").read_text())
+    assert data["found_by"].startswith("hunt:structured [") and "tie_check" in data and "tie_rule" in data
+    assert main(["check-witness", str(out / "best_witness.json")]) == 0
+    assert "reversed tie order" in capsys.readouterr().out
+
+
+# -- hunt targets -----------------------------------------------------------------------------
+
+
+def test_target_names_and_unknown_name():
+    assert target_names()[-2:] == ("vllm-fcfs", "vllm-priority")
+    with pytest.raises(UnknownNameError, match="vllm-fcfs"):
+        get_target("vllm-lifo")
+    with pytest.raises(UnknownNameError):
+        SearchSpace("vllm-lifo", max_requests=3, memory=10)
+
+
+def test_vllm_targets_by_hand():
+    # Kong's example, M = 12: r0 (s=6, o=3) is vLLM's P = 7, r1 (s=1, o=5) P = 2.
+    # Stock FCFS: call 0 admits both (7 + 2 = 9 blocks); call 1: 8 + 3 = 11; call 2: r0 takes the
+    # 12th block, r1 cannot grow: the last running request (r1) is preempted; r0 finishes in call 2
+    # (completion 3). r1 resumes in call 3 re-prefilling its 2 + 2 tokens and finishes in call 5
+    # (completion 6). TEL 9, 1 preemption.
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    fcfs = get_target("vllm-fcfs").run(inst)
+    assert (fcfs.tel, fcfs.completions, fcfs.preemptions) == (9, {"r0": 3, "r1": 6}, 1)
+    # Priority (all 0): in call 2 the victim is the largest (priority, arrival), the first such in
+    # the running list: r0 (9 blocks back). r1 finishes in call 4 (completion 5); r0 (9 tokens)
+    # fits again only in call 5 and finishes there (completion 6). TEL 11.
+    prio = get_target("vllm-priority").run(inst)
+    assert (prio.tel, prio.completions, prio.preemptions) == (11, {"r0": 6, "r1": 5}, 1)
+    assert fcfs.engine == engine_for(inst) and fcfs.engine["capacity_blocks"] == 12
+
+
+def test_reversed_instance_for_id_comparing_heaps():
+    inst = Instance(10, [Request("b", 0, 1, 1), Request("a", 0, 2, 2), Request("c", 0, 3, 3)])
+    flipped = reversed_instance(inst, reverse_id_order=True)
+    # by id the prompts read 2 (a), 1 (b), 3 (c); flipped, the positions are reversed and the ids
+    # exchanged (c <-> a, b stays) so that by id they read 3, 1, 2: the id order reversed too
+    assert [(r.id, r.prompt) for r in flipped.requests] == [("a", 3), ("c", 2), ("b", 1)]
+    assert [r.prompt for r in sorted(flipped.requests, key=lambda r: r.id)] == [3, 1, 2]
+
+
+def test_vllm_target_witness_verifies_and_tampering_is_caught(tmp_path):
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    w = make_witness(inst, "vllm-fcfs", {"r0": 0, "r1": 1}, found_by="hand")
+    data = w.to_dict()
+    assert data["policy_schedule"] == {"completions": {"r0": 3, "r1": 6}, "tel": 9, "preemptions": 1}
+    assert data["engine"]["preemption"] == "fcfs" and data["tie_check"]["order"] == "reversed"
+    report = verify_witness(data)
+    assert report.ok and report.preemptions == 1 and report.certified_ratio == 1
+    bad = json.loads(json.dumps(data))
+    bad["policy_schedule"]["completions"]["r1"] = 7
+    assert "completions" in verify_witness(bad).message
+    bad = json.loads(json.dumps(data))
+    bad["policy_schedule"]["preemptions"] = 0
+    assert not verify_witness(bad).ok
+    no_engine = {k: v for k, v in data.items() if k != "engine"}
+    with pytest.raises(WorkloadFormatError):
+        verify_witness(no_engine)
+    path = write_witness(w, tmp_path / "v.json")
+    assert verify_witness(read_witness(path)).ok
+
+
+def test_tie_check_is_recomputed_and_a_wrong_one_rejected():
+    # FCFS on Kong's example: every key is 0, the position decides. r0 = (6, 3) first: it holds 7, 8, 9
+    # at steps 1..3; r1 = (1, 5) started at 1 holds 2, 3 at steps 2, 3 (8 + 2, 9 + 3 <= 12): TEL 3 + 6 = 9.
+    # Reversed, r1 first at 0 (2..6 at steps 1..5): r0 started at t <= 4 collides (e.g. t = 1: 5 + 9 at
+    # step 4), so it waits for r1's end at 5: TEL 5 + 8 = 13. The ratio depends on the tie order.
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    w = make_witness(inst, "fcfs", {"r0": 0, "r1": 1}, found_by="hand")
+    assert w.policy_tel == simulate_tel(inst, "fcfs") and w.depends_on_ties is True
+    assert w.tie_check["policy_tel"] == simulate_tel(reversed_instance(inst), "fcfs") == 13
+    data = w.to_dict()
+    assert verify_witness(data).depends_on_ties is True
+    data["tie_check"]["depends_on_ties"] = False
+    assert not verify_witness(data).ok
+    data = w.to_dict()
+    data["tie_rule"] = "ties by id"
+    assert "tie_rule" in verify_witness(data).message
+
+
+def simulate_tel(inst: Instance, policy: str) -> int:
+    return check_schedule(inst, simulate(inst, policy).starts).metrics.tel

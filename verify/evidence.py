@@ -1,0 +1,125 @@
+"""What one check of the claims ledger returns (:class:`Evidence`), and the state a ledger run shares.
+
+An :class:`Evidence` is the outcome of one *method* on one claim, in one of these words (the
+same in ``geosched claims``, ``--json`` and ``docs/claims.md``):
+
+* ``proved``: a mechanical proof for all values (every step of a sympy derivation checked, or a
+  solver lemma proved, non-vacuous and tight over symbolic values);
+* ``checked``: a bounded check that could have failed found nothing (exhaustive enumeration,
+  solver proofs for every ``n`` up to a bound, a game solved for small sizes); it carries its
+  ``bound``;
+* ``consistent``: a statistical check agreed, and could have disagreed; it carries ``samples``;
+* ``vacuous``: a bounded or statistical check passed but could not have failed: the worst case
+  it observed is far from the bound (it would still pass with the claim's constant made twice
+  as strong, or it observed no use of the constant at all, e.g. a worst ratio of exactly 1);
+  it never counts as ``checked``;
+* ``refuted``: a check found a counterexample (written to a file) or a bound violated beyond
+  its confidence interval;
+* ``unknown``: the check could not decide (partial derivation, timeout, inconclusive
+  statistics, a check that raised).
+
+Every bounded or statistical evidence whose claim has a constant reports ``used`` (the worst
+observed value over the bound, read on the constant: the share of the constant the worst case
+needs) and ``discriminating`` (the same check with the constant made 10% stronger fails).
+
+Example
+-------
+>>> Evidence("demo", "bounded", "checked", "ok", bound="n<=2", used=0.95, discriminating=True).success
+True
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from geosched.output import json_default, write_text_atomic
+from geosched.results import Result
+
+__all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES"]
+
+EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown",
+                     # empirical claims (geosched.verify.empirical): a paper's experiment re-run on the trace
+                     "reproduced", "partly", "not_reproduced")
+# how much each word says, for the rule "a claim is never stronger than what it depends on"
+# (the empirical words stand apart: no claim depends on an empirical one)
+STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "refuted": 0,
+            "reproduced": 3, "partly": 2, "not_reproduced": 1}
+MODES = ("quick", "default", "thorough")
+
+
+@dataclass(frozen=True)
+class Evidence(Result):
+    """The outcome of one method on one claim."""
+
+    STATUSES = EVIDENCE_STATUSES
+    SUCCESS = ("proved", "checked", "consistent")
+
+    method: str  # e.g. "derivation", "z3:peak_volume", "exhaustive:thm3.2", "monte-carlo:svf"
+    kind: str  # "proof", "bounded", "statistical", "supporting" (our code is the paper's algorithm), "source",
+    #            "empirical" (geosched.verify.empirical's EmpiricalEvidence carries the same first fields)
+    status: str  # one of EVIDENCE_STATUSES
+    message: str  # one line, generated from the constants actually checked
+    bound: str | None = None  # bounded checks: the bound reached
+    samples: int | None = None  # statistical checks: the number of samples
+    counterexample: str | None = None  # refuted: the file with the counterexample
+    depends_on: tuple[str, ...] = ()  # derivations: claims the proof relies on
+    wall_time: float = 0.0  # seconds
+    data: dict[str, Any] = field(default_factory=dict)  # JSON-ready extras
+    used: float | None = None  # worst observed / bound, read on the claim's constant (None: no constant)
+    discriminating: bool | None = None  # the same check with the constant 10% stronger fails (None: n/a)
+    implementation: bool = False  # the outcome depends on our simulator/policies (see the supporting checks)
+    covers: dict[str, tuple[str, str]] = field(default_factory=dict)  # derivation step names -> (status, bound)
+
+
+class Context:
+    """Shared state of one ledger run: the mode, cached expensive runs, the output folder."""
+
+    def __init__(self, mode: str, out: str | Path | None, seed: int, variants: tuple[str, ...],
+                 restart: bool = False) -> None:
+        self.mode = mode
+        self.thorough = mode == "thorough"
+        self.quick = mode == "quick"
+        self.seed = seed
+        self._out = Path(out) if out else None
+        self.variants = variants
+        self.restart = restart
+        self.follow_dependencies = True
+        self.cache: dict[str, Any] = {}
+        self.statuses: dict[str, Any] = {}
+
+    def pick(self, quick: Any, default: Any, thorough: Any) -> Any:
+        """The setting for this run's mode."""
+        return {"quick": quick, "default": default, "thorough": thorough}[self.mode]
+
+    @property
+    def out(self) -> Path:
+        """The counterexample folder (a fresh temporary one when none was given)."""
+        if self._out is None:
+            self._out = Path(tempfile.mkdtemp(prefix="geosched-claims-"))
+        self._out.mkdir(parents=True, exist_ok=True)
+        return self._out
+
+    @property
+    def out_if_set(self) -> Path | None:
+        return self._out
+
+    def write(self, name: str, data: Any) -> str:
+        """Write ``data`` as JSON to ``out/name`` atomically; returns the path."""
+        path = self.out / name
+        write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
+        return str(path)
+
+    def cached(self, key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
+        """``(value, seconds spent now)``: the first caller pays, later ones get 0."""
+        if key in self.cache:
+            return self.cache[key], 0.0
+        t0 = time.perf_counter()
+        value = fn()
+        self.cache[key] = value
+        return value, time.perf_counter() - t0

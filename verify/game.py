@@ -1,0 +1,156 @@
+"""Jaillet et al.'s Thm. 4.1 as a game: every deterministic online algorithm against an adaptive adversary.
+
+Jaillet, Jiang, Mellou, Molinaro, Podimata, Zhou (arXiv 2502.07115), Thm. 4.1: no deterministic
+online algorithm has a constant competitive ratio under adversarial arrivals (``Omega(sqrt n)``).
+The adversary of :mod:`geosched.theory.jaillet_thm4_1` (our construction): memory
+``M = K^2 (K + 1)``; a long request ``L = (a, s, o) = (0, M - K, K)``; ``K^2`` small requests
+``(s, o) = (K, 1)`` released together at a step ``r`` the adversary picks *after* watching the
+algorithm, or never.
+
+**The game, solved exactly.** Before the small requests arrive, a deterministic online algorithm
+has seen nothing but time passing, so all it can decide is the step ``d`` at which it starts
+``L`` (``d = 0, 1, ...``, or never). After a release at ``r`` nothing else arrives, and we grant
+the algorithm the best possible continuation (the optimal schedule of what is left, with ``L``
+fixed at ``d`` if it has started), which can only lower its ratio. So
+
+.. math::  V_K = \\min_{d} \\max\\Bigl(\\frac{d + K}{K},\\ \\max_{r \\ge 1}
+           \\frac{\\mathrm{ALG}^*(d, r)}{\\mathrm{OPT}(r)}\\Bigr)
+
+is a lower bound on the competitive ratio of *every* deterministic online algorithm (the first
+term is the adversary never releasing). ``OPT(r)`` is computed by the exhaustive dynamic program
+:func:`geosched.verify.exhaustive.dp_opt`, ``ALG*(d, r)`` by a dynamic program over the number of
+small requests started at each step (below), and both schedules are re-checked by the
+independent schedule checker. Steps ``d > D`` need not be enumerated: never releasing gives them
+a ratio ``>= (D + 1 + K)/K``, which enters the minimum as a bound.
+
+Example
+-------
+>>> result = solve_game(2)
+>>> result.value >= 1, result.n
+(True, 5)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from geosched.errors import ValidationError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance, Request
+from geosched.results import Result
+from geosched.verify.exhaustive import dp_opt
+
+__all__ = ["GameResult", "solve_game"]
+
+
+@dataclass(frozen=True)
+class GameResult(Result):
+    """The value of the adversary game for one ``K`` (``status``: ``"solved"`` or ``"error"``)."""
+
+    STATUSES = ("solved", "error")
+    SUCCESS = ("solved",)
+
+    status: str
+    message: str  # one line
+    wall_time: float  # seconds
+    K: int  # size parameter
+    n: int  # requests when the adversary releases: K^2 + 1
+    value: float  # V_K: no deterministic online algorithm does better against this adversary
+    value_fraction: str  # V_K exactly
+    best_d: int | None  # an algorithm's start step for L attaining V_K (None: the bound for d > D)
+    adversary_reply: str  # the adversary's answer to best_d: "never" or "release at r"
+    per_d: list[dict[str, Any]] = field(default_factory=list)  # d -> the adversary's best ratio and reply
+    rechecked: int = 0  # schedules re-checked by the schedule checker
+
+
+def _instance(k: int, release: int | None) -> Instance:
+    memory = k * k * (k + 1)
+    requests = [Request("long", 0, memory - k, k)]
+    if release is not None:
+        requests += [Request(f"s{i}", release, k, 1) for i in range(1, k * k + 1)]
+    return Instance(memory, requests)
+
+
+def _continuation(k: int, d: int, r: int) -> tuple[int, dict[str, int]]:
+    """Least TEL with ``L`` started at ``d`` and the small requests released at ``r > d``:
+    a dynamic program over the number ``m`` of small requests still waiting at step ``x``."""
+    memory = k * k * (k + 1)
+    horizon = max(r, d + k) + 1  # from then on every small request fits at once
+
+    def held_by_long(step: int) -> int:
+        return memory - k + (step - d) if d < step <= d + k else 0
+
+    @cache
+    def best(x: int, m: int) -> tuple[int, tuple[int, ...]]:
+        if m == 0:
+            return 0, ()
+        options = []
+        room = memory - held_by_long(x + 1)
+        for start in range(min(m, max(0, room) // (k + 1)), -1, -1):
+            if start == 0 and x >= horizon:
+                continue
+            cost, rest = best(x + 1, m - start)
+            options.append((cost + start * (x + 1 - r), (x,) * start + rest))
+        return min(options)
+
+    cost, small_starts = best(r, k * k)
+    starts = {"long": d, **{f"s{i}": x for i, x in enumerate(small_starts, start=1)}}
+    return d + k + cost, starts
+
+
+def _checked_tel(instance: Instance, starts: dict[str, int], tel: int) -> None:
+    report = check_schedule(instance, starts)
+    if not report.feasible or report.metrics.tel != tel:
+        raise RuntimeError(f"schedule rejected by the checker: {report.message}")
+
+
+def solve_game(k: int, max_d: int | None = None) -> GameResult:
+    """Solve the game for ``K = k`` exactly (see the module docstring).
+
+    Parameters
+    ----------
+    k : int
+        ``K >= 2``; ``n = K^2 + 1`` requests.
+    max_d : int, optional
+        Enumerate the algorithm's start step ``d = 0..max_d`` (default ``K^2``); larger ``d`` enter
+        through the never-release bound.
+
+    Returns
+    -------
+    GameResult
+        ``value`` is ``V_K``; ``per_d`` the adversary's best reply to each ``d``.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise ValidationError("K", k, "must be an integer >= 2")
+    begin = time.perf_counter()
+    top = k * k if max_d is None else max_d
+    opt_cache: dict[int, int] = {}
+    rechecked = 0
+    per_d = []
+    for d in range(top + 1):
+        reply, value = "never", Fraction(d + k, k)
+        for r in range(d + 1, d + k + 2):
+            if r not in opt_cache:
+                instance = _instance(k, r)
+                opt_tel, opt_starts = dp_opt(instance)
+                _checked_tel(instance, opt_starts, opt_tel)
+                opt_cache[r] = opt_tel
+                rechecked += 1
+            tel, starts = _continuation(k, d, r)
+            _checked_tel(_instance(k, r), starts, tel)
+            rechecked += 1
+            if Fraction(tel, opt_cache[r]) > value:
+                reply, value = f"release at {r}", Fraction(tel, opt_cache[r])
+        per_d.append({"d": d, "ratio": float(value), "fraction": str(value), "reply": reply})
+    tail = Fraction(top + 1 + k, k)
+    best = min(per_d, key=lambda row: Fraction(row["fraction"]))
+    value = min(Fraction(best["fraction"]), tail)
+    best_d, reply = (best["d"], best["reply"]) if Fraction(best["fraction"]) <= tail else (None, "never")
+    message = (f"K={k} (n={k * k + 1}): every deterministic online algorithm has ratio >= {float(value):.3f} "
+               f"against this adversary (best start step of L: {best_d}, answered by: {reply})")
+    return GameResult("solved", message, time.perf_counter() - begin, k, k * k + 1, float(value), str(value),
+                      best_d, reply, per_d, rechecked)

@@ -1,0 +1,296 @@
+"""The mutation campaign: one-line mutations of the code must change the ledger's verdict.
+
+Each :class:`Mutation` replaces one exact fragment of one source file (a formula constant, a
+threshold, the volume, a policy key, the simulator's admission, a check's constant) and names
+the claim it affects. :func:`run_campaign` applies every mutation in a **copy** of the tree
+(never the live one: other tests run against it), runs that claim's checks in the ``quick``
+settings in a fresh interpreter on the copy (without following its dependencies, to keep the
+campaign short), and requires the claim to come out ``refuted``, or ``unknown`` naming the
+failed supporting check. The fragment is restored before the next mutation.
+
+Run it with ``python -m geosched.verify.mutations [--workers 2] [--json]``; docs/claims.md lists
+the outcome and explains every survivor; ``tests/test_mutations.py`` (marked ``slow``) runs it.
+
+Example
+-------
+>>> len(MUTATIONS) >= 30
+True
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main"]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One one-line change of one file, and the claim whose verdict it must change."""
+
+    id: str  # short name
+    path: str  # file, relative to the repository root
+    old: str  # exact fragment (must occur exactly once in the file)
+    new: str  # its replacement
+    claim: str  # the ledger claim checked
+    what: str  # what the mutation breaks, in words
+
+
+M = Mutation
+MUTATIONS: tuple[Mutation, ...] = (
+    # theory/: the derivations' formulas and constants (sympy must refute the derivation)
+    M("theory-volume", "theory/kong_volume.py", "(output**2 + output) / 2", "(output**2 - output) / 2", "kong.volume",
+      "the volume's closed form"),
+    M("theory-ratio", "theory/kong_thm3_2.py", "return 1 + 2 / (1 - a)", "return 1 + 3 / (1 - a)", "kong.thm3.2",
+      "Thm. 3.2's ratio constant"),
+    M("theory-lemma-factor", "theory/kong_lemma_a2.py", "FACTOR = 2  #", "FACTOR = 1  #", "kong.lemmaA.2",
+      "Lemma A.2's factor 2 (p o + o <= 2v)"),
+    M("theory-ev", "theory/kong_thm3_4.py", "    return Es / mu + 1 / mu**2", "    return Es / mu + 2 / mu**2",
+      "kong.thm3.4", "E[v] of the geometric lengths"),
+    M("theory-bound34", "theory/kong_thm3_4.py", "    return 1 + 2 / ((1 - a) * (1 - m) * (1 - p))",
+      "    return 1 + 3 / ((1 - a) * (1 - m) * (1 - p))", "kong.thm3.4", "Thm. 3.4's constant 2"),
+    M("theory-o1", "theory/kong_thm3_5.py", "    return th + 1 / mu", "    return th + 3 / mu", "kong.thm3.5",
+      "O_1 = theta + 1/mu"),
+    M("theory-threshold", "theory/kong_thm3_3.py", "    return math.isqrt(int(t_max))", "    return int(t_max)",
+      "kong.thm3.3", "theta = T instead of floor(sqrt T) in theory"),
+    M("theory-thm33-constant", "theory/kong_thm3_3.py", "    return 1 + 2 * t_max / (1 - a_)",
+      "    return 1 + 1 * t_max / (1 - a_)", "kong.thm3.3", "Thm. 3.3's explicit constant"),
+    M("theory-jaillet-constant", "theory/jaillet_thm4_3.py", "def derivation(constant=5)", "def derivation(constant=4)",
+      "jaillet.thm4.3", "Jaillet Thm. 4.3's constant"),
+    M("theory-sjf-closed-form", "theory/kong_sjf_unbounded.py", "    return m * (m + 1) / 2 + m**3 + m**2 + 1",
+      "    return m * (m + 1) / 2 + m**3 + m**2 + 2", "kong.sjf_unbounded", "TEL(SJF) closed form"),
+    M("theory-witness", "theory/jaillet_thm4_1.py", "    return K**2 + K + 2", "    return K**2 + K + 1",
+      "jaillet.thm4.1", "the witness schedule's TEL"),
+    M("theory-prefix", "theory/kong_prop3_1.py", "sp.Add(*volumes[: kk + 1])", "sp.Add(*volumes[: kk])",
+      "kong.prop3.1", "the prefix sums P_k"),
+    M("theory-ecr", "theory/kong_thm3_4_half.py", "    return 1 + 4 / ((1 - m) * (1 - p))",
+      "    return 1 + 2 / ((1 - m) * (1 - p))", "kong.thm3.4.half", "the alpha = 1/2 form's constant 4"),
+    # verify/: the checks' constants and thresholds
+    M("check-bound-1", "verify/exhaustive.py", "BOUND_NUMERATOR = 2  #", "BOUND_NUMERATOR = 1  #", "kong.thm3.2",
+      "the exhaustive Thm. 3.2 constant 2 -> 1"),
+    M("check-thm33", "verify/exhaustive.py", "THM33_NUMERATOR = 2\n", "THM33_NUMERATOR = 1\n", "kong.thm3.3",
+      "the exhaustive Thm. 3.3 constant"),
+    M("check-jaillet", "verify/exhaustive.py", "JAILLET_CONSTANT = 5\n", "JAILLET_CONSTANT = 4\n", "jaillet.thm4.3",
+      "the exhaustive Jaillet constant"),
+    M("check-lemma-factor", "verify/exhaustive.py", "LEMMA_A2_FACTOR = 2\n", "LEMMA_A2_FACTOR = 1\n", "kong.lemmaA.2",
+      "Lemma A.2's summed factor 2 -> 1 in the check"),
+    M("check-threshold", "verify/exhaustive.py", 'theta={math.isqrt(max(r.output for r in instance.requests))}',
+      'theta={max(r.output for r in instance.requests)}', "kong.thm3.3", "theta = T in the exhaustive check"),
+    M("check-prefix", "verify/exhaustive.py", "        running += v\n", "        running += v + 1\n", "kong.prop3.1",
+      "the prefix bound of the check"),
+    M("check-dp", "verify/exhaustive.py", "cost = sum(1 for i in range(n)", "cost = sum(2 for i in range(n)",
+      "kong.prop3.1", "the independent exact solver (TEL doubled)"),
+    M("check-monitor-threshold", "verify/monitor.py", "        self.threshold = instance.memory - peak\n",
+      "        self.threshold = instance.memory - peak - 1\n", "kong.lemmaA.2", "the certificate's M - P"),
+    M("check-monitor-order", "verify/monitor.py", "(r.volume, r.arrival, position)", "(r.output, r.arrival, position)",
+      "kong.lemmaA.2", "the certificate's volume order"),
+    M("check-mc-constant", "verify/montecarlo.py", "BOUND_CONSTANT = 2  #", "BOUND_CONSTANT = 0.01  #", "kong.thm3.4",
+      "the Monte-Carlo bound constant 2 -> 0.01"),
+    M("check-mc-o1", "verify/montecarlo.py", "    return 1 / mu - theta * q**theta / (1 - q**theta), theta + 1 / mu",
+      "    return 1 / mu - theta * q**theta / (1 - q**theta), theta + 3 / mu", "kong.thm3.5",
+      "O_1 = theta + 3/mu in the Monte-Carlo"),
+    M("check-spec-key", "verify/policy_spec.py", '"svf": lambda s, o: 2 * s * o + o * o + o,',
+      '"svf": lambda s, o: 2 * s * o + o * o,', "kong.lemmaA.2", "the specification's SVF key"),
+    M("check-core-increment", "verify/cores.py", "    expected = z3.If(_holds_at(x, o, c), 2 * (s + c - x), 0)",
+      "    expected = z3.If(_holds_at(x, o, c), 2 * (s + c - x) + 1, 0)", "kong.prop3.1",
+      "the per-request work increment"),
+    M("check-core-exchange", "verify/cores.py", "total >= _sum(v[:k]) + extra", "total >= _sum(v[:k + 1]) + extra",
+      "kong.prop3.1", "the exchange step's k smallest"),
+    M("check-lemma-certificate", "verify/lemmas.py", "        conclusion=total_peak > memory - alpha_m + slack,",
+      "        conclusion=total_peak > memory - alpha_m + slack + 1,", "kong.lemmaA.2",
+      "the blocked-step certificate's (1 - alpha) M"),
+    M("check-composition", "verify/lemmas.py", 'def thm3_2_composition(form: str = "real", numerator: int = 2,',
+      'def thm3_2_composition(form: str = "real", numerator: int = 1,', "kong.thm3.2", "the Z3 composition's 2"),
+    # reference_impl/: the volume, the policy keys, the simulator's admission
+    M("impl-volume", "reference_impl/model.py", "    return prompt * output + (output * output + output) // 2",
+      "    return prompt * output + (output * output - output) // 2", "kong.volume", "model.volume"),
+    M("impl-svf-key", "reference_impl/policies.py", "    return prompt * output + (output * output + output) // 2",
+      "    return prompt * output + (output * output) // 2", "kong.lemmaA.2", "SVF's priority key (the volume)"),
+    M("impl-sjf-key", "reference_impl/policies.py", "        return np.asarray(predicted, dtype=np.int64).copy()",
+      "        return np.asarray(prompt, dtype=np.int64).copy()", "jaillet.thm4.3", "SJF's key (output -> prompt)"),
+    M("impl-strict-backfills", "reference_impl/simulator.py", "    if backfill:\n        candidates = [",
+      "    if True:\n        candidates = [", "kong.lemmaA.2", "simulate's strict path backfills"),
+    M("impl-fits", "reference_impl/simulator.py", "usage(start + output) + prompt + output <= memory\n",
+      "usage(start + output) + prompt + output <= memory + 1\n", "kong.lemmaA.2",
+      "the forward-looking check one token loose"),
+    M("impl-earliest-start", "reference_impl/simulator.py", "bound = max(bound, ends[idx] - output + 1)",
+      "bound = max(bound, ends[idx] - output + 2)", "kong.lemmaA.2",
+      "the event-driven jump skips a feasible start"),
+    M("impl-ties", "reference_impl/simulator.py", "key=lambda i: (keys[i], self.arrival[i], i))",
+      "key=lambda i: (keys[i], -i, self.arrival[i]))", "kong.lemmaA.2", "ties broken by reverse position"),
+)
+
+
+@dataclass(frozen=True)
+class MutationOutcome:
+    """What the ledger said about one mutation."""
+
+    id: str  # the mutation
+    claim: str  # the claim checked
+    baseline: str  # its status without the mutation (same settings)
+    status: str  # its status with the mutation
+    message: str  # the ledger's wording with the mutation
+    caught: bool  # refuted, or unknown naming a failed supporting check
+    seconds: float  # wall time of the run
+
+
+_SCRIPT = """
+import json, sys
+import geosched
+from geosched.verify.ledger import run_claims
+assert geosched.__file__.startswith(sys.argv[1]), geosched.__file__
+result = run_claims(sys.argv[2].split(","), mode="quick", follow_dependencies=False, out=sys.argv[3])
+print(json.dumps({c.id: {"status": c.status, "message": c.message, "note": c.note} for c in result.claims}))
+"""
+
+
+def _package_dirs(root: Path) -> dict[str, str]:
+    with open(root / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["tool"]["setuptools"]["package-dir"]
+
+
+def _materialize(root: Path, dest: Path) -> dict[str, Path]:
+    """The installed layout (``geosched/...``) of the source tree under ``dest``; returns, per source
+    folder, where its files went."""
+    mapping = _package_dirs(root)
+    placed: dict[str, Path] = {}
+    for package, source in sorted(mapping.items(), key=lambda item: item[0].count(".")):
+        target = dest.joinpath(*package.split("."))
+        shutil.copytree(root / source, target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "_build"))
+        placed[source] = target
+    return placed
+
+
+def _copy_path(placed: dict[str, Path], rel_path: str) -> Path:
+    source = max((s for s in placed if rel_path.startswith(s.rstrip("/") + "/")), key=len)
+    return placed[source] / rel_path[len(source.rstrip("/")) + 1:]
+
+
+def _run_claims(copy: Path, claims: list[str], timeout: float) -> tuple[dict[str, dict[str, Any]], float]:
+    """Run ``claims`` (quick, dependencies not followed) in a fresh interpreter on the copy."""
+    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    begin = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="geosched-mutant-out-") as out:
+        try:
+            proc = subprocess.run([sys.executable, "-c", _SCRIPT, str(copy), ",".join(claims), out],
+                                  capture_output=True, text=True, env=env, cwd=copy, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            failed = {"status": "timeout", "message": f"no verdict within {timeout:.0f} s", "note": ""}
+            return {c: failed for c in claims}, timeout
+    elapsed = time.perf_counter() - begin
+    if proc.returncode != 0 or not proc.stdout.strip():
+        tail = (proc.stderr.strip().splitlines() or ["?"])[-1]
+        return {c: {"status": "crashed", "message": tail[:200], "note": ""} for c in claims}, elapsed
+    return json.loads(proc.stdout.strip().splitlines()[-1]), elapsed
+
+
+def _caught(verdict: dict[str, Any], baseline: str) -> bool:
+    if verdict["status"] == baseline:
+        return False
+    if verdict["status"] == "refuted":
+        return True
+    return verdict["status"] == "unknown" and "supporting check failed" in verdict["message"]
+
+
+def run_campaign(root: str | Path | None = None, mutations: tuple[Mutation, ...] = MUTATIONS, *, workers: int = 2,
+                 timeout: float = 300.0, progress: Any = None) -> list[MutationOutcome]:
+    """Apply each mutation in a copy of the tree, run its claim, and say whether the ledger caught it.
+
+    Parameters
+    ----------
+    root : path, optional
+        The repository (default: the one this module lives in).
+    mutations : tuple of Mutation
+        Default :data:`MUTATIONS`.
+    workers : int
+        Parallel copies (each runs one mutation at a time).
+    timeout : float
+        Seconds per ledger run; a run past it counts as not caught.
+    progress : callable, optional
+        Called with each :class:`MutationOutcome` as it completes.
+
+    Returns
+    -------
+    list of MutationOutcome
+        In the order of ``mutations``.
+    """
+    root = Path(root) if root else Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="geosched-mutants-") as tmp:
+        copies: queue.Queue = queue.Queue()
+        for k in range(max(1, workers)):
+            dest = Path(tmp) / f"copy{k}"
+            copies.put((dest, _materialize(root, dest)))
+        _check_fragments(root, mutations)
+        dest, placed = copies.get()
+        baselines = {c: v["status"] for c, v in _run_claims(dest, sorted({m.claim for m in mutations}),
+                                                             timeout)[0].items()}
+        copies.put((dest, placed))
+
+        def one(mutation: Mutation) -> MutationOutcome:
+            dest, placed = copies.get()
+            target = _copy_path(placed, mutation.path)
+            original = target.read_text()
+            try:
+                target.write_text(original.replace(mutation.old, mutation.new, 1))
+                verdicts, seconds = _run_claims(dest, [mutation.claim], timeout)
+                verdict = verdicts[mutation.claim]
+            finally:
+                target.write_text(original)
+                copies.put((dest, placed))
+            outcome = MutationOutcome(mutation.id, mutation.claim, baselines[mutation.claim], verdict["status"],
+                                      verdict["message"], _caught(verdict, baselines[mutation.claim]), seconds)
+            if progress:
+                progress(outcome)
+            return outcome
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            return list(pool.map(one, mutations))
+
+
+def _check_fragments(root: Path, mutations: tuple[Mutation, ...]) -> None:
+    for m in mutations:
+        count = (root / m.path).read_text().count(m.old)
+        if count != 1:
+            raise ValueError(f"mutation {m.id}: the fragment occurs {count} times in {m.path} (must be once)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m geosched.verify.mutations``: run the campaign and print the table (or JSON)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", action="append", default=None, help="run only these mutation ids")
+    args = parser.parse_args(argv)
+    chosen = tuple(m for m in MUTATIONS if not args.only or m.id in args.only)
+    begin = time.perf_counter()
+    outcomes = run_campaign(mutations=chosen, workers=args.workers,
+                            progress=None if args.json else lambda o: print(
+                                f"{o.id:<26} {o.claim:<18} {o.baseline:>9} -> {o.status:<9} "
+                                f"{'caught' if o.caught else 'SURVIVED'}  {o.seconds:5.1f}s  {o.message[:70]}",
+                                flush=True))
+    caught = sum(o.caught for o in outcomes)
+    if args.json:
+        print(json.dumps({"tried": len(outcomes), "caught": caught, "seconds": round(time.perf_counter() - begin, 1),
+                          "outcomes": [asdict(o) for o in outcomes]}, indent=1))
+    else:
+        print(f"\n{caught} of {len(outcomes)} mutations caught ({100 * caught / max(1, len(outcomes)):.0f}%) in "
+              f"{time.perf_counter() - begin:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())
