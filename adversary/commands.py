@@ -195,15 +195,16 @@ def _cmd_family(args: argparse.Namespace) -> int:
 
 
 def _ratio_at_least_one(flag: str, text: str):
-    """``--lo``/``--hi``: an exact fraction >= 1 (the bisection runs on [lo, hi]; lo == hi asks once)."""
+    """``--lo``/``--hi``: an exact fraction, ``1 <= lo <= hi`` and ``hi > 1`` (``lo == hi`` asks once)."""
     from fractions import Fraction
 
     try:
         value = Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise ValidationError(flag, text, "must be a fraction or decimal such as 5 or 7/2") from None
-    if value < 1:
-        raise ValidationError(flag, text, "must be >= 1 (a ratio to OPT)")
+    if value < 1 or (flag == "--hi" and value == 1):
+        raise ValidationError(flag, text, "must be >= 1 (a ratio to OPT)" if flag == "--lo" else
+                              "must be > 1 (every instance has ratio >= 1)")
     return value
 
 

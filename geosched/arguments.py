@@ -11,7 +11,7 @@ Example
 >>> non_negative_int("-1")
 Traceback (most recent call last):
 ...
-argparse.ArgumentTypeError: must be an integer >= 0, got '-1'
+argparse.ArgumentTypeError: must be an integer in [0, 2^63), got '-1'
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 from typing import NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "finite_float",
-           "MAX_SEED"]
+           "unit_fraction", "probability_level", "MAX_SEED"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -92,4 +92,20 @@ def positive_float(text: str) -> float:
     value = finite_float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def unit_fraction(text: str) -> float:
+    """A number strictly between 0 and 1 (a part of a workload, ``--train-fraction``)."""
+    value = finite_float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
+    return value
+
+
+def probability_level(text: str) -> float:
+    """A number in ``(0, 1]`` (a quantile level, ``--safety-quantile``)."""
+    value = finite_float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
     return value

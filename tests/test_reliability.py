@@ -103,6 +103,9 @@ BASE = {
     ("predictor", "eval"): ["predictor", "eval", "--trace", "t.csv"],
     ("plot",): ["plot", "memory", "--out", "p.png"],
     ("lessons",): ["lessons", "--out", "L"],
+    ("export",): ["export", "w.json", "--format", "jsonl", "--out", "o.jsonl"],
+    ("vllm-diff",): ["vllm-diff", "burst:n=3", "--no-shrink"],
+    ("cluster",): ["cluster", "chat:n=20", "--replicas", "2xunit"],
 }
 BASE_FILES = {"i.json": README, "s.json": '{"r0": 0, "r1": 1}', "t.csv": GOOD_TRACE,
               "w.json": (ROOT / "docs" / "witnesses" / "svf_burst_alpha0.5_ratio1.345.json").read_text()}
@@ -121,6 +124,8 @@ BAD_VALUES = {
     "non_negative_int": _NOT_INTEGERS + ["-1", str(2**63), str(2**200)],
     "positive_float": ["abc", "nan", "inf", "-inf", "1e400", "0", "-1", "", "1,5"],
     "finite_float": ["abc", "nan", "inf", "-inf", "1e400", ""],
+    "unit_fraction": ["abc", "nan", "inf", "0", "1", "-0.5", "1.5", ""],
+    "probability_level": ["abc", "nan", "inf", "0", "-0.5", "1.5", ""],
 }
 # string flags whose values are parsed by the command (bad values per flag)
 BAD_STRINGS = {
@@ -132,6 +137,12 @@ BAD_STRINGS = {
     "--method": ["nope"],
     "--alpha-max": ["x", "1/0", "0", "-1/2", "3/2"],
     "--hi": ["abc", "0", "1", "1/0", "-2"],
+    "--lo": ["abc", "0", "1/2", "1/0", "-2", "9"],
+    "--param": ["q", "q=", "=2", "nope=2", "q=abc", "q=0"],
+    "--scheduler": ["nope", "nope.Scheduler", "geosched.Nope", "os.path", "geosched.errors.ValidationError"],
+    "--replicas": ["", "0xunit", "2xnope", "x", "2x", "-1xunit", "2xunit,"],
+    "--model": ["nope"],
+    "--local": ["nope", "svf:k=1", ":"],
     "--sizes": ["abc", "0:100", "5:1", "", "1,,x"],
     "--family": ["nope"],
     "--claim": ["nope"],
@@ -468,6 +479,7 @@ def test_tamper_check_can_fail(monkeypatch):
         return {"policy_schedule": parsed["policy_schedule"]["tel"], "witness_schedule": tels["witness_schedule"]}
 
     monkeypatch.setattr(witness_module, "_recomputed_tels", trusting)
+    monkeypatch.setattr(witness_module, "_check_ties", lambda *args: None)  # it would see the raised tel too
     forged = set_at(WITNESS, ("policy_schedule", "tel"), WITNESS["policy_schedule"]["tel"] + 50)
     forged["certified_ratio"] = forged["policy_schedule"]["tel"] / forged["witness_schedule"]["tel"]
     assert tamper_verdict(json.dumps(forged)).startswith("ACCEPTED WITH WRONG")
