@@ -141,13 +141,12 @@ BAD_STRINGS = {
     "--param": ["q", "q=", "=2", "nope=2", "q=abc", "q=0"],
     "--scheduler": ["nope", "nope.Scheduler", "geosched.Nope", "os.path", "geosched.errors.ValidationError"],
     "--replicas": ["", "0xunit", "2xnope", "x", "2x", "-1xunit", "2xunit,"],
-    "--model": ["nope"],
     "--local": ["nope", "svf:k=1", ":"],
     "--sizes": ["abc", "0:100", "5:1", "", "1,,x"],
     "--family": ["nope"],
     "--claim": ["nope"],
     "--features": ["nope", ","],
-    "--model": ["missing.json", "i.json"],
+    "--model": ["missing.json", "i.json", "nope"],  # predictor files, cluster model names
     "--schedule": ["missing.json"],
     "--trace": ["missing.csv", "i.json"],
 }
