@@ -43,7 +43,7 @@ def per_step_baseline(instance, policy_name: str) -> dict[str, int]:
     requests = instance.requests
     n = len(requests)
     keys = make_policy(policy_name).keys(instance, [r.output for r in requests])
-    order = sorted(range(n), key=lambda i: (keys[i], requests[i].arrival, requests[i].id))
+    order = sorted(range(n), key=lambda i: (keys[i], requests[i].arrival, i))  # ties: arrival, then position
     rank = {i: k for k, i in enumerate(order)}
     by_arrival = sorted(range(n), key=lambda i: requests[i].arrival)
     start = [-1] * n
