@@ -6,21 +6,12 @@ import argparse
 import sys
 
 from geosched.adversary.targets import target_names
+from geosched.arguments import integer, non_negative_int, positive_float, positive_int
 from geosched.errors import ValidationError
 from geosched.executor import SPEC_HELP, cluster_spec
 from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["add_commands"]
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
-    return value
 
 
 DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
@@ -36,15 +27,15 @@ def add_commands(subparsers, common) -> None:
                    help="structured: a few groups of requests, for large --requests and --memory")
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="structured: robust scores the worse of the given and the reversed tie order")
-    p.add_argument("--requests", type=int, default=20, help="at most this many requests (default 20)")
-    p.add_argument("--alpha-max", type=_positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
+    p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
+    p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
-    p.add_argument("--time", type=_positive_float, default=60.0, help="seconds in total (default 60)")
+    p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
     p.add_argument("--resume", action="store_true",
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
-    p.add_argument("--target", type=float, default=None, help="stop a search once this ratio is reached")
+    p.add_argument("--target", type=positive_float, default=None, help="stop a search once this ratio is reached")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--rounds", type=int, default=None,
                    help="reproducible mode: this many rounds of --restarts restarts of --evals evaluations, the best "
@@ -62,7 +53,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
     p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
     p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
-    p.add_argument("--step-seconds", type=_positive_float, default=0.025,
+    p.add_argument("--step-seconds", type=positive_float, default=0.025,
                    help="seconds per step for timestamps (default 0.025)")
     p.set_defaults(handler=_cmd_export)
 
@@ -75,20 +66,20 @@ def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("family", parents=[common],
                               help="evaluate a member of a worst-case family and check its closed form")
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
-    p.add_argument("--size", type=int, required=True, help="family parameter k")
+    p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
-    p.add_argument("--requests", type=int, required=True, help="exactly n requests (1..30)")
-    p.add_argument("--memory-max", type=int, default=None, help="M ranges over [--memory, --memory-max]")
-    p.add_argument("--max-prompt", type=int, required=True)
-    p.add_argument("--max-output", type=int, required=True)
+    p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..30)")
+    p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
+    p.add_argument("--max-prompt", type=non_negative_int, required=True)
+    p.add_argument("--max-output", type=positive_int, required=True)
     p.add_argument("--alpha-max", default="1/2", help="fraction, e.g. 1/2")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
-    p.add_argument("--timeout", type=_positive_float, default=60.0, help="seconds per query")
+    p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
     p.add_argument("--lo", default="1", help="lower end of the bisection")
     p.add_argument("--strengthen", action="store_true",
@@ -214,6 +205,20 @@ def _cmd_family(args: argparse.Namespace) -> int:
     return 0 if report.match else 1
 
 
+def _ratio_at_least_one(flag: str, text: str):
+    """``--lo``/``--hi``: an exact fraction, ``1 <= lo <= hi`` and ``hi > 1`` (``lo == hi`` asks once)."""
+    from fractions import Fraction
+
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValidationError(flag, text, "must be a fraction or decimal such as 5 or 7/2") from None
+    if value < 1 or (flag == "--hi" and value == 1):
+        raise ValidationError(flag, text, "must be >= 1 (a ratio to OPT)" if flag == "--lo" else
+                              "must be > 1 (every instance has ratio >= 1)")
+    return value
+
+
 def _cmd_z3(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import write_witness
     from geosched.adversary.z3search import Z3Bounds, bisect_ratio
@@ -228,8 +233,10 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError("--alpha-max", args.alpha_max, "must be a fraction such as 1/2") from None
-    result = bisect_ratio(args.policy, bounds, lo=args.lo, hi=args.hi, timeout=args.timeout,
-                          strengthen=args.strengthen)
+    lo, hi = _ratio_at_least_one("--lo", args.lo), _ratio_at_least_one("--hi", args.hi)
+    if lo > hi:
+        raise ValidationError("--lo", args.lo, f"must be <= --hi ({args.hi})")
+    result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
     if args.out and result.best_witness is not None:
         write_witness(result.best_witness, args.out)
     if args.json:

@@ -42,6 +42,7 @@ from geosched.adversary.search import (
     SearchSpace,
     anneal,
     candidate_to_instance,
+    checked_state,
     differential_evolution_search,
 )
 from geosched.adversary.structured import structured_search
@@ -175,21 +176,69 @@ class _HuntDirectory:
         self.lock_path.unlink(missing_ok=True)
 
     def load(self, space: SearchSpace, seed: int | None) -> dict[str, Any]:
-        """The saved checkpoint, validated against ``space`` (a resume of another search is an error)."""
+        """The saved checkpoint, validated against ``space`` (a resume of another search is an
+        error) and field by field: the saved searches' scores are recomputed, not trusted."""
         saved = read_json(self.checkpoint_path)
         where = str(self.checkpoint_path)
-        if not isinstance(saved, dict) or not isinstance(saved.get("methods"), dict):
-            raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with 'methods')")
-        if saved.get("space") != space.to_dict():
-            raise ValidationError("--resume", saved.get("space"),
+        if not isinstance(saved, dict) or set(saved) != {"space", "seed", "methods"} \
+                or not isinstance(saved["methods"], dict):
+            raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with exactly "
+                                      "'space', 'seed' and 'methods', 'methods' an object)")
+        if saved["space"] != space.to_dict():
+            raise ValidationError("--resume", saved["space"],
                                   f"checkpoint was made for another search space than {space.to_dict()}")
-        for method, state in saved["methods"].items():
-            if method not in METHODS or not isinstance(state, dict):
-                raise WorkloadFormatError(f"{where}: methods.{method} is not a saved search state")
-        return saved
+        if saved["seed"] is not None and (isinstance(saved["seed"], bool) or not isinstance(saved["seed"], int)
+                                          or saved["seed"] < 0):
+            raise WorkloadFormatError(f"{where}: seed must be an integer >= 0 or null, got {saved['seed']!r}")
+        methods = {}
+        for method, entry in saved["methods"].items():
+            methods[method] = _checked_method_entry(space, method, entry, where)
+        return {**saved, "methods": methods}
 
     def save(self, checkpoint: dict[str, Any]) -> None:
         write_json_atomic(self.checkpoint_path, checkpoint)
+
+
+def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: str) -> dict[str, Any]:
+    """One method's saved state: ``{"kind": "search", "state": ...}`` (checked and rescored by
+    :func:`~geosched.adversary.search.checked_state`) or z3's ``{"kind": "z3", "runs": ...}``."""
+    if method not in METHODS:
+        raise WorkloadFormatError(f"{where}: methods.{method}: unknown method; known: {', '.join(METHODS)}")
+    if method == "z3":
+        return _checked_z3_entry(entry, where)
+    if not isinstance(entry, dict) or set(entry) != {"kind", "state"} or entry["kind"] != "search":
+        raise WorkloadFormatError(f"{where}: methods.{method}: expected {{\"kind\": \"search\", \"state\": {{...}}}}")
+    return {"kind": "search", "state": checked_state(space, method, entry["state"], where)}
+
+
+def _checked_z3_entry(entry: Any, where: str) -> dict[str, Any]:
+    """z3's saved bisections: the shape is checked; their ratios cannot be re-verified (no
+    witness is saved with them), so the hunt reports only the witnesses of this run."""
+    def fail(why: str) -> WorkloadFormatError:
+        return WorkloadFormatError(f"{where}: methods.z3: {why}")
+
+    if not isinstance(entry, dict) or entry.get("kind") != "z3" or set(entry) != {"kind", "runs", "history",
+                                                                                    "wall_time"}:
+        raise fail('expected {"kind": "z3", "runs": [...], "history": [...], "wall_time": seconds}')
+    wall_time = entry["wall_time"]
+    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < float("inf"):
+        raise fail(f"wall_time must be a finite number >= 0, got {wall_time!r}")
+    runs = entry["runs"]
+    if not isinstance(runs, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("bounds"), dict) and isinstance(r["bounds"].get("n"), int)
+            and not isinstance(r["bounds"]["n"], bool) and 1 <= r["bounds"]["n"] <= 10
+            and isinstance(r.get("queries"), list)
+            and (r.get("best_sat") is None or (isinstance(r["best_sat"], (int, float))
+                                               and not isinstance(r["best_sat"], bool)
+                                               and 0 <= r["best_sat"] < float("inf")))
+            for r in runs):
+        raise fail("runs must be bisection results (bounds.n in 1..10, queries, best_sat null or a number)")
+    history = entry["history"]
+    if not isinstance(history, list) or not all(
+            isinstance(p, list) and len(p) == 3 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                      and abs(v) < float("inf") for v in p) for p in history):
+        raise fail("history must be a list of [wall time, best, queries]")
+    return entry
 
 
 def _process_alive(pid: int) -> bool:
@@ -394,7 +443,7 @@ def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None
     for m, res in results.items():
         if m == "z3":
             witnesses += [(f"z3_{k}", w) for k, w in enumerate(res.witnesses)]
-            summary[m] = res.summary()
+            summary[m] = _z3_summary(res)
             continue
         certified = []
         for k, cand in enumerate(res.elite[:3]):
@@ -409,6 +458,18 @@ def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None
             "message": res.message, "status": res.status,
         }
     return witnesses, summary
+
+
+def _z3_summary(res: Any) -> dict[str, Any]:
+    """z3's entry: ``best_sat`` is the best ratio among this run's checked witnesses; a larger
+    one carried over from a checkpoint's bisections (saved without witness) is kept apart,
+    marked as not re-verified."""
+    summary = res.summary()
+    verified = max((w.certified_ratio for w in res.witnesses), default=0.0)
+    if summary["best_sat"] > verified:
+        summary["best_sat_from_checkpoint_not_reverified"] = summary["best_sat"]
+    summary["best_sat"] = verified
+    return summary
 
 
 def _write_witnesses(out: Path, witnesses: list[tuple[str, Witness]]) -> tuple[list[str], list[str]]:

@@ -38,7 +38,7 @@ import numpy as np
 from geosched.adversary.fast import ids_for
 from geosched.adversary.schedules import heuristic_pool_tel
 from geosched.adversary.targets import get_target, target_names
-from geosched.errors import UnknownNameError, ValidationError
+from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
@@ -52,12 +52,21 @@ __all__ = [
     "anneal",
     "differential_evolution_search",
     "candidate_to_instance",
+    "checked_state",
+    "MAX_SEARCH_REQUESTS",
+    "MAX_SEARCH_MEMORY",
 ]
+
+
+MAX_SEARCH_REQUESTS = 5000  # N at most: the structured hunts use 2000; N * M int64 steps stay <= 400 MB
+MAX_SEARCH_MEMORY = 10_000  # M at most: list scheduling keeps one int64 per step up to N * M
 
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """The constraints of a hunt."""
+    """The constraints of a hunt: ``1 <= max_requests <= MAX_SEARCH_REQUESTS`` and
+    ``1 <= memory <= MAX_SEARCH_MEMORY`` (the searches keep per-step arrays up to ``N * M``
+    steps; the paper-scale hunts use M = 40)."""
 
     policy: str  # a hunt target (geosched.adversary.targets): fcfs, sjf, svf, svf1, vllm-fcfs, vllm-priority
     max_requests: int  # N: at most this many requests
@@ -69,16 +78,21 @@ class SearchSpace:
     def __post_init__(self) -> None:
         if self.policy not in target_names():
             raise UnknownNameError("policy", self.policy, list(target_names()))
-        if self.max_requests < 1:
-            raise ValidationError("requests", self.max_requests, "must be >= 1")
-        if self.memory < 1:
-            raise ValidationError("memory", self.memory, "must be >= 1")
-        if not (0 < self.alpha_max <= 1) or math.isnan(self.alpha_max):
+        for name, value, limit in (("requests", self.max_requests, MAX_SEARCH_REQUESTS),
+                                   ("memory", self.memory, MAX_SEARCH_MEMORY)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+                raise ValidationError(name, value, f"must be an integer in [1, {limit}] for a search")
+        if isinstance(self.alpha_max, bool) or not isinstance(self.alpha_max, (int, float)) \
+                or not (0 < self.alpha_max <= 1) or math.isnan(self.alpha_max):
             raise ValidationError("alpha-max", self.alpha_max, "must be in (0, 1]")
         if self.peak_max < 1:
             raise ValidationError("alpha-max", self.alpha_max, f"leaves no room for a request in M = {self.memory}")
         if self.arrivals not in ("burst", "online"):
             raise ValidationError("arrivals", self.arrivals, "must be 'burst' or 'online'")
+        if self.max_arrival is not None and (isinstance(self.max_arrival, bool) or not isinstance(self.max_arrival, int)
+                                             or not 0 <= self.max_arrival <= MAX_SEARCH_MEMORY * MAX_SEARCH_REQUESTS):
+            raise ValidationError("max_arrival", self.max_arrival,
+                                  f"must be an integer in [0, {MAX_SEARCH_MEMORY * MAX_SEARCH_REQUESTS}]")
 
     @property
     def peak_max(self) -> int:
@@ -384,7 +398,8 @@ def _restore_de(state: dict[str, Any] | None, gen: np.random.Generator, seed: in
         return 0.0, 0, 0, [], _Elite(), None, "latinhypercube", seed
     gen.bit_generator.state = state["rng"]
     return (state["wall_time"], state["nfev"], state["nit"], [tuple(h) for h in state["history"]],
-            _Elite(items=[Candidate.from_dict(e) for e in state["elite"]]), Candidate.from_dict(state["best"]),
+            _Elite(items=[Candidate.from_dict(e) for e in state["elite"]]),
+            Candidate.from_dict(state["best"]) if state["best"] is not None else None,
             np.array(state["population"], dtype=float), state.get("seed", seed))
 
 
@@ -471,3 +486,120 @@ def differential_evolution_search(
     if result.x is not None:
         result.history.append((result.wall_time, result.fun, result.nfev))
     return result
+
+
+_STATE_KEYS = {
+    "anneal": ("rng", "wall_time", "nfev", "nit", "history", "current", "best", "elite", "seed"),
+    "de": ("rng", "wall_time", "nfev", "nit", "history", "best", "elite", "population", "seed"),
+}
+_MAX_ELITE = 50  # a saved elite longer than this is not one this module wrote
+
+
+def checked_state(space: SearchSpace, method: str, state: Any, where: str) -> dict[str, Any]:
+    """A saved search state (from a hunt checkpoint), every field checked and every score recomputed.
+
+    A checkpoint is input like any other: its generator state must be one numpy accepts, its
+    counts non-negative integers, its candidates instances of ``space``, and its population
+    the shape the search uses. The scores saved with the candidates are *not* trusted: each
+    candidate is evaluated again (:func:`fitness`), and history points above the recomputed
+    best are dropped, so a forged score cannot be reported as a search's best.
+
+    Raises
+    ------
+    WorkloadFormatError
+        Naming the field, when the state is malformed.
+    """
+    def fail(field_name: str, why: str) -> WorkloadFormatError:
+        return WorkloadFormatError(f"{where}: {method} state: {field_name}: {why}")
+
+    if not isinstance(state, dict):
+        raise fail("state", f"expected an object, got {type(state).__name__}")
+    keys = _STATE_KEYS[method]
+    missing = [k for k in keys if k not in state]
+    if missing:
+        raise fail(", ".join(missing), "missing")
+    _check_rng_state(state["rng"], fail)
+    wall_time = state["wall_time"]
+    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < math.inf:
+        raise fail("wall_time", f"must be a finite number >= 0, got {wall_time!r}")
+    for name in ("nfev", "nit"):
+        if isinstance(state[name], bool) or not isinstance(state[name], int) or state[name] < 0:
+            raise fail(name, f"must be an integer >= 0, got {state[name]!r}")
+    seed = state["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise fail("seed", f"must be an integer >= 0 or null, got {seed!r}")
+    if not isinstance(state["elite"], list) or len(state["elite"]) > _MAX_ELITE:
+        raise fail("elite", f"must be a list of at most {_MAX_ELITE} candidates")
+    checked = dict(state)
+    checked["elite"] = [_checked_candidate(space, item, f"elite[{k}]", fail).to_dict()
+                        for k, item in enumerate(state["elite"])]
+    checked["best"] = None if state["best"] is None and method == "de" else \
+        _checked_candidate(space, state["best"], "best", fail).to_dict()
+    if method == "anneal":
+        checked["current"] = _checked_candidate(space, state["current"], "current", fail).to_dict()
+    else:
+        checked["population"] = _checked_population(space, state["population"], fail)
+    best_score = max([c["score"] for c in checked["elite"]] + ([checked["best"]["score"]] if checked["best"] else []),
+                     default=math.inf)
+    checked["history"] = _checked_history(state["history"], best_score, fail)
+    return checked
+
+
+def _check_rng_state(rng_state: Any, fail: Callable[[str, str], Exception]) -> None:
+    """The state must be one numpy's default generator (PCG64) takes."""
+    probe = np.random.default_rng(0).bit_generator
+    try:
+        probe.state = rng_state
+    except (TypeError, ValueError, KeyError, OverflowError, AttributeError) as exc:
+        raise fail("rng", f"not a numpy PCG64 generator state ({exc})") from None
+
+
+def _checked_candidate(space: SearchSpace, data: Any, field_name: str,
+                       fail: Callable[[str, str], Exception]) -> Candidate:
+    """A saved candidate, validated against ``space``, with its score recomputed."""
+    if not isinstance(data, dict) or not {"a", "s", "o"} <= set(data):
+        raise fail(field_name, "must be an object with lists 'a', 's', 'o'")
+    columns = []
+    for key in ("a", "s", "o"):
+        values = data[key]
+        if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise fail(f"{field_name}.{key}", "must be a list of integers")
+        columns.append(values)
+    a, s, o = columns
+    if not 1 <= len(o) <= space.max_requests or not len(a) == len(s) == len(o):
+        raise fail(field_name, f"must hold 1 to {space.max_requests} requests, with a, s, o of one length")
+    peak = space.peak_max
+    if any(not 0 <= x <= space.arrival_max for x in a) or any(not 1 <= y <= peak for y in o) \
+            or any(not 0 <= p <= peak - y for p, y in zip(s, o)):
+        raise fail(field_name, f"is not an instance of the search space (peaks <= {peak}, "
+                               f"arrivals <= {space.arrival_max})")
+    candidate = Candidate(np.array(a, np.int64), np.array(s, np.int64), np.array(o, np.int64))
+    fitness(space, candidate)  # the saved score, policy_tel and pool_tel are not trusted
+    return candidate
+
+
+def _checked_population(space: SearchSpace, population: Any, fail: Callable[[str, str], Exception]) -> Any:
+    if population is None:
+        return None
+    width = space.max_requests * (3 if space.arrivals == "online" else 2)
+    if not isinstance(population, list) or not 5 <= len(population) <= 10_000:
+        raise fail("population", "must be null or a list of 5 to 10000 vectors")
+    for row in population:
+        if not isinstance(row, list) or len(row) != width or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in row):
+            raise fail("population", f"every vector must hold {width} finite numbers")
+    return population
+
+
+def _checked_history(history: Any, best: float, fail: Callable[[str, str], Exception]) -> list[list[float]]:
+    """``(wall time, best, nfev)`` points; points above the recomputed best are dropped."""
+    if not isinstance(history, list):
+        raise fail("history", "must be a list of [wall time, best, nfev]")
+    points = []
+    for point in history:
+        if not isinstance(point, list) or len(point) != 3 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in point):
+            raise fail("history", f"every point must be [wall time, best, nfev] of finite numbers, got {point!r}")
+        if point[1] <= best * (1 + 1e-12):
+            points.append(point)
+    return points

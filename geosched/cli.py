@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from geosched import __version__
+from geosched.arguments import OneLineParser, non_negative_int, positive_float, positive_int
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.output import emit_json
 from geosched.reference_impl.policies import Capability, policy_names
@@ -39,8 +39,8 @@ _EXTENSIONS = (
 
 def _common_parent() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--memory", type=int, default=None, help="override the memory budget M (tokens)")
-    common.add_argument("--seed", type=int, default=None, help="seed for every random choice")
+    common.add_argument("--memory", type=positive_int, default=None, help="override the memory budget M (tokens)")
+    common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     return common
 
@@ -55,16 +55,16 @@ def _workload_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--arrivals", choices=("burst", "online"), default="burst",
                         help="for traces: all at step 0, or at their timestamps")
-    parser.add_argument("--step-seconds", type=float, default=0.025,
+    parser.add_argument("--step-seconds", type=positive_float, default=0.025,
                         help="for online traces: seconds per decode step (default 0.025)")
-    parser.add_argument("--limit", type=int, default=None, help="for traces: read at most this many rows")
+    parser.add_argument("--limit", type=positive_int, default=None, help="for traces: read at most this many rows")
     parser.add_argument("--predictor", default="oracle", help="oracle, noisy[:sigma=0.5], onebit[:flip_rate=0.1], "
                         "learned[:kind=point|onebit|dist,model=FILE]")
     parser.add_argument("--backfill", action="store_true", help="skip a misfit instead of stopping the scan")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="geosched",
         description="Geometry-aware LLM scheduling: simulate, solve, check, prove.",
     )
@@ -83,12 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = ",".join(policy_names(Capability.FAST))
     p.add_argument("--policies", default=defaults, help=f"comma-separated (default {defaults})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds for the optimum (default 60)")
+    p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
 
     p = sub.add_parser("opt", parents=[common], help="solve the exact offline optimum")
     p.add_argument("instance", help="instance .json or generator spec")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds (default 60)")
+    p.add_argument("--time-limit", type=positive_float, default=60.0,
+                   help="seconds for the whole command, model building included (default 60)")
     p.add_argument("--method", default="auto",
                    help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "
                         "cpsat-hybrid, milp, milp-tight, brute")
@@ -246,49 +247,41 @@ def _row_dict(row) -> dict[str, Any]:
 
 
 def _cmd_opt(args: argparse.Namespace) -> int:
+    import time
+
     from geosched.reference_impl.opt import best_lower_bound, solve_opt
 
+    began = time.perf_counter()  # --time-limit covers reading the instance too
     instance = _load(args, args.instance)
-    result = solve_opt(instance, time_limit=args.time_limit, method=args.method,
-                       progress=not args.json and sys.stderr.isatty())
+    result = solve_opt(instance, time_limit=max(0.01, args.time_limit - (time.perf_counter() - began)),
+                       method=args.method, progress=not args.json and sys.stderr.isatty())
     data = result.to_dict()
-    lower = best_lower_bound(instance, chain=True)
+    if result.lower_bound is not None:
+        lower_value, lower_name = result.lower_bound, result.lower_bound_name
+    else:  # brute force and the empty instance compute none: the cheap bounds take milliseconds
+        lower = best_lower_bound(instance)
+        lower_value, lower_name = lower.value, lower.name
     if args.json:
         emit_json({"instance": args.instance, "memory": instance.memory, "n": instance.n, **data,
-                   "lower_bound": lower.value, "lower_bound_name": lower.name})
+                   "lower_bound": lower_value, "lower_bound_name": lower_name})
         return 0
     print(f"instance {args.instance}: n={instance.n} M={instance.memory}")
     print(f"status      {data['status']}")
     print(f"TEL         {data['tel']}")
     print(f"dual bound  {data['dual_bound']}")
-    print(f"lower bound {lower.value} ({lower.name})")
+    print(f"lower bound {lower_value} ({lower_name})")
     print(f"method      {data['method']}, {data['wall_time']:.2f}s")
     if data["starts"]:
         print("starts      " + " ".join(f"{k}={v}" for k, v in data["starts"].items()))
     return 0
 
 
-def _read_schedule(path: str) -> dict[str, Any]:
-    from pathlib import Path
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise WorkloadFormatError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if isinstance(data, dict) and "starts" in data:
-        data = data["starts"]
-    if not isinstance(data, dict):
-        raise WorkloadFormatError(f"{path}: expected an object of start times keyed by request id")
-    return data
-
-
 def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.model import read_schedule
 
     instance = _load(args, args.instance)
-    starts = _read_schedule(args.schedule)
+    starts = read_schedule(args.schedule)
     report = check_schedule(instance, starts)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})

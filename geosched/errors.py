@@ -27,7 +27,18 @@ class ValidationError(GeoschedError, ValueError):
         self.field = field
         self.value = value
         self.requirement = requirement
-        super().__init__(f"{field}: {requirement} (got {value!r})")
+        super().__init__(f"{field}: {requirement} (got {_short_repr(value)})")
+
+
+def _short_repr(value: object, limit: int = 120) -> str:
+    """``repr(value)``, shortened in the middle when long (a 4000-digit number stays one line)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past Python's 4300-digit string limit
+        return f"<an integer of {value.bit_length()} bits>" if isinstance(value, int) else "<unprintable>"
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]}...{text[-limit // 4:]} ({len(text)} characters)"
 
 
 class WorkloadFormatError(GeoschedError, ValueError):

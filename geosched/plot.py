@@ -237,10 +237,17 @@ def _checked_starts(instance: Instance, starts: Mapping[str, int], what: str) ->
     return {r.id: int(starts[r.id]) for r in instance.requests}
 
 
+MAX_PICTURE_STEPS = 10**6  # the memory picture keeps a value per step (and per step of every request)
+
+
 def _memory_data(instance: Instance, starts: Mapping[str, int]) -> MemoryData:
     position = {r.id: k for k, r in enumerate(instance.requests)}
     order = sorted(instance.requests, key=lambda r: (starts[r.id], position[r.id]))
     horizon = max((starts[r.id] + r.output for r in instance.requests), default=0)
+    drawn = sum(r.output + starts[r.id] - r.arrival for r in instance.requests)  # bands and blocked steps
+    if horizon > MAX_PICTURE_STEPS or drawn > 10 * MAX_PICTURE_STEPS:
+        raise ValidationError("schedule", f"{horizon} steps", f"too long to draw step by step (at most "
+                                                              f"{MAX_PICTURE_STEPS} steps)")
     base = [0] * (horizon + 1)  # base[t]: tokens already stacked at step t
     bands = []
     for r in order:

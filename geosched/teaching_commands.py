@@ -10,8 +10,9 @@ notebooks (:mod:`geosched.lessons`). Registered by :func:`geosched.cli.build_par
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from geosched.arguments import positive_float
 
 __all__ = ["add_commands"]
 
@@ -33,7 +34,7 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--schedule", default=None, help="memory/gantt: draw this schedule .json instead of a policy's")
     p.add_argument("--policies", default="svf,sjf,fcfs", help="compare: comma-separated policies")
     p.add_argument("--no-opt", action="store_true", help="compare: leave OPT out")
-    p.add_argument("--time-limit", type=float, default=10.0, help="compare: seconds for OPT (default 10)")
+    p.add_argument("--time-limit", type=positive_float, default=10.0, help="compare: seconds for OPT (default 10)")
     p.add_argument("--family", default="sjf-blocking", help="family: sjf-blocking or kong.sjf_unbounded")
     p.add_argument("--sizes", default="2:8", help="family: sizes as LO:HI (inclusive) or a list 2,3,5")
     p.add_argument("--out", default=None, help="output file (default: geosched-KIND.png)")
@@ -65,22 +66,6 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def _read_starts(path: str) -> dict[str, int]:
-    from geosched.errors import WorkloadFormatError
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise WorkloadFormatError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if isinstance(data, dict) and "starts" in data:
-        data = data["starts"]
-    if not isinstance(data, dict):
-        raise WorkloadFormatError(f"{path}: expected an object of start times keyed by request id")
-    return data
-
-
 def _picture(args: argparse.Namespace):
     from geosched import plot
     from geosched.reference_impl.workloads import load_workload
@@ -92,9 +77,15 @@ def _picture(args: argparse.Namespace):
         return plot.certificate_picture(instance, args.policy)
     if args.kind == "compare":
         policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+        if not policies:
+            from geosched.errors import ValidationError
+
+            raise ValidationError("--policies", args.policies, "give at least one policy name")
         return plot.compare_picture(instance, policies, opt=not args.no_opt, time_limit=args.time_limit)
     if args.schedule is not None:
-        starts, label = _read_starts(args.schedule), f"schedule {args.schedule}"
+        from geosched.reference_impl.model import read_schedule
+
+        starts, label = read_schedule(args.schedule), f"schedule {args.schedule}"
     else:
         from geosched.reference_impl.simulator import simulate
 

@@ -6,12 +6,18 @@ constraints (2)-(3)) when
 * no request starts before it arrives: ``x_i >= a_i``;
 * at every step ``t`` the running batch fits: ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M``.
 
-This module imports only :mod:`geosched.reference_impl.model` (and the result convention of
+This module imports only :mod:`geosched.reference_impl.model` (and the error classes and the result convention of
 :mod:`geosched.results`); it shares no code with the
 simulator, the policies or the solvers, so that a bug there cannot hide here. The memory
 check is exact and does not walk every step: between consecutive breakpoints (the start and
 completion steps) the active set is constant and the usage is increasing in ``t``, so the
 maximum of each piece is at its right end and only the breakpoints are evaluated.
+
+Every number is exact. The sweep runs on int64 arrays when no partial sum can reach
+``2^63`` (a bound checked first, from ``n`` and the largest magnitude), and on arrays of
+Python integers otherwise, so a schedule with starts near ``2^62`` gets its true TEL rather
+than a wrapped-around one. Starts must lie in ``[-2^63, 2^63)`` (:data:`STEP_RANGE`); one
+outside it is a violation of kind ``out_of_range``.
 
 Example
 -------
@@ -32,17 +38,21 @@ from typing import Any
 
 import numpy as np
 
-from geosched.reference_impl.model import Instance
+from geosched.errors import ValidationError
+from geosched.reference_impl.model import STEP_LIMIT, Instance
 from geosched.results import Result
 
-__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics"]
+__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics", "STEP_RANGE"]
+
+STEP_RANGE = (-STEP_LIMIT, STEP_LIMIT)  # starts the checker represents: [low, high)
+MAX_PROFILE_STEPS = 10**8  # CheckReport.memory_profile allocates one entry per step
 
 
 @dataclass(frozen=True)
 class Violation:
     """One way in which a schedule breaks the model."""
 
-    kind: str  # "missing_start", "unknown_id", "not_integer", "early_start" or "memory"
+    kind: str  # "missing_start", "unknown_id", "not_integer", "out_of_range", "early_start" or "memory"
     step: int | None  # the step of a memory violation or of an early start, else None
     amount: int  # tokens over M (memory) or steps too early (early_start); 0 otherwise
     request_ids: tuple[str, ...]  # the requests involved (for memory: the active batch)
@@ -121,9 +131,16 @@ class CheckReport(Result):
         return int(offset[active].sum() + step * int(active.sum()))
 
     def memory_profile(self) -> np.ndarray:
-        """Dense array ``u`` with ``u[t]`` the tokens held at step ``t``, for ``0 <= t <= makespan``."""
+        """Dense array ``u`` with ``u[t]`` the tokens held at step ``t``, for ``0 <= t <= makespan``.
+
+        Raises :class:`~geosched.errors.ValidationError` when the schedule has a negative start
+        or more than :data:`MAX_PROFILE_STEPS` steps (one array entry per step).
+        """
         lo, hi, offset = self._intervals
         horizon = int(hi.max()) if hi.size else 0
+        if horizon > MAX_PROFILE_STEPS or (lo.size and int(lo.min()) < 0):
+            raise ValidationError("schedule", f"steps {int(lo.min())}..{horizon}",
+                                  f"a step-by-step profile needs steps in [0, {MAX_PROFILE_STEPS}]")
         constant = np.zeros(horizon + 2, dtype=np.int64)
         count = np.zeros(horizon + 2, dtype=np.int64)
         np.add.at(constant, lo + 1, offset)
@@ -198,6 +215,13 @@ def check_schedule(
                           f"request {request_id!r}: start {value!r} is not an integer")
             )
             continue
+        if not STEP_RANGE[0] <= value < STEP_RANGE[1]:
+            violations.append(
+                Violation("out_of_range", None, 0, (request_id,),
+                          f"request {request_id!r}: start {value} is outside the steps geosched represents "
+                          f"[-2^63, 2^63)")
+            )
+            continue
         clean[request_id] = int(value)
     for request in instance.requests:
         if request.id not in starts:
@@ -234,16 +258,17 @@ def check_schedule(
             lo.append(int(start))
             hi.append(int(last_step))
             offset.append(request.prompt - int(start))
-    lo_a = np.asarray(lo, dtype=np.int64)
-    hi_a = np.asarray(hi, dtype=np.int64)
-    off_a = np.asarray(offset, dtype=np.int64)
+    dtype = _exact_dtype(len(lo), instance.memory, lo, hi, offset)
+    lo_a = np.asarray(lo, dtype=dtype)
+    hi_a = np.asarray(hi, dtype=dtype)
+    off_a = np.asarray(offset, dtype=dtype)
 
     peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
     if memory_violation is not None:
         violations.append(memory_violation)
 
     metrics = None
-    if len(clean) == instance.n and not any(v.kind in ("missing_start", "not_integer") for v in violations):
+    if len(clean) == instance.n and not any(v.kind in _STRUCTURAL for v in violations):
         metrics = schedule_metrics(instance, clean, peak_memory=peak_memory)
     return CheckReport(
         status="infeasible" if violations else "feasible",
@@ -253,6 +278,20 @@ def check_schedule(
         metrics=metrics,
         _intervals=(lo_a, hi_a, off_a),
     )
+
+
+_STRUCTURAL = ("missing_start", "not_integer", "out_of_range")
+
+
+def _exact_dtype(count: int, memory: int, *columns: list[int]) -> Any:
+    """``int64`` when every sum of the sweep stays below ``2^63`` in magnitude, else ``object``
+    (Python integers: exact at any size, about ten times slower).
+
+    The sweep adds at most ``count`` values of one column and multiplies a step by a count, so
+    ``(count + 1) * (largest magnitude + memory)`` bounds every intermediate value.
+    """
+    largest = max((max(map(abs, column), default=0) for column in columns), default=0)
+    return np.int64 if (count + 1) * (largest + memory) < 2**62 else object
 
 
 def _sweep_memory(
@@ -302,28 +341,32 @@ def schedule_metrics(
 ) -> Metrics:
     """Metrics of a complete schedule (feasible or not); ``peak_memory`` computed if not given."""
     latencies = {r.id: int(starts[r.id]) + r.output - r.arrival for r in instance.requests}
-    values = np.fromiter(latencies.values(), dtype=np.int64, count=len(latencies))
-    n = len(values)
+    n = len(latencies)
     if n == 0:
         return Metrics(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.0, 0, {})
+    tel = sum(latencies.values())  # exact: a Python integer, whatever its size
+    # the mean and percentiles are floats anyway; float64 (not int64) cannot wrap around
+    values = np.fromiter(map(float, latencies.values()), dtype=np.float64, count=n)
     waits = [int(starts[r.id]) - r.arrival for r in instance.requests]
     makespan = max(int(starts[r.id]) + r.output for r in instance.requests)
     first_arrival = min(r.arrival for r in instance.requests)
     tokens = sum(r.output for r in instance.requests)
     span = makespan - first_arrival
     if peak_memory is None:
-        lo = np.array([starts[r.id] for r in instance.requests], dtype=np.int64)
-        hi = lo + np.array([r.output for r in instance.requests], dtype=np.int64)
-        off = np.array([r.prompt for r in instance.requests], dtype=np.int64) - lo
-        peak_memory, _ = _sweep_memory(instance.memory, [r.id for r in instance.requests], lo, hi, off)
+        lo = [int(starts[r.id]) for r in instance.requests]
+        hi = [x + r.output for x, r in zip(lo, instance.requests)]
+        off = [r.prompt - x for x, r in zip(lo, instance.requests)]
+        dtype = _exact_dtype(n, instance.memory, lo, hi, off)
+        peak_memory, _ = _sweep_memory(instance.memory, [r.id for r in instance.requests],
+                                       *(np.asarray(column, dtype=dtype) for column in (lo, hi, off)))
     p50, p95, p99 = np.percentile(values, [50, 95, 99])
     return Metrics(
-        tel=int(values.sum()),
-        mean_latency=float(values.mean()),
+        tel=tel,
+        mean_latency=tel / n,
         p50_latency=float(p50),
         p95_latency=float(p95),
         p99_latency=float(p99),
-        mean_wait=float(np.mean(waits)),
+        mean_wait=sum(waits) / n,
         makespan=makespan,
         throughput=tokens / span if span > 0 else 0.0,
         peak_memory=int(peak_memory),

@@ -72,7 +72,14 @@ def loads(text: str, source: str) -> Any:
         raise WorkloadFormatError(f"{source}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise WorkloadFormatError(f"{source}: invalid JSON (nested too deeply)") from None
-    found = _find_non_finite(data, "")
+    except WorkloadFormatError:  # from the hooks above (it is a ValueError too)
+        raise
+    except ValueError as exc:  # an integer of more than 4300 digits (Python's int-string limit)
+        raise WorkloadFormatError(f"{source}: invalid JSON ({str(exc).split(':')[0]})") from None
+    try:
+        found = _find_non_finite(data, "")
+    except RecursionError:
+        raise WorkloadFormatError(f"{source}: invalid JSON (nested too deeply)") from None
     if found:
         where, literal = found
         raise WorkloadFormatError(f"{source}: {where.lstrip('.') or 'value'}: {literal} is not a number (strict JSON)")

@@ -9,6 +9,13 @@ step ``x < t <= x + o_i`` and finishes at step ``x + o_i``. Its memory-time *vol
 
 its *peak* is ``p_i = s_i + o_i`` and an instance's ``alpha = max_i p_i / M``.
 
+Every arrival, prompt, output and memory budget is an integer of at most
+:data:`MAX_VALUE` ``= 2^53`` (a larger one is a :class:`~geosched.errors.ValidationError`
+naming it). The bound is far past any KV cache or trace (2^53 decode steps of 25 ms are
+seven million years), keeps each value exact as a double (JSON readers in other languages),
+and keeps every per-request quantity the compiled code paths form in int64 range; sums over
+many requests (TEL, memory held) are computed exactly wherever they can pass ``2^63``.
+
 This module holds only definitions and validation; of geosched it imports only the error
 classes and the strict JSON reader (:mod:`.jsonfile`, which imports nothing else), so that
 ``geosched.theory`` may depend on it alone.
@@ -43,8 +50,14 @@ __all__ = [
     "read_instance",
     "write_instance",
     "burst_instance",
+    "schedule_from_dict",
+    "read_schedule",
+    "MAX_VALUE",
+    "STEP_LIMIT",
 ]
 
+MAX_VALUE = 2**53  # the largest arrival, prompt, output or memory (see the module docstring)
+STEP_LIMIT = 2**63  # a start time is a step in [-STEP_LIMIT, STEP_LIMIT) (int64, as in every solver)
 _REQUEST_KEYS = ("id", "arrival", "prompt", "output")
 _INSTANCE_KEYS = ("memory", "requests")
 
@@ -69,6 +82,8 @@ def _require_int(field: str, value: Any, minimum: int) -> int:
     ivalue = int(value)
     if ivalue < minimum:
         raise ValidationError(field, value, f"must be >= {minimum}")
+    if ivalue > MAX_VALUE:
+        raise ValidationError(field, value, f"must be <= 2^53 = {MAX_VALUE} (geosched's limit for one value)")
     return ivalue
 
 
@@ -226,6 +241,41 @@ def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str) 
 def read_instance(path: str | Path) -> Instance:
     """Read an instance JSON file (strictly: see :mod:`geosched.reference_impl.jsonfile`)."""
     return instance_from_dict(read_json(path), source=str(path))
+
+
+def schedule_from_dict(data: Any, source: str = "schedule") -> dict[str, Any]:
+    """The start times of a schedule object: ``{"starts": {id: step, ...}}`` or ``{id: step, ...}``.
+
+    In the wrapped form ``"starts"`` must be the only key (a request named ``starts`` needs the
+    wrapped form). An integer start outside ``[-2^63, 2^63)`` (:data:`STEP_LIMIT`) is an error;
+    other values are returned as given, for the checker to judge (a start that is not an
+    integer is a violation it reports).
+
+    >>> schedule_from_dict({"starts": {"r0": 0, "r1": 1}})
+    {'r0': 0, 'r1': 1}
+    >>> schedule_from_dict({"starts": {"r0": 0}, "tel": 3})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geosched.errors.WorkloadFormatError: schedule: unexpected top-level key(s) 'tel'; a schedule is ...
+    """
+    if isinstance(data, Mapping) and "starts" in data:
+        extra = sorted(set(data) - {"starts"})
+        if extra:
+            raise WorkloadFormatError(f"{source}: unexpected top-level key(s) {', '.join(map(repr, extra))}; "
+                                      'a schedule is {"starts": {id: step}} or {id: step}')
+        data = data["starts"]
+    if not isinstance(data, Mapping):
+        raise WorkloadFormatError(f"{source}: expected an object of start times keyed by request id, "
+                                  f"got {type(data).__name__}")
+    for request_id, value in data.items():
+        if isinstance(value, int) and not isinstance(value, bool) and not -STEP_LIMIT <= value < STEP_LIMIT:
+            raise ValidationError(f"{source}: start of {request_id!r}", value, "must be a step in [-2^63, 2^63)")
+    return dict(data)
+
+
+def read_schedule(path: str | Path) -> dict[str, Any]:
+    """Read a schedule JSON file strictly (see :func:`schedule_from_dict` for its two forms)."""
+    return schedule_from_dict(read_json(path), source=str(path))
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:

@@ -39,6 +39,7 @@ Example
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -46,7 +47,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
-from geosched.reference_impl.model import Instance
+from geosched.reference_impl.model import MAX_VALUE, Instance
 from geosched.reference_impl.predictors import one_bit_parameters
 
 __all__ = [
@@ -88,13 +89,30 @@ def _volumes(prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
     return prompt * output + (output * output + output) // 2
 
 
+def _dtype_of(values: Any) -> Any:
+    """``object`` for arrays of Python integers (kept exact), else int64."""
+    return object if getattr(values, "dtype", None) is np.dtype(object) else np.int64
+
+
+_INT64_SAFE = 2**30  # s + o below this keeps s*o + (o^2 + o)/2 < (s + o)^2 < 2^62 in int64
+
+
+def _key_arrays(instance: Instance, predicted: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Prompts and predictions as int64, or as Python integers (exact) when a volume could
+    pass int64 (lengths up to the model's 2^53 make volumes up to about 2^106)."""
+    prompts = [r.prompt for r in instance.requests]
+    predictions = [int(v) for v in predicted]
+    large = max(prompts, default=0) + max(predictions, default=0) >= _INT64_SAFE
+    dtype = object if large else np.int64
+    return np.array(prompts, dtype=dtype), np.array(predictions, dtype=dtype)
+
+
 class _NoParameters:
     def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
         return {}
 
     def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
-        return self.array_keys(prompt, np.asarray(predicted, dtype=np.int64)).tolist()
+        return [int(key) for key in self.array_keys(*_key_arrays(instance, predicted)).tolist()]
 
 
 @dataclass(frozen=True)
@@ -116,7 +134,7 @@ class ShortestJobFirst(_NoParameters):
 
     def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         """Keys of many requests at once."""
-        return np.asarray(predicted, dtype=np.int64).copy()
+        return np.array(predicted, dtype=_dtype_of(predicted))
 
 
 @dataclass(frozen=True)
@@ -127,7 +145,7 @@ class SmallestVolumeFirst(_NoParameters):
 
     def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         """Keys of many requests at once."""
-        return _volumes(np.asarray(prompt, dtype=np.int64), np.asarray(predicted, dtype=np.int64))
+        return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), np.asarray(predicted, dtype=_dtype_of(predicted)))
 
 
 @dataclass(frozen=True)
@@ -142,8 +160,9 @@ class OneBitSVF:
     def __post_init__(self) -> None:
         for field_name in ("theta", "short_length", "long_length"):
             value = getattr(self, field_name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValidationError(f"svf1 {field_name}", value, "must be an integer >= 1")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 1 <= value <= MAX_VALUE):
+                raise ValidationError(f"svf1 {field_name}", value, "must be an integer in [1, 2^53]")
 
     def resolved(self, predicted: Sequence[int]) -> tuple[int, int, int]:
         """``(theta, O_0, O_1)`` resolved for these predictions."""
@@ -155,13 +174,16 @@ class OneBitSVF:
 
     def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         """Keys of many requests at once."""
-        predicted = np.asarray(predicted, dtype=np.int64)
+        predicted = np.asarray(predicted, dtype=_dtype_of(predicted))
         theta, o0, o1 = self.resolved(predicted)
-        return _volumes(np.asarray(prompt, dtype=np.int64), np.where(predicted > theta, o1, o0))
+        if predicted.dtype == object:
+            proxy = np.array([o1 if p > theta else o0 for p in predicted.tolist()], dtype=object)
+        else:
+            proxy = np.where(predicted > theta, o1, o0)
+        return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), proxy)
 
     def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
-        prompt = np.array([r.prompt for r in instance.requests], dtype=np.int64)
-        return self.array_keys(prompt, np.asarray(predicted, dtype=np.int64)).tolist()
+        return [int(key) for key in self.array_keys(*_key_arrays(instance, predicted)).tolist()]
 
 
 class Capability(enum.Enum):
@@ -262,16 +284,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     params: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, raw = item.partition("=")
+        key = key.strip()
         if not sep or not key:
             raise ValidationError(f"spec {spec!r}", item, "parameters must look like key=value")
-        params[key.strip()] = _parse_value(raw.strip())
+        if key in params:
+            raise ValidationError(f"spec {spec!r}", key, "a parameter is given twice")
+        params[key] = _parse_value(raw.strip())
     return name.strip(), params
 
 
+# plain ASCII numbers only: int() and float() would also take "1_000", " +5" or "٣"
+_INT_TEXT = re.compile(r"[-+]?[0-9]{1,4000}")
+_FLOAT_TEXT = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?|[-+]?(nan|inf|infinity)", re.IGNORECASE)
+
+
 def _parse_value(raw: str) -> Any:
-    for convert in (int, float):
-        try:
-            return convert(raw)
-        except ValueError:
-            pass
+    if _INT_TEXT.fullmatch(raw):
+        return int(raw)
+    if _FLOAT_TEXT.fullmatch(raw):
+        return float(raw)
     return raw

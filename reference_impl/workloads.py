@@ -34,7 +34,9 @@ Example
 from __future__ import annotations
 
 import csv
+import io
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -46,7 +48,8 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats import is_geosched_csv, read_workload_file
-from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.jsonfile import read_text
+from geosched.reference_impl.model import MAX_VALUE, Instance, Request
 
 __all__ = [
     "TraceInfo",
@@ -58,10 +61,12 @@ __all__ = [
     "DEFAULT_STEP_SECONDS",
     "default_trace_path",
     "poisson_rate",
+    "MAX_GENERATED",
 ]
 
 DEFAULT_STEP_SECONDS = 0.025
 _TRACE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
+_TRACE_PARAMETERS = ("arrivals", "step_seconds", "limit", "offset")  # of the spec trace:k=v,...
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,9 @@ def default_trace_path() -> Path | None:
     return None
 
 
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "1_000", "+5", "٣٤"
+
+
 def _parse_timestamp(text: str, where: str) -> Decimal:
     text = text.strip()
     head, _, fraction = text.partition(".")
@@ -91,7 +99,7 @@ def _parse_timestamp(text: str, where: str) -> Decimal:
         base = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
     except ValueError:
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
-    if fraction and not fraction.isdigit():
+    if fraction and not _DIGITS.fullmatch(fraction):
         raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
     # exact: a float of ~1.7e9 seconds keeps only ~0.2 us, so (T - T0) / step could land just
     # below an integer and floor to the previous step
@@ -99,13 +107,58 @@ def _parse_timestamp(text: str, where: str) -> Decimal:
 
 
 def _parse_count(text: str, column: str, where: str) -> int:
+    stripped = text.strip()
+    if not _DIGITS.fullmatch(stripped):
+        raise ValidationError(f"{where}: {column}", text, "must be a token count written in ASCII digits")
+    if len(stripped) > 16:  # more than 2^53 (geosched's limit for one value)
+        raise ValidationError(f"{where}: {column}", text, "must be at most 2^53")
+    return int(stripped)
+
+
+def _trace_columns(header: list[str], path: Path) -> list[int]:
+    """Positions of the three trace columns; each must appear exactly once."""
+    for column in _TRACE_COLUMNS:
+        if column not in header:
+            raise WorkloadFormatError(f"{path}: missing column {column}; found {header}")
+        if header.count(column) > 1:
+            raise WorkloadFormatError(f"{path}: column {column} appears {header.count(column)} times; found {header}")
+    return [header.index(column) for column in _TRACE_COLUMNS]
+
+
+def _trace_rows(path: Path, offset: int, limit: int | None):
+    """``(line number, timestamp, prompt, output)`` of the selected rows, every field checked."""
+    text = read_text(path)
+    reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        value = int(text.strip())
-    except ValueError:
-        raise ValidationError(f"{where}: {column}", text, "must be an integer token count") from None
-    if value < 0:
-        raise ValidationError(f"{where}: {column}", value, "must be >= 0")
-    return value
+        header = next(reader, None)
+        if header is None:
+            raise WorkloadFormatError(f"{path}: empty file (expected the header {','.join(_TRACE_COLUMNS)})")
+        positions = _trace_columns(header, path)
+        taken = 0
+        for index, row in enumerate(reader):
+            where = f"{path}:{reader.line_num}"
+            if len(row) != len(header):
+                raise WorkloadFormatError(f"{where}: {len(row)} field(s), the header has {len(header)}")
+            if index < offset:
+                continue
+            if limit is not None and taken >= limit:
+                return
+            taken += 1
+            stamp, prompt, output = (row[k] for k in positions)
+            yield (where, _parse_timestamp(stamp, where), _parse_count(prompt, "ContextTokens", where),
+                   _parse_count(output, "GeneratedTokens", where))
+    except csv.Error as exc:
+        raise WorkloadFormatError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
+
+
+def _arrival_steps(times: list[Decimal], step_seconds: float) -> list[int]:
+    first = min(times)
+    step = Decimal(str(step_seconds))
+    span = (max(times) - first) / step
+    if span > MAX_VALUE:
+        raise ValidationError("step_seconds", step_seconds,
+                              f"makes the last arrival step {float(span):.3g}, past geosched's limit 2^53")
+    return [int((stamp - first) // step) for stamp in times]
 
 
 def read_trace(
@@ -121,49 +174,35 @@ def read_trace(
 
     ``memory`` defaults to twice the largest peak (the setting of the project benchmarks);
     ``arrivals`` is ``"burst"`` or ``"online"``; ``offset``/``limit`` select a slice of rows.
+
+    The file must be UTF-8 CSV with the columns ``TIMESTAMP``, ``ContextTokens`` and
+    ``GeneratedTokens`` (each once; other columns are ignored), every row as many fields as
+    the header, counts written in ASCII digits. Anything else is a
+    :class:`~geosched.errors.WorkloadFormatError` or :class:`~geosched.errors.ValidationError`
+    naming the line.
     """
     if arrivals not in ("burst", "online"):
         raise ValidationError("arrivals", arrivals, "must be 'burst' or 'online'")
-    if not (isinstance(step_seconds, (int, float)) and math.isfinite(step_seconds) and step_seconds > 0):
+    if isinstance(step_seconds, bool) or not (isinstance(step_seconds, (int, float)) and math.isfinite(step_seconds)
+                                              and step_seconds > 0):
         raise ValidationError("step_seconds", step_seconds, "must be a positive number")
+    _require_param("limit", limit, 1, optional=True)
+    _require_param("offset", offset, 0)
     path = Path(path)
-    try:
-        handle = path.open(newline="")
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot read ({exc.strerror})") from None
     times: list[Decimal] = []
     lengths: list[tuple[int, int]] = []
     dropped = 0
     rows = 0
-    with handle:
-        reader = csv.DictReader(handle)
-        header = reader.fieldnames or []
-        missing = [c for c in _TRACE_COLUMNS if c not in header]
-        if missing:
-            raise WorkloadFormatError(f"{path}: missing column(s) {', '.join(missing)}; found {header}")
-        for line_number, row in enumerate(reader, start=2):
-            if line_number - 2 < offset:
-                continue
-            if limit is not None and rows >= limit:
-                break
-            where = f"{path}:{line_number}"
-            stamp = _parse_timestamp(row["TIMESTAMP"] or "", where)
-            prompt = _parse_count(row["ContextTokens"] or "", "ContextTokens", where)
-            output = _parse_count(row["GeneratedTokens"] or "", "GeneratedTokens", where)
-            rows += 1
-            if output == 0:
-                dropped += 1
-                continue
-            times.append(stamp)
-            lengths.append((prompt, output))
+    for _, stamp, prompt, output in _trace_rows(path, offset, limit):
+        rows += 1
+        if output == 0:
+            dropped += 1
+            continue
+        times.append(stamp)
+        lengths.append((prompt, output))
     if not lengths:
         raise WorkloadFormatError(f"{path}: no usable rows")
-    if arrivals == "online":
-        first = min(times)
-        step = Decimal(str(step_seconds))
-        steps = [int((stamp - first) // step) for stamp in times]
-    else:
-        steps = [0] * len(lengths)
+    steps = _arrival_steps(times, step_seconds) if arrivals == "online" else [0] * len(lengths)
     if memory is None:
         memory = 2 * max(s + o for s, o in lengths)
     requests = [Request(f"r{k}", a, s, o) for k, (a, (s, o)) in enumerate(zip(steps, lengths))]
@@ -172,12 +211,45 @@ def read_trace(
     )
 
 
+def _require_param(name: str, value: Any, minimum: int, *, optional: bool = False,
+                   maximum: int = MAX_VALUE) -> None:
+    """An integer parameter (not a bool or a float) in ``[minimum, maximum]``; None if optional."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, value, "must be an integer")
+    if not minimum <= value <= maximum:
+        raise ValidationError(name, value, f"must be an integer in [{minimum}, {maximum}]")
+
+
+def _require_real(name: str, value: Any, low: float, high: float, *, low_open: bool = True) -> None:
+    """A finite number in ``(low, high]`` (``[low, high]`` when not ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not (low < value if low_open else low <= value) or value > high:
+        bracket = "(" if low_open else "["
+        raise ValidationError(name, value, f"must be a finite number in {bracket}{low:g}, {high:g}]")
+
+
+MAX_GENERATED = 1_000_000  # requests a generator makes at most (memory and time grow with n)
+
+
 def _rng(seed: int | None) -> np.random.Generator:
+    _require_param("seed", seed, 0, optional=True, maximum=2**128 - 1)
     return np.random.default_rng(seed)
+
+
+def _require_n(n: Any) -> None:
+    _require_param("n", n, 1, maximum=MAX_GENERATED)
 
 
 def _burst(n: int = 20, seed: int = 0, memory: int | None = None, s_min: int = 1,
            s_max: int = 5, m_min: int = 30, m_max: int = 50) -> Instance:
+    _require_n(n)
+    _require_param("memory", memory, 1, optional=True)
+    _require_param("s_min", s_min, 0)
+    _require_param("s_max", s_max, s_min)
+    _require_param("m_min", m_min, 1)
+    _require_param("m_max", m_max, m_min)
     rng = _rng(seed)
     memory = int(rng.integers(m_min, m_max + 1)) if memory is None else memory
     if s_max + 1 > memory:
@@ -193,22 +265,26 @@ def _burst(n: int = 20, seed: int = 0, memory: int | None = None, s_min: int = 1
 def _poisson(n: int = 200, seed: int = 0, memory: int = 200, mu: float = 0.1,
              rho: float | None = 0.5, rate: float | None = None, s_min: int = 1,
              s_max: int = 10, alpha_cap: float = 0.5) -> Instance:
-    if not 0 < mu <= 1:
-        raise ValidationError("mu", mu, "must be in (0, 1]")
-    if not 0 < alpha_cap <= 1:
-        raise ValidationError("alpha_cap", alpha_cap, "must be in (0, 1]")
+    _require_n(n)
+    _require_param("memory", memory, 1)
+    _require_param("s_min", s_min, 0)
+    _require_param("s_max", s_max, s_min)
+    _require_real("mu", mu, 0, 1)
+    _require_real("alpha_cap", alpha_cap, 0, 1)
     rng = _rng(seed)
     cap = int(alpha_cap * memory)
     if cap < s_max + 1:
         raise ValidationError("alpha_cap * memory", cap, f"must be >= s_max + 1 = {s_max + 1}")
     if rate is None:
-        if rho is None or rho <= 0:
+        if rho is None:
             raise ValidationError("rho", rho, "must be > 0 when rate is not given")
+        _require_real("rho", rho, 0, math.inf)
         rate = poisson_rate(memory=memory, mu=mu, rho=rho, s_min=s_min, s_max=s_max, alpha_cap=alpha_cap)
-    if rate <= 0:
-        raise ValidationError("rate", rate, "must be > 0")
+    _require_real("rate", rate, 0, math.inf)
     gaps = rng.exponential(1 / rate, size=n)
     times = np.cumsum(gaps) - gaps[0]
+    if not (np.isfinite(times[-1]) and times[-1] <= MAX_VALUE):
+        raise ValidationError("rate", rate, f"makes the last arrival step {times[-1]:.3g}, past geosched's limit 2^53")
     requests = []
     for k in range(n):
         s = int(rng.integers(s_min, s_max + 1))
@@ -237,6 +313,8 @@ def _lognormal_lengths(rng: np.random.Generator, n: int, median: float, mean: fl
 
 
 def _chat(n: int = 100, seed: int = 0, memory: int | None = None) -> Instance:
+    _require_n(n)
+    _require_param("memory", memory, 1, optional=True)
     rng = _rng(seed)
     prompts = _lognormal_lengths(rng, n, 1020, 1155, None, 1, 14050)
     outputs = _lognormal_lengths(rng, n, 129, 211, None, 1, 1000)
@@ -245,6 +323,8 @@ def _chat(n: int = 100, seed: int = 0, memory: int | None = None) -> Instance:
 
 
 def _longprompt(n: int = 100, seed: int = 0, memory: int | None = None) -> Instance:
+    _require_n(n)
+    _require_param("memory", memory, 1, optional=True)
     rng = _rng(seed)
     prompts = _lognormal_lengths(rng, n, 1500, None, 0.8, 1, 16000)
     outputs = _lognormal_lengths(rng, n, 13, None, 0.8, 1, 1000)
@@ -371,6 +451,10 @@ def load_workload(
         if trace is None:
             raise WorkloadFormatError("trace: ../shared/traces/azure_llm_2023_conv.csv not found beside the project")
         _, params = parse_spec(spec)
+        unknown = sorted(set(params) - set(_TRACE_PARAMETERS))
+        if unknown:
+            raise ValidationError(f"spec {spec!r}", ", ".join(unknown),
+                                  f"unknown trace parameter(s); known: {', '.join(_TRACE_PARAMETERS)}")
         instance, _ = read_trace(trace, memory=memory, arrivals=params.get("arrivals", arrivals),
                                  step_seconds=params.get("step_seconds", step_seconds),
                                  limit=params.get("limit", limit), offset=params.get("offset", 0))

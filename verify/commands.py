@@ -48,6 +48,11 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
     if args.restart and not (args.thorough and args.out):
         raise ValidationError("--restart", True, "needs --thorough and --out DIR (the checkpoint lives there)")
+    unknown = [claim_id for claim_id in args.claim or [] if claim_id not in CLAIMS]
+    if unknown:  # before the progress bar draws: an error is one line on stderr
+        from geosched.errors import UnknownNameError
+
+        raise UnknownNameError("claim", unknown[0], sorted(CLAIMS))
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
     show = not args.no_progress and (sys.stderr.isatty() or not args.json)

@@ -1014,6 +1014,11 @@ def _saved_state(path: Path | None, config: dict[str, Any], variants: Sequence[s
     if not (resume and path and path.is_file()):
         return _new_state(variants), 0.0
     saved = check_checkpoint(path)
+    fresh = _new_state(variants)
+    if not isinstance(saved.get("elapsed", 0.0), (int, float)) \
+            or {k: type(v) for k, v in saved["state"].items()} != {k: type(v) for k, v in fresh.items()}:
+        raise WorkloadFormatError(f"{path}: not an exhaustive checkpoint (its state has another outline); start "
+                                  "over with 'geosched claims --thorough --out DIR --restart' or delete the file")
     if saved["config"] != config:
         return _new_state(variants), 0.0
     return saved["state"], float(saved.get("elapsed", 0.0))

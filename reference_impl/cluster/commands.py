@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 
+from geosched.arguments import positive_float, positive_int, probability_level, unit_fraction
+
 __all__ = ["add_commands"]
 
 
@@ -31,18 +33,19 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--local", default="svf", help=f"{', '.join(LOCAL_POLICIES)} (or name:k=v,...)")
     p.add_argument("--ablation", default=None, choices=ABLATIONS, help="remove one part of SageSched")
     p.add_argument("--belief", default="auto", choices=BELIEFS, help="what the local memory check believes")
-    p.add_argument("--safety-quantile", type=float, default=0.9, help="quantile memory is kept under (0.9)")
+    p.add_argument("--safety-quantile", type=probability_level, default=0.9, help="quantile memory is kept under (0.9)")
     p.add_argument("--lengths", default="empirical", choices=("empirical", "oracle", "learned"),
                    help="predicted length distributions: a histogram fitted on the past, the true lengths, or the "
                         "trained distribution model (torch; serve only what it was not trained on)")
-    p.add_argument("--train-fraction", type=float, default=None,
+    p.add_argument("--train-fraction", type=unit_fraction, default=None,
                    help="first part of the workload, not served (default 0.3; 0.7 with --lengths learned)")
-    p.add_argument("--speedup", type=float, default=10.0, help="arrivals this many times faster (default 10)")
+    p.add_argument("--speedup", type=positive_float, default=10.0, help="arrivals this many times faster (default 10)")
     p.add_argument("--arrivals", choices=("online", "burst"), default="online", help="for traces (default online)")
-    p.add_argument("--step-seconds", type=float, default=0.025, help="seconds per arrival step (default 0.025)")
-    p.add_argument("--limit", type=int, default=None, help="for traces: read at most this many rows")
+    p.add_argument("--step-seconds", type=positive_float, default=0.025,
+                   help="seconds per arrival step (default 0.025)")
+    p.add_argument("--limit", type=positive_int, default=None, help="for traces: read at most this many rows")
     p.add_argument("--backfill", action="store_true", help="local scans skip a misfit")
-    p.add_argument("--slo-scale", type=float, default=5.0, help="SLO = this x isolated latency (default 5)")
+    p.add_argument("--slo-scale", type=positive_float, default=5.0, help="SLO = this x isolated latency (default 5)")
     p.set_defaults(handler=_cmd_cluster)
 
 

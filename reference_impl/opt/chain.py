@@ -55,7 +55,7 @@ from numba import njit  # a runtime dependency (pyproject); 2^20 states need com
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.bounds import LowerBound, best_cheap_bound
 
-__all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound", "is_big"]
+__all__ = ["CHAIN_MAX_N", "CHAIN_MAX_STATES", "chain_subset_bounds", "chain_bound", "is_big", "chain_seconds"]
 
 CHAIN_MAX_N = 20  # requests in one table
 CHAIN_MAX_STATES = 1 << 24  # (subset, last big) pairs; two int32 tables: at most 128 MiB
@@ -132,17 +132,43 @@ def _states(requests, memory: int) -> int:
     return (1 << len(requests)) * (sum(1 for r in requests if is_big(r, memory)) + 1)
 
 
+_STATE_STEPS_PER_SECOND = 1.5e8  # (state, request) steps of the DP per second (measured: about 2e8)
+_LOAD_SECONDS = 2.5  # loading the cached compiled DP into a fresh process (measured: 2.1 s)
+
+
+def chain_seconds(instance: Instance) -> float:
+    """A conservative estimate of :func:`chain_bound`'s cost in seconds (``solve_opt`` skips the
+    chain bound under a time limit it would not fit in): loading the compiled code once per
+    process, then ``O(states * n)`` per table (two tables in the split form)."""
+    if not instance.is_burst or instance.n == 0:
+        return 0.0
+    by_peak = sorted(instance.requests, key=lambda r: -r.peak)[:CHAIN_MAX_N]
+    size = len(by_peak)
+    while size and _states(by_peak[:size], instance.memory) > CHAIN_MAX_STATES:
+        size -= 1
+    tables = 1 if instance.n <= CHAIN_MAX_N else 2
+    load = 0.0 if _chain_dp.signatures else _LOAD_SECONDS
+    return load + tables * _states(by_peak[:size], instance.memory) * max(1, size) / _STATE_STEPS_PER_SECOND
+
+
 def chain_subset_bounds(instance: Instance) -> np.ndarray | None:
     """``f[S]`` for every subset ``S`` (bit ``i`` = ``instance.requests[i]``): a lower bound on
     the optimal TEL of the burst instance made of ``S`` alone (module docstring).
 
-    ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N`` or the table would
-    exceed :data:`CHAIN_MAX_STATES` entries. The table is read-only (shared by a small cache:
+    ``None`` when some request arrives after step 0, ``n > CHAIN_MAX_N``, the table would
+    exceed :data:`CHAIN_MAX_STATES` entries, or its TELs could reach ``2^30`` (its entries
+    are int32: long requests would wrap around and give a false bound). The table is read-only (shared by a small cache:
     the solver asks for the same instance several times in a row).
     """
     if not instance.is_burst or instance.n > CHAIN_MAX_N:
         return None
     if _states(instance.requests, instance.memory) > CHAIN_MAX_STATES:
+        return None
+    # the tables are int32 with 2^30 as "unreached": every c_k <= ceil(V / M) + sum o (each
+    # step adds at most o_j past the last big completion), so n such terms must stay below it
+    total_output = sum(r.output for r in instance.requests)
+    total_volume = sum(r.volume for r in instance.requests)
+    if instance.n * (total_output + total_volume // instance.memory + 1) >= 1 << 30:
         return None
     return _table(instance.memory, tuple((r.output, r.peak, r.volume) for r in instance.requests))
 

@@ -44,9 +44,13 @@ import numpy as np
 
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.chain import is_big
+from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
 from geosched.reference_impl.opt.timeindexed import build_model, start_windows
 
-__all__ = ["solve_cpsat", "CPSAT_METHODS", "big_separation_spans"]
+__all__ = ["solve_cpsat", "CPSAT_METHODS", "big_separation_spans", "MAX_CPSAT_VALUE", "MAX_UNIT_BARS"]
+
+MAX_CPSAT_VALUE = 2**52  # TEL bound + largest arrival: CP-SAT rejects models whose sums may pass int64
+MAX_UNIT_BARS = 2_000_000  # the cumulative models add one interval per output token (sum of o_i)
 
 CPSAT_METHODS = ("cpsat", "cpsat-completion", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom",
                  "cpsat-hybrid")
@@ -59,10 +63,12 @@ def _identical_groups(instance: Instance) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, dominance: bool = False):
+def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, dominance: bool = False,
+                  deadline: Deadline | None = None):
     from ortools.sat.python import cp_model
 
-    ti = build_model(instance, upper_bound=upper_bound, tight=tight, all_rows=dominance)
+    deadline = deadline or Deadline.never()
+    ti = build_model(instance, upper_bound=upper_bound, tight=tight, all_rows=dominance, deadline=deadline)
     xs = [model_cp.NewBoolVar(f"x{j}") for j in range(ti.n_vars)]
     start_exprs = []
     for i in range(instance.n):
@@ -76,13 +82,14 @@ def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, d
         usage[int(ti.row_steps[r])] = expr
         if ti.row_binding[r]:
             model_cp.Add(expr <= memory)
+    deadline.check("time-indexed CP-SAT model")
     if dominance:
-        _left_justified(model_cp, instance, ti, xs, usage)
+        _left_justified(model_cp, instance, ti, xs, usage, deadline)
     objective = cp_model.LinearExpr.WeightedSum(xs, ti.cost.tolist())
     return ti, xs, start_exprs, objective
 
 
-def _left_justified(model_cp, instance: Instance, ti, xs, usage) -> None:
+def _left_justified(model_cp, instance: Instance, ti, xs, usage, deadline: Deadline) -> None:
     """Every optimal schedule is left-justified: no request can start one step earlier with
     all others fixed (that would lower TEL by 1). Moving ``i`` from ``k`` to ``k - 1`` adds
     ``s_i + 1`` tokens at step ``k`` and 1 token at steps ``k+1 .. k+o_i-1`` (step ``k+o_i``
@@ -112,6 +119,8 @@ def _left_justified(model_cp, instance: Instance, ti, xs, usage) -> None:
 
     requests = instance.requests
     for j in range(ti.n_vars):
+        if j % 1024 == 0:
+            deadline.check("dominance rule")
         i = int(ti.var_request[j])
         k = int(ti.var_start[j])
         r = requests[i]
@@ -122,13 +131,18 @@ def _left_justified(model_cp, instance: Instance, ti, xs, usage) -> None:
         model_cp.AddBoolOr([xs[j].Not()] + reasons)
 
 
-def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool):
+def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool, deadline: Deadline | None = None):
     from ortools.sat.python import cp_model
 
-    windows = start_windows(instance, upper_bound, tight=tight)
+    deadline = deadline or Deadline.never()
+    bars = sum(r.output for r in instance.requests)
+    if bars > MAX_UNIT_BARS:
+        raise BuildStopped(f"cumulative model: {bars} unit bars (one per output token), more than {MAX_UNIT_BARS}")
+    windows = start_windows(instance, upper_bound, tight=tight, deadline=deadline)
     starts = []
     intervals, demands = [], []
     for i, (r, (lo, hi)) in enumerate(zip(instance.requests, windows)):
+        deadline.check("cumulative model")
         x = model_cp.NewIntVar(lo, hi, f"start{i}")
         starts.append(x)
         if r.prompt > 0:
@@ -142,7 +156,7 @@ def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool):
     return starts, objective
 
 
-def _completion_model(model_cp, instance: Instance, upper_bound: int):
+def _completion_model(model_cp, instance: Instance, upper_bound: int, deadline: Deadline | None = None):
     """Completion-time model: integer ``C_i = x_i + o_i`` only, no intervals.
 
     **Memory peaks at completion steps.** The usage ``U_t`` of a schedule can exceed ``M``
@@ -161,7 +175,8 @@ def _completion_model(model_cp, instance: Instance, upper_bound: int):
     of the two orders holds, and pairs with ``p_i + p_j <= M`` are unconstrained.
     Valid with arrivals (they only bound the domains ``C_i >= a_i + o_i``).
     """
-    windows = start_windows(instance, upper_bound, tight=True)
+    deadline = deadline or Deadline.never()
+    windows = start_windows(instance, upper_bound, tight=True, deadline=deadline)
     requests = instance.requests
     n = len(requests)
     memory = instance.memory
@@ -169,6 +184,7 @@ def _completion_model(model_cp, instance: Instance, upper_bound: int):
     completions = [model_cp.NewIntVar(lo + r.output, hi + r.output, f"C{i}")
                    for i, (r, (lo, hi)) in enumerate(zip(requests, windows))]
     for i in range(n):
+        deadline.check("completion model (pairwise separation)")
         for j in range(i + 1, n):
             overlap = peak[i] + peak[j] - memory
             if overlap <= 0:
@@ -177,6 +193,7 @@ def _completion_model(model_cp, instance: Instance, upper_bound: int):
             model_cp.Add(completions[j] >= completions[i] + min(requests[j].output, overlap)).OnlyEnforceIf(first)
             model_cp.Add(completions[i] >= completions[j] + min(requests[i].output, overlap)).OnlyEnforceIf(first.Not())
     for i in range(n):
+        deadline.check("completion model (memory at completions)")
         held = []
         for j in range(n):
             if j == i:
@@ -255,33 +272,43 @@ def solve_cpsat(
     params: dict | None = None,
     progress: Any = None,
 ) -> dict:
-    """Build and solve one CP-SAT formulation; raw outcome as a dict (see :mod:`.solve`)."""
+    """Build and solve one CP-SAT formulation; raw outcome as a dict (see :mod:`.solve`).
+
+    ``time_limit`` covers building and solving. Raises :class:`~.deadline.BuildStopped` when
+    building reaches it, or when the model would be too large (:data:`MAX_CPSAT_VALUE`,
+    :data:`MAX_UNIT_BARS`, the time-indexed limits).
+    """
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
+    deadline = Deadline(t0 + time_limit)
+    largest = upper_bound + max((r.arrival for r in instance.requests), default=0)
+    if largest > MAX_CPSAT_VALUE:
+        raise BuildStopped(f"CP-SAT model: values up to {largest}, past {MAX_CPSAT_VALUE} (2^52)")
     model_cp = cp_model.CpModel()
     ids = [r.id for r in instance.requests]
     enhanced = method in ("cpsat", "cpsat-completion", "cpsat-ti", "cpsat-ti-dom", "cpsat-hybrid")
     if method in ("cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid"):
         ti, xs, start_exprs, objective = _time_indexed(model_cp, instance, upper_bound, tight=enhanced,
-                                                       dominance=method in ("cpsat-ti-dom", "cpsat-hybrid"))
+                                                       dominance=method in ("cpsat-ti-dom", "cpsat-hybrid"),
+                                                       deadline=deadline)
         if enhanced and hint is not None:
             for j in range(ti.n_vars):
                 request_id = ids[int(ti.var_request[j])]
                 model_cp.AddHint(xs[j], int(hint[request_id] == ti.var_start[j]))
         if method == "cpsat-hybrid":
-            start_vars, _ = _cumulative(model_cp, instance, upper_bound, tight=True)
+            start_vars, _ = _cumulative(model_cp, instance, upper_bound, tight=True, deadline=deadline)
             for x, expr in zip(start_vars, start_exprs):
                 model_cp.Add(x == expr)
             start_exprs = list(start_vars)
             model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     elif method == "cpsat-completion":
-        completions, start_exprs, objective = _completion_model(model_cp, instance, upper_bound)
+        completions, start_exprs, objective = _completion_model(model_cp, instance, upper_bound, deadline)
         if hint is not None:
             for c, r in zip(completions, instance.requests):
                 model_cp.AddHint(c, hint[r.id] + r.output)
     elif method in ("cpsat", "cpsat-cumulative"):
-        start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=enhanced)
+        start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=enhanced, deadline=deadline)
         start_exprs = list(start_vars)
         if enhanced and hint is not None:
             for i, x in enumerate(start_vars):
@@ -301,9 +328,10 @@ def solve_cpsat(
         return {ids[i]: int(solver.Value(start_exprs[i])) for i in range(instance.n)}
 
     build_time = time.perf_counter() - t0
+    deadline.check("CP-SAT model")
 
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, time_limit - build_time)
+    solver.parameters.max_time_in_seconds = max(0.01, deadline.remaining())
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     for key, value in (params or {}).items():

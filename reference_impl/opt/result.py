@@ -34,6 +34,8 @@ class OptResult(Result):
     method: str  # "cpsat", "cpsat-cumulative", "milp", "brute", ...
     message: str  # one human-readable line (solver status, limits, incumbent source)
     nodes: int | None = None  # search nodes (brute force, MILP) or CP-SAT branches, if known
+    lower_bound: int | None = None  # the proved lower bound computed before the search (solve_opt)
+    lower_bound_name: str | None = None  # which bound it is ("chain", "completion_order", ...)
 
     @property
     def gap(self) -> float | None:

@@ -50,9 +50,10 @@ from geosched.errors import InfeasibleScheduleError, UnknownNameError, Validatio
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.brute import brute_force_opt
-from geosched.reference_impl.opt.chain import chain_subset_bounds
+from geosched.reference_impl.opt.chain import chain_seconds, chain_subset_bounds
 from geosched.reference_impl.opt.cpsat import CPSAT_METHODS, solve_cpsat
-from geosched.reference_impl.opt.heuristic import heuristic_schedule
+from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
+from geosched.reference_impl.opt.heuristic import left_shift, timed_heuristic
 from geosched.reference_impl.opt.lower import best_lower_bound
 from geosched.reference_impl.opt.result import OptResult
 from geosched.reference_impl.opt.timeindexed import build_model, solve_lp_relaxation, solve_milp
@@ -117,7 +118,12 @@ def _with_milp_bound(instance: Instance, raw: dict, incumbent_tel: int, time_lim
     windows from the best TEL known): its root cutting planes bound better than the LP
     relaxation. A HiGHS proof of optimality, or a better schedule, is used as well."""
     best = _best_known_tel(instance, raw, incumbent_tel)
-    outcome = solve_milp(build_model(instance, upper_bound=best, tight=True), time_limit=time_limit)
+    deadline = Deadline.after(time_limit)
+    try:
+        model = build_model(instance, upper_bound=best, tight=True, deadline=deadline)
+    except BuildStopped as stop:
+        return _raise_dual(raw, None, "HiGHS root bound", f"not reached ({stop.reason})")
+    outcome = solve_milp(model, time_limit=max(0.05, deadline.remaining()))
     bound = outcome["dual_bound"]
     if outcome["starts"] is not None:
         highs_tel = _checked(instance, outcome["starts"], "HiGHS solution")
@@ -153,7 +159,12 @@ def solve_opt(
     instance : Instance
         The instance (burst or online arrivals).
     time_limit : float
-        Seconds for the whole call (see :data:`METHODS` for what may exceed it).
+        Seconds for the whole call: lower bounds, the heuristic incumbent, model building,
+        presolve and search all count (one :class:`~.deadline.Deadline`). What may pass it:
+        the strict policy runs (the incumbent every result needs, ``O(n log n)`` each), the
+        chain bound when its cost estimate was too low (it runs only when estimated at most
+        :data:`CHAIN_SHARE` of the time left), and the final checks. A model that cannot be
+        built in time, or would be too large, is skipped and the message says why.
     method : str
         One of :data:`METHODS` (table in the module docstring); ``auto`` is ``cpsat-completion``
         (fastest proofs in ``benchmarks/RESULTS.md``, section 2).
@@ -169,7 +180,8 @@ def solve_opt(
     -------
     OptResult
         ``status`` ``optimal`` only when optimality was proved (then ``dual_bound == tel``),
-        ``time_limit`` with the best checked schedule and a proved dual bound otherwise.
+        ``time_limit`` with the best checked schedule and a proved dual bound otherwise;
+        ``lower_bound`` and ``lower_bound_name`` give the bound computed before the search.
 
     Raises
     ------
@@ -191,17 +203,55 @@ def solve_opt(
         return brute_force_opt(instance)
     if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")
-    lower = best_lower_bound(instance, chain=True)
-    incumbent, incumbent_tel, source, notes = _initial_incumbent(instance, warm_start)
+    deadline = Deadline(t0 + time_limit)
+    notes: list[str] = []
+    lower = _timed_lower_bound(instance, deadline, notes)
+    incumbent, incumbent_tel, source = _initial_incumbent(instance, warm_start, deadline, notes)
     if incumbent_tel <= lower.value:
         return OptResult("optimal", incumbent, incumbent_tel, float(incumbent_tel), time.perf_counter() - t0,
-                         method, "; ".join([f"{source} schedule meets the {lower.name} lower bound"] + notes))
+                         method, "; ".join([f"{source} schedule meets the {lower.name} lower bound"] + notes),
+                         lower_bound=lower.value, lower_bound_name=lower.name)
+    used = "cpsat-completion" if method == "auto" else method
     bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None
     try:
-        raw, used = _search(instance, method, incumbent, incumbent_tel, lower.value, t0 + time_limit, seed, bar)
+        raw, used = _search(instance, method, incumbent, incumbent_tel, lower.value, deadline, seed, bar)
+    except BuildStopped as stop:
+        raw = {"proved": False, "starts": None, "dual_bound": None, "nodes": None, "infeasible": False,
+               "message": f"no search: {stop.reason}"}
+        incumbent, incumbent_tel = _shift_until(instance, incumbent, incumbent_tel, deadline, notes)
     finally:
         if bar is not None:
             bar.close()
+    return _result(instance, raw, used, lower, incumbent, incumbent_tel, source, notes, t0)
+
+
+def _shift_until(instance: Instance, incumbent: dict[str, int], incumbent_tel: int, deadline: Deadline,
+                 notes: list[str]) -> tuple[dict[str, int], int]:
+    """With no search possible, the time left goes to the left-shift pass (checked)."""
+    if deadline.remaining() < MIN_BOUND_SECONDS:
+        return incumbent, incumbent_tel
+    shifted = left_shift(instance, incumbent, deadline=deadline)
+    tel = _checked(instance, shifted, "left-shifted incumbent")
+    notes.append("the time left went to the left-shift pass")
+    return (shifted, tel) if tel < incumbent_tel else (incumbent, incumbent_tel)
+
+
+CHAIN_SHARE = 0.5  # the chain bound runs when its estimated cost is at most this share of the time left
+
+
+def _timed_lower_bound(instance: Instance, deadline: Deadline, notes: list[str]):
+    """The best lower bound: the cheap bounds, and the chain bound when its estimated cost
+    (:func:`~.chain.chain_seconds`) is at most :data:`CHAIN_SHARE` of the time left."""
+    estimate = chain_seconds(instance)
+    if estimate <= CHAIN_SHARE * deadline.remaining():
+        return best_lower_bound(instance, chain=True)
+    notes.append(f"chain bound skipped (estimated {estimate:.1f} s, more than {CHAIN_SHARE:g} of the time left)")
+    return best_lower_bound(instance, chain=False)
+
+
+def _result(instance: Instance, raw: dict, used: str, lower, incumbent: dict[str, int], incumbent_tel: int,
+            source: str, notes: list[str], t0: float) -> OptResult:
+    """The better of the incumbent and the solver's (checked) schedule, with the proved bound."""
     if raw["infeasible"]:
         # the windows admit every schedule of TEL <= incumbent, which is itself one of them
         raise InfeasibleScheduleError(f"{used} reported the model infeasible, contradicting the "
@@ -218,7 +268,8 @@ def solve_opt(
     proved = raw["proved"] or dual >= tel
     message = "; ".join([raw["message"], f"incumbent from {source}"] + notes)
     return OptResult("optimal" if proved else "time_limit", starts, tel, float(tel) if proved else dual,
-                     time.perf_counter() - t0, used, message, raw.get("nodes"))
+                     time.perf_counter() - t0, used, message, raw.get("nodes"), lower_bound=lower.value,
+                     lower_bound_name=lower.name)
 
 
 def _validate(method: str, time_limit: Any) -> None:
@@ -229,11 +280,11 @@ def _validate(method: str, time_limit: Any) -> None:
         raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
 
 
-def _initial_incumbent(instance: Instance, warm_start: dict[str, int] | None
-                       ) -> tuple[dict[str, int], int, str, list[str]]:
+def _initial_incumbent(instance: Instance, warm_start: dict[str, int] | None, deadline: Deadline,
+                       notes: list[str]) -> tuple[dict[str, int], int, str]:
     """The better of the heuristic schedule and a (checked) warm start."""
-    notes: list[str] = []
-    incumbent = heuristic_schedule(instance)
+    incumbent, heuristic_notes = timed_heuristic(instance, deadline)
+    notes.extend(heuristic_notes)
     incumbent_tel = _checked(instance, incumbent, "heuristic schedule")
     source = "heuristic"
     if warm_start is not None:
@@ -243,16 +294,31 @@ def _initial_incumbent(instance: Instance, warm_start: dict[str, int] | None
                 incumbent, incumbent_tel, source = dict(warm_start), report.metrics.tel, "warm start"
         else:
             notes.append("warm start rejected by the checker")
-    return incumbent, incumbent_tel, source, notes
+    return incumbent, incumbent_tel, source
+
+
+MIN_BOUND_SECONDS = 0.2  # the LP / HiGHS bound step is skipped with less time than this left
+SOLVER_LOAD_SECONDS = 2.5  # importing scipy.optimize and OR-Tools into a fresh process (measured: 2.3 s)
+SOLVER_MARGIN = 0.2  # HiGHS and CP-SAT stop up to about 0.15 s after their own limit (measured)
 
 
 def _search(instance: Instance, method: str, incumbent: dict[str, int], incumbent_tel: int, lower: int,
-            deadline: float, seed: int, bar: _ProgressLine | None) -> tuple[dict, str]:
-    """Run the chosen solver until ``deadline``; returns its raw outcome and the method used."""
-    remaining = deadline - time.perf_counter()
+            deadline: Deadline, seed: int, bar: _ProgressLine | None) -> tuple[dict, str]:
+    """Run the chosen solver until ``deadline``; returns its raw outcome and the method used.
+
+    Raises :class:`~.deadline.BuildStopped` when the model cannot be built in time."""
+    if deadline.remaining() < MIN_BOUND_SECONDS:
+        raise BuildStopped("the lower bound and the heuristic used the time limit")
+    # loading the solvers takes seconds in a fresh process: done first, so the shares below
+    # are shares of what is left after it, and not at all when it would not fit
+    loaded = all(name in sys.modules for name in ("scipy.optimize", "ortools.sat.python.cp_model"))
+    if not loaded and deadline.remaining() < SOLVER_LOAD_SECONDS + MIN_BOUND_SECONDS:
+        raise BuildStopped(f"too little time left to load the solvers (about {SOLVER_LOAD_SECONDS:g} s)")
+    import scipy.optimize  # noqa: F401
     if method not in ("auto",) + CPSAT_METHODS:
-        model = build_model(instance, upper_bound=incumbent_tel, tight=method == "milp-tight")
-        return solve_milp(model, time_limit=max(0.05, deadline - time.perf_counter())), method
+        model = build_model(instance, upper_bound=incumbent_tel, tight=method == "milp-tight", deadline=deadline)
+        return solve_milp(model, time_limit=max(0.05, deadline.remaining() - SOLVER_MARGIN)), method
+    from ortools.sat.python import cp_model  # noqa: F401
     used = "cpsat-completion" if method == "auto" else method
     # the default keeps a share of the limit for the LP bound (after the search, with the
     # search's incumbent, whose smaller TEL narrows the windows)
@@ -264,10 +330,14 @@ def _search(instance: Instance, method: str, incumbent: dict[str, int], incumben
     if root_cuts:
         share = MILP_SHARE
     raw = solve_cpsat(instance, method=used, upper_bound=incumbent_tel, hint=incumbent, lower_bound=lower,
-                      time_limit=max(0.05, remaining * (1 - share)), seed=seed, progress=bar.update if bar else None)
+                      time_limit=max(0.05, deadline.remaining() * (1 - share)), seed=seed,
+                      progress=bar.update if bar else None)
     if share and not raw["proved"]:
-        left = max(0.5, deadline - time.perf_counter())
-        raw = (_with_milp_bound if root_cuts else _with_lp_bound)(instance, raw, incumbent_tel, left)
+        left = deadline.remaining() - SOLVER_MARGIN
+        if left < MIN_BOUND_SECONDS:
+            raw = _raise_dual(raw, None, "LP bound", "skipped (time limit reached)")
+        else:
+            raw = (_with_milp_bound if root_cuts else _with_lp_bound)(instance, raw, incumbent_tel, left)
     return raw, used
 
 

@@ -38,22 +38,32 @@ import numpy as np
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.bounds import best_cheap_bound
 from geosched.reference_impl.opt.chain import chain_subset_bounds
+from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
 
-__all__ = ["TimeIndexedModel", "build_model", "start_windows", "solve_milp", "solve_lp_relaxation"]
+__all__ = ["TimeIndexedModel", "build_model", "start_windows", "solve_milp", "solve_lp_relaxation",
+           "MAX_NONZEROS", "MAX_STEPS"]
+
+MAX_NONZEROS = 20_000_000  # memory-row coefficients of one time-indexed model (about 0.5 GB of arrays)
+MAX_STEPS = 10**8  # the model keeps one entry per step up to the last possible completion
 
 
-def start_windows(instance: Instance, upper_bound: int, *, tight: bool = True) -> list[tuple[int, int]]:
+def start_windows(instance: Instance, upper_bound: int, *, tight: bool = True,
+                  deadline: Deadline | None = None) -> list[tuple[int, int]]:
     """``[(a_i, latest start), ...]`` for schedules of TEL ``<= upper_bound`` (see module doc).
 
-    ``tight=False`` gives the plain window ``a_i + UB - sum_j o_j``.
+    ``tight=False`` gives the plain window ``a_i + UB - sum_j o_j``. The tight windows cost one
+    cheap bound of ``I - i`` per request (``O(n^2 log n)``); with a ``deadline`` they stop
+    there with :class:`~.deadline.BuildStopped`.
     """
+    deadline = deadline or Deadline.never()
     requests = instance.requests
     total_output = sum(r.output for r in requests)
     subset_bounds = chain_subset_bounds(instance) if tight else None
     everyone = (1 << len(requests)) - 1
     windows = []
     for position, r in enumerate(requests):
+        deadline.check("start windows")
         slack = upper_bound - total_output
         if tight and len(requests) > 1:
             rest = Instance(instance.memory, requests[:position] + requests[position + 1 :])
@@ -97,17 +107,28 @@ class TimeIndexedModel:
 
 
 def build_model(instance: Instance, *, upper_bound: int, tight: bool = True,
-                all_rows: bool = False) -> TimeIndexedModel:
+                all_rows: bool = False, deadline: Deadline | None = None) -> TimeIndexedModel:
     """Variables within the start windows; memory rows only at steps where the requests that
     could be running there might together exceed ``M`` (other rows are redundant), or at
-    every step where some request may run if ``all_rows`` (``row_binding`` tells which)."""
-    windows = start_windows(instance, upper_bound, tight=tight)
+    every step where some request may run if ``all_rows`` (``row_binding`` tells which).
+
+    Raises :class:`~.deadline.BuildStopped` at the ``deadline``, or before allocating a model
+    of more than :data:`MAX_NONZEROS` coefficients or :data:`MAX_STEPS` steps.
+    """
+    deadline = deadline or Deadline.never()
+    windows = start_windows(instance, upper_bound, tight=tight, deadline=deadline)
+    nonzeros = sum((hi - lo + 1) * r.output for r, (lo, hi) in zip(instance.requests, windows))
+    steps = max((hi + r.output for r, (_, hi) in zip(instance.requests, windows)), default=0)
+    if nonzeros > MAX_NONZEROS or steps > MAX_STEPS:
+        raise BuildStopped(f"time-indexed model: {nonzeros} coefficients over {steps} steps, past the limits "
+                           f"{MAX_NONZEROS} and {MAX_STEPS}")
     requests: tuple[Request, ...] = instance.requests
     var_request, var_start, cost = [], [], []
     rows_t, cols, coefs = [], [], []
     offset = 0
     last_step = 0
     for i, (r, (lo, hi)) in enumerate(zip(requests, windows)):
+        deadline.check("time-indexed model")
         ks = np.arange(lo, hi + 1, dtype=np.int64)
         var_request.append(np.full(ks.size, i, dtype=np.int64))
         var_start.append(ks)
@@ -199,15 +220,23 @@ def _scipy_problem(model: TimeIndexedModel):
 
 def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
                         time_limit: float = 60.0) -> int | None:
-    """``ceil`` of the LP relaxation's optimum, or None when HiGHS does not finish."""
+    """``ceil`` of the LP relaxation's optimum, or None when HiGHS does not finish (or the
+    model cannot be built within ``time_limit`` or the size limits of :func:`build_model`)."""
     from scipy.optimize import milp
 
     if instance.n == 0:
         return 0
+    deadline = Deadline.after(time_limit)
     if upper_bound is None:
         starts = heuristic_schedule(instance)
         upper_bound = sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
-    model = build_model(instance, upper_bound=upper_bound)
+    try:
+        model = build_model(instance, upper_bound=upper_bound, deadline=deadline)
+    except BuildStopped:
+        return None
+    time_limit = deadline.remaining()
+    if time_limit <= 0:
+        return None
     c, constraints, bounds = _scipy_problem(model)
     with _quiet_stdout():
         res = milp(c, constraints=constraints, bounds=bounds, integrality=np.zeros(model.n_vars),

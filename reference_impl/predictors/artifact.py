@@ -44,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from geosched.errors import GeoschedError
+from geosched.errors import GeoschedError, WorkloadFormatError
+from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURES, RequestLog
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel
 
@@ -201,16 +202,10 @@ def _check_shapes(model: LengthModel, where: str) -> None:
 def load_model(path: str | Path, kind: str | None = None) -> LengthModel:
     """Read and check a model file; ``kind`` (when given) must match the file's."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ModelFileError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise ModelFileError(f"{path}: not a text file") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ModelFileError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    try:  # strictly: no duplicate keys, NaN or Infinity, invalid UTF-8 (every JSON input does)
+        data = read_json(path)
+    except WorkloadFormatError as exc:
+        raise ModelFileError(str(exc)) from None
     return model_from_dict(data, str(path), kind)
 
 

@@ -18,6 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from geosched.arguments import integer, positive_int
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.output import emit_json
 
@@ -34,17 +35,17 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--kind", required=True, choices=("point", "onebit", "dist"))
     p.add_argument("--out", required=True, help="model file to write (JSON)")
-    p.add_argument("--epochs", type=int, default=None, help="passes over the training part (default 40)")
-    p.add_argument("--theta", type=int, default=None, help="1-bit threshold (default: median training output)")
+    p.add_argument("--epochs", type=positive_int, default=None, help="passes over the training part (default 40)")
+    p.add_argument("--theta", type=positive_int, default=None, help="1-bit threshold (default: median training output)")
     p.add_argument("--features", default=None, help="comma-separated feature names (default: the validated set)")
-    p.add_argument("--limit", type=int, default=None, help="read at most this many rows")
+    p.add_argument("--limit", type=integer, default=None, help="read at most this many rows")
     p.set_defaults(handler=_cmd_train)
 
     p = sub.add_parser("eval", parents=[common], help="accuracy table of models and baselines on the test part")
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--model", action="append", default=None,
                    help="model file (repeatable; default: the shipped point, onebit and dist models)")
-    p.add_argument("--limit", type=int, default=None, help="read at most this many rows")
+    p.add_argument("--limit", type=integer, default=None, help="read at most this many rows")
     p.set_defaults(handler=_cmd_eval)
 
 

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
-from geosched.reference_impl.model import Instance
+from geosched.reference_impl.model import MAX_VALUE, Instance
 
 __all__ = [
     "Predictor",
@@ -77,14 +77,18 @@ class NoisyPredictor:
     name: str = "noisy"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
+        if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma)
+                                                and self.sigma >= 0):
             raise ValidationError("sigma", self.sigma, "must be a finite number >= 0")
+        _check_seed(self.seed)
 
     def predict(self, instance: Instance) -> np.ndarray:
         rng = np.random.default_rng(self.seed)
         true = np.array([r.output for r in instance.requests], dtype=np.float64)
-        noisy = true * np.exp(self.sigma * rng.standard_normal(true.size))
-        return np.maximum(1, np.rint(noisy)).astype(np.int64)
+        with np.errstate(over="ignore"):  # a huge sigma overflows to inf, clipped just below
+            noisy = true * np.exp(self.sigma * rng.standard_normal(true.size))
+        # a prediction is a length of the model: in [1, 2^53] (inf or 1e300 would wrap in int64)
+        return np.clip(np.rint(noisy), 1, MAX_VALUE).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -99,12 +103,15 @@ class OneBitPredictor:
     name: str = "onebit"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.flip_rate, (int, float)) and 0 <= self.flip_rate <= 1):
+        if isinstance(self.flip_rate, bool) or not (isinstance(self.flip_rate, (int, float))
+                                                    and 0 <= self.flip_rate <= 1):
             raise ValidationError("flip_rate", self.flip_rate, "must be a number in [0, 1]")
         for field_name in ("theta", "short_length", "long_length"):
             value = getattr(self, field_name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValidationError(field_name, value, "must be an integer >= 1")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 1 <= value <= MAX_VALUE):
+                raise ValidationError(field_name, value, "must be an integer in [1, 2^53]")
+        _check_seed(self.seed)
 
     def classes(self, instance: Instance) -> np.ndarray:
         """Predicted class per request: 0 short, 1 long (after the seeded flips)."""
@@ -123,6 +130,11 @@ class OneBitPredictor:
     def predict(self, instance: Instance) -> np.ndarray:
         o0, o1 = self.proxies(instance)
         return np.where(self.classes(instance) == 1, o1, o0).astype(np.int64)
+
+
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValidationError("seed", seed, "must be an integer >= 0")
 
 
 def one_bit_parameters(

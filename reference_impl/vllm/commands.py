@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 
+from geosched.arguments import non_negative_int, positive_int
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -26,9 +27,9 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--policy", default=None, help="registry policy of the reference (sjf, svf, ...)")
     p.add_argument("--preemption", choices=("fcfs", "priority"), default="fcfs",
                    help="semantics: vLLM's SchedulerConfig.policy (victim rule and stock queue)")
-    p.add_argument("--block-size", type=int, default=1, help="semantics: KV block size (default 1)")
+    p.add_argument("--block-size", type=positive_int, default=1, help="semantics: KV block size (default 1)")
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
-    p.add_argument("--search", type=int, default=0,
+    p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
     p.set_defaults(handler=_cmd_vllm_diff)
 

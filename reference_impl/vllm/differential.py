@@ -68,18 +68,28 @@ REFERENCES = ("semantics", "policy")
 def resolve_scheduler(spec: Any) -> Any:
     """A scheduler class from a class, ``"pkg.mod.Class"`` or ``"pkg.mod:Class"`` (None: stock vLLM).
 
+    The class must implement vLLM's ``SchedulerInterface`` (subclass it, as vLLM's own
+    ``Scheduler`` does): anything else would fail deep inside the engine with a traceback.
+
     Raises
     ------
     ValidationError
-        When the path does not import or does not name a class.
+        When the path does not import, does not name a class, or names a class that is not a
+        vLLM scheduler.
 
     Examples
     --------
-    >>> resolve_scheduler("collections.OrderedDict").__name__
-    'OrderedDict'
+    >>> resolve_scheduler("vllm.v1.core.sched.scheduler.Scheduler").__name__
+    'Scheduler'
+    >>> resolve_scheduler("collections.OrderedDict")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --scheduler: must be a vLLM scheduler class (a subclass of ...)
     """
-    if spec is None or isinstance(spec, type):
+    if spec is None:
         return spec
+    if isinstance(spec, type):
+        return _scheduler_class(spec, spec.__qualname__)
     if not isinstance(spec, str) or not spec:
         raise ValidationError("--scheduler", spec, "must be a class or a dotted path 'pkg.module.Class'")
     module_name, sep, attr = spec.partition(":")
@@ -94,6 +104,17 @@ def resolve_scheduler(spec: Any) -> Any:
         raise ValidationError("--scheduler", spec, f"cannot be imported ({exc})") from None
     if not isinstance(target, type):
         raise ValidationError("--scheduler", spec, "does not name a class")
+    return _scheduler_class(target, spec)
+
+
+def _scheduler_class(target: type, spec: str) -> type:
+    ensure_vllm_device()
+    from vllm.v1.core.sched.interface import SchedulerInterface
+
+    if not issubclass(target, SchedulerInterface):
+        raise ValidationError("--scheduler", spec,
+                              "must be a vLLM scheduler class (a subclass of vllm.v1.core.sched.interface."
+                              "SchedulerInterface)")
     return target
 
 

@@ -1,0 +1,178 @@
+"""The reliability campaign of issue 11, rerun: bad inputs, extreme inputs and tampered witnesses.
+
+Every case of ``tests/reliability_cases.py`` is run in this process through
+:func:`geosched.cli.main` (files written into a fresh folder first), and classified:
+
+* bad inputs (the right answer is an error): clean error (exit 2, one line
+  ``geosched: error: ...``, no traceback, no file changed), traceback, unclean error (another
+  exit status, several lines, a file changed), accepted (exit 0: a lenient input);
+* extreme valid inputs (huge numbers): answered (exit 0/1 with every number the case
+  re-derives by hand, exactly), refused cleanly, traceback, wrong answer (a silent one);
+* tampered witnesses (every field of ``docs/witnesses/svf_burst_alpha0.5_ratio1.345.json``
+  changed, removed, duplicated, NaN, Infinity, null): rejected (exit 1 with problems),
+  malformed (clean exit 2), harmless (the untampered numbers), re-derived (other numbers,
+  each equal to an independent re-computation: the per-step reference simulator and a
+  per-step memory sum), or accepted with a wrong number.
+
+Each case runs under a time limit (``--case-timeout``) and the process under a data limit
+(``--memory-gib``), so that a command that would run away is counted and the campaign goes
+on; ``--isolate`` runs each case in its own process instead (killed at the time limit: what
+compiled code cannot be interrupted in-process), for versions that may hang. Point it at any
+checkout's ``geosched`` by running it with that checkout's interpreter (the cases come from
+this file's ``tests/``).
+
+    python benchmarks/reliability_campaign.py [--json] [--show-failures] [--isolate]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from _machine import machine_summary  # noqa: E402
+from cli_harness import run_cli, write_files  # noqa: E402
+from reliability_cases import OUTCOMES, TAMPER_OK, all_cases, classify, tamper_verdict, tampers  # noqa: E402
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm: a BaseException, so that no ``except Exception`` swallows it."""
+
+
+def _alarm(signum, frame):
+    raise CaseTimeout
+
+
+def _run_case(case, timeout: int) -> tuple[str, str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        began = time.perf_counter()
+        signal.alarm(timeout)
+        try:
+            write_files(folder, case.files)
+            run = run_cli(case.argv, folder)
+        except CaseTimeout:
+            return "traceback", f"did not finish in {timeout} s", time.perf_counter() - began
+        except MemoryError:
+            return "traceback", "MemoryError", time.perf_counter() - began
+        finally:
+            signal.alarm(0)
+        outcome, detail = classify(case, run)
+        return outcome, detail, time.perf_counter() - began
+
+
+def _run_isolated(case, timeout: int, memory_gib: float) -> tuple[str, str, float]:
+    """The case in a fresh interpreter, killed at ``timeout``."""
+    began = time.perf_counter()
+    command = [sys.executable, __file__, "--one", case.name, "--case-timeout", str(timeout),
+               "--memory-gib", str(memory_gib)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout + 30)
+    except subprocess.TimeoutExpired:
+        return "traceback", f"did not finish in {timeout} s (killed)", time.perf_counter() - began
+    try:
+        outcome, detail = json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        outcome, detail = "traceback", f"the process died (exit {done.returncode}): {done.stderr[-300:]}"
+    return outcome, detail, time.perf_counter() - began
+
+
+def _run_tamper(text: str, timeout: int) -> str:
+    signal.alarm(timeout)
+    try:
+        verdict = tamper_verdict(text)
+    except CaseTimeout:
+        return f"traceback: did not finish in {timeout} s"
+    except Exception as exc:  # noqa: BLE001 - an error of the verdict's own re-computation
+        return f"traceback: {type(exc).__name__}: {exc}"
+    finally:
+        signal.alarm(0)
+    return verdict
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case-timeout", type=int, default=120, help="seconds per case (default 120)")
+    parser.add_argument("--memory-gib", type=float, default=6.0, help="data limit of this process (default 6)")
+    parser.add_argument("--json", action="store_true", help="print every case's outcome as JSON")
+    parser.add_argument("--show-failures", action="store_true", help="list every case that is not right")
+    parser.add_argument("--progress", action="store_true", help="one line per case on stderr as it finishes")
+    parser.add_argument("--isolate", action="store_true", help="each case in its own process")
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # --isolate's worker: one case by name
+    args = parser.parse_args()
+    limit = int(args.memory_gib * 2**30)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    signal.signal(signal.SIGALRM, _alarm)
+    import geosched
+
+    if args.one is not None:
+        case = next(c for c in all_cases() if c.name == args.one)
+        outcome, detail, _ = _run_case(case, args.case_timeout)
+        print(json.dumps([outcome, detail]))
+        return 0
+    began = time.perf_counter()
+    rows = []
+    for case in all_cases():
+        if args.isolate:
+            outcome, detail, seconds = _run_isolated(case, args.case_timeout, args.memory_gib)
+        else:
+            outcome, detail, seconds = _run_case(case, args.case_timeout)
+        rows.append({"case": case.name, "expect": case.expect, "outcome": outcome, "detail": detail,
+                     "seconds": round(seconds, 3)})
+        if args.progress:
+            print(f"{seconds:7.2f}s {outcome:<15} {case.name}", file=sys.stderr, flush=True)
+    tamper_rows = [{"tamper": label, "verdict": _run_tamper(text, args.case_timeout)} for label, text in tampers()]
+    wall = time.perf_counter() - began
+    if args.json:
+        print(json.dumps({"geosched": geosched.__version__, "geosched_path": str(Path(geosched.__file__).parent),
+                          "cases": rows, "tampers": tamper_rows, "wall_time": wall}, indent=1))
+        return 0
+    print(f"machine: {machine_summary()}; geosched from {Path(geosched.__file__).parent}; {wall:.0f} s")
+    _print_tables(rows, tamper_rows)
+    if args.show_failures:
+        for row in rows:
+            if row["outcome"] not in ("clean error", "answered", "refused cleanly"):
+                print(f"- {row['outcome']}: {row['case']}: {row['detail'][:300]}")
+        for row in tamper_rows:
+            if row["verdict"] not in TAMPER_OK:
+                print(f"- tamper {row['tamper']}: {row['verdict'][:300]}")
+    return 0
+
+
+def _print_tables(rows: list[dict], tamper_rows: list[dict]) -> None:
+    bad = collections.Counter(r["outcome"] for r in rows if r["expect"] == "error")
+    extreme = collections.Counter(r["outcome"] for r in rows if r["expect"] == "answer")
+    verdicts = collections.Counter(v["verdict"] if v["verdict"] in TAMPER_OK else
+                                   ("traceback" if v["verdict"].startswith("traceback") else
+                                    "accepted with a wrong number" if v["verdict"].startswith("ACCEPTED") else
+                                    "other") for v in tamper_rows)
+    print()
+    print("| inputs | tried | clean errors | answered exactly | tracebacks | unclean errors | lenient (accepted) "
+          "| silent wrong answers |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| bad inputs | {sum(bad.values())} | {bad['clean error']} | - | {bad['traceback']} | "
+          f"{bad['unclean error']} | {bad['accepted']} | - |")
+    print(f"| extreme valid inputs | {sum(extreme.values())} | {extreme['refused cleanly']} (refused) | "
+          f"{extreme['answered']} | {extreme['traceback']} | {extreme['unclean error']} | - | "
+          f"{extreme['wrong answer']} |")
+    print()
+    print("| tampered witnesses | tried | rejected (exit 1) | malformed (exit 2) | harmless | re-derived "
+          "| accepted with a wrong number | tracebacks / other |")
+    print("|---|---|---|---|---|---|---|---|")
+    print(f"| svf_burst_alpha0.5_ratio1.345.json | {len(tamper_rows)} | {verdicts['rejected']} | "
+          f"{verdicts['malformed']} | {verdicts['harmless']} | {verdicts['re-derived']} | "
+          f"{verdicts['accepted with a wrong number']} | {verdicts['traceback'] + verdicts['other']} |")
+    assert set(bad) | set(extreme) <= set(OUTCOMES)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
