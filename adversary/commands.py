@@ -37,11 +37,12 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
     p.add_argument("--target", type=positive_float, default=None, help="stop a search once this ratio is reached")
     p.add_argument("--quiet", action="store_true", help="no progress line")
-    p.add_argument("--rounds", type=int, default=None,
+    p.add_argument("--rounds", type=positive_int, default=None,
                    help="reproducible mode: this many rounds of --restarts restarts of --evals evaluations, the best "
                    "witnesses passed on between rounds (--method anneal or structured; --time is not used)")
-    p.add_argument("--restarts", type=int, default=8, help="with --rounds: restarts per round (default 8)")
-    p.add_argument("--evals", type=int, default=2000, help="with --rounds: evaluations per restart (default 2000)")
+    p.add_argument("--restarts", type=positive_int, default=8, help="with --rounds: restarts per round (default 8)")
+    p.add_argument("--evals", type=positive_int, default=2000,
+                   help="with --rounds: evaluations per restart (default 2000)")
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_hunt)

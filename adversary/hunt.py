@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from geosched.adversary.rounds import RoundsRun, run_rounds
+from geosched.adversary.rounds import RoundsRun, checked_rounds_state, run_rounds
 from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
     Candidate,
@@ -201,11 +201,14 @@ class _HuntDirectory:
 
 def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: str) -> dict[str, Any]:
     """One method's saved state: ``{"kind": "search", "state": ...}`` (checked and rescored by
-    :func:`~geosched.adversary.search.checked_state`) or z3's ``{"kind": "z3", "runs": ...}``."""
+    :func:`~geosched.adversary.search.checked_state`), rounds of restarts (``{"kind": "rounds", ...}``,
+    :func:`~geosched.adversary.rounds.checked_rounds_state`) or z3's ``{"kind": "z3", "runs": ...}``."""
     if method not in METHODS:
         raise WorkloadFormatError(f"{where}: methods.{method}: unknown method; known: {', '.join(METHODS)}")
     if method == "z3":
         return _checked_z3_entry(entry, where)
+    if isinstance(entry, dict) and entry.get("kind") == "rounds":
+        return checked_rounds_state(space, entry, f"{where}: methods.{method}")
     if not isinstance(entry, dict) or set(entry) != {"kind", "state"} or entry["kind"] != "search":
         raise WorkloadFormatError(f"{where}: methods.{method}: expected {{\"kind\": \"search\", \"state\": {{...}}}}")
     return {"kind": "search", "state": checked_state(space, method, entry["state"], where)}

@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from geosched.adversary.search import Candidate, SearchSpace, anneal
+from geosched.adversary.search import Candidate, SearchSpace, anneal, fitness
 from geosched.adversary.structured import Description, score_description, structured_search
-from geosched.errors import ValidationError
+from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.executor import using_executor
 
-__all__ = ["ROUND_METHODS", "ELITE_SIZE", "RoundsRun", "run_rounds", "restart_job"]
+__all__ = ["ROUND_METHODS", "ELITE_SIZE", "RoundsRun", "run_rounds", "restart_job", "checked_rounds_state"]
 
 ROUND_METHODS = ("anneal", "structured")
 ELITE_SIZE = 5
@@ -188,3 +188,70 @@ def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, e
                      state=state, message=f"{state['rounds_done']} rounds of {restarts} {method} restarts of "
                      f"{evals} evaluations")
 
+
+
+_STATE_KEYS = {"kind", "config", "rounds_done", "elite", "nfev", "nit", "wall_time", "history"}
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _rescored(space: SearchSpace, method: str, point: Any, where: str) -> list:
+    """``[recomputed score, point]`` for a saved elite point, which must be a point of ``space``."""
+    if method == "structured":
+        try:
+            description = Description.from_list(point)
+            return [float(score_description(space, description).score), description.to_list()]
+        except (TypeError, ValueError, KeyError, IndexError) as exc:
+            raise WorkloadFormatError(f"{where}: elite: not a structured description ({exc})") from None
+    columns = [point.get(key) if isinstance(point, dict) else None for key in ("a", "s", "o")]
+    if not all(isinstance(c, list) and all(_is_count(v) for v in c) for c in columns) \
+            or not 1 <= len(columns[2]) <= space.max_requests or len({len(c) for c in columns}) != 1:
+        raise WorkloadFormatError(f"{where}: elite: every point must hold lists a, s, o of 1 to "
+                                  f"{space.max_requests} integers >= 0")
+    a, s, o = columns
+    if any(x > space.arrival_max for x in a) or any(not 1 <= y <= space.peak_max - p for p, y in zip(s, o)):
+        raise WorkloadFormatError(f"{where}: elite: a point is not an instance of the search space "
+                                  f"(peaks <= {space.peak_max}, arrivals <= {space.arrival_max})")
+    candidate = Candidate(np.array(a, np.int64), np.array(s, np.int64), np.array(o, np.int64))
+    fitness(space, candidate)  # the saved score is not trusted
+    return [candidate.score, candidate.to_dict()]
+
+
+def checked_rounds_state(space: SearchSpace, state: Any, where: str) -> dict[str, Any]:
+    """A saved rounds state (a hunt checkpoint's ``methods.<m>``), every field checked and every
+    elite score recomputed (a forged score is never reported); the settings are compared with
+    the resumed run's by :func:`run_rounds`.
+
+    Raises
+    ------
+    WorkloadFormatError
+        Naming the field, when the state is malformed.
+    """
+    if not isinstance(state, dict) or set(state) != _STATE_KEYS or state["kind"] != "rounds":
+        raise WorkloadFormatError(f"{where}: expected a rounds state with exactly {', '.join(sorted(_STATE_KEYS))}")
+    config = state["config"]
+    if not isinstance(config, dict) or config.get("method") not in ROUND_METHODS:
+        raise WorkloadFormatError(f"{where}: config: must name a method among {', '.join(ROUND_METHODS)}")
+    for name in ("rounds_done", "nfev", "nit"):
+        if not _is_count(state[name]):
+            raise WorkloadFormatError(f"{where}: {name}: must be an integer >= 0, got {state[name]!r}")
+    if not _is_number(state["wall_time"]) or state["wall_time"] < 0:
+        raise WorkloadFormatError(f"{where}: wall_time: must be a finite number >= 0, got {state['wall_time']!r}")
+    elite = state["elite"]
+    if not isinstance(elite, list) or len(elite) > ELITE_SIZE or not all(
+            isinstance(item, list) and len(item) == 2 for item in elite) or (state["rounds_done"] > 0) != bool(elite):
+        raise WorkloadFormatError(f"{where}: elite: must be a list of at most {ELITE_SIZE} [score, point] pairs, "
+                                  "empty exactly when no round is done")
+    rescored = sorted((_rescored(space, config["method"], point, where) for _, point in elite), key=lambda e: -e[0])
+    history = state["history"]
+    if not isinstance(history, list) or not all(
+            isinstance(row, list) and len(row) == 3 and all(_is_number(v) for v in row) for row in history):
+        raise WorkloadFormatError(f"{where}: history: must be a list of [wall time, best, evaluations]")
+    best = rescored[0][0] if rescored else -math.inf
+    return {**state, "elite": rescored, "history": [row for row in history if row[1] <= best * (1 + 1e-12)]}
