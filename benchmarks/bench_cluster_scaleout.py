@@ -10,8 +10,8 @@ Measured here:
    A control without Dask runs the whole serial run in two plain processes at once: on a shared
    machine it shows what two cores give at that moment (``plain_pair_speedup_equivalent``).
 2. **Overhead per task**: ``--tasks`` no-op jobs through the executor's ordered ``map`` (the
-   path the checks use: a window of 2 jobs per worker) and all at once (``client.map``), so the
-   scheduler's own cost per task; plus the client's serial cost per chunk (merging a chunk's
+   path the checks use: a window of 8 jobs per worker, at least 32) and all at once
+   (``client.map``), so the scheduler's own cost per task; plus the client's serial cost per chunk (merging a chunk's
    counts into the state and writing the checkpoint).
 3. **Cost per instance at n = 4, 5, 6**: a deterministic sample of multisets of exactly n
    requests at the thorough bounds (every k-th in the module's order), all their budgets M.

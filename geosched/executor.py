@@ -50,7 +50,7 @@ __all__ = ["SerialExecutor", "DaskExecutor", "make_executor", "parse_spec", "clu
 
 SPEC_HELP = "serial, local:N (N >= 1 Dask worker processes here) or tcp://HOST:PORT (a running Dask scheduler)"
 _LOCAL = re.compile(r"local:([0-9]{1,4})")
-_TCP = re.compile(r"tcp://[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}")
+_TCP = re.compile(r"tcp://[A-Za-z0-9.\-\[\]:]+:([0-9]{1,5})")
 
 
 class ClusterUnavailableError(GeoschedError):
@@ -81,7 +81,8 @@ tcp://HOST:PORT (a running Dask scheduler) (got 'local:0')
     local = _LOCAL.fullmatch(text)
     if local and int(local.group(1)) >= 1:
         return "local", int(local.group(1))
-    if _TCP.fullmatch(text):
+    tcp = _TCP.fullmatch(text)
+    if tcp and 1 <= int(tcp.group(1)) <= 65535:
         return "tcp", text
     raise ValidationError("--cluster", spec, f"must be {SPEC_HELP}")
 
@@ -121,9 +122,11 @@ class SerialExecutor(concurrent.futures.Executor):
 class DaskExecutor(concurrent.futures.Executor):
     """A Dask ``distributed.Client`` behind the executor interface.
 
-    ``map`` keeps at most ``window`` jobs in flight (default: twice the workers' threads) and
-    yields results in submission order, so a caller can checkpoint after each chunk and stop
-    early without having queued the whole run.
+    ``map`` keeps at most ``buffersize`` jobs in flight (default: 8 per worker thread, at least
+    32) and yields results in submission order, so a caller can checkpoint after each chunk and
+    stop early without having queued the whole run. The window is wide because the results
+    are taken in order: a slow chunk at its head must not leave the workers idle
+    (benchmarks/RESULTS.md, section 8: a window of 2 per worker left them idle much of the time).
     """
 
     def __init__(self, spec: str, client: Any, cluster: Any = None) -> None:
@@ -142,7 +145,7 @@ class DaskExecutor(concurrent.futures.Executor):
 
     def map(self, fn: Callable[..., Any], *iterables: Iterable[Any], timeout: float | None = None,
             chunksize: int = 1, buffersize: int | None = None) -> Iterator[Any]:
-        return self._ordered(fn, zip(*iterables), buffersize or 2 * self.workers)
+        return self._ordered(fn, zip(*iterables), buffersize or max(32, 8 * self.workers))
 
     def _ordered(self, fn: Callable[..., Any], jobs: Iterator[tuple], window: int) -> Iterator[Any]:
         pending: deque = deque()

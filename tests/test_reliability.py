@@ -126,6 +126,8 @@ BAD_VALUES = {
     "finite_float": ["abc", "nan", "inf", "-inf", "1e400", ""],
     "unit_fraction": ["abc", "nan", "inf", "0", "1", "-0.5", "1.5", ""],
     "probability_level": ["abc", "nan", "inf", "0", "-0.5", "1.5", ""],
+    "cluster_spec": ["", "dask", "local:0", "local:", "local:x", "udp://h:8786", "tcp://h", "tcp://h:0",
+                     "tcp://h:65536"],
 }
 # string flags whose values are parsed by the command (bad values per flag)
 BAD_STRINGS = {

@@ -53,7 +53,7 @@ def local2():
 def test_specs_are_parsed_and_a_bad_one_names_the_flag():
     assert parse_spec("serial") == ("serial", None) and parse_spec("local:3") == ("local", 3)
     assert parse_spec("tcp://sched.example:8786") == ("tcp", "tcp://sched.example:8786")
-    for bad in ("local:0", "local:", "local:two", "udp://h:1", "tcp://h", "dask"):
+    for bad in ("local:0", "local:", "local:two", "udp://h:1", "tcp://h", "tcp://h:70000", "dask"):
         with pytest.raises(ValidationError, match="--cluster"):
             parse_spec(bad)
 
@@ -130,6 +130,35 @@ def test_a_hunt_killed_in_round_3_resumes_from_its_round_checkpoint(tmp_path, mo
     monkeypatch.undo()
     resumed = hunt(space, out=tmp_path / "b", resume=True, **kwargs)
     assert _json(resumed).replace(str(tmp_path / "b"), "OUT") == _json(unbroken).replace(str(tmp_path / "a"), "OUT")
+
+
+def test_a_forged_or_broken_rounds_checkpoint_is_rescored_or_refused(tmp_path):
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.rounds import checked_rounds_state
+    from geosched.adversary.search import Candidate, SearchSpace, fitness
+    from geosched.errors import WorkloadFormatError
+
+    space = SearchSpace("sjf", max_requests=4, memory=12)
+    hunt(space, method="anneal", rounds=1, restarts=2, evals=30, seed=1, out=tmp_path / "h", progress=False,
+         certify_budget=60.0)
+    entry = json.loads((tmp_path / "h" / "checkpoint.json").read_text())["methods"]["anneal"]
+    point = entry["elite"][0][1]
+    truth = fitness(space, Candidate.from_dict(point))  # recomputed independently of the saved score
+    forged = {**entry, "elite": [[99.0, point]] + entry["elite"][1:]}
+    checked = checked_rounds_state(space, forged, "ck")
+    assert truth in [score for score, _ in checked["elite"]] and all(score < 99.0 for score, _ in checked["elite"])
+    for broken, field in (({**entry, "nfev": -1}, "nfev"),
+                          ({**entry, "elite": [[1.0, {"a": [0], "s": [0]}]]}, "elite"),
+                          ({**entry, "elite": [[1.0, {"a": [0], "s": [9], "o": [9]}]]}, "elite")):
+        with pytest.raises(WorkloadFormatError, match=field):
+            checked_rounds_state(space, broken, "ck")
+    checkpoint = json.loads((tmp_path / "h" / "checkpoint.json").read_text())
+    checkpoint["methods"]["anneal"]["rounds_done"] = "two"
+    (tmp_path / "h" / "checkpoint.json").write_text(json.dumps(checkpoint))
+    argv = ("hunt --policy sjf --requests 4 --memory 12 --method anneal --rounds 1 --restarts 2 --evals 30 --seed 1 "
+            "--resume --quiet --out").split() + [str(tmp_path / "h")]
+    proc = subprocess.run([sys.executable, "-m", "geosched", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2 and "rounds_done" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 # ------------------------------------------------------------------ serial against local:2, bit for bit
