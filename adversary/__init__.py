@@ -18,22 +18,45 @@ ratio on ``I`` (Kong et al., arXiv 2606.22327; Jaillet et al., arXiv 2502.07115)
 * :mod:`.hunt`: the ``geosched hunt`` driver with checkpoints.
 """
 
-from geosched.adversary.search import SearchResult, SearchSpace, anneal, differential_evolution_search
-from geosched.adversary.structured import Description, Group, structured_search
-from geosched.adversary.targets import get_target, target_names
-from geosched.adversary.witness import Witness, make_witness, read_witness, verify_witness, write_witness
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Description",
-    "Group",
+from geosched.lazy import lazy_exports
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
+    from geosched.adversary.search import SearchResult, SearchSpace, anneal, differential_evolution_search
+    from geosched.adversary.structured import Description, Group, structured_search
+    from geosched.adversary.targets import get_target, target_names
+    from geosched.adversary.witness import Witness, make_witness, read_witness, verify_witness, write_witness
+
+# public name -> the module that defines it (imported on first access)
+_EXPORTS = {
+    "SearchResult": "geosched.adversary.search",
+    "SearchSpace": "geosched.adversary.search",
+    "anneal": "geosched.adversary.search",
+    "differential_evolution_search": "geosched.adversary.search",
+    "Description": "geosched.adversary.structured",
+    "Group": "geosched.adversary.structured",
+    "structured_search": "geosched.adversary.structured",
+    "get_target": "geosched.adversary.targets",
+    "target_names": "geosched.adversary.targets",
+    "Witness": "geosched.adversary.witness",
+    "make_witness": "geosched.adversary.witness",
+    "read_witness": "geosched.adversary.witness",
+    "verify_witness": "geosched.adversary.witness",
+    "write_witness": "geosched.adversary.witness",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
     "SearchResult",
     "SearchSpace",
-    "Witness",
     "anneal",
     "differential_evolution_search",
-    "get_target",
+    "Description",
+    "Group",
     "structured_search",
+    "get_target",
     "target_names",
+    "Witness",
     "make_witness",
     "read_witness",
     "verify_witness",

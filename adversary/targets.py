@@ -50,11 +50,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from geosched.adversary.fast import FAST_POLICIES, ids_for, policy_tel
 from geosched.errors import UnknownNameError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.policies import policy_names
+from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.simulator import simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
@@ -134,6 +133,8 @@ class SimulatorTarget:
     tie_rule: str = TIE_RULE_POSITION
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        from geosched.adversary.fast import policy_tel  # numba: compiled on first use, not on import
+
         return policy_tel(self.name, a, s, o, memory)
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
@@ -191,6 +192,8 @@ class VllmTarget:
         return EngineParams(**values)
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        from geosched.adversary.fast import ids_for
+
         ids = ids_for(len(o))
         inst = Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
         return self.run(inst).tel
@@ -221,7 +224,7 @@ def target_names() -> tuple[str, ...]:
     >>> target_names()
     ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
     """
-    return tuple(FAST_POLICIES) + tuple(VLLM_TARGETS)
+    return tuple(policy_names(Capability.FAST)) + tuple(VLLM_TARGETS)
 
 
 def get_target(name: str) -> HuntTarget:

@@ -149,7 +149,7 @@ def test_layers(layer, forbidden):
 
 def test_theory_uses_only_the_model():
     allowed = ("geosched.theory", "geosched.reference_impl.model",
-               "geosched.errors", "geosched.output", "geosched.results")
+               "geosched.errors", "geosched.output", "geosched.results", "geosched.lazy")
     bad = []
     for module, targets in _graph().items():
         if module.startswith("geosched.theory"):
@@ -185,3 +185,15 @@ def test_functions_are_short_enough_to_hold():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _body_lines(node) > MAX_FUNCTION_LINES:
                 long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({_body_lines(node)} lines)")
     assert not long, "split these into named steps:\n" + "\n".join(long)
+
+
+def test_building_the_command_line_loads_no_heavy_library():
+    """``geosched --help`` builds the parser of every command: the packages' public names are
+    lazy (geosched.lazy), so numba, sympy, Z3, torch and vLLM load only when a command runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from geosched.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('numba', 'sympy', 'z3', 'torch', 'vllm', 'cvc5', 'ortools') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", loaded

@@ -33,6 +33,7 @@ against the simulator: :func:`~geosched.theory.kong_sjf_unbounded.sjf_family`,
 
 Example
 -------
+>>> from geosched.theory import DERIVATIONS, check_claim, get_derivation
 >>> get_derivation("kong.thm3.2").check().status
 'proved relative'
 >>> check_claim("kong.volume").status
@@ -41,29 +42,29 @@ Example
 ['jaillet.thm4.1', 'jaillet.thm4.3']
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from collections.abc import Callable
+from geosched.lazy import lazy_exports
 
-from geosched.errors import UnknownNameError
-from geosched.theory import (
-    jaillet_thm4_1,
-    jaillet_thm4_3,
-    kong_certificate_reading,
-    kong_lemma_a2,
-    kong_prop3_1,
-    kong_sjf_unbounded,
-    kong_thm3_2,
-    kong_thm3_3,
-    kong_thm3_4,
-    kong_thm3_4_half,
-    kong_thm3_5,
-    kong_volume,
-    svf_lower_bound,
-)
-from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, OpenStep, Step, StepCheck
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use (sympy is slow)
+    from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, OpenStep, Step, StepCheck
+    from geosched.theory.registry import DERIVATIONS, check_claim, claim_ids, get_derivation
 
-__all__ = [
+# public name -> the module that defines it (imported on first access)
+_EXPORTS = {
+    "DERIVATIONS": "geosched.theory.registry",
+    "get_derivation": "geosched.theory.registry",
+    "check_claim": "geosched.theory.registry",
+    "claim_ids": "geosched.theory.registry",
+    "Derivation": "geosched.theory.derivation",
+    "DerivationCheck": "geosched.theory.derivation",
+    "Hypothesis": "geosched.theory.derivation",
+    "OpenStep": "geosched.theory.derivation",
+    "Step": "geosched.theory.derivation",
+    "StepCheck": "geosched.theory.derivation",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+__all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
     "DERIVATIONS",
     "get_derivation",
     "check_claim",
@@ -75,125 +76,3 @@ __all__ = [
     "Step",
     "StepCheck",
 ]
-
-_MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_certificate_reading, kong_thm3_2, kong_thm3_3,
-            kong_thm3_4, kong_thm3_4_half, kong_thm3_5, kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3,
-            svf_lower_bound)
-
-DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
-
-
-def claim_ids() -> list[str]:
-    """The registered claim ids, in the papers' order."""
-    return list(DERIVATIONS)
-
-
-def get_derivation(claim_id: str) -> Derivation:
-    """The derivation of ``claim_id``: its steps, each checked by sympy on ``.check()``.
-
-    Parameters
-    ----------
-    claim_id : str
-        A ledger id such as ``"kong.thm3.2"`` (see :func:`claim_ids`).
-
-    Returns
-    -------
-    Derivation
-        ``.bound`` is the claim's bound as a sympy expression (``None`` where the claim has no
-        single one); ``.check()`` gives the status (``proved``, ``refuted``, ``unknown``).
-
-    Raises
-    ------
-    UnknownNameError
-        For an unknown id (the message lists the known ones).
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> d = get_derivation("kong.thm3.2")
-    >>> d.bound
-    1 + 2/(1 - alpha)
-    >>> d.bound.subs(sp.Symbol("alpha", positive=True), sp.Rational(1, 2))
-    5
-    """
-    try:
-        factory = DERIVATIONS[claim_id]
-    except KeyError:
-        raise UnknownNameError("claim", claim_id, list(DERIVATIONS)) from None
-    return factory()
-
-
-def check_claim(claim_id: str) -> DerivationCheck:
-    """Check ``claim_id``'s derivation and, transitively, every derivation it relies on.
-
-    The one rule for the word ``proved`` (shared with the ledger, ``geosched claims``):
-
-    * ``"proved"``: every step here and in every claim it relies on is mechanically checked;
-    * ``"proved relative"``: every step here is checked, but some claim it relies on is not
-      proved; the message reads "proved relative to X; unchecked: X steps 5, 8, ...";
-    * ``"refuted"``: a step here is false (sympy found a witness);
-    * ``"unknown"``: a step here is not checked, or a claim it relies on is refuted.
-
-    Parameters
-    ----------
-    claim_id : str
-        A derivation id (see :func:`claim_ids`).
-
-    Returns
-    -------
-    DerivationCheck
-        Own steps in ``steps``; every unchecked step of the closure in ``open_steps`` (with the
-        ledger methods that cover it); the dependencies not proved in ``relative_to``.
-
-    Raises
-    ------
-    UnknownNameError
-        For an unknown id.
-
-    Examples
-    --------
-    >>> check = check_claim("kong.thm3.2")
-    >>> check.status, check.relative_to
-    ('proved relative', ('kong.lemmaA.2', 'kong.prop3.1'))
-    >>> [o.label() for o in check.open_steps][:2]
-    ['kong.lemmaA.2 step 5', 'kong.lemmaA.2 step 8']
-    """
-    return _check_closure(claim_id, {})
-
-
-def _check_closure(claim_id: str, memo: dict[str, DerivationCheck]) -> DerivationCheck:
-    if claim_id in memo:
-        return memo[claim_id]
-    own = get_derivation(claim_id).check()
-    deps = [_check_closure(dep, memo) for dep in own.depends_on if dep in DERIVATIONS and dep != claim_id]
-    open_steps = list(own.open_steps)
-    for dep in deps:
-        open_steps += [step for step in dep.open_steps if step not in open_steps]
-    refuted = [d.claim_id for d in deps if d.status == "refuted"]
-    relative = tuple(d.claim_id for d in deps if d.status != "proved")
-    status, message = own.status, own.message
-    if own.status in ("proved", "proved relative"):
-        if refuted:
-            status, message = "unknown", f"every step checked, but it relies on {', '.join(refuted)}, which is refuted"
-        elif relative:
-            status = "proved relative"
-            message = f"all {len(own.steps)} steps mechanically checked; proved relative to {', '.join(relative)}; " \
-                      f"unchecked: {_describe(open_steps)}"
-        else:
-            status = "proved"
-            message = f"all {len(own.steps)} steps mechanically checked" + (
-                f", and every step of {', '.join(own.depends_on)}" if own.depends_on else "")
-    elif own.status == "unknown" and relative:
-        message += f"; relies on {', '.join(relative)} (not proved)"
-    result = DerivationCheck(status, message, own.wall_time + sum(d.wall_time for d in deps), claim_id, own.steps,
-                             own.depends_on, tuple(open_steps), relative if status != "proved" else ())
-    memo[claim_id] = result
-    return result
-
-
-def _describe(open_steps: list[OpenStep]) -> str:
-    """``kong.lemmaA.2 steps 5, 8, 10; kong.prop3.1 steps 1, 2``."""
-    by_claim: dict[str, list[int]] = {}
-    for step in open_steps:
-        by_claim.setdefault(step.claim_id, []).append(step.index)
-    return "; ".join(f"{claim} step{'s' * (len(ix) > 1)} {', '.join(map(str, ix))}" for claim, ix in by_claim.items())
