@@ -194,6 +194,7 @@ def test_building_the_command_line_loads_no_heavy_library():
     import sys
 
     code = ("import sys; from geosched.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('numba', 'sympy', 'z3', 'torch', 'vllm', 'cvc5', 'ortools') if m in sys.modules))")
+            "print(sorted(m for m in ('numba', 'sympy', 'z3', 'torch', 'vllm', 'cvc5', 'ortools', 'distributed') "
+            "if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", loaded
