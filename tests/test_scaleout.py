@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from geosched.verify import exhaustive as ex
 
 SPACE = ex.Space(max_n=3, max_prompt=2, max_output=3, max_memory=9)  # 1364 instances, 219 cells
 ARRIVALS = ex.Space(max_n=2, max_prompt=1, max_output=2, max_memory=4, max_arrival=2)
-TIMING = {"wall_time", "evaluations_per_second", "elapsed"}
+TIMING = {"wall_time", "evaluations_per_second", "elapsed", "seconds"}
 
 
 def _untimed(data):
@@ -205,6 +206,28 @@ def test_a_short_hunt_on_local2_equals_serial_bit_for_bit(local2, tmp_path):
         runs[name] = (_json(result).replace(str(tmp_path / name), "OUT"), json.dumps(files, sort_keys=True))
         assert result.nfev >= 2 * 4 * 120 and len(files) == 4  # the budget was spent; 3 witnesses + the best
     assert runs["serial"] == runs["dask"]
+
+
+@pytest.mark.slow
+def test_claims_and_the_mutation_campaign_on_local2_equal_serial(local2, tmp_path):
+    from geosched.verify.ledger import run_claims
+    from geosched.verify.mutations import MUTATIONS, run_campaign
+
+    claims = {}
+    for name, executor in (("serial", None), ("dask", local2)):
+        result = run_claims(["kong.thm3.2", "kong.thm3.4"], mode="quick", out=tmp_path / name, executor=executor,
+                            follow_dependencies=False)
+        # the evidence the executor computes (the claims' reach also holds time-budgeted symbolic cores)
+        chunked = [e for c in result.to_dict()["claims"] for e in c["evidence"]
+                   if e["method"].startswith(("exhaustive:", "monte-carlo:"))]
+        claims[name] = json.dumps(_untimed(chunked), sort_keys=True, default=str).replace(str(tmp_path / name), "OUT")
+    assert claims["serial"] == claims["dask"] and '"exhaustive:thm3.2"' in claims["serial"]
+    chosen = tuple(m for m in MUTATIONS if m.id == "impl-svf-key")
+    serial = run_campaign(mutations=chosen)
+    dask = run_campaign(mutations=chosen, executor=local2)
+    untimed = [[(o.id, o.baseline, o.status, re.sub(r"geosched-mutant-out-[^/]+", "OUT", o.message), o.caught)
+                for o in run] for run in (serial, dask)]  # a message may name the mutant's temporary folder
+    assert untimed[0] == untimed[1] and [(o.id, o.caught) for o in dask] == [("impl-svf-key", True)]
 
 
 # ------------------------------------------------------------------ faults
