@@ -99,3 +99,22 @@ def test_ledger_rows_without_trace_are_unknown(monkeypatch):
     monkeypatch.setattr(workloads, "default_trace_path", lambda: None)
     claim = run_claims(["kong.emp.overhead"]).claims[0]
     assert claim.status == "unknown" and "not run" in claim.evidence[0].message
+
+
+@pytest.mark.trace
+def test_ledger_rows_without_torch_are_unknown(monkeypatch, trace_path):
+    """A plain `pip install geosched` (no torch) with the trace present: the README's main job
+    (`geosched claims`) must still finish; the learned-predictor rows say why they did not run."""
+    from geosched.reference_impl import workloads
+    from geosched.reference_impl.predictors import learned
+    from geosched.verify.ledger import run_claims
+
+    def no_torch():
+        raise learned.MissingExtraError("learned predictors need torch, which is not installed: "
+                                        "pip install 'geosched[predict]'")
+
+    monkeypatch.setattr(workloads, "default_trace_path", lambda: trace_path)
+    monkeypatch.setattr(learned, "require_torch", no_torch)
+    claim = run_claims(["kong.emp.overhead"]).claims[0]
+    assert claim.status == "unknown"
+    assert "not run" in claim.evidence[0].message and "geosched[predict]" in claim.evidence[0].message
