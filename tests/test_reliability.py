@@ -38,6 +38,7 @@ from reliability_cases import (
     with_literal,
 )
 
+from geosched.adversary.witness import OPTIONAL_KEYS
 from geosched.cli import build_parser
 from geosched.testing import instances, traces
 
@@ -412,7 +413,7 @@ def malformed_witness(draw):
     paths = [p for p, _ in json_paths(WITNESS) if p and not isinstance(p[-1], int)]
     path = draw(st.sampled_from(paths))
     kind = draw(st.sampled_from(["remove", "duplicate", "non-finite", "extra", "truncate", "bytes", "wrong type"]))
-    top_level_required = len(path) == 1 or path[0] == "instance" and len(path) <= 2
+    top_level_required = (len(path) == 1 and path[0] not in OPTIONAL_KEYS) or path[0] == "instance" and len(path) <= 2
     if kind == "remove" and (top_level_required or path[-2:-1] in (("policy_schedule",), ("witness_schedule",))
                              or path[0] == "instance"):
         return json.dumps(remove_at(WITNESS, path))
