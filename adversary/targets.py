@@ -44,6 +44,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -133,9 +134,7 @@ class SimulatorTarget:
     tie_rule: str = TIE_RULE_POSITION
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        from geosched.adversary.fast import policy_tel  # numba: compiled on first use, not on import
-
-        return policy_tel(self.name, a, s, o, memory)
+        return _fast().policy_tel(self.name, a, s, o, memory)
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
         starts = simulate(instance, self.name).starts
@@ -192,9 +191,7 @@ class VllmTarget:
         return EngineParams(**values)
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        from geosched.adversary.fast import ids_for
-
-        ids = ids_for(len(o))
+        ids = _fast().ids_for(len(o))
         inst = Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
         return self.run(inst).tel
 
@@ -216,6 +213,16 @@ VLLM_TARGETS: dict[str, VllmTarget] = {
     "vllm-priority": VllmTarget("vllm-priority", "priority", "vLLM priority heap on (priority = 0, arrival "
                                 "time, request id string): equal arrivals in id string order"),
 }
+
+
+@functools.cache
+def _fast() -> Any:
+    """:mod:`geosched.adversary.fast`, imported once on first use: it loads numba, which building
+    the command line (``choices=target_names()``) must not; cached because ``array_tel`` is the
+    searches' inner loop, where an import statement per call would cost about 1 us."""
+    from geosched.adversary import fast
+
+    return fast
 
 
 def target_names() -> tuple[str, ...]:
