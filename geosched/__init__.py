@@ -31,8 +31,7 @@ Example
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from geosched.errors import (
     GeoschedError,
@@ -42,10 +41,11 @@ from geosched.errors import (
     ValidationError,
     WorkloadFormatError,
 )
+from geosched.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
-# public name -> (module, attribute): resolved on first access by __getattr__
+# public name -> (module, attribute): resolved on first access by __getattr__ (geosched.lazy)
 _LAZY = {
     "Instance": ("geosched.reference_impl.model", "Instance"),
     "Request": ("geosched.reference_impl.model", "Request"),
@@ -98,15 +98,4 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from geosched.verify.ledger import run_claims
 
 
-def __getattr__(name: str) -> Any:
-    try:
-        module_name, attribute = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'geosched' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module_name), attribute)
-    globals()[name] = value  # later accesses skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

@@ -7,11 +7,13 @@ before ``geosched --help`` prints anything.
 
 Example
 -------
->>> getattr_, dir_ = lazy_exports("pkg", {"sqrt": "math"}, {})
+>>> getattr_, dir_ = lazy_exports("pkg", {"sqrt": "math", "join": ("os.path", "join")}, {})
 >>> getattr_("sqrt")(16.0)
 4.0
+>>> getattr_("join")("a", "b")
+'a/b'
 >>> dir_()
-['sqrt']
+['join', 'sqrt']
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, exports: Mapping[str, str],
+def lazy_exports(package: str, exports: Mapping[str, str | tuple[str, str]],
                  namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """A module-level ``__getattr__`` and ``__dir__`` for ``package``.
 
@@ -32,7 +34,9 @@ def lazy_exports(package: str, exports: Mapping[str, str],
     package : str
         The package's name (for the error message).
     exports : mapping
-        Public name -> the module that defines it under the same name.
+        Public name -> the module that defines it under the same name, or a pair
+        ``(module, attribute)`` where the public name differs (``derivation`` is
+        ``geosched.theory.get_derivation``).
     namespace : dict
         The package's ``globals()``: a resolved name is stored there, so later accesses are
         plain lookups.
@@ -50,10 +54,11 @@ def lazy_exports(package: str, exports: Mapping[str, str],
 
     def getattr_(name: str) -> Any:
         try:
-            module_name = exports[name]
+            target = exports[name]
         except KeyError:
             raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
-        value = getattr(importlib.import_module(module_name), name)
+        module_name, attribute = (target, name) if isinstance(target, str) else target
+        value = getattr(importlib.import_module(module_name), attribute)
         namespace[name] = value
         return value
 
