@@ -206,18 +206,14 @@ def _cmd_family(args: argparse.Namespace) -> int:
     return 0 if report.match else 1
 
 
-def _ratio_at_least_one(flag: str, text: str):
-    """``--lo``/``--hi``: an exact fraction, ``1 <= lo <= hi`` and ``hi > 1`` (``lo == hi`` asks once)."""
+def _exact_ratio(flag: str, text: str):
+    """``--lo``/``--hi``: an exact fraction or decimal (the bisection's ends)."""
     from fractions import Fraction
 
     try:
-        value = Fraction(text.strip())
+        return Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
         raise ValidationError(flag, text, "must be a fraction or decimal such as 5 or 7/2") from None
-    if value < 1 or (flag == "--hi" and value == 1):
-        raise ValidationError(flag, text, "must be >= 1 (a ratio to OPT)" if flag == "--lo" else
-                              "must be > 1 (every instance has ratio >= 1)")
-    return value
 
 
 def _cmd_z3(args: argparse.Namespace) -> int:
@@ -234,8 +230,12 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         if isinstance(exc, ValidationError):
             raise
         raise ValidationError("--alpha-max", args.alpha_max, "must be a fraction such as 1/2") from None
-    lo, hi = _ratio_at_least_one("--lo", args.lo), _ratio_at_least_one("--hi", args.hi)
-    if lo > hi:
+    lo, hi = _exact_ratio("--lo", args.lo), _exact_ratio("--hi", args.hi)
+    if lo < 1:
+        raise ValidationError("--lo", args.lo, "must be >= 1 (a ratio to OPT)")
+    if hi <= 1:
+        raise ValidationError("--hi", args.hi, "must be > 1 (every instance has ratio >= 1)")
+    if lo > hi:  # lo == hi asks one query
         raise ValidationError("--lo", args.lo, f"must be <= --hi ({args.hi})")
     result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
     if args.out and result.best_witness is not None:
