@@ -358,14 +358,17 @@ def _legend_handles(data: MemoryData, entries: list[tuple[str, str]]) -> list:
     return handles
 
 
-def _draw_memory(ax, data: MemoryData, colour: Mapping[str, str]) -> None:
+def _draw_memory(ax, data: MemoryData, colour: Mapping[str, str], *, label_steps: float = 3) -> None:
+    """Draw the bands; a band is labelled with its id and volume only where the label fits inside
+    it: at least ``label_steps`` columns wide and 15% of ``M`` high (else the text spills over others)."""
     for band in data.bands:
         edges = [band.start, *band.steps]
         ax.fill_between(edges, [*band.low, band.low[-1]], [*band.high, band.high[-1]], step="post",
                         facecolor=colour[band.id], edgecolor="white", linewidth=0.6, alpha=0.9,
                         label=band.id)
         k = len(band.steps) // 2
-        if len(data.bands) <= 12 and len(band.steps) >= 3 and band.high[k] - band.low[k] >= 0.15 * data.memory:
+        if (len(data.bands) <= 12 and len(band.steps) >= max(3, label_steps)
+                and band.high[k] - band.low[k] >= 0.15 * data.memory):
             ax.text(band.steps[k] - 0.5, (band.low[k] + band.high[k]) / 2, f"{band.id}\nv={band.area}",
                     ha="center", va="center", fontsize=7, color="white")
     horizon = max(len(data.usage), 1)
@@ -420,7 +423,7 @@ def memory_picture(instance: Instance, starts: Mapping[str, int], *, title: str 
     with _style():
         fig, (ax,) = _figure(7.0, 3.6)
         colour, entries = _colours(instance)
-        _draw_memory(ax, data, colour)
+        _draw_memory(ax, data, colour, label_steps=0.06 * len(data.usage))
         ax.legend(handles=_legend_handles(data, entries), loc="upper right", fontsize=7, ncols=2)
         ax.set_title(title or f"TEL {data.tel}, {len(data.blocked_steps)} blocked step(s)")
     return Picture("drawn", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
@@ -802,7 +805,7 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
         horizon = max(len(p.usage) for p in panels)
         colour, entries = _colours(instance)
         for ax, label, panel in zip(axes, labels, panels):
-            _draw_memory(ax, panel, colour)
+            _draw_memory(ax, panel, colour, label_steps=0.12 * horizon)
             ax.set_xlim(0, horizon)
             ax.set_title(f"{label}: TEL {panel.tel}")
             if ax is not axes[0]:
