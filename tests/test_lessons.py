@@ -213,3 +213,16 @@ def test_lesson4_says_what_sjf_does_with_the_b():
     assert "all the $B$ wait" not in text
     assert "when the last $A$ starts, at step $m - 1$, do $m^2 - 1$ of the $B$ start beside it" in text
     assert "the last $B$ starts at step $m$" in text
+
+
+CODE_WIDTH = 84  # characters of a code cell that fit the site's page (about 717 px of 7.8 px glyphs)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_code_cells_fit_the_page(name):
+    # docs/browser_check.py measures it in Chromium (scrollWidth against clientWidth); this is the
+    # cheap half, without a browser: a longer line is cut at the page edge of the built site
+    text = (LESSONS / f"{name}.md").read_text()
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+    wide = [line for cell in cells for line in cell.splitlines() if len(line) > CODE_WIDTH]
+    assert wide == [], wide
