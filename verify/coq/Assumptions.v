@@ -6,6 +6,10 @@ Check volume2_eq.
 Print Assumptions volume2_eq.
 Check volume_is_memory_time.
 Print Assumptions volume_is_memory_time.
+Check Q_eq_pairmin.
+Print Assumptions Q_eq_pairmin.
+Check prop31_pairmin.
+Print Assumptions prop31_pairmin.
 Check prop31_lower_bound.
 Print Assumptions prop31_lower_bound.
 Check svf_feasible.

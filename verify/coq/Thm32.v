@@ -162,7 +162,7 @@ Theorem thm32_svf_competitive : forall M P rs xs,
 Proof.
   intros M P rs xs HP HPM _ Hf.
   pose proof (svf_starts_bound M P rs HP) as Hs.
-  pose proof (prop31_lower_bound M rs xs Hf) as Hq.
+  pose proof (prop31_pairmin M rs xs Hf) as Hq.
   pose proof (tel_ge_outputs rs xs (proj1 Hf)) as Ho.
   rewrite tel_svf. replace (3 * M - P) with (2 * M + (M - P)) by lia.
   set (D := M - P) in *. set (A := sumf snd (svf_js M rs)) in *.
