@@ -14,10 +14,10 @@
 
     This is the discrete-time strict head-of-line simulation for a burst
     (reference_impl/simulator.py, the default for bursts): at every step the waiting
-    requests are scanned in (volume, arrival, position) order and admitted while the check
+    requests are scanned in (volume, arrival, position) order and started while the check
     passes, the first misfit ending the scan.  In that process the head of the queue is
-    admitted at the first step, not before the previous admission, where its check passes,
-    and its check only involves the requests admitted before it, i.e. the requests placed
+    started at the first step, not before the previous start, where its check passes,
+    and its check only involves the requests started before it, i.e. the requests placed
     before it here. *)
 
 From Coq Require Import Arith Lia List Bool Permutation Sorting.
