@@ -81,13 +81,6 @@ Proof.
   induction l as [|a l IH]; simpl; auto. rewrite Hi, IH. auto.
 Qed.
 
-Lemma map_snd_combine : forall {A B} (l1 : list A) (l2 : list B),
-  length l2 <= length l1 -> map snd (combine l1 l2) = l2.
-Proof.
-  intros A B l1. induction l1 as [|a l1 IH]; intros [|b l2] H; simpl in *; auto; try lia.
-  rewrite IH by lia. auto.
-Qed.
-
 Lemma isort_o_perm : forall l, Permutation (isort_o l) l.
 Proof.
   assert (Hi : forall a l, Permutation (insert_o a l) (a :: l)).

@@ -18,7 +18,8 @@
     passes, the first misfit ending the scan.  In that process the head of the queue is
     started at the first step, not before the previous start, where its check passes,
     and its check only involves the requests started before it, i.e. the requests placed
-    before it here. *)
+    before it here.  Sim.v defines that step-by-step process ([sim], [svf_sim]) and proves
+    [svf_sim_eq]: svf_sim M rs = svf M rs whenever every peak is <= M. *)
 
 From Coq Require Import Arith Lia List Bool Permutation Sorting.
 From GeoSched Require Import Model.

@@ -3,7 +3,7 @@
 # Usage: verify/coq/build.sh   (from anywhere; needs coqc and coqchk, Coq 8.16)
 set -euo pipefail
 cd "$(dirname "$0")"
-FILES="Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily"
+FILES="Model Svf SvfFacts Sim Volume Prop31 LemmaA2 Thm32 SjfFamily"
 rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache Assumptions.out
 start=$(date +%s%N)
 for f in $FILES; do
