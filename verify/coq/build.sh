@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 FILES="Model Svf SvfFacts Sim Volume Prop31 LemmaA2 Thm32 SjfFamily"
-rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache Assumptions.out
+rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache ./.nia.cache Assumptions.out
 start=$(date +%s%N)
 for f in $FILES; do
   [ -f "$f.v" ] || continue
