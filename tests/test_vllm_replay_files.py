@@ -190,3 +190,40 @@ def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tm
     assert replay.preemptions == witness["policy_schedule"]["preemptions"]
     flipped = replay_in_engine_core(out, reverse_ties=True)
     assert flipped.tel == witness["tie_check"]["policy_tel"] != replay.tel
+
+
+def test_gpu_replay_script_is_not_run_without_a_gpu(tmp_path):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import gpu_replay
+    finally:
+        sys.path.pop(0)
+    if gpu_replay.gpu_reason() is None:
+        pytest.skip("a GPU is present: benchmarks/gpu_replay.py runs for real there")
+    out = tmp_path / "gpu"
+    assert gpu_replay.main([str(FCFS_WITNESS), "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["status"] == "not_run" and report["reason"]  # never a CPU proxy for the GPU numbers
+
+
+@pytest.mark.vllm
+def test_the_locally_built_model_tokenizer_feeds_vllms_loader(tmp_path):
+    _require_vllm()
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import gpu_replay
+    finally:
+        sys.path.pop(0)
+    from transformers import AutoTokenizer
+    from vllm.benchmarks.datasets.datasets import TimedTrace
+
+    model = gpu_replay.build_model_dir(tmp_path / "model", 64)
+    tokenizer = AutoTokenizer.from_pretrained(str(model))
+    path = tmp_path / "w.jsonl"
+    write_workload(burst_instance(64, [(20, 3), (33, 2)]), path, "vllm-bench")
+    loader = TimedTrace(dataset_path=str(path), timed_trace_chunk_hash_size=16, timed_trace_sec_multiplier=1,
+                        timed_trace_label_timestamp="timestamp", timed_trace_label_input_length="input_length",
+                        timed_trace_label_output_length="output_length", timed_trace_label_hash_ids="hash_ids")
+    samples = loader.sample(tokenizer=tokenizer, num_requests=2)
+    assert [s.prompt_len for s in samples] == [21, 34]
+    assert all(0 <= t < gpu_replay.VOCAB for s in samples for t in s.prompt)
