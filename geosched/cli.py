@@ -15,11 +15,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from geosched import __version__
 from geosched.arguments import OneLineParser, non_negative_int, positive_float, positive_int
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.output import emit_json
 from geosched.reference_impl.policies import Capability, policy_names
+from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
 
