@@ -175,7 +175,7 @@ class SchedulerState:
 class Decision:
     """What a scheduler does at one step: preemptions first, then admissions."""
 
-    admit: tuple[str, ...] = ()  # waiting ids started at t, in order
+    admit: tuple[str, ...] = ()  # waiting (or just preempted) ids started at t, in order
     preempt: tuple[str, ...] = ()  # running ids stopped at t (they held memory through t)
     quiet_until: int | None = None  # the scheduler promises empty decisions before this step
     # unless a request arrives or completes (the engine may skip to it); None: the next step

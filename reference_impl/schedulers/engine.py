@@ -7,7 +7,8 @@ At every decision step ``t`` (the semantics of :mod:`geosched.reference_impl.sch
 3. the scheduler sees a :class:`~geosched.reference_impl.scheduling.SchedulerState` (output
    lengths only if it declares ``clairvoyant``) and returns a ``Decision``;
 4. the engine checks it (ids waiting or running, no undeclared preemption), ends the
-   preempted runs at ``t``, starts the admitted ones at ``t``, and checks that the batch holds
+   preempted runs at ``t``, starts the admitted ones at ``t`` (a request preempted at ``t``
+   may restart at ``t``: its new run holds memory from ``t + 1``), and checks that the batch holds
    at most ``M`` tokens at step ``t + 1`` (each run holds ``s + kept + (t + 1 - start)``).
 
 Between completions a running batch only grows, so checking every next step is checking every
@@ -21,7 +22,7 @@ Example
 >>> from geosched.reference_impl.schedulers.vllm import VllmFcfs
 >>> run = run_scheduler(burst_instance(12, [(6, 3), (1, 5)]), VllmFcfs())
 >>> run.runs["r1"], run.preemptions
-((Run(start=0, end=2, kept=0), Run(start=3, end=7, kept=2)), 1)
+((Run(start=0, end=2, kept=0), Run(start=3, end=6, kept=2)), 1)
 """
 
 from __future__ import annotations
@@ -127,10 +128,10 @@ class _Book:
             raise DecisionError(f"scheduler {self.name!r} at step {t}", type(decision).__name__,
                                 "decide() must return a Decision")
         preempt = self._ids(t, decision.preempt, self.running, "preempt", "running")
-        admit = self._ids(t, decision.admit, self.waiting, "admit", "waiting")
         if preempt and not self.preempts:
             raise DecisionError(f"scheduler {self.name!r} at step {t}", list(decision.preempt),
                                 "preempts, but does not declare preempts = True")
+        admit = self._ids(t, decision.admit, self.waiting + preempt, "admit", "waiting (or just preempted)")
         for k in preempt:
             decoded = t - self.start[k]
             self.runs[k].append(Run(self.start[k], t, self.kept[k]))

@@ -23,7 +23,7 @@ Example
 >>> from geosched.reference_impl.model import burst_instance
 >>> from geosched.reference_impl.schedulers.engine import run_scheduler
 >>> run_scheduler(burst_instance(12, [(6, 3), (1, 5)]), VllmFcfs()).completions
-{'r0': 3, 'r1': 7}
+{'r0': 3, 'r1': 6}
 """
 
 from __future__ import annotations
