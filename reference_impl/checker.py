@@ -221,35 +221,7 @@ def check_schedule(
     started = time.perf_counter()
     by_id = instance.by_id()
     violations: list[Violation] = []
-    clean: dict[str, int] = {}
-    runs: dict[str, list[tuple[int, int, int]]] = {}
-    for request_id, value in starts.items():
-        if request_id in by_id and isinstance(value, (list, tuple)):
-            problem = _runs_problem(by_id[request_id], value)
-            if problem is not None:
-                violations.append(Violation("bad_runs", None, 0, (request_id,), f"request {request_id!r}: {problem}"))
-                continue
-            runs[request_id] = [(int(r[0]), int(r[1]), int(r[2]) if len(r) == 3 else 0) for r in value]
-            value = runs[request_id][-1][1] - by_id[request_id].output  # the effective start of the last run
-        if request_id not in by_id:
-            violations.append(
-                Violation("unknown_id", None, 0, (str(request_id),), f"start given for unknown request {request_id!r}")
-            )
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            violations.append(
-                Violation("not_integer", None, 0, (request_id,),
-                          f"request {request_id!r}: start {value!r} is not an integer")
-            )
-            continue
-        if not STEP_RANGE[0] <= value < STEP_RANGE[1]:
-            violations.append(
-                Violation("out_of_range", None, 0, (request_id,),
-                          f"request {request_id!r}: start {value} is outside the steps geosched represents "
-                          f"[-2^63, 2^63)")
-            )
-            continue
-        clean[request_id] = int(value)
+    clean, runs = _read_starts(by_id, starts, violations)
     for request in instance.requests:
         if request.id not in starts:
             violations.append(
@@ -310,6 +282,42 @@ def check_schedule(
         metrics=metrics,
         _intervals=(lo_a, hi_a, off_a),
     )
+
+
+def _read_starts(by_id: Mapping[str, Any], starts: Mapping[str, Any], violations: list[Violation]
+                 ) -> tuple[dict[str, int], dict[str, list[tuple[int, int, int]]]]:
+    """The valid start of every request (for a history of runs: the last run's end minus ``o``)
+    and the runs; every structural problem goes to ``violations``."""
+    clean: dict[str, int] = {}
+    runs: dict[str, list[tuple[int, int, int]]] = {}
+    for request_id, value in starts.items():
+        if request_id in by_id and isinstance(value, (list, tuple)):
+            problem = _runs_problem(by_id[request_id], value)
+            if problem is not None:
+                violations.append(Violation("bad_runs", None, 0, (request_id,), f"request {request_id!r}: {problem}"))
+                continue
+            runs[request_id] = [(int(r[0]), int(r[1]), int(r[2]) if len(r) == 3 else 0) for r in value]
+            value = runs[request_id][-1][1] - by_id[request_id].output  # the effective start of the last run
+        if request_id not in by_id:
+            violations.append(
+                Violation("unknown_id", None, 0, (str(request_id),), f"start given for unknown request {request_id!r}")
+            )
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            violations.append(
+                Violation("not_integer", None, 0, (request_id,),
+                          f"request {request_id!r}: start {value!r} is not an integer")
+            )
+            continue
+        if not STEP_RANGE[0] <= value < STEP_RANGE[1]:
+            violations.append(
+                Violation("out_of_range", None, 0, (request_id,),
+                          f"request {request_id!r}: start {value} is outside the steps geosched represents "
+                          f"[-2^63, 2^63)")
+            )
+            continue
+        clean[request_id] = int(value)
+    return clean, runs
 
 
 _STRUCTURAL = ("missing_start", "not_integer", "out_of_range", "bad_runs")

@@ -478,7 +478,7 @@ def resolve(policy: Any) -> Any:
 def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
                     started: float) -> SimulationResult:
     """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
-    if predictor != "oracle" or backfill:
+    if getattr(predictor, "name", predictor) != "oracle" or backfill:
         raise ValidationError("policy", getattr(scheduler, "name", scheduler),
                               "a protocol scheduler sees what it declares: predictor and backfill apply "
                               "to priority rules only")

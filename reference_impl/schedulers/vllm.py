@@ -35,9 +35,14 @@ from typing import Any
 from geosched.errors import ValidationError
 from geosched.reference_impl.scheduling import Decision, DecisionError, Restart, SchedulerState
 
-__all__ = ["serve_running", "admit_waiting", "VllmScheduler", "VllmFcfs", "VllmPriority", "PREEMPTION_RULES"]
+__all__ = ["serve_running", "admit_waiting", "VllmScheduler", "VllmFcfs", "VllmPriority", "PREEMPTION_RULES",
+           "ChunkedPrefillError"]
 
 PREEMPTION_RULES = ("fcfs", "priority")
+
+
+class ChunkedPrefillError(DecisionError):
+    """The token budget would split a prefill over steps: outside the exact model."""
 
 
 def serve_running(running: list[Any], budget: int, rule: str, *, tokens: Callable[[Any, int], int],
@@ -179,7 +184,7 @@ class VllmScheduler:
 
         def fits(r: _Slot, new: int) -> bool:
             if new < r.tokens:
-                raise DecisionError(f"{self.name} at step {state.time}", self.max_num_batched_tokens,
+                raise ChunkedPrefillError(f"{self.name} at step {state.time}", self.max_num_batched_tokens,
                                     "the token budget must hold a whole prompt: a chunked prefill is outside "
                                     "the exact model (use the vLLM-semantics model)")
             if r.tokens > free[0]:
