@@ -183,12 +183,12 @@ class VllmScheduler:
             sorted(waiting, key=lambda i: (waiting[i].arrival, i))  # vLLM's heap compares id strings
 
         def fits(r: _Slot, new: int) -> bool:
-            if new < r.tokens:
+            if r.tokens > free[0]:
+                return False
+            if new < r.tokens:  # it fits, but the budget would split its prefill
                 raise ChunkedPrefillError(f"{self.name} at step {state.time}", self.max_num_batched_tokens,
                                     "the token budget must hold a whole prompt: a chunked prefill is outside "
                                     "the exact model (use the vLLM-semantics model)")
-            if r.tokens > free[0]:
-                return False
             free[0] -= r.tokens
             return True
 
