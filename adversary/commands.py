@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from geosched.adversary.targets import target_names
+from geosched.adversary.targets import hunt_target, target_names
 from geosched.arguments import integer, non_negative_float, non_negative_int, positive_float, positive_int
-from geosched.errors import ValidationError
+from geosched.errors import GeoschedError, ValidationError
 from geosched.executor import SPEC_HELP, cluster_spec
 from geosched.reference_impl.policies import Capability, policy_names
 
@@ -18,12 +18,21 @@ __all__ = ["add_commands"]
 DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
 
 
+def _hunt_policy(text: str) -> str:
+    """A hunt target's name (one line naming the known ones otherwise)."""
+    try:
+        hunt_target(text)
+    except GeoschedError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
                               description=f"Search for instances that hurt a policy; --memory defaults to "
                                           f"{DEFAULT_HUNT_MEMORY}.")
-    p.add_argument("--policy", required=True, choices=target_names(),
-                   help="a registry policy (paper model) or stock vLLM (vllm-fcfs, vllm-priority)")
+    p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY",
+                   help=f"{', '.join(target_names())}, or a scheduler of your own: FILE.py:Class")
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
                    help="structured: a few groups of requests, for large --requests and --memory")
     p.add_argument("--ties", choices=("given", "robust"), default="given",

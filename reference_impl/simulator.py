@@ -52,8 +52,10 @@ import numpy as np
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.policies import Policy, make_policy
+from geosched.reference_impl.policies import Policy, make_policy, parse_spec
 from geosched.reference_impl.predictors import Predictor, make_predictor
+from geosched.reference_impl.schedulers.engine import StepRun, capabilities_of, run_scheduler
+from geosched.reference_impl.scheduling import REGISTRY, Capability, Run, is_file_spec, load_scheduler_class
 from geosched.results import Result
 
 __all__ = [
@@ -66,6 +68,7 @@ __all__ = [
     "earliest_start",
     "ReplicaEngine",
     "EngineListener",
+    "resolve",
 ]
 
 
@@ -105,6 +108,13 @@ class SimulationResult(Result):
     status: str = "completed"
     message: str = ""  # one line: policy, requests, evictions
     wall_time: float = field(default=0.0, compare=False)  # seconds (not part of equality)
+    runs: dict[str, tuple[Run, ...]] | None = None  # every run (step engine); None: priority rules
+    recomputed_tokens: int = 0  # tokens re-prefilled on resumption (Restart.KEEP_OUTPUTS)
+
+    @property
+    def schedule(self) -> dict[str, Any]:
+        """What the checker takes: the runs of every request, or the start times."""
+        return dict(self.runs) if self.runs is not None else dict(self.starts)
 
 
 class ForwardCheck:
@@ -369,8 +379,12 @@ def simulate(
     ----------
     instance : Instance
         The workload.
-    policy : str or Policy
-        A registered policy name or spec (``"svf"``, ``"svf1:theta=8"``) or a policy object.
+    policy : str, Policy or Scheduler
+        A registered name or spec (``"svf"``, ``"svf1:theta=8"``, ``"geo-guess"``), a user's
+        scheduler file ``"path/to/file.py:Class"``, a policy object, or a scheduler (object
+        or class) of :mod:`geosched.reference_impl.scheduling`. Priority rules run on the
+        event-driven engine; every other scheduler on the step engine
+        (:func:`~geosched.reference_impl.schedulers.engine.run_scheduler`), with restarts.
     predictor : str or Predictor
         A registered predictor name or a predictor object (see
         :mod:`geosched.reference_impl.predictors`); the default is exact lengths.
@@ -400,7 +414,9 @@ def simulate(
     {'r0': 5, 'r1': 0}
     """
     started = time.perf_counter()
-    policy_obj = make_policy(policy) if isinstance(policy, str) else policy
+    policy_obj = resolve(policy)
+    if not isinstance(policy_obj, Policy) and hasattr(policy_obj, "decide"):
+        return _simulate_steps(instance, policy_obj, predictor, backfill, started)
     if not isinstance(policy_obj, Policy):
         raise ValidationError("policy", type(policy_obj).__name__,
                               "must have name, keys(instance, predicted) and parameters(predicted)")
@@ -428,6 +444,60 @@ def simulate(
         message=f"{policy_obj.name}: {instance.n} requests started, {run.evictions} evictions, "
                 f"{run.decisions} decision points",
         wall_time=time.perf_counter() - started,
+    )
+
+
+def resolve(policy: Any) -> Any:
+    """A priority rule (:class:`Policy`) or a scheduler object, from a name, a spec, a user's
+    ``file.py:Class``, a class or an object; a protocol scheduler that wraps a priority rule
+    (``priority_rule``) gives the rule itself (the fast path).
+
+    >>> type(resolve("svf")).__name__, type(resolve("geo-guess")).__name__
+    ('SmallestVolumeFirst', 'GeometricGuess')
+    """
+    if isinstance(policy, str):
+        if is_file_spec(policy):
+            policy = load_scheduler_class(policy)
+        else:
+            base = policy.partition(":")[0]
+            entry = REGISTRY.get(base)
+            if entry is None or Capability.PRIORITY_RULE in entry.capabilities:
+                return make_policy(policy)  # an unknown name lists the priority rules
+            params = parse_spec(policy)[1] if ":" in policy else {}
+            obj = entry.build(**params)
+            declared = entry.capabilities & {Capability.CLAIRVOYANT, Capability.PREEMPTS}
+            if declared != capabilities_of(obj) - {Capability.SIMULATOR}:
+                raise ValidationError(f"policy {base!r}", sorted(c.value for c in declared),
+                                      "the registry's capabilities differ from the scheduler's own declaration")
+            return obj
+    if isinstance(policy, type):
+        policy = policy()
+    return getattr(policy, "priority_rule", None) or policy
+
+
+def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
+                    started: float) -> SimulationResult:
+    """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
+    if getattr(predictor, "name", predictor) != "oracle" or backfill:
+        raise ValidationError("policy", getattr(scheduler, "name", scheduler),
+                              "a protocol scheduler sees what it declares: predictor and backfill apply "
+                              "to priority rules only")
+    run: StepRun = run_scheduler(instance, scheduler)
+    name = getattr(scheduler, "name", type(scheduler).__name__)
+    return SimulationResult(
+        policy=name, predictor="oracle", backfill=False,
+        starts={i: runs[-1].start for i, runs in run.runs.items()},
+        completions=run.completions,
+        admission_order=run.admission_order,
+        evictions=run.preemptions,
+        wasted_tokens=run.lost_tokens,
+        decisions=run.decisions,
+        extra=dict(run.extra),
+        message=f"{name}: {instance.n} requests completed, {run.preemptions} preemptions, "
+                f"{run.lost_tokens} tokens lost, {run.decisions} decision points",
+        wall_time=time.perf_counter() - started,
+        runs=run.runs,
+        recomputed_tokens=run.recomputed_tokens,
     )
 
 
