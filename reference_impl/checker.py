@@ -185,6 +185,7 @@ def check_schedule(
     starts: Mapping[str, int],
     *,
     evicted_segments: Iterable[tuple[str, int, int]] = (),
+    block_size: int = 1,
 ) -> CheckReport:
     """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
 
@@ -202,6 +203,11 @@ def check_schedule(
         ``(id, start, last_step)`` for runs that were evicted before completion (a request
         whose predicted length was wrong); such a run held ``s + t - start`` tokens at
         ``start < t <= last_step``, and counts towards memory but not towards latency.
+    block_size : int
+        KV block grain ``B`` (vLLM's ``--block-size``): a request holding ``u`` tokens holds
+        ``ceil(u / B)`` blocks of ``B`` tokens, so the memory check is
+        ``sum_i B * ceil(u_i(t) / B) <= M``; ``M`` must be a multiple of ``B``. ``1`` is the
+        paper's token grain.
 
     Returns
     -------
@@ -219,6 +225,7 @@ def check_schedule(
     'step 3: 13 tokens held by 2 request(s), 1 over M = 12'
     """
     started = time.perf_counter()
+    _check_block_size(block_size, instance.memory)
     by_id = instance.by_id()
     violations: list[Violation] = []
     clean, runs = _read_starts(by_id, starts, violations)
@@ -264,7 +271,10 @@ def check_schedule(
     hi_a = np.asarray(hi, dtype=dtype)
     off_a = np.asarray(offset, dtype=dtype)
 
-    peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
+    if block_size == 1:
+        peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
+    else:
+        peak_memory, memory_violation = _sweep_blocks(instance.memory, ids, lo_a, hi_a, off_a, block_size)
     if memory_violation is not None:
         violations.append(memory_violation)
 
@@ -408,6 +418,70 @@ def _sweep_memory(
         active,
         f"step {first}: {used} tokens held by {len(active)} request(s), {used - memory} over M = {memory}",
     )
+
+
+def _check_block_size(block_size: Any, memory: int) -> None:
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValidationError("block_size", block_size, "must be an integer >= 1")
+    if memory % block_size:
+        raise ValidationError("block_size", block_size, f"must divide the memory M = {memory} (M is in tokens)")
+
+
+def _sweep_blocks(memory: int, ids: list[str], lo: np.ndarray, hi: np.ndarray, offset: np.ndarray,
+                  block: int) -> tuple[int, Violation | None]:
+    """:func:`_sweep_memory` at block grain: a run holding ``u`` tokens holds ``B * ceil(u / B)``.
+
+    ``B * ceil(u / B) = u + ((-u) mod B)``, and ``u = offset + t``: the padding of a run depends
+    only on ``offset mod B``, so with the active runs counted per residue class the padding at a
+    step costs ``O(B)``. Each run's blocks only grow while it is active, so, as at token grain,
+    the maximum of a piece between breakpoints is at its right end, and inside the first piece
+    that overflows the first overflowing step is found by bisection (usage is monotone there).
+    """
+    if lo.size == 0:
+        return 0, None
+    lo, hi, offset = (np.asarray(a, dtype=object) for a in (lo, hi, offset))
+    points = np.unique(np.concatenate([lo, hi]))
+    residues = [int(v) % block for v in offset]
+    classes = {}
+    for r in sorted(set(residues)):
+        mask = np.asarray([x == r for x in residues])
+        classes[r] = (np.sort(lo[mask]), np.sort(hi[mask]))
+
+    def active_counts(t_values: np.ndarray) -> dict[int, np.ndarray]:
+        return {r: np.searchsorted(los, t_values, side="left") - np.searchsorted(his, t_values, side="left")
+                for r, (los, his) in classes.items()}
+
+    def pad(counts: dict[int, Any], t: Any) -> Any:
+        return sum(counts[r] * ((-(r + t)) % block) for r in counts)
+
+    order_lo, order_hi = np.argsort(lo, kind="stable"), np.argsort(hi, kind="stable")
+    off_by_lo = np.concatenate([[0], np.cumsum(offset[order_lo])])
+    off_by_hi = np.concatenate([[0], np.cumsum(offset[order_hi])])
+    started = np.searchsorted(lo[order_lo], points, side="left")
+    ended = np.searchsorted(hi[order_hi], points, side="left")
+    constant, count = off_by_lo[started] - off_by_hi[ended], started - ended
+    counts = active_counts(points)
+    usage = constant + points * count + pad(counts, points)
+    peak_memory = int(max(usage, default=0))
+    over = [k for k in range(len(points)) if usage[k] > memory]
+    if not over:
+        return peak_memory, None
+    k = over[0]
+    piece = {r: int(c[k]) for r, c in counts.items()}
+    a_k, n_k = int(constant[k]), int(count[k])
+    low, high = (int(points[k - 1]) + 1 if k > 0 else int(points[k])), int(points[k])
+    while low < high:  # the first step of the piece that overflows
+        mid = (low + high) // 2
+        if a_k + n_k * mid + pad(piece, mid) > memory:
+            high = mid
+        else:
+            low = mid + 1
+    used = a_k + n_k * low + pad(piece, low)
+    active = tuple(sorted({ids[i] for i in range(len(ids)) if lo[i] < low <= hi[i]}))
+    return peak_memory, Violation(
+        "memory", low, used - memory, active,
+        f"step {low}: {used} tokens ({used // block} blocks of {block}) held by {len(active)} request(s), "
+        f"{used - memory} over M = {memory}")
 
 
 def schedule_metrics(

@@ -164,11 +164,13 @@ class SchedulerState:
     memory: int  # M
     waiting: tuple[WaitingView, ...]  # arrived, not running, not done; by (arrival, position)
     running: tuple[RunningView, ...]  # in admission order
+    block_size: int = 1  # KV block grain B: a request holding u tokens holds ceil(u / B) blocks (M % B == 0)
 
     @property
     def used(self) -> int:
-        """Tokens held at step ``t`` by the running requests."""
-        return sum(r.usage for r in self.running)
+        """Tokens held at step ``t`` by the running requests (whole blocks: ``B * ceil(usage / B)`` each)."""
+        b = self.block_size
+        return sum(-(-r.usage // b) * b for r in self.running)
 
 
 @dataclass(frozen=True)
@@ -187,8 +189,9 @@ class Scheduler(Protocol):
 
     Declared as class attributes: ``clairvoyant`` (it receives output lengths), ``preempts``
     (it may preempt) and, optionally, ``restart`` (a :class:`Restart`, default
-    ``FROM_SCRATCH``). A scheduler object serves one run; the engine builds a fresh one per run
-    when given a name or a class.
+    ``FROM_SCRATCH``) and ``block_grain`` (``True``: it reads :attr:`SchedulerState.block_size`
+    and may run at block grain; default ``False``). A scheduler object serves one run; the
+    engine builds a fresh one per run when given a name or a class.
     """
 
     name: str

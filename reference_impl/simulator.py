@@ -55,7 +55,15 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Policy, make_policy, parse_spec
 from geosched.reference_impl.predictors import Predictor, make_predictor
 from geosched.reference_impl.schedulers.engine import StepRun, capabilities_of, run_scheduler
-from geosched.reference_impl.scheduling import REGISTRY, Capability, Run, is_file_spec, load_scheduler_class
+from geosched.reference_impl.scheduling import (
+    REGISTRY,
+    Capability,
+    Decision,
+    Run,
+    SchedulerState,
+    is_file_spec,
+    load_scheduler_class,
+)
 from geosched.results import Result
 
 __all__ = [
@@ -367,6 +375,7 @@ def simulate(
     predictor: str | Predictor = "oracle",
     backfill: bool = False,
     observer: Callable[[BlockedInterval], None] | None = None,
+    block_size: int = 1,
 ) -> SimulationResult:
     """Run ``policy`` on ``instance`` and return the start times.
 
@@ -394,6 +403,11 @@ def simulate(
         Called with a :class:`BlockedInterval` for every maximal run of steps with the same
         state during which some arrived request waits (the certificate monitor of
         :mod:`geosched.verify` uses it). Attaching one makes every completion an event.
+    block_size : int
+        KV block grain ``B`` (``M`` must be a multiple of it): a request holding ``u`` tokens holds
+        ``ceil(u / B)`` blocks of ``B`` tokens, as in vLLM. ``1`` is the paper's token grain; at
+        ``B > 1`` every scheduler runs on the step engine (priority rules with the block-grain
+        forward check, exact lengths only).
 
     Returns
     -------
@@ -415,6 +429,8 @@ def simulate(
     """
     started = time.perf_counter()
     policy_obj = resolve(policy)
+    if block_size != 1:
+        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, block_size, started)
     if not isinstance(policy_obj, Policy) and hasattr(policy_obj, "decide"):
         return _simulate_steps(instance, policy_obj, predictor, backfill, started)
     if not isinstance(policy_obj, Policy):
@@ -475,14 +491,31 @@ def resolve(policy: Any) -> Any:
     return getattr(policy, "priority_rule", None) or policy
 
 
+def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfill: bool, observer: Any,
+                     block_size: int, started: float) -> SimulationResult:
+    """``simulate(..., block_size=B > 1)``: every scheduler on the step engine at block grain."""
+    if getattr(predictor, "name", predictor) != "oracle" or observer is not None:
+        raise ValidationError("block_size", block_size, "block grain runs exact lengths without an observer "
+                              "(predictor 'oracle')")
+    if isinstance(policy_obj, Policy):
+        policy_obj = PriorityRuleScheduler(policy_obj, instance, backfill=backfill)
+        backfill = False
+    if getattr(policy_obj, "block_grain", False) is not True:
+        raise ValidationError("block_size", block_size,
+                              f"scheduler {getattr(policy_obj, 'name', policy_obj)!r} counts tokens, not blocks "
+                              "(block grain: the priority rules and vllm-fcfs/vllm-priority; a scheduler declares "
+                              "block_grain = True when it reads SchedulerState.block_size)")
+    return _simulate_steps(instance, policy_obj, predictor, backfill, started, block_size)
+
+
 def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
-                    started: float) -> SimulationResult:
+                    started: float, block_size: int = 1) -> SimulationResult:
     """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
     if getattr(predictor, "name", predictor) != "oracle" or backfill:
         raise ValidationError("policy", getattr(scheduler, "name", scheduler),
                               "a protocol scheduler sees what it declares: predictor and backfill apply "
                               "to priority rules only")
-    run: StepRun = run_scheduler(instance, scheduler)
+    run: StepRun = run_scheduler(instance, scheduler, block_size=block_size)
     name = getattr(scheduler, "name", type(scheduler).__name__)
     return SimulationResult(
         policy=name, predictor="oracle", backfill=False,
@@ -848,3 +881,58 @@ def _first_overflow(
         offset -= c
         count -= 1
     return None
+
+
+class PriorityRuleScheduler:
+    """A priority rule as a scheduler of the protocol: ``policy``'s keys for ``instance`` (exact
+    lengths), scanned step by step (:mod:`geosched.reference_impl.schedulers.priority`)."""
+
+    clairvoyant = True
+    preempts = False
+    block_grain = True  # it reads SchedulerState.block_size
+
+    def __init__(self, policy: Policy, instance: Instance, *, backfill: bool = False) -> None:
+        self.priority_rule = policy  # simulate() runs this on the event-driven engine
+        self.name = policy.name
+        self.backfill = backfill
+        keys = policy.keys(instance, [r.output for r in instance.requests])
+        self.keys: dict[str, Any] = {r.id: key for r, key in zip(instance.requests, keys)}
+
+    def decide(self, state: SchedulerState) -> Decision:
+        waiting = sorted(state.waiting, key=lambda w: (self.keys[w.id], w.arrival, w.position))
+        running = [(r.prompt, r.start, r.start + r.output) for r in state.running]
+        candidates = [(w.prompt, w.output) for w in waiting]
+        if state.block_size == 1:
+            chosen = admission_step(state.memory, state.time, running, candidates, backfill=self.backfill)
+        else:
+            chosen = block_admission_step(state.memory, state.time, running, candidates, state.block_size,
+                                          backfill=self.backfill)
+        return Decision(admit=tuple(waiting[k].id for k in chosen))
+
+
+def _blocks_at(batch: list[tuple[int, int, int]], step: int, block: int) -> int:
+    """Tokens of the whole blocks the batch ``(s, x, end)`` holds at ``step``."""
+    return sum(-(-(s + step - x) // block) * block for s, x, end in batch if x < step <= end)
+
+
+def block_admission_step(memory: int, t: int, running: list[tuple[int, int, int]],
+                         candidates: list[tuple[int, int]], block: int, *, backfill: bool = False) -> list[int]:
+    """The forward-looking check at block grain: which ``candidates`` (in priority order) start at ``t``.
+
+    A candidate ``(s, o)`` is admitted when the batch with it holds at most ``M`` tokens of whole
+    blocks at every step of its lifetime. Every member's blocks only grow while it runs, so the
+    usage is non-decreasing between completions and it suffices to check each completion step in
+    ``(t, t + o]`` and ``t + o`` (as at token grain: :func:`geosched.reference_impl.simulator.admission_step`).
+    Strict head-of-line unless ``backfill``. Cost ``O(k^2)`` per candidate for ``k`` running.
+    """
+    batch = list(running)
+    chosen = []
+    for index, (s, o) in enumerate(candidates):
+        member = (s, t, t + o)
+        checkpoints = {end for _, _, end in batch if t < end <= t + o} | {t + o}
+        if all(_blocks_at(batch + [member], step, block) <= memory for step in checkpoints):
+            batch.append(member)
+            chosen.append(index)
+        elif not backfill:
+            break
+    return chosen

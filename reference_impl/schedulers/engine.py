@@ -9,7 +9,8 @@ At every decision step ``t`` (the semantics of :mod:`geosched.reference_impl.sch
 4. the engine checks it (ids waiting or running, no undeclared preemption), ends the
    preempted runs at ``t``, starts the admitted ones at ``t`` (a request preempted at ``t``
    may restart at ``t``: its new run holds memory from ``t + 1``), and checks that the batch holds
-   at most ``M`` tokens at step ``t + 1`` (each run holds ``s + kept + (t + 1 - start)``).
+   at most ``M`` tokens at step ``t + 1`` (each run holds ``s + kept + (t + 1 - start)``, rounded up to
+   whole blocks of ``block_size`` tokens at block grain).
 
 Between completions a running batch only grows, so checking every next step is checking every
 step. The next decision step is ``t + 1``, or later when the decision's ``quiet_until`` says
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.scheduling import (
     Capability,
@@ -77,8 +79,9 @@ def capabilities_of(scheduler: Any) -> frozenset[Capability]:
 class _Book:
     """The engine's state: per request (by position) its runs, restarts, kept outputs."""
 
-    def __init__(self, instance: Instance, scheduler: Any) -> None:
+    def __init__(self, instance: Instance, scheduler: Any, block_size: int = 1) -> None:
         self.instance = instance
+        self.block_size = block_size
         self.requests = instance.requests
         self.name = getattr(scheduler, "name", type(scheduler).__name__)
         self.clairvoyant = getattr(scheduler, "clairvoyant", False) is True
@@ -121,7 +124,7 @@ class _Book:
             age = self.kept[k] + t - self.start[k]
             running.append(RunningView(reqs[k].id, reqs[k].arrival, reqs[k].prompt, k, self.start[k], age,
                                        reqs[k].prompt + age, len(self.runs[k]), None if hide else reqs[k].output))
-        return SchedulerState(t, self.instance.memory, waiting, tuple(running))
+        return SchedulerState(t, self.instance.memory, waiting, tuple(running), self.block_size)
 
     def apply(self, t: int, decision: Decision) -> None:
         if not isinstance(decision, Decision):
@@ -160,10 +163,13 @@ class _Book:
         return ks
 
     def _check_memory(self, t: int) -> None:
-        used = sum(self.requests[k].prompt + self.kept[k] + t + 1 - self.start[k] for k in self.running)
+        b = self.block_size
+        used = sum(-(-(self.requests[k].prompt + self.kept[k] + t + 1 - self.start[k]) // b) * b
+                   for k in self.running)
         if used > self.instance.memory:
+            grain = f" (whole blocks of {b})" if b > 1 else ""
             raise DecisionError(f"scheduler {self.name!r} at step {t}", used,
-                                f"the batch must fit M = {self.instance.memory} tokens at step {t + 1}")
+                                f"the batch must fit M = {self.instance.memory} tokens{grain} at step {t + 1}")
 
     def next_step(self, t: int, decision: Decision, skip: bool) -> int:
         candidates = [t + 1]
@@ -177,7 +183,8 @@ class _Book:
         return max(t + 1, min(candidates))
 
 
-def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None) -> StepRun:
+def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None,
+                  block_size: int = 1) -> StepRun:
     """Run ``scheduler`` (an object of the protocol) on ``instance`` step by step.
 
     Parameters
@@ -191,6 +198,8 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     max_steps : int, optional
         Decision steps before the run is declared a livelock (default: generous, from the
         instance: every request run alone, 64 times over).
+    block_size : int
+        KV block grain ``B`` (``M`` must be a multiple): memory is counted in whole blocks.
 
     Returns
     -------
@@ -204,7 +213,10 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     CapabilityError
         When a non-clairvoyant scheduler reads an output length.
     """
-    book = _Book(instance, scheduler)
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1 \
+            or instance.memory % block_size:
+        raise ValidationError("block_size", block_size, f"must be an integer >= 1 dividing M = {instance.memory}")
+    book = _Book(instance, scheduler, block_size)
     limit = max_steps if max_steps is not None else 64 * (instance.n + sum(r.prompt + r.output for r in
                                                                             instance.requests)) + 64
     t = min((r.arrival for r in instance.requests), default=0)

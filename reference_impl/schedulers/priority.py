@@ -9,7 +9,10 @@ every future completion step (the forward-looking check, through
 event-driven simulator calls). It never preempts and it is clairvoyant (it reads the lengths
 its keys were computed from). :func:`~geosched.reference_impl.simulator.simulate` does not
 run it step by step: ``priority_rule`` routes it to the event-driven engine (the fast path);
-the tests check that both give the same starts.
+the tests check that both give the same starts. At block grain (``block_size > 1``) it runs on
+the step engine with :func:`~geosched.reference_impl.simulator.block_admission_step`. Both are
+defined beside the forward check in :mod:`geosched.reference_impl.simulator`, which runs them,
+and re-exported here.
 
 Example
 -------
@@ -23,32 +26,6 @@ Example
 
 from __future__ import annotations
 
-from typing import Any
+from geosched.reference_impl.simulator import PriorityRuleScheduler, block_admission_step
 
-from geosched.reference_impl.model import Instance
-from geosched.reference_impl.policies import Policy
-from geosched.reference_impl.scheduling import Decision, SchedulerState
-from geosched.reference_impl.simulator import admission_step
-
-__all__ = ["PriorityRuleScheduler"]
-
-
-class PriorityRuleScheduler:
-    """``policy``'s keys for ``instance`` (exact lengths), scanned step by step."""
-
-    clairvoyant = True
-    preempts = False
-
-    def __init__(self, policy: Policy, instance: Instance, *, backfill: bool = False) -> None:
-        self.priority_rule = policy  # simulate() runs this on the event-driven engine
-        self.name = policy.name
-        self.backfill = backfill
-        keys = policy.keys(instance, [r.output for r in instance.requests])
-        self.keys: dict[str, Any] = {r.id: key for r, key in zip(instance.requests, keys)}
-
-    def decide(self, state: SchedulerState) -> Decision:
-        waiting = sorted(state.waiting, key=lambda w: (self.keys[w.id], w.arrival, w.position))
-        running = [(r.prompt, r.start, r.start + r.output) for r in state.running]
-        chosen = admission_step(state.memory, state.time, running, [(w.prompt, w.output) for w in waiting],
-                                backfill=self.backfill)
-        return Decision(admit=tuple(waiting[k].id for k in chosen))
+__all__ = ["PriorityRuleScheduler", "block_admission_step"]

@@ -120,6 +120,11 @@ def admit_waiting(budget: int, *, peek: Callable[[], Any], seats: Callable[[], i
     return admitted, budget
 
 
+def _blocks(tokens: int, b: int) -> int:
+    """The tokens of the whole blocks that hold ``tokens`` slots."""
+    return -(-tokens // b) * b
+
+
 @dataclass
 class _Slot:
     id: str
@@ -137,6 +142,7 @@ class VllmScheduler:
     name: str = "vllm"
     clairvoyant = False
     preempts = True
+    block_grain = True  # it allocates whole blocks of SchedulerState.block_size slots
     restart = Restart.KEEP_OUTPUTS
     _queue: list[str] = field(default_factory=list, repr=False)  # the FCFS deque, front first
 
@@ -149,21 +155,23 @@ class VllmScheduler:
                 raise ValidationError(name, value, "must be an integer >= 1")
 
     def decide(self, state: SchedulerState) -> Decision:
-        free = [state.memory - state.used]
+        b = state.block_size  # vLLM allocates whole blocks of b slots as the tokens need them
+        free = [state.memory - state.used]  # tokens in free blocks
         held = {r.id: r.usage for r in state.running}
         running = [_Slot(r.id, r.arrival, r.usage) for r in state.running]
         waiting = {w.id: _Slot(w.id, w.arrival, w.prompt + 1 + w.kept) for w in state.waiting}
         self._sync(state)
 
         def allocate(r: _Slot, new: int) -> bool:
-            if new > free[0]:
+            need = _blocks(held[r.id] + new, b) - _blocks(held[r.id], b)
+            if need > free[0]:
                 return False
-            free[0] -= new
+            free[0] -= need
             held[r.id] += new
             return True
 
         def release(victim: _Slot) -> None:
-            free[0] += held.pop(victim.id)
+            free[0] += _blocks(held.pop(victim.id), b)
             if self.preemption == "fcfs":
                 self._queue.insert(0, victim.id)
 
@@ -172,24 +180,25 @@ class VllmScheduler:
                                              victim_key=lambda r: (0, r.arrival))
         admitted: list[str] = []
         if not preempted:
-            admitted = self._admit(state, waiting, running, free, budget)
+            admitted = self._admit(state, waiting, running, free, budget, b)
         n = len(running)
-        quiet = None if preempted else state.time + 1 + free[0] // max(n, 1)
+        # n requests decoding k steps need at most n * ceil(k / b) new blocks: none fails before this
+        quiet = None if preempted else state.time + 1 + b * ((free[0] // b) // max(n, 1))
         return Decision(admit=tuple(admitted), preempt=tuple(preempted), quiet_until=quiet)
 
     def _admit(self, state: SchedulerState, waiting: dict[str, _Slot], running: list[_Slot],
-               free: list[int], budget: int) -> list[str]:
+               free: list[int], budget: int, b: int) -> list[str]:
         order = self._queue if self.preemption == "fcfs" else \
             sorted(waiting, key=lambda i: (waiting[i].arrival, i))  # vLLM's heap compares id strings
 
         def fits(r: _Slot, new: int) -> bool:
-            if r.tokens > free[0]:
+            if _blocks(r.tokens, b) > free[0]:
                 return False
             if new < r.tokens:  # it fits, but the budget would split its prefill
                 raise ChunkedPrefillError(f"{self.name} at step {state.time}", self.max_num_batched_tokens,
                                     "the token budget must hold a whole prompt: a chunked prefill is outside "
                                     "the exact model (use the vLLM-semantics model)")
-            free[0] -= r.tokens
+            free[0] -= _blocks(r.tokens, b)
             return True
 
         def take(r: _Slot, new: int) -> None:
