@@ -51,12 +51,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
-from geosched.errors import UnknownNameError
+from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
@@ -73,6 +73,7 @@ __all__ = [
     "SchedulerTarget",
     "VllmTarget",
     "hunt_target",
+    "block_size_of",
     "TIE_RULE_POSITION",
     "VLLM_TARGETS",
     "completions_tel",
@@ -158,10 +159,11 @@ class SimulatorTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def _checked_runs(instance: Instance, runs: Mapping[str, Any]) -> tuple[int, dict[str, list[list[int]]]]:
+def _checked_runs(instance: Instance, runs: Mapping[str, Any], block_size: int = 1
+                  ) -> tuple[int, dict[str, list[list[int]]]]:
     """The checker's TEL of a schedule with restarts (-1 when infeasible) and its runs as lists."""
     plain = {i: [[int(v) for v in run] for run in rs] for i, rs in runs.items()}
-    report = check_schedule(instance, plain)
+    report = check_schedule(instance, plain, block_size=block_size)
     return (report.metrics.tel if report.feasible else -1), plain
 
 
@@ -191,10 +193,10 @@ class SchedulerTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
-    """The engine of the vLLM targets: block size 1, ``M`` usable blocks, ``max_num_seqs = n``
-    and a token budget that never binds (every prompt in one step), as the differential
-    harness's exact-agreement setting.
+def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1) -> dict[str, Any]:
+    """The engine of the vLLM targets: ``M / B`` usable blocks of ``B = block_size`` tokens (1 by
+    default), ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step),
+    as the differential harness's exact-agreement setting.
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]
@@ -202,16 +204,19 @@ def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
     """
     n = max(instance.n, 1)
     budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
-    params = EngineParams(capacity_blocks=instance.memory, block_size=1, max_num_seqs=n,
+    if instance.memory % block_size:
+        raise ValidationError("--block-size", block_size, f"must divide the memory M = {instance.memory}")
+    params = EngineParams(capacity_blocks=instance.memory // block_size, block_size=block_size, max_num_seqs=n,
                           max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=preemption)
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
 
 
 def _exact_model_engine(instance: Instance, params: EngineParams) -> bool:
-    """Whether the exact model represents this engine: one-token blocks, no watermark, every
+    """Whether the exact model represents this engine: ``M`` = the blocks' tokens, no watermark, every
     sequence within ``max_model_len`` (a budget that splits a prefill is found while running)."""
     longest = max((r.prompt + r.output + 1 for r in instance.requests), default=0)
-    return params.block_size == 1 and params.watermark == 0.0 and longest <= params.max_model_len
+    return (params.capacity_blocks * params.block_size == instance.memory and params.watermark == 0.0
+            and longest <= params.max_model_len)
 
 
 def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
@@ -236,9 +241,10 @@ class VllmTarget:
     preemption: str  # "fcfs" or "priority"
     tie_rule: str
     kind: str = "vllm"
+    block_size: int = 1  # KV block grain of the default engine ("vllm-fcfs:block=16")
 
     def engine(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> EngineParams:
-        values = dict(engine) if engine is not None else engine_for(instance, self.preemption)
+        values = dict(engine) if engine is not None else engine_for(instance, self.preemption, self.block_size)
         return EngineParams(**values)
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
@@ -253,11 +259,11 @@ class VllmTarget:
             scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens,
                                       self.name)
             try:
-                run = run_scheduler(instance, scheduler)
+                run = run_scheduler(instance, scheduler, block_size=params.block_size)
             except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
                 pass
             else:
-                tel, runs = _checked_runs(instance, run.runs)
+                tel, runs = _checked_runs(instance, run.runs, params.block_size)
                 return PolicyRun(tel, run.completions, None, run.preemptions, described,
                                  {"recomputed_tokens": run.recomputed_tokens}, runs)
         completions, preemptions = _semantics_run(instance, params)
@@ -305,7 +311,8 @@ def hunt_target(name: str) -> HuntTarget:
     >>> hunt_target("geo-guess").kind
     'scheduler'
     """
-    if isinstance(name, str) and (name in target_names() or is_file_spec(name)):
+    if isinstance(name, str) and (name in target_names() or is_file_spec(name)
+                                  or name.partition(":")[0] in VLLM_TARGETS):
         return get_target(name)
     raise UnknownNameError("hunt policy", name, [*target_names(), "FILE.py:Class"])
 
@@ -324,8 +331,8 @@ def get_target(name: str) -> HuntTarget:
     >>> get_target("vllm-priority").preemption
     'priority'
     """
-    if name in VLLM_TARGETS:
-        return VLLM_TARGETS[name]
+    if isinstance(name, str) and name.partition(":")[0] in VLLM_TARGETS:
+        return _vllm_target(name)
     if is_file_spec(name):
         resolve(name)  # a bad file is a one-line error now, not in the middle of a search
         return SchedulerTarget(name)
@@ -334,6 +341,23 @@ def get_target(name: str) -> HuntTarget:
     if isinstance(name, str) and name.partition(":")[0] in policy_names():
         return SimulatorTarget(name)  # also a simulator-only policy or a spec: witnesses may name one
     raise UnknownNameError("hunt policy", name, list(target_names()))
+
+
+def _vllm_target(name: str) -> VllmTarget:
+    """``vllm-fcfs`` / ``vllm-priority``, or with a block grain: ``vllm-fcfs:block=16``."""
+    base, _, spec = name.partition(":")
+    if not spec:
+        return VLLM_TARGETS[base]
+    key, _, value = spec.partition("=")
+    if key != "block" or not value.isdigit() or int(value) < 1:
+        raise ValidationError("hunt policy", name, "a vLLM target takes one parameter: block=B with B >= 1 "
+                              "(e.g. vllm-fcfs:block=16)")
+    return replace(VLLM_TARGETS[base], name=name if int(value) > 1 else base, block_size=int(value))
+
+
+def block_size_of(policy: str) -> int:
+    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``)."""
+    return getattr(get_target(policy), "block_size", 1)
 
 
 def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:

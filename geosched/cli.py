@@ -78,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
                    "or a scheduler of your own: FILE.py:Class")
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
+                   "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
@@ -102,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", parents=[common], help="check a schedule against an instance")
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
     p.set_defaults(handler=_cmd_check)
 
     for module_name in _EXTENSIONS:
@@ -157,8 +162,9 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.simulator import simulate
 
-    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill)
-    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments)
+    block = getattr(args, "block_size", 1)
+    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill, block_size=block)
+    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -289,7 +295,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     instance = _load(args, args.instance)
     starts = read_schedule(args.schedule)
-    report = check_schedule(instance, starts)
+    report = check_schedule(instance, starts, block_size=args.block_size)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:

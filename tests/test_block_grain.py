@@ -146,3 +146,55 @@ def test_a_scheduler_that_counts_tokens_is_refused_at_block_grain():
         simulate(burst_instance(32, [(1, 2)]), "geo-guess", block_size=8)
     with pytest.raises(ValidationError, match="block_size"):
         simulate(burst_instance(30, [(1, 2)]), "svf", block_size=8)  # 30 is not a multiple of 8
+
+
+# -- hunts and witnesses at block grain --------------------------------------------------------------------------
+
+def test_block_grain_witness_is_certified_at_its_grain():
+    from geosched.adversary.targets import block_size_of, get_target
+    from geosched.adversary.witness import make_witness, verify_witness
+
+    inst = burst_instance(64, [(20, 10), (5, 12), (30, 3), (1, 16), (9, 9)])
+    assert block_size_of("vllm-fcfs:block=16") == 16 and get_target("vllm-fcfs:block=16").block_size == 16
+    serial, t = {}, 0
+    for r in inst.requests:
+        serial[r.id], t = t, t + r.output
+    w = make_witness(inst, "vllm-fcfs:block=16", serial, found_by="hand")
+    assert w.engine["block_size"] == 16 and w.engine["capacity_blocks"] == 4
+    report = verify_witness(w.to_dict())
+    assert report.ok, report.problems
+    # the policy's own run at block grain is the step engine's, and differs from token grain here
+    assert w.policy_tel == get_target("vllm-fcfs:block=16").run(inst).tel != get_target("vllm-fcfs").run(inst).tel
+    # a schedule that fits in tokens but not in whole blocks certifies nothing at block grain
+    tight = {"r0": 0, "r1": 0, "r2": 0, "r3": 12, "r4": 16}
+    assert check_schedule(inst, tight).feasible and not check_schedule(inst, tight, block_size=16).feasible
+    from geosched.errors import InfeasibleScheduleError
+
+    with pytest.raises(InfeasibleScheduleError):
+        make_witness(inst, "vllm-fcfs:block=16", tight, found_by="hand")
+    forged = w.to_dict()
+    forged["witness_schedule"] = {"starts": tight, "tel": check_schedule(inst, tight).metrics.tel}
+    forged["certified_ratio"] = w.policy_tel / forged["witness_schedule"]["tel"]
+    assert not verify_witness(forged).ok
+
+
+@pytest.mark.parametrize("spec", ["vllm-fcfs:block=0", "vllm-fcfs:blocks=16", "vllm-fcfs:block=x"])
+def test_bad_vllm_target_specs_are_refused(spec):
+    from geosched.adversary.targets import hunt_target
+
+    with pytest.raises(ValidationError, match="block=B"):
+        hunt_target(spec)
+
+
+def test_hunt_block_size_flag_is_checked(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "geosched", "hunt", *args, "--out", str(tmp_path / "h"),
+                               "--time", "1", "--quiet"], capture_output=True, text=True, timeout=300)
+
+    bad = run("--policy", "svf", "--block-size", "16", "--memory", "64")
+    assert bad.returncode == 2 and "--block-size" in bad.stderr and "Traceback" not in bad.stderr
+    bad = run("--policy", "vllm-fcfs", "--block-size", "16", "--memory", "60")
+    assert bad.returncode == 2 and "--memory" in bad.stderr and "Traceback" not in bad.stderr
