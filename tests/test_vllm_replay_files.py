@@ -172,58 +172,31 @@ def test_vllm_benchmark_loader_reads_the_export(tmp_path):
     assert [s.timestamp for s in samples] == [0.0, 0.01, 1.0, 1.01]
 
 
+BLOCK_WITNESSES = sorted((ROOT / "docs" / "witnesses").glob("vllm-fcfs_block*_burst_ratio*.json"))
+
+
 @pytest.mark.vllm
 @pytest.mark.slow
-def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tmp_path):
-    """The exported vllm-fcfs witness, driven through vLLM's EngineCore in its exported order and
-    block size, gives the witness's TEL; reversed within each arrival step, the reversed-tie TEL."""
+@pytest.mark.parametrize("witness_path", [FCFS_WITNESS, *BLOCK_WITNESSES], ids=lambda p: p.stem)
+def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tmp_path, witness_path):
+    """An exported vllm-fcfs witness (token grain, block sizes 16 and 32), driven through vLLM's
+    EngineCore in its exported order and block size, gives the witness's TEL; reversed within each
+    arrival step, the witness's reversed-tie TEL."""
     _require_vllm()
     from geosched.reference_impl.vllm.engine_replay import replay_in_engine_core
 
     out = tmp_path / "worst.jsonl"
-    assert _geosched("export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", str(out),
+    assert _geosched("export", str(witness_path), "--format", "vllm-bench", "--out", str(out),
                      cwd=tmp_path).returncode == 0
-    witness = read_witness(FCFS_WITNESS)
+    witness = read_witness(witness_path)
     replay = replay_in_engine_core(out)
     assert replay.status == "completed"
+    assert replay.settings["block_size"] == witness["engine"]["block_size"]
     assert replay.tel == witness["policy_schedule"]["tel"]
     assert replay.preemptions == witness["policy_schedule"]["preemptions"]
     flipped = replay_in_engine_core(out, reverse_ties=True)
     assert flipped.tel == witness["tie_check"]["policy_tel"] != replay.tel
 
 
-def test_gpu_replay_script_is_not_run_without_a_gpu(tmp_path):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import gpu_replay
-    finally:
-        sys.path.pop(0)
-    if gpu_replay.gpu_reason() is None:
-        pytest.skip("a GPU is present: benchmarks/gpu_replay.py runs for real there")
-    out = tmp_path / "gpu"
-    assert gpu_replay.main([str(FCFS_WITNESS), "--out", str(out)]) == 0
-    report = json.loads((out / "report.json").read_text())
-    assert report["status"] == "not_run" and report["reason"]  # never a CPU proxy for the GPU numbers
-
-
-@pytest.mark.vllm
-def test_the_locally_built_model_tokenizer_feeds_vllms_loader(tmp_path):
-    _require_vllm()
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import gpu_replay
-    finally:
-        sys.path.pop(0)
-    from transformers import AutoTokenizer
-    from vllm.benchmarks.datasets.datasets import TimedTrace
-
-    model = gpu_replay.build_model_dir(tmp_path / "model", 64)
-    tokenizer = AutoTokenizer.from_pretrained(str(model))
-    path = tmp_path / "w.jsonl"
-    write_workload(burst_instance(64, [(20, 3), (33, 2)]), path, "vllm-bench")
-    loader = TimedTrace(dataset_path=str(path), timed_trace_chunk_hash_size=16, timed_trace_sec_multiplier=1,
-                        timed_trace_label_timestamp="timestamp", timed_trace_label_input_length="input_length",
-                        timed_trace_label_output_length="output_length", timed_trace_label_hash_ids="hash_ids")
-    samples = loader.sample(tokenizer=tokenizer, num_requests=2)
-    assert [s.prompt_len for s in samples] == [21, 34]
-    assert all(0 <= t < gpu_replay.VOCAB for s in samples for t in s.prompt)
+def test_block_grain_witnesses_are_shipped():
+    assert {read_witness(p)["engine"]["block_size"] for p in BLOCK_WITNESSES} == {16, 32}
