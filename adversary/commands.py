@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-from geosched.adversary.targets import target_names
-from geosched.arguments import integer, non_negative_int, positive_float, positive_int
-from geosched.errors import ValidationError
+from geosched.adversary.targets import hunt_target, target_names
+from geosched.arguments import integer, non_negative_float, non_negative_int, positive_float, positive_int
+from geosched.errors import GeoschedError, ValidationError
 from geosched.executor import SPEC_HELP, cluster_spec
 from geosched.reference_impl.policies import Capability, policy_names
 
@@ -17,16 +18,40 @@ __all__ = ["add_commands"]
 DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
 
 
+def _hunt_policy(text: str) -> str:
+    """A hunt target's name (one line naming the known ones otherwise)."""
+    try:
+        hunt_target(text)
+    except GeoschedError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _with_block_size(policy: str, block: int, memory: int) -> str:
+    """The hunt target at KV block grain ``block``: ``vllm-fcfs:block=16`` (vLLM targets only)."""
+    if block == 1:
+        return policy
+    if policy not in ("vllm-fcfs", "vllm-priority"):
+        raise ValidationError("--block-size", block, f"applies to the vLLM targets (vllm-fcfs, vllm-priority), "
+                              f"not {policy!r}: the priority rules' searches run at token grain")
+    if memory % block:
+        raise ValidationError("--memory", memory, f"must be a multiple of --block-size {block} (M is in tokens)")
+    return f"{policy}:block={block}"
+
+
 def add_commands(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
                               description=f"Search for instances that hurt a policy; --memory defaults to "
                                           f"{DEFAULT_HUNT_MEMORY}.")
-    p.add_argument("--policy", required=True, choices=target_names(),
-                   help="a registry policy (paper model) or stock vLLM (vllm-fcfs, vllm-priority)")
+    p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY",
+                   help=f"{', '.join(target_names())}, or a scheduler of your own: FILE.py:Class")
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
                    help="structured: a few groups of requests, for large --requests and --memory")
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="structured: robust scores the worse of the given and the reversed tie order")
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="vLLM targets: KV blocks of B tokens (ceil(tokens / B) blocks per request; --memory stays "
+                   "in tokens and must be a multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -54,8 +79,17 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
     p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
     p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
-    p.add_argument("--step-seconds", type=positive_float, default=0.025,
-                   help="seconds per step for timestamps (default 0.025)")
+    p.add_argument("--step-seconds", type=positive_float, default=None,
+                   help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
+                   "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
+    p.add_argument("--tie-gap-seconds", type=non_negative_float, default=0.002,
+                   help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in the "
+                   "instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
+    p.add_argument("--block-size", type=positive_int, default=1,
+                   help="vllm-bench: KV block size of the vllm serve settings written beside the file (default 1, "
+                   "or the witness's engine; GPU attention backends need multiples of 16)")
+    p.add_argument("--scheduler-cls", default=None, metavar="MODULE.CLASS",
+                   help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
     p.set_defaults(handler=_cmd_export)
 
     p = subparsers.add_parser("check-witness", parents=[common], help="re-verify a witness file from scratch")
@@ -94,7 +128,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
-    space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
+    policy = _with_block_size(args.policy, args.block_size, memory)
+    space = SearchSpace(policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
@@ -127,8 +162,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from geosched.output import emit_json
-    from geosched.reference_impl.formats import write_workload
+    from geosched.output import emit_json, write_text_atomic
+    from geosched.reference_impl.formats import vllm_bench_step_seconds, write_workload
     from geosched.reference_impl.workloads import load_workload
 
     suffix = ".csv" if args.format == "azure-csv" else ".jsonl"
@@ -136,12 +171,44 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise ValidationError("--out", args.out, f"must end with {suffix} for --format {args.format} (so that "
                               "load_workload reads it back)")
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
-    path = write_workload(instance, args.out, args.format, step_seconds=args.step_seconds)
+    options, script = {}, None
+    if args.format == "vllm-bench":
+        from geosched.adversary.vllm_replay import export_plan
+        from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
+
+        witness = _witness_or_none(args.workload)
+        order, meta = export_plan(instance, witness, block_size=args.block_size, scheduler_cls=args.scheduler_cls)
+        options = {"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order}
+        if args.step_seconds is None:
+            args.step_seconds = vllm_bench_step_seconds(instance, args.tie_gap_seconds)
+        server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
+        script = (args.out[: -len(suffix)] + ".replay.sh", replay_script(server, args.out, instance.n))
+    step_seconds = 0.025 if args.step_seconds is None else args.step_seconds
+    path = write_workload(instance, args.out, args.format, step_seconds=step_seconds, **options)
+    if script is not None:
+        write_text_atomic(script[0], script[1])
     if args.json:
-        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory})
+        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
+                   "replay_script": script[0] if script else None})
     else:
         print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
+        if script is not None:
+            print(f"wrote {script[0]}: the vllm serve settings and the vllm bench serve command that replay it")
     return 0
+
+
+def _witness_or_none(source: str) -> dict[str, Any] | None:
+    """The witness object when ``source`` is a witness file, else None (a workload)."""
+    from geosched.adversary.witness import read_witness
+    from geosched.reference_impl.jsonfile import read_json
+
+    if not source.endswith(".json"):
+        return None
+    try:
+        data = read_json(source)
+    except Exception:  # noqa: BLE001 - not ours to report: load_workload already read it as a workload
+        return None
+    return read_witness(source) if isinstance(data, dict) and "policy" in data and "instance" in data else None
 
 
 def _cmd_check_witness(args: argparse.Namespace) -> int:

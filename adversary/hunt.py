@@ -46,13 +46,15 @@ from geosched.adversary.search import (
     differential_evolution_search,
 )
 from geosched.adversary.structured import structured_search
-from geosched.adversary.targets import get_target
+from geosched.adversary.targets import block_size_of, get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.executor import SerialExecutor, parse_spec
 from geosched.output import write_json_atomic, write_text_atomic
+from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
+from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
 __all__ = ["HuntResult", "hunt", "certify", "svf_theorem_bound"]
@@ -69,14 +71,41 @@ def svf_theorem_bound(alpha: Fraction) -> Fraction | None:
 def certify(instance, policy: str, *, found_by: str, seed: int | None, rng: Any = 0,
             time_budget: float = 5.0, exact_n: int = 10, exact_time_limit: float = 10.0) -> Witness:
     """Best witness schedule (:func:`~geosched.adversary.schedules.best_witness_schedule`) as a
-    checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio."""
-    ws = best_witness_schedule(instance, rng=rng, time_budget=time_budget, exact_n=exact_n,
+    checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio.
+
+    At block grain (``vllm-fcfs:block=B``) the schedule is searched on the instance with every
+    prompt padded by ``B - 1`` tokens (``B ceil(u / B) <= u + B - 1``, so a schedule feasible there
+    holds its whole blocks in ``M``), checked at block grain, and replaced by the serial schedule if
+    the padding did not fit; the lower bound is the token-grain one (block-grain OPT is at least it),
+    never the padded instance's optimum."""
+    block = block_size_of(policy)
+    search = instance if block == 1 else _padded(instance, block)
+    ws = best_witness_schedule(search, rng=rng, time_budget=time_budget, exact_n=exact_n if block == 1 else 0,
                                exact_time_limit=exact_time_limit)
+    starts, source = ws.starts, ws.source
+    if block > 1 and not check_schedule(instance, starts, block_size=block).feasible:
+        starts, source = _serial_starts(instance), "serial (block grain)"
     lb, name = lower_bound_of(instance)
-    if ws.lower_bound is not None and ws.lower_bound > lb:
+    if block == 1 and ws.lower_bound is not None and ws.lower_bound > lb:
         lb, name = ws.lower_bound, ws.lower_bound_name
-    return make_witness(instance, policy, ws.starts, found_by=f"{found_by}; witness: {ws.source}", seed=seed,
+    return make_witness(instance, policy, starts, found_by=f"{found_by}; witness: {source}", seed=seed,
                         lower_bound=(lb, name))
+
+
+def _padded(instance: Instance, block: int) -> Instance:
+    """Every prompt ``s`` as ``min(s + B - 1, M - o)``: token-grain feasibility there bounds the blocks."""
+    return Instance(instance.memory, [Request(r.id, r.arrival, min(r.prompt + block - 1, instance.memory - r.output),
+                                              r.output) for r in instance.requests])
+
+
+def _serial_starts(instance: Instance) -> dict[str, int]:
+    """One request at a time, by (arrival, position): feasible whenever each request fits alone."""
+    starts, t = {}, 0
+    for r in sorted(instance.requests, key=lambda q: q.arrival):
+        t = max(t, r.arrival)
+        starts[r.id] = t
+        t += r.output
+    return starts
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ import re
 import sys
 from typing import NoReturn
 
-__all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "finite_float",
+__all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
+           "finite_float",
            "unit_fraction", "probability_level", "MAX_SEED"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
@@ -92,6 +93,14 @@ def positive_float(text: str) -> float:
     value = finite_float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a gap in seconds)."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
     return value
 
 

@@ -15,11 +15,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from geosched import __version__
 from geosched.arguments import OneLineParser, non_negative_int, positive_float, positive_int
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.output import emit_json
 from geosched.reference_impl.policies import Capability, policy_names
+from geosched.reference_impl.scheduling import scheduler_names
+from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -75,13 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", parents=[common], help="run one policy on a workload")
     _workload_options(p)
-    p.add_argument("--policy", default="svf", help=f"{', '.join(policy_names())} (or name:k=v,...)")
+    p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
+                   "or a scheduler of your own: FILE.py:Class")
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
+                   "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
     _workload_options(p)
     defaults = ",".join(policy_names(Capability.FAST))
-    p.add_argument("--policies", default=defaults, help=f"comma-separated (default {defaults})")
+    p.add_argument("--policies", default=defaults,
+                   help=f"comma-separated names or FILE.py:Class (default {defaults}; "
+                        f"all: {','.join(scheduler_names())})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
@@ -98,6 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", parents=[common], help="check a schedule against an instance")
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
     p.set_defaults(handler=_cmd_check)
 
     for module_name in _EXTENSIONS:
@@ -153,8 +162,9 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.simulator import simulate
 
-    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill)
-    report = check_schedule(instance, result.starts, evicted_segments=result.evicted_segments)
+    block = getattr(args, "block_size", 1)
+    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill, block_size=block)
+    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -170,6 +180,8 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
         "evictions": result.evictions,
         "wasted_tokens": result.wasted_tokens,
         "starts": result.starts,
+        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()},
+            "lost_tokens": metrics.lost_tokens} if result.runs is not None else {}),
         **({"parameters": result.extra} if result.extra else {}),
     }
 
@@ -220,19 +232,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}"
           f"  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
     denominator_label = "/OPT" if result.status == "opt" else "/LB"
-    header = (f"{'policy':<8} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
+    w = max([8] + [len(row.policy) for row in result.rows])
+    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
               f"{denominator_label:>7}")
     print(header)
     print("-" * len(header))
     for row in result.rows:
         ratio = f"{row.ratio:>7.3f}" if row.ratio is not None else f"{'-':>7}"
-        print(f"{row.policy:<8} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
+        print(f"{row.policy:<{w}} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
               f"{row.makespan:>9} {row.throughput:>9.2f} {row.evictions:>6} {ratio}")
     if opt_data is not None:
         status = opt_data["status"]
         tel = opt_data["tel"]
-        print(f"{'OPT':<8} {tel if tel is not None else '-':>10}  status={status} dual_bound={opt_data['dual_bound']} "
-              f"time={opt_data['wall_time']:.2f}s method={opt_data['method']}")
+        print(f"{'OPT':<{w}} {tel if tel is not None else '-':>10}  status={status} "
+              f"dual_bound={opt_data['dual_bound']} time={opt_data['wall_time']:.2f}s method={opt_data['method']}")
     print(f"lower bound on OPT: {result.lower_bound} ({result.lower_bound_name})")
     return 0
 
@@ -282,7 +295,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
     instance = _load(args, args.instance)
     starts = read_schedule(args.schedule)
-    report = check_schedule(instance, starts)
+    report = check_schedule(instance, starts, block_size=args.block_size)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:

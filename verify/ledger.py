@@ -195,7 +195,7 @@ def versions() -> dict[str, str]:
     import numpy
     import sympy
 
-    from geosched import __version__
+    from geosched.version import __version__
 
     return {"geosched": __version__, "python": platform.python_version(), "z3": z3.get_version_string(),
             "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 
 from geosched.arguments import non_negative_int, positive_int
 from geosched.errors import ValidationError
@@ -34,6 +35,15 @@ def add_commands(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_vllm_diff)
 
 
+def _search_bar(total: int):
+    """A progress bar on stderr for the random search, when stderr is a terminal (never in --json output)."""
+    if total <= 0 or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="vllm-diff search", unit="instance", file=sys.stderr, leave=False)
+
+
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json
@@ -56,9 +66,13 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     from geosched.reference_impl.vllm.differential import vllm_diff
 
     logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
+    bar = _search_bar(args.search)
     result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
                        block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
-                       search=args.search, seed=0 if args.seed is None else args.seed)
+                       search=args.search, seed=0 if args.seed is None else args.seed,
+                       progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
+    if bar is not None:
+        bar.close()
     if args.json:
         data = result.to_dict()
         data["instance"] = None if result.instance is None else result.instance.to_dict()
