@@ -124,15 +124,13 @@ def workload_text(instance: Instance, fmt: str, *, step_seconds: float = 0.025) 
     raise ValidationError("--format", fmt, f"must be one of {', '.join(FORMATS)}")
 
 
-def write_workload(instance: Instance, path: str | Path, fmt: str, *, step_seconds: float = 0.025) -> Path:
-    """Write ``instance`` to ``path`` in format ``fmt``; returns the path."""
-    text = workload_text(instance, fmt, step_seconds=step_seconds)
-    path = Path(path)
-    try:
-        path.write_text(text)
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot write ({exc.strerror})") from None
-    return path
+def write_workload(instance: Instance, path: str | Path, fmt: str, *, step_seconds: float = 0.025,
+                   force: bool = True) -> Path:
+    """Write ``instance`` to ``path`` in format ``fmt`` atomically (``force=False`` refuses an
+    existing file; :func:`geosched.output.write_text_atomic`); returns the path."""
+    from geosched.output import write_text_atomic
+
+    return write_text_atomic(path, workload_text(instance, fmt, step_seconds=step_seconds), force=force)
 
 
 def instance_from_json_object(data: Any, source: str) -> Instance:

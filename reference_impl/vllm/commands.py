@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 
-from geosched.arguments import non_negative_int, positive_int
+from geosched.arguments import examples, non_negative_int, positive_int
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -17,7 +17,9 @@ def add_commands(subparsers, common) -> None:
         "vllm-diff", parents=[common], help="differential test of a vLLM scheduler class (needs vLLM)",
         description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
-                    "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.")
+                    "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.",
+        epilog=examples("geosched vllm-diff burst:n=8,seed=1",
+                        "geosched vllm-diff burst:n=8,seed=1 --reference policy --policy fcfs"))
     p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
     p.add_argument("--scheduler", default=None,
                    help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
