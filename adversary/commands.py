@@ -203,20 +203,23 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
         for note in report.notes:
             print(f"  note: {note}")
         if args.vllm:
-            _print_vllm_replay(args.file)
+            from geosched.output import working
+
+            with working("replaying in vLLM's scheduler", show_progress(args)):
+                replay = _vllm_replay(args.file)
+            print(f"  vLLM replay ({replay.status}): {replay.message}")
     else:
         print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
               file=sys.stderr)
     return 0 if report.ok else 1
 
 
-def _print_vllm_replay(path: str) -> None:
+def _vllm_replay(path: str):
     from geosched.adversary.vllm_replay import replay_in_vllm
     from geosched.adversary.witness import read_witness
 
     data = read_witness(path)
-    replay = replay_in_vllm({**data, "instance": data["instance"].to_dict()})
-    print(f"  vLLM replay ({replay.status}): {replay.message}")
+    return replay_in_vllm({**data, "instance": data["instance"].to_dict()})
 
 
 def _cmd_family(args: argparse.Namespace) -> int:
@@ -277,7 +280,10 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         raise ValidationError("--hi", args.hi, "must be > 1 (every instance has ratio >= 1)")
     if lo > hi:  # lo == hi asks one query
         raise ValidationError("--lo", args.lo, f"must be <= --hi ({args.hi})")
-    result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
+    from geosched.output import working
+
+    with working(f"z3-bisect {args.policy} (up to {args.timeout:g} s per query)", show_progress(args)):
+        result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
     if args.out and result.best_witness is not None:
         write_witness(result.best_witness, args.out, force=args.force)
     if args.json:

@@ -27,7 +27,7 @@ from geosched.arguments import (
     show_progress,
 )
 from geosched.errors import GeoschedError, WorkloadFormatError
-from geosched.output import emit_json
+from geosched.output import emit_json, working
 from geosched.reference_impl.policies import Capability, policy_names
 
 __all__ = ["main", "build_parser"]
@@ -213,8 +213,11 @@ def _workload_label(args: argparse.Namespace) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    instance = _load(args, args.workload)
-    row = _run_policy(instance, args.policy, args)
+    with working("simulate", show_progress(args)) as bar:
+        instance = _load(args, args.workload)
+        if bar is not None:
+            bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
+        row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
                    "policy": args.policy, "predictor": args.predictor, "seed": args.seed, **row})
@@ -314,9 +317,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import read_schedule
 
-    instance = _load(args, args.instance)
-    starts = read_schedule(args.schedule)
-    report = check_schedule(instance, starts)
+    with working("check", show_progress(args)):
+        instance = _load(args, args.instance)
+        starts = read_schedule(args.schedule)
+        report = check_schedule(instance, starts)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:

@@ -44,8 +44,8 @@ from typing import Any
 
 from geosched.errors import GeoschedError
 
-__all__ = ["emit_json", "json_default", "to_json", "install_hint", "OutputError", "check_target", "write_bytes_atomic",
-           "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
+__all__ = ["emit_json", "json_default", "to_json", "install_hint", "working", "OutputError", "check_target",
+           "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
 
 
 def json_default(value: Any) -> Any:
@@ -72,6 +72,44 @@ def to_json(data: Any) -> str:
 def emit_json(data: Any) -> None:
     """Print one JSON object on stdout (the ``--json`` contract of every command)."""
     print(to_json(data))
+
+
+@contextlib.contextmanager
+def working(description: str, enabled: bool) -> Iterator[Any]:
+    """Progress on stderr for a step that reports none of its own: a tqdm line with the step's
+    name and the time spent, refreshed twice a second, gone when the step ends. Yields the bar
+    (``set_description_str`` names the next stage) or ``None`` when disabled.
+
+    Commands pass :func:`geosched.arguments.show_progress` as ``enabled`` (a terminal, or
+    ``--verbose``; never with ``--quiet``); it never writes to stdout, so ``--json`` stays clean.
+
+    >>> with working("solving", enabled=False) as bar:
+    ...     bar is None
+    True
+    """
+    if not enabled:
+        yield None
+        return
+    import sys
+    import threading
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, desc=description, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}")
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            bar.refresh()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        thread.join()
+        bar.close()
 
 
 def install_hint(extra: str) -> str:
@@ -104,7 +142,17 @@ def _refusal(path: Path, force: bool, field: str) -> str | None:
         return f"{field}: {path} exists (use --force)"
     if not path.parent.is_dir():
         return f"{field}: cannot write {path} (no folder {path.parent})"
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # also a read-only file system, for root
+        reason = "Read-only file system" if _read_only(path.parent) else "Permission denied"
+        return f"{field}: cannot write {path} ({reason}: the folder {path.parent} is not writable)"
     return None
+
+
+def _read_only(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def check_target(path: str | Path, *, force: bool = False, field: str = "--out") -> Path:

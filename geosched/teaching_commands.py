@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import examples, positive_float
+from geosched.arguments import examples, positive_float, show_progress
 
 __all__ = ["add_commands"]
 
@@ -100,11 +100,13 @@ def _picture(args: argparse.Namespace):
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from geosched.output import check_target, emit_json
+    from geosched.output import check_target, emit_json, working
 
     out = check_target(args.out or f"geosched-{args.kind}.png", force=args.force)  # before any work
-    picture = _picture(args)
-    picture.save(out, force=args.force)
+    with working(f"plot {args.kind}" + (" (solving OPT)" if args.kind == "compare" and not args.no_opt else ""),
+                 show_progress(args)):
+        picture = _picture(args)
+        picture.save(out, force=args.force)
     if args.json:
         emit_json({"kind": args.kind, "out": str(out), "seed": args.seed, **picture.to_dict()})
     else:
@@ -114,9 +116,10 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 def _cmd_lessons(args: argparse.Namespace) -> int:
     from geosched.lessons import export_lessons
-    from geosched.output import emit_json
+    from geosched.output import emit_json, working
 
-    result = export_lessons(args.out, force=args.force)
+    with working("lessons", show_progress(args)):
+        result = export_lessons(args.out, force=args.force)
     if args.json:
         emit_json(result.to_dict())
     else:

@@ -462,3 +462,32 @@ def test_quiet_and_verbose_are_exclusive(capsys):
         main(["simulate", "example", "--quiet", "--verbose"])
     assert info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- the campaign's output categories
+
+from cli_harness import run_cli  # noqa: E402
+from reliability_cases import classify  # noqa: E402
+from reliability_output_cases import kill_cases, kill_verdict, output_cases, prepared  # noqa: E402
+
+OUTPUT_CASES = output_cases()
+KILL_CASES = kill_cases()
+
+
+@pytest.mark.parametrize("case", OUTPUT_CASES, ids=[c.name for c in OUTPUT_CASES])
+def test_output_case_is_a_clean_error(case, tmp_path):
+    if "predictor" in case.argv:
+        pytest.importorskip("torch")
+    with prepared(case, tmp_path) as why:
+        if why is not None:
+            pytest.skip(why)
+        outcome, detail = classify(case, run_cli(case.argv, tmp_path))
+    assert outcome == "clean error", f"{outcome}: {detail}"
+
+
+@pytest.mark.parametrize("case", KILL_CASES, ids=[c.name for c in KILL_CASES])
+def test_sigkill_in_a_commands_write_keeps_the_old_file(case, tmp_path):
+    if "predictor" in case.argv:
+        pytest.importorskip("torch")
+    outcome, detail = kill_verdict(case, tmp_path)
+    assert outcome == "old file kept, leftover cleaned", f"{outcome}: {detail}"

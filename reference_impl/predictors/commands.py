@@ -18,7 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from geosched.arguments import examples, integer, positive_int
+from geosched.arguments import examples, integer, positive_int, show_progress
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.output import emit_json
 
@@ -95,7 +95,10 @@ def _cmd_train(args: argparse.Namespace) -> int:
         *(("--theta", str(args.theta)) if args.theta is not None else ()),
         *(("--features", args.features) if args.features else ()),
         *(("--limit", str(args.limit)) if args.limit is not None else ())))
-    result = train_model(log, config, source=path.name, command=command)
+    from geosched.output import working
+
+    with working(f"training {args.kind} on {path.name}", show_progress(args)):
+        result = train_model(log, config, source=path.name, command=command)
     _save_or_rescue(result.model, out, args.force)
     if args.json:
         emit_json({"out": str(out), **result.to_dict(), "provenance": result.model.provenance})
@@ -135,8 +138,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         model = load_model(file)
         label = f"learned {model.kind}" if not args.model else f"{model.kind} ({Path(file).name})"
         models[label] = model
-    table = accuracy_table(log, models)
-    held_out = {label: _held_out(model, log) for label, model in models.items()}
+    from geosched.output import working
+
+    with working("predictor eval", show_progress(args)):
+        table = accuracy_table(log, models)
+        held_out = {label: _held_out(model, log) for label, model in models.items()}
     if args.json:
         emit_json({"trace": path.name, "seed": args.seed, "held_out": held_out, **table.to_dict()})
         return 0

@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 
-from geosched.arguments import examples, non_negative_int, positive_int
+from geosched.arguments import examples, non_negative_int, positive_int, show_progress
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -19,7 +19,7 @@ def add_commands(subparsers, common) -> None:
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
                     "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.",
         epilog=examples("geosched vllm-diff burst:n=8,seed=1",
-                        "geosched vllm-diff burst:n=8,seed=1 --reference policy --policy fcfs"))
+                        "geosched vllm-diff burst:n=8,seed=1 --search 10"))
     p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
     p.add_argument("--scheduler", default=None,
                    help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
@@ -38,7 +38,7 @@ def add_commands(subparsers, common) -> None:
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
-    from geosched.output import emit_json
+    from geosched.output import emit_json, working
     from geosched.reference_impl.policies import make_policy
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
@@ -58,9 +58,10 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     from geosched.reference_impl.vllm.differential import vllm_diff
 
     logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
-    result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
-                       block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
-                       search=args.search, seed=0 if args.seed is None else args.seed)
+    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)", show_progress(args)):
+        result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
+                           block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                           search=args.search, seed=0 if args.seed is None else args.seed)
     if args.json:
         data = result.to_dict()
         data["instance"] = None if result.instance is None else result.instance.to_dict()
