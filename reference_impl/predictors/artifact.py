@@ -22,7 +22,7 @@ Example
 >>> import tempfile, pathlib
 >>> model = load_model(default_model_path("point"), kind="point")
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.json"
->>> save_model(model, path); load_model(path).weights[0].shape == model.weights[0].shape
+>>> _ = save_model(model, path); load_model(path).weights[0].shape == model.weights[0].shape
 True
 >>> try:
 ...     load_model(path, kind="dist")
