@@ -49,6 +49,27 @@ def test_refuses_an_existing_file_without_force_and_keeps_it(tmp_path):
     assert target.read_text() == "new" and _listing(tmp_path) == ["a.json"]
 
 
+def test_check_target_refuses_before_any_work(tmp_path):
+    target = tmp_path / "a.json"
+    output.check_target(target, force=False)  # absent: fine
+    target.write_text("old")
+    with pytest.raises(OutputError, match=r"exists \(use --force\)$"):
+        output.check_target(target, force=False)
+    assert output.check_target(target, force=True) == target
+
+
+def test_a_file_that_appears_during_the_work_is_not_clobbered(tmp_path, monkeypatch):
+    """Without --force the rename cannot replace a file made after the checks (by another
+    process): the no-replace hard link refuses it."""
+    target = tmp_path / "a.json"
+    with pytest.raises(OutputError, match="exists"):
+        with output.atomic_path(target, force=False) as temporary:
+            temporary.write_text("mine")
+            target.write_text("theirs")  # appears after the first check...
+            monkeypatch.setattr(output, "_refusal", lambda path, force, field: None)  # ...and after the second
+    assert target.read_text() == "theirs" and _listing(tmp_path) == ["a.json"]
+
+
 @pytest.mark.parametrize("force", [False, True])
 def test_never_writes_through_or_replaces_a_symlink(tmp_path, force):
     real = tmp_path / "real.txt"
@@ -272,14 +293,18 @@ def test_predictor_train_keeps_the_model_when_the_final_write_fails(tmp_path, ca
         kept.unlink(missing_ok=True)
 
 
-def test_hunt_keeps_its_results_and_leaves_no_lock_when_its_folder_fails(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("only_checkpoint", [False, True])
+def test_hunt_keeps_its_results_and_leaves_no_lock_when_its_folder_fails(tmp_path, capsys, monkeypatch,
+                                                                         only_checkpoint):
+    """Every write into --out fails, or only the checkpoint's (the results could not be resumed):
+    either way everything is kept in a fresh folder, named in the one error line."""
     from geosched.adversary import hunt as hunt_module
 
     out = tmp_path / "h"
     real = hunt_module.write_json_atomic
 
     def failing(path, data, **kwargs):
-        if Path(path).parent == out:
+        if Path(path).parent == out and (Path(path).name == "checkpoint.json" or not only_checkpoint):
             raise OutputError(f"--out: cannot write {path} (no space left on the device)")
         return real(path, data, **kwargs)
 
