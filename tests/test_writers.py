@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -315,8 +316,11 @@ def test_hunt_keeps_its_results_and_leaves_no_lock_when_its_folder_fails(tmp_pat
     lines = [line for line in err.strip().splitlines() if line.startswith("geosched: error: ")]
     assert code == 2 and len(lines) == 1 and "the hunt's results were kept in" in lines[0], err
     kept = Path(lines[0].split(" kept in ", 1)[1].split(" (resume", 1)[0])
-    assert {"checkpoint.json", "summary.json", "best_witness.json"} <= set(_listing(kept))
-    assert not (out / ".lock").exists()
+    try:
+        assert {"checkpoint.json", "summary.json", "best_witness.json"} <= set(_listing(kept))
+        assert not (out / ".lock").exists()
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
@@ -500,9 +504,10 @@ KILL_CASES = kill_cases()
 
 
 @pytest.mark.parametrize("case", OUTPUT_CASES, ids=[c.name for c in OUTPUT_CASES])
-def test_output_case_is_a_clean_error(case, tmp_path):
+def test_output_case_is_a_clean_error(case, tmp_path, tmp_path_factory, monkeypatch):
     if "predictor" in case.argv:
         pytest.importorskip("torch")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path_factory.mktemp("system-tmp")))  # rescued work goes here
     with prepared(case, tmp_path) as why:
         if why is not None:
             pytest.skip(why)
