@@ -26,6 +26,7 @@ import csv
 import io
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -51,7 +52,7 @@ from geosched.adversary.witness import Witness, lower_bound_of, make_witness, wr
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.executor import SerialExecutor, parse_spec
-from geosched.output import write_json_atomic, write_text_atomic
+from geosched.output import OutputError, atomic_path, write_json_atomic, write_text_atomic
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
@@ -188,21 +189,33 @@ class _HuntDirectory:
             raise WorkloadFormatError(f"--out {self.path}: cannot create the directory ({exc.strerror})") from None
 
     def __enter__(self) -> _HuntDirectory:
+        self.save_error: OutputError | None = None
         try:
             handle = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
+        except OSError as exc:
+            if not isinstance(exc, FileExistsError):
+                raise OutputError(f"--out: cannot write {self.lock_path} ({exc.strerror})") from None
             holder = self.lock_path.read_text().strip() if self.lock_path.is_file() else "?"
             if holder.isdigit() and not _process_alive(int(holder)):
                 self.lock_path.unlink(missing_ok=True)  # left by a killed hunt
                 return self.__enter__()
             raise ValidationError("--out", str(self.path), f"another hunt (pid {holder}) is writing into it; "
                                   f"remove {self.lock_path} if that process is gone") from None
-        with os.fdopen(handle, "w") as stream:
-            stream.write(str(os.getpid()))
+        try:
+            try:
+                os.write(handle, str(os.getpid()).encode())
+            finally:
+                os.close(handle)
+        except OSError as exc:  # a full disk: no lock without its pid
+            self.lock_path.unlink(missing_ok=True)
+            raise OutputError(f"--out: cannot write {self.lock_path} ({exc.strerror})") from None
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self.lock_path.unlink(missing_ok=True)
+        try:
+            self.lock_path.unlink(missing_ok=True)
+        except OSError:  # the folder became read-only: the lock names a dead pid, which the next hunt removes
+            pass
 
     def load(self, space: SearchSpace, seed: int | None) -> dict[str, Any]:
         """The saved checkpoint, validated against ``space`` (a resume of another search is an
@@ -225,7 +238,14 @@ class _HuntDirectory:
         return {**saved, "methods": methods}
 
     def save(self, checkpoint: dict[str, Any]) -> None:
-        write_json_atomic(self.checkpoint_path, checkpoint)
+        """Write the checkpoint; a failure is said once on stderr and the search goes on (its
+        results are written, or kept elsewhere, at the end)."""
+        try:
+            write_json_atomic(self.checkpoint_path, checkpoint)
+        except OutputError as exc:
+            if self.save_error is None:
+                print(f"\ngeosched: warning: {exc}; the search goes on", file=sys.stderr)
+            self.save_error = exc
 
 
 def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: str) -> dict[str, Any]:
@@ -392,11 +412,11 @@ def hunt(
         if rounds is not None:
             results[method] = _run_rounds(method, space, directory, checkpoint, seed, show,
                                           (rounds, restarts, evals), executor, ties)
-            return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
+            return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
         for m in methods:
             results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
                                      target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds, ties=ties)
-        return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
+        return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
 
 
 def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any], budget: float,
@@ -519,10 +539,30 @@ def _write_witnesses(out: Path, witnesses: list[tuple[str, Witness]]) -> tuple[l
     return files, counterexamples
 
 
-def _finish(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, certify_budget: float,
-            target: float | None, time_limit: float) -> HuntResult:
-    """Certify, write the witnesses, the progress files and the summary; build the result."""
+def _finish(space: SearchSpace, directory: _HuntDirectory, results: dict[str, Any], seed: int | None,
+            certify_budget: float, target: float | None, time_limit: float, checkpoint: dict[str, Any]) -> HuntResult:
+    """Certify, then write the witnesses, progress files and summary into the output folder; when
+    that fails, into a fresh folder of the system's temporary folder (with the checkpoint, so that
+    ``--resume`` continues from there), and the error says where: finished work is kept."""
     witnesses, summary_methods = _certify_elite(space, results, seed, certify_budget)
+    try:
+        if directory.save_error is not None:
+            raise directory.save_error
+        return _write_results(space, directory.path, results, seed, target, time_limit, witnesses, summary_methods)
+    except OutputError as exc:
+        try:
+            kept = Path(tempfile.mkdtemp(prefix="geosched-hunt-rescued-"))
+            write_json_atomic(kept / "checkpoint.json", checkpoint)
+            _write_results(space, kept, results, seed, target, time_limit, witnesses, summary_methods)
+        except OSError:
+            raise OutputError(f"{exc}; the hunt's results could not be kept anywhere") from None
+        raise OutputError(f"{exc}; the hunt's results were kept in {kept} (resume with --out {kept} --resume)") \
+            from None
+
+
+def _write_results(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, target: float | None,
+                   time_limit: float, witnesses: list[tuple[str, Witness]],
+                   summary_methods: dict[str, dict[str, Any]]) -> HuntResult:
     files, counterexamples = _write_witnesses(out, witnesses)
     replays = _replay_in_vllm(space, files, witnesses)
     best_label, best = max(witnesses, key=lambda lw: lw[1].certified_ratio) if witnesses else (None, None)
@@ -586,10 +626,11 @@ def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None
     ax.grid(alpha=0.3)
     plot = out / "progress.png"
     fig.tight_layout()
-    partial = out / ".progress.png.tmp.png"
-    fig.savefig(partial, dpi=100)
-    plt.close(fig)
-    os.replace(partial, plot)
+    try:
+        with atomic_path(plot) as partial:
+            fig.savefig(partial, dpi=100, format="png")
+    finally:
+        plt.close(fig)
     return str(csv_path), str(plot)
 
 

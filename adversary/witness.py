@@ -312,9 +312,10 @@ def _is_number(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
 
 
-def write_witness(witness: Witness, path: str | Path) -> Path:
-    """Write the witness JSON atomically (a kill never leaves a partial file); returns the path."""
-    return write_json_atomic(path, witness.to_dict())
+def write_witness(witness: Witness, path: str | Path, *, force: bool = True) -> Path:
+    """Write the witness JSON atomically (a kill never leaves a partial file); returns the path.
+    ``force=False`` refuses an existing file (:func:`geosched.output.write_bytes_atomic`)."""
+    return write_json_atomic(path, witness.to_dict(), force=force)
 
 
 def read_witness(path: str | Path) -> dict[str, Any]:

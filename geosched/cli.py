@@ -15,9 +15,18 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from geosched.arguments import OneLineParser, non_negative_int, positive_float, positive_int
+from geosched.arguments import (
+    OneLineParser,
+    add_verbosity,
+    configure_logging,
+    examples,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    show_progress,
+)
 from geosched.errors import GeoschedError, WorkloadFormatError
-from geosched.output import emit_json
+from geosched.output import emit_json, working
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduling import scheduler_names
 from geosched.version import __version__
@@ -43,6 +52,7 @@ def _common_parent() -> argparse.ArgumentParser:
     common.add_argument("--memory", type=positive_int, default=None, help="override the memory budget M (tokens)")
     common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_verbosity(common)
     return common
 
 
@@ -74,7 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("simulate", parents=[common], help="run one policy on a workload")
+    p = sub.add_parser(
+        "simulate", parents=[common], help="run one policy on a workload",
+        description="Run one scheduling policy on a workload and print its checked metrics (TEL, mean and tail "
+                    "latency, makespan, throughput, peak memory); the independent checker accepts the schedule "
+                    "first.",
+        epilog=examples("geosched simulate example --policy svf",
+                        "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"))
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
                    "or a scheduler of your own: FILE.py:Class")
@@ -83,7 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
                    "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.set_defaults(handler=_cmd_simulate)
 
-    p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
+    p = sub.add_parser(
+        "compare", parents=[common], help="compare policies (and OPT) on a workload",
+        description="Run several policies on one workload and print a table of their metrics, with the ratio to "
+                    "the exact optimum (--opt) or to the best lower bound on it.",
+        epilog=examples("geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"))
     _workload_options(p)
     defaults = ",".join(policy_names(Capability.FAST))
     p.add_argument("--policies", default=defaults,
@@ -93,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
 
-    p = sub.add_parser("opt", parents=[common], help="solve the exact offline optimum")
+    p = sub.add_parser(
+        "opt", parents=[common], help="solve the exact offline optimum",
+        description="Solve the offline optimum of an instance exactly (CP-SAT, MILP or brute force) and print its "
+                    "honest status: optimal, or time_limit with the incumbent and the dual bound.",
+        epilog=examples("geosched opt burst:n=8,seed=1 --time-limit 10"))
     p.add_argument("instance", help="instance .json or generator spec")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
@@ -102,7 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "cpsat-hybrid, milp, milp-tight, brute")
     p.set_defaults(handler=_cmd_opt)
 
-    p = sub.add_parser("check", parents=[common], help="check a schedule against an instance")
+    p = sub.add_parser(
+        "check", parents=[common], help="check a schedule against an instance",
+        description="Check a schedule (start step per request) against an instance with the independent "
+                    "checker: arrivals, memory at every step, no preemption; print feasible or every violation, "
+                    "and the metrics. Exit 0 when feasible, 1 when not.",
+        epilog=examples("geosched check example.json schedule.json"))
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
     p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
@@ -117,10 +146,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging(args)
     try:
         return int(args.handler(args) or 0)
     except GeoschedError as exc:
         print(f"geosched: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file the OS refused (geosched.output words its own; this is the rest)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("geosched: interrupted", file=sys.stderr)
@@ -191,8 +225,11 @@ def _workload_label(args: argparse.Namespace) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    instance = _load(args, args.workload)
-    row = _run_policy(instance, args.policy, args)
+    with working("simulate", show_progress(args)) as bar:
+        instance = _load(args, args.workload)
+        if bar is not None:
+            bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
+        row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
                    "policy": args.policy, "predictor": args.predictor, "seed": args.seed, **row})
@@ -214,7 +251,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not policies:
         raise WorkloadFormatError("--policies: give at least one policy name")
     result = compare(instance, policies, predictor=_predictor(args), backfill=args.backfill, opt=args.opt,
-                     time_limit=args.time_limit, progress=not args.json and sys.stderr.isatty())
+                     time_limit=args.time_limit, progress=show_progress(args))
     opt_data = result.opt.to_dict() if result.opt is not None else None
     if args.json:
         emit_json({
@@ -267,7 +304,7 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     began = time.perf_counter()  # --time-limit covers reading the instance too
     instance = _load(args, args.instance)
     result = solve_opt(instance, time_limit=max(0.01, args.time_limit - (time.perf_counter() - began)),
-                       method=args.method, progress=not args.json and sys.stderr.isatty())
+                       method=args.method, progress=show_progress(args))
     data = result.to_dict()
     if result.lower_bound is not None:
         lower_value, lower_name = result.lower_bound, result.lower_bound_name
@@ -293,9 +330,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import read_schedule
 
-    instance = _load(args, args.instance)
-    starts = read_schedule(args.schedule)
-    report = check_schedule(instance, starts, block_size=args.block_size)
+    with working("check", show_progress(args)):
+        instance = _load(args, args.instance)
+        starts = read_schedule(args.schedule)
+        report = check_schedule(instance, starts, block_size=args.block_size)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:

@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.errors import GeoschedError, ValidationError
+from geosched.output import atomic_path, install_hint
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
@@ -96,7 +97,7 @@ def _matplotlib():
         import matplotlib
         from matplotlib.figure import Figure
     except ImportError:
-        raise MissingExtraError("matplotlib is not installed: pip install 'geosched[plot]'") from None
+        raise MissingExtraError(f"matplotlib is not installed: {install_hint('plot')}") from None
     return matplotlib, Figure
 
 
@@ -159,14 +160,11 @@ class Picture(Result):
         fmt = path.suffix.lower().lstrip(".")
         if fmt not in _FORMATS:
             raise ValidationError("--out", str(path), f"the file name must end in .{', .'.join(_FORMATS)}")
-        if path.exists() and not force:
-            raise WorkloadFormatError(f"{path}: exists; pass --force (force=True) to overwrite it")
-        if not path.parent.is_dir():
-            raise WorkloadFormatError(f"{path.parent}: no such directory")
         metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
                     "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}[fmt]
-        with _style():
-            self.figure.savefig(path, format=fmt, metadata=metadata)
+        # drawn into a temporary file of the target's folder, then renamed (geosched.output)
+        with atomic_path(path, force=force, field="--out") as temporary, _style():
+            self.figure.savefig(temporary, format=fmt, metadata=metadata)
         return path
 
     def to_bytes(self, fmt: str = "png") -> bytes:

@@ -201,15 +201,13 @@ def _check_tie_gap(value: Any) -> Decimal:
 
 
 def write_workload(instance: Instance, path: str | Path, fmt: str, *, step_seconds: float = 0.025,
-                   **options: Any) -> Path:
-    """Write ``instance`` to ``path`` in format ``fmt`` (``options``: those of :func:`workload_text`)."""
-    text = workload_text(instance, fmt, step_seconds=step_seconds, **options)
-    path = Path(path)
-    try:
-        path.write_text(text)
-    except OSError as exc:
-        raise WorkloadFormatError(f"{path}: cannot write ({exc.strerror})") from None
-    return path
+                   force: bool = True, **options: Any) -> Path:
+    """Write ``instance`` to ``path`` in format ``fmt`` atomically (``force=False`` refuses an
+    existing file; :func:`geosched.output.write_text_atomic`); ``options``: those of
+    :func:`workload_text`. Returns the path."""
+    from geosched.output import write_text_atomic
+
+    return write_text_atomic(path, workload_text(instance, fmt, step_seconds=step_seconds, **options), force=force)
 
 
 def instance_from_json_object(data: Any, source: str) -> Instance:

@@ -17,7 +17,9 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
                     "checked), proved relative (every step here is checked; the message names the unchecked "
                     "steps of the claims it relies on), refuted (a step is false), unknown (some step not "
                     "mechanically checkable, or it relies on a refuted claim). geosched claims runs the solver "
-                    "and exhaustive checks that cover the unchecked steps.")
+                    "and exhaustive checks that cover the unchecked steps.",
+        # theory imports nothing of ours but the model: the examples block written out (geosched.arguments.examples)
+        epilog="examples:\n  geosched prove kong.thm3.2\n  geosched prove kong.thm3.2 --latex --standalone")
     parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
     parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
     parser.add_argument("--standalone", action="store_true",

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from geosched.arguments import non_negative_int, positive_int
+from geosched.arguments import examples, non_negative_int, positive_int, show_progress
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -18,7 +18,9 @@ def add_commands(subparsers, common) -> None:
         "vllm-diff", parents=[common], help="differential test of a vLLM scheduler class (needs vLLM)",
         description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
-                    "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.")
+                    "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.",
+        epilog=examples("geosched vllm-diff burst:n=8,seed=1",
+                        "geosched vllm-diff burst:n=8,seed=1 --search 10"))
     p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
     p.add_argument("--scheduler", default=None,
                    help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
@@ -46,7 +48,7 @@ def _search_bar(total: int):
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
-    from geosched.output import emit_json
+    from geosched.output import emit_json, working
     from geosched.reference_impl.policies import make_policy
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
@@ -67,10 +69,12 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
 
     logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
     bar = _search_bar(args.search)
-    result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
-                       block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
-                       search=args.search, seed=0 if args.seed is None else args.seed,
-                       progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
+    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)",
+                 show_progress(args) and bar is None):
+        result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
+                           block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                           search=args.search, seed=0 if args.seed is None else args.seed,
+                           progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
     if bar is not None:
         bar.close()
     if args.json:
