@@ -60,7 +60,7 @@ def test_a_different_scheduler_diverges_and_the_rule_comes_from_the_scheduler():
     # vllm-priority's own preemption attribute sets vLLM's policy, whatever the default says
     assert diff_exact(inst, "vllm-priority", preemption="fcfs").ok
     wrong = diff_exact(inst, "geo-guess")  # smallest believed volume first: r1 before r0, vLLM r0 first
-    assert not wrong.ok and wrong.step == 0 and "admitted" in wrong.differing
+    assert not wrong.ok and wrong.step == 0 and "admitted" in wrong.fields
 
 
 def test_vllm_diff_accepts_a_scheduler_file(tmp_path):
