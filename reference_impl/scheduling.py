@@ -320,7 +320,3 @@ def _import_file(full: str, spec: str) -> Any:
     _LOADED[full] = module
     return module
 
-
-def unknown(name: str) -> UnknownNameError:
-    """The error for a name that is neither registered nor a scheduler file."""
-    return UnknownNameError("policy", name, [*REGISTRY, "FILE.py:Class"])
