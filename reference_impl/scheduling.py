@@ -34,8 +34,8 @@ policy name is accepted (``simulate``, ``compare``, ``hunt``, the CLI's ``--poli
 
 Example
 -------
->>> scheduler_names(Capability.PREEMPTS)
-('vllm-fcfs', 'vllm-priority', 'geo-guess')
+>>> "geo-guess" in scheduler_names(Capability.PREEMPTS), "geo-guess" in scheduler_names(Capability.CLAIRVOYANT)
+(True, False)
 >>> Decision(admit=("r0",)).preempt
 ()
 """
@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from geosched.errors import GeoschedError, UnknownNameError, ValidationError
+from geosched.errors import GeoschedError, ValidationError
 
 __all__ = [
     "Capability",
@@ -247,8 +247,8 @@ REGISTRY: dict[str, SchedulerEntry] = {
 def scheduler_names(capability: Capability | None = None) -> tuple[str, ...]:
     """Every registered name, in registration order; with ``capability``, those that have it.
 
-    >>> scheduler_names()[:4], scheduler_names(Capability.CLAIRVOYANT)[-1]
-    (('fcfs', 'sjf', 'svf', 'svf1'), 'geo-batch')
+    >>> scheduler_names()[:6]
+    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
     """
     return tuple(name for name, entry in REGISTRY.items()
                  if capability is None or capability in entry.capabilities)

@@ -16,7 +16,7 @@ from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy, policy_names
-from geosched.reference_impl.schedulers.engine import run_scheduler
+from geosched.reference_impl.schedulers.engine import capabilities_of, run_scheduler
 from geosched.reference_impl.schedulers.geometric import GeometricBatch, GeometricGuess
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
 from geosched.reference_impl.schedulers.vllm import VllmScheduler
@@ -30,7 +30,7 @@ from geosched.reference_impl.scheduling import (
     register_scheduler,
     scheduler_names,
 )
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulator import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 from geosched.testing import instances
 
@@ -174,9 +174,14 @@ def test_a_decision_naming_an_unknown_request_raises():
 
 def test_the_registry_holds_everything_and_checks_declarations(monkeypatch):
     assert scheduler_names()[:4] == policy_names()
-    assert set(scheduler_names(Capability.PREEMPTS)) == {"vllm-fcfs", "vllm-priority", "geo-guess"}
-    assert "geo-guess" not in scheduler_names(Capability.CLAIRVOYANT)
-    assert "geo-batch" in scheduler_names(Capability.CLAIRVOYANT)
+    for name in scheduler_names():  # every entry's declaration is the object's own
+        entry, obj = REGISTRY[name], resolve(name)
+        if Capability.PRIORITY_RULE in entry.capabilities:
+            assert obj is make_policy(name) or obj == make_policy(name)
+            continue
+        declared = entry.capabilities & {Capability.CLAIRVOYANT, Capability.PREEMPTS}
+        assert declared == capabilities_of(obj) - {Capability.SIMULATOR}, name
+    assert "geo-guess" not in scheduler_names(Capability.CLAIRVOYANT)  # it must never see o
     monkeypatch.setitem(REGISTRY, "liar", REGISTRY["geo-batch"])
     register_scheduler("liar", GeometricGuess, capabilities=[Capability.CLAIRVOYANT])  # it is not
     with pytest.raises(ValidationError, match="differ from the scheduler's own declaration"):
