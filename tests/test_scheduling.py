@@ -26,7 +26,6 @@ from geosched.reference_impl.scheduling import (
     CapabilityError,
     Decision,
     DecisionError,
-    load_scheduler_class,
     register_scheduler,
     scheduler_names,
 )
@@ -291,6 +290,11 @@ USER_FILE = textwrap.dedent('''
                 if not state.running and w.prompt + 1 <= state.memory:
                     return Decision(admit=(w.id,))
             return Decision()
+
+
+    class NeedsArgs(Lifo):
+        def __init__(self, depth):
+            self.depth = depth
 ''')
 
 
@@ -310,11 +314,12 @@ def test_a_scheduler_file_runs_by_name(tmp_path, monkeypatch):
     ("user_sched.py:Decision", "not a scheduler"),
     ("user_sched.py:", "is named 'path/to/file.py:ClassName'"),
     ("broken.py:X", "fails to import (ZeroDivisionError"),
+    ("user_sched.py:NeedsArgs", "must build with no arguments"),
 ])
 def test_a_bad_scheduler_file_is_one_line(tmp_path, monkeypatch, spec, words):
     (tmp_path / "user_sched.py").write_text(USER_FILE)
     (tmp_path / "broken.py").write_text("1 / 0\n")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValidationError, match=re.escape(words)) as info:
-        load_scheduler_class(spec)
+        simulate(burst_instance(12, [(1, 1)]), spec)
     assert "\n" not in str(info.value)
