@@ -220,6 +220,7 @@ class SchedulerEntry:
 
 _RULE = frozenset({Capability.SIMULATOR, Capability.FAST, Capability.Z3, Capability.VLLM,
                    Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
+_RULE_ONLY = frozenset({Capability.FAST, Capability.Z3, Capability.VLLM, Capability.PRIORITY_RULE})
 _SCHEDULERS = "geosched.reference_impl.schedulers"
 REGISTRY: dict[str, SchedulerEntry] = {
     "fcfs": SchedulerEntry("fcfs", "geosched.reference_impl.policies:FCFS", "first come, first served", _RULE),
@@ -259,7 +260,13 @@ def register_scheduler(name: str, factory: Callable[..., Any] | str, *, summary:
     """Add a scheduler under ``name`` (overwrites an existing one on purpose); it always has
     :attr:`Capability.SIMULATOR`. Declare ``CLAIRVOYANT``/``PREEMPTS`` as the class does: the
     engine checks the class's own attributes, whatever the registry says."""
-    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, frozenset(capabilities) | {Capability.SIMULATOR})
+    capabilities = frozenset(capabilities)
+    rule_only = capabilities & _RULE_ONLY
+    if rule_only:
+        raise ValidationError(f"scheduler {name!r} capabilities", sorted(c.value for c in rule_only),
+                              "belong to priority rules (register_policy): the compiled evaluator, the Z3 "
+                              "specifications and the vLLM plugin run keys, not decide()")
+    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, capabilities | {Capability.SIMULATOR})
 
 
 def resolve_factory(factory: Callable[..., Any] | str) -> Callable[..., Any]:

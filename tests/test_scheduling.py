@@ -4,6 +4,7 @@ and a user's scheduler file."""
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from geosched.adversary.witness import make_witness, verify_witness
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
@@ -187,6 +189,24 @@ def test_the_registry_holds_everything_and_checks_declarations(monkeypatch):
         simulate(burst_instance(12, [(1, 1)]), "liar")
     with pytest.raises(UnknownNameError, match="unknown policy 'lifo'"):
         simulate(burst_instance(12, [(1, 1)]), "lifo")
+    with pytest.raises(ValidationError, match="belong to priority rules"):
+        register_scheduler("fast-liar", GeometricGuess, capabilities=[Capability.FAST])
+    assert "fast-liar" not in REGISTRY
+
+
+# -- witnesses carry the runs -----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["geo-guess", "vllm-fcfs"])
+def test_a_witness_of_a_restarting_scheduler_records_and_rechecks_its_runs(name):
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    data = json.loads(json.dumps(make_witness(inst, name, {"r0": 0, "r1": 1}, found_by="hand").to_dict()))
+    assert data["policy_schedule"]["runs"]["r1"] == [list(r) for r in simulate(inst, name).runs["r1"]]
+    assert verify_witness(data).status == "verified"
+    tampered = json.loads(json.dumps(data))
+    tampered["policy_schedule"]["runs"]["r1"] = [[0, 5, 0]]
+    assert "recorded runs differ" in verify_witness(tampered).message
+    tampered = json.loads(json.dumps(data))
+    tampered["policy_schedule"]["tel"] += 1
+    assert verify_witness(tampered).status == "rejected"
 
 
 # -- vLLM's rules: the exact model equals the vLLM-semantics model ----------------------------
