@@ -34,8 +34,8 @@ policy name is accepted (``simulate``, ``compare``, ``hunt``, the CLI's ``--poli
 
 Example
 -------
->>> scheduler_names(Capability.PREEMPTS)
-('vllm-fcfs', 'vllm-priority', 'geo-guess')
+>>> "geo-guess" in scheduler_names(Capability.PREEMPTS), "geo-guess" in scheduler_names(Capability.CLAIRVOYANT)
+(True, False)
 >>> Decision(admit=("r0",)).preempt
 ()
 """
@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from geosched.errors import GeoschedError, UnknownNameError, ValidationError
+from geosched.errors import GeoschedError, ValidationError
 
 __all__ = [
     "Capability",
@@ -223,6 +223,7 @@ class SchedulerEntry:
 
 _RULE = frozenset({Capability.SIMULATOR, Capability.FAST, Capability.Z3, Capability.VLLM,
                    Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
+_RULE_ONLY = frozenset({Capability.FAST, Capability.Z3, Capability.VLLM, Capability.PRIORITY_RULE})
 _SCHEDULERS = "geosched.reference_impl.schedulers"
 REGISTRY: dict[str, SchedulerEntry] = {
     "fcfs": SchedulerEntry("fcfs", "geosched.reference_impl.policies:FCFS", "first come, first served", _RULE),
@@ -250,8 +251,8 @@ REGISTRY: dict[str, SchedulerEntry] = {
 def scheduler_names(capability: Capability | None = None) -> tuple[str, ...]:
     """Every registered name, in registration order; with ``capability``, those that have it.
 
-    >>> scheduler_names()[:4], scheduler_names(Capability.CLAIRVOYANT)[-1]
-    (('fcfs', 'sjf', 'svf', 'svf1'), 'geo-batch')
+    >>> scheduler_names()[:6]
+    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
     """
     return tuple(name for name, entry in REGISTRY.items()
                  if capability is None or capability in entry.capabilities)
@@ -262,7 +263,13 @@ def register_scheduler(name: str, factory: Callable[..., Any] | str, *, summary:
     """Add a scheduler under ``name`` (overwrites an existing one on purpose); it always has
     :attr:`Capability.SIMULATOR`. Declare ``CLAIRVOYANT``/``PREEMPTS`` as the class does: the
     engine checks the class's own attributes, whatever the registry says."""
-    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, frozenset(capabilities) | {Capability.SIMULATOR})
+    capabilities = frozenset(capabilities)
+    rule_only = capabilities & _RULE_ONLY
+    if rule_only:
+        raise ValidationError(f"scheduler {name!r} capabilities", sorted(c.value for c in rule_only),
+                              "belong to priority rules (register_policy): the compiled evaluator, the Z3 "
+                              "specifications and the vLLM plugin run keys, not decide()")
+    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, capabilities | {Capability.SIMULATOR})
 
 
 def resolve_factory(factory: Callable[..., Any] | str) -> Callable[..., Any]:
@@ -323,7 +330,3 @@ def _import_file(full: str, spec: str) -> Any:
     _LOADED[full] = module
     return module
 
-
-def unknown(name: str) -> UnknownNameError:
-    """The error for a name that is neither registered nor a scheduler file."""
-    return UnknownNameError("policy", name, [*REGISTRY, "FILE.py:Class"])

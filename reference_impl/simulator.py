@@ -487,7 +487,11 @@ def resolve(policy: Any) -> Any:
                                       "the registry's capabilities differ from the scheduler's own declaration")
             return obj
     if isinstance(policy, type):
-        policy = policy()
+        try:
+            policy = policy()
+        except TypeError as exc:
+            raise ValidationError("policy", policy.__name__, f"a scheduler class must build with no arguments "
+                                  f"({exc})") from None
     return getattr(policy, "priority_rule", None) or policy
 
 

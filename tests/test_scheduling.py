@@ -4,6 +4,7 @@ and a user's scheduler file."""
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 from dataclasses import dataclass
@@ -12,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from geosched.adversary.witness import make_witness, verify_witness
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy, policy_names
-from geosched.reference_impl.schedulers.engine import run_scheduler
+from geosched.reference_impl.schedulers.engine import capabilities_of, run_scheduler
 from geosched.reference_impl.schedulers.geometric import GeometricBatch, GeometricGuess
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
 from geosched.reference_impl.schedulers.vllm import VllmScheduler
@@ -26,11 +28,10 @@ from geosched.reference_impl.scheduling import (
     CapabilityError,
     Decision,
     DecisionError,
-    load_scheduler_class,
     register_scheduler,
     scheduler_names,
 )
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulator import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 from geosched.testing import instances
 
@@ -174,15 +175,38 @@ def test_a_decision_naming_an_unknown_request_raises():
 
 def test_the_registry_holds_everything_and_checks_declarations(monkeypatch):
     assert scheduler_names()[:4] == policy_names()
-    assert set(scheduler_names(Capability.PREEMPTS)) == {"vllm-fcfs", "vllm-priority", "geo-guess"}
-    assert "geo-guess" not in scheduler_names(Capability.CLAIRVOYANT)
-    assert "geo-batch" in scheduler_names(Capability.CLAIRVOYANT)
+    for name in scheduler_names():  # every entry's declaration is the object's own
+        entry, obj = REGISTRY[name], resolve(name)
+        if Capability.PRIORITY_RULE in entry.capabilities:
+            assert obj is make_policy(name) or obj == make_policy(name)
+            continue
+        declared = entry.capabilities & {Capability.CLAIRVOYANT, Capability.PREEMPTS}
+        assert declared == capabilities_of(obj) - {Capability.SIMULATOR}, name
+    assert "geo-guess" not in scheduler_names(Capability.CLAIRVOYANT)  # it must never see o
     monkeypatch.setitem(REGISTRY, "liar", REGISTRY["geo-batch"])
     register_scheduler("liar", GeometricGuess, capabilities=[Capability.CLAIRVOYANT])  # it is not
     with pytest.raises(ValidationError, match="differ from the scheduler's own declaration"):
         simulate(burst_instance(12, [(1, 1)]), "liar")
     with pytest.raises(UnknownNameError, match="unknown policy 'lifo'"):
         simulate(burst_instance(12, [(1, 1)]), "lifo")
+    with pytest.raises(ValidationError, match="belong to priority rules"):
+        register_scheduler("fast-liar", GeometricGuess, capabilities=[Capability.FAST])
+    assert "fast-liar" not in REGISTRY
+
+
+# -- witnesses carry the runs -----------------------------------------------------------------
+@pytest.mark.parametrize("name", ["geo-guess", "vllm-fcfs"])
+def test_a_witness_of_a_restarting_scheduler_records_and_rechecks_its_runs(name):
+    inst = burst_instance(12, [(6, 3), (1, 5)])
+    data = json.loads(json.dumps(make_witness(inst, name, {"r0": 0, "r1": 1}, found_by="hand").to_dict()))
+    assert data["policy_schedule"]["runs"]["r1"] == [list(r) for r in simulate(inst, name).runs["r1"]]
+    assert verify_witness(data).status == "verified"
+    tampered = json.loads(json.dumps(data))
+    tampered["policy_schedule"]["runs"]["r1"] = [[0, 5, 0]]
+    assert "recorded runs differ" in verify_witness(tampered).message
+    tampered = json.loads(json.dumps(data))
+    tampered["policy_schedule"]["tel"] += 1
+    assert verify_witness(tampered).status == "rejected"
 
 
 # -- vLLM's rules: the exact model equals the vLLM-semantics model ----------------------------
@@ -286,6 +310,11 @@ USER_FILE = textwrap.dedent('''
                 if not state.running and w.prompt + 1 <= state.memory:
                     return Decision(admit=(w.id,))
             return Decision()
+
+
+    class NeedsArgs(Lifo):
+        def __init__(self, depth):
+            self.depth = depth
 ''')
 
 
@@ -305,11 +334,12 @@ def test_a_scheduler_file_runs_by_name(tmp_path, monkeypatch):
     ("user_sched.py:Decision", "not a scheduler"),
     ("user_sched.py:", "is named 'path/to/file.py:ClassName'"),
     ("broken.py:X", "fails to import (ZeroDivisionError"),
+    ("user_sched.py:NeedsArgs", "must build with no arguments"),
 ])
 def test_a_bad_scheduler_file_is_one_line(tmp_path, monkeypatch, spec, words):
     (tmp_path / "user_sched.py").write_text(USER_FILE)
     (tmp_path / "broken.py").write_text("1 / 0\n")
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValidationError, match=re.escape(words)) as info:
-        load_scheduler_class(spec)
+        simulate(burst_instance(12, [(1, 1)]), spec)
     assert "\n" not in str(info.value)

@@ -58,6 +58,7 @@ class StepRun:
     lost_tokens: int  # outputs decoded by runs and not carried into the next run
     recomputed_tokens: int  # Restart.KEEP_OUTPUTS: tokens re-prefilled on resumption (prompt + kept)
     decisions: int  # decision steps processed
+    admissions: tuple[tuple[int, str], ...] = ()  # every (step, id) admission, in the engine's order
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -96,6 +97,7 @@ class _Book:
         self.kept = [0] * len(self.requests)
         self.runs: list[list[Run]] = [[] for _ in self.requests]
         self.admission_order: list[int] = []
+        self.admissions: list[tuple[int, str]] = []
         self.done = 0
         self.preemptions = 0
         self.lost = 0
@@ -153,6 +155,7 @@ class _Book:
             self.running.append(k)
             self.start[k] = t
             self.admission_order.append(k)
+            self.admissions.append((t, self.requests[k].id))
         self._check_memory(t)
 
     def _ids(self, t: int, ids: Sequence[str], pool: list[int], verb: str, where: str) -> list[int]:
@@ -236,4 +239,4 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     runs = {r.id: tuple(book.runs[k]) for k, r in enumerate(instance.requests)}
     last = {k: pos for pos, k in enumerate(book.admission_order)}  # the final admission of each
     order = tuple(instance.requests[k].id for k in sorted(last, key=last.__getitem__))
-    return StepRun(runs, order, book.preemptions, book.lost, book.recomputed, decisions)
+    return StepRun(runs, order, book.preemptions, book.lost, book.recomputed, decisions, tuple(book.admissions))

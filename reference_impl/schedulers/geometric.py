@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.scheduling import Decision, SchedulerState
-from geosched.reference_impl.simulator import admission_step
+from geosched.reference_impl.simulator import admission_step, earliest_start
 
 __all__ = ["GeometricGuess", "GeometricBatch", "length_class"]
 
@@ -83,9 +83,14 @@ class GeometricGuess:
         candidates.sort(key=lambda c: (_volume(c[1], c[2]), c[3], c[4]))
         chosen = admission_step(m, t, running, [(c[1], c[2]) for c in candidates])
         admit = tuple(candidates[k][0] for k in chosen)
-        quiet = None
-        if len(admit) == len(candidates):  # nothing waits: the next decision is the next expiry
-            quiet = min([end for _, _, end in running] + [t + c[2] for c in candidates], default=None)
+        batch = running + [(candidates[k][1], t, t + candidates[k][2]) for k in chosen]
+        # nothing changes before the next believed expiry or the blocked head's earliest start
+        # under the forward check (strict head-of-line: nobody behind it starts first)
+        quiet = min((end for _, _, end in batch), default=None)
+        if len(chosen) < len(candidates):
+            head = candidates[len(chosen)]
+            start = earliest_start(m, batch, head[1], head[2], t)
+            quiet = start if quiet is None else min(quiet, start)
         return Decision(admit=admit, preempt=tuple(r.id for r in expired), quiet_until=quiet)
 
 

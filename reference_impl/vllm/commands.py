@@ -27,7 +27,9 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--reference", choices=("semantics", "policy"), default="semantics",
                    help="semantics: the vLLM-semantics model (stock rules, or the queue ordered by --policy); "
                         "policy: the verified simulator of --policy (paper mode)")
-    p.add_argument("--policy", default=None, help="registry policy of the reference (sjf, svf, ...)")
+    p.add_argument("--policy", default=None,
+                   help="registry policy of the reference (sjf, svf, ...); with --reference policy also a protocol "
+                   "scheduler: vllm-fcfs, vllm-priority or FILE.py:Class (compared in the exact model)")
     p.add_argument("--preemption", choices=("fcfs", "priority"), default="fcfs",
                    help="semantics: vLLM's SchedulerConfig.policy (victim rule and stock queue)")
     p.add_argument("--block-size", type=positive_int, default=1, help="semantics: KV block size (default 1)")
@@ -49,7 +51,7 @@ def _search_bar(total: int):
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json, working
-    from geosched.reference_impl.policies import make_policy
+    from geosched.reference_impl.simulator import resolve
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 
@@ -58,7 +60,7 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     if args.search < 0:
         raise ValidationError("--search", args.search, "must be >= 0")
     if args.policy is not None:
-        make_policy(args.policy)  # an unknown name lists the known ones
+        resolve(args.policy)  # an unknown name lists the known ones; a bad scheduler file is one line
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
     if instance.n == 0:
         raise ValidationError("workload", args.workload, "has no requests")

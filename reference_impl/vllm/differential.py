@@ -14,7 +14,9 @@ preempted, running, scheduled tokens, finished, KV blocks in use):
 * ``reference="policy"``: the verified simulator of ``policy``
   (:func:`geosched.reference_impl.simulator.simulate`, Kong et al., arXiv 2606.22327,
   Algorithm 1), on the exact-agreement engine (block size 1, budgets that never bind):
-  what the plugin does in ``paper`` mode.
+  what the plugin does in ``paper`` mode; or, when ``policy`` is a protocol scheduler that
+  is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``), its
+  runs in the exact model (:func:`geosched.reference_impl.vllm.exact.diff_exact`).
 
 A workload is a model :class:`~geosched.reference_impl.model.Instance`: request
 ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)``
@@ -48,6 +50,8 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.policies import policy_names
+from geosched.reference_impl.vllm.exact import diff_exact
 from geosched.reference_impl.vllm.harness import (
     DiffResult,
     diff_native,
@@ -170,6 +174,9 @@ def diff_scheduler(
             raise ValidationError("--policy", None, "reference 'policy' needs the verified policy to compare with")
         if params is not None:
             raise ValidationError("params", params, "reference 'policy' runs on the exact-agreement engine only")
+        if policy.partition(":")[0] not in policy_names():  # a protocol scheduler: its runs, call by call
+            return diff_exact(instance, policy, scheduler=cls if cls is not None else _stock(),
+                              preemption=preemption, max_steps=max_steps)
         return diff_paper(instance, policy, max_steps=max_steps, scheduler=cls if cls is not None else _stock())
     engine = params if params is not None else engine_for(instance, block_size, preemption)
     specs = requests_from_instance(instance, policy or "fcfs")
