@@ -75,4 +75,4 @@ def test_vllm_diff_accepts_a_scheduler_file(tmp_path):
                            "policy", "--policy", "mine.py:Mine"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "agrees with policy:mine.py:Mine" in proc.stdout
+    assert "agrees with the policy:mine.py:Mine model" in proc.stdout
