@@ -20,12 +20,17 @@ So ``TEL(SJF)/OPT >= (k^3 + 3k^2 + k) / (3k^2 + 4k - 1) -> infinity`` (about ``k
 competitive ratio is unbounded even under ``alpha = 1/2`` (Kong et al., the claim
 ``kong.sjf_unbounded``), while SVF is optimal-or-better-than-S on every member.
 
-``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; :mod:`geosched.theory.svf_lower_bound`, the
-claim ``svf.lower_bound``): ``2m`` identical requests ``(0, 3q)``, ``M = 6q``, alpha = 1/2, the
-shape the structured search (:mod:`geosched.adversary.structured`) finds for SVF. SVF runs
-synchronised pairs, ``TEL(SVF) = 3q m(m+1)``; the witness staggers starts by ``q`` (three
+``svf-triangles`` (size ``m``, ``r``, ``q``; the same module): ``(r+1)m`` requests ``(0, (2r+1)q)``,
+``M = q(2r+1)(r+1)``, ``alpha = 1/(r+1)``; SVF runs synchronised batches of ``r+1``, the witness
+starts one request every ``q`` steps and fills ``M`` exactly; the limit is ``(2r+1)/(r+1)``
+(5/3 at ``r = 2``), whose supremum 2 is the best SVF lower bound known here.
+
+``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; ``svf-triangles`` with ``r = 1``;
+:mod:`geosched.theory.svf_lower_bound`, the claim ``svf.lower_bound``): ``2m`` identical requests
+``(0, 3q)``, ``M = 6q``, alpha = 1/2, the shape the structured search (:mod:`geosched.adversary.structured`)
+first found for SVF. SVF runs synchronised pairs, ``TEL(SVF) = 3q m(m+1)``; the witness staggers starts by ``q`` (three
 lifetimes overlap), ``TEL(S) = q(2m^2 + 5m)``; ratio ``3(m+1)/(2m+5) -> 3/2``.
-:func:`best_svf_lower_bound` is the largest limit of an SVF family here, next to Thm. 3.2's 5.
+:func:`best_svf_lower_bound` is the largest supremum of an SVF family's limit here, next to Thm. 3.2's 5.
 
 Every closed form is a sympy expression; :func:`evaluate_family` builds the member, simulates
 the policy with the reference simulator, checks both schedules with the checker and compares.
@@ -38,6 +43,9 @@ Example
 >>> r = evaluate_family("svf-pairs", 4, q=2)
 >>> r.policy_tel, r.witness_tel, r.limit
 (120, 104, '3/2')
+>>> r = evaluate_family("svf-triangles", 60, r=2)
+>>> r.certified_ratio >= 1.6, r.limit, r.alpha
+(True, '5/3', Fraction(1, 3))
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ from geosched.results import Result
 from geosched.theory import svf_lower_bound
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
-           "sjf_blocking", "svf_pairs"]
+           "sjf_blocking", "svf_pairs",
+           "svf_triangles"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -78,6 +87,7 @@ class Family:
     requests: Callable[..., int] = lambda size, **_: 0  # number of requests of member ``size``
     parameters: dict[str, int] = field(default_factory=dict)  # the other parameters and their defaults
     symbols: dict[str, sp.Symbol] = field(default_factory=dict)  # their symbols in the closed forms
+    grows: tuple[str, ...] = ()  # parameters whose growth raises the limit: the supremum lets them -> infinity
 
     @property
     def ratio(self) -> sp.Expr:
@@ -85,7 +95,16 @@ class Family:
 
     @property
     def limit(self) -> Any:
+        """The ratio's limit as the size ``k -> infinity`` (an expression in the other parameters)."""
         return sp.limit(self.ratio, k, sp.oo)
+
+    @property
+    def supremum(self) -> Any:
+        """The limit's supremum over the family: the parameters in :attr:`grows` tend to infinity."""
+        value = self.limit
+        for name in self.grows:
+            value = sp.limit(value, self.symbols[name], sp.oo)
+        return value
 
 
 def _ids(prefix: str, count: int, width: int) -> list[str]:
@@ -112,17 +131,22 @@ def svf_pairs(size: int, q: int = 1) -> tuple[Instance, dict[str, int]]:
     return svf_lower_bound.svf_pairs(size, q), svf_lower_bound.witness_starts(size, q)
 
 
+def svf_triangles(size: int, r: int = 2, q: int = 1) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-triangles`` member ``m = size`` and its schedule staggered by ``q``."""
+    return svf_lower_bound.svf_triangles(size, r, q), svf_lower_bound.triangle_witness_starts(size, r, q)
+
+
 def best_svf_lower_bound() -> dict[str, Any]:
     """The best known lower bound on SVF's competitive ratio under ``alpha <= 1/2`` (the largest
     limit of the SVF families in :data:`FAMILIES`), next to the proved upper bound (Kong et al.,
     Thm. 3.2, ``1 + 2/(1 - alpha)`` at ``alpha = 1/2``).
 
     >>> best_svf_lower_bound()["lower"], best_svf_lower_bound()["upper"]
-    ('3/2', '5')
+    ('2', '5')
     """
     from geosched.theory import kong_thm3_2
 
-    limits = {name: fam.limit for name, fam in FAMILIES.items() if fam.policy == "svf"}
+    limits = {name: fam.supremum for name, fam in FAMILIES.items() if fam.policy == "svf"}
     name = max(limits, key=lambda n: limits[n])
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
     return {"lower": str(limits[name]), "lower_float": float(limits[name]), "family": name,
@@ -151,6 +175,20 @@ FAMILIES: dict[str, Family] = {
         requests=lambda size, **_: 2 * size,
         parameters={"q": 1},
         symbols={"q": svf_lower_bound.q},
+    ),
+    "svf-triangles": Family(
+        name="svf-triangles",
+        policy="svf",
+        build=svf_triangles,
+        policy_tel=svf_lower_bound.triangle_tel_svf_expr().subs(svf_lower_bound.m, k),
+        witness_tel=svf_lower_bound.triangle_tel_witness_expr().subs(svf_lower_bound.m, k),
+        min_size=1,
+        description="(r+1)k identical requests (0, (2r+1)q), M = q(2r+1)(r+1), alpha = 1/(r+1); witness staggered "
+                    "by q; limit (2r+1)/(r+1) -> 2",
+        requests=lambda size, r=2, **_: (r + 1) * size,
+        parameters={"r": 2, "q": 1},
+        symbols={"r": svf_lower_bound.r, "q": svf_lower_bound.q},
+        grows=("r",),
     ),
 }
 
@@ -187,7 +225,7 @@ class FamilyEvaluation(Result):
     witness_tel_closed_form_value: int
     certified_ratio: Fraction | None  # policy_tel / witness_tel, exact
     ratio_formula: str
-    limit: str  # the ratio's limit as k -> infinity (sympy)
+    limit: str  # the ratio's limit as k -> infinity at this member's other parameters (sympy)
 
     @property
     def match(self) -> bool:
@@ -246,7 +284,8 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
                             fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
                             str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
-                            str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio), str(fam.limit))
+                            str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio),
+                            str(sp.simplify(fam.limit.subs(point))))
 
 
 def _parameters(fam: Family, given: dict[str, int]) -> dict[str, int]:
