@@ -25,6 +25,15 @@ competitive ratio is unbounded even under ``alpha = 1/2`` (Kong et al., the clai
 starts one request every ``q`` steps and fills ``M`` exactly; the limit is ``(2r+1)/(r+1)``
 (5/3 at ``r = 2``), whose supremum 2 is the best SVF lower bound known here.
 
+``svf1-blockers`` (size ``k >= 3``; 1-bit SVF with its default median threshold, Kong et al., Thm. 3.3
+claims O(T)): ``2k + 3`` dummies ``(0, 1)`` make the median output 1, so ``theta = 1`` and every other
+request is *long*, where the proxy volume orders by prompt alone. Two blockers ``(P - T, T)``
+(``T = k^2``, ``P = 3T``, ``M = 2P``) run first and leave less than ``P`` free until they finish, so
+``2k`` requests ``(P - 2, 2)`` wait ``T`` steps: ``TEL(svf1) = D + 2T + KT + K^2/2 + K`` with ``D = 2k + 3``,
+``K = 2k``; the witness runs them first: ``D + K^2/2 + 4K + 2 + 2T``. The ratio
+``(2k^3 + 4k^2 + 4k + 3)/(4k^2 + 10k + 5)`` grows like ``k/2 = sqrt(T)/2``: slope 1/2 in ``sqrt(T)``,
+below the claimed ``O(T)`` (unequal prompts: outside the hypothesis E1 of our derivation of Thm. 3.3).
+
 ``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; ``svf-triangles`` with ``r = 1``;
 :mod:`geosched.theory.svf_lower_bound`, the claim ``svf.lower_bound``): ``2m`` identical requests
 ``(0, 3q)``, ``M = 6q``, alpha = 1/2, the shape the structured search (:mod:`geosched.adversary.structured`)
@@ -67,7 +76,7 @@ from geosched.theory import svf_lower_bound
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
            "sjf_blocking", "svf_pairs",
-           "svf_triangles"]
+           "svf_triangles", "svf1_blockers"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -136,6 +145,21 @@ def svf_triangles(size: int, r: int = 2, q: int = 1) -> tuple[Instance, dict[str
     return svf_lower_bound.svf_triangles(size, r, q), svf_lower_bound.triangle_witness_starts(size, r, q)
 
 
+def svf1_blockers(size: int) -> tuple[Instance, dict[str, int]]:
+    """The ``svf1-blockers`` member ``k = size`` (``T = k^2``) and its witness schedule."""
+    big_t, pairs = size * size, size
+    peak = 3 * big_t
+    dummies = _ids("a", 2 * size + 3, 3)
+    blockers = _ids("b", 2, 1)
+    shorts = _ids("c", 2 * pairs, 3)
+    requests = ([Request(i, 0, 0, 1) for i in dummies] + [Request(i, 0, peak - big_t, big_t) for i in blockers]
+                + [Request(i, 0, peak - 2, 2) for i in shorts])
+    witness = {i: 0 for i in dummies}
+    witness.update({rid: 1 + 2 * (j // 2) for j, rid in enumerate(shorts)})
+    witness.update({rid: 2 * pairs + 1 for rid in blockers})
+    return Instance(2 * peak, requests), witness
+
+
 def best_svf_lower_bound() -> dict[str, Any]:
     """The best known lower bound on SVF's competitive ratio under ``alpha <= 1/2`` (the largest
     limit of the SVF families in :data:`FAMILIES`), next to the proved upper bound (Kong et al.,
@@ -175,6 +199,20 @@ FAMILIES: dict[str, Family] = {
         requests=lambda size, **_: 2 * size,
         parameters={"q": 1},
         symbols={"q": svf_lower_bound.q},
+    ),
+    "svf1-blockers": Family(
+        name="svf1-blockers",
+        policy="svf1",
+        build=svf1_blockers,
+        # D = 2k + 3 dummies (0, 1) (so the median output is 1: theta = 1), two blockers (P - T, T) and
+        # K = 2k requests (P - 2, 2), T = k^2, P = 3T, M = 2P. In the long class the proxy volume orders by
+        # prompt, so the blockers run first and hold M - 2(T - t) > M - P: the K requests wait T steps.
+        policy_tel=(2 * k + 3) + 2 * k**2 + 2 * k * k**2 + (2 * k) ** 2 / 2 + 2 * k,
+        witness_tel=(2 * k + 3) + (2 * k) ** 2 / 2 + 4 * (2 * k) + 2 + 2 * k**2,
+        min_size=3,  # k <= 2 (T <= 4): the blockers' early steps leave room, so the trace differs
+        description="1-bit SVF (default median threshold): 2k+3 dummies (0, 1), blockers 2x(P-T, T), 2k requests "
+                    "(P-2, 2); T = k^2, P = 3T, M = 2P; ratio ~ k/2 = sqrt(T)/2",
+        requests=lambda size, **_: 4 * size + 5,
     ),
     "svf-triangles": Family(
         name="svf-triangles",

@@ -101,3 +101,24 @@ def test_family_parameters_are_checked(capsys):
     assert main(["family", "svf-pairs", "--size", "4", "--param", "q=2"]) == 0
     assert "limit 3/2" in capsys.readouterr().out
     assert main(["family", "svf-pairs", "--size", "4", "--param", "q"]) == 2
+
+
+@pytest.mark.parametrize("size", [3, 4, 6, 9, 15])
+def test_svf1_blockers_closed_form_matches_simulation(size):
+    report = evaluate_family("svf1-blockers", size)
+    assert report.match, report.message
+    k = size
+    assert report.certified_ratio == sp.Rational(2 * k**3 + 4 * k**2 + 4 * k + 3, 4 * k**2 + 10 * k + 5)
+    assert report.alpha == sp.Rational(1, 2)
+
+
+def test_svf1_blockers_grow_like_sqrt_t():
+    fam = FAMILIES["svf1-blockers"]
+    size = sp.Symbol("k", positive=True, integer=True)
+    assert fam.limit == sp.oo
+    assert sp.limit(fam.ratio / size, size, sp.oo) == sp.Rational(1, 2)  # T = k^2: ratio ~ sqrt(T)/2
+    # by hand, k = 3 (T = 9, P = 27, M = 54): 9 dummies finish at 1, the blockers at 9, the six
+    # (25, 2) run in pairs at 9, 11, 13: TEL 9 + 18 + 2 (11 + 13 + 15) = 105; witness 9 + 2 (3 + 5 + 7) + 2 * 16 = 71
+    inst, witness = families.svf1_blockers(3)
+    assert check_schedule(inst, simulate(inst, "svf1").starts).metrics.tel == 105
+    assert check_schedule(inst, witness).metrics.tel == 71
