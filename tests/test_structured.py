@@ -278,3 +278,19 @@ def test_paced_schedule_by_hand_and_in_the_pool():
     assert tel == 81 and source.startswith("paced")
     svf = int((simulate_arrays("svf", a, s, o, 15) + o).sum())
     assert svf == 90
+
+
+def test_fluid_proposals_and_the_fluid_mutation():
+    from geosched.adversary.structured import fluid_proposals
+
+    # M = 15: (0, 5) runs in triples under SVF (rate 3/5) and one per step paced (d = 1): limit 5/3, the best
+    space = SearchSpace("svf", max_requests=60, memory=15)
+    assert fluid_proposals(space)[0] == (0, 5)
+    assert fluid_proposals(SearchSpace("sjf", max_requests=60, memory=15)) == []  # SVF on bursts only
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(400):
+        d, kind = mutate_description(space, Description((Group(10, 1, 2),)), rng)
+        if kind == "fluid":
+            seen.add((d.groups[0].prompt, d.groups[0].output, d.n))
+    assert seen and all((s, o) in fluid_proposals(space) and n == 60 for s, o, n in seen)
