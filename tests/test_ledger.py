@@ -15,7 +15,8 @@ from geosched.verify.ledger import CLAIM_IDS, CLAIMS, ROWS, Claim, combine, run_
 
 EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
                 "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1",
-                "jaillet.thm4.3", "svf.lower_bound", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
+                "jaillet.thm4.3", "svf.lower_bound", "svf.fluid.k1", "svf.fluid.k2", "svf.fluid.k3",
+                "svf.fluid.k4", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
                 "kong.emp.overhead", "sagesched.gain", "sagesched.ablation", "sagesched.routing",
                 "sagesched.preemption")
 
