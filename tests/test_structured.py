@@ -168,7 +168,9 @@ def test_hunt_structured_writes_checked_witnesses_with_tie_checks(tmp_path, caps
 
 
 def test_target_names_and_unknown_name():
-    assert target_names()[-2:] == ("vllm-fcfs", "vllm-priority")
+    names = target_names()
+    assert names[:4] == ("fcfs", "sjf", "svf", "svf1")  # the registry's FAST priority rules first
+    assert {"vllm-fcfs", "vllm-priority", "geo-guess", "geo-batch"} <= set(names[4:])
     with pytest.raises(UnknownNameError, match="vllm-fcfs"):
         get_target("vllm-lifo")
     with pytest.raises(UnknownNameError):
@@ -205,7 +207,9 @@ def test_vllm_target_witness_verifies_and_tampering_is_caught(tmp_path):
     inst = burst_instance(12, [(6, 3), (1, 5)])
     w = make_witness(inst, "vllm-fcfs", {"r0": 0, "r1": 1}, found_by="hand")
     data = w.to_dict()
-    assert data["policy_schedule"] == {"completions": {"r0": 3, "r1": 6}, "tel": 9, "preemptions": 1}
+    # stock FCFS by hand (tests/test_scheduling.py): r1 is preempted at 2 holding its 2 outputs, resumes at 3
+    assert data["policy_schedule"] == {"completions": {"r0": 3, "r1": 6}, "tel": 9, "preemptions": 1,
+                                       "runs": {"r0": [[0, 3, 0]], "r1": [[0, 2, 0], [3, 6, 2]]}}
     assert data["engine"]["preemption"] == "fcfs" and data["tie_check"]["order"] == "reversed"
     report = verify_witness(data)
     assert report.ok and report.preemptions == 1 and report.certified_ratio == 1
