@@ -146,7 +146,7 @@ def derivation(tel_svf=None) -> Derivation:
             Step.inequality("consistent with Thm. 3.2 at alpha = 1/2: 5 TEL(S) >= TEL(SVF)", 5 * wit, ">=", svf,
                             "difference q(7m^2 + 22m)", certificate=[7 * q * m**2, 22 * q * m]),
         ),
-        depends_on=(),
+        depends_on=("kong.thm3.2",),  # it states the upper bound 5 of Thm. 3.2
         notes="TEL(OPT) <= TEL(S), so TEL(SVF)/TEL(OPT) >= 3(m+1)/(2m+5). The family is our construction "
               "(found by geosched's structured search).",
     )

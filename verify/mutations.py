@@ -5,8 +5,11 @@ threshold, the volume, a policy key, the simulator's admission, a check's consta
 the claim it affects. :func:`run_campaign` applies every mutation in a **copy** of the tree
 (never the live one: other tests run against it), runs that claim's checks in the ``quick``
 settings in a fresh interpreter on the copy (without following its dependencies, to keep the
-campaign short), and requires the claim to come out ``refuted``, or ``unknown`` naming the
-failed supporting check. Every mutant gets a fresh copy, so mutants can run anywhere in any order.
+campaign short), and requires the claim to come out ``refuted`` (the ledger names the failed
+check, implementation or theory: no refutation is masked), or ``error`` (a check crashed on the
+mutant). It is kept as a regression suite beside the mutation *tool* (mutmut,
+``benchmarks/bench_mutation_tool.py``), which picks the mutants itself. Every mutant gets a
+fresh copy, so mutants can run anywhere in any order.
 
 Run it with ``python -m geosched.verify.mutations [--cluster local:2] [--json]``; docs/claims.md lists
 the outcome and explains every survivor; ``tests/test_mutations.py`` (marked ``slow``) runs it.
@@ -129,6 +132,26 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("impl-earliest-start", "reference_impl/simulator.py", "bound = max(bound, ends[idx] - output + 1)",
       "bound = max(bound, ends[idx] - output + 2)", "kong.lemmaA.2",
       "the event-driven jump skips a feasible start"),
+    # issue 24: the audit's blind spots, each now caught by a named check
+    M("game-never-doubled", "verify/game.py", 'reply, value = "never", Fraction(d + k, k)',
+      'reply, value = "never", Fraction(2 * (d + k), k)', "jaillet.thm4.1",
+      "the game's never-release lower bound doubled (unsound)"),
+    M("game-continuation-doubled", "verify/game.py", "    return d + k + cost, starts",
+      "    return d + k + 2 * cost, starts", "jaillet.thm4.1", "the algorithm's continuation cost doubled"),
+    M("mc-opt-above-policy", "verify/montecarlo.py", "            value = int(exact.tel)\n",
+      "            value = int(exact.tel) + 1\n", "kong.thm3.4", "'exact OPT' above TEL(SVF) (SVF beats OPT)"),
+    M("mc-load-doubled", "verify/montecarlo.py", "        return rho * (1 - alpha_cap) * memory / (2 * truncated",
+      "        return 2 * rho * (1 - alpha_cap) * memory / (2 * truncated", "kong.thm3.4",
+      "the Monte-Carlo's arrival rate doubled"),
+    M("mc-estimator-ecr", "verify/montecarlo.py", "    ratio = float(tel.sum() / low.sum())",
+      "    ratio = float((tel / low).mean())", "kong.thm3.4", "E[SVF/OPT] reported as E[SVF]/E[OPT]"),
+    M("mc-pmf-shift", "reference_impl/workloads.py", "        o = min(int(rng.geometric(mu)), cap - s)",
+      "        o = min(int(rng.geometric(mu)) + 1, cap - s)", "kong.thm3.4", "the length pmf shifted by one"),
+    M("onebit-boundary", "reference_impl/policies.py", "            proxy = np.where(predicted > theta, o1, o0)",
+      "            proxy = np.where(predicted >= theta, o1, o0)", "kong.thm3.3", "1-bit SVF's class boundary"),
+    M("onebit-length-key", "reference_impl/policies.py",
+      "        return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), proxy)",
+      "        return np.asarray(proxy)", "kong.thm3.3", "1-bit SVF keyed by the proxy length, not the proxy volume"),
     M("impl-ties", "reference_impl/simulator.py", "key=lambda i: (keys[i], self.arrival[i], i))",
       "key=lambda i: (keys[i], -i, self.arrival[i]))", "kong.lemmaA.2", "ties broken by reverse position"),
 )
@@ -143,7 +166,7 @@ class MutationOutcome:
     baseline: str  # its status without the mutation (same settings)
     status: str  # its status with the mutation
     message: str  # the ledger's wording with the mutation
-    caught: bool  # refuted, or unknown naming a failed supporting check
+    caught: bool  # refuted (naming the failed check) or error (a check crashed)
     seconds: float  # wall time of the run
 
 
@@ -199,11 +222,10 @@ def _run_claims(copy: Path, claims: list[str], timeout: float) -> tuple[dict[str
 
 
 def _caught(verdict: dict[str, Any], baseline: str) -> bool:
-    if verdict["status"] == baseline:
-        return False
-    if verdict["status"] == "refuted":
-        return True
-    return verdict["status"] == "unknown" and "supporting check failed" in verdict["message"]
+    """Caught: the row became ``refuted`` (a failed check, implementation or theory, names itself), or
+    ``error`` (a check crashed on the mutant). ``unknown`` is not a catch: it only says a check did not
+    finish."""
+    return verdict["status"] != baseline and verdict["status"] in ("refuted", "error")
 
 
 def _mutant_job(job: tuple) -> tuple[dict[str, dict[str, Any]], float]:
