@@ -303,3 +303,26 @@ def test_restart_discards_the_thorough_checkpoint(tmp_path):
     checkpoint.write_text("{broken")
     _prepare_checkpoint("thorough", tmp_path, restart=True)
     assert not checkpoint.exists()
+
+
+def test_generated_docs_blocks_round_trip():
+    text = "a\n<!-- generated: x -->\nold\n<!-- end generated: x -->\nb\n"
+    new = ledger.replace_block(text, "x", "new table")
+    assert ledger.block(new, "x") == "new table" and new.startswith("a\n") and new.endswith("b\n")
+    from geosched.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="docs marker"):
+        ledger.replace_block("no markers", "x", "t")
+    claims = [{"id": "c1", "status": "proved", "message": "proved"}, {"id": "c2", "status": "vacuous", "message": "v"}]
+    table = ledger.words_table(claims, "quick")
+    assert "| `c1` | `proved` | proved |" in table and "2 claims: `proved` 1, `vacuous` 1." in table
+
+
+@pytest.mark.slow
+def test_docs_words_table_equals_a_fresh_quick_run():
+    import re
+
+    text = ledger.DOCS_FILE.read_text()
+    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(text, "ledger quick words"), re.M))
+    fresh = run_claims(mode="quick")
+    assert documented == {c.id: c.status for c in fresh.claims}

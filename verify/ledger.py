@@ -706,3 +706,91 @@ def _reported_variants(ctx: Context, progress: Progress | None) -> dict[str, Any
             for name, v in result.variants.items()
         },
     }
+
+
+# --------------------------------------------------------------------------- generated docs tables
+
+DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
+
+
+def _marker(name: str, end: bool = False) -> str:
+    return f"<!-- {'end ' if end else ''}generated: {name} -->"
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    """``text`` with the lines between the ``generated: name`` markers replaced by ``body`` (the markers
+    must be there, once each)."""
+    start, end = _marker(name), _marker(name, end=True)
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValidationError("docs marker", start, "must occur exactly once, followed by its end marker")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
+
+
+def block(text: str, name: str) -> str:
+    """The lines between the ``generated: name`` markers."""
+    return text.split(_marker(name), 1)[1].split(_marker(name, end=True), 1)[0].strip()
+
+
+def words_table(claims: list[dict[str, Any]], mode: str) -> str:
+    """The generated status table: one row per claim with its word in ``mode`` (from ``to_dict()`` claims)."""
+    counts = {s: sum(c["status"] == s for c in claims) for s in EVIDENCE_STATUSES}
+    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}`"
+             + (" (tests/test_ledger.py regenerates it and compares)." if mode == "quick" else "."), "",
+             "| claim | word | what was established |", "|---|---|---|"]
+    lines += [f"| `{c['id']}` | `{c['status']}` | {c['message'].replace('|', '/')} |" for c in claims]
+    lines += ["", f"{len(claims)} claims: " + ", ".join(f"`{k}` {v}" for k, v in counts.items() if v) + "."]
+    return "\n".join(lines)
+
+
+def figures_table(claims: list[dict[str, Any]]) -> str:
+    """Every Monte-Carlo and empirical evidence of a run: the statistic, its interval, what flips it."""
+    lines = ["| claim | method | word | statistic and interval | what flips it |", "|---|---|---|---|---|"]
+    for claim in claims:
+        for e in claim["evidence"]:
+            if e["kind"] not in ("statistical", "empirical"):
+                continue
+            data = e.get("data") or {}
+            flip = data.get("flip_constant")
+            flips = ("-" if e["kind"] == "empirical" else "no positive constant (the interval reaches 1)"
+                     if flip is not None and flip <= 0 else f"the constant below {flip:.3g}" if flip else "-")
+            if e["kind"] == "empirical":
+                flips = "the threshold named in the statement (see the message)"
+            lines.append(f"| `{claim['id']}` | `{e['method']}` | `{e['status']}` | "
+                         f"{e['message'].replace('|', '/')} | {flips} |")
+    return "\n".join(lines)
+
+
+def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE) -> None:
+    """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures."""
+    from geosched.output import write_text_atomic
+
+    mode = result["mode"]
+    text = Path(path).read_text()
+    text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
+    if mode == "default":
+        text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
+    write_text_atomic(Path(path), text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m geosched.verify.ledger --write-docs [--mode M | --from RUN.json]``."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's status tables from a ledger run")
+    parser.add_argument("--write-docs", action="store_true", required=True)
+    parser.add_argument("--mode", choices=MODES, default="quick")
+    parser.add_argument("--from", dest="source", default=None, metavar="RUN.json",
+                        help="a saved `geosched claims --json` run instead of a new one")
+    args = parser.parse_args(argv)
+    data = json.loads(Path(args.source).read_text()) if args.source else run_claims(mode=args.mode).to_dict()
+    write_docs(data)
+    print(f"docs/claims.md: {data['mode']} tables written ({data['message']})")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())
