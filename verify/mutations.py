@@ -199,7 +199,7 @@ def materialize(root: Path, dest: Path) -> dict[str, Path]:
 
 
 def copy_path(placed: dict[str, Path], rel_path: str) -> Path:
-    """Where ``rel_path`` (relative to the repository) went in a :func:`materialize`\ d copy."""
+    """Where ``rel_path`` (relative to the repository) went in a copy made by :func:`materialize`."""
     source = max((s for s in placed if rel_path.startswith(s.rstrip("/") + "/")), key=len)
     return placed[source] / rel_path[len(source.rstrip("/")) + 1:]
 
