@@ -216,3 +216,24 @@ def test_the_ledger_checks_onebit_where_it_differs_from_svf():
     spec = next(e for e in claim.evidence if e.method == "policy-spec")
     assert spec.status == "checked" and spec.data["onebit_differs_from_svf"] > 0
     assert any(k.startswith("states:svf1:") for k in spec.data) and any(k.startswith("runs:svf1:") for k in spec.data)
+
+
+def test_the_enumeration_specifies_onebit_too(monkeypatch):
+    import numpy as np
+
+    from geosched.reference_impl import policies
+    from geosched.verify import exhaustive as ex
+
+    run = ex.run_exhaustive(ex.QUICK_SPACE, variants=("svf1",), opt_method="dp")
+    check = run.variants["svf1"]["checks"]["onebit_spec"]
+    assert check["checked"] == run.variants["svf1"]["instances"] > 0 and check["failed"] == 0
+
+    def boundary_moved(self, prompt, predicted):  # short iff o < theta
+        predicted = np.asarray(predicted, dtype=np.int64)
+        theta, o0, o1 = self.resolved(predicted)
+        proxy = np.where(predicted >= theta, o1, o0)
+        return np.asarray(prompt, dtype=np.int64) * proxy + (proxy * proxy + proxy) // 2
+
+    monkeypatch.setattr(policies.OneBitSVF, "array_keys", boundary_moved)
+    wrong = ex.run_exhaustive(ex.QUICK_SPACE, variants=("svf1",), opt_method="dp")
+    assert wrong.variants["svf1"]["checks"]["onebit_spec"]["failed"] > 0

@@ -247,7 +247,7 @@ METHODS["exhaustive:certificate"] = _exhaustive(("cert_peak_mass", "cert_order")
 METHODS["exhaustive:lemmaA2_sum"] = _exhaustive(("lemmaA2_sum",), "svf", "exhaustive:lemmaA2_sum", "lemmaA2_sum")
 METHODS["exhaustive:thm3.2"] = _exhaustive(("thm3.2_bound", "opt_le_policy"), "svf", "exhaustive:thm3.2",
                                            "thm3.2_bound")
-METHODS["exhaustive:thm3.3"] = _exhaustive(("thm3.3_bound", "opt_le_policy"), "svf1_sqrtT_equal",
+METHODS["exhaustive:thm3.3"] = _exhaustive(("thm3.3_bound", "opt_le_policy", "onebit_spec"), "svf1_sqrtT_equal",
                                            "exhaustive:thm3.3", "thm3.3_bound")
 METHODS["exhaustive:jaillet"] = _exhaustive(("jaillet_bound", "opt_le_policy"), "sjf_jaillet", "exhaustive:jaillet",
                                             "jaillet_bound")
