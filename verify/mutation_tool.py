@@ -13,8 +13,8 @@ its *runner* decides whether it is killed:
 * the **ledger**: the file's claims (``quick``, dependencies not followed) in a fresh interpreter;
   killed when a claim's word changes to ``refuted`` or ``error``, or the interpreter fails
   (an import-time crash kills a mutant too);
-* the file's **fast tests** (``pytest -x -m "not slow"``, Hypothesis profile ``ci``): killed when
-  they fail.
+* the file's **fast tests** (``pytest -x -m "not slow"``, Hypothesis profile ``ci``) and the mutated
+  module's own **doctests**: killed when they fail.
 
 A runner past its time limit is a ``timeout`` (reported apart, not a kill). What survives is
 listed for triage (docs/verification.md: equivalent, with the reason, or the check that now
@@ -45,7 +45,7 @@ from geosched.errors import ValidationError
 from geosched.executor import using_executor
 from geosched.verify.mutations import copy_path, materialize
 
-__all__ = ["TARGETS", "FILE_RUNNERS", "ToolMutant", "ToolOutcome", "enumerate_mutants", "sample_mutants",
+__all__ = ["module_name", "TARGETS", "FILE_RUNNERS", "ToolMutant", "ToolOutcome", "enumerate_mutants", "sample_mutants",
            "run_tool_campaign", "scores", "outcomes_to_json"]
 
 # module label -> the files cosmic-ray mutates
@@ -193,6 +193,34 @@ def _ledger_words(copy: Path, claims: tuple[str, ...], deadline: float) -> dict[
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+_DOCTEST = """
+import doctest, importlib, sys
+module = importlib.import_module(sys.argv[1])
+assert module.__file__.startswith(sys.argv[2]), module.__file__
+sys.exit(1 if doctest.testmod(module, optionflags=doctest.ELLIPSIS).failed else 0)
+"""
+
+
+def module_name(path: str) -> str:
+    """The import name of a source file, e.g. ``reference_impl/model.py`` -> ``geosched.reference_impl.model``.
+
+    >>> module_name("reference_impl/opt/bounds.py")
+    'geosched.reference_impl.opt.bounds'
+    """
+    parts = Path(path).with_suffix("").parts
+    return ".".join(("geosched", *parts))
+
+
+def _doctests_pass(copy: Path, path: str, deadline: float) -> bool | str:
+    try:
+        proc = subprocess.run([sys.executable, "-c", _DOCTEST, module_name(path), str(copy)], capture_output=True,
+                              text=True, env=_environment(copy), cwd=copy,
+                              timeout=max(1.0, deadline - time.perf_counter()))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return proc.returncode == 0
+
+
 def _tests_pass(copy: Path, tests: tuple[str, ...], deadline: float) -> bool | str:
     try:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-m", "not slow", "-p", "no:cacheprovider",
@@ -232,7 +260,10 @@ def _judge(copy: Path, path: str, baseline: dict[str, str], timeout: float) -> t
             return "timeout", "tests"
         if not passed:
             return "killed", "tests"
-    return "survived", ""
+    passed = _doctests_pass(copy, path, deadline)
+    if passed == "timeout":
+        return "timeout", "doctests"
+    return ("survived", "") if passed else ("killed", "doctests")
 
 
 def _tool_job(job: tuple) -> tuple[str, str, float, str]:
@@ -275,6 +306,9 @@ def _baseline(root: Path, mutants: list[ToolMutant], timeout: float) -> dict[str
             raise RuntimeError(f"the unmutated ledger run failed ({words}): fix it before testing mutants")
         if tests and _tests_pass(dest, tests, time.perf_counter() + timeout) is not True:
             raise RuntimeError(f"the unmutated fast tests {list(tests)} fail: fix them before testing mutants")
+        for path in sorted({m.path for m in mutants}):
+            if _doctests_pass(dest, path, time.perf_counter() + timeout) is not True:
+                raise RuntimeError(f"the unmutated doctests of {path} fail: fix them before testing mutants")
     return words
 
 
