@@ -66,7 +66,7 @@ FILE_RUNNERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "reference_impl/checker.py": (("kong.thm3.2",), ("tests/test_checker.py",)),
     "reference_impl/simulator.py": (("kong.lemmaA.2",), ()),
     "reference_impl/policies.py": (("kong.thm3.3", "kong.lemmaA.2"), ()),
-    "reference_impl/predictors/simple.py": (("kong.thm3.3", "kong.thm3.5"), ()),
+    "reference_impl/predictors/simple.py": (("kong.thm3.3", "kong.thm3.5"), ("tests/test_mutation_survivors.py",)),
     "reference_impl/opt/bounds.py": (("kong.thm3.4",), ("tests/test_bounds.py",)),
     "reference_impl/opt/lower.py": (("kong.thm3.4",), ("tests/test_bounds.py",)),
     "theory/kong_volume.py": (("kong.volume",), ()),
