@@ -244,6 +244,7 @@ def _prepare_copy(root: Path, dest: Path) -> dict[str, Path]:
 def _judge(copy: Path, path: str, baseline: dict[str, str], timeout: float) -> tuple[str, str]:
     """``(outcome, by)`` of the runner for ``path`` on the (mutated) copy."""
     claims, tests = FILE_RUNNERS[path]
+    tests = tuple(t for t in tests if (copy / t).is_file())  # an older tree (a "before" run) may lack one
     deadline = time.perf_counter() + timeout
     if claims:
         words = _ledger_words(copy, claims, deadline)
@@ -296,7 +297,7 @@ def _changed_line(before: str, after: str) -> str:
 def _baseline(root: Path, mutants: list[ToolMutant], timeout: float) -> dict[str, str]:
     """The unmutated words of every claim the sample's runners use (their fast tests must pass)."""
     claims = sorted({c for m in mutants for c in FILE_RUNNERS[m.path][0]})
-    tests = tuple(sorted({t for m in mutants for t in FILE_RUNNERS[m.path][1]}))
+    tests = tuple(sorted({t for m in mutants for t in FILE_RUNNERS[m.path][1] if (root / t).is_file()}))
     with tempfile.TemporaryDirectory(prefix="geosched-tool-") as tmp:
         dest = Path(tmp) / "copy"
         _prepare_copy(root, dest)
