@@ -326,3 +326,14 @@ def test_docs_words_table_equals_a_fresh_quick_run():
     documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(text, "ledger quick words"), re.M))
     fresh = run_claims(mode="quick")
     assert documented == {c.id: c.status for c in fresh.claims}
+
+
+def test_a_wrong_alpha_refutes_through_consts(monkeypatch):
+    from fractions import Fraction
+
+    from geosched.reference_impl.model import Instance
+
+    monkeypatch.setattr(Instance, "alpha", property(lambda self: Fraction(max(r.prompt for r in self.requests),
+                                                                           self.memory)))
+    claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
+    assert claim.status == "refuted" and "consts:thm3.2" in claim.message

@@ -25,3 +25,25 @@ def test_noisy_predictor_is_multiplicative_log_normal():
     # definition, with the documented seeded draws, pins the values themselves
     z = np.random.default_rng(1).standard_normal(4000)
     assert (NoisyPredictor(sigma=0.5, seed=1).predict(instance) == np.rint(1000 * np.exp(0.5 * z))).all()
+
+
+def test_check_witness_rejects_a_certified_ratio_off_by_a_few_percent():
+    # the audit: a 10% tolerance on the certified ratio passed every test (adversary/witness.py _close)
+    import json
+    from pathlib import Path
+
+    from geosched.adversary.witness import verify_witness
+
+    path = sorted((Path(__file__).resolve().parent.parent / "docs" / "witnesses").glob("*.json"))[0]
+    data = json.loads(path.read_text())
+    assert verify_witness(data).ok
+    for factor in (1.05, 0.95, 1 + 1e-6):
+        assert not verify_witness({**data, "certified_ratio": data["certified_ratio"] * factor}).ok, factor
+
+
+def test_alpha_is_the_largest_peak_over_memory():
+    # the audit: Instance.alpha = max(s)/M instead of max(s + o)/M passed every check
+    from fractions import Fraction
+
+    assert burst_instance(12, [(6, 3), (1, 5)]).alpha == Fraction(9, 12)  # max(6 + 3, 1 + 5) = 9
+    assert burst_instance(10, [(0, 5), (2, 1)]).alpha == Fraction(5, 10)  # the output counts, not only s

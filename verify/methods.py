@@ -406,8 +406,22 @@ def _consts_thm32(claim: Any, ctx: Context) -> Evidence:
             if largest != int(ratio):  # the largest TEL(SVF) the check accepts at TEL(OPT) = 1
                 problems.append(f"M={memory}, P={peak}: check accepts TEL <= {largest}, theory's bound is {ratio}")
                 break
+    problems += _alpha_problems(ctx.seed)
     return _supporting("consts:thm3.2", problems, "bound_holds accepts exactly TEL <= floor(1 + 2/(1 - P/M)) "
-                       "(theory's expression) at every M <= 12, P < M", t0)
+                       "(theory's expression) at every M <= 12, P < M; Instance.alpha = max(s + o)/M on 200 "
+                       "seeded instances", t0)
+
+
+def _alpha_problems(seed: int) -> list[str]:
+    """``Instance.alpha`` (the theorem's alpha) against ``max_i (s_i + o_i) / M`` computed here."""
+    from fractions import Fraction
+
+    for instance in _run_instances(seed, 200, 4):
+        direct = Fraction(max(r.prompt + r.output for r in instance.requests), instance.memory)
+        if instance.alpha != direct:
+            return [f"Instance.alpha = {instance.alpha} != max(s + o)/M = {direct} on M={instance.memory}, "
+                    f"{[(r.prompt, r.output) for r in instance.requests]}"]
+    return []
 
 
 @register("consts:thm3.3")

@@ -285,12 +285,29 @@ def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int,
             value = int(exact.tel)
             problems = [f"OPT <= TEL({policy}) fails: OPT {value} > TEL {tel}"] if value > tel else []
             problems += [f"lower bound {name} <= OPT fails: {v} > OPT {value}" for name, v in bounds if v > value]
+            problems += _milp_agrees(instance, value, tel) if with_lp else []
             return tel, value, value, wait, tuple(problems)
         upper = min(tel, check_schedule(instance, heuristic_schedule(instance)).metrics.tel)
     else:
         upper = tel
     problems = [f"lower bound {name} <= best schedule fails: {v} > {upper}" for name, v in bounds if v > upper]
     return tel, int(best.value), upper, wait, tuple(problems)
+
+
+def _milp_agrees(instance: Any, opt: int, upper: int) -> list[str]:
+    """The time-indexed MILP (HiGHS) solved to optimality must reach exactly the exact OPT, with a schedule
+    the checker accepts; one that stops at its limit (60 s) proves nothing and is skipped."""
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.opt.timeindexed import build_model, solve_milp
+
+    out = solve_milp(build_model(instance, upper_bound=upper), time_limit=60.0)
+    if not out["proved"] or out["starts"] is None:
+        return []
+    report = check_schedule(instance, out["starts"])
+    if not report.feasible or report.metrics.tel != opt:
+        got = report.metrics.tel if report.feasible else "an infeasible schedule"
+        return [f"time-indexed MILP optimum {got} != exact OPT {opt}"]
+    return []
 
 
 def _rate(mu: float, rho: float, cfg: dict[str, Any]) -> float:

@@ -62,7 +62,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
 }
 # file -> (ledger claims, fast test files): the runner of its mutants
 FILE_RUNNERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "reference_impl/model.py": (("kong.volume", "kong.thm3.2"), ("tests/test_model.py",)),
+    "reference_impl/model.py": (("kong.volume", "kong.thm3.2"),
+                                ("tests/test_model.py", "tests/test_mutation_survivors.py")),
     "reference_impl/checker.py": (("kong.thm3.2",), ("tests/test_checker.py",)),
     "reference_impl/simulator.py": (("kong.lemmaA.2",), ()),
     "reference_impl/policies.py": (("kong.thm3.3", "kong.lemmaA.2"), ()),
@@ -78,7 +79,7 @@ FILE_RUNNERS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "verify/game.py": (("jaillet.thm4.1",), ()),
     "verify/exhaustive.py": (("kong.thm3.2", "kong.prop3.1"), ()),
     "verify/policy_spec.py": (("kong.lemmaA.2", "kong.thm3.3"), ()),
-    "adversary/witness.py": ((), ("tests/test_witnesses.py",)),
+    "adversary/witness.py": ((), ("tests/test_witnesses.py", "tests/test_mutation_survivors.py")),
 }
 
 

@@ -152,6 +152,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("onebit-length-key", "reference_impl/policies.py",
       "        return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), proxy)",
       "        return np.asarray(proxy)", "kong.thm3.3", "1-bit SVF keyed by the proxy length, not the proxy volume"),
+    M("impl-alpha", "reference_impl/model.py", "return Fraction(max(r.peak for r in self.requests), self.memory)",
+      "return Fraction(max(r.prompt for r in self.requests), self.memory)", "kong.thm3.2",
+      "Instance.alpha = max(s)/M instead of max(s + o)/M"),
     M("impl-ties", "reference_impl/simulator.py", "key=lambda i: (keys[i], self.arrival[i], i))",
       "key=lambda i: (keys[i], -i, self.arrival[i]))", "kong.lemmaA.2", "ties broken by reverse position"),
 )
