@@ -47,3 +47,44 @@ def test_alpha_is_the_largest_peak_over_memory():
 
     assert burst_instance(12, [(6, 3), (1, 5)]).alpha == Fraction(9, 12)  # max(6 + 3, 1 + 5) = 9
     assert burst_instance(10, [(0, 5), (2, 1)]).alpha == Fraction(5, 10)  # the output counts, not only s
+
+
+def test_an_instance_is_immutable():
+    # survivor reference_impl/model.py:129 ReplaceTrueWithFalse (@dataclass(frozen=False, ...) on Instance)
+    import dataclasses
+
+    import pytest
+
+    instance = burst_instance(12, [(6, 3)])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        instance.memory = 13
+
+
+def test_onebit_keys_with_python_integers_keep_the_class_boundary():
+    # survivor reference_impl/policies.py:180 ReplaceComparisonOperator_Gt_LtE (the object-dtype branch)
+    from geosched.reference_impl.policies import make_policy
+
+    policy = make_policy("svf1", theta=2, short_length=1, long_length=4)
+    prompts = np.array([3, 3, 3], dtype=object)
+    predicted = np.array([1, 2, 3], dtype=object)  # Python integers: the exact (object) path
+    # short iff o <= theta: proxies 1, 1, 4; key = s O + (O^2 + O)/2
+    assert policy.array_keys(prompts, predicted).tolist() == [3 + 1, 3 + 1, 12 + 10]
+
+
+def test_bounds_accept_zero_where_zero_is_meaningful():
+    # survivor verify/policy_spec.py:153 NumberReplacer (Bounds.validate: < 0 -> < 1)
+    from geosched.verify.policy_spec import Bounds, check_policy_equivalence
+
+    Bounds(max_running=0, max_arrival=0, max_prompt=0).validate()
+    result = check_policy_equivalence("svf", max_memory=3, max_running=0, max_waiting=2, max_arrival=0)
+    assert result.status == "proved up to bounds" and result.states_checked > 0
+
+
+def test_thm3_4_derivation_leaves_open_only_the_documented_steps():
+    # survivor theory/kong_thm3_4.py:148 ReplaceBinaryOperator_Sub_Add: sympy answers "inconclusive" on a step
+    # with an undefined function F, so a broken step only lowered the count of checked steps
+    from geosched.theory import check_claim
+
+    check = check_claim("kong.thm3.4")
+    own = sorted(step.index for step in check.open_steps if step.claim_id == "kong.thm3.4")
+    assert own == [6, 14] and "15 of 17 steps mechanically checked" in check.message, check.message
