@@ -31,3 +31,37 @@ def test_value_grows_and_exceeds_k_over_3():
 def test_size_is_validated(bad):
     with pytest.raises(ValidationError):
         solve_game(bad)
+
+
+def test_every_continuation_is_reexamined_and_matches():
+    from geosched.verify.game import brute_continuation, verify_game
+
+    assert verify_game(solve_game(2)) == [] and verify_game(solve_game(3)) == []
+    # by hand, K = 2, d = 0, r = 1: L holds 11 of 12 at step 2, so the four small ones run at step 2, two
+    # per step... (each needs 3 tokens for one step): exhaustive search gives the DP's value
+    assert brute_continuation(2, 0, 1)[0] == 10
+
+
+def test_an_unsound_lower_bound_or_a_worse_continuation_is_found(monkeypatch):
+    from geosched.verify import game
+
+    honest = game._continuation
+    monkeypatch.setattr(game, "_continuation", lambda k, d, r: (lambda c: (2 * c[0], c[1]))(honest(k, d, r)))
+    problems = game.verify_game(game.solve_game(2))
+    assert any("claimed TEL" in p or "exact optimum" in p for p in problems)
+    monkeypatch.setattr(game, "_continuation", honest)
+    result = game.solve_game(2)
+    doubled = [dict(row, fraction=str(2 * Fraction(row["fraction"]))) for row in result.per_d]
+    from dataclasses import replace
+
+    assert any("records ratio" in p for p in game.verify_game(replace(result, per_d=doubled)))
+
+
+def test_the_ledger_refutes_the_game_row_when_the_game_is_wrong(monkeypatch):
+    from geosched.verify import game
+    from geosched.verify.ledger import run_claims
+
+    honest = game._continuation
+    monkeypatch.setattr(game, "_continuation", lambda k, d, r: (lambda c: (c[0] + 1, c[1]))(honest(k, d, r)))
+    claim = run_claims(["jaillet.thm4.1"], mode="quick", follow_dependencies=False).claims[0]
+    assert claim.status == "refuted" and "game:jaillet4.1" in claim.message

@@ -26,8 +26,8 @@ def test_claim_ids_are_exactly_the_issue_list():
 
 
 def test_quick_does_not_run_the_trace_and_says_so():
-    claim = run_claims(["kong.emp.overhead"], mode="quick").claims[0]
-    assert claim.status == "unknown" and "--quick" in claim.note
+    claim = run_claims(["kong.emp.svf_latency"], mode="quick").claims[0]
+    assert claim.status == "not_run" and "--quick" in claim.note
 
 
 def test_every_row_says_statement_formalization_and_difference():
@@ -102,12 +102,12 @@ def test_broken_volume_formula_is_refuted(monkeypatch, tmp_path):
 def test_a_constant_that_disagrees_with_theory_is_named(monkeypatch, tmp_path):
     from geosched.verify import exhaustive
 
-    # TEL(SVF) <= TEL(OPT) is false, but a wrong constant is our bug: the claim is unknown, naming the check
+    # a wrong constant is our bug: it is not masked, the row is refuted and names an implementation check
     monkeypatch.setattr(exhaustive, "BOUND_NUMERATOR", 0)
     claim = run_claims(["kong.thm3.2"], mode="quick", out=tmp_path, follow_dependencies=False).claims[0]
-    assert claim.status == "unknown" and "consts:thm3.2" in claim.message
+    assert claim.status == "refuted" and "implementation check" in claim.message
     evidence = {e.method: e for e in claim.evidence}
-    assert evidence["exhaustive:thm3.2"].status == "refuted"  # found, but not blamed on the paper
+    assert evidence["exhaustive:thm3.2"].status == "refuted" and evidence["consts:thm3.2"].status == "refuted"
 
 
 def test_evidence_text_comes_from_the_constants_checked(monkeypatch):
@@ -117,7 +117,8 @@ def test_evidence_text_comes_from_the_constants_checked(monkeypatch):
     claim = run_claims(["jaillet.thm4.3"], mode="quick", follow_dependencies=False).claims[0]
     evidence = {e.method: e for e in claim.evidence}
     assert "TEL <= 7 TEL(OPT)" in evidence["exhaustive:jaillet"].message
-    assert claim.status == "unknown" and "consts:jaillet" in claim.message
+    assert evidence["consts:jaillet"].status == "refuted"
+    assert claim.status == "refuted" and "implementation check" in claim.message
 
 
 def test_a_refuted_lemma_propagates_to_the_theorem(monkeypatch):
@@ -127,14 +128,32 @@ def test_a_refuted_lemma_propagates_to_the_theorem(monkeypatch):
     result = run_claims(["kong.thm3.2"], mode="quick")
     claim = result.claims[0]
     assert claim.status == "unknown" and "kong.lemmaA.2 is refuted" in claim.message
+    assert {c.id: c.status for c in result.claims}["kong.thm3.2"] == "unknown"
 
 
 def test_table_has_one_row_per_claim_with_used_and_discriminating():
     result = run_claims(["kong.volume"], mode="quick")
-    lines = result.table().splitlines()
-    assert lines[0].split()[:4] == ["id", "status", "used", "disc."] and len(lines) == 3
-    assert lines[2].startswith("kong.volume")
-    assert "enumeration:volume" in result.evidence_table()
+    lines = result.table(width=80).splitlines()
+    assert lines[0].split()[:4] == ["id", "status", "used", "disc."]
+    assert lines[2].split()[:2] == ["kong.volume", "proved"]
+    assert "enumeration:volume" in result.evidence_table(width=80)
+
+
+def test_table_fits_the_terminal_with_a_legend_and_counts(monkeypatch):
+    result = run_claims(["kong.volume", "kong.cr48", "kong.emp.onebit"], mode="quick")
+    for width in (60, 80, 120):
+        for text in (result.table(width=width), result.evidence_table(width=width)):
+            assert max(len(line) for line in text.splitlines()) <= width, width
+        flat = " ".join(result.table(width=width).split())
+        assert all(" ".join(c.message.split()) in flat for c in result.claims)  # nothing is cut
+        table = result.table(width=width)
+        words = {line.split()[0]: line.split()[1] for line in table.splitlines()[2:] if line[:1].strip()
+                 and line.split()[0] in {c.id for c in result.claims}}
+        assert words == {c.id: c.status for c in result.claims}  # the headline word whole, on the row's line
+        assert "used = " in table.replace("\n", " ") and "disc. = " in table.replace("\n", " ")
+        assert "3 claims: proved 1, not_run 2" in table.replace("\n", " ")
+    monkeypatch.setenv("COLUMNS", "70")
+    assert max(len(line) for line in result.table().splitlines()) <= 70
 
 
 # ------------------------------------------------------------------- the combination rule
@@ -167,7 +186,7 @@ def test_rule_proved_needs_every_proof_step_and_dependency():
 
 
 def test_rule_refuted_or_unknown_dependencies_propagate():
-    for dep_status in ("refuted", "unknown"):
+    for dep_status in ("refuted", "unknown", "error", "not_run"):
         status, text, _, _ = combine(CLAIM, [_e("proof", "proved"), _e("bounded", "checked", bound="B")],
                                      {"dep": dep_status})
         assert status == "unknown" and f"dep is {dep_status}" in text
@@ -191,24 +210,69 @@ def test_rule_statistical_and_unknown():
     assert combine(CLAIM, [], {})[0] == "unknown"
 
 
-def test_rule_supporting_failure_names_the_check_and_discounts_our_simulator():
-    # a bug in our implementation is not a refutation of the paper, and a supporting check alone proves nothing
+def test_rule_no_refutation_is_masked():
+    # a supporting check alone proves nothing
     assert combine(CLAIM, [_e("supporting", "checked")], {})[0] == "unknown"
+    # an implementation check that fails refutes the row and is named as such (issue 24: nothing masked)
     sim = _e("bounded", "refuted", implementation=True)
     status, text, _, _ = combine(CLAIM, [_e("supporting", "refuted"), sim], {})
-    assert status == "unknown" and "m-supporting-refuted" in text
-    # a refutation that does not run our simulator (a solver, sympy) still refutes
-    assert combine(CLAIM, [_e("supporting", "refuted"), _e("proof", "refuted")], {})[0] == "refuted"
+    assert status == "refuted" and "implementation check m-supporting-refuted" in text
+    status, text, _, _ = combine(CLAIM, [_e("proof", "proved"), _e("proof", "refuted")], {})
+    assert status == "refuted" and "theory check m-proof-refuted" in text
+    # a supporting check that did not finish: unknown, named
+    status, text, _, _ = combine(CLAIM, [_e("supporting", "unknown"), _e("bounded", "checked", bound="B")], {})
+    assert status == "unknown" and "m-supporting-unknown" in text
 
 
-def test_a_crashing_check_is_reported_as_unknown(monkeypatch):
+def test_rule_error_and_not_run():
+    status, text, _, _ = combine(CLAIM, [_e("bounded", "checked", bound="B"), _e("supporting", "error")], {})
+    assert status == "error" and "m-supporting-error" in text
+    assert combine(CLAIM, [_e("bounded", "refuted"), _e("supporting", "error")], {})[0] == "refuted"
+    assert combine(CLAIM, [_e("source", "not_run")], {})[0] == "not_run"
+
+
+def test_a_crashing_check_is_that_rows_error_and_the_ledger_goes_on(monkeypatch, capsys):
+    from geosched.errors import ValidationError
+
     def boom(claim, ctx):
-        raise RuntimeError("kaboom")
+        raise ValidationError("referee", 1, "a bug inside a check is not bad input")
 
     monkeypatch.setitem(ledger.METHODS, "enumeration:volume", boom)
-    claim = run_claims(["kong.volume"], mode="quick").claims[0]
-    assert claim.status == "unknown" and "enumeration:volume" in claim.message
-    assert any("kaboom" in e.message for e in claim.evidence)
+    result = run_claims(["kong.volume", "kong.cr48"], mode="quick")
+    assert [c.status for c in result.claims] == ["error", "not_run"] and result.status == "error"
+    assert "enumeration:volume" in result.claims[0].message
+    assert any("a bug inside a check" in e.message for e in result.claims[0].evidence)
+    # the exit code of a crash is 3: neither 2 (bad input) nor 1 (refuted)
+    assert main(["claims", "--quick", "--claim", "kong.volume", "--no-progress"]) == 3
+    assert "error" in capsys.readouterr().out
+
+
+def test_a_hanging_check_has_a_time_limit(monkeypatch):
+    import threading
+
+    release = threading.Event()
+
+    def hang(claim, ctx):  # an event loop that never returns (until the test ends)
+        while not release.wait(0.05):
+            pass
+
+    monkeypatch.setitem(ledger.METHODS, "enumeration:volume", hang)
+    try:
+        result = run_claims(["kong.volume", "kong.cr48"], mode="quick", time_limit=1.0)
+    finally:
+        release.set()
+    hung, other = result.claims
+    assert hung.status == "unknown" and "enumeration:volume" in hung.message
+    assert any("did not finish within its time limit of 1 s" in e.message for e in hung.evidence)
+    assert other.status == "not_run"  # the ledger went on
+
+
+def test_time_limit_is_validated():
+    from geosched.errors import ValidationError
+
+    for bad in (0, -1.0, float("inf"), "5"):
+        with pytest.raises(ValidationError, match="time_limit"):
+            run_claims(["kong.volume"], mode="quick", time_limit=bad)
 
 
 @pytest.mark.slow
@@ -225,7 +289,7 @@ def test_default_ledger_lists_every_claim_with_a_status():
     assert by_id["kong.volume"].status == "proved"
     assert by_id["kong.thm3.2"].status == "checked" and "via" in by_id["kong.thm3.2"].message
     assert by_id["kong.lemmaA.2.peak"].status == "checked"
-    assert by_id["kong.cr48"].status == "unknown"
+    assert by_id["kong.cr48"].status == "not_run"
     assert result.extra["cores"]["largest_n"]["z3"] >= 2 and result.extra["cores"]["largest_n"]["cvc5"] >= 2
     assert result.extra["exhaustive"]["cross_checked"] > 0
     assert result.variants["per_variant"]["svf_arrivals"]["failures"]
@@ -247,3 +311,37 @@ def test_restart_discards_the_thorough_checkpoint(tmp_path):
     checkpoint.write_text("{broken")
     _prepare_checkpoint("thorough", tmp_path, restart=True)
     assert not checkpoint.exists()
+
+
+def test_generated_docs_blocks_round_trip():
+    text = "a\n<!-- generated: x -->\nold\n<!-- end generated: x -->\nb\n"
+    new = ledger.replace_block(text, "x", "new table")
+    assert ledger.block(new, "x") == "new table" and new.startswith("a\n") and new.endswith("b\n")
+    from geosched.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="docs marker"):
+        ledger.replace_block("no markers", "x", "t")
+    claims = [{"id": "c1", "status": "proved", "message": "proved"}, {"id": "c2", "status": "vacuous", "message": "v"}]
+    table = ledger.words_table(claims, "quick")
+    assert "| `c1` | `proved` | proved |" in table and "2 claims: `proved` 1, `vacuous` 1." in table
+
+
+@pytest.mark.slow
+def test_docs_words_table_equals_a_fresh_quick_run():
+    import re
+
+    text = ledger.DOCS_FILE.read_text()
+    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(text, "ledger quick words"), re.M))
+    fresh = run_claims(mode="quick")
+    assert documented == {c.id: c.status for c in fresh.claims}
+
+
+def test_a_wrong_alpha_refutes_through_consts(monkeypatch):
+    from fractions import Fraction
+
+    from geosched.reference_impl.model import Instance
+
+    monkeypatch.setattr(Instance, "alpha", property(lambda self: Fraction(max(r.prompt for r in self.requests),
+                                                                           self.memory)))
+    claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
+    assert claim.status == "refuted" and "consts:thm3.2" in claim.message

@@ -102,3 +102,68 @@ def test_a_bound_violated_beyond_the_interval_is_refuted(monkeypatch):
     res = run_montecarlo(grid=((0.35, 0.9),), n=10, replications=30, memory=12, s_min=0, s_max=3, seed=0,
                          n_boot=300, opt="exact")
     assert res.status == "refuted" and res.points[0].verdict == "refuted"
+
+
+SMALL = dict(n=8, replications=12, memory=12, alpha_cap=0.5, s_min=0, s_max=3, seed=0, n_boot=100, opt="exact")
+
+
+def test_exact_run_passes_its_own_sanity_and_workload_checks():
+    result = run_montecarlo(((0.2, 0.9),), **SMALL)
+    (point,) = result.points
+    assert point.sanity_failures == 0 and point.workload["problems"] == []
+    assert len(point.tel_samples) == 12 and all(t >= o for t, o in zip(point.tel_samples, point.opt_samples))
+    assert point.ratio == pytest.approx(sum(point.tel_samples) / sum(point.opt_samples))
+    assert point.flip_constant is not None
+
+
+def test_opt_above_the_policy_is_a_refutation(monkeypatch):
+    from geosched.reference_impl import opt
+
+    honest = opt.brute_force_opt
+
+    def too_high(instance, **kw):
+        from dataclasses import replace
+
+        result = honest(instance, **kw)
+        return replace(result, tel=result.tel + 1_000) if result.status == "optimal" else result
+
+    monkeypatch.setattr(opt, "brute_force_opt", too_high)
+    result = run_montecarlo(((0.2, 0.9),), **SMALL)
+    assert result.status == "refuted" and "OPT <= TEL(svf) fails" in result.message
+
+
+def test_a_wrong_rate_or_length_distribution_fails_the_workload_check(monkeypatch):
+    from geosched.verify import montecarlo as mc
+
+    honest = mc._rate
+    monkeypatch.setattr(mc, "_rate", lambda mu, rho, cfg: 3 * honest(mu, rho, cfg))
+    result = run_montecarlo(((0.2, 0.5),), **dict(SMALL, replications=30))
+    assert result.status == "refuted" and "load check fails" in result.message
+    monkeypatch.setattr(mc, "_rate", honest)
+    monkeypatch.setattr(mc, "expected_output_moments", lambda mu, lo, hi, cap: (1.0, 1.0))
+    assert "length check fails" in run_montecarlo(((0.2, 0.5),), **SMALL).message
+
+
+def test_expected_output_moments_by_hand():
+    from geosched.verify.montecarlo import expected_output_moments
+
+    # mu = 1/2, cap 3, s = 0: P(o=1) = 1/2, P(o=2) = 1/4, P(o=3) = 1/4 (lumped): E = 1.75, E[o^2] = 3.75
+    assert expected_output_moments(0.5, 0, 0, 3) == pytest.approx((1.75, 3.75))
+
+
+def test_the_ledger_refutes_a_wrong_estimator(monkeypatch):
+    from geosched.verify import methods
+
+    honest = methods._poisson_run
+
+    def wrong(policy, ctx):
+        from dataclasses import replace
+
+        result, seconds = honest(policy, ctx)
+        return replace(result, points=[replace(p, ratio=p.ratio * 1.01) for p in result.points]), seconds
+
+    monkeypatch.setattr(methods, "_poisson_run", wrong)
+    from geosched.verify.ledger import run_claims
+
+    claim = run_claims(["kong.thm3.4"], mode="quick", follow_dependencies=False).claims[0]
+    assert claim.status == "refuted" and "estimator" in claim.note

@@ -174,3 +174,66 @@ def test_a_simulator_whose_strict_path_backfills_is_caught(monkeypatch):
     strict = simulator.simulate(inst, "svf").starts
     assert result.status == "violated", (result.message, strict)
     assert check_policy_equivalence("svf", max_memory=4, max_waiting=2).status == "refuted"
+
+
+ONEBIT = "svf1:theta=1,short_length=1,long_length=3"
+
+
+def test_onebit_spec_parameters_and_unknown_names():
+    from geosched.verify.policy_spec import onebit_spec_parameters, spec_key
+
+    assert onebit_spec_parameters(ONEBIT) == (1, 1, 3)
+    assert onebit_spec_parameters("svf1:theta=1") is None and onebit_spec_parameters("svf1") is None
+    with pytest.raises(UnknownNameError):
+        spec_key("svf1:theta=0,short_length=1,long_length=3")
+
+
+def test_onebit_matches_its_spec_and_a_wrong_boundary_or_key_is_refuted():
+    from geosched.reference_impl.policies import OneBitSVF
+
+    assert check_policy_equivalence(ONEBIT, max_memory=4, max_waiting=2, max_prompt=2).status == "proved up to bounds"
+
+    @dataclass(frozen=True)
+    class WrongBoundary(OneBitSVF):
+        def keys(self, instance, predicted):  # short iff o < theta: the boundary moved by one
+            return [volume(r.prompt, 1 if p < 1 else 3) for r, p in zip(instance.requests, predicted)]
+
+    @dataclass(frozen=True)
+    class LengthKey(OneBitSVF):
+        def keys(self, instance, predicted):  # the proxy length instead of the proxy volume
+            return [1 if p <= 1 else 3 for p in predicted]
+
+    for wrong in (WrongBoundary(theta=1, short_length=1, long_length=3),
+                  LengthKey(theta=1, short_length=1, long_length=3)):
+        result = check_policy_equivalence(wrong, spec_policy=ONEBIT, max_memory=4, max_waiting=2, max_prompt=2)
+        assert result.status == "refuted", type(wrong).__name__
+
+
+def test_the_ledger_checks_onebit_where_it_differs_from_svf():
+    from geosched.verify.ledger import run_claims
+
+    claim = run_claims(["kong.thm3.3"], mode="quick", follow_dependencies=False).claims[0]
+    spec = next(e for e in claim.evidence if e.method == "policy-spec")
+    assert spec.status == "checked" and spec.data["onebit_differs_from_svf"] > 0
+    assert any(k.startswith("states:svf1:") for k in spec.data) and any(k.startswith("runs:svf1:") for k in spec.data)
+
+
+def test_the_enumeration_specifies_onebit_too(monkeypatch):
+    import numpy as np
+
+    from geosched.reference_impl import policies
+    from geosched.verify import exhaustive as ex
+
+    run = ex.run_exhaustive(ex.QUICK_SPACE, variants=("svf1",), opt_method="dp")
+    check = run.variants["svf1"]["checks"]["onebit_spec"]
+    assert check["checked"] == run.variants["svf1"]["instances"] > 0 and check["failed"] == 0
+
+    def boundary_moved(self, prompt, predicted):  # short iff o < theta
+        predicted = np.asarray(predicted, dtype=np.int64)
+        theta, o0, o1 = self.resolved(predicted)
+        proxy = np.where(predicted >= theta, o1, o0)
+        return np.asarray(prompt, dtype=np.int64) * proxy + (proxy * proxy + proxy) // 2
+
+    monkeypatch.setattr(policies.OneBitSVF, "array_keys", boundary_moved)
+    wrong = ex.run_exhaustive(ex.QUICK_SPACE, variants=("svf1",), opt_method="dp")
+    assert wrong.variants["svf1"]["checks"]["onebit_spec"]["failed"] > 0

@@ -15,8 +15,12 @@ same in ``geosched claims``, ``--json`` and ``docs/claims.md``):
   it never counts as ``checked``;
 * ``refuted``: a check found a counterexample (written to a file) or a bound violated beyond
   its confidence interval;
-* ``unknown``: the check could not decide (partial derivation, timeout, inconclusive
-  statistics, a check that raised).
+* ``unknown``: the check did not finish (a timeout, its time limit, a solver that gave up, a
+  partial derivation whose open steps no other check covers);
+* ``error``: the check crashed (raised an exception): a bug in our tooling or in the code it
+  checks; the row says ``error`` and names the check, and the ledger goes on with the other rows;
+* ``not_run``: the check was not attempted in this run, and the message names what it needs
+  (hardware we do not have, the trace, a mode that runs it).
 
 Every bounded or statistical evidence whose claim has a constant reports ``used`` (the worst
 observed value over the bound, read on the constant: the share of the constant the worst case
@@ -41,16 +45,20 @@ from typing import Any
 from geosched.output import json_default, write_text_atomic
 from geosched.results import Result
 
-__all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES"]
+__all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS"]
 
-EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown",
+EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown", "error",
+                     "not_run",  # a check this run did not attempt (it needs hardware or data it lacks)
                      # empirical claims (geosched.verify.empirical): a paper's experiment re-run on the trace
                      "reproduced", "partly", "not_reproduced")
 # how much each word says, for the rule "a claim is never stronger than what it depends on"
 # (the empirical words stand apart: no claim depends on an empirical one)
-STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "refuted": 0,
-            "reproduced": 3, "partly": 2, "not_reproduced": 1}
+STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "not_run": 1, "refuted": 0,
+            "error": 0, "reproduced": 3, "partly": 2, "not_reproduced": 1}
 MODES = ("quick", "default", "thorough")
+# every check's time limit in seconds, per mode (a check past it is ``unknown``: it did not finish); generous
+# (10x the slowest check on the loaded 2-core machine), so that only a hung check reaches it, never a slow machine
+TIME_LIMITS = {"quick": 600.0, "default": 1800.0, "thorough": 6 * 3600.0}
 
 
 @dataclass(frozen=True)
@@ -81,8 +89,9 @@ class Context:
     """Shared state of one ledger run: the mode, cached expensive runs, the output folder."""
 
     def __init__(self, mode: str, out: str | Path | None, seed: int, variants: tuple[str, ...],
-                 restart: bool = False, executor: Any = None) -> None:
+                 restart: bool = False, executor: Any = None, time_limit: float | None = None) -> None:
         self.mode = mode
+        self.time_limit = TIME_LIMITS[mode] if time_limit is None else time_limit  # seconds per check
         self.executor = executor  # where the chunked runs go (geosched.executor); None: serial
         self.thorough = mode == "thorough"
         self.quick = mode == "quick"

@@ -417,6 +417,49 @@ def _resolve_opt(method: str) -> tuple[str, Callable[[Instance], tuple[int, dict
 # --------------------------------------------------------------------------- variants
 
 
+@dataclass(frozen=True)
+class OneBitReference:
+    """1-bit SVF as the enumeration specifies it, written here independently of ``policies.py``
+    (Kong et al., Sec. 4): short iff the (oracle) output is ``<= theta``; the proxy lengths are the
+    rounded mean true output of each class (an empty class: ``max(1, theta // 2)`` or ``2 theta``), or
+    the given ones; the key is the proxy volume ``s O + (O^2 + O)/2``."""
+
+    theta: int
+    short_length: int | None = None
+    long_length: int | None = None
+    name: str = "svf1-reference"
+
+    def lengths(self, outputs: Sequence[int]) -> tuple[int, int]:
+        short = [o for o in outputs if o <= self.theta]
+        long_ = [o for o in outputs if o > self.theta]
+        o0 = self.short_length or (max(1, round(sum(short) / len(short))) if short else max(1, self.theta // 2))
+        o1 = self.long_length or (max(1, round(sum(long_) / len(long_))) if long_ else 2 * self.theta)
+        return o0, o1
+
+    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
+        o0, o1 = self.lengths(list(predicted))
+        proxy = [o0 if p <= self.theta else o1 for p in predicted]
+        return [r.prompt * o + (o * o + o) // 2 for r, o in zip(instance.requests, proxy)]
+
+    def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
+        o0, o1 = self.lengths(list(predicted))
+        return {"theta": self.theta, "short_length": o0, "long_length": o1}
+
+
+def onebit_reference(spec: str, instance: Instance) -> OneBitReference | None:
+    """The enumeration's 1-bit SVF for a policy spec ``"svf1[:theta=..,...]"`` (``None`` for other
+    policies); the default threshold is the median true output, as the policy's."""
+    if not spec.startswith("svf1"):
+        return None
+    params = dict(item.split("=") for item in spec.partition(":")[2].split(",") if item)
+    outputs = sorted(r.output for r in instance.requests)
+    middle = len(outputs) // 2
+    median = outputs[middle] if len(outputs) % 2 else (outputs[middle - 1] + outputs[middle]) / 2
+    theta = int(params.get("theta", int(median)))
+    return OneBitReference(theta, int(params["short_length"]) if "short_length" in params else None,
+                           int(params["long_length"]) if "long_length" in params else None)
+
+
 def sqrt_threshold_svf1(instance: Instance) -> str:
     """1-bit SVF with ``theta = floor(sqrt(T))``, ``T = max o`` (the threshold of our Thm. 3.3
     derivation); proxies are the class means of the true lengths, so ``O_0 < O_1``."""
@@ -461,7 +504,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 CHECKS = ("thm3.2_bound", "thm3.3_bound", "jaillet_bound", "prop3.1", "prop3.1_identity", "cert_peak_mass",
-          "cert_order", "lemmaA2_sum", "cert_occupancy", "opt_ge_sum_outputs", "opt_le_policy")
+          "cert_order", "lemmaA2_sum", "cert_occupancy", "opt_ge_sum_outputs", "opt_le_policy", "onebit_spec")
 # checks of a *reading* we expect to fail (not a theorem): never a refutation of the covered setting
 READING_CHECKS = ("cert_occupancy",)
 # checks with a constant, and how "stronger" is read: "le" holds iff used <= 1, "lt" iff used < 1
@@ -641,6 +684,19 @@ def _check_variant(instance: Instance, facts: _Facts, variant: Variant, vs: dict
     if variant.covered:
         _check_occupancy(vs["checks"]["cert_occupancy"], facts, occupancy, record)
     _check_optimum(vs["checks"], facts, tel, spec, record)
+    _check_onebit(vs["checks"]["onebit_spec"], instance, spec, variant.backfill, starts, record)
+
+
+def _check_onebit(check: dict[str, Any], instance: Instance, spec: str, backfill: bool, starts: dict[str, int],
+                  record: Callable[[], dict]) -> None:
+    """1-bit SVF's schedule equals the one of the enumeration's own 1-bit SVF (:class:`OneBitReference`)."""
+    reference = onebit_reference(spec, instance)
+    if reference is None:
+        return
+    check["checked"] += 1
+    expected = simulate(instance, reference, backfill=backfill).starts
+    if expected != starts:
+        _fail(check, instance, record, f"{spec} starts {starts}, the specified 1-bit SVF {expected}")
 
 
 def _record_extremes(vs: dict[str, Any], facts: _Facts, tel: int, mon: Any, record: Callable[[], dict]) -> None:
@@ -845,7 +901,7 @@ def _config(space: AnySpace, arrival_space: AnySpace | None, variants: Sequence[
         return [asdict(b) for b in _boxes(sp)] if sp is not None else None
 
     return {"space": boxes(space), "arrival_space": boxes(arrival_space), "variants": list(variants),
-            "opt_method": opt_method, "cross_check_stride": stride, "chunk_size": chunk_size, "version": 2}
+            "opt_method": opt_method, "cross_check_stride": stride, "chunk_size": chunk_size, "version": 3}
 
 
 def _write_counterexample(out: Path | None, variant: Variant, check: str, smallest: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,14 @@ small requests started at each step (below), and both schedules are re-checked b
 independent schedule checker. Steps ``d > D`` need not be enumerated: never releasing gives them
 a ratio ``>= (D + 1 + K)/K``, which enters the minimum as a bound.
 
+**Checked, not assumed** (:func:`verify_game`): every ``ALG*(d, r)`` the game uses is re-derived
+by an independent exhaustive search over every way to start the small requests
+(:func:`brute_continuation`: all compositions of ``K^2`` into per-step counts, the best feasible
+one re-checked by the schedule checker), the never-release ratio ``(d + K)/K`` is recomputed
+from the checker's TEL and ``dp_opt``, and each ``per_d`` entry must equal the adversary's best
+reply to ``d`` recomputed from those. A continuation that is not the optimum (a doubled cost, an
+infeasible shortcut) or an unsound never-release bound is a refutation of the row.
+
 Example
 -------
 >>> result = solve_game(2)
@@ -44,7 +52,7 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 from geosched.verify.exhaustive import dp_opt
 
-__all__ = ["GameResult", "solve_game"]
+__all__ = ["GameResult", "solve_game", "verify_game", "brute_continuation"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,7 @@ class GameResult(Result):
     adversary_reply: str  # the adversary's answer to best_d: "never" or "release at r"
     per_d: list[dict[str, Any]] = field(default_factory=list)  # d -> the adversary's best ratio and reply
     rechecked: int = 0  # schedules re-checked by the schedule checker
+    problems: list[str] = field(default_factory=list)  # schedules the checker rejected (a refutation)
 
 
 def _instance(k: int, release: int | None) -> Instance:
@@ -102,10 +111,13 @@ def _continuation(k: int, d: int, r: int) -> tuple[int, dict[str, int]]:
     return d + k + cost, starts
 
 
-def _checked_tel(instance: Instance, starts: dict[str, int], tel: int) -> None:
+def _checked_tel(instance: Instance, starts: dict[str, int], tel: int) -> list[str]:
+    """``[]`` when the checker accepts ``starts`` with TEL ``tel``; else the one problem."""
     report = check_schedule(instance, starts)
     if not report.feasible or report.metrics.tel != tel:
-        raise RuntimeError(f"schedule rejected by the checker: {report.message}")
+        got = report.metrics.tel if report.feasible else "infeasible"
+        return [f"the checker rejects a schedule of the game: claimed TEL {tel}, checker {got} ({report.message})"]
+    return []
 
 
 def solve_game(k: int, max_d: int | None = None) -> GameResult:
@@ -130,18 +142,19 @@ def solve_game(k: int, max_d: int | None = None) -> GameResult:
     top = k * k if max_d is None else max_d
     opt_cache: dict[int, int] = {}
     rechecked = 0
-    per_d = []
+    per_d: list[dict[str, Any]] = []
+    problems: list[str] = []
     for d in range(top + 1):
         reply, value = "never", Fraction(d + k, k)
         for r in range(d + 1, d + k + 2):
             if r not in opt_cache:
                 instance = _instance(k, r)
                 opt_tel, opt_starts = dp_opt(instance)
-                _checked_tel(instance, opt_starts, opt_tel)
+                problems += _checked_tel(instance, opt_starts, opt_tel)
                 opt_cache[r] = opt_tel
                 rechecked += 1
             tel, starts = _continuation(k, d, r)
-            _checked_tel(_instance(k, r), starts, tel)
+            problems += _checked_tel(_instance(k, r), starts, tel)
             rechecked += 1
             if Fraction(tel, opt_cache[r]) > value:
                 reply, value = f"release at {r}", Fraction(tel, opt_cache[r])
@@ -153,4 +166,70 @@ def solve_game(k: int, max_d: int | None = None) -> GameResult:
     message = (f"K={k} (n={k * k + 1}): every deterministic online algorithm has ratio >= {float(value):.3f} "
                f"against this adversary (best start step of L: {best_d}, answered by: {reply})")
     return GameResult("solved", message, time.perf_counter() - begin, k, k * k + 1, float(value), str(value),
-                      best_d, reply, per_d, rechecked)
+                      best_d, reply, per_d, rechecked, problems)
+
+
+def _compositions(total: int, parts: int, cap: int):
+    """Every tuple of ``parts`` counts in ``[0, cap]`` summing to ``total`` (lexicographic)."""
+    if parts == 1:
+        if total <= cap:
+            yield (total,)
+        return
+    for first in range(min(total, cap), -1, -1):
+        for rest in _compositions(total - first, parts - 1, cap):
+            yield (first, *rest)
+
+
+def brute_continuation(k: int, d: int, r: int) -> tuple[int, dict[str, int]]:
+    """``ALG*(d, r)`` by exhaustive search, independent of :func:`_continuation`'s dynamic program:
+    every assignment of per-step start counts to the steps ``r .. max(r, d + K) + 1`` (from then
+    on all fit at once), feasibility and TEL from the schedule checker for each candidate."""
+    instance = _instance(k, r)
+    horizon = max(r, d + k) + 1
+    best: tuple[int, dict[str, int]] | None = None
+    for counts in _compositions(k * k, horizon - r + 1, k * k):
+        starts, index = {"long": d}, 1
+        for offset, count in enumerate(counts):
+            for _ in range(count):
+                starts[f"s{index}"] = r + offset
+                index += 1
+        report = check_schedule(instance, starts)
+        if report.feasible and (best is None or report.metrics.tel < best[0]):
+            best = (report.metrics.tel, starts)
+    if best is None:
+        raise RuntimeError(f"no feasible continuation for K={k}, d={d}, r={r}")
+    return best
+
+
+def verify_game(result: GameResult, *, brute_k_max: int = 3) -> list[str]:
+    """Problems found re-deriving ``result`` independently (empty: every value is the exact optimum).
+
+    For every start step ``d`` of ``result.per_d``: the never-release ratio from the checker and
+    ``dp_opt`` (``OPT = K``: ``L`` alone), each release ``r`` in ``d+1 .. d+K+1`` with ``ALG*(d, r)``
+    by :func:`brute_continuation` (for ``K <= brute_k_max``) and ``OPT(r)`` by ``dp_opt``; the
+    adversary's best reply must equal the recorded one.
+    """
+    k = result.K
+    problems: list[str] = list(result.problems)
+    alone = _instance(k, None)
+    opt_alone = check_schedule(alone, dp_opt(alone)[1]).metrics.tel
+    opts: dict[int, int] = {}
+    for row in result.per_d:
+        d = row["d"]
+        value = Fraction(check_schedule(alone, {"long": d}).metrics.tel, opt_alone)
+        for r in range(d + 1, d + k + 2):
+            if r not in opts:
+                opts[r] = dp_opt(_instance(k, r))[0]
+            if k <= brute_k_max:
+                tel = brute_continuation(k, d, r)[0]
+                dp_tel = _continuation(k, d, r)[0]
+                if tel != dp_tel:
+                    problems.append(f"K={k}, d={d}, r={r}: the game's continuation has TEL {dp_tel}, the exact "
+                                    f"optimum is {tel}")
+                value = max(value, Fraction(tel, opts[r]))
+        if Fraction(row["fraction"]) != value and k <= brute_k_max:
+            problems.append(f"K={k}, d={d}: the game records ratio {row['fraction']}, re-derived {value}")
+    tail = Fraction(len(result.per_d) + k, k)
+    if Fraction(result.value_fraction) > min([tail] + [Fraction(r["fraction"]) for r in result.per_d]):
+        problems.append(f"K={k}: V_K = {result.value_fraction} exceeds the minimum over d of the recorded ratios")
+    return problems

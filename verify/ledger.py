@@ -6,24 +6,33 @@ method (:data:`geosched.verify.methods.METHODS`) returns an
 :class:`~geosched.verify.evidence.Evidence` in the words ``proved``, ``checked``,
 ``consistent``, ``vacuous``, ``refuted``, ``unknown`` (defined in
 :mod:`geosched.verify.evidence`). The claim's status follows **one rule** (:func:`combine`; the
-same words as ``geosched prove`` and ``docs/claims.md``):
+same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked):
 
-1. a *supporting* check (our code is the paper's algorithm: the simulator's admission against
-   its Z3 specification, our constants against theory's) that did not pass makes the claim
-   ``unknown``, naming it; checks that depend on our simulator (``implementation``) then refute
-   nothing, since a bug of ours is not a counterexample to the paper;
-2. else any ``refuted`` evidence: ``refuted``, with the counterexample file;
-3. else a claim it depends on that is ``refuted`` or ``unknown``: ``unknown``, naming it;
-4. else ``proved`` when every proof method proved its part and every step of the derivation
+1. any ``refuted`` evidence: ``refuted``, naming the check and whether it is an
+   *implementation* check (our code is the paper's algorithm: the simulator's admission against
+   its Z3 specification, our constants against theory's, anything that ran our simulator) or a
+   *theory* check, with the counterexample file;
+2. else a check that crashed: ``error``, naming it (the ledger goes on with the other rows);
+3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
+   naming it;
+4. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
+   ``not_run``): ``unknown``, naming it;
+5. else ``proved`` when every proof method proved its part and every step of the derivation
    and of everything it depends on is mechanically checked (sympy, or a solver proof for all
    values); otherwise the note says "proved relative to X; unchecked: steps ...";
-5. else ``checked up to <bound>`` when that chain holds with some steps checked only up to a
+6. else ``checked up to <bound>`` when that chain holds with some steps checked only up to a
    bound (solver proofs for every ``n <= N``), or when a bounded check that could have failed
    passed (``vacuous`` checks never count);
-6. else ``consistent in <N> samples`` (a statistical check that could have failed agreed);
-7. else ``vacuous`` when the only passing checks could not have failed; else ``unknown``;
-8. and never stronger than the weakest claim it depends on
+7. else ``consistent in <N> samples`` (a statistical check that could have failed agreed);
+8. else ``vacuous`` when the only passing checks could not have failed; ``not_run`` when no
+   check ran; else ``unknown``;
+9. and never stronger than the weakest claim it depends on
    (proved > checked > consistent > vacuous).
+
+Every check runs under a time limit (:data:`~geosched.verify.evidence.TIME_LIMITS`, per mode,
+or ``run_claims(time_limit=...)``) in a worker thread; one past it is ``unknown`` ("did not
+finish within ..."), and the ledger goes on (the thread is abandoned: a daemon, it cannot keep
+the process alive).
 
 Example
 -------
@@ -43,7 +52,7 @@ from typing import Any
 
 import z3
 
-from geosched.errors import GeoschedError, UnknownNameError, ValidationError
+from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.results import Result
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
@@ -104,13 +113,16 @@ ROWS: tuple[Claim, ...] = (
            "consts:thm3.2", *_SIM), ("kong.lemmaA.2", "kong.prop3.1")),
     Claim("kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
           "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
-          "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order",
-          "constant, threshold and E1-E3 are ours; unequal prompts unresolved",
+          "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order; 1-bit SVF "
+          "orders by the proxy volume but admits by the exact lengths (its memory check uses the true o)",
+          "constant, threshold and E1-E3 are ours; unequal prompts unresolved; admission by exact lengths",
           ("derivation", "cores:lemmaA.2", "exhaustive:thm3.3", "consts:thm3.3", *_SIM),
           ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2")),
     Claim("kong.thm3.4", f"{KONG} Thm. 3.4", "Poisson: E[SVF]/E[OPT] <= 1 + 2/((1-a)(1-mu)(1-rho))",
-          "exact OPT on small Poisson workloads (M = 12, alpha = 1/2, rho up to 0.99 of the sampled lengths), "
-          "bootstrap CI; refuted if the CI lies above the bound",
+          "E[SVF]/E[OPT] as the ratio of sample means, exact OPT on small Poisson workloads (M = 12, alpha = 1/2, "
+          "rho up to 0.99 of the sampled lengths), seeded bootstrap CI; refuted if the CI lies above the bound, "
+          "or if a sample has OPT > TEL(SVF) or a lower bound > OPT, or the lengths or load are not the "
+          "statement's; vacuous unless a 10% stronger constant refutes it",
           "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed",
           ("derivation", "monte-carlo:svf", "consts:poisson", *_SIM), ("kong.lemmaA.2", "kong.volume")),
     Claim("kong.thm3.4.half", f"{KONG} Thm. 3.4 at alpha = 1/2", "E[CR] <= 1 + 4/((1-mu)(1-rho))",
@@ -118,9 +130,11 @@ ROWS: tuple[Claim, ...] = (
           "E[CR] = E[SVF/OPT] is not the theorem's E[SVF]/E[OPT]; neither bounds the other",
           ("derivation", "monte-carlo:ecr", "consts:poisson", *_SIM)),
     Claim("kong.thm3.5", f"{KONG} Thm. 3.5", "1-bit SVF, Poisson: proxies O_0, O_1, penalty eps",
-          "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies on exact-OPT Poisson workloads against "
-          "Thm. 3.4's bound (refuted only beyond B (1 + eps))",
-          "how eps enters the bound is not stated; oracle class bits; truncated lengths",
+          "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies (priority by the proxy volume, "
+          "admission by the exact lengths) on exact-OPT Poisson workloads against Thm. 3.4's bound (refuted "
+          "only beyond B (1 + eps)), per-sample OPT <= TEL and bounds <= OPT, lengths and load checked",
+          "how eps enters the bound is not stated; oracle class bits; the memory check uses exact lengths; "
+          "truncated lengths",
           ("derivation", "monte-carlo:svf1", "consts:poisson", *_SIM), ("kong.thm3.4",)),
     Claim("kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
           "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms",
@@ -128,7 +142,8 @@ ROWS: tuple[Claim, ...] = (
           ("derivation", "simulation:family", *_SIM)),
     Claim("jaillet.thm4.1", f"{JAILLET} Thm. 4.1", "no deterministic online alg. is O(1) (Omega(sqrt n))",
           "our adaptive adversary; the game solved exactly: every deterministic online algorithm has ratio >= V_K "
-          "(>= K/3, increasing) for small K; the greedy policies' closed form simulated",
+          "(>= K/3, increasing) for small K, each continuation after the release checked to be the exact "
+          "optimum by exhaustive search; the greedy policies' closed form simulated",
           "construction ours; bounded K; the algorithm is granted the optimal continuation after the release",
           ("derivation", "game:jaillet4.1", "simulation:construction", *_SIM)),
     Claim("jaillet.thm4.3", f"{JAILLET} Thm. 4.3", "MC-SF O(1), burst, equal prompts, predictions, M >= 2 max p",
@@ -262,9 +277,10 @@ class ClaimResult(Result):
 
 @dataclass(frozen=True)
 class LedgerResult(Result):
-    """The whole ledger: ``status`` is ``"refuted"`` when some claim is refuted, else ``"ok"``."""
+    """The whole ledger: ``status`` is ``"refuted"`` when some claim is refuted, else ``"error"`` when a
+    check of some claim crashed, else ``"ok"``."""
 
-    STATUSES = ("ok", "refuted")
+    STATUSES = ("ok", "refuted", "error")
     SUCCESS = ("ok",)
 
     status: str
@@ -279,17 +295,55 @@ class LedgerResult(Result):
     mode: str = "default"  # "quick", "default" or "thorough"
     extra: dict[str, Any] = field(default_factory=dict)  # the exhaustive run's spaces, the cores' largest n
 
-    def table(self) -> str:
-        """The plain-text table ``geosched claims`` prints (one row per claim)."""
-        rows = [(c.id, c.message, _fraction(c.used), _yes_no(c.discriminating), f"{c.wall_time:.1f}s", c.statement)
-                for c in self.claims]
-        return _layout(("id", "status", "used", "disc.", "time", "statement"), rows, {1: 64, 5: 52})
+    def table(self, width: int | None = None) -> str:
+        """The plain-text table ``geosched claims`` prints: one row per claim, ``width`` columns at most
+        (default: the terminal's, ``$COLUMNS``, else 80); the status word is never cut, the last column
+        wraps; a legend for every column and a count per status follow."""
+        width = width or _terminal_width()
+        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), f"{c.wall_time:.1f}s",
+                 f"{c.message}. {c.statement}") for c in self.claims]
+        table = _layout(("id", "status", "used", "disc.", "time", "established; statement"), rows,
+                        width)
+        return "\n".join([table, "", *_wrap(LEGEND, width), "", *_wrap(self.counts_line(), width)])
 
-    def evidence_table(self) -> str:
-        """One row per evidence: claim, method, kind, status, used, discriminating, message."""
-        rows = [(c.id, e.method, e.kind, e.status, _fraction(getattr(e, "used", None)),
-                 _yes_no(getattr(e, "discriminating", None)), e.message) for c in self.claims for e in c.evidence]
-        return _layout(("claim", "method", "kind", "status", "used", "disc.", "what was checked"), rows, {6: 90})
+    def counts_line(self) -> str:
+        """``"21 claims: proved 2, checked 7, ..."``: how many rows have each word (words with none left out)."""
+        counts = {s: sum(c.status == s for c in self.claims) for s in EVIDENCE_STATUSES}
+        return f"{len(self.claims)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
+
+    def evidence_table(self, width: int | None = None) -> str:
+        """One row per evidence: claim, method, kind, status, used, discriminating, message (wrapped)."""
+        width = width or _terminal_width()
+        head = ("claim", "method", "kind", "status", "used", "disc.")
+        cells = [(c.id, e.method, e.kind, e.status, _fraction(getattr(e, "used", None)),
+                  _yes_no(getattr(e, "discriminating", None))) for c in self.claims for e in c.evidence]
+        messages = [e.message for c in self.claims for e in c.evidence]
+        widths = [max(len(h), *(len(r[k]) for r in cells)) if cells else len(h) for k, h in enumerate(head)]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(),
+                 "  ".join("-" * w for w in widths)]
+        for row, message in zip(cells, messages):
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+            lines += ["    " + more for more in _wrap(message, width - 4)]
+        return "\n".join(line[:width] if len(line) > width else line for line in lines)
+
+
+LEGEND = ("Legend: status = the row's word by the ledger's one rule (docs/claims.md); used = the share of the "
+          "claim's constant the worst observed case of the headline check needed (worst observed / bound, read on "
+          "the constant; - when the check has no constant); disc. = discriminating: the same check with the "
+          "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's checks "
+          "(a run shared by several rows is charged to the first).")
+
+
+def _terminal_width() -> int:
+    import shutil
+
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
 def _fraction(value: float | None) -> str:
@@ -300,17 +354,25 @@ def _yes_no(value: bool | None) -> str:
     return "-" if value is None else ("yes" if value else "no")
 
 
-def _layout(headers: tuple[str, ...], rows: list[tuple[str, ...]], caps: dict[int, int]) -> str:
+def _layout(headers: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -> str:
+    """Columns as wide as their widest cell, except the last, which gets what is left of ``width`` and
+    wraps onto continuation lines; when less than 20 columns are left, it goes on indented lines below
+    its row. No cell is ever cut."""
     widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)]
-    for k, cap in caps.items():
-        widths[k] = min(widths[k], cap)
-
-    def fit(text: str, width: int) -> str:
-        return text if len(text) <= width else text[: width - 1] + "~"
-
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    used = sum(widths[:-1]) + 2 * (len(headers) - 1)
+    below = width - used < 20
+    last = width - 4 if below else width - used
+    shown = headers[:-1] if below else headers
+    rule = [*widths[:-1]] if below else [*widths[:-1], last]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(shown, widths)).rstrip()[:width], "  ".join("-" * w for w in rule)]
     for row in rows:
-        lines.append("  ".join(fit(cell, w).ljust(w) for cell, w in zip(row, widths)).rstrip())
+        wrapped = _wrap(row[-1], last)
+        if below:
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)).rstrip())
+            lines += ["    " + more for more in wrapped]
+            continue
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip((*row[:-1], wrapped[0]), widths)).rstrip())
+        lines += [" " * used + more for more in wrapped[1:]]
     return "\n".join(lines)
 
 
@@ -348,18 +410,22 @@ def _combine(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach
 
 
 def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach: dict[str, str]) -> _Verdict:
-    broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
-    refuted = [e for e in evidence if e.status == "refuted" and e.kind != "supporting"
-               and not (broken and e.implementation)]
+    refuted = [e for e in evidence if e.status == "refuted"]
     if refuted:
         first = refuted[0]
         where = f" ({first.counterexample})" if first.counterexample else ""
-        return _Verdict("refuted", f"refuted by {first.method}{where}", first.counterexample, first.message)
+        return _Verdict("refuted", f"refuted by {_check_kind(first)} check {first.method}{where}",
+                        first.counterexample, first.message)
+    crashed = [e for e in evidence if e.status == "error"]
+    if crashed:
+        return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
+                                                                              for e in crashed))
+    broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
     if broken:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)
-        return _Verdict("unknown", f"unknown: supporting check failed: {names}",
+        return _Verdict("unknown", f"unknown: supporting check did not finish: {names}",
                         note="; ".join(f"{e.method}: {e.status}: {e.message}" for e in broken))
-    bad = {d: s for d, s in deps.items() if s in ("refuted", "unknown")}
+    bad = {d: s for d, s in deps.items() if s in ("refuted", "unknown", "error", "not_run")}
     if bad:
         names = ", ".join(f"{d} is {s}" for d, s in bad.items())
         return _Verdict("unknown", f"unknown: depends on a claim not established ({names})", note=names)
@@ -385,7 +451,14 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if vacuous:
         return _Verdict("vacuous", "vacuous: " + "; ".join(f"{e.method} could not have failed" for e in vacuous),
                         note=chain_note)
+    if evidence and all(e.status == "not_run" for e in evidence):
+        return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
     return _Verdict("unknown", "unknown", note=chain_note)
+
+
+def _check_kind(evidence: Evidence) -> str:
+    """``implementation`` (our code against the paper's algorithm or theory's constants) or ``theory``."""
+    return "implementation" if evidence.kind == "supporting" or evidence.implementation else "theory"
 
 
 def _weakest_bounds(bounds: set[str]) -> str:
@@ -454,20 +527,39 @@ def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[
         if progress is not None:
             progress(f"{claim.id} {name}")
         if ctx.quick and name in _NOT_IN_QUICK:
-            evidence.append(Evidence(name, "empirical", "unknown", "not run in --quick (the trace table takes "
+            evidence.append(Evidence(name, "empirical", "not_run", "not run in --quick (the trace table takes "
                                      "about 20 s); the default run computes it"))
             continue
-        started = time.perf_counter()
-        try:
-            item = METHODS[name](claim, ctx)
-        except GeoschedError:  # bad input (e.g. a malformed checkpoint): one line and exit 2, not a verdict
-            raise
-        except Exception as exc:  # noqa: BLE001 - a crashing check is reported, never hidden
-            # a check that crashed is a failure of our tooling: the claim stays unknown until it runs
-            item = Evidence(name, "supporting", "unknown", f"check raised {type(exc).__name__}: {exc}",
-                            wall_time=time.perf_counter() - started)
-        evidence.append(item)
+        evidence.append(run_method(name, claim, ctx))
     return evidence
+
+
+def run_method(name: str, claim: Any, ctx: Context) -> Evidence:
+    """Run one method under ``ctx.time_limit`` seconds in a daemon thread: its evidence; ``error``
+    (naming the exception) when it raised; ``unknown`` when it did not finish in time (the thread
+    is abandoned, the ledger goes on)."""
+    import threading
+
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["evidence"] = METHODS[name](claim, ctx)
+        except BaseException as exc:  # noqa: BLE001 - a crashing check is reported, never hidden
+            box["error"] = exc
+
+    started = time.perf_counter()
+    worker = threading.Thread(target=target, name=f"geosched-check-{name}", daemon=True)
+    worker.start()
+    worker.join(ctx.time_limit)
+    elapsed = time.perf_counter() - started
+    if worker.is_alive():
+        return Evidence(name, "supporting", "unknown", f"did not finish within its time limit of "
+                        f"{ctx.time_limit:g} s", wall_time=elapsed, data={"time_limit": ctx.time_limit})
+    if "error" in box:
+        exc = box["error"]
+        return Evidence(name, "supporting", "error", f"check raised {type(exc).__name__}: {exc}", wall_time=elapsed)
+    return box["evidence"]
 
 
 def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
@@ -510,7 +602,7 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
                progress: Progress | None = None, follow_dependencies: bool = True,
-               executor: Any = None) -> LedgerResult:
+               executor: Any = None, time_limit: float | None = None) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
     Parameters
@@ -538,6 +630,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
         Where the exhaustive run and the Monte-Carlo run their chunks: an executor or a spec of
         :func:`geosched.executor.make_executor` (``"serial"``, the default; ``"local:N"``;
         ``"tcp://HOST:PORT"``). The statuses and evidence do not depend on it.
+    time_limit : float, optional
+        Seconds each check may run (default :data:`~geosched.verify.evidence.TIME_LIMITS` of the
+        mode); a check past it is ``unknown`` and the ledger goes on.
 
     Returns
     -------
@@ -561,6 +656,8 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     chosen_mode = mode or ("thorough" if thorough else "default")
     if chosen_mode not in MODES:
         raise ValidationError("mode", chosen_mode, f"must be one of {', '.join(MODES)}")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and 0 < time_limit < float("inf")):
+        raise ValidationError("time_limit", time_limit, "must be a positive number of seconds")
     ids = list(CLAIM_IDS) if claim_ids is None else list(claim_ids)
     for claim_id in ids:
         if claim_id not in CLAIMS:
@@ -569,13 +666,14 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     variants = tuple(dict.fromkeys(v for c in needed for v in _EXHAUSTIVE_VARIANTS.get(c, ()))) or ("svf",)
     _prepare_checkpoint(chosen_mode, out, restart)
     with using_executor(executor) as pool:
-        ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool)
+        ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
         ctx.follow_dependencies = follow_dependencies
         results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
         reported = _reported_variants(ctx, progress) if claim_ids is None and chosen_mode != "quick" else {}
     counts = {status: sum(c.status == status for c in results) for status in EVIDENCE_STATUSES}
     message = f"{len(results)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
-    return LedgerResult("refuted" if counts["refuted"] else "ok", message, time.perf_counter() - t0, tuple(results),
+    overall = "refuted" if counts["refuted"] else "error" if counts["error"] else "ok"
+    return LedgerResult(overall, message, time.perf_counter() - t0, tuple(results),
                         chosen_mode == "thorough", seed, str(ctx.out_if_set) if ctx.out_if_set else None, versions(),
                         reported, chosen_mode, _extra(ctx))
 
@@ -642,3 +740,105 @@ def _reported_variants(ctx: Context, progress: Progress | None) -> dict[str, Any
             for name, v in result.variants.items()
         },
     }
+
+
+# --------------------------------------------------------------------------- generated docs tables
+
+DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
+
+
+def _marker(name: str, end: bool = False) -> str:
+    return f"<!-- {'end ' if end else ''}generated: {name} -->"
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    """``text`` with the lines between the ``generated: name`` markers replaced by ``body`` (the markers
+    must be there, once each)."""
+    start, end = _marker(name), _marker(name, end=True)
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValidationError("docs marker", start, "must occur exactly once, followed by its end marker")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
+
+
+def block(text: str, name: str) -> str:
+    """The lines between the ``generated: name`` markers."""
+    return text.split(_marker(name), 1)[1].split(_marker(name, end=True), 1)[0].strip()
+
+
+def words_table(claims: list[dict[str, Any]], mode: str) -> str:
+    """The generated status table: one row per claim with its word in ``mode`` (from ``to_dict()`` claims)."""
+    counts = {s: sum(c["status"] == s for c in claims) for s in EVIDENCE_STATUSES}
+    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}`"
+             + (" (tests/test_ledger.py regenerates it and compares)." if mode == "quick" else "."), "",
+             "| claim | word | what was established |", "|---|---|---|"]
+    lines += [f"| `{c['id']}` | `{c['status']}` | {c['message'].replace('|', '/')} |" for c in claims]
+    lines += ["", f"{len(claims)} claims: " + ", ".join(f"`{k}` {v}" for k, v in counts.items() if v) + "."]
+    return "\n".join(lines)
+
+
+# what would change each empirical row's word (the rule of its method, in words); the runs are seeded
+# simulations (no sampling interval), the routing row an operation count (exact)
+EMPIRICAL_FLIPS = {
+    "kong.emp.svf_latency": "SVF lowest in mean and P95 at every load: reproduced; at none: not reproduced",
+    "kong.emp.onebit": "mean ratio <= 1.10 and P95 ratio < 1 at every load: reproduced; at none: not reproduced",
+    "kong.emp.overhead": "nothing here: it needs GPU end-to-end latencies",
+    "sagesched.gain": "each configuration: gain >= 28.7% reproduced, > 0 partly; the weakest configuration decides",
+    "sagesched.ablation": "both losses in [5%, 15%]: reproduced; one <= 0: not reproduced",
+    "sagesched.routing": "a fitted exponent of the operation counts above 1.15 (e.g. a router comparing pairs)",
+    "sagesched.preemption": "fewest preemptions at no mean-latency cost: reproduced; not fewer than the best-latency "
+                            "heuristic: not reproduced",
+}
+
+
+def figures_table(claims: list[dict[str, Any]]) -> str:
+    """Every Monte-Carlo and empirical evidence of a run: the statistic, its interval, what flips it."""
+    lines = ["| claim | method | word | statistic and interval | what flips it |", "|---|---|---|---|---|"]
+    for claim in claims:
+        for e in claim["evidence"]:
+            if e["kind"] not in ("statistical", "empirical"):
+                continue
+            data = e.get("data") or {}
+            flip = data.get("flip_constant")
+            flips = ("-" if e["kind"] == "empirical" else "no positive constant (the interval reaches 1)"
+                     if flip is not None and flip <= 0 else f"the constant below {flip:.3g}" if flip else "-")
+            if e["kind"] == "empirical":
+                flips = EMPIRICAL_FLIPS.get(claim["id"], "-")
+            lines.append(f"| `{claim['id']}` | `{e['method']}` | `{e['status']}` | "
+                         f"{e['message'].replace('|', '/')} | {flips} |")
+    return "\n".join(lines)
+
+
+def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE) -> None:
+    """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures."""
+    from geosched.output import write_text_atomic
+
+    mode = result["mode"]
+    text = Path(path).read_text()
+    text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
+    if mode == "default":
+        text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
+    write_text_atomic(Path(path), text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m geosched.verify.ledger --write-docs [--mode M | --from RUN.json]``."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's status tables from a ledger run")
+    parser.add_argument("--write-docs", action="store_true", required=True)
+    parser.add_argument("--mode", choices=MODES, default="quick")
+    parser.add_argument("--from", dest="source", default=None, metavar="RUN.json",
+                        help="a saved `geosched claims --json` run instead of a new one")
+    args = parser.parse_args(argv)
+    data = json.loads(Path(args.source).read_text()) if args.source else run_claims(mode=args.mode).to_dict()
+    write_docs(data)
+    print(f"docs/claims.md: {data['mode']} tables written ({data['message']})")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())

@@ -62,7 +62,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -172,6 +172,12 @@ class MCPoint:
     discriminating: bool | None = None  # the check with the constant 10% smaller is refuted
     vacuous: bool | None = None  # the check with the constant halved still passes (at the top of the CI)
     in_hypotheses: bool = True  # rho < 1
+    flip_constant: float | None = None  # the check refutes iff the bound's constant 2 is replaced by one below this
+    sanity: tuple[str, ...] = ()  # the first per-sample sanity violations (OPT <= TEL, every bound <= OPT)
+    sanity_failures: int = 0  # how many there were
+    workload: dict[str, Any] = field(default_factory=dict)  # workload_checks: lengths and load vs the statement's
+    tel_samples: tuple[int, ...] = ()  # TEL(policy) per workload (the estimator is recomputed from these)
+    opt_samples: tuple[int, ...] = ()  # OPT (or its lower bound) per workload
 
 
 @dataclass(frozen=True)
@@ -246,25 +252,62 @@ def _policy_spec(policy: str, mu: float, theta: int | None) -> tuple[Any, int | 
     return spec, theta_used, proxies, distortion_penalty(mu, theta_used)
 
 
-def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int) -> tuple[int, int, int, float]:
-    """``(TEL, lower bound on OPT, upper bound on OPT, mean wait)`` of one workload (equal bounds: exact)."""
+def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int,
+            with_lp: bool = False) -> tuple[int, int, int, float, tuple[str, ...]]:
+    """``(TEL, lower bound on OPT, upper bound on OPT, mean wait, sanity violations)`` of one workload
+    (equal bounds: exact). The sanity checks, per sample: the checker accepts the policy's schedule;
+    with exact OPT, ``OPT <= TEL(policy)`` and every lower bound (the cheap bounds, the best of them,
+    and with ``with_lp`` the time-indexed LP relaxation) ``<= OPT``; else every lower bound ``<=`` the
+    best schedule found."""
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.opt import best_lower_bound, brute_force_opt, heuristic_schedule
+    from geosched.reference_impl.opt.bounds import cheap_bounds
     from geosched.reference_impl.simulator import simulate
 
     result = simulate(instance, spec)
     report = check_schedule(instance, result.starts)
     if not report.feasible:
-        raise RuntimeError(f"checker rejected the {policy} schedule: {report.first_violation.message}")
+        return 0, 1, 1, 0.0, (f"checker rejects the {policy} schedule: {report.first_violation.message}",)
     tel = report.metrics.tel
     wait = sum(result.starts[r.id] - r.arrival for r in instance.requests) / instance.n
+    bounds = [(b.name, int(b.value)) for b in cheap_bounds(instance)]
+    best = best_lower_bound(instance)
+    bounds.append((f"best_lower_bound ({best.name})", int(best.value)))
+    if with_lp:
+        from geosched.reference_impl.opt.lower import lp_relaxation_bound
+
+        lp = lp_relaxation_bound(instance)
+        if lp is not None:
+            bounds.append(("lp_relaxation", math.ceil(float(lp.value) - 1e-9)))
     if opt == "exact":
         exact = brute_force_opt(instance, node_limit=node_limit)
         if exact.status == "optimal":
-            return tel, int(exact.tel), int(exact.tel), wait
+            value = int(exact.tel)
+            problems = [f"OPT <= TEL({policy}) fails: OPT {value} > TEL {tel}"] if value > tel else []
+            problems += [f"lower bound {name} <= OPT fails: {v} > OPT {value}" for name, v in bounds if v > value]
+            problems += _milp_agrees(instance, value, tel) if with_lp else []
+            return tel, value, value, wait, tuple(problems)
         upper = min(tel, check_schedule(instance, heuristic_schedule(instance)).metrics.tel)
-        return tel, int(best_lower_bound(instance).value), upper, wait
-    return tel, int(best_lower_bound(instance).value), tel, wait
+    else:
+        upper = tel
+    problems = [f"lower bound {name} <= best schedule fails: {v} > {upper}" for name, v in bounds if v > upper]
+    return tel, int(best.value), upper, wait, tuple(problems)
+
+
+def _milp_agrees(instance: Any, opt: int, upper: int) -> list[str]:
+    """The time-indexed MILP (HiGHS) solved to optimality must reach exactly the exact OPT, with a schedule
+    the checker accepts; one that stops at its limit (60 s) proves nothing and is skipped."""
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.opt.timeindexed import build_model, solve_milp
+
+    out = solve_milp(build_model(instance, upper_bound=upper), time_limit=60.0)
+    if not out["proved"] or out["starts"] is None:
+        return []
+    report = check_schedule(instance, out["starts"])
+    if not report.feasible or report.metrics.tel != opt:
+        got = report.metrics.tel if report.feasible else "an infeasible schedule"
+        return [f"time-indexed MILP optimum {got} != exact OPT {opt}"]
+    return []
 
 
 def _rate(mu: float, rho: float, cfg: dict[str, Any]) -> float:
@@ -281,7 +324,8 @@ def _rate(mu: float, rho: float, cfg: dict[str, Any]) -> float:
 
 def _workloads(job: tuple) -> list[tuple]:
     """One chunk of replications, a pure function of ``(p, mu, rate, ks, cfg)``: per workload ``k``
-    (seed ``seed + 1000 p + k``) ``(TEL, LB, UB, mean wait, sum of volumes, truncated, n)``."""
+    (seed ``seed + 1000 p + k``) ``(TEL, LB, UB, mean wait, sum of volumes, truncated, n, arrival span,
+    sum of outputs, sanity violations)``."""
     from geosched.reference_impl.workloads import generate
 
     p, mu, rate, ks, cfg = job
@@ -291,10 +335,71 @@ def _workloads(job: tuple) -> list[tuple]:
     for k in ks:
         instance = generate("poisson", n=cfg["n"], mu=mu, rate=rate, memory=cfg["memory"], alpha_cap=cfg["alpha_cap"],
                             s_min=cfg["s_min"], s_max=cfg["s_max"], seed=cfg["seed"] + 1000 * p + k)
-        rows.append((*_sample(instance, spec, cfg["policy"], cfg["opt"], cfg["node_limit"]),
-                     sum(r.volume for r in instance.requests),
-                     sum(1 for r in instance.requests if r.output == cap - r.prompt), instance.n))
+        outputs = [r.output for r in instance.requests]
+        *sample, problems = _sample(instance, spec, cfg["policy"], cfg["opt"], cfg["node_limit"],
+                                    with_lp=k < cfg.get("lp_samples", 0))
+        rows.append((*sample, sum(r.volume for r in instance.requests),
+                     sum(1 for r in instance.requests if r.output == cap - r.prompt), instance.n,
+                     max(r.arrival for r in instance.requests) - min(r.arrival for r in instance.requests),
+                     sum(outputs), problems))
     return rows
+
+
+def expected_output_moments(mu: float, s_min: int, s_max: int, cap: int) -> tuple[float, float]:
+    """``(E[o], E[o^2])`` of the generator's lengths: ``o = min(G, cap - s)``, ``G ~ Geometric(mu)`` on
+    ``{1, 2, ...}``, ``s`` uniform on ``[s_min, s_max]`` (``E[min(G, c)] = sum_{k<c} q^k``), by direct
+    sums; the workload check compares the sampled lengths with them.
+
+    >>> [round(x, 6) for x in expected_output_moments(0.5, 0, 0, 2)]
+    [1.5, 2.5]
+    """
+    q = 1 - mu
+    first = second = 0.0
+    for s in range(s_min, s_max + 1):
+        c = cap - s
+        tail = [q**k for k in range(c)]  # P(min(G, c) > k), k = 0 .. c-1
+        first += sum(tail)
+        second += sum((2 * k + 1) * t for k, t in enumerate(tail))  # E[X^2] = sum_k (2k+1) P(X > k)
+    width = s_max - s_min + 1
+    return first / width, second / width
+
+
+def workload_checks(mu: float, rho: float, rows: list[tuple], cfg: dict[str, Any], z: float = 4.0) -> dict[str, Any]:
+    """The sampled workloads are the ones the statement names, from the samples alone: the mean
+    output length against the truncated geometric's (a z-test, ``|z| <= 4``), and, with exact OPT
+    (where the rate is set from the sampled lengths' distribution), the load ``rho`` measured as
+    ``2 (arrivals per step) (mean volume) / ((1 - alpha) M)`` against the nominal one (jackknife over
+    workloads, ``|z| <= 4``, plus 5% for the integer arrival steps). A shifted length distribution or
+    a wrong arrival rate fails here even where the bound is far away."""
+    cap = int(cfg["alpha_cap"] * cfg["memory"])
+    mean, second = expected_output_moments(mu, cfg["s_min"], cfg["s_max"], cap)
+    count = sum(row[6] for row in rows)
+    sample_mean = sum(row[8] for row in rows) / count
+    z_length = (sample_mean - mean) / math.sqrt(max(second - mean * mean, 1e-12) / count)
+    problems = []
+    if abs(z_length) > z:
+        problems.append(f"length check fails: mean output {sample_mean:.3f} vs the truncated geometric's "
+                        f"{mean:.3f} (z = {z_length:.1f})")
+    out: dict[str, Any] = {"mean_output": round(sample_mean, 4), "expected_output": round(mean, 4),
+                           "z_length": round(z_length, 2)}
+    if cfg["opt"] == "exact":
+        scale = 2 / ((1 - cfg["alpha_cap"]) * cfg["memory"])
+
+        def load(subset: list[tuple]) -> float:
+            gaps, span = sum(r[6] - 1 for r in subset), sum(r[7] for r in subset)
+            return scale * (gaps / max(span, 1)) * (sum(r[4] for r in subset) / sum(r[6] for r in subset))
+
+        measured = load(rows)
+        leave_one = [load(rows[:k] + rows[k + 1:]) for k in range(len(rows))]
+        jack = sum(leave_one) / len(rows)
+        se = math.sqrt((len(rows) - 1) / len(rows) * sum((x - jack) ** 2 for x in leave_one))
+        low, high = (measured - z * se) / 1.05, (measured + z * se) * 1.05
+        out.update(measured_rho=round(measured, 4), measured_rho_interval=[round(low, 4), round(high, 4)])
+        if not low <= rho <= high:
+            problems.append(f"load check fails: measured rho {measured:.3f} (interval {low:.3f}..{high:.3f}) vs "
+                            f"nominal {rho}")
+    out["problems"] = problems
+    return out
 
 
 def _point(mu: float, rho: float, rate: float, rows: list[tuple], cfg: dict[str, Any],
@@ -304,8 +409,12 @@ def _point(mu: float, rho: float, rate: float, rows: list[tuple], cfg: dict[str,
     tel, low, high, wait = (np.asarray(col, dtype=float) for col in list(zip(*rows))[:4])
     volumes, truncated, count = (sum(row[j] for row in rows) for j in (4, 5, 6))
     effective_rho = 2 * rate * (volumes / count) / ((1 - cfg["alpha_cap"]) * cfg["memory"])
-    return _judge(mu, rho, rate, cfg, rng, (tel, low, high, wait), effective_rho, truncated / count,
-                  (eps, theta_used, proxies))
+    point = _judge(mu, rho, rate, cfg, rng, (tel, low, high, wait), effective_rho, truncated / count,
+                   (eps, theta_used, proxies))
+    sanity = [f"workload {k}: {problem}" for k, row in enumerate(rows) for problem in row[9]]
+    checks = workload_checks(mu, rho, rows, cfg)
+    return replace(point, sanity=tuple(sanity[:5]), sanity_failures=len(sanity), workload=checks,
+                   tel_samples=tuple(int(x) for x in tel), opt_samples=tuple(int(x) for x in low))
 
 
 def _all_points(points: list[tuple[float, float]], cfg: dict[str, Any], rng: np.random.Generator,
@@ -346,6 +455,8 @@ def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.rand
     discriminating = in_hyp and refute_at is not None and refute_at > svf_stochastic_bound(
         alpha, mu, rho, 0.9 * BOUND_CONSTANT)
     vacuous = in_hyp and ci_high <= svf_stochastic_bound(alpha, mu, min(rho, effective_rho), BOUND_CONSTANT / 2)
+    # the sensitivity check: the check refutes exactly when the constant 2 is replaced by one below this
+    flip = ((refute_at / (1 + (eps or 0.0)) - 1) * factor if in_hyp and refute_at is not None else None)
     verdict = ("outside the hypotheses (rho >= 1): reported, not judged" if not in_hyp else
                "refuted" if refuted else "consistent" if consistent else
                "inconclusive (ratio to a lower bound above the bound)")
@@ -359,7 +470,7 @@ def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.rand
         ratio_upper_ci_low=upper_low, mean_cr=float(cr.mean()) if cr is not None else None,
         cr_ci=_bootstrap_mean(cr, rng, n_boot, conf) if cr is not None else None, mean_wait=float(wait.mean()),
         used=used, discriminating=discriminating if in_hyp else None, vacuous=vacuous if in_hyp else None,
-        in_hypotheses=in_hyp)
+        in_hypotheses=in_hyp, flip_constant=flip)
 
 
 def run_montecarlo(
@@ -380,6 +491,7 @@ def run_montecarlo(
     node_limit: int = 200_000,
     outside: Sequence[tuple[float, float]] = (),
     executor: Any = None,
+    lp_samples: int = 0,
 ) -> MonteCarloResult:
     """Estimate ``E[TEL(policy)] / E[TEL(OPT)]`` at each ``(mu, rho)`` of ``grid``.
 
@@ -389,7 +501,8 @@ def run_montecarlo(
     workload exactly (small ``n``): then a point can be refuted, and ``E[SVF/OPT]`` is estimated
     too. ``outside`` points (``rho >= 1``) are measured and reported, never judged. ``executor``
     (a :class:`concurrent.futures.Executor` or a spec of :func:`geosched.executor.make_executor`,
-    default serial) runs the workloads in chunks; the result does not depend on it.
+    default serial) runs the workloads in chunks; the result does not depend on it. The first
+    ``lp_samples`` workloads of each point also check the time-indexed LP relaxation bound against OPT.
     """
     if policy not in ("svf", "svf1"):
         raise ValidationError("policy", policy, "must be 'svf' (Thm. 3.4) or 'svf1' (Thm. 3.5)")
@@ -407,7 +520,7 @@ def run_montecarlo(
             raise ValidationError("outside point (mu, rho)", (mu, rho), "needs 0 < mu < 1 and rho > 0")
     cfg = {"policy": policy, "n": n, "replications": replications, "memory": memory, "alpha_cap": alpha_cap,
            "s_min": s_min, "s_max": s_max, "theta": theta, "seed": seed, "n_boot": n_boot, "confidence": confidence,
-           "opt": opt, "node_limit": node_limit}
+           "opt": opt, "node_limit": node_limit, "lp_samples": lp_samples}
     points = _all_points([*grid, *outside], cfg, rng, executor)
     return _summary(policy, points, cfg, time.perf_counter() - t0)
 
@@ -416,11 +529,17 @@ def _summary(policy: str, points: list[MCPoint], cfg: dict[str, Any], elapsed: f
     judged = [pt for pt in points if pt.in_hypotheses]
     samples = cfg["replications"] * len(points)
     refuted = [pt for pt in judged if pt.verdict == "refuted"]
+    insane = [pt for pt in points if pt.sanity_failures or pt.workload.get("problems")]
     all_ok = all(pt.consistent for pt in judged)
-    status = "refuted" if refuted else "consistent" if all_ok else "inconclusive"
+    status = "refuted" if refuted or insane else "consistent" if all_ok else "inconclusive"
     theorem = "3.4" if policy == "svf" else "3.5"
     worst = max(judged, key=lambda pt: pt.ci_high / pt.bound_effective)
-    if refuted:
+    if insane:
+        first = insane[0]
+        what = (first.sanity or tuple(first.workload["problems"]))[0]
+        message = (f"{policy}: a sanity check fails at mu={first.mu}, rho={first.rho} "
+                   f"({first.sanity_failures} per-sample violations): {what}")
+    elif refuted:
         first = refuted[0]
         message = (f"{policy}: Thm. {theorem}'s bound {first.bound:.3f} violated beyond the CI at mu={first.mu}, "
                    f"rho={first.rho} (ratio {first.ratio:.3f}, CI low {first.ratio_upper_ci_low:.3f})")

@@ -5,8 +5,11 @@ threshold, the volume, a policy key, the simulator's admission, a check's consta
 the claim it affects. :func:`run_campaign` applies every mutation in a **copy** of the tree
 (never the live one: other tests run against it), runs that claim's checks in the ``quick``
 settings in a fresh interpreter on the copy (without following its dependencies, to keep the
-campaign short), and requires the claim to come out ``refuted``, or ``unknown`` naming the
-failed supporting check. Every mutant gets a fresh copy, so mutants can run anywhere in any order.
+campaign short), and requires the claim to come out ``refuted`` (the ledger names the failed
+check, implementation or theory: no refutation is masked), or ``error`` (a check crashed on the
+mutant). It is kept as a regression suite beside the mutation *tool* (mutmut,
+``benchmarks/bench_mutation_tool.py``), which picks the mutants itself. Every mutant gets a
+fresh copy, so mutants can run anywhere in any order.
 
 Run it with ``python -m geosched.verify.mutations [--cluster local:2] [--json]``; docs/claims.md lists
 the outcome and explains every survivor; ``tests/test_mutations.py`` (marked ``slow``) runs it.
@@ -34,7 +37,7 @@ from typing import Any
 
 from geosched.executor import SPEC_HELP, cluster_spec, using_executor
 
-__all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main"]
+__all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main", "materialize", "copy_path"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,29 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("impl-earliest-start", "reference_impl/simulator.py", "bound = max(bound, ends[idx] - output + 1)",
       "bound = max(bound, ends[idx] - output + 2)", "kong.lemmaA.2",
       "the event-driven jump skips a feasible start"),
+    # issue 24: the audit's blind spots, each now caught by a named check
+    M("game-never-doubled", "verify/game.py", 'reply, value = "never", Fraction(d + k, k)',
+      'reply, value = "never", Fraction(2 * (d + k), k)', "jaillet.thm4.1",
+      "the game's never-release lower bound doubled (unsound)"),
+    M("game-continuation-doubled", "verify/game.py", "    return d + k + cost, starts",
+      "    return d + k + 2 * cost, starts", "jaillet.thm4.1", "the algorithm's continuation cost doubled"),
+    M("mc-opt-above-policy", "verify/montecarlo.py", "            value = int(exact.tel)\n",
+      "            value = int(exact.tel) + 1\n", "kong.thm3.4", "'exact OPT' above TEL(SVF) (SVF beats OPT)"),
+    M("mc-load-doubled", "verify/montecarlo.py", "        return rho * (1 - alpha_cap) * memory / (2 * truncated",
+      "        return 2 * rho * (1 - alpha_cap) * memory / (2 * truncated", "kong.thm3.4",
+      "the Monte-Carlo's arrival rate doubled"),
+    M("mc-estimator-ecr", "verify/montecarlo.py", "    ratio = float(tel.sum() / low.sum())",
+      "    ratio = float((tel / low).mean())", "kong.thm3.4", "E[SVF/OPT] reported as E[SVF]/E[OPT]"),
+    M("mc-pmf-shift", "reference_impl/workloads.py", "        o = min(int(rng.geometric(mu)), cap - s)",
+      "        o = min(int(rng.geometric(mu)) + 1, cap - s)", "kong.thm3.4", "the length pmf shifted by one"),
+    M("onebit-boundary", "reference_impl/policies.py", "            proxy = np.where(predicted > theta, o1, o0)",
+      "            proxy = np.where(predicted >= theta, o1, o0)", "kong.thm3.3", "1-bit SVF's class boundary"),
+    M("onebit-length-key", "reference_impl/policies.py",
+      "        return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), proxy)",
+      "        return np.asarray(proxy)", "kong.thm3.3", "1-bit SVF keyed by the proxy length, not the proxy volume"),
+    M("impl-alpha", "reference_impl/model.py", "return Fraction(max(r.peak for r in self.requests), self.memory)",
+      "return Fraction(max(r.prompt for r in self.requests), self.memory)", "kong.thm3.2",
+      "Instance.alpha = max(s)/M instead of max(s + o)/M"),
     M("impl-ties", "reference_impl/simulator.py", "key=lambda i: (keys[i], self.arrival[i], i))",
       "key=lambda i: (keys[i], -i, self.arrival[i]))", "kong.lemmaA.2", "ties broken by reverse position"),
 )
@@ -143,7 +169,7 @@ class MutationOutcome:
     baseline: str  # its status without the mutation (same settings)
     status: str  # its status with the mutation
     message: str  # the ledger's wording with the mutation
-    caught: bool  # refuted, or unknown naming a failed supporting check
+    caught: bool  # refuted (naming the failed check) or error (a check crashed)
     seconds: float  # wall time of the run
 
 
@@ -162,7 +188,7 @@ def _package_dirs(root: Path) -> dict[str, str]:
         return tomllib.load(handle)["tool"]["setuptools"]["package-dir"]
 
 
-def _materialize(root: Path, dest: Path) -> dict[str, Path]:
+def materialize(root: Path, dest: Path) -> dict[str, Path]:
     """The installed layout (``geosched/...``) of the source tree under ``dest``; returns, per source
     folder, where its files went."""
     mapping = _package_dirs(root)
@@ -175,7 +201,8 @@ def _materialize(root: Path, dest: Path) -> dict[str, Path]:
     return placed
 
 
-def _copy_path(placed: dict[str, Path], rel_path: str) -> Path:
+def copy_path(placed: dict[str, Path], rel_path: str) -> Path:
+    """Where ``rel_path`` (relative to the repository) went in a copy made by :func:`materialize`."""
     source = max((s for s in placed if rel_path.startswith(s.rstrip("/") + "/")), key=len)
     return placed[source] / rel_path[len(source.rstrip("/")) + 1:]
 
@@ -199,11 +226,10 @@ def _run_claims(copy: Path, claims: list[str], timeout: float) -> tuple[dict[str
 
 
 def _caught(verdict: dict[str, Any], baseline: str) -> bool:
-    if verdict["status"] == baseline:
-        return False
-    if verdict["status"] == "refuted":
-        return True
-    return verdict["status"] == "unknown" and "supporting check failed" in verdict["message"]
+    """Caught: the row became ``refuted`` (a failed check, implementation or theory, names itself), or
+    ``error`` (a check crashed on the mutant). ``unknown`` is not a catch: it only says a check did not
+    finish."""
+    return verdict["status"] != baseline and verdict["status"] in ("refuted", "error")
 
 
 def _mutant_job(job: tuple) -> tuple[dict[str, dict[str, Any]], float]:
@@ -213,9 +239,9 @@ def _mutant_job(job: tuple) -> tuple[dict[str, dict[str, Any]], float]:
     root, mutation, claims, timeout = job
     with tempfile.TemporaryDirectory(prefix="geosched-mutant-") as tmp:
         dest = Path(tmp) / "copy"
-        placed = _materialize(Path(root), dest)
+        placed = materialize(Path(root), dest)
         if mutation is not None:
-            target = _copy_path(placed, mutation.path)
+            target = copy_path(placed, mutation.path)
             target.write_text(target.read_text().replace(mutation.old, mutation.new, 1))
         return _run_claims(dest, list(claims), timeout)
 
@@ -269,6 +295,27 @@ def _check_fragments(root: Path, mutations: tuple[Mutation, ...]) -> None:
             raise ValueError(f"mutation {m.id}: the fragment occurs {count} times in {m.path} (must be once)")
 
 
+def docs_table(outcomes: list[dict[str, Any]]) -> str:
+    """The generated mutation table of docs/claims.md from a campaign's outcomes (``asdict`` of each)."""
+    import re
+
+    by_id = {m.id: m for m in MUTATIONS}
+    caught = sum(o["caught"] for o in outcomes)
+    lines = [f"**{len(outcomes)} tried, {caught} caught** (generated by `python -m geosched.verify.mutations "
+             "--write-docs`; a row is caught when its word becomes `refuted` or `error`). The words are the "
+             "row's checks alone, dependencies not followed (the campaign's setting: e.g. `kong.thm3.2` alone "
+             "is `proved` relative to its lemmas); the ledger's word for each row is in the generated words "
+             "tables above.", "",
+             "| mutation | file | what it breaks | claim | own checks: unmutated -> mutated | caught by |",
+             "|---|---|---|---|---|---|"]
+    for o in outcomes:
+        m = by_id.get(o["id"])
+        how = re.sub(r" \(/[^)]*\)", "", o["message"]).replace("|", "/") if o["caught"] else "SURVIVED"
+        lines.append(f"| `{o['id']}` | {m.path if m else '?'} | {m.what if m else '?'} | `{o['claim']}` | "
+                     f"{o['baseline']} -> {o['status']} | {how} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m geosched.verify.mutations``: run the campaign and print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -276,7 +323,12 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"where the mutants run: {SPEC_HELP}")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--only", action="append", default=None, help="run only these mutation ids")
+    parser.add_argument("--write-docs", action="store_true", help="write the table into docs/claims.md")
+    parser.add_argument("--from", dest="source", default=None, metavar="CAMPAIGN.json",
+                        help="with --write-docs: a saved --json campaign instead of a new run")
     args = parser.parse_args(argv)
+    if args.write_docs:
+        return _write_docs(args)
     chosen = tuple(m for m in MUTATIONS if not args.only or m.id in args.only)
     begin = time.perf_counter()
     outcomes = run_campaign(mutations=chosen, executor=args.cluster,
@@ -291,6 +343,19 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"\n{caught} of {len(outcomes)} mutations caught ({100 * caught / max(1, len(outcomes)):.0f}%) in "
               f"{time.perf_counter() - begin:.0f} s")
+    return 0
+
+
+def _write_docs(args: argparse.Namespace) -> int:
+    from geosched.output import write_text_atomic
+    from geosched.verify.ledger import DOCS_FILE, replace_block
+
+    if args.source:
+        outcomes = json.loads(Path(args.source).read_text())["outcomes"]
+    else:
+        outcomes = [asdict(o) for o in run_campaign(executor=args.cluster)]
+    write_text_atomic(DOCS_FILE, replace_block(DOCS_FILE.read_text(), "mutation campaign", docs_table(outcomes)))
+    print(f"docs/claims.md: mutation table written ({len(outcomes)} mutations)")
     return 0
 
 

@@ -74,6 +74,8 @@ __all__ = [
     "compile_formula",
     "RunSpecCheck",
     "check_runs_against_spec",
+    "spec_key",
+    "onebit_spec_parameters",
 ]
 
 # Twice the volume keeps the SVF key integral without division; the order is the same.
@@ -84,6 +86,49 @@ SPEC_KEYS: dict[str, Callable[[z3.ArithRef, z3.ArithRef], z3.ArithRef]] = {
 }
 
 Admission = Callable[..., list[int]]
+# 1-bit SVF (Kong et al., Sec. 4, Thm. 3.5), with its parameters in the name, as the registry's spec string
+# "svf1:theta=T,short_length=O0,long_length=O1": the class is short iff o <= theta, the key is twice the proxy
+# volume 2 s O + O^2 + O with O = O_0 (short) or O_1 (long). The class bit is read from the TRUE output here,
+# and the forward-looking check uses the true lengths: the simulated 1-bit SVF is exactly this (oracle
+# class bits; admission by exact lengths), and the Thm. 3.3/3.5 rows say so in their hypotheses.
+ONEBIT_PARAMETERS = ("theta", "short_length", "long_length")
+
+
+def onebit_spec_parameters(name: str) -> tuple[int, int, int] | None:
+    """``(theta, O_0, O_1)`` of a 1-bit SVF spec name ``"svf1:theta=..,short_length=..,long_length=.."``
+    (all three given, integers >= 1); ``None`` for any other name.
+
+    >>> onebit_spec_parameters("svf1:theta=2,short_length=1,long_length=4"), onebit_spec_parameters("svf")
+    ((2, 1, 4), None)
+    """
+    head, _, tail = name.partition(":")
+    if head != "svf1" or not tail:
+        return None
+    values: dict[str, int] = {}
+    for item in tail.split(","):
+        key, _, value = item.partition("=")
+        if key not in ONEBIT_PARAMETERS or not value.isdigit() or int(value) < 1:
+            return None
+        values[key] = int(value)
+    if set(values) != set(ONEBIT_PARAMETERS):
+        return None
+    return values["theta"], values["short_length"], values["long_length"]
+
+
+def spec_key(name: str) -> Callable[[z3.ArithRef, z3.ArithRef], z3.ArithRef]:
+    """The specification's key for ``name``: :data:`SPEC_KEYS`, or 1-bit SVF with explicit parameters."""
+    if name in SPEC_KEYS:
+        return SPEC_KEYS[name]
+    parameters = onebit_spec_parameters(name)
+    if parameters is None:
+        raise UnknownNameError("spec policy", name, [*SPEC_KEYS, "svf1:theta=T,short_length=A,long_length=B"])
+    theta, short, long_ = parameters
+
+    def key(s: z3.ArithRef, o: z3.ArithRef) -> z3.ArithRef:
+        proxy = z3.If(o <= theta, z3.IntVal(short), z3.IntVal(long_))
+        return 2 * s * proxy + proxy * proxy + proxy
+
+    return key
 
 
 @dataclass(frozen=True)
@@ -178,8 +223,7 @@ def build_spec(policy: str, n_running: int, n_waiting: int, horizon: int, *, bac
     >>> spec.n_waiting, len(spec.admitted)
     (2, 2)
     """
-    if policy not in SPEC_KEYS:
-        raise UnknownNameError("spec policy", policy, list(SPEC_KEYS))
+    key_of = spec_key(policy)
     if horizon < 1:
         raise ValidationError("horizon", horizon, "must be >= 1")
     memory, step = z3.Ints("M t")
@@ -230,7 +274,7 @@ def build_spec(policy: str, n_running: int, n_waiting: int, horizon: int, *, bac
             all_before = z3.And([z3.Implies(before[k], admitted[k]) for k in range(n_waiting) if k != i]
                                 + [z3.BoolVal(True)])
             rule.append(admitted[i] == z3.And(all_before, fits(i, before)))
-    key_definition = [keys[i] == SPEC_KEYS[policy](w[2], w[3]) for i, w in enumerate(waiting)]
+    key_definition = [keys[i] == key_of(w[2], w[3]) for i, w in enumerate(waiting)]
     domain_f = z3.And(domain)
     rule_f = z3.And(rule + [z3.BoolVal(True)])
     return StepSpec(policy, backfill, n_running, n_waiting, horizon,
@@ -406,9 +450,8 @@ def check_policy_equivalence(
     """
     begin = time.perf_counter()
     policy_obj = make_policy(policy) if isinstance(policy, str) else policy
-    spec_name = spec_policy or policy_obj.name
-    if spec_name not in SPEC_KEYS:
-        raise UnknownNameError("spec policy", spec_name, list(SPEC_KEYS))
+    spec_name = spec_policy or (policy if isinstance(policy, str) else policy_obj.name)
+    spec_key(spec_name)  # an unknown name fails here, listing the known ones
     chosen = _resolve_bounds(thorough, bounds, bound_overrides)
     specs, evaluators, uniqueness = _specs_by_shape(spec_name, chosen, backfill, timeout_ms)
     checked, cross, by_shape, counterexample = _check_states(policy_obj, chosen, specs, evaluators, backfill,
@@ -644,8 +687,7 @@ def check_runs_against_spec(instances: Sequence[Instance], policy: str, *, backf
     from geosched.reference_impl.simulator import simulate
 
     begin = time.perf_counter()
-    if policy not in SPEC_KEYS:
-        raise UnknownNameError("spec policy", policy, list(SPEC_KEYS))
+    spec_key(policy)  # an unknown name fails here, listing the known ones
     height = horizon or max((r.output for inst in instances for r in inst.requests), default=1)
     compiled: dict[tuple[int, int], tuple[StepSpec, Callable[[list[int]], bool]]] = {}
     unique: dict[tuple[int, int], str] = {}
