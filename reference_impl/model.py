@@ -87,6 +87,14 @@ def _require_int(field: str, value: Any, minimum: int) -> int:
     return ivalue
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _is_integer_type(value: Any) -> bool:
     if isinstance(value, int):
         return True
@@ -110,6 +118,8 @@ class Request:
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
             raise ValidationError("id", self.id, "must be a non-empty string")
+        if not self.id.isascii() and not _encodable(self.id):
+            raise ValidationError("id", self.id, "must be encodable text (UTF-8): a lone surrogate is not")
         where = f"request {self.id!r}"
         object.__setattr__(self, "arrival", _require_int(f"{where}: arrival", self.arrival, 0))
         object.__setattr__(self, "prompt", _require_int(f"{where}: prompt", self.prompt, 0))
@@ -139,6 +149,8 @@ class Instance:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "memory", _require_int("memory", self.memory, 1))
+        if isinstance(self.requests, (str, bytes, Mapping)) or not isinstance(self.requests, Iterable):
+            raise ValidationError("requests", self.requests, "must be a list or tuple of Request")
         requests = tuple(self.requests)
         for position, request in enumerate(requests):
             if not isinstance(request, Request):
