@@ -51,8 +51,8 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.reference_impl.jsonfile import loads, read_json, read_text, require_regular_file
-from geosched.reference_impl.model import MAX_VALUE, Instance, Request, instance_from_dict
+from geosched.reference_impl.jsonfile import loads, read_text, require_regular_file
+from geosched.reference_impl.model import MAX_VALUE, Instance, Request, canonical_instance, instance_from_dict
 
 __all__ = [
     "FORMATS",
@@ -179,8 +179,11 @@ def _azure_stamp(arrival: int, step: Decimal) -> str:
     """``AZURE_EPOCH + arrival * step`` written like the trace (``2023-11-16 00:00:00.0250000``), exactly."""
     with localcontext() as context:
         context.prec = 80  # exact: 16 digits of arrival times the step's digits
-        seconds = (Decimal(arrival) * step).quantize(Decimal(1).scaleb(-_STAMP_DIGITS))
-    if seconds > Decimal((_LAST_SECOND - AZURE_EPOCH).days) * 86400:
+        seconds = Decimal(arrival) * step
+        too_late = seconds > Decimal((_LAST_SECOND - AZURE_EPOCH).days) * 86400
+        if not too_late:  # (quantize itself fails on a number of more than 80 digits)
+            seconds = seconds.quantize(Decimal(1).scaleb(-_STAMP_DIGITS))
+    if too_late:
         raise ValidationError("step_seconds", float(step), f"puts arrival step {arrival} at {float(seconds):.3g} s "
                               "after the epoch, past the year 9999 that an Azure TIMESTAMP can hold")
     whole = int(seconds)
@@ -232,7 +235,9 @@ def read_workload_file(path: str | Path, *, memory: int | None = None, step_seco
     """
     path = Path(path)
     if path.suffix == ".json":
-        return instance_from_json_object(read_json(path), str(path))
+        text = read_text(path)
+        instance = canonical_instance(text)  # an instance file as geosched writes it, without a dict per request
+        return instance if instance is not None else instance_from_json_object(loads(text, str(path)), str(path))
     if path.suffix == ".jsonl":
         return _read_jsonl(path, memory, step_seconds)
     if path.suffix == ".csv":

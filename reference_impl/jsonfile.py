@@ -32,11 +32,13 @@ __all__ = ["loads", "read_json", "read_text", "read_bytes", "require_regular_fil
 
 def _no_duplicates(source: str):
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        data: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in data:
-                raise WorkloadFormatError(f"{source}: duplicate key {key!r} in a JSON object")
-            data[key] = value
+        data = dict(pairs)  # in C; only an object with a duplicate is walked again
+        if len(data) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    raise WorkloadFormatError(f"{source}: duplicate key {key!r} in a JSON object")
+                seen.add(key)
         return data
 
     return hook

@@ -172,7 +172,9 @@ class LengthModel:
         """Everything the metrics read: point, P(long), bin masses, ranking score."""
         if self.kind == "point":
             log_length = self.raw(x)[:, 0]
-            return PredictionSet(point=self._clip(np.exp(log_length)), score=log_length)
+            with np.errstate(over="ignore"):  # a log-length past ~709 is inf, clipped to max_output like any long one
+                point = self._clip(np.exp(log_length))
+            return PredictionSet(point=point, score=log_length)
         if self.kind == "onebit":
             p = self.probabilities(x)
             point = np.where(p > 0.5, self.long_length, self.short_length).astype(np.int64)
