@@ -27,7 +27,7 @@ import importlib
 import inspect
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -146,8 +146,10 @@ def callable_or_none(label: str, value: Any) -> None:
 
 
 def segments(label: str, value: Any) -> None:
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise ValidationError(label, value, "must be an iterable of (id, start, last_step) tuples")
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[0], str)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in item[1:]) for item in value):
+        raise ValidationError(label, value, "must be a list of (id, start, last_step) tuples")
 
 
 def search_space(label: str, value: Any) -> None:
