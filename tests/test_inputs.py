@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import socket
 import threading
 from decimal import Decimal
@@ -272,3 +273,76 @@ def test_local_cluster_has_no_http_listener_and_refuses_strangers():
             with pytest.raises((OSError, TypeError, ValueError)):
                 with distributed.Client(timeout="5s", **stranger) as client:
                     client.submit(sum, [1]).result(timeout=5)
+
+
+# ---------------------------------------------------------------- the fast instance reader (item 8)
+
+
+def _outcome(read, text: str):
+    try:
+        return ("instance", read(text))
+    except ValidationError as exc:  # WorkloadFormatError is not one: the classes are compared too
+        return ("ValidationError", str(exc))
+    except WorkloadFormatError as exc:
+        return ("WorkloadFormatError", str(exc))
+
+
+def _strict(text: str):
+    from geosched.reference_impl.model import instance_from_dict
+
+    return instance_from_dict(loads(text, "t"), source="t")
+
+
+def _fast(text: str):
+    from geosched.reference_impl.model import instance_from_text
+
+    return instance_from_text(text, "t")
+
+
+_MUTATIONS = [
+    ('"arrival": ', '"arrival": 0'),  # a leading zero: not JSON
+    ('"output": ', '"output": -'),
+    ('"output": ', '"output": 0, "output": '),  # a duplicate key
+    ('"prompt": ', '"prompt": 1e1, "x": '),
+    ('"id": "', '"id": "\\u00e9'),  # an escape: the id is decoded by the strict reader only
+    ('"id": "', '"id": "\\ud800'),
+    ("}", "},"),  # a trailing comma after some object
+    ('{"id"', '{"id": "x", "id"'),
+    (", ", ",\u00a0"),  # a non-JSON space
+    ('"memory": ', '"memory": 1'),
+    ('"output": ', '"output": 9999'),  # a peak past M
+    ('"requests": [', '"requests": [{"id": "r0", "arrival": 0, "prompt": 0, "output": 1}, '),  # a duplicate id
+]
+
+
+@given(inst=instances(max_n=8, max_memory=40, max_arrival=50), compact=st.booleans(),
+       mutation=st.sampled_from([None, "same ids", "an output 0", *_MUTATIONS]), where=st.integers(0, 30))
+@SETTINGS
+def test_the_fast_reader_gives_the_strict_readers_instance(inst, compact, mutation, where):
+    from geosched.reference_impl.model import canonical_instance, instance_to_dict
+
+    text = json.dumps(instance_to_dict(inst), indent=None if compact else 1)
+    if mutation is None:
+        assert canonical_instance(text) == inst  # the fast path is taken, and exact
+    elif mutation == "same ids":
+        text = re.sub('"id": "[^"]*"', '"id": "dup"', text)
+    elif mutation == "an output 0":
+        text = re.sub('"output": [0-9]+', '"output": 0', text, count=1 + where % 3)
+    else:
+        old, new = mutation
+        places = [k for k in range(len(text)) if text.startswith(old, k)]
+        if places:
+            k = places[where % len(places)]
+            text = text[:k] + new + text[k + len(old):]
+    assert _outcome(_fast, text) == _outcome(_strict, text)
+
+
+def test_the_fast_reader_is_used_for_instance_files(tmp_path, monkeypatch):
+    from geosched.reference_impl import model
+    from geosched.reference_impl.model import write_instance
+
+    inst = Instance(40, [Request(f"r{k}", k, k % 5, 1 + k % 7) for k in range(50)])
+    write_instance(inst, tmp_path / "w.json")
+    monkeypatch.setattr(model, "instance_from_dict", None)  # the strict path would fail now
+    assert read_workload_file(tmp_path / "w.json") == inst
+    assert model.read_instance(tmp_path / "w.json") == inst
