@@ -270,7 +270,8 @@ def test_local_cluster_has_no_http_listener_and_refuses_strangers():
         assert address.startswith("tls://127.0.0.1:")
         for stranger in (dict(address=address), dict(address=address.replace("tls://", "tcp://")),
                          dict(address=address, security=distributed.security.Security.temporary())):
-            with pytest.raises((OSError, TypeError, ValueError)):
+            # a refusal of any kind (Dask raises OSError, TypeError, CommClosedError or AssertionError by version)
+            with pytest.raises(Exception):  # noqa: B017 - what matters is that no work is done
                 with distributed.Client(timeout="5s", **stranger) as client:
                     client.submit(sum, [1]).result(timeout=5)
 
@@ -346,3 +347,22 @@ def test_the_fast_reader_is_used_for_instance_files(tmp_path, monkeypatch):
     monkeypatch.setattr(model, "instance_from_dict", None)  # the strict path would fail now
     assert read_workload_file(tmp_path / "w.json") == inst
     assert model.read_instance(tmp_path / "w.json") == inst
+
+
+@given(inst=instances(max_n=7, max_memory=30, max_arrival=20),
+       shifts=st.lists(st.integers(-6, 40), min_size=7, max_size=7), burst_all=st.booleans())
+@SETTINGS
+def test_the_checkers_column_path_gives_the_general_report(inst, shifts, burst_all, monkeypatch):
+    from geosched.reference_impl import checker
+
+    starts = {r.id: (0 if burst_all else r.arrival + shift) for r, shift in zip(inst.requests, shifts)}
+    fast = checker.check_schedule(inst, starts)
+    assert checker._check_columns(inst, starts, 0.0) is not None  # the column path was the one taken
+    with monkeypatch.context() as patch:
+        patch.setattr(checker, "_check_columns", lambda *args: None)
+        general = checker.check_schedule(inst, starts)
+    assert fast == general  # status, message, every violation, every metric (wall time aside)
+    assert fast.metrics.latencies == general.metrics.latencies and list(fast.metrics.latencies) == [
+        r.id for r in inst.requests]
+    if min(starts.values()) >= 0:
+        assert fast.memory_profile().tolist() == general.memory_profile().tolist()
