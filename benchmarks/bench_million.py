@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -41,23 +40,23 @@ def prepare(folder: Path, n: int) -> tuple[Path, Path]:
     return instance_path, schedule_path
 
 
-def _run(python: str, argv: list[str]) -> tuple[float, float, str]:
-    """``(seconds, peak RSS in MiB, stdout)`` of ``python -m geosched ARGV``: the peak of this child
-    alone, from ``wait4`` (its output goes to files, so that no full pipe can stall it)."""
+def _run(python: str, argv: list[str], folder: Path) -> tuple[float, float, str]:
+    """``(seconds, peak RSS in MiB, stdout)`` of ``python -m geosched ARGV`` run in ``folder`` (not in a
+    checkout, whose ``geosched/`` would shadow the interpreter's). The peak is GNU time's ``%M``: a
+    child's ``ru_maxrss`` counts the pages of the large parent it was forked from."""
     import tempfile
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         began = time.perf_counter()
-        process = subprocess.Popen([python, "-m", "geosched", *argv], stdout=out, stderr=err)
-        _, status, usage = os.wait4(process.pid, 0)
+        done = subprocess.run(["/usr/bin/time", "-f", "%M", python, "-m", "geosched", *argv], stdout=out, stderr=err,
+                              cwd=folder)
         seconds = time.perf_counter() - began
-        process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        if process.returncode not in (0, 1):
-            raise SystemExit(f"{python} -m geosched {' '.join(argv)}: exit {process.returncode}: "
-                             f"{err.read().decode()[-500:]}")
-        return seconds, usage.ru_maxrss / 1024, out.read().decode()
+        stderr = err.read().decode().strip().splitlines()
+        if done.returncode != 0:
+            raise SystemExit(f"{python} -m geosched {' '.join(argv)}: exit {done.returncode}: {stderr[-5:]}")
+        return seconds, int(stderr[-1]) / 1024, out.read().decode()
 
 
 def main() -> int:
@@ -68,9 +67,16 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/geosched-bench-million"),
                         help="where the files are kept")
     parser.add_argument("--commands", default="simulate,check", help="which of simulate,check to run")
+    parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
-    instance_path, schedule_path = prepare(args.dir, args.n)
+    if args.prepare_only:
+        prepare(args.dir, args.n)
+        return 0
+    # in a child process: this one stays small
+    subprocess.run([sys.executable, __file__, "--prepare-only", "--n", str(args.n), "--dir", str(args.dir),
+                    "--baseline-python", args.baseline_python], check=True)
+    instance_path, schedule_path = args.dir / f"burst{args.n}.json", args.dir / f"burst{args.n}.schedule.json"
     commands = {"simulate": ["simulate", str(instance_path), "--policy", "svf"],
                 "check": ["check", str(instance_path), str(schedule_path)]}
     pythons = {"this checkout": sys.executable, "baseline": args.baseline_python}
@@ -82,7 +88,7 @@ def main() -> int:
         outputs: dict[str, set[str]] = {label: set() for label in pythons}
         for _ in range(args.repeats):
             for label, python in pythons.items():  # alternating, so that a change of load hits both
-                seconds, rss, stdout = _run(python, commands[name])
+                seconds, rss, stdout = _run(python, commands[name], args.dir)
                 runs[label].append((seconds, rss))
                 outputs[label].add(stdout)
         same = outputs["this checkout"] == outputs["baseline"] and len(outputs["baseline"]) == 1
