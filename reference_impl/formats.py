@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.reference_impl.jsonfile import loads, read_text, require_regular_file
+from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes, read_text, require_regular_file
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request, canonical_instance, instance_from_dict
 
 __all__ = [
@@ -235,9 +235,11 @@ def read_workload_file(path: str | Path, *, memory: int | None = None, step_seco
     """
     path = Path(path)
     if path.suffix == ".json":
-        text = read_text(path)
-        instance = canonical_instance(text)  # an instance file as geosched writes it, without a dict per request
-        return instance if instance is not None else instance_from_json_object(loads(text, str(path)), str(path))
+        raw = read_bytes(path)
+        instance = canonical_instance(raw)  # an instance file as geosched writes it, without a dict per request
+        if instance is not None:
+            return instance
+        return instance_from_json_object(loads(decode_text(raw, path), str(path)), str(path))
     if path.suffix == ".jsonl":
         return _read_jsonl(path, memory, step_seconds)
     if path.suffix == ".csv":

@@ -27,7 +27,7 @@ from typing import Any
 
 from geosched.errors import WorkloadFormatError
 
-__all__ = ["loads", "read_json", "read_text", "read_bytes", "require_regular_file"]
+__all__ = ["loads", "read_json", "read_text", "read_bytes", "decode_text", "require_regular_file"]
 
 
 def _no_duplicates(source: str):
@@ -172,8 +172,11 @@ def read_bytes(path: str | Path) -> bytes:
 
 def read_text(path: str | Path) -> str:
     """The file's text, decoded as UTF-8; unreadable or undecodable files are one-line errors."""
-    path = Path(path)
-    raw = read_bytes(path)
+    return decode_text(read_bytes(path), path)
+
+
+def decode_text(raw: bytes, path: str | Path) -> str:
+    """``raw`` decoded as UTF-8; undecodable bytes are a one-line error naming ``path``."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

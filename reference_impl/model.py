@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.reference_impl.jsonfile import loads, read_text
+from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes, read_text
 
 __all__ = [
     "Request",
@@ -256,7 +256,9 @@ def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str) 
 
 def read_instance(path: str | Path) -> Instance:
     """Read an instance JSON file (strictly: see :mod:`geosched.reference_impl.jsonfile`)."""
-    return instance_from_text(read_text(path), source=str(path))
+    raw = read_bytes(path)
+    instance = canonical_instance(raw)
+    return instance if instance is not None else instance_from_text(decode_text(raw, path), source=str(path))
 
 
 def instance_from_text(text: str, source: str = "instance") -> Instance:
@@ -275,17 +277,22 @@ def instance_from_text(text: str, source: str = "instance") -> Instance:
     return instance if instance is not None else instance_from_dict(loads(text, source), source=source)
 
 
-def canonical_instance(text: str) -> Instance | None:
-    """The instance of a text in :func:`write_instance`'s layout whose values keep every rule,
-    read without a dict per request; None for any other text (see :func:`instance_from_text`)."""
+def canonical_instance(text: str | bytes) -> Instance | None:
+    """The instance of a text (or a file's bytes) in :func:`write_instance`'s layout whose values keep
+    every rule, read without a dict per request; None for any other text (see :func:`instance_from_text`)."""
+    if isinstance(text, str):
+        if not text.isascii():
+            return None
+        text = text.encode("ascii")
     columns = _canonical_columns(text)
     return None if columns is None else _trusted_instance(*columns)
 
 
 _WS = "[ \t\n\r]*"  # JSON's whitespace (a regex \\s would also take Unicode spaces)
 _COUNT = "(0|[1-9][0-9]{0,15})"
-_HEAD = re.compile(f'{_WS}\\{{{_WS}"memory"{_WS}:{_WS}{_COUNT}{_WS},{_WS}"requests"{_WS}:{_WS}\\[{_WS}')
-_TAIL = re.compile(f'\\]{_WS}\\}}{_WS}\\Z')
+# bytes patterns: a file is matched before it is decoded (a 100 MB file is not held twice)
+_HEAD = re.compile(f'{_WS}\\{{{_WS}"memory"{_WS}:{_WS}{_COUNT}{_WS},{_WS}"requests"{_WS}:{_WS}\\[{_WS}'.encode())
+_TAIL = re.compile(f'\\]{_WS}\\}}{_WS}\\Z'.encode())
 _NUMBER = "(?:0|[1-9][0-9]{0,15})"  # a JSON integer >= 0 of at most 16 digits (no leading zero)
 _ID = '"[A-Za-z0-9_.:\\-]{1,256}"'  # no escapes, quotes or brackets: the text is the id
 
@@ -296,29 +303,30 @@ def _rows_pattern(open_: str, key: str, comma: str, close: str, between: str) ->
     row = (re.escape(open_ + key.format("id")) + _ID + re.escape(comma + key.format("arrival")) + _NUMBER
            + re.escape(comma + key.format("prompt")) + _NUMBER + re.escape(comma + key.format("output")) + _NUMBER
            + re.escape(close))
-    return re.compile(f"{row}(?:{re.escape(between)}{row})*")
+    return re.compile(f"{row}(?:{re.escape(between)}{row})*".encode())
 
 
 # the layouts geosched's writers produce: write_instance (indent=1) and json.dumps' default
 _LAYOUTS = (_rows_pattern("{\n", '   "{}": ', ",\n", "\n  }", ",\n  "),
             _rows_pattern("{", '"{}": ', ", ", "}", ", "))
-_FIELDS = {key: re.compile(f'"{key}"{_WS}:{_WS}' + ('"([^"]*)"' if key == "id" else _COUNT)) for key in _REQUEST_KEYS}
+_FIELDS = {key: re.compile((f'"{key}"{_WS}:{_WS}' + ('"([^"]*)"' if key == "id" else _COUNT)).encode())
+           for key in _REQUEST_KEYS}
 
 
-def _canonical_columns(text: str) -> tuple[int, list[str], list[int], list[int], list[int]] | None:
+def _canonical_columns(text: bytes) -> tuple[int, list[str], list[int], list[int], list[int]] | None:
     """``(memory, ids, arrivals, prompts, outputs)`` when ``text`` is exactly one instance object in
     the canonical layout (the rows must tile the list, so no other key, value or separator can
     hide between them), else None."""
     head = _HEAD.match(text)
-    end = text.rfind("]")
+    end = text.rfind(b"]")
     if head is None or end < head.end() or not _TAIL.match(text, end):
         return None
     start, stop = head.end(), end
-    while stop > start and text[stop - 1] in " \t\n\r":
+    while stop > start and text[stop - 1] in b" \t\n\r":
         stop -= 1
     if stop == start or not any(rows.fullmatch(text, start, stop) for rows in _LAYOUTS):  # no slice: 100 MB
         return None
-    columns = [_FIELDS["id"].findall(text, start, stop)]
+    columns = [list(map(bytes.decode, _FIELDS["id"].findall(text, start, stop)))]  # ASCII ids
     for key in _REQUEST_KEYS[1:]:
         digits = _FIELDS[key].findall(text, start, stop)
         if len(digits) != len(columns[0]):  # cannot happen once the rows tile the list; checked all the same
