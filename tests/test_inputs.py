@@ -106,6 +106,14 @@ def test_every_parameter_of_every_public_function_is_checked(pair, bad):
     assert parameter in str(caught.value) or isinstance(caught.value, UnknownNameError)
 
 
+@pytest.mark.parametrize("name", ["simulate", "compare", "check_schedule", "solve_opt", "lower_bound", "run_claims",
+                                  "derivation", "hunt", "verify_witness", "load_workload", "generate"])
+def test_every_parameter_has_a_check(name):
+    from geosched.api import WRAPPED, unchecked
+
+    assert name in WRAPPED and unchecked(name) == []
+
+
 def test_the_wrappers_keep_the_functions_answers():
     assert gs.simulate(_INSTANCE, "svf").starts == {"a": 5, "b": 0}
     assert gs.check_schedule(_INSTANCE, {"a": 0, "b": 3}).metrics.tel == 11
