@@ -21,12 +21,14 @@ with its category.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import copy
 import functools
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -219,6 +221,7 @@ def _model_cases() -> list:
 def _special_folder() -> Path:
     """A FIFO, a link to a character device and a directory under each name an input may have."""
     folder = Path(tempfile.mkdtemp(prefix="geosched-special-"))
+    atexit.register(shutil.rmtree, folder, True)  # no leftovers in /tmp
     for suffix in (".json", ".jsonl", ".csv"):
         os.mkfifo(folder / f"fifo{suffix}")
         (folder / f"zero{suffix}").symlink_to("/dev/zero")
