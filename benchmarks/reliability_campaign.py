@@ -116,8 +116,19 @@ def main() -> int:
     parser.add_argument("--show-failures", action="store_true", help="list every case that is not right")
     parser.add_argument("--progress", action="store_true", help="one line per case on stderr as it finishes")
     parser.add_argument("--isolate", action="store_true", help="each case in its own process")
+    parser.add_argument("--only", default=None, help="comma-separated name prefixes: run only those cases "
+                        "(e.g. the categories of tests/reliability_inputs.py), plus the API table")
+    parser.add_argument("--api", action="store_true", help="only the public API's bad arguments "
+                        "(tests/reliability_inputs.py), in this process without the data limit")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # --isolate's worker: one case by name
     args = parser.parse_args()
+    if args.api:
+        rows = _api_rows()
+        _print_categories(rows)
+        for row in rows:
+            if args.show_failures and row["outcome"] != "clean error":
+                print(f"- {row['outcome']}: {row['case']}: {row['detail'][:200]}")
+        return 0
     limit = int(args.memory_gib * 2**30)
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     signal.signal(signal.SIGALRM, _alarm)
@@ -130,7 +141,10 @@ def main() -> int:
         return 0
     began = time.perf_counter()
     rows = []
+    prefixes = tuple(args.only.split(",")) if args.only else None
     for case in all_cases() + output_cases():
+        if prefixes and not case.name.startswith(prefixes):
+            continue
         if args.isolate:
             outcome, detail, seconds = _run_isolated(case, args.case_timeout, args.memory_gib)
         else:
@@ -139,8 +153,9 @@ def main() -> int:
                      "seconds": round(seconds, 3), "output": case.name.startswith("output ")})
         if args.progress:
             print(f"{seconds:7.2f}s {outcome:<15} {case.name}", file=sys.stderr, flush=True)
-    kill_rows = _run_kills()
-    tamper_rows = [{"tamper": label, "verdict": _run_tamper(text, args.case_timeout)} for label, text in tampers()]
+    kill_rows = [] if prefixes else _run_kills()
+    tamper_rows = [] if prefixes else [{"tamper": label, "verdict": _run_tamper(text, args.case_timeout)}
+                                       for label, text in tampers()]
     wall = time.perf_counter() - began
     if args.json:
         print(json.dumps({"geosched": geosched.__version__, "geosched_path": str(Path(geosched.__file__).parent),
@@ -148,7 +163,10 @@ def main() -> int:
         return 0
     print(f"machine: {machine_summary()}; geosched from {Path(geosched.__file__).parent}; {wall:.0f} s")
     _print_tables(rows, tamper_rows)
-    _print_kills(kill_rows)
+    if kill_rows:
+        _print_kills(kill_rows)
+    if prefixes:
+        _print_categories(rows)
     if args.show_failures:
         for row in rows:
             if row["outcome"] not in ("clean error", "answered", "refused cleanly"):
@@ -181,6 +199,36 @@ def _print_kills(kill_rows: list[dict]) -> None:
     print("|---|---|" + "---|" * len(KILL_OUTCOMES))
     print(f"| SIGKILL in the writer's fsync, then the command again | {len(kill_rows)} | "
           + " | ".join(str(counts[o]) for o in KILL_OUTCOMES) + " |")
+
+
+def _api_rows() -> list[dict]:
+    """The public API's bad arguments (tests/reliability_inputs.py), as rows of category ``API arguments``."""
+    from reliability_inputs import api_cases, bound_at_cases, run_api_case, run_bound_at_case
+
+    rows = []
+    for label, name, args, kwargs in api_cases():
+        outcome, detail = run_api_case(name, args, kwargs)
+        rows.append({"case": f"API arguments: {label}", "expect": "error", "outcome": outcome, "detail": detail,
+                     "seconds": 0.0})
+    for label, claim, values in bound_at_cases():
+        outcome, detail = run_bound_at_case(claim, values)
+        rows.append({"case": f"API arguments: {label}", "expect": "error", "outcome": outcome, "detail": detail,
+                     "seconds": 0.0})
+    return rows
+
+
+def _print_categories(rows: list[dict]) -> None:
+    """One line per category (the case name up to its first colon)."""
+    table: dict[str, collections.Counter] = {}
+    for row in rows:
+        table.setdefault(row["case"].split(":")[0], collections.Counter())[row["outcome"]] += 1
+    print()
+    print("| category | tried | clean errors | answered / refused | tracebacks | unclean errors | lenient (accepted) "
+          "| silent wrong answers |")
+    print("|---|---|---|---|---|---|---|---|")
+    for category, c in table.items():
+        print(f"| {category} | {sum(c.values())} | {c['clean error']} | {c['answered'] + c['refused cleanly']} | "
+              f"{c['traceback']} | {c['unclean error']} | {c['accepted']} | {c['wrong answer']} |")
 
 
 def _print_tables(rows: list[dict], tamper_rows: list[dict]) -> None:

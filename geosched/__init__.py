@@ -48,17 +48,10 @@ from geosched.version import __version__
 _LAZY = {
     "Instance": ("geosched.reference_impl.model", "Instance"),
     "Request": ("geosched.reference_impl.model", "Request"),
-    "load_workload": ("geosched.reference_impl.workloads", "load_workload"),
-    "generate": ("geosched.reference_impl.workloads", "generate"),
-    "simulate": ("geosched.reference_impl.simulator", "simulate"),
-    "compare": ("geosched.reference_impl.compare", "compare"),
-    "check_schedule": ("geosched.reference_impl.checker", "check_schedule"),
-    "solve_opt": ("geosched.reference_impl.opt", "solve_opt"),
-    "lower_bound": ("geosched.reference_impl.opt", "lower_bound"),
-    "run_claims": ("geosched.verify.ledger", "run_claims"),
-    "derivation": ("geosched.theory", "get_derivation"),
-    "hunt": ("geosched.adversary.hunt", "hunt"),
-    "verify_witness": ("geosched.adversary.witness", "verify_witness"),
+    # the functions, behind the argument checks of geosched.api (a bad argument is a ValidationError)
+    **{name: ("geosched.api", name) for name in (
+        "load_workload", "generate", "simulate", "compare", "check_schedule", "solve_opt", "lower_bound",
+        "run_claims", "derivation", "hunt", "verify_witness")},
 }
 
 __all__ = [

@@ -175,6 +175,48 @@ def _distributed() -> Any:
     return distributed
 
 
+_NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+
+
+def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
+    """``local:N``: a cluster only this process can use, with no HTTP listener.
+
+    Dask's scheduler and workers accept any client that reaches their port and run the code it
+    sends. Here every connection is TLS with an ephemeral certificate authority made in this
+    process (:meth:`distributed.security.Security.temporary`, which needs ``cryptography``), so
+    another local user who finds the port on 127.0.0.1 cannot connect, let alone submit work.
+    The HTTP servers (dashboard, health and metrics routes) get no routes and are stopped once
+    the cluster is up: Dask starts one on the scheduler (127.0.0.1:8787) and on each worker even
+    with the dashboard off.
+    """
+    import dask.config
+
+    try:
+        security = distributed.security.Security.temporary()
+    except ImportError:
+        raise ClusterUnavailableError("--cluster local:N needs the cryptography package for its private TLS "
+                                      "certificates: pip install 'geosched[cluster]'") from None
+    with dask.config.set(_NO_HTTP):  # the worker processes inherit it through their nanny
+        # one thread per worker process: the checks are CPU-bound Python (the GIL), and processes can be killed
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", protocol="tls://", security=security,
+                                           dashboard_address=None, worker_dashboard_address=None)
+        client = distributed.Client(cluster, security=security)
+    try:
+        cluster.scheduler.http_server.stop()  # the scheduler lives in this process
+        client.run(_stop_http_server)
+    except BaseException:
+        client.close()
+        cluster.close()
+        raise
+    return DaskExecutor(spec, client, cluster)
+
+
+def _stop_http_server(dask_worker: Any) -> None:
+    """Run on each worker (``Client.run``): close its HTTP listener."""
+    dask_worker.http_server.stop()
+
+
 def make_executor(spec: str | None = "serial") -> concurrent.futures.Executor:
     """The executor for ``spec`` (see the module docstring); close it with ``shutdown`` or ``with``.
 
@@ -206,10 +248,7 @@ def make_executor(spec: str | None = "serial") -> concurrent.futures.Executor:
         return SerialExecutor()
     distributed = _distributed()
     if kind == "local":
-        # one thread per worker process: the checks are CPU-bound Python (the GIL), and processes can be killed
-        cluster = distributed.LocalCluster(n_workers=value, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-        return DaskExecutor(str(spec), distributed.Client(cluster), cluster)
+        return _local_cluster(distributed, str(spec), value)
     try:
         client = distributed.Client(value, timeout="20s")
     except OSError as exc:

@@ -45,8 +45,9 @@ Example
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -180,6 +181,18 @@ class CheckReport(Result):
         }
 
 
+def _columns_first(check: Callable[..., CheckReport]) -> Callable[..., CheckReport]:
+    """``check`` preceded by :func:`_check_columns`, the common case computed on whole columns."""
+    @functools.wraps(check)
+    def checked(instance: Instance, starts: Mapping[str, int], *,
+                evicted_segments: Iterable[tuple[str, int, int]] = ()) -> CheckReport:
+        fast = None if evicted_segments else _check_columns(instance, starts, time.perf_counter())
+        return fast if fast is not None else check(instance, starts, evicted_segments=evicted_segments)
+
+    return checked
+
+
+@_columns_first
 def check_schedule(
     instance: Instance,
     starts: Mapping[str, int],
@@ -520,3 +533,55 @@ def schedule_metrics(
         peak_memory=int(peak_memory),
         latencies=latencies,
     )
+
+
+# ---------------------------------------------------------------- the common case in whole columns (issue 21)
+
+_COLUMN_LIMIT = 2**62  # starts within +-2^62 keep every per-request sum below int64's range
+
+
+def _check_columns(instance: Instance, starts: Mapping[str, int], started: float) -> CheckReport | None:
+    """:func:`check_schedule`'s report, computed on numpy columns in instance order, for the common
+    case: exactly one plain ``int`` start per request, within ``+-2^62``, and sweep sums within
+    int64. Returns None for anything else (the general code then decides, with Python integers).
+    The report is the same in every field: early starts are sorted as there, the memory sweep is
+    the same function, and every sum is exact (Python integers from ``tolist``)."""
+    requests = instance.requests
+    n = len(requests)
+    if n == 0 or len(starts) != n:
+        return None
+    ids = [r.id for r in requests]
+    try:
+        given = list(map(starts.__getitem__, ids))  # n distinct ids all present in n keys: the same keys
+    except (KeyError, TypeError):
+        return None
+    if not all(type(value) is int for value in given) \
+            or not -_COLUMN_LIMIT <= min(given) <= max(given) <= _COLUMN_LIMIT:
+        return None
+    x = np.array(given, dtype=np.int64)
+    a, s, o = (np.fromiter((getattr(r, name) for r in requests), dtype=np.int64, count=n)
+               for name in ("arrival", "prompt", "output"))
+    hi, offset = x + o, s - x
+    largest = max(int(np.abs(x).max()), int(np.abs(hi).max()), int(np.abs(offset).max()))
+    if (n + 1) * (largest + instance.memory) >= 2**62:  # _exact_dtype's bound: the sweep needs Python integers
+        return None
+    violations = [Violation("early_start", given[k], int(a[k]) - given[k], (ids[k],),
+                            f"request {ids[k]!r} starts at step {given[k]}, before its arrival at {int(a[k])}")
+                  for k in np.nonzero(x < a)[0].tolist()]
+    violations.sort(key=lambda v: (v.step, v.request_ids))
+    peak_memory, memory_violation = _sweep_memory(instance.memory, ids, x, hi, offset)
+    if memory_violation is not None:
+        violations.append(memory_violation)
+    latency = (hi - a).tolist()
+    tel = sum(latency)
+    p50, p95, p99 = np.percentile((hi - a).astype(np.float64), [50, 95, 99])
+    makespan, first_arrival, tokens = int(hi.max()), int(a.min()), sum(o.tolist())
+    span = makespan - first_arrival
+    metrics = Metrics(tel=tel, mean_latency=tel / n, p50_latency=float(p50), p95_latency=float(p95),
+                      p99_latency=float(p99), mean_wait=sum((x - a).tolist()) / n, makespan=makespan,
+                      throughput=tokens / span if span > 0 else 0.0, peak_memory=int(peak_memory),
+                      latencies=dict(zip(ids, latency)))
+    return CheckReport(status="infeasible" if violations else "feasible",
+                       message=violations[0].message if violations else "feasible",
+                       wall_time=time.perf_counter() - started, violations=tuple(violations), metrics=metrics,
+                       _intervals=(x, hi, offset))

@@ -51,16 +51,18 @@ import csv
 import io
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from decimal import Decimal
+from decimal import Decimal, localcontext
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.reference_impl.jsonfile import loads, read_json, read_text
-from geosched.reference_impl.model import Instance, Request, instance_from_dict
+from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes, read_text, require_regular_file
+from geosched.reference_impl.model import MAX_VALUE, Instance, Request, canonical_instance, instance_from_dict
 
 __all__ = [
     "FORMATS",
@@ -74,6 +76,8 @@ __all__ = [
     "DEFAULT_TIE_GAP_SECONDS",
     "send_order",
     "vllm_bench_step_seconds",
+    "parse_trace_timestamp",
+    "parse_token_count",
 ]
 
 FORMATS = ("jsonl", "azure-csv", "vllm-bench")
@@ -85,6 +89,53 @@ _VLLM_META = "geosched_workload"
 _JSONL_HEADER = "geosched-workload"
 _AZURE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 _GEOSCHED_COLUMNS = ("RequestId", "ArrivalStep", "MemoryTokens")
+_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "1_000", "+5", "٣٤", " 6"
+_UNIX = datetime(1970, 1, 1)
+_LAST_SECOND = datetime(9999, 12, 31, 23, 59, 59)  # the last TIMESTAMP a datetime can hold
+_STAMP_DIGITS = 7  # fractional digits of an Azure TIMESTAMP
+_HALF_TICK = Fraction(1, 2 * 10**_STAMP_DIGITS)  # a written TIMESTAMP is within this of the exact time
+
+
+def parse_trace_timestamp(text: str, where: str) -> Decimal:
+    """Seconds since 1970-01-01 of an Azure TIMESTAMP ``YYYY-MM-DD HH:MM:SS[.fraction]``, exactly
+    (the clock as written: no time zone is applied). Anything else is a one-line error.
+
+    >>> parse_trace_timestamp("0001-01-01 00:00:00.5", "demo")
+    Decimal('-62135596799.5')
+    >>> parse_trace_timestamp("2023-11-16 00:00:0x", "demo")
+    Traceback (most recent call last):
+    ...
+    geosched.errors.WorkloadFormatError: demo: TIMESTAMP '2023-11-16 00:00:0x' is not 'YYYY-MM-DD HH:MM:SS[.f]'
+    """
+    head, _, fraction = text.partition(".")
+    try:
+        if not head.isascii():  # strptime's %Y takes full-width and other Unicode digits
+            raise ValueError(head)
+        base = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
+    if fraction and not _DIGITS.fullmatch(fraction):
+        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
+    # exact integers and decimals: a float of ~1.7e9 seconds keeps only ~0.2 us, so (T - T0) / step
+    # could land just below an integer and floor to the previous step
+    since = base - _UNIX
+    return Decimal(since.days * 86400 + since.seconds) + (Decimal("0." + fraction) if fraction else Decimal(0))
+
+
+def parse_token_count(text: str, column: str, where: str, raw: str | None = None) -> int:
+    """A count written in ASCII digits only (no sign, space, underscore or other digits), at most 16 of them.
+
+    >>> parse_token_count("+6", "ContextTokens", "demo")
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: demo: ContextTokens: must be a token count written in ASCII digits (got '+6')
+    """
+    if not _DIGITS.fullmatch(text):
+        raise ValidationError(f"{where}: {column}", text if raw is None else raw,
+                              "must be a token count written in ASCII digits")
+    if len(text) > 16:  # more than 2^53 (geosched's limit for one value)
+        raise ValidationError(f"{where}: {column}", text if raw is None else raw, "must be at most 2^53")
+    return int(text)
 
 
 def _check_step_seconds(step_seconds: Any) -> Decimal:
@@ -127,11 +178,7 @@ def workload_text(instance: Instance, fmt: str, *, step_seconds: float = 0.025,
         writer = csv.writer(buffer)
         writer.writerow(_AZURE_COLUMNS + _GEOSCHED_COLUMNS)
         for r in instance.requests:
-            stamp = AZURE_EPOCH + timedelta(seconds=float(r.arrival * step))
-            seconds = Decimal(r.arrival) * step
-            fraction = f"{seconds - int(seconds):.7f}"[1:]  # ".0250000": seven decimals, as the trace
-            writer.writerow([stamp.strftime("%Y-%m-%d %H:%M:%S") + fraction, r.prompt, r.output, r.id, r.arrival,
-                             instance.memory])
+            writer.writerow([_azure_stamp(r.arrival, step), r.prompt, r.output, r.id, r.arrival, instance.memory])
         return buffer.getvalue()
     if fmt == "vllm-bench":
         return _vllm_bench_text(instance, step, tie_gap_seconds, metadata or {}, tie_order)
@@ -200,6 +247,22 @@ def _check_tie_gap(value: Any) -> Decimal:
     return Decimal(str(value))
 
 
+def _azure_stamp(arrival: int, step: Decimal) -> str:
+    """``AZURE_EPOCH + arrival * step`` written like the trace (``2023-11-16 00:00:00.0250000``), exactly."""
+    with localcontext() as context:
+        context.prec = 80  # exact: 16 digits of arrival times the step's digits
+        seconds = Decimal(arrival) * step
+        too_late = seconds > Decimal((_LAST_SECOND - AZURE_EPOCH).days) * 86400
+        if not too_late:  # (quantize itself fails on a number of more than 80 digits)
+            seconds = seconds.quantize(Decimal(1).scaleb(-_STAMP_DIGITS))
+    if too_late:
+        raise ValidationError("step_seconds", float(step), f"puts arrival step {arrival} at {float(seconds):.3g} s "
+                              "after the epoch, past the year 9999 that an Azure TIMESTAMP can hold")
+    whole = int(seconds)
+    stamp = AZURE_EPOCH + timedelta(seconds=whole)
+    return stamp.strftime("%Y-%m-%d %H:%M:%S") + f"{seconds - whole:.{_STAMP_DIGITS}f}"[1:]
+
+
 def write_workload(instance: Instance, path: str | Path, fmt: str, *, step_seconds: float = 0.025,
                    force: bool = True, **options: Any) -> Path:
     """Write ``instance`` to ``path`` in format ``fmt`` atomically (``force=False`` refuses an
@@ -243,7 +306,11 @@ def read_workload_file(path: str | Path, *, memory: int | None = None, step_seco
     """
     path = Path(path)
     if path.suffix == ".json":
-        return instance_from_json_object(read_json(path), str(path))
+        raw = read_bytes(path)
+        instance = canonical_instance(raw)  # an instance file as geosched writes it, without a dict per request
+        if instance is not None:
+            return instance
+        return instance_from_json_object(loads(decode_text(raw, path), str(path)), str(path))
     if path.suffix == ".jsonl":
         return _read_jsonl(path, memory, step_seconds)
     if path.suffix == ".csv":
@@ -315,47 +382,81 @@ def _vllm_bench_request(row: Mapping[str, Any], where: str, step: float, index: 
     if arrival_key is not None:
         arrival = _field(row, arrival_key, where)
     else:
-        stamp = row.get("timestamp")
-        if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):
-            raise WorkloadFormatError(f"{where}: 'timestamp' must be a number, got {stamp!r}")
-        arrival = stamp / step
-        if not math.isfinite(arrival) or abs(arrival) > 2 ** 53:
-            raise WorkloadFormatError(f"{where}: 'timestamp' {stamp!r} is out of range at {step} s per step")
-        arrival = round(arrival)
+        arrival = _vllm_arrival(row.get("timestamp"), step, where)
     rid = row.get("request_id", f"r{index}")
     if not isinstance(rid, str):
         raise WorkloadFormatError(f"{where}: 'request_id' must be a string, got {rid!r}")
     return Request(rid, arrival, prompt, output)
 
 
+def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
+    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):
+        raise WorkloadFormatError(f"{where}: 'timestamp' must be a number, got {stamp!r}")
+    steps = stamp / step
+    if not math.isfinite(steps) or abs(steps) > MAX_VALUE:
+        raise ValidationError(f"{where}: timestamp", stamp, f"is past the last arrival step geosched represents "
+                              f"(2^53 steps of {step} s)")
+    return round(steps)
+
+
 def is_geosched_csv(path: str | Path) -> bool:
     """Whether a CSV file's header carries geosched's exact columns (an ``azure-csv`` export)."""
     try:
-        with Path(path).open(newline="", encoding="utf-8") as handle:
+        with require_regular_file(path).open(newline="", encoding="utf-8") as handle:
             header = next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, WorkloadFormatError, csv.Error):
         return False
     return all(column in header for column in _GEOSCHED_COLUMNS)
 
 
 def _read_azure_csv(path: Path) -> Instance:
-    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
-    header = reader.fieldnames or []
-    missing = [c for c in _AZURE_COLUMNS + _GEOSCHED_COLUMNS if c not in header]
-    if missing:
-        raise WorkloadFormatError(f"{path}: missing column(s) {', '.join(missing)} (not a geosched azure-csv export)")
-    requests, memories = [], set()
-    for number, row in enumerate(reader, start=2):
-        where = f"{path}:{number}"
-        values = {}
-        for column in ("ContextTokens", "GeneratedTokens", "ArrivalStep", "MemoryTokens"):
-            try:
-                values[column] = int(row[column])
-            except (TypeError, ValueError):
-                raise WorkloadFormatError(f"{where}: {column} must be an integer, got {row[column]!r}") from None
-        memories.add(values["MemoryTokens"])
-        requests.append(Request(row["RequestId"], values["ArrivalStep"], values["ContextTokens"],
-                                values["GeneratedTokens"]))
+    """An ``azure-csv`` export, as strictly as the trace reader reads a trace: exactly the six columns,
+    every row six fields, counts in ASCII digits, a TIMESTAMP that parses and agrees with ArrivalStep."""
+    columns = _AZURE_COLUMNS + _GEOSCHED_COLUMNS
+    reader = csv.reader(io.StringIO(read_text(path), newline=""))
+    requests, memories, elapsed = [], set(), []
+    try:
+        header = next(reader, None) or []
+        if tuple(header) != columns:
+            missing = [c for c in columns if c not in header]
+            raise WorkloadFormatError(f"{path}: " + (f"missing column(s) {', '.join(missing)} (not a geosched "
+                                                     "azure-csv export)" if missing else
+                                                     f"the header must be exactly {','.join(columns)}, got {header}"))
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if len(row) != len(columns):
+                raise WorkloadFormatError(f"{where}: {len(row)} field(s), the header has {len(columns)}")
+            stamp, prompt, output, rid, arrival, memory = row
+            counts = [parse_token_count(text, column, where) for text, column in
+                      ((prompt, "ContextTokens"), (output, "GeneratedTokens"), (arrival, "ArrivalStep"),
+                       (memory, "MemoryTokens"))]
+            memories.add(counts[3])
+            requests.append(Request(rid, counts[2], counts[0], counts[1]))
+            elapsed.append((where, stamp, counts[2], parse_trace_timestamp(stamp, where) - _EPOCH_SECONDS))
+    except csv.Error as exc:
+        raise WorkloadFormatError(f"{path}:{reader.line_num}: not CSV ({exc})") from None
     if len(memories) != 1:
         raise WorkloadFormatError(f"{path}: MemoryTokens must be one value on every row, got {sorted(memories)}")
+    _check_stamps(elapsed)
     return Instance(memories.pop(), requests)
+
+
+_EPOCH_SECONDS = parse_trace_timestamp(AZURE_EPOCH.strftime("%Y-%m-%d %H:%M:%S"), "AZURE_EPOCH")
+
+
+def _check_stamps(elapsed: list[tuple[str, str, int, Decimal]]) -> None:
+    """Some one step length ``d > 0`` puts every TIMESTAMP within half its last digit of
+    ``AZURE_EPOCH + ArrivalStep * d`` (as the writer rounds it); else the row that rules it out is named."""
+    low, high = Fraction(0), None
+    for where, text, arrival, seconds in elapsed:
+        exact = Fraction(seconds)
+        if arrival == 0:
+            if exact != 0:
+                raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} contradicts ArrivalStep 0 "
+                                          f"(step 0 is {AZURE_EPOCH})")
+            continue
+        low = max(low, (exact - _HALF_TICK) / arrival)
+        high = (exact + _HALF_TICK) / arrival if high is None else min(high, (exact + _HALF_TICK) / arrival)
+        if high <= 0 or low > high:
+            raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} contradicts ArrivalStep {arrival}: no one step "
+                                      "length puts every row's TIMESTAMP at its arrival step")

@@ -36,10 +36,8 @@ from __future__ import annotations
 import csv
 import io
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -47,7 +45,12 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
-from geosched.reference_impl.formats import is_geosched_csv, read_workload_file
+from geosched.reference_impl.formats import (
+    is_geosched_csv,
+    parse_token_count,
+    parse_trace_timestamp,
+    read_workload_file,
+)
 from geosched.reference_impl.jsonfile import read_text
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request
 
@@ -89,30 +92,12 @@ def default_trace_path() -> Path | None:
     return None
 
 
-_DIGITS = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "1_000", "+5", "٣٤"
-
-
 def _parse_timestamp(text: str, where: str) -> Decimal:
-    text = text.strip()
-    head, _, fraction = text.partition(".")
-    try:
-        base = datetime.strptime(head, "%Y-%m-%d %H:%M:%S")
-    except ValueError:
-        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} is not 'YYYY-MM-DD HH:MM:SS[.f]'") from None
-    if fraction and not _DIGITS.fullmatch(fraction):
-        raise WorkloadFormatError(f"{where}: TIMESTAMP {text!r} has a bad fractional part")
-    # exact: a float of ~1.7e9 seconds keeps only ~0.2 us, so (T - T0) / step could land just
-    # below an integer and floor to the previous step
-    return Decimal(int(base.timestamp())) + (Decimal("0." + fraction) if fraction else Decimal(0))
+    return parse_trace_timestamp(text.strip(), where)
 
 
 def _parse_count(text: str, column: str, where: str) -> int:
-    stripped = text.strip()
-    if not _DIGITS.fullmatch(stripped):
-        raise ValidationError(f"{where}: {column}", text, "must be a token count written in ASCII digits")
-    if len(stripped) > 16:  # more than 2^53 (geosched's limit for one value)
-        raise ValidationError(f"{where}: {column}", text, "must be at most 2^53")
-    return int(stripped)
+    return parse_token_count(text.strip(), column, where, raw=text)
 
 
 def _trace_columns(header: list[str], path: Path) -> list[int]:

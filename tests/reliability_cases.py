@@ -25,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from cli_harness import run_cli
+from reliability_inputs import input_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 SJF_WITNESS = ROOT / "docs" / "witnesses" / "sjf_burst_alpha0.5_ratio3.268.json"
@@ -727,4 +728,5 @@ def classify(case: Case, run) -> tuple[str, str]:
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
-            + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()])
+            + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
+            + input_cases())  # issue 21's input categories (tests/reliability_inputs.py)

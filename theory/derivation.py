@@ -286,6 +286,48 @@ class DerivationCheck(Result):
                 "steps": [s.to_dict() for s in self.steps]}
 
 
+# where the bounds' symbols live (the claims' hypotheses): (low, low included, high, high included, integer)
+_SYMBOL_DOMAINS: dict[str, tuple[Any, bool, Any, bool, bool]] = {
+    "alpha": (0, True, 1, False, False),  # max peak / M; every bound divides by 1 - alpha
+    "mu": (0, False, 1, False, False),  # the geometric parameter, 0 < mu < 1
+    "rho": (0, True, 1, False, False),  # the load, rho < 1 (stability)
+    "q": (0, False, 1, False, False),  # 1 - mu
+    "theta": (1, True, None, False, True),  # the 1-bit threshold, an integer >= 1
+    "T": (1, True, None, False, True),  # the longest output, an integer >= 1
+    "m": (1, True, None, False, True),  # a family's size parameter
+    "K": (1, True, None, False, True),
+    "s": (0, True, None, False, True),  # a prompt length
+    "o": (1, True, None, False, True),  # an output length
+}
+
+
+def _bound_value(claim_id: str, name: str, value: Any) -> Any:
+    """``value`` as an exact sympy number inside the symbol's domain, else a ValidationError.
+
+    >>> _bound_value("kong.thm3.2", "alpha", 2)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: kong.thm3.2: alpha: must be a real number in [0, 1) (got 2)
+    """
+    low, low_in, high, high_in, integral = _SYMBOL_DOMAINS.get(name, (None, False, None, False, False))
+    interval = (f"{'[' if low_in else '('}{low}, {high if high is not None else 'oo'}"
+                f"{']' if high_in else ')'}" if low is not None else "")
+    requirement = f"must be {'an integer' if integral else 'a real number'}" + (f" in {interval}" if interval else "")
+    if isinstance(value, bool) or isinstance(value, str):
+        raise ValidationError(f"{claim_id}: {name}", value, requirement)
+    try:
+        number = sp.nsimplify(value) if isinstance(value, float) else sp.sympify(value, strict=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        raise ValidationError(f"{claim_id}: {name}", value, requirement) from None
+    if not (number.is_number and number.is_real and number.is_finite) or (integral and not number.is_integer):
+        raise ValidationError(f"{claim_id}: {name}", value, requirement)
+    below = low is not None and (number < low if low_in else number <= low)
+    above = high is not None and (number > high if high_in else number >= high)
+    if below or above:
+        raise ValidationError(f"{claim_id}: {name}", value, requirement)
+    return number
+
+
 @dataclass(frozen=True)
 class Derivation:
     """The proof of one claim as data."""
@@ -320,7 +362,8 @@ class Derivation:
         if unknown:
             raise ValidationError(f"{self.claim_id}: bound symbol", unknown[0],
                                   f"must be one of {', '.join(sorted(symbols))}")
-        return sp.simplify(self.bound.subs({symbols[name]: sp.nsimplify(v) for name, v in values.items()}))
+        exact = {name: _bound_value(self.claim_id, name, v) for name, v in values.items()}
+        return sp.simplify(self.bound.subs({symbols[name]: v for name, v in exact.items()}))
 
     def check(self) -> DerivationCheck:
         """Check every step; the status vocabulary is in the module docstring.

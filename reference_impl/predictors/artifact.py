@@ -36,13 +36,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from geosched.errors import GeoschedError, WorkloadFormatError
+from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURES, RequestLog
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel
@@ -120,17 +121,51 @@ def _require(data: dict[str, Any], key: str, where: str) -> Any:
     return data[key]
 
 
-def _unpack(packed: dict[str, Any], digest: str, where: str) -> tuple[np.ndarray, ...]:
+def _integer(value: Any, field: str, where: str, minimum: int = 0) -> int:
+    """A JSON integer (not a bool, a float or a string) ``>= minimum``: checked, never coerced."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ModelFileError(f"{where}: {field} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _integers(value: Any, field: str, where: str, minimum: int = 0) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ModelFileError(f"{where}: {field} must be a list of integers, got {value!r}")
+    return tuple(_integer(v, f"{field}[{k}]", where, minimum) for k, v in enumerate(value))
+
+
+def _numbers(value: Any, field: str, where: str) -> np.ndarray:
+    """A list of finite JSON numbers (the strict reader already refuses NaN/Infinity literals)."""
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value):
+        raise ModelFileError(f"{where}: {field} must be a list of numbers")
+    out = np.asarray(value, dtype=np.float64)
+    if not np.isfinite(out).all():
+        raise ModelFileError(f"{where}: {field} holds a number past float64")
+    return out
+
+
+def _mapping(value: Any, field: str, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ModelFileError(f"{where}: {field} must be an object, got {type(value).__name__}")
+    return value
+
+
+def _unpack(packed: Any, digest: Any, where: str) -> tuple[np.ndarray, ...]:
+    packed = _mapping(packed, "weights", where)
+    if not isinstance(packed.get("data"), str) or not isinstance(digest, str):
+        raise ModelFileError(f"{where}: weights are unreadable (data and weights_sha256 must be strings)")
     try:
         blob = base64.b64decode(packed["data"], validate=True)
-        shapes = [tuple(int(v) for v in shape) for shape in packed["shapes"]]
-    except (KeyError, TypeError, ValueError) as exc:
+    except ValueError as exc:
         raise ModelFileError(f"{where}: weights are unreadable ({exc})") from None
+    if not isinstance(packed.get("shapes"), list):
+        raise ModelFileError(f"{where}: weights.shapes must be a list of shapes")
+    shapes = [_integers(shape, f"weights.shapes[{k}]", where) for k, shape in enumerate(packed["shapes"])]
     if packed.get("dtype") != "float32-le":
         raise ModelFileError(f"{where}: weights dtype {packed.get('dtype')!r}, expected 'float32-le'")
     if hashlib.sha256(blob).hexdigest() != digest:
         raise ModelFileError(f"{where}: weights do not match weights_sha256 (file corrupted or edited)")
-    sizes = [int(np.prod(shape)) for shape in shapes]
+    sizes = [math.prod(shape) for shape in shapes]  # exact: np.prod would wrap at 2^63
     if 4 * sum(sizes) != len(blob):
         raise ModelFileError(f"{where}: weights hold {len(blob)} bytes, the shapes need {4 * sum(sizes)}")
     flat = np.frombuffer(blob, dtype="<f4")
@@ -146,39 +181,60 @@ def model_from_dict(data: Any, where: str = "model", kind: str | None = None) ->
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelFileError(f"{where}: not a geosched model file (format {FORMAT!r} expected)")
     version = _require(data, "format_version", where)
-    if version != FORMAT_VERSION:
+    if isinstance(version, bool) or version != FORMAT_VERSION or not isinstance(version, int):
         raise ModelFileError(f"{where}: format_version {version!r}; this geosched reads {FORMAT_VERSION}")
     feature_version = _require(data, "feature_version", where)
-    if feature_version != FEATURE_VERSION:
+    if isinstance(feature_version, bool) or feature_version != FEATURE_VERSION or not isinstance(feature_version, int):
         raise ModelFileError(f"{where}: trained on feature version {feature_version!r}, this geosched computes "
                              f"version {FEATURE_VERSION}: retrain it")
-    features = tuple(_require(data, "features", where))
+    features = _require(data, "features", where)
+    if not isinstance(features, list) or not all(isinstance(name, str) for name in features):
+        raise ModelFileError(f"{where}: features must be a list of names, got {features!r}")
     unknown = [name for name in features if name not in FEATURES]
     if unknown:
         raise ModelFileError(f"{where}: unknown feature(s) {', '.join(map(str, unknown))}")
     file_kind = _require(data, "kind", where)
-    if file_kind not in KINDS:
+    if not isinstance(file_kind, str) or file_kind not in KINDS:
         raise ModelFileError(f"{where}: kind {file_kind!r} is not one of {', '.join(KINDS)}")
     if kind is not None and kind != file_kind:
         raise ModelFileError(f"{where}: a {file_kind} model, not a {kind} model")
     weights = _unpack(_require(data, "weights", where), _require(data, "weights_sha256", where), where)
-    head = _require(data, "head", where)
-    standardize = _require(data, "standardize", where)
-    try:
-        model = LengthModel(
-            kind=file_kind, features=features, text_features=int(data.get("text_features", 0)),
-            step_seconds=float(_require(data, "step_seconds", where)),
-            mean=np.asarray(standardize["mean"], dtype=np.float64),
-            std=np.asarray(standardize["std"], dtype=np.float64),
-            hidden=tuple(int(h) for h in _require(data, "hidden", where)), weights=weights,
-            theta=int(head["theta"]), short_length=int(head["short_length"]), long_length=int(head["long_length"]),
-            max_output=int(head["max_output"]), edges=tuple(int(e) for e in head.get("edges", ())),
-            provenance=dict(data.get("provenance", {})), metrics=dict(data.get("metrics", {})),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(f"{where}: malformed model ({exc})") from None
+    model = _build(data, file_kind, tuple(features), weights, where)
     _check_shapes(model, where)
     return model
+
+
+def _build(data: dict[str, Any], kind: str, features: tuple[str, ...], weights: tuple[np.ndarray, ...],
+           where: str) -> LengthModel:
+    """The model from the checked fields: every number is checked for its type, none is coerced."""
+    head = _mapping(_require(data, "head", where), "head", where)
+    standardize = _mapping(_require(data, "standardize", where), "standardize", where)
+    step_seconds = _require(data, "step_seconds", where)
+    if isinstance(step_seconds, bool) or not isinstance(step_seconds, (int, float)) or not step_seconds > 0:
+        raise ModelFileError(f"{where}: step_seconds must be a positive number, got {step_seconds!r}")
+    for key in ("theta", "short_length", "long_length", "max_output", "mean", "std"):
+        if key not in (head if key not in ("mean", "std") else standardize):
+            raise ModelFileError(f"{where}: missing key {key!r}; not a geosched model file")
+    edges = _integers(head.get("edges", []), "head.edges", where, 1)
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ModelFileError(f"{where}: head.edges must increase strictly, got {list(edges)}")
+    try:
+        return LengthModel(
+            kind=kind, features=features, text_features=_integer(data.get("text_features", 0), "text_features", where),
+            step_seconds=float(step_seconds),
+            mean=_numbers(standardize["mean"], "standardize.mean", where),
+            std=_numbers(standardize["std"], "standardize.std", where),
+            hidden=_integers(_require(data, "hidden", where), "hidden", where, 1), weights=weights,
+            theta=_integer(head["theta"], "head.theta", where),
+            short_length=_integer(head["short_length"], "head.short_length", where, 1),
+            long_length=_integer(head["long_length"], "head.long_length", where, 1),
+            max_output=_integer(head["max_output"], "head.max_output", where, 1),
+            edges=edges,
+            provenance=dict(_mapping(data.get("provenance", {}), "provenance", where)),
+            metrics=dict(_mapping(data.get("metrics", {}), "metrics", where)),
+        )
+    except ValidationError as exc:
+        raise ModelFileError(f"{where}: malformed model ({exc})") from None
 
 
 def _check_shapes(model: LengthModel, where: str) -> None:

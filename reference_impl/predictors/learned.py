@@ -147,7 +147,12 @@ class LengthModel:
             raise ValidationError("feature rows", x.shape, f"need shape (n, {self.inputs})")
         z = ((x - self.mean) / self.std).astype(np.float32)
         with torch.no_grad():
-            return self.module()(torch.from_numpy(z)).numpy().astype(np.float64)
+            out = self.module()(torch.from_numpy(z)).numpy().astype(np.float64)
+        bad = np.nonzero(~np.isfinite(out).all(axis=1))[0]
+        if bad.size:  # NaN weights or overflowing features: an error, never a number (NaN casts to 2^63)
+            raise ValidationError(f"model output for feature row {int(bad[0])}", out[bad[0]].tolist(),
+                                  "must be finite: the model produced NaN or infinity")
+        return out
 
     def probabilities(self, x: Any) -> np.ndarray:
         """dist: bin masses ``(n, bins)``; onebit: ``P(o > theta)`` ``(n,)``."""
@@ -168,7 +173,9 @@ class LengthModel:
         """Everything the metrics read: point, P(long), bin masses, ranking score."""
         if self.kind == "point":
             log_length = self.raw(x)[:, 0]
-            return PredictionSet(point=self._clip(np.exp(log_length)), score=log_length)
+            with np.errstate(over="ignore"):  # a log-length past ~709 is inf, clipped to max_output like any long one
+                point = self._clip(np.exp(log_length))
+            return PredictionSet(point=point, score=log_length)
         if self.kind == "onebit":
             p = self.probabilities(x)
             point = np.where(p > 0.5, self.long_length, self.short_length).astype(np.int64)

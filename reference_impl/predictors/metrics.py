@@ -122,6 +122,19 @@ def _spearman(score: np.ndarray, truth: np.ndarray) -> float | None:
     return float(spearmanr(score, truth).statistic)
 
 
+def _require_finite(label: str, values: Any) -> None:
+    """NaN or infinity is an error naming the first one, never a number (NaN cast to int64 is -2^63)."""
+    if values is None:
+        return
+    array = np.asarray(values)
+    if array.dtype.kind in "fc" or array.dtype == object:
+        finite = np.isfinite(array.astype(np.complex128 if array.dtype.kind == "c" else np.float64))
+        if not finite.all():
+            where = np.argwhere(~finite)[0]
+            raise ValidationError(f"{label}[{', '.join(map(str, where))}]", array[tuple(where)].item(),
+                                  "must be a finite number")
+
+
 def evaluate_predictions(name: str, truth: Any, predictions: PredictionSet, *, theta: int) -> AccuracyRow:
     """Score ``predictions`` against the true outputs (module docstring for the definitions).
 
@@ -153,6 +166,11 @@ def evaluate_predictions(name: str, truth: Any, predictions: PredictionSet, *, t
     >>> round(row.nll, 4), row.crps  # -log(1/2), -log(1/4); CRPS 0.25+0.0625+0 and 0.25+0.5625+0
     (1.0397, 0.5625)
     """
+    for label, values in (("truth", truth), ("predictions.point", predictions.point),
+                          ("predictions.long_probability", predictions.long_probability),
+                          ("predictions.probabilities", predictions.probabilities),
+                          ("predictions.score", predictions.score)):
+        _require_finite(label, values)
     truth = np.asarray(truth, dtype=np.int64)
     point = np.asarray(predictions.point, dtype=np.int64)
     if truth.size == 0 or point.shape != truth.shape:
