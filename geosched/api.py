@@ -212,12 +212,12 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
         "simulate": ("geosched.reference_impl.simulator", "simulate", {
             **_INSTANCE, "policy": rule("keys", "policy"), "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none}),
+            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1)}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
             "opt": boolean, "time_limit": _TIME, "progress": boolean}),
         "check_schedule": ("geosched.reference_impl.checker", "check_schedule", {
-            **_INSTANCE, "starts": mapping(), "evicted_segments": segments}),
+            **_INSTANCE, "starts": mapping(), "evicted_segments": segments, "block_size": integer(1)}),
         "solve_opt": ("geosched.reference_impl.opt", "solve_opt", {
             **_INSTANCE, "time_limit": _TIME, "method": text(), "warm_start": mapping(optional=True),
             "progress": boolean, "seed": integer(0)}),
@@ -225,7 +225,7 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
         "run_claims": ("geosched.verify.ledger", "run_claims", {
             "claim_ids": names(optional=True), "thorough": boolean, "mode": text(optional=True),
             "out": path(optional=True), "seed": integer(0), "restart": boolean, "progress": anything,
-            "follow_dependencies": boolean, "executor": anything}),
+            "follow_dependencies": boolean, "executor": anything, "time_limit": positive_real(optional=True)}),
         "derivation": ("geosched.theory", "get_derivation", {"claim_id": text()}),
         "hunt": ("geosched.adversary.hunt", "hunt", {
             "space": search_space, "method": text(), "time_limit": _TIME, "seed": _OPTIONAL_INT, "out": path(),

@@ -185,9 +185,13 @@ def _columns_first(check: Callable[..., CheckReport]) -> Callable[..., CheckRepo
     """``check`` preceded by :func:`_check_columns`, the common case computed on whole columns."""
     @functools.wraps(check)
     def checked(instance: Instance, starts: Mapping[str, int], *,
-                evicted_segments: Iterable[tuple[str, int, int]] = ()) -> CheckReport:
-        fast = None if evicted_segments else _check_columns(instance, starts, time.perf_counter())
-        return fast if fast is not None else check(instance, starts, evicted_segments=evicted_segments)
+                evicted_segments: Iterable[tuple[str, int, int]] = (), block_size: int = 1) -> CheckReport:
+        fast = None
+        _check_block_size(block_size, instance.memory if isinstance(instance, Instance) else 1)
+        if not evicted_segments and block_size == 1:  # the column path is token grain only
+            fast = _check_columns(instance, starts, time.perf_counter())
+        return fast if fast is not None else check(instance, starts, evicted_segments=evicted_segments,
+                                                   block_size=block_size)
 
     return checked
 

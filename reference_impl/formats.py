@@ -146,11 +146,13 @@ def _check_step_seconds(step_seconds: Any) -> Decimal:
 
 
 def workload_text(instance: Instance, fmt: str, *, step_seconds: float = 0.025,
-                  tie_gap_seconds: float = DEFAULT_TIE_GAP_SECONDS, metadata: Mapping[str, Any] | None = None,
+                  tie_gap_seconds: float | None = None, metadata: Mapping[str, Any] | None = None,
                   tie_order: Sequence[int] | None = None) -> str:
     """The file contents of ``instance`` in format ``fmt`` (see the module docstring).
 
-    ``tie_gap_seconds``, ``metadata`` (merged into the first line's ``geosched_workload``) and
+    ``tie_gap_seconds`` (default :data:`DEFAULT_TIE_GAP_SECONDS`, narrowed to fit when the step is too
+    short for it; a gap given explicitly is checked instead), ``metadata`` (merged into the first
+    line's ``geosched_workload``) and
     ``tie_order`` (positions, the send order among equal arrivals; default: position order)
     concern ``vllm-bench`` only.
 
@@ -206,13 +208,16 @@ def send_order(instance: Instance, tie_order: Sequence[int] | None = None) -> li
 
 def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, metadata: Mapping[str, Any],
                      tie_order: Sequence[int] | None) -> str:
-    gap = _check_tie_gap(tie_gap_seconds)
     order = send_order(instance, tie_order)
     ranks: list[int] = []
     for k, p in enumerate(order):
         same = k > 0 and instance.requests[order[k - 1]].arrival == instance.requests[p].arrival
         ranks.append(ranks[-1] + 1 if same else 0)
     widest = max(ranks, default=0)
+    if tie_gap_seconds is None:  # the default gap, or the widest that keeps every tie inside its step
+        gap = min(Decimal(str(DEFAULT_TIE_GAP_SECONDS)), step / (2 * widest + 2))
+    else:
+        gap = _check_tie_gap(tie_gap_seconds)
     if widest and Decimal(widest) * gap * 2 >= step:
         raise ValidationError("--tie-gap-seconds", float(gap),
                               f"{widest + 1} requests share an arrival step: {widest} x gap must stay below "
@@ -228,8 +233,8 @@ def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, me
         r = instance.requests[p]
         stamp = Decimal(r.arrival) * step + ranks[k] * gap
         if not math.isfinite(float(stamp)):
-            raise ValidationError("--step-seconds", float(step), f"gives a timestamp past the float range "
-                                  f"(arrival {r.arrival})")
+            raise ValidationError("step_seconds", float(step), f"makes the timestamp of request {r.id!r} "
+                                  f"(arrival step {r.arrival}) overflow a float")
         chunks = -(-(r.prompt + 1) // VLLM_CHUNK_TOKENS)
         row = {"timestamp": float(stamp), "input_length": r.prompt + 1, "output_length": r.output,
                "hash_ids": list(range(next_hash, next_hash + chunks)), "request_id": r.id,
