@@ -4,7 +4,7 @@
         sum_k P_k = sum_i v_i + sum_{i<j} min(v_i, v_j)  =: pairmin rs
     (in the sorted order the pair (i<j) contributes v_i to P_j, the diagonal v_i to P_i). *)
 
-From Coq Require Import Arith Lia List Permutation.
+From Coq Require Import Arith Lia List Permutation Sorting.
 From GeoSched Require Import Model Volume.
 Import ListNotations.
 
@@ -90,10 +90,98 @@ Proof.
     apply finished_by; auto.
 Qed.
 
-(** Prop. 3.1 (kong.prop3.1), with sum_k P_k written as [pairmin rs]. *)
-Theorem prop31_lower_bound : forall M rs xs,
+(** Prop. 3.1, with sum_k P_k written as [pairmin rs]. *)
+Theorem prop31_pairmin : forall M rs xs,
   feasible M rs xs -> pairmin rs <= M * tel rs xs.
 Proof.
   intros M rs xs [Hl H]. unfold tel.
   rewrite <- (map_fst_combine rs xs) at 1 by lia. apply prop31_js. exact H.
 Qed.
+
+(** ** sum_k P_k with the sort: Q rs = pairmin rs *)
+
+Fixpoint insert_r (r : req) (l : list req) : list req :=
+  match l with
+  | [] => [r]
+  | q :: l' => if Nat.leb (volume r) (volume q) then r :: l else q :: insert_r r l'
+  end.
+
+Fixpoint sort_r (l : list req) : list req :=
+  match l with
+  | [] => []
+  | r :: l' => insert_r r (sort_r l')
+  end.
+
+(** Sum of the prefix sums acc + v_1, acc + v_1 + v_2, ... *)
+Fixpoint sum_prefix (acc : nat) (vs : list nat) : nat :=
+  match vs with
+  | [] => 0
+  | v :: vs' => (acc + v) + sum_prefix (acc + v) vs'
+  end.
+
+(** Q rs = sum_k P_k, P_k the k-th prefix sum of the volumes sorted ascending. *)
+Definition Q (rs : list req) : nat := sum_prefix 0 (map volume (sort_r rs)).
+
+Lemma sum_prefix_acc : forall vs acc, sum_prefix acc vs = acc * length vs + sum_prefix 0 vs.
+Proof.
+  induction vs as [|v vs IH]; intros acc; simpl; [lia|].
+  rewrite (IH (acc + v)), (IH v). nia.
+Qed.
+
+Definition rle (a b : req) : Prop := volume a <= volume b.
+
+Lemma insert_r_perm : forall r l, Permutation (insert_r r l) (r :: l).
+Proof.
+  intros r l. induction l as [|q l IH]; simpl; auto.
+  destruct (Nat.leb (volume r) (volume q)); auto.
+  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
+Qed.
+
+Lemma sort_r_perm : forall l, Permutation (sort_r l) l.
+Proof.
+  induction l as [|r l IH]; simpl; auto.
+  eapply perm_trans; [apply insert_r_perm|apply perm_skip, IH].
+Qed.
+
+Lemma insert_r_sorted : forall r l, Sorted rle l -> Sorted rle (insert_r r l).
+Proof.
+  intros r l. induction l as [|q l IH]; intros H; simpl; auto.
+  destruct (Nat.leb_spec (volume r) (volume q)).
+  - constructor; auto.
+  - inversion H as [|? ? Hs Hh]; subst. constructor; [apply IH; auto|].
+    destruct l as [|c l]; simpl; [constructor; unfold rle; lia|].
+    inversion Hh as [|? ? Hqc]; subst. destruct (Nat.leb (volume r) (volume c));
+      constructor; unfold rle in *; lia.
+Qed.
+
+Lemma sort_r_sorted : forall l, StronglySorted rle (sort_r l).
+Proof.
+  intros l. apply Sorted_StronglySorted; [unfold Relations_1.Transitive, rle; lia|].
+  induction l; simpl; auto. apply insert_r_sorted; auto.
+Qed.
+
+Lemma pairmin_sorted : forall l,
+  StronglySorted rle l -> pairmin l = sum_prefix 0 (map volume l).
+Proof.
+  induction l as [|r l IH]; intros Hs; simpl; auto.
+  inversion Hs as [|? ? Hs' Hf]; subst. rewrite sum_prefix_acc, map_length, <- IH by auto.
+  rewrite (sumf_ext _ (fun _ => volume r)).
+  - assert (forall c (l : list req), sumf (fun _ => c) l = c * length l) as Hc
+      by (intros c l0; induction l0; simpl; lia).
+    rewrite Hc. lia.
+  - intros q Hq. rewrite Forall_forall in Hf. specialize (Hf q Hq). unfold rle in Hf. lia.
+Qed.
+
+Lemma Q_eq_pairmin : forall rs, Q rs = pairmin rs.
+Proof.
+  intros rs. unfold Q. rewrite <- pairmin_sorted by apply sort_r_sorted.
+  apply pairmin_perm, sort_r_perm.
+Qed.
+
+(** Prop. 3.1 (kong.prop3.1): M * TEL(S) >= sum_k P_k for every feasible burst schedule. *)
+Theorem prop31_lower_bound : forall M rs xs,
+  feasible M rs xs -> Q rs <= M * tel rs xs.
+Proof. intros M rs xs H. rewrite Q_eq_pairmin. apply prop31_pairmin; auto. Qed.
+
+(** The paper's instance: volumes 24 and 20, so sum_k P_k = 20 + 44 = 64. *)
+Example Q_paper : Q [(6, 3); (1, 5)] = 64 := eq_refl.

@@ -1,0 +1,26 @@
+(* Every main theorem must print "Closed under the global context" (build.sh checks). *)
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32.
+Check feasibleb_correct.
+Print Assumptions feasibleb_correct.
+Check volume2_eq.
+Print Assumptions volume2_eq.
+Check volume_is_memory_time.
+Print Assumptions volume_is_memory_time.
+Check Q_eq_pairmin.
+Print Assumptions Q_eq_pairmin.
+Check prop31_pairmin.
+Print Assumptions prop31_pairmin.
+Check prop31_lower_bound.
+Print Assumptions prop31_lower_bound.
+Check svf_feasible.
+Print Assumptions svf_feasible.
+Check lemmaA2_head.
+Print Assumptions lemmaA2_head.
+Check lemmaA2_peak_mass.
+Print Assumptions lemmaA2_peak_mass.
+Check lemmaA2_occupancy_refuted.
+Print Assumptions lemmaA2_occupancy_refuted.
+Check svf_starts_bound.
+Print Assumptions svf_starts_bound.
+Check thm32_svf_competitive.
+Print Assumptions thm32_svf_competitive.
