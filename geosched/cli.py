@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", parents=[common], help="run one policy on a workload")
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(policy_names())} (or name:k=v,...)")
+    p.add_argument("--engine", choices=("python", "coq"), default="python",
+                   help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
+                        "svf on bursts only, needs coqc")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
@@ -149,11 +152,13 @@ def _predictor(args: argparse.Namespace):
 
 
 def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, Any]:
+    from geosched.engines import simulate
     from geosched.errors import InfeasibleScheduleError
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
 
-    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill)
+    engine = getattr(args, "engine", "python")
+    predictor = args.predictor if engine == "coq" else _predictor(args)
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill)
     report = check_schedule(instance, result.starts, evicted_segments=result.evicted_segments)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
@@ -183,10 +188,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
-                   "policy": args.policy, "predictor": args.predictor, "seed": args.seed, **row})
+                   "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
+                   **row})
         return 0
     print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}")
-    print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''})")
+    print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''}"
+          f"{', Coq engine' if args.engine == 'coq' else ''})")
     for key in ("tel", "mean_latency", "p95_latency", "p99_latency", "mean_wait", "makespan", "throughput",
                 "peak_memory", "evictions", "wasted_tokens"):
         value = row[key]

@@ -52,17 +52,22 @@ from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
 __all__ = ["COQ_DIR", "THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools", "source_hash",
-           "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths", "fits_63_bits", "VALUE_LIMIT"]
+           "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths", "fits_63_bits", "VALUE_LIMIT",
+           "Differential", "differential", "probe_schedules", "unary_arithmetic"]
 
 COQ_DIR = Path(__file__).resolve().parent / "coq"
 # the main theorems: name -> the module (file) of verify/coq that proves it
 THEOREMS: dict[str, str] = {
     "volume_is_memory_time": "Volume",
     "prop31_lower_bound": "Prop31",
+    "Q_eq_pairmin": "Prop31",
     "lemmaA2_peak_mass": "LemmaA2",
     "lemmaA2_occupancy_refuted": "LemmaA2",
+    "svf_js_sorted": "Thm32",
+    "svf_starts_bound": "Thm32",
     "thm32_svf_competitive": "Thm32",
-    "svf_feasible": "Thm32",
+    "svf_feasible": "SvfFacts",
+    "feasibleb_correct": "Model",
 }
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
 CLOSED = "Closed under the global context"
@@ -79,10 +84,11 @@ _BUILT_THIS_PROCESS: set[str] = set()  # source hashes compiled by this process 
 class CoqBuild(Result):
     """One build of the Coq development (compiled now or read from the build cache)."""
 
-    STATUSES = ("ok", "failed", "unavailable")
+    STATUSES = ("ok", "failed", "unavailable", "not_built")
     SUCCESS = ("ok",)
 
-    status: str  # "ok": compiled, extracted, coqchk passed; "failed": a step failed; "unavailable": no coqc
+    status: str  # "ok": compiled, extracted, coqchk passed; "failed": a step failed; "unavailable": no coqc;
+    #              "not_built": cached_only and the cache holds no build of these sources
     message: str  # one line
     wall_time: float  # seconds this call took
     source_hash: str = ""  # SHA-256 of the .v/.ml/build sources and the coqc and ocamlopt versions
@@ -184,13 +190,15 @@ def _locked(path: Path) -> Iterator[None]:
 # --------------------------------------------------------------------------- building
 
 
-def build(force: bool = False) -> CoqBuild:
+def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
     """Compile, check and extract the Coq development, or read it from the build cache.
 
     Parameters
     ----------
     force : bool
         Rebuild even when the cache holds a build for these sources and this ``coqc``.
+    cached_only : bool
+        Never compile: read the cache, else return ``status="not_built"`` (``geosched claims --quick``).
 
     Returns
     -------
@@ -212,6 +220,9 @@ def build(force: bool = False) -> CoqBuild:
         cached = None if force else _read_manifest(target, digest)
         if cached is not None:
             return _from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True)
+        if cached_only:
+            return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
+                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
         data = _build_into(target, digest, coqc)
     return _from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False)
 
@@ -227,8 +238,9 @@ def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
 
 
 def _from_manifest(data: dict[str, Any], target: Path, digest: str, wall: float, *, from_cache: bool) -> CoqBuild:
-    keep = {k: data[k] for k in ("status", "message", "coqc_version", "theorems", "assumptions", "statements",
-                                 "coqchk", "coqchk_axioms", "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step") if k in data}
+    names = ("status", "message", "coqc_version", "theorems", "assumptions", "statements", "coqchk", "coqchk_axioms",
+             "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step")
+    keep = {k: data[k] for k in names if k in data}
     return CoqBuild(wall_time=wall, source_hash=digest, from_cache=from_cache,
                     built_this_run=digest in _BUILT_THIS_PROCESS,
                     directory=str(target), **keep)
@@ -277,7 +289,7 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
         timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
         data["coqc_seconds"] = float(timed.group(1)) if timed else None
         _assumptions(src, data)
-        data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout) or _coqchk(src)
+        data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
         _extract_and_compile(src, work)
         closed = sum(data["theorems"].values())
         data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
@@ -350,7 +362,7 @@ def _coqchk(src: Path) -> tuple[bool, str]:
     if not modules:
         raise _StepFailed("coqchk", "no compiled module")
     done = _run("coqchk", ["coqchk", "-silent", "-o", "-Q", ".", "GeoSched", *modules], src)
-    return True, _axioms(done.stdout)
+    return True, _axioms(done.stdout + done.stderr)  # coqchk prints its summary on stderr
 
 
 def unary_arithmetic(code: str) -> list[str]:
@@ -483,7 +495,7 @@ def run_batch(items: Sequence[Item]) -> list[CoqRun]:
                                   f"need one start per request ({len(lengths)})")
         if not fits_63_bits(memory, lengths, schedules):
             raise ValidationError(f"items[{k}]", f"M={memory}, n={len(lengths)}",
-                                  f"values could reach 2^61: too large for the Coq engine's 63-bit ints")
+                                  "values could reach 2^61: too large for the Coq engine's 63-bit ints")
     if not items:
         return []
     binary = Path(_ready_build().directory) / BINARY
@@ -518,3 +530,97 @@ def simulate_coq(instance: Instance) -> dict[str, int]:
         return {}
     run = run_batch([(instance.memory, lengths, ())])[0]
     return {r.id: first + x for r, x in zip(instance.requests, run.starts)}
+
+
+# --------------------------------------------------------------------------- Coq against Python
+
+
+@dataclass(frozen=True)
+class Differential:
+    """The extracted Coq SVF against the Python simulator and checker on many burst instances."""
+
+    instances: int  # instances compared
+    schedules: int  # extra schedules whose feasibility and TEL were compared with the checker
+    infeasible: int  # of those, how many the checker rejected (the comparison saw both answers)
+    mismatches: tuple[str, ...]  # one line per disagreement (empty: they agree everywhere)
+
+
+def probe_schedules(starts: Sequence[int], lengths: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """Schedules around ``starts`` for the feasibility comparison: everyone at 0, the last
+    starter one step earlier, everyone one step later, everyone in sequence.
+
+    >>> probe_schedules([5, 0], [(6, 3), (1, 5)])
+    [[0, 0], [4, 0], [6, 1], [0, 3]]
+    """
+    n = len(starts)
+    last = max(range(n), key=lambda k: (starts[k], k)) if n else 0
+    earlier = [max(0, x - 1) if k == last else x for k, x in enumerate(starts)]
+    sequence, clock = [], 0
+    for _, o in lengths:
+        sequence.append(clock)
+        clock += o
+    return [[0] * n, earlier, [x + 1 for x in starts], sequence]
+
+
+def differential(instances: Sequence[Instance]) -> Differential:
+    """Run the Coq SVF (one process for all) and the Python simulator and checker on ``instances``.
+
+    For every burst instance: the starts and the TEL of Coq's ``svf`` must equal the Python
+    simulator's SVF and the checker's TEL; Coq's ``feasibleb`` must say feasible; and on the
+    Python starts and on :func:`probe_schedules`, Coq's ``feasibleb`` and ``tel`` must equal the
+    checker's verdict and TEL.
+    """
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.simulator import simulate
+
+    items, expected = [], []
+    for instance in instances:
+        first, lengths = burst_lengths(instance)
+        python = [simulate(instance, "svf").starts[r.id] - first for r in instance.requests]
+        schedules = [python, *probe_schedules(python, lengths)]
+        verdicts = []
+        for xs in schedules:
+            report = check_schedule(instance, {r.id: first + x for r, x in zip(instance.requests, xs)})
+            tel = report.metrics.tel if report.metrics is not None else None
+            verdicts.append((report.feasible, tel))
+        items.append((instance.memory, lengths, schedules))
+        expected.append((python, verdicts))
+    runs = run_batch(items)
+    mismatches, infeasible = [], 0
+    for k, (run, (python, verdicts)) in enumerate(zip(runs, expected)):
+        where = f"instance {k} (M={items[k][0]}, {list(items[k][1])})"
+        if list(run.starts) != python:
+            mismatches.append(f"{where}: starts Coq {list(run.starts)} != Python {python}")
+        if run.tel != verdicts[0][1] or not run.feasible:
+            mismatches.append(f"{where}: Coq TEL {run.tel} feasible {run.feasible}; checker TEL {verdicts[0][1]}")
+        for j, ((feasible, tel), check, coq_tel) in enumerate(zip(verdicts, run.checks, run.tels)):
+            infeasible += not feasible
+            if check != feasible or (tel is not None and coq_tel != tel):
+                mismatches.append(f"{where}: schedule {items[k][2][j]}: Coq feasibleb {check} tel {coq_tel}; "
+                                  f"checker {feasible} tel {tel}")
+    return Differential(len(items), sum(len(i[2]) for i in items), infeasible, tuple(mismatches))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m geosched.verify.coq_engine [--force] [--json]``: build (or read the cache) and report."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Build the Coq development of verify/coq and report its theorems.")
+    parser.add_argument("--force", action="store_true", help="rebuild even when the cache holds this build")
+    parser.add_argument("--json", action="store_true", help="print the CoqBuild as JSON")
+    args = parser.parse_args(argv)
+    result = build(force=args.force)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+        return 0 if result.success else 1
+    print(f"{result.status}: {result.message}")
+    print(f"sources {result.source_hash[:16]} ({result.lines_of_coq} lines of Coq), {result.coqc_version}, "
+          f"{result.provenance()}, cache {result.directory or '-'}")
+    for theorem, closed in result.theorems.items():
+        text = result.assumptions.get(theorem, "").replace("\n", " ")
+        print(f"  {'closed' if closed else 'OPEN  '}  {THEOREMS[theorem]}.{theorem}: {text}")
+    return 0 if result.success else 1
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())

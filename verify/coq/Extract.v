@@ -3,7 +3,7 @@
     [nat] becomes OCaml's 63-bit [int] (ExtrOcamlNatInt plus the [Nat] operations the
     development uses).  These realizers are exact on non-negative ints as long as no value
     reaches [max_int]: the driver (engine/main.ml) refuses every instance for which a bound
-    on every value computed (starts, usages, TEL) could reach 2^62; geosched.verify.coq_engine
+    on every value computed (starts, usages, TEL) could reach 2^61; geosched.verify.coq_engine
     checks the same bound first.  Unary [nat] would be exponentially slow in the values'
     bit length; this mapping is what makes the extracted program usable. *)
 From Coq Require Extraction.
