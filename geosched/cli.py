@@ -27,7 +27,7 @@ __all__ = ["main", "build_parser"]
 # common)``; a name that does not import is a bug, so it fails loudly.
 _EXTENSIONS = (
     "geosched.verify.commands",
-    "geosched.theory.commands",
+    "geosched.verify.prove",  # `prove`: the derivation (theory) marked by the ledger (verify)
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
     "geosched.reference_impl.vllm.commands",

@@ -69,6 +69,7 @@ THEOREMS: dict[str, str] = {
     "svf_feasible": "SvfFacts",
     "feasibleb_correct": "Model",
 }
+BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
 CLOSED = "Closed under the global context"
 BINARY = "geosched-coq"
@@ -161,6 +162,8 @@ def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
     for path in _sources(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     digest.update(coqc.encode() + b"\0" + _version(["ocamlopt", "-version"]).encode())
+    # what a build records depends on this module's theorem list and procedure too
+    digest.update(json.dumps([BUILD_FORMAT, THEOREMS], sort_keys=True).encode())
     return digest.hexdigest(), coqc
 
 
