@@ -121,3 +121,45 @@ def test_no_coqc_means_unavailable_not_ok(monkeypatch):
     assert result.status == "unavailable" and not result.success
     assert result.message.startswith("coqc not installed")
     assert not any(result.closed(t) for t in coq_engine.THEOREMS)
+
+
+def test_every_coq_mutation_names_one_marked_line():
+    from geosched.verify.mutations import COQ_MUTATIONS
+
+    assert {m.id for m in COQ_MUTATIONS} >= {"coq-factor2", "coq-window", "coq-growth"}
+    root = COQ_DIR.parent.parent
+    for mutation in COQ_MUTATIONS:
+        assert (root / mutation.path).read_text().count(mutation.old) == 1, mutation.id
+        assert mutation.old != mutation.new
+
+
+@needs_coq
+@pytest.mark.slow
+def test_every_coq_mutation_stops_the_build_or_opens_a_theorem():
+    from geosched.verify.mutations import run_coq_mutations
+
+    outcomes = run_coq_mutations()
+    assert [o.id for o in outcomes if not o.caught] == [], [(o.id, o.how) for o in outcomes]
+    assert all(o.how.startswith(("build stopped: ", "not closed: ")) for o in outcomes)
+
+
+def _proved_md_script() -> str:
+    """The coqtop session of docs/proved.md ("Stepping through a proof"), as written there."""
+    text = (COQ_DIR.parent.parent / "docs" / "proved.md").read_text(encoding="utf-8")
+    section = text[text.index("## Stepping through a proof"):]
+    blocks = re.findall(r"```\n(.*?)```", section, flags=re.S)
+    return next(b for b in blocks if b.startswith("From Coq Require"))
+
+
+@needs_coq
+def test_the_coqtop_session_of_the_docs_works(built):
+    import subprocess
+
+    script = _proved_md_script()
+    assert "Qed." in script and script.rstrip().endswith("Print Assumptions again.")
+    done = subprocess.run(["coqtop", "-R", ".", "GeoSched"], input=script, capture_output=True, text=True,
+                          cwd=Path(built.directory) / "src", timeout=600)
+    out = done.stdout + done.stderr
+    assert "Error" not in out, out[-2000:]
+    assert out.rstrip().splitlines()[-1].startswith("Closed under the global context") or \
+        "Closed under the global context" in out.split("Print Assumptions")[-1]

@@ -78,6 +78,8 @@ _BUILD_TIMEOUT_S = 7200  # a hung coqc is an error after this long, never a verd
 # nat operations that must not run as unary recursions in the extracted code (Extract.v maps them)
 _ARITHMETIC = ("add", "mul", "sub", "max", "min", "leb", "ltb", "eqb", "compare", "div", "modulo", "pow", "divmod")
 _UNARY_CASE = "(fun fO fS n ->"  # ExtrOcamlNatInt's case analysis on an int-as-nat
+_BUILD_OUTPUTS = shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux", "__pycache__", "Makefile*",
+                                        ".lia.cache", "Assumptions.out", "geosched_coq.ml*")
 _BUILT_THIS_PROCESS: set[str] = set()  # source hashes compiled by this process (not read from the cache)
 
 
@@ -176,6 +178,7 @@ def cache_root() -> Path:
 
 
 def _lines_of_coq(root: Path = COQ_DIR) -> int:
+    """Lines of the ``.v`` files of ``root`` (Extract.v included)."""
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
 
 
@@ -280,19 +283,11 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
     """Build in a fresh folder next to ``target`` and move it into place; returns the manifest."""
     work = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=target.parent))
     src = work / "src"
-    shutil.copytree(COQ_DIR, src, ignore=shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux",
-                                                                 "__pycache__", "Makefile*", ".lia.cache"))
+    shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
     data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
                             "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
     try:
-        began = time.perf_counter()
-        done = _run("coqc", ["bash", "build.sh"], src)
-        data["build_seconds"] = round(time.perf_counter() - began, 3)
-        # build.sh also runs its own checks; the coqc part it times itself, when it says so
-        timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
-        data["coqc_seconds"] = float(timed.group(1)) if timed else None
-        _assumptions(src, data)
-        data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
+        _compile(src, data)
         _extract_and_compile(src, work)
         closed = sum(data["theorems"].values())
         data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
@@ -308,6 +303,45 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
     os.replace(work, target)
     _BUILT_THIS_PROCESS.add(digest)
     return data
+
+
+def _compile(src: Path, data: dict[str, Any]) -> None:
+    """build.sh (coqc from clean and its own checks), Print Assumptions per theorem, coqchk: into ``data``."""
+    began = time.perf_counter()
+    done = _run("coqc", ["bash", "build.sh"], src)
+    data["build_seconds"] = round(time.perf_counter() - began, 3)
+    # build.sh also runs its own checks; the coqc part it times itself, when it says so
+    timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
+    data["coqc_seconds"] = float(timed.group(1)) if timed else None
+    _assumptions(src, data)
+    data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
+
+
+def check_sources(root: Path) -> CoqBuild:
+    """Compile a copy of the Coq sources in ``root`` from clean (build.sh, Print Assumptions, coqchk), in a
+    temporary folder, without the cache or the extraction: the mutation campaign's check.
+
+    ``status`` is ``failed`` when a step stops (``message`` names it), else ``ok`` with ``theorems``
+    saying which main theorems are closed.
+    """
+    started = time.perf_counter()
+    if missing_tools():
+        return CoqBuild("unavailable", f"{', '.join(missing_tools())} not installed (Debian package coq)",
+                        time.perf_counter() - started)
+    digest, coqc = source_hash(root)
+    data: dict[str, Any] = {"theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    with tempfile.TemporaryDirectory(prefix="geosched-coq-check-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(root, src, ignore=_BUILD_OUTPUTS)
+        try:
+            _compile(src, data)
+            status, message, step = "ok", "compiled", ""
+        except _StepFailed as exc:
+            status, message, step = "failed", str(exc), exc.step
+    keep = {k: data[k] for k in ("theorems", "assumptions", "statements", "coqchk") if k in data}
+    return CoqBuild(status, message, time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
+                    failed_step=step, build_seconds=data.get("build_seconds"), lines_of_coq=_lines_of_coq(root),
+                    **keep)
 
 
 def _modules(src: Path) -> list[str]:
