@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -12,6 +12,8 @@ Check prop31_pairmin.
 Print Assumptions prop31_pairmin.
 Check prop31_lower_bound.
 Print Assumptions prop31_lower_bound.
+Check svf_sim_eq.
+Print Assumptions svf_sim_eq.
 Check svf_feasible.
 Print Assumptions svf_feasible.
 Check lemmaA2_head.
@@ -24,3 +26,13 @@ Check svf_starts_bound.
 Print Assumptions svf_starts_bound.
 Check thm32_svf_competitive.
 Print Assumptions thm32_svf_competitive.
+Check thm32_svf_feasible.
+Print Assumptions thm32_svf_feasible.
+Check svf_family_tel.
+Print Assumptions svf_family_tel.
+Check sjf_family_tel.
+Print Assumptions sjf_family_tel.
+Check sjf_family_ratio.
+Print Assumptions sjf_family_ratio.
+Check sjf_not_competitive.
+Print Assumptions sjf_not_competitive.

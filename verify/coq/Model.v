@@ -174,6 +174,13 @@ Proof.
   rewrite IH by lia. auto.
 Qed.
 
+Lemma map_snd_combine : forall {A B} (l1 : list A) (l2 : list B),
+  length l2 <= length l1 -> map snd (combine l1 l2) = l2.
+Proof.
+  intros A B l1. induction l1 as [|a l1 IH]; intros [|b l2] H; simpl in *; auto; try lia.
+  rewrite IH by lia. auto.
+Qed.
+
 (** ** The checker is correct *)
 
 Lemma req_usage_zero_before : forall r x t, t <= x -> req_usage r x t = 0.

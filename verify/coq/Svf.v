@@ -14,11 +14,12 @@
 
     This is the discrete-time strict head-of-line simulation for a burst
     (reference_impl/simulator.py, the default for bursts): at every step the waiting
-    requests are scanned in (volume, arrival, position) order and admitted while the check
+    requests are scanned in (volume, arrival, position) order and started while the check
     passes, the first misfit ending the scan.  In that process the head of the queue is
-    admitted at the first step, not before the previous admission, where its check passes,
-    and its check only involves the requests admitted before it, i.e. the requests placed
-    before it here. *)
+    started at the first step, not before the previous start, where its check passes,
+    and its check only involves the requests started before it, i.e. the requests placed
+    before it here.  Sim.v defines that step-by-step process ([sim], [svf_sim]) and proves
+    [svf_sim_eq]: svf_sim M rs = svf M rs whenever every peak is <= M. *)
 
 From Coq Require Import Arith Lia List Bool Permutation Sorting.
 From GeoSched Require Import Model.

@@ -3,8 +3,11 @@
 # Usage: verify/coq/build.sh   (from anywhere; needs coqc and coqchk, Coq 8.16)
 set -euo pipefail
 cd "$(dirname "$0")"
-FILES="Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32"
-rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache Assumptions.out
+for tool in coqc coqchk; do
+  command -v "$tool" >/dev/null || { echo "$tool not installed" >&2; exit 3; }
+done
+FILES="Model Svf SvfFacts Sim Volume Prop31 LemmaA2 Thm32 SjfFamily"
+rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache ./.nia.cache Assumptions.out
 start=$(date +%s%N)
 for f in $FILES; do
   [ -f "$f.v" ] || continue
