@@ -68,6 +68,10 @@ THEOREMS: dict[str, str] = {
     "thm32_svf_competitive": "Thm32",
     "svf_feasible": "SvfFacts",
     "feasibleb_correct": "Model",
+    "svf_sim_eq": "Sim",
+    "sjf_family_tel": "SjfFamily",
+    "svf_family_tel": "SjfFamily",
+    "sjf_not_competitive": "SjfFamily",
 }
 BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)

@@ -115,7 +115,8 @@ ROWS: tuple[Claim, ...] = (
           "strict SVF, exact lengths, discrete steps; through its lemmas' bounded checks for n <= N, and for every "
           "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
           ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
-           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", *_SIM), ("kong.lemmaA.2", "kong.prop3.1")),
+           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq", *_SIM),
+          ("kong.lemmaA.2", "kong.prop3.1")),
     Claim("kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
           "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
           "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order",
@@ -137,9 +138,11 @@ ROWS: tuple[Claim, ...] = (
           "how eps enters the bound is not stated; oracle class bits; truncated lengths",
           ("derivation", "monte-carlo:svf1", "consts:poisson", *_SIM), ("kong.thm3.4",)),
     Claim("kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
-          "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms",
-          "family ours; SVF stands in for OPT (an upper bound on it)",
-          ("derivation", "simulation:family", *_SIM)),
+          "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms; in Coq for every m "
+          "(closed forms of the Coq SJF and SVF, and sjf_not_competitive)",
+          "family ours; SVF stands in for OPT (an upper bound on it); Coq's SJF is the same placement by output",
+          ("derivation", "simulation:family", "coq:sjf_not_competitive", "coq:sjf_family_tel", "coq:svf_family_tel",
+           *_SIM)),
     Claim("jaillet.thm4.1", f"{JAILLET} Thm. 4.1", "no deterministic online alg. is O(1) (Omega(sqrt n))",
           "our adaptive adversary; the game solved exactly: every deterministic online algorithm has ratio >= V_K "
           "(>= K/3, increasing) for small K; the greedy policies' closed form simulated",
