@@ -138,3 +138,12 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
     assert r"Ledger (quick): proved (Coq, every n: thm32\_svf\_competitive)" in latex
+
+
+def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
+    claim = CLAIMS["kong.thm3.2"]
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")],
+                                 {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
+    assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
+    # an unknown (not refuted) dependency does not stop the Coq proof
+    assert combine(claim, [_sympy(), _coq("thm32_svf_competitive")], {"kong.lemmaA.2": "unknown"})[0] == "proved"

@@ -13,10 +13,10 @@ same words as ``geosched prove`` and ``docs/claims.md``):
    ``unknown``, naming it; checks that depend on our simulator (``implementation``) then refute
    nothing, since a bug of ours is not a counterexample to the paper;
 2. else any ``refuted`` evidence: ``refuted``, with the counterexample file;
-3. else, when a closed Coq theorem states the whole claim (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`,
-   compiled this run or read from the build cache): ``proved``, naming it, whatever its dependencies say (the
-   Coq proof contains its own lemmas); else a claim it depends on that is ``refuted`` or ``unknown``:
-   ``unknown``, naming it;
+3. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
+   (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`, compiled this run or read from the build cache):
+   ``proved``, naming it, whatever else its dependencies say (the Coq proof contains its own lemmas);
+   else a claim it depends on that is ``refuted`` or ``unknown``: ``unknown``, naming it;
 4. else ``proved`` when every proof method proved its part and every step of the derivation
    and of everything it depends on is mechanically checked (sympy, a solver proof for all
    values, or a closed Coq theorem the step names); otherwise the note says "proved relative
@@ -344,8 +344,9 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)
         return _Verdict("unknown", f"unknown: supporting check failed: {names}",
                         note="; ".join(f"{e.method}: {e.status}: {e.message}" for e in broken))
-    coq = whole_claim_proofs(claim.id, evidence)
-    if coq:  # rule 3a: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
+    refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
+    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
+    if coq:  # rule 3: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
         open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
         note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
                          + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
