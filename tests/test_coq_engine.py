@@ -25,7 +25,7 @@ from geosched.cli import main
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl import simulator
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.policies import SmallestVolumeFirst
+from geosched.reference_impl.policies import ShortestJobFirst, SmallestVolumeFirst
 from geosched.reference_impl.workloads import read_trace
 from geosched.testing import instances
 from geosched.verify import coq_engine
@@ -90,6 +90,18 @@ def test_feasibility_comparison_sees_both_answers(built):
     assert 0 < report.infeasible < report.schedules  # feasible and infeasible schedules were both compared
 
 
+def test_the_coq_sjf_on_the_sjf_family_has_the_closed_form(built):
+    # theory/kong_sjf_unbounded.py's family at m = 3: M = 2m^2, m x (m^2, 1), m^2 x (0, 2);
+    # TEL(SJF) = m(m+1)/2 + m^3 + m^2 + 1 = 43 and TEL(SVF) = 2m^2 + sum_k (k + 2) = 30
+    m = 3
+    inst = burst_instance(2 * m * m, [(m * m, 1)] * m + [(0, 2)] * (m * m))
+    (run,) = coq_engine.run_batch([(inst.memory, [(r.prompt, r.output) for r in inst.requests], ())])
+    sjf = dict(zip((r.id for r in inst.requests), run.sjf))
+    assert gs.check_schedule(inst, sjf).metrics.tel == 43 and run.tel == 30
+    assert sjf == gs.simulate(inst, "sjf").starts
+    assert coq_engine.differential([inst]).mismatches == ()
+
+
 def test_common_arrival_is_shifted_back(built):
     inst = Instance(12, [Request("a", 7, 6, 3), Request("b", 7, 1, 5)])
     assert coq_engine.simulate_coq(inst) == {"a": 12, "b": 7}
@@ -112,17 +124,20 @@ def _window_shortened(self, memory, prompt, output, start):
     return self.usage(start + output) + prompt + output <= memory
 
 
-@pytest.mark.parametrize("mutation", ["window", "key"])
+@pytest.mark.parametrize("mutation", ["window", "key", "sjf-key"])
 def test_a_mutated_python_svf_makes_the_comparison_fail(built, monkeypatch, mutation):
     corpus = _seeded_corpus(2, 400, 6, 16)
     assert coq_engine.differential(corpus).mismatches == ()
     if mutation == "window":
         monkeypatch.setattr(simulator.ForwardCheck, "fits", _window_shortened)
-    else:  # the key: shortest output first instead of smallest volume
+    elif mutation == "key":  # shortest output first instead of smallest volume
         monkeypatch.setattr(SmallestVolumeFirst, "array_keys", lambda self, prompt, predicted: predicted)
+    else:  # SJF by prompt instead of output
+        monkeypatch.setattr(ShortestJobFirst, "array_keys", lambda self, prompt, predicted: prompt)
     report = coq_engine.differential(corpus)
     assert report.mismatches, f"the {mutation} mutation went unnoticed on {report.instances} instances"
-    assert any("starts Coq" in line for line in report.mismatches)
+    marker = "SJF starts Coq" if mutation == "sjf-key" else ": starts Coq"
+    assert any(marker in line for line in report.mismatches)
 
 
 # --------------------------------------------------------------------------- the public API and the CLI

@@ -131,6 +131,7 @@ class CoqRun:
     feasible: bool  # Coq feasibleb of those starts
     checks: tuple[bool, ...] = ()  # Coq feasibleb of each schedule sent
     tels: tuple[int, ...] = ()  # Coq tel of each schedule sent
+    sjf: tuple[int, ...] = ()  # Coq sjf (SjfFamily.v: the same placement by output length), aligned likewise
 
 
 # --------------------------------------------------------------------------- tools and the cache key
@@ -487,15 +488,17 @@ def _encode(items: Sequence[Item]) -> str:
 
 def _decode(text: str, items: Sequence[Item]) -> list[CoqRun]:
     lines = text.splitlines()
-    if len(lines) != 5 * len(items):
+    keys = ["starts", "tel", "feasible", "checks", "tels", "sjf"]
+    if len(lines) != len(keys) * len(items):
         raise SolverError(f"the Coq engine printed {len(lines)} lines for {len(items)} instances")
     runs = []
     for k in range(len(items)):
-        block = [line.split() for line in lines[5 * k: 5 * k + 5]]
-        if [b[0] if b else "" for b in block] != ["starts", "tel", "feasible", "checks", "tels"]:
-            raise SolverError(f"the Coq engine's output for instance {k + 1} is malformed: {lines[5 * k]!r}")
+        block = [line.split() for line in lines[len(keys) * k: len(keys) * (k + 1)]]
+        if [b[0] if b else "" for b in block] != keys:
+            raise SolverError(f"the Coq engine's output for instance {k + 1} is malformed: {lines[len(keys) * k]!r}")
         runs.append(CoqRun(tuple(map(int, block[0][1:])), int(block[1][1]), block[2][1] == "1",
-                           tuple(v == "1" for v in block[3][1:]), tuple(map(int, block[4][1:]))))
+                           tuple(v == "1" for v in block[3][1:]), tuple(map(int, block[4][1:])),
+                           tuple(map(int, block[5][1:]))))
     return runs
 
 
@@ -607,17 +610,18 @@ def differential(instances: Sequence[Instance]) -> Differential:
     """Run the Coq SVF (one process for all) and the Python simulator and checker on ``instances``.
 
     For every burst instance: the starts and the TEL of Coq's ``svf`` must equal the Python
-    simulator's SVF and the checker's TEL; Coq's ``feasibleb`` must say feasible; and on the
+    simulator's SVF and the checker's TEL; Coq's ``feasibleb`` must say feasible; on the
     Python starts and on :func:`probe_schedules`, Coq's ``feasibleb`` and ``tel`` must equal the
-    checker's verdict and TEL.
+    checker's verdict and TEL; and Coq's ``sjf`` must equal the Python simulator's SJF.
     """
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.simulator import simulate
 
-    items, expected = [], []
+    items, expected, sjf = [], [], []
     for instance in instances:
         first, lengths = burst_lengths(instance)
         python = [simulate(instance, "svf").starts[r.id] - first for r in instance.requests]
+        sjf.append([simulate(instance, "sjf").starts[r.id] - first for r in instance.requests])
         schedules = [python, *probe_schedules(python, lengths)]
         verdicts = []
         for xs in schedules:
@@ -632,6 +636,8 @@ def differential(instances: Sequence[Instance]) -> Differential:
         where = f"instance {k} (M={items[k][0]}, {list(items[k][1])})"
         if list(run.starts) != python:
             mismatches.append(f"{where}: starts Coq {list(run.starts)} != Python {python}")
+        if list(run.sjf) != sjf[k]:
+            mismatches.append(f"{where}: SJF starts Coq {list(run.sjf)} != Python {sjf[k]}")
         if run.tel != verdicts[0][1] or not run.feasible:
             mismatches.append(f"{where}: Coq TEL {run.tel} feasible {run.feasible}; checker TEL {verdicts[0][1]}")
         for j, ((feasible, tel), check, coq_tel) in enumerate(zip(verdicts, run.checks, run.tels)):

@@ -1,4 +1,5 @@
-(** Extraction of the Coq SVF and of the model's usage, TEL and feasibility to OCaml.
+(** Extraction of the Coq SVF (and SJF, SjfFamily.v) and of the model's usage, TEL and
+    feasibility to OCaml.
 
     [nat] becomes OCaml's 63-bit [int] (ExtrOcamlNatInt plus the [Nat] operations the
     development uses).  These realizers are exact on non-negative ints as long as no value
@@ -8,7 +9,7 @@
     bit length; this mapping is what makes the extracted program usable. *)
 From Coq Require Extraction.
 From Coq Require Import ExtrOcamlBasic ExtrOcamlNatInt.
-From GeoSched Require Import Model Svf.
+From GeoSched Require Import Model Svf SjfFamily.
 
 Extraction Language OCaml.
 
@@ -37,4 +38,4 @@ Extract Constant Coq.Arith.PeanoNat.Nat.modulo => "fun n m -> if m = 0 then n el
 Extract Constant Coq.Init.Nat.compare => "fun n m -> if n = m then Eq else if n < m then Lt else Gt".
 Extract Constant Coq.Arith.PeanoNat.Nat.compare => "fun n m -> if n = m then Eq else if n < m then Lt else Gt".
 
-Extraction "geosched_coq.ml" svf usage tel feasibleb.
+Extraction "geosched_coq.ml" svf sjf usage tel feasibleb.

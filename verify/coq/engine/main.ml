@@ -9,6 +9,7 @@
      feasible 0|1                (Coq feasibleb M rs (svf M rs))
      checks b_1 ... b_k          (Coq feasibleb on each given schedule)
      tels t_1 ... t_k            (Coq tel of each given schedule)
+     sjf y_1 ... y_n             (Coq sjf M rs: the same placement by output length, SjfFamily.v)
 
    OCaml ints are 63-bit; the extracted nat operations are exact below max_int.  Every
    instance is refused (one line "refused: ..." on stderr, exit 3) unless every value the
@@ -52,10 +53,11 @@ let one_instance () =
   let schedules = List.init k (fun _ -> List.init n (fun _ -> read_nonneg "start")) in
   guard m rs schedules;
   let xs = Geosched_coq.svf m rs in
-  Printf.printf "starts %s\ntel %d\nfeasible %s\nchecks %s\ntels %s\n" (ints xs)
+  Printf.printf "starts %s\ntel %d\nfeasible %s\nchecks %s\ntels %s\nsjf %s\n" (ints xs)
     (Geosched_coq.tel rs xs) (bit (Geosched_coq.feasibleb m rs xs))
     (String.concat " " (List.map (fun ys -> bit (Geosched_coq.feasibleb m rs ys)) schedules))
     (ints (List.map (fun ys -> Geosched_coq.tel rs ys) schedules))
+    (ints (Geosched_coq.sjf m rs))
 
 (* true when only whitespace is left on stdin *)
 let at_end () = try Scanf.scanf " %0c" (fun _ -> false) with End_of_file -> true
