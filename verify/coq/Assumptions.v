@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -14,6 +14,8 @@ Check prop31_lower_bound.
 Print Assumptions prop31_lower_bound.
 Check svf_sim_eq.
 Print Assumptions svf_sim_eq.
+Check svf_fast_eq.
+Print Assumptions svf_fast_eq.
 Check svf_feasible.
 Print Assumptions svf_feasible.
 Check lemmaA2_head.

@@ -69,7 +69,9 @@ Lemma isort_v_snd : forall l, map snd (isort_v l) = sort_r (map snd l).
 Proof.
   assert (Hi : forall a l, map snd (insert_v a l) = insert_r (snd a) (map snd l)).
   { intros a l. induction l as [|b l IH]; simpl; auto. unfold vol_of.
-    destruct (Nat.leb (volume (snd a)) (volume (snd b))); simpl; rewrite ?IH; auto. }
+    rewrite !volume2_eq.
+    destruct (Nat.leb_spec (2 * volume (snd a)) (2 * volume (snd b))),
+             (Nat.leb_spec (volume (snd a)) (volume (snd b))); simpl; rewrite ?IH; auto; lia. }
   induction l as [|a l IH]; simpl; auto. rewrite Hi, IH. auto.
 Qed.
 

@@ -27,7 +27,9 @@ Import ListNotations.
 
 (** ** The order: stable insertion sort of (position, request) by volume *)
 
-Definition vol_of (a : nat * req) : nat := volume (snd a).
+(** The key is twice the volume: the same order and ties as the volume, with no division
+    (the extracted code then never runs the unary [Nat.div]). *)
+Definition vol_of (a : nat * req) : nat := volume2 (snd a).
 
 (** Insert [a] before the first element whose volume is >= vol a.  The sort inserts the
     elements from the last to the first, so equal volumes keep their original order. *)

@@ -32,7 +32,9 @@ Proof.
   apply Forall_forall. intros e He. apply in_map_iff in He. destruct He as [e0 [<- He0]].
   unfold start_vol_le, strip. simpl. split.
   - rewrite Forall_forall in Hge. apply Hge; auto.
-  - rewrite Forall_forall in Hf. apply (Hf (fst e0)). rewrite <- Hfst. apply in_map; auto.
+  - rewrite Forall_forall in Hf. assert (Hv : vle a (fst e0)).
+    { apply (Hf (fst e0)). rewrite <- Hfst. apply in_map; auto. }
+    unfold vle, vol_of in Hv. rewrite !volume2_eq in Hv. lia.
 Qed.
 
 Definition svf_js (M : nat) (rs : list req) : list (req * nat) := map strip (svf_placed M rs).
