@@ -220,3 +220,14 @@ def test_cli_without_coqc_says_so_in_one_line(monkeypatch, capsys):
     assert main(["simulate", "burst:n=5", "--engine", "coq"]) == 2
     err = capsys.readouterr().err
     assert "coqc" in err and "not installed" in err and err.count("\n") == 1
+
+
+def test_the_engine_runs_only_while_svf_fast_is_proved_equal_to_svf(built, monkeypatch):
+    import dataclasses
+
+    from geosched.errors import SolverError
+
+    opened = dataclasses.replace(built, theorems={**built.theorems, "svf_fast_eq": False})
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: opened)
+    with pytest.raises(SolverError, match="svf_fast_eq is not closed"):
+        coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))

@@ -69,6 +69,7 @@ THEOREMS: dict[str, str] = {
     "svf_feasible": "SvfFacts",
     "feasibleb_correct": "Model",
     "svf_sim_eq": "Sim",
+    "svf_fast_eq": "SvfFast",
     "sjf_family_tel": "SjfFamily",
     "svf_family_tel": "SjfFamily",
     "sjf_not_competitive": "SjfFamily",
@@ -509,6 +510,8 @@ def _ready_build() -> CoqBuild:
                                                "which is not installed")
     if result.status != "ok":
         raise SolverError(f"the Coq development did not build: {result.message}")
+    if not result.closed("svf_fast_eq"):  # the executable runs svf_fast: only its proved equality makes it svf
+        raise SolverError("the extracted svf_fast is not proved equal to svf (svf_fast_eq is not closed)")
     return result
 
 

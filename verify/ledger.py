@@ -115,7 +115,8 @@ ROWS: tuple[Claim, ...] = (
           "strict SVF, exact lengths, discrete steps; through its lemmas' bounded checks for n <= N, and for every "
           "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
           ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
-           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq", *_SIM),
+           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
+           "coq:svf_fast_eq", *_SIM),
           ("kong.lemmaA.2", "kong.prop3.1")),
     Claim("kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
           "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "

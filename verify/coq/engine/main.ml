@@ -4,7 +4,7 @@
      M n  s_1 o_1 ... s_n o_n  k  (k schedules of n starts each)
 
    Output, per instance:
-     starts x_1 ... x_n          (Coq svf M rs)
+     starts x_1 ... x_n          (Coq svf_fast M rs, which svf_fast_eq proves equal to svf M rs)
      tel T                       (Coq tel rs (svf M rs))
      feasible 0|1                (Coq feasibleb M rs (svf M rs))
      checks b_1 ... b_k          (Coq feasibleb on each given schedule)
@@ -52,7 +52,7 @@ let one_instance () =
   let k = read_nonneg "schedules" in
   let schedules = List.init k (fun _ -> List.init n (fun _ -> read_nonneg "start")) in
   guard m rs schedules;
-  let xs = Geosched_coq.svf m rs in
+  let xs = Geosched_coq.svf_fast m rs in  (* = svf m rs: SvfFast.svf_fast_eq *)
   Printf.printf "starts %s\ntel %d\nfeasible %s\nchecks %s\ntels %s\nsjf %s\n" (ints xs)
     (Geosched_coq.tel rs xs) (bit (Geosched_coq.feasibleb m rs xs))
     (String.concat " " (List.map (fun ys -> bit (Geosched_coq.feasibleb m rs ys)) schedules))
