@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
-from geosched.adversary.targets import target_names
-from geosched.arguments import integer, non_negative_int, positive_float, positive_int
-from geosched.errors import ValidationError
+from geosched.adversary.targets import hunt_target, target_names
+from geosched.arguments import (
+    examples,
+    integer,
+    non_negative_float,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    show_progress,
+)
+from geosched.errors import GeoschedError, ValidationError
 from geosched.executor import SPEC_HELP, cluster_spec
 from geosched.reference_impl.policies import Capability, policy_names
 
@@ -17,16 +26,50 @@ __all__ = ["add_commands"]
 DEFAULT_HUNT_MEMORY = 40  # M when --memory is not given: the paper-scale instances of benchmarks/RESULTS.md
 
 
+def _hunt_policy(text: str) -> str:
+    """A hunt target's name (one line naming the known ones otherwise)."""
+    try:
+        hunt_target(text)
+    except GeoschedError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _with_block_size(policy: str, block: int, memory: int) -> str:
+    """The hunt target at KV block grain ``block``: ``vllm-fcfs:block=16`` (vLLM targets only)."""
+    if block == 1:
+        return policy
+    if policy not in ("vllm-fcfs", "vllm-priority"):
+        raise ValidationError("--block-size", block, f"applies to the vLLM targets (vllm-fcfs, vllm-priority), "
+                              f"not {policy!r}: the priority rules' searches run at token grain")
+    if memory % block:
+        raise ValidationError("--memory", memory, f"must be a multiple of --block-size {block} (M is in tokens)")
+    return f"{policy}:block={block}"
+
+
 def add_commands(subparsers, common) -> None:
+    _add_hunt(subparsers, common)
+    _add_export_and_check(subparsers, common)
+    _add_family_and_z3(subparsers, common)
+
+
+def _add_hunt(subparsers, common) -> None:
     p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
-                              description=f"Search for instances that hurt a policy; --memory defaults to "
-                                          f"{DEFAULT_HUNT_MEMORY}.")
-    p.add_argument("--policy", required=True, choices=target_names(),
-                   help="a registry policy (paper model) or stock vLLM (vllm-fcfs, vllm-priority)")
+                              description=f"Search for instances on which a policy is far from the optimum "
+                                          f"(simulated annealing, differential evolution, Z3, structured groups); "
+                                          f"every ratio printed is certified by a witness file whose schedules "
+                                          f"the checker accepts. --memory defaults to {DEFAULT_HUNT_MEMORY}.",
+                              epilog=examples("geosched hunt --policy sjf --method anneal --time 5 --out hunt-demo",
+                                              "geosched hunt --policy svf --method anneal --rounds 2 --out hunt-svf"))
+    p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY",
+                   help=f"{', '.join(target_names())}, or a scheduler of your own: FILE.py:Class")
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
                    help="structured: a few groups of requests, for large --requests and --memory")
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="structured: robust scores the worse of the given and the reversed tie order")
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="vLLM targets: KV blocks of B tokens (ceil(tokens / B) blocks per request; --memory stays "
+                   "in tokens and must be a multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -36,7 +79,6 @@ def add_commands(subparsers, common) -> None:
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
     p.add_argument("--target", type=positive_float, default=None, help="stop a search once this ratio is reached")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
     p.add_argument("--rounds", type=positive_int, default=None,
                    help="reproducible mode: this many rounds of --restarts restarts of --evals evaluations, the best "
                    "witnesses passed on between rounds (--method anneal or structured; --time is not used)")
@@ -47,32 +89,66 @@ def add_commands(subparsers, common) -> None:
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_hunt)
 
+
+def _add_export_and_check(subparsers, common) -> None:
     p = subparsers.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
                               "jsonl, Azure-trace CSV or vLLM benchmark file",
                               description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
-                                          "a format other tools read; load_workload reads every format back.")
+                                          "a format other tools read; load_workload reads every format back. An "
+                                          "existing --out is kept unless --force.",
+                              epilog=examples("geosched export hunt-demo/best_witness.json --format vllm-bench "
+                                              "--out worst.jsonl",
+                                              "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"))
     p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
     p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
     p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
-    p.add_argument("--step-seconds", type=positive_float, default=0.025,
-                   help="seconds per step for timestamps (default 0.025)")
+    p.add_argument("--step-seconds", type=positive_float, default=None,
+                   help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
+                   "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
+    p.add_argument("--tie-gap-seconds", type=non_negative_float, default=0.002,
+                   help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in the "
+                   "instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
+    p.add_argument("--block-size", type=positive_int, default=1,
+                   help="vllm-bench: KV block size of the vllm serve settings written beside the file (default 1, "
+                   "or the witness's engine; GPU attention backends need multiples of 16)")
+    p.add_argument("--scheduler-cls", default=None, metavar="MODULE.CLASS",
+                   help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
     p.set_defaults(handler=_cmd_export)
 
-    p = subparsers.add_parser("check-witness", parents=[common], help="re-verify a witness file from scratch")
+    p = subparsers.add_parser(
+        "check-witness", parents=[common], help="re-verify a witness file from scratch",
+        description="Re-verify a witness file from scratch: simulate the policy again, check both schedules with "
+                    "the independent checker and recompute the certified ratio and its upper end. Exit 0 when it "
+                    "verifies, 1 when it does not.",
+        epilog=examples("geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
+                        "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm"))
     p.add_argument("file", help="witness .json")
     p.add_argument("--vllm", action="store_true",
                    help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
     p.set_defaults(handler=_cmd_check_witness)
 
-    p = subparsers.add_parser("family", parents=[common],
-                              help="evaluate a member of a worst-case family and check its closed form")
+
+def _add_family_and_z3(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "family", parents=[common], help="evaluate a member of a worst-case family and check its closed form",
+        description="Build member k of a worst-case family, simulate the policy, check the witness schedule and "
+                    "compare both TELs and the ratio with the family's sympy closed forms. Exit 0 when they "
+                    "match, 1 when not.",
+        epilog=examples("geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2"))
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
     p.set_defaults(handler=_cmd_family)
 
-    p = subparsers.add_parser("z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds")
+    p = subparsers.add_parser(
+        "z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds",
+        description="Bisect the worst ratio of a policy to OPT with Z3 over every instance within small bounds "
+                    "(n requests, M, prompt and output lengths): sat gives a certified witness, unsat proves no "
+                    "instance in the bounds reaches that ratio, a timeout is unknown. Needs --memory.",
+        epilog=examples("geosched z3-bisect --policy sjf --requests 3 --memory 8 --max-prompt 3 --max-output 4 "
+                        "--timeout 20 --out z3.json"))
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..30)")
     p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
@@ -82,6 +158,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
     p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--lo", default="1", help="lower end of the bisection")
     p.add_argument("--strengthen", action="store_true",
                    help="add the symmetry-breaking, symbolic-length and volume cuts (sound; measured slower)")
@@ -94,12 +171,13 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
-    space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
+    policy = _with_block_size(args.policy, args.block_size, memory)
+    space = SearchSpace(policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
                         arrivals=args.arrivals)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
-                  force=args.force, target=args.target, progress=not args.quiet, ties=args.ties, rounds=args.rounds,
-                  restarts=args.restarts, evals=args.evals, executor=args.cluster)
+                  force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,
+                  rounds=args.rounds, restarts=args.restarts, evals=args.evals, executor=args.cluster)
     if args.json:
         emit_json(result.to_dict())
         return 0
@@ -127,21 +205,55 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from geosched.output import emit_json
-    from geosched.reference_impl.formats import write_workload
+    from geosched.output import check_target, emit_json, write_text_atomic
+    from geosched.reference_impl.formats import vllm_bench_step_seconds, write_workload
     from geosched.reference_impl.workloads import load_workload
 
     suffix = ".csv" if args.format == "azure-csv" else ".jsonl"
     if not args.out.endswith(suffix):
         raise ValidationError("--out", args.out, f"must end with {suffix} for --format {args.format} (so that "
                               "load_workload reads it back)")
+    check_target(args.out, force=args.force)  # before any work
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
-    path = write_workload(instance, args.out, args.format, step_seconds=args.step_seconds)
+    options, script = {}, None
+    if args.format == "vllm-bench":
+        from geosched.adversary.vllm_replay import export_plan
+        from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
+
+        witness = _witness_or_none(args.workload)
+        order, meta = export_plan(instance, witness, block_size=args.block_size, scheduler_cls=args.scheduler_cls)
+        options = {"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order}
+        if args.step_seconds is None:
+            args.step_seconds = vllm_bench_step_seconds(instance, args.tie_gap_seconds)
+        server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
+        script = (args.out[: -len(suffix)] + ".replay.sh", replay_script(server, args.out, instance.n))
+        check_target(script[0], force=args.force)  # before any file is written
+    step_seconds = 0.025 if args.step_seconds is None else args.step_seconds
+    path = write_workload(instance, args.out, args.format, step_seconds=step_seconds, force=args.force, **options)
+    if script is not None:
+        write_text_atomic(script[0], script[1], force=args.force)
     if args.json:
-        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory})
+        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
+                   "replay_script": script[0] if script else None})
     else:
         print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
+        if script is not None:
+            print(f"wrote {script[0]}: the vllm serve settings and the vllm bench serve command that replay it")
     return 0
+
+
+def _witness_or_none(source: str) -> dict[str, Any] | None:
+    """The witness object when ``source`` is a witness file, else None (a workload)."""
+    from geosched.adversary.witness import read_witness
+    from geosched.reference_impl.jsonfile import read_json
+
+    if not source.endswith(".json"):
+        return None
+    try:
+        data = read_json(source)
+    except Exception:  # noqa: BLE001 - not ours to report: load_workload already read it as a workload
+        return None
+    return read_witness(source) if isinstance(data, dict) and "policy" in data and "instance" in data else None
 
 
 def _cmd_check_witness(args: argparse.Namespace) -> int:
@@ -167,20 +279,23 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
         for note in report.notes:
             print(f"  note: {note}")
         if args.vllm:
-            _print_vllm_replay(args.file)
+            from geosched.output import working
+
+            with working("replaying in vLLM's scheduler", show_progress(args)):
+                replay = _vllm_replay(args.file)
+            print(f"  vLLM replay ({replay.status}): {replay.message}")
     else:
         print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
               file=sys.stderr)
     return 0 if report.ok else 1
 
 
-def _print_vllm_replay(path: str) -> None:
+def _vllm_replay(path: str):
     from geosched.adversary.vllm_replay import replay_in_vllm
     from geosched.adversary.witness import read_witness
 
     data = read_witness(path)
-    replay = replay_in_vllm({**data, "instance": data["instance"].to_dict()})
-    print(f"  vLLM replay ({replay.status}): {replay.message}")
+    return replay_in_vllm({**data, "instance": data["instance"].to_dict()})
 
 
 def _cmd_family(args: argparse.Namespace) -> int:
@@ -223,6 +338,10 @@ def _cmd_z3(args: argparse.Namespace) -> int:
 
     if args.memory is None:
         raise ValidationError("--memory", None, "z3-bisect needs --memory M")
+    if args.out is not None:
+        from geosched.output import check_target
+
+        check_target(args.out, force=args.force)  # before the solver runs
     try:
         bounds = Z3Bounds(n=args.requests, memory=(args.memory, args.memory_max or args.memory),
                           max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max)
@@ -237,9 +356,12 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         raise ValidationError("--hi", args.hi, "must be > 1 (every instance has ratio >= 1)")
     if lo > hi:  # lo == hi asks one query
         raise ValidationError("--lo", args.lo, f"must be <= --hi ({args.hi})")
-    result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
+    from geosched.output import working
+
+    with working(f"z3-bisect {args.policy} (up to {args.timeout:g} s per query)", show_progress(args)):
+        result = bisect_ratio(args.policy, bounds, lo=lo, hi=hi, timeout=args.timeout, strengthen=args.strengthen)
     if args.out and result.best_witness is not None:
-        write_witness(result.best_witness, args.out)
+        write_witness(result.best_witness, args.out, force=args.force)
     if args.json:
         emit_json(result.to_dict())
         return 0

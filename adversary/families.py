@@ -20,12 +20,26 @@ So ``TEL(SJF)/OPT >= (k^3 + 3k^2 + k) / (3k^2 + 4k - 1) -> infinity`` (about ``k
 competitive ratio is unbounded even under ``alpha = 1/2`` (Kong et al., the claim
 ``kong.sjf_unbounded``), while SVF is optimal-or-better-than-S on every member.
 
-``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; :mod:`geosched.theory.svf_lower_bound`, the
-claim ``svf.lower_bound``): ``2m`` identical requests ``(0, 3q)``, ``M = 6q``, alpha = 1/2, the
-shape the structured search (:mod:`geosched.adversary.structured`) finds for SVF. SVF runs
-synchronised pairs, ``TEL(SVF) = 3q m(m+1)``; the witness staggers starts by ``q`` (three
+``svf-triangles`` (size ``m``, ``r``, ``q``; the same module): ``(r+1)m`` requests ``(0, (2r+1)q)``,
+``M = q(2r+1)(r+1)``, ``alpha = 1/(r+1)``; SVF runs synchronised batches of ``r+1``, the witness
+starts one request every ``q`` steps and fills ``M`` exactly; the limit is ``(2r+1)/(r+1)``
+(5/3 at ``r = 2``), whose supremum 2 is the best SVF lower bound known here.
+
+``svf1-blockers`` (size ``k >= 3``; 1-bit SVF with its default median threshold, Kong et al., Thm. 3.3
+claims O(T)): ``2k + 3`` dummies ``(0, 1)`` make the median output 1, so ``theta = 1`` and every other
+request is *long*, where the proxy volume orders by prompt alone. Two blockers ``(P - T, T)``
+(``T = k^2``, ``P = 3T``, ``M = 2P``) run first and leave less than ``P`` free until they finish, so
+``2k`` requests ``(P - 2, 2)`` wait ``T`` steps: ``TEL(svf1) = D + 2T + KT + K^2/2 + K`` with ``D = 2k + 3``,
+``K = 2k``; the witness runs them first: ``D + K^2/2 + 4K + 2 + 2T``. The ratio
+``(2k^3 + 4k^2 + 4k + 3)/(4k^2 + 10k + 5)`` grows like ``k/2 = sqrt(T)/2``: slope 1/2 in ``sqrt(T)``,
+below the claimed ``O(T)`` (unequal prompts: outside the hypothesis E1 of our derivation of Thm. 3.3).
+
+``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; ``svf-triangles`` with ``r = 1``;
+:mod:`geosched.theory.svf_lower_bound`, the claim ``svf.lower_bound``): ``2m`` identical requests
+``(0, 3q)``, ``M = 6q``, alpha = 1/2, the shape the structured search (:mod:`geosched.adversary.structured`)
+first found for SVF. SVF runs synchronised pairs, ``TEL(SVF) = 3q m(m+1)``; the witness staggers starts by ``q`` (three
 lifetimes overlap), ``TEL(S) = q(2m^2 + 5m)``; ratio ``3(m+1)/(2m+5) -> 3/2``.
-:func:`best_svf_lower_bound` is the largest limit of an SVF family here, next to Thm. 3.2's 5.
+:func:`best_svf_lower_bound` is the largest supremum of an SVF family's limit here, next to Thm. 3.2's 5.
 
 Every closed form is a sympy expression; :func:`evaluate_family` builds the member, simulates
 the policy with the reference simulator, checks both schedules with the checker and compares.
@@ -38,6 +52,9 @@ Example
 >>> r = evaluate_family("svf-pairs", 4, q=2)
 >>> r.policy_tel, r.witness_tel, r.limit
 (120, 104, '3/2')
+>>> r = evaluate_family("svf-triangles", 60, r=2)
+>>> r.certified_ratio >= 1.6, r.limit, r.alpha
+(True, '5/3', Fraction(1, 3))
 """
 
 from __future__ import annotations
@@ -58,7 +75,8 @@ from geosched.results import Result
 from geosched.theory import svf_lower_bound
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
-           "sjf_blocking", "svf_pairs"]
+           "sjf_blocking", "svf_pairs",
+           "svf_triangles", "svf1_blockers"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -78,6 +96,7 @@ class Family:
     requests: Callable[..., int] = lambda size, **_: 0  # number of requests of member ``size``
     parameters: dict[str, int] = field(default_factory=dict)  # the other parameters and their defaults
     symbols: dict[str, sp.Symbol] = field(default_factory=dict)  # their symbols in the closed forms
+    grows: tuple[str, ...] = ()  # parameters whose growth raises the limit: the supremum lets them -> infinity
 
     @property
     def ratio(self) -> sp.Expr:
@@ -85,7 +104,16 @@ class Family:
 
     @property
     def limit(self) -> Any:
+        """The ratio's limit as the size ``k -> infinity`` (an expression in the other parameters)."""
         return sp.limit(self.ratio, k, sp.oo)
+
+    @property
+    def supremum(self) -> Any:
+        """The limit's supremum over the family: the parameters in :attr:`grows` tend to infinity."""
+        value = self.limit
+        for name in self.grows:
+            value = sp.limit(value, self.symbols[name], sp.oo)
+        return value
 
 
 def _ids(prefix: str, count: int, width: int) -> list[str]:
@@ -112,17 +140,37 @@ def svf_pairs(size: int, q: int = 1) -> tuple[Instance, dict[str, int]]:
     return svf_lower_bound.svf_pairs(size, q), svf_lower_bound.witness_starts(size, q)
 
 
+def svf_triangles(size: int, r: int = 2, q: int = 1) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-triangles`` member ``m = size`` and its schedule staggered by ``q``."""
+    return svf_lower_bound.svf_triangles(size, r, q), svf_lower_bound.triangle_witness_starts(size, r, q)
+
+
+def svf1_blockers(size: int) -> tuple[Instance, dict[str, int]]:
+    """The ``svf1-blockers`` member ``k = size`` (``T = k^2``) and its witness schedule."""
+    big_t, pairs = size * size, size
+    peak = 3 * big_t
+    dummies = _ids("a", 2 * size + 3, 3)
+    blockers = _ids("b", 2, 1)
+    shorts = _ids("c", 2 * pairs, 3)
+    requests = ([Request(i, 0, 0, 1) for i in dummies] + [Request(i, 0, peak - big_t, big_t) for i in blockers]
+                + [Request(i, 0, peak - 2, 2) for i in shorts])
+    witness = {i: 0 for i in dummies}
+    witness.update({rid: 1 + 2 * (j // 2) for j, rid in enumerate(shorts)})
+    witness.update({rid: 2 * pairs + 1 for rid in blockers})
+    return Instance(2 * peak, requests), witness
+
+
 def best_svf_lower_bound() -> dict[str, Any]:
     """The best known lower bound on SVF's competitive ratio under ``alpha <= 1/2`` (the largest
     limit of the SVF families in :data:`FAMILIES`), next to the proved upper bound (Kong et al.,
     Thm. 3.2, ``1 + 2/(1 - alpha)`` at ``alpha = 1/2``).
 
     >>> best_svf_lower_bound()["lower"], best_svf_lower_bound()["upper"]
-    ('3/2', '5')
+    ('2', '5')
     """
     from geosched.theory import kong_thm3_2
 
-    limits = {name: fam.limit for name, fam in FAMILIES.items() if fam.policy == "svf"}
+    limits = {name: fam.supremum for name, fam in FAMILIES.items() if fam.policy == "svf"}
     name = max(limits, key=lambda n: limits[n])
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
     return {"lower": str(limits[name]), "lower_float": float(limits[name]), "family": name,
@@ -151,6 +199,34 @@ FAMILIES: dict[str, Family] = {
         requests=lambda size, **_: 2 * size,
         parameters={"q": 1},
         symbols={"q": svf_lower_bound.q},
+    ),
+    "svf1-blockers": Family(
+        name="svf1-blockers",
+        policy="svf1",
+        build=svf1_blockers,
+        # D = 2k + 3 dummies (0, 1) (so the median output is 1: theta = 1), two blockers (P - T, T) and
+        # K = 2k requests (P - 2, 2), T = k^2, P = 3T, M = 2P. In the long class the proxy volume orders by
+        # prompt, so the blockers run first and hold M - 2(T - t) > M - P: the K requests wait T steps.
+        policy_tel=(2 * k + 3) + 2 * k**2 + 2 * k * k**2 + (2 * k) ** 2 / 2 + 2 * k,
+        witness_tel=(2 * k + 3) + (2 * k) ** 2 / 2 + 4 * (2 * k) + 2 + 2 * k**2,
+        min_size=3,  # k <= 2 (T <= 4): the blockers' early steps leave room, so the trace differs
+        description="1-bit SVF (default median threshold): 2k+3 dummies (0, 1), blockers 2x(P-T, T), 2k requests "
+                    "(P-2, 2); T = k^2, P = 3T, M = 2P; ratio ~ k/2 = sqrt(T)/2",
+        requests=lambda size, **_: 4 * size + 5,
+    ),
+    "svf-triangles": Family(
+        name="svf-triangles",
+        policy="svf",
+        build=svf_triangles,
+        policy_tel=svf_lower_bound.triangle_tel_svf_expr().subs(svf_lower_bound.m, k),
+        witness_tel=svf_lower_bound.triangle_tel_witness_expr().subs(svf_lower_bound.m, k),
+        min_size=1,
+        description="(r+1)k identical requests (0, (2r+1)q), M = q(2r+1)(r+1), alpha = 1/(r+1); witness staggered "
+                    "by q; limit (2r+1)/(r+1) -> 2",
+        requests=lambda size, r=2, **_: (r + 1) * size,
+        parameters={"r": 2, "q": 1},
+        symbols={"r": svf_lower_bound.r, "q": svf_lower_bound.q},
+        grows=("r",),
     ),
 }
 
@@ -187,7 +263,7 @@ class FamilyEvaluation(Result):
     witness_tel_closed_form_value: int
     certified_ratio: Fraction | None  # policy_tel / witness_tel, exact
     ratio_formula: str
-    limit: str  # the ratio's limit as k -> infinity (sympy)
+    limit: str  # the ratio's limit as k -> infinity at this member's other parameters (sympy)
 
     @property
     def match(self) -> bool:
@@ -246,7 +322,8 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
                             fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
                             str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
-                            str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio), str(fam.limit))
+                            str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio),
+                            str(sp.simplify(fam.limit.subs(point))))
 
 
 def _parameters(fam: Family, given: dict[str, int]) -> dict[str, int]:

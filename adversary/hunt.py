@@ -26,6 +26,7 @@ import csv
 import io
 import os
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,13 +47,15 @@ from geosched.adversary.search import (
     differential_evolution_search,
 )
 from geosched.adversary.structured import structured_search
-from geosched.adversary.targets import get_target
+from geosched.adversary.targets import block_size_of, get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.executor import SerialExecutor, parse_spec
-from geosched.output import write_json_atomic, write_text_atomic
+from geosched.output import OutputError, atomic_path, write_json_atomic, write_text_atomic
+from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
+from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
 __all__ = ["HuntResult", "hunt", "certify", "svf_theorem_bound"]
@@ -69,14 +72,41 @@ def svf_theorem_bound(alpha: Fraction) -> Fraction | None:
 def certify(instance, policy: str, *, found_by: str, seed: int | None, rng: Any = 0,
             time_budget: float = 5.0, exact_n: int = 10, exact_time_limit: float = 10.0) -> Witness:
     """Best witness schedule (:func:`~geosched.adversary.schedules.best_witness_schedule`) as a
-    checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio."""
-    ws = best_witness_schedule(instance, rng=rng, time_budget=time_budget, exact_n=exact_n,
+    checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio.
+
+    At block grain (``vllm-fcfs:block=B``) the schedule is searched on the instance with every
+    prompt padded by ``B - 1`` tokens (``B ceil(u / B) <= u + B - 1``, so a schedule feasible there
+    holds its whole blocks in ``M``), checked at block grain, and replaced by the serial schedule if
+    the padding did not fit; the lower bound is the token-grain one (block-grain OPT is at least it),
+    never the padded instance's optimum."""
+    block = block_size_of(policy)
+    search = instance if block == 1 else _padded(instance, block)
+    ws = best_witness_schedule(search, rng=rng, time_budget=time_budget, exact_n=exact_n if block == 1 else 0,
                                exact_time_limit=exact_time_limit)
+    starts, source = ws.starts, ws.source
+    if block > 1 and not check_schedule(instance, starts, block_size=block).feasible:
+        starts, source = _serial_starts(instance), "serial (block grain)"
     lb, name = lower_bound_of(instance)
-    if ws.lower_bound is not None and ws.lower_bound > lb:
+    if block == 1 and ws.lower_bound is not None and ws.lower_bound > lb:
         lb, name = ws.lower_bound, ws.lower_bound_name
-    return make_witness(instance, policy, ws.starts, found_by=f"{found_by}; witness: {ws.source}", seed=seed,
+    return make_witness(instance, policy, starts, found_by=f"{found_by}; witness: {source}", seed=seed,
                         lower_bound=(lb, name))
+
+
+def _padded(instance: Instance, block: int) -> Instance:
+    """Every prompt ``s`` as ``min(s + B - 1, M - o)``: token-grain feasibility there bounds the blocks."""
+    return Instance(instance.memory, [Request(r.id, r.arrival, min(r.prompt + block - 1, instance.memory - r.output),
+                                              r.output) for r in instance.requests])
+
+
+def _serial_starts(instance: Instance) -> dict[str, int]:
+    """One request at a time, by (arrival, position): feasible whenever each request fits alone."""
+    starts, t = {}, 0
+    for r in sorted(instance.requests, key=lambda q: q.arrival):
+        t = max(t, r.arrival)
+        starts[r.id] = t
+        t += r.output
+    return starts
 
 
 @dataclass(frozen=True)
@@ -159,21 +189,33 @@ class _HuntDirectory:
             raise WorkloadFormatError(f"--out {self.path}: cannot create the directory ({exc.strerror})") from None
 
     def __enter__(self) -> _HuntDirectory:
+        self.save_error: OutputError | None = None
         try:
             handle = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
+        except OSError as exc:
+            if not isinstance(exc, FileExistsError):
+                raise OutputError(f"--out: cannot write {self.lock_path} ({exc.strerror})") from None
             holder = self.lock_path.read_text().strip() if self.lock_path.is_file() else "?"
             if holder.isdigit() and not _process_alive(int(holder)):
                 self.lock_path.unlink(missing_ok=True)  # left by a killed hunt
                 return self.__enter__()
             raise ValidationError("--out", str(self.path), f"another hunt (pid {holder}) is writing into it; "
                                   f"remove {self.lock_path} if that process is gone") from None
-        with os.fdopen(handle, "w") as stream:
-            stream.write(str(os.getpid()))
+        try:
+            try:
+                os.write(handle, str(os.getpid()).encode())
+            finally:
+                os.close(handle)
+        except OSError as exc:  # a full disk: no lock without its pid
+            self.lock_path.unlink(missing_ok=True)
+            raise OutputError(f"--out: cannot write {self.lock_path} ({exc.strerror})") from None
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
-        self.lock_path.unlink(missing_ok=True)
+        try:
+            self.lock_path.unlink(missing_ok=True)
+        except OSError:  # the folder became read-only: the lock names a dead pid, which the next hunt removes
+            pass
 
     def load(self, space: SearchSpace, seed: int | None) -> dict[str, Any]:
         """The saved checkpoint, validated against ``space`` (a resume of another search is an
@@ -196,7 +238,14 @@ class _HuntDirectory:
         return {**saved, "methods": methods}
 
     def save(self, checkpoint: dict[str, Any]) -> None:
-        write_json_atomic(self.checkpoint_path, checkpoint)
+        """Write the checkpoint; a failure is said once on stderr and the search goes on (its
+        results are written, or kept elsewhere, at the end)."""
+        try:
+            write_json_atomic(self.checkpoint_path, checkpoint)
+        except OutputError as exc:
+            if self.save_error is None:
+                print(f"\ngeosched: warning: {exc}; the search goes on", file=sys.stderr)
+            self.save_error = exc
 
 
 def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: str) -> dict[str, Any]:
@@ -363,11 +412,11 @@ def hunt(
         if rounds is not None:
             results[method] = _run_rounds(method, space, directory, checkpoint, seed, show,
                                           (rounds, restarts, evals), executor, ties)
-            return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
+            return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
         for m in methods:
             results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
                                      target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds, ties=ties)
-        return _finish(space, directory.path, results, seed, certify_budget, target, time_limit)
+        return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
 
 
 def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any], budget: float,
@@ -490,10 +539,30 @@ def _write_witnesses(out: Path, witnesses: list[tuple[str, Witness]]) -> tuple[l
     return files, counterexamples
 
 
-def _finish(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, certify_budget: float,
-            target: float | None, time_limit: float) -> HuntResult:
-    """Certify, write the witnesses, the progress files and the summary; build the result."""
+def _finish(space: SearchSpace, directory: _HuntDirectory, results: dict[str, Any], seed: int | None,
+            certify_budget: float, target: float | None, time_limit: float, checkpoint: dict[str, Any]) -> HuntResult:
+    """Certify, then write the witnesses, progress files and summary into the output folder; when
+    that fails, into a fresh folder of the system's temporary folder (with the checkpoint, so that
+    ``--resume`` continues from there), and the error says where: finished work is kept."""
     witnesses, summary_methods = _certify_elite(space, results, seed, certify_budget)
+    try:
+        if directory.save_error is not None:
+            raise directory.save_error
+        return _write_results(space, directory.path, results, seed, target, time_limit, witnesses, summary_methods)
+    except OutputError as exc:
+        try:
+            kept = Path(tempfile.mkdtemp(prefix="geosched-hunt-rescued-"))
+            write_json_atomic(kept / "checkpoint.json", checkpoint)
+            _write_results(space, kept, results, seed, target, time_limit, witnesses, summary_methods)
+        except OSError:
+            raise OutputError(f"{exc}; the hunt's results could not be kept anywhere") from None
+        raise OutputError(f"{exc}; the hunt's results were kept in {kept} (resume with --out {kept} --resume)") \
+            from None
+
+
+def _write_results(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, target: float | None,
+                   time_limit: float, witnesses: list[tuple[str, Witness]],
+                   summary_methods: dict[str, dict[str, Any]]) -> HuntResult:
     files, counterexamples = _write_witnesses(out, witnesses)
     replays = _replay_in_vllm(space, files, witnesses)
     best_label, best = max(witnesses, key=lambda lw: lw[1].certified_ratio) if witnesses else (None, None)
@@ -557,10 +626,11 @@ def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None
     ax.grid(alpha=0.3)
     plot = out / "progress.png"
     fig.tight_layout()
-    partial = out / ".progress.png.tmp.png"
-    fig.savefig(partial, dpi=100)
-    plt.close(fig)
-    os.replace(partial, plot)
+    try:
+        with atomic_path(plot) as partial:
+            fig.savefig(partial, dpi=100, format="png")
+    finally:
+        plt.close(fig)
     return str(csv_path), str(plot)
 
 

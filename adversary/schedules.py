@@ -6,7 +6,8 @@ A witness schedule ``S`` only has to be feasible: ``OPT <= TEL(S)`` then certifi
 1. every registered policy (``fcfs``, ``sjf``, ``svf``, ``svf1``), strict and backfilling,
    through the fast evaluator (:mod:`geosched.adversary.fast`);
 2. greedy list scheduling (:func:`~geosched.adversary.fast.list_schedule`) in structured
-   orders (volume, output, prompt, peak, and the start order of every schedule of step 1);
+   orders (volume, output, prompt, peak, and the start order of every schedule of step 1), and
+   paced (staggered) list schedules (:mod:`geosched.adversary.stagger`);
 3. local search over insertion orders (swap and move, accepting ties), seeded by the best;
 4. the exact solver :func:`geosched.reference_impl.opt.solve_opt` for small ``n``, warm-started
    with the incumbent (its proved optimum, when reached, also closes the ratio interval).
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from geosched.adversary.fast import FAST_POLICIES, list_schedule, priority_keys, simulate_arrays
+from geosched.adversary.stagger import stagger_pool_tel
 from geosched.errors import InfeasibleScheduleError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
@@ -35,6 +37,7 @@ from geosched.reference_impl.opt import solve_opt
 
 __all__ = ["WitnessSchedule", "best_witness_schedule", "heuristic_pool_tel", "improve_order", "MONOTONE_LIST_FROM"]
 
+SEARCH_PACE_FACTORS = (1.0, 1.05, 1.1, 1.25, 1.5)  # the search's paced schedules (certify tries more)
 MONOTONE_LIST_FROM = 200  # from this many requests on, list scheduling is serial (monotone): see list_schedule
 
 
@@ -82,7 +85,8 @@ def heuristic_pool_tel(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int)
         tel = _tel(x, a, o)
         if tel < best[0]:
             best = (tel, x, f"list:{label}")
-    return best
+    paced = stagger_pool_tel(a, s, o, memory, SEARCH_PACE_FACTORS)  # staggered starts (adversary.stagger)
+    return paced if paced[0] < best[0] else best
 
 
 def improve_order(
@@ -163,6 +167,7 @@ def best_witness_schedule(
         order = np.lexsort((position, x))
         x2 = list_schedule(a, s, o, memory, order, monotone=monotone)
         candidates.append((_tel(x2, a, o), x2, f"list:order-of-{label}"))
+    candidates.append(stagger_pool_tel(a, s, o, memory))  # paced (staggered) starts: adversary.stagger
     for tel, _, label in candidates:
         tried[label] = tel
     candidates.sort(key=lambda c: c[0])

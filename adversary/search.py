@@ -37,8 +37,8 @@ import numpy as np
 
 from geosched.adversary.fast import ids_for
 from geosched.adversary.schedules import heuristic_pool_tel
-from geosched.adversary.targets import get_target, target_names
-from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
+from geosched.adversary.targets import get_target, hunt_target
+from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
@@ -76,8 +76,7 @@ class SearchSpace:
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
 
     def __post_init__(self) -> None:
-        if self.policy not in target_names():
-            raise UnknownNameError("policy", self.policy, list(target_names()))
+        hunt_target(self.policy)  # a name of target_names() or a scheduler file; else one line listing them
         for name, value, limit in (("requests", self.max_requests, MAX_SEARCH_REQUESTS),
                                    ("memory", self.memory, MAX_SEARCH_MEMORY)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:

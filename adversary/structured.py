@@ -19,7 +19,9 @@ Each description is expanded and evaluated by the compiled evaluator
 the vLLM-semantics model (:mod:`geosched.adversary.targets`), against the cheap certified pool
 (:func:`geosched.adversary.schedules.heuristic_pool_tel`): every score is already a certified
 ratio. :func:`structured_search` anneals over descriptions (change a count, a length, an
-arrival or a step; push a length to an extreme; add, drop, split or swap groups), with
+arrival or a step; push a length to an extreme; add, drop, split or swap groups; for SVF on
+bursts, replace a group by one of the single groups the fluid analysis ranks worst,
+:func:`fluid_proposals` from :mod:`geosched.adversary.fluid`), with
 cyclic cooling and restarts from the best or a random description, scipy-style
 (:class:`~geosched.adversary.search.SearchResult`, ``rng=``, ``callback``, resumable ``state``).
 The hunt re-scores the elite with :func:`~geosched.adversary.hunt.certify` (several
@@ -55,6 +57,7 @@ __all__ = [
     "Group",
     "Description",
     "STRUCTURED_MUTATIONS",
+    "fluid_proposals",
     "random_description",
     "mutate_description",
     "score_description",
@@ -142,7 +145,30 @@ def random_description(space: SearchSpace, rng: np.random.Generator, max_groups:
     return Description(tuple(_random_group(space, rng, share) for _ in range(count)))
 
 
-STRUCTURED_MUTATIONS = ("count", "prompt", "output", "arrival", "step", "extreme", "add", "drop", "split", "swap")
+STRUCTURED_MUTATIONS = ("count", "prompt", "output", "arrival", "step", "extreme", "add", "drop", "split", "swap",
+                        "fluid")
+FLUID_PROPOSALS = 5  # the "fluid" mutation draws among this many best single groups of the fluid analysis
+FLUID_MEMORY_MAX = 1000  # above this M the proposals' cycle detection costs more than it brings
+_FLUID_CACHE: dict[tuple[int, int], list[tuple[int, int]]] = {}
+
+
+def fluid_proposals(space: SearchSpace) -> list[tuple[int, int]]:
+    """The single groups ``(0, o)`` whose fluid limit of SVF over the paced witness,
+    ``(1/theta)/d`` (:func:`geosched.adversary.fluid.svf_cycle_rate`, :func:`~geosched.adversary.fluid.witness_pace`),
+    is largest in this space, best first; cached per ``(M, P)``. Only for ``svf`` on bursts with
+    ``M <= FLUID_MEMORY_MAX``, where the analysis applies and is cheap (otherwise empty)."""
+    from geosched.adversary.fluid import svf_cycle_rate, witness_pace
+
+    key = (space.memory, space.peak_max)
+    if space.policy != "svf" or space.arrivals != "burst" or space.memory > FLUID_MEMORY_MAX \
+            or 2 * space.peak_max > space.memory:
+        return []
+    if key not in _FLUID_CACHE:
+        scored = [(1 / (svf_cycle_rate(0, o, space.memory) * witness_pace(0, o, space.memory, max_denominator=4)), o)
+                  for o in range(1, space.peak_max + 1)]
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        _FLUID_CACHE[key] = [(0, o) for _, o in scored[:FLUID_PROPOSALS]]
+    return _FLUID_CACHE[key]
 
 
 def _nudge(value: int, rng: np.random.Generator, scale: int) -> int:
@@ -182,7 +208,8 @@ def mutate_description(space: SearchSpace, d: Description, rng: np.random.Genera
     """One random change (:data:`STRUCTURED_MUTATIONS`); the total stays ``<= space.max_requests``."""
     groups = list(d.groups)
     room = max(0, space.max_requests - d.n)
-    kinds = [k for k in STRUCTURED_MUTATIONS if not (k == "arrival" and space.arrivals == "burst")]
+    kinds = [k for k in STRUCTURED_MUTATIONS if not (k == "arrival" and space.arrivals == "burst")
+             and not (k == "fluid" and not fluid_proposals(space))]
     kind = kinds[int(rng.integers(len(kinds)))]
     i = int(rng.integers(len(groups)))
     if kind == "add" and len(groups) < max_groups and room > 0:
@@ -195,6 +222,9 @@ def mutate_description(space: SearchSpace, d: Description, rng: np.random.Genera
     elif kind == "swap" and len(groups) > 1:
         j = int(rng.integers(len(groups)))
         groups[i], groups[j] = groups[j], groups[i]
+    elif kind == "fluid" and fluid_proposals(space):
+        s, o = fluid_proposals(space)[int(rng.integers(len(fluid_proposals(space))))]
+        groups[i] = Group(groups[i].count + room, s, o)  # a proposal of the fluid analysis, with every free slot
     elif kind in ("count", "prompt", "output", "arrival", "step", "extreme"):
         groups[i] = _mutate_group(groups[i], kind, space, rng, room)
     else:

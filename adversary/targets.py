@@ -21,13 +21,18 @@ recomputes. Two kinds:
   certified lower bound on vLLM's ratio to the best schedule. vLLM finishes a request in
   call ``c``: its completion step is ``c + 1``.
 
-Why vLLM targets are not in the policy registry (:mod:`geosched.reference_impl.policies`):
-a registry entry is a priority rule that the simulator runs (``register_policy`` always adds
-``Capability.SIMULATOR``), with a key per request; stock vLLM is not a priority rule under
-the forward-looking check (it admits without look-ahead and preempts), so the simulator
-cannot run it and registering it there would make ``simulate(instance, "vllm-fcfs")`` lie.
-The hunt's list of names is :func:`target_names`: the registry's ``FAST`` policies plus the
-vLLM targets.
+  The run is the exact-model scheduler of the same name
+  (:mod:`geosched.reference_impl.schedulers.vllm`, the rules the vLLM-semantics model also
+  runs: one code path) on the step engine; its runs go to the checker, which computes the TEL.
+  An engine the exact model cannot represent (blocks of more than one token, a watermark, a
+  token budget that splits a prefill over steps) runs in the vLLM-semantics model itself.
+* **scheduler targets** (``geo-guess``, ``geo-batch``, and a user's ``path/to/file.py:Class``):
+  any protocol scheduler (:mod:`geosched.reference_impl.scheduling`) that is not a priority
+  rule, run by :func:`~geosched.reference_impl.simulator.simulate` on the step engine; its
+  *runs* (restarts included) are what a witness records and the checker re-verifies.
+
+The hunt's list of names is :func:`target_names`: the registry's ``FAST`` policies, the vLLM
+targets, then the registry's other schedulers (:func:`hunt_target` also takes a scheduler file).
 
 **Ties.** Every target states the rule its ratios hold under (:attr:`HuntTarget.tie_rule`) and
 can re-run an instance with the tie order reversed (:meth:`HuntTarget.reversed_ties_tel`): the
@@ -46,23 +51,29 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
-from geosched.errors import UnknownNameError
+from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.schedulers.engine import run_scheduler
+from geosched.reference_impl.schedulers.vllm import ChunkedPrefillError, VllmScheduler
+from geosched.reference_impl.scheduling import REGISTRY, is_file_spec
+from geosched.reference_impl.simulator import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
 __all__ = [
     "HuntTarget",
     "PolicyRun",
     "SimulatorTarget",
+    "SchedulerTarget",
     "VllmTarget",
+    "hunt_target",
+    "block_size_of",
     "TIE_RULE_POSITION",
     "VLLM_TARGETS",
     "completions_tel",
@@ -85,13 +96,14 @@ class PolicyRun:
     preemptions: int = 0  # preemptions (vLLM targets; 0 in the paper's model)
     engine: dict[str, Any] | None = None  # the vLLM engine parameters (vLLM targets)
     extra: dict[str, Any] = field(default_factory=dict)
+    runs: dict[str, list[list[int]]] | None = None  # every run [start, end, kept] (vLLM and scheduler targets)
 
 
 class HuntTarget(Protocol):
     """A scheduler a hunt attacks (see the module docstring)."""
 
     name: str
-    kind: str  # "simulator" or "vllm"
+    kind: str  # "simulator", "vllm" or "scheduler"
     tie_rule: str  # the rule equal keys are ordered by
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
@@ -147,10 +159,50 @@ class SimulatorTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
-    """The engine of the vLLM targets: block size 1, ``M`` usable blocks, ``max_num_seqs = n``
-    and a token budget that never binds (every prompt in one step), as the differential
-    harness's exact-agreement setting.
+def _array_instance(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> Instance:
+    ids = _fast().ids_for(len(o))
+    return Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+
+
+def _checked_runs(instance: Instance, runs: Mapping[str, Any], block_size: int = 1
+                  ) -> tuple[int, dict[str, list[list[int]]]]:
+    """The checker's TEL of a schedule with restarts (-1 when infeasible) and its runs as lists."""
+    plain = {i: [[int(v) for v in run] for run in rs] for i, rs in runs.items()}
+    report = check_schedule(instance, plain, block_size=block_size)
+    return (report.metrics.tel if report.feasible else -1), plain
+
+
+@dataclass(frozen=True)
+class SchedulerTarget:
+    """A protocol scheduler that is not a priority rule (a registry name or ``file.py:Class``),
+    on the step engine; the checker computes its TEL from its runs."""
+
+    name: str
+    kind: str = "scheduler"
+    tie_rule: str = TIE_RULE_POSITION
+
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+        # the search's score: the engine's own run (it checks M at every step); the independent
+        # checker re-verifies the runs of every reported witness (run())
+        inst = _array_instance(a, s, o, memory)
+        return completions_tel(inst, simulate(inst, self.name).completions)
+
+    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+        result = simulate(instance, self.name)
+        out = {r.id: r.output for r in instance.requests}
+        tel, runs = _checked_runs(instance, result.runs if result.runs is not None else
+                                  {i: [(x, x + out[i], 0)] for i, x in result.starts.items()})
+        return PolicyRun(tel, dict(result.completions), None, result.evictions, None,
+                         {"lost_tokens": result.wasted_tokens}, runs)
+
+    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+        return self.run(reversed_instance(instance)).tel
+
+
+def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1) -> dict[str, Any]:
+    """The engine of the vLLM targets: ``M / B`` usable blocks of ``B = block_size`` tokens (1 by
+    default), ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step),
+    as the differential harness's exact-agreement setting.
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]
@@ -158,9 +210,19 @@ def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
     """
     n = max(instance.n, 1)
     budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
-    params = EngineParams(capacity_blocks=instance.memory, block_size=1, max_num_seqs=n,
+    if instance.memory % block_size:
+        raise ValidationError("--block-size", block_size, f"must divide the memory M = {instance.memory}")
+    params = EngineParams(capacity_blocks=instance.memory // block_size, block_size=block_size, max_num_seqs=n,
                           max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=preemption)
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
+
+
+def _exact_model_engine(instance: Instance, params: EngineParams) -> bool:
+    """Whether the exact model represents this engine: ``M`` = the blocks' tokens, no watermark, every
+    sequence within ``max_model_len`` (a budget that splits a prefill is found while running)."""
+    longest = max((r.prompt + r.output + 1 for r in instance.requests), default=0)
+    return (params.capacity_blocks * params.block_size == instance.memory and params.watermark == 0.0
+            and longest <= params.max_model_len)
 
 
 def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
@@ -185,22 +247,41 @@ class VllmTarget:
     preemption: str  # "fcfs" or "priority"
     tie_rule: str
     kind: str = "vllm"
+    block_size: int = 1  # KV block grain of the default engine ("vllm-fcfs:block=16")
 
     def engine(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> EngineParams:
-        values = dict(engine) if engine is not None else engine_for(instance, self.preemption)
+        values = dict(engine) if engine is not None else engine_for(instance, self.preemption, self.block_size)
         return EngineParams(**values)
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        ids = _fast().ids_for(len(o))
-        inst = Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+        inst = _array_instance(a, s, o, memory)  # scored as in SchedulerTarget.array_tel
+        params = self.engine(inst)
+        if _exact_model_engine(inst, params):
+            try:
+                run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
+                                                        params.max_num_batched_tokens, self.name))
+                return completions_tel(inst, run.completions)
+            except ChunkedPrefillError:
+                pass
         return self.run(inst).tel
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
         params = self.engine(instance, engine)
+        described = {k: getattr(params, k) for k in params.__dataclass_fields__}
+        if _exact_model_engine(instance, params):
+            scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens,
+                                      self.name)
+            try:
+                run = run_scheduler(instance, scheduler, block_size=params.block_size)
+            except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
+                pass
+            else:
+                tel, runs = _checked_runs(instance, run.runs, params.block_size)
+                return PolicyRun(tel, run.completions, None, run.preemptions, described,
+                                 {"recomputed_tokens": run.recomputed_tokens}, runs)
         completions, preemptions = _semantics_run(instance, params)
         tel = sum(completions[r.id] - r.arrival for r in instance.requests)
-        return PolicyRun(tel, completions, None, preemptions, {k: getattr(params, k) for k in
-                                                              params.__dataclass_fields__})
+        return PolicyRun(tel, completions, None, preemptions, described)
 
     def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
         flipped = reversed_instance(instance, reverse_id_order=self.preemption == "priority")
@@ -226,12 +307,27 @@ def _fast() -> Any:
 
 
 def target_names() -> tuple[str, ...]:
-    """Every name a hunt accepts: the registry's ``FAST`` policies, then the vLLM targets.
+    """Every name a hunt accepts: the registry's ``FAST`` policies, the vLLM targets, then the
+    registry's other schedulers (and, not listed, any ``path/to/file.py:Class``).
 
-    >>> target_names()
-    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
+    >>> target_names()[:6], "geo-guess" in target_names()
+    (('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority'), True)
     """
-    return tuple(policy_names(Capability.FAST)) + tuple(VLLM_TARGETS)
+    others = tuple(name for name, entry in REGISTRY.items() if name not in VLLM_TARGETS
+                   and Capability.PRIORITY_RULE not in entry.capabilities)
+    return tuple(policy_names(Capability.FAST)) + tuple(VLLM_TARGETS) + others
+
+
+def hunt_target(name: str) -> HuntTarget:
+    """The target of a hunt: a name of :func:`target_names` or a scheduler file ``path.py:Class``.
+
+    >>> hunt_target("geo-guess").kind
+    'scheduler'
+    """
+    if isinstance(name, str) and (name in target_names() or is_file_spec(name)
+                                  or name.partition(":")[0] in VLLM_TARGETS):
+        return get_target(name)
+    raise UnknownNameError("hunt policy", name, [*target_names(), "FILE.py:Class"])
 
 
 def get_target(name: str) -> HuntTarget:
@@ -248,11 +344,33 @@ def get_target(name: str) -> HuntTarget:
     >>> get_target("vllm-priority").preemption
     'priority'
     """
-    if name in VLLM_TARGETS:
-        return VLLM_TARGETS[name]
+    if isinstance(name, str) and name.partition(":")[0] in VLLM_TARGETS:
+        return _vllm_target(name)
+    if is_file_spec(name):
+        resolve(name)  # a bad file is a one-line error now, not in the middle of a search
+        return SchedulerTarget(name)
+    if isinstance(name, str) and name.partition(":")[0] in REGISTRY and name.partition(":")[0] not in policy_names():
+        return SchedulerTarget(name)
     if isinstance(name, str) and name.partition(":")[0] in policy_names():
         return SimulatorTarget(name)  # also a simulator-only policy or a spec: witnesses may name one
     raise UnknownNameError("hunt policy", name, list(target_names()))
+
+
+def _vllm_target(name: str) -> VllmTarget:
+    """``vllm-fcfs`` / ``vllm-priority``, or with a block grain: ``vllm-fcfs:block=16``."""
+    base, _, spec = name.partition(":")
+    if not spec:
+        return VLLM_TARGETS[base]
+    key, _, value = spec.partition("=")
+    if key != "block" or not value.isdigit() or int(value) < 1:
+        raise ValidationError("hunt policy", name, "a vLLM target takes one parameter: block=B with B >= 1 "
+                              "(e.g. vllm-fcfs:block=16)")
+    return replace(VLLM_TARGETS[base], name=name if int(value) > 1 else base, block_size=int(value))
+
+
+def block_size_of(policy: str) -> int:
+    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``)."""
+    return getattr(get_target(policy), "block_size", 1)
 
 
 def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:

@@ -24,7 +24,10 @@ Policies are strict head-of-line with exact output lengths (the setting of Kong 
 Thm. 3.2 and Jaillet et al., Thm. 4.3), or stock vLLM's scheduler (the hunt targets
 ``vllm-fcfs`` and ``vllm-priority`` of :mod:`geosched.adversary.targets`); for those the
 policy schedule is ``{"completions": {...}, "tel": T_A, "preemptions": k}`` (a preempted
-request has no single start) and ``"engine"`` holds the vLLM engine parameters.
+request has no single start) and ``"engine"`` holds the vLLM engine parameters. A scheduler
+that restarts requests (the vLLM targets, ``geo-guess``, a user's ``file.py:Class``) also
+records its ``"runs"``: ``{id: [[start, end, kept], ...]}``; verification re-runs it and the
+checker recomputes the TEL from the runs (:mod:`geosched.reference_impl.checker`).
 
 **Ties.** ``tie_rule`` states the order of equal keys the ratio holds under; ``tie_check``
 records the policy re-run with the tie order reversed (positions, and ids where the
@@ -110,6 +113,7 @@ class Witness:
     policy_completions: dict[str, int] | None = None  # vLLM targets: completion steps
     preemptions: int = 0  # vLLM targets: preemptions in the policy's run
     engine: dict[str, Any] | None = None  # vLLM targets: engine parameters
+    policy_runs: dict[str, list[list[int]]] | None = None  # schedulers with restarts: every run
 
     @property
     def certified_ratio(self) -> float:
@@ -132,6 +136,8 @@ class Witness:
         else:
             schedule = {"completions": dict(self.policy_completions or {}), "tel": self.policy_tel,
                         "preemptions": self.preemptions}
+            if self.policy_runs is not None:
+                schedule["runs"] = {i: [list(run) for run in runs] for i, runs in self.policy_runs.items()}
         data = {
             "policy": self.policy,
             "instance": instance_to_dict(self.instance),
@@ -184,7 +190,7 @@ def make_witness(
     if run.tel < 0:  # would be a simulator bug: never hide it
         raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected by the checker")
     starts = {k: int(v) for k, v in witness_starts.items()}
-    report = check_schedule(instance, starts)
+    report = check_schedule(instance, starts, block_size=_block_size(run.engine))
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness schedule rejected: {report.first_violation.message}")
     lb, lb_name = lower_bound if lower_bound is not None else lower_bound_of(instance)
@@ -207,7 +213,13 @@ def make_witness(
         policy_completions=None if run.starts is not None else dict(run.completions),
         preemptions=run.preemptions,
         engine=run.engine,
+        policy_runs=None if run.starts is not None else run.runs,
     )
+
+
+def _block_size(engine: Mapping[str, Any] | None) -> int:
+    """The KV block grain of a vLLM target's engine (1: token grain, every other target)."""
+    return int(engine.get("block_size", 1)) if engine else 1
 
 
 def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
@@ -248,19 +260,30 @@ def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
 def _check_schedule_shapes(data: Mapping[str, Any], source: str) -> None:
     """``witness_schedule`` is ``{starts, tel}``; ``policy_schedule`` is that too, or, for a vLLM
     target (a file with ``engine``), ``{completions, tel, preemptions}``."""
-    vllm = "engine" in data
+    policy_part = data["policy_schedule"]
+    runs = isinstance(policy_part, Mapping) and "runs" in policy_part
+    vllm = "engine" in data or runs
     for key in ("policy_schedule", "witness_schedule"):
         part = data[key]
         steps, shape = ("starts", {"starts", "tel"})
         if vllm and key == "policy_schedule":
-            steps, shape = ("completions", {"completions", "tel", "preemptions"})
+            steps, shape = ("completions", {"completions", "tel", "preemptions"} | ({"runs"} if runs else set()))
         if not isinstance(part, Mapping) or set(part) != shape or not isinstance(part[steps], Mapping):
             wanted = ", ".join(sorted(shape))
             raise WorkloadFormatError(f"{source}: {key!r} must be an object with exactly {wanted} "
                                       f"({steps}: {{id: step}})")
-        for field_name in sorted(shape - {steps}):
+        if runs and key == "policy_schedule" and not _runs_shape(part["runs"]):
+            raise WorkloadFormatError(f"{source}: policy_schedule.runs must be {{id: [[start, end, kept], ...]}} "
+                                      "in integers")
+        for field_name in sorted(shape - {steps, "runs"}):
             if not _is_int(part[field_name]):
                 raise WorkloadFormatError(f"{source}: {key}.{field_name} must be an integer, got {part[field_name]!r}")
+
+
+def _runs_shape(runs: Any) -> bool:
+    return isinstance(runs, Mapping) and all(
+        isinstance(rs, list) and rs and all(isinstance(r, list) and len(r) == 3 and all(map(_is_int, r)) for r in rs)
+        for rs in runs.values())
 
 
 def _check_optional_shapes(data: Mapping[str, Any], source: str) -> None:
@@ -289,9 +312,10 @@ def _is_number(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)) and math.isfinite(value)
 
 
-def write_witness(witness: Witness, path: str | Path) -> Path:
-    """Write the witness JSON atomically (a kill never leaves a partial file); returns the path."""
-    return write_json_atomic(path, witness.to_dict())
+def write_witness(witness: Witness, path: str | Path, *, force: bool = True) -> Path:
+    """Write the witness JSON atomically (a kill never leaves a partial file); returns the path.
+    ``force=False`` refuses an existing file (:func:`geosched.output.write_bytes_atomic`)."""
+    return write_json_atomic(path, witness.to_dict(), force=force)
 
 
 def read_witness(path: str | Path) -> dict[str, Any]:
@@ -451,6 +475,8 @@ def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
             f"policy_schedule differs from the recomputed {parsed['policy']} {field_name} at {', '.join(diff[:5])}"
             f" (e.g. {diff[0]}: recorded {stated.get(diff[0])}, recomputed {reference.get(diff[0])})"
         )
+    if "runs" in recorded and recorded["runs"] != run.runs:
+        problems.append(f"policy_schedule: the recorded runs differ from the recomputed {parsed['policy']} runs")
     if run.starts is None and recorded.get("preemptions") != run.preemptions:
         problems.append(f"policy_schedule: stated preemptions {recorded.get('preemptions')!r} but the run has "
                         f"{run.preemptions}")
@@ -459,7 +485,8 @@ def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
         problems.append("policy_schedule: the simulated schedule is infeasible for the checker")
     elif recorded["tel"] != run.tel:
         problems.append(f"policy_schedule: stated tel {recorded['tel']!r} but the recomputed TEL is {run.tel}")
-    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]))
+    # the witness schedule S is checked at the grain the policy ran at: OPT <= TEL(S) must hold there
+    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]), block_size=_block_size(run.engine))
     tels["witness_schedule"] = report.metrics.tel if report.feasible else None
     if not report.feasible:
         problems.append(f"witness_schedule: infeasible: {report.first_violation.message}")

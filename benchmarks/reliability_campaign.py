@@ -8,6 +8,12 @@ Every case of ``tests/reliability_cases.py`` is run in this process through
   exit status, several lines, a file changed), accepted (exit 0: a lenient input);
 * extreme valid inputs (huge numbers): answered (exit 0/1 with every number the case
   re-derives by hand, exactly), refused cleanly, traceback, wrong answer (a silent one);
+* output paths (issue 21: every writing command against an existing file without ``--force``,
+  a symlink, a folder, a missing folder, a name too long, a read-only and a full file system on
+  small tmpfs mounts; ``tests/reliability_output_cases.py``): bad inputs as above, a changed
+  file being an overwrite or a leftover; the tmpfs cases are "not run" where mount is impossible;
+* kills during writes (SIGKILL while the writer is in its fsync, then the same command again):
+  the old file kept and no temporary left, or overwritten, or a leftover;
 * tampered witnesses (every field of ``docs/witnesses/svf_burst_alpha0.5_ratio1.345.json``
   changed, removed, duplicated, NaN, Infinity, null): rejected (exit 1 with problems),
   malformed (clean exit 2), harmless (the untampered numbers), re-derived (other numbers,
@@ -40,8 +46,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _machine import machine_summary  # noqa: E402
-from cli_harness import run_cli, write_files  # noqa: E402
+from cli_harness import run_cli  # noqa: E402
 from reliability_cases import OUTCOMES, TAMPER_OK, all_cases, classify, tamper_verdict, tampers  # noqa: E402
+from reliability_output_cases import KILL_OUTCOMES, kill_cases, kill_verdict, output_cases, prepared  # noqa: E402
 
 
 class CaseTimeout(BaseException):
@@ -58,8 +65,10 @@ def _run_case(case, timeout: int) -> tuple[str, str, float]:
         began = time.perf_counter()
         signal.alarm(timeout)
         try:
-            write_files(folder, case.files)
-            run = run_cli(case.argv, folder)
+            with prepared(case, folder) as why:
+                if why is not None:
+                    return "not run", why, 0.0
+                run = run_cli(case.argv, folder)
         except CaseTimeout:
             return "traceback", f"did not finish in {timeout} s", time.perf_counter() - began
         except MemoryError:
@@ -115,32 +124,37 @@ def main() -> int:
     import geosched
 
     if args.one is not None:
-        case = next(c for c in all_cases() if c.name == args.one)
+        case = next(c for c in all_cases() + output_cases() if c.name == args.one)
         outcome, detail, _ = _run_case(case, args.case_timeout)
         print(json.dumps([outcome, detail]))
         return 0
     began = time.perf_counter()
     rows = []
-    for case in all_cases():
+    for case in all_cases() + output_cases():
         if args.isolate:
             outcome, detail, seconds = _run_isolated(case, args.case_timeout, args.memory_gib)
         else:
             outcome, detail, seconds = _run_case(case, args.case_timeout)
         rows.append({"case": case.name, "expect": case.expect, "outcome": outcome, "detail": detail,
-                     "seconds": round(seconds, 3)})
+                     "seconds": round(seconds, 3), "output": case.name.startswith("output ")})
         if args.progress:
             print(f"{seconds:7.2f}s {outcome:<15} {case.name}", file=sys.stderr, flush=True)
+    kill_rows = _run_kills()
     tamper_rows = [{"tamper": label, "verdict": _run_tamper(text, args.case_timeout)} for label, text in tampers()]
     wall = time.perf_counter() - began
     if args.json:
         print(json.dumps({"geosched": geosched.__version__, "geosched_path": str(Path(geosched.__file__).parent),
-                          "cases": rows, "tampers": tamper_rows, "wall_time": wall}, indent=1))
+                          "cases": rows, "kills": kill_rows, "tampers": tamper_rows, "wall_time": wall}, indent=1))
         return 0
     print(f"machine: {machine_summary()}; geosched from {Path(geosched.__file__).parent}; {wall:.0f} s")
     _print_tables(rows, tamper_rows)
+    _print_kills(kill_rows)
     if args.show_failures:
         for row in rows:
             if row["outcome"] not in ("clean error", "answered", "refused cleanly"):
+                print(f"- {row['outcome']}: {row['case']}: {row['detail'][:300]}")
+        for row in kill_rows:
+            if row["outcome"] != KILL_OUTCOMES[0]:
                 print(f"- {row['outcome']}: {row['case']}: {row['detail'][:300]}")
         for row in tamper_rows:
             if row["verdict"] not in TAMPER_OK:
@@ -148,7 +162,30 @@ def main() -> int:
     return 0
 
 
+def _run_kills() -> list[dict]:
+    rows = []
+    for case in kill_cases():
+        with tempfile.TemporaryDirectory() as folder:
+            try:
+                outcome, detail = kill_verdict(case, Path(folder))
+            except Exception as exc:  # noqa: BLE001 - a crash of the rerun is a traceback of ours
+                outcome, detail = "rerun failed", f"{type(exc).__name__}: {exc}"
+        rows.append({"case": case.name, "outcome": outcome, "detail": detail})
+    return rows
+
+
+def _print_kills(kill_rows: list[dict]) -> None:
+    counts = collections.Counter(r["outcome"] for r in kill_rows)
+    print()
+    print("| kills during writes | tried | " + " | ".join(KILL_OUTCOMES) + " |")
+    print("|---|---|" + "---|" * len(KILL_OUTCOMES))
+    print(f"| SIGKILL in the writer's fsync, then the command again | {len(kill_rows)} | "
+          + " | ".join(str(counts[o]) for o in KILL_OUTCOMES) + " |")
+
+
 def _print_tables(rows: list[dict], tamper_rows: list[dict]) -> None:
+    _print_output_table([r for r in rows if r.get("output")])
+    rows = [r for r in rows if not r.get("output")]
     bad = collections.Counter(r["outcome"] for r in rows if r["expect"] == "error")
     extreme = collections.Counter(r["outcome"] for r in rows if r["expect"] == "answer")
     verdicts = collections.Counter(v["verdict"] if v["verdict"] in TAMPER_OK else
@@ -172,6 +209,26 @@ def _print_tables(rows: list[dict], tamper_rows: list[dict]) -> None:
           f"{verdicts['malformed']} | {verdicts['harmless']} | {verdicts['re-derived']} | "
           f"{verdicts['accepted with a wrong number']} | {verdicts['traceback'] + verdicts['other']} |")
     assert set(bad) | set(extreme) <= set(OUTCOMES)
+
+
+def _print_output_table(rows: list[dict]) -> None:
+    """Issue 21's output categories: a changed file is an overwrite (an old file changed) or a
+    leftover (a file created); "not run" where a tmpfs cannot be mounted."""
+    counts = collections.Counter(r["outcome"] for r in rows)
+    changed = [r for r in rows if r["outcome"] in ("unclean error", "accepted") and "changed [" in r["detail"]]
+    overwrites = sum(1 for r in changed if any(n.startswith(("old", "real", "disk/old")) for n in _changed(r)))
+    leftovers = sum(1 for r in changed if any(not n.startswith(("old", "real", "disk/old")) for n in _changed(r)))
+    print()
+    print("| output paths | tried | clean errors | tracebacks | unclean errors | accepted (exit 0) | overwrites "
+          "| leftovers | not run |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| every writing command x bad target | {len(rows)} | {counts['clean error']} | {counts['traceback']} | "
+          f"{counts['unclean error']} | {counts['accepted']} | {overwrites} | {leftovers} | {counts['not run']} |")
+
+
+def _changed(row: dict) -> list[str]:
+    text = row["detail"].rsplit("changed [", 1)[1].rstrip("]")
+    return [name.strip().strip("'") for name in text.split(",") if name.strip()]
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ finish and for every image to decode, then records:
 * ``math``: no MathJax error node (``mjx-merror``), and every math block was typeset;
 * ``console``: console errors, uncaught exceptions, failed loads (404...), and any request to
   a host other than the local server (the site must be self-contained: MathJax is local);
+* ``outputs``: no output block of a notebook cell, and no code cell, is wider than its box
+  (``scrollWidth`` against ``clientWidth``): what does not fit is cut at the page edge or hidden
+  behind a scroll bar;
 * a full-page screenshot, ``OUT/screenshots/<page>.png``.
 
 Exit status 0 when every page passes. Needs ``pip install -e '.[docs]'`` and ``apt-get install chromium``.
@@ -55,6 +58,12 @@ _PAGE_PROBE = """
     math_containers: document.querySelectorAll('mjx-container').length,
     math_errors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent.slice(0, 120)),
     mathjax_loaded: !!(window.MathJax && MathJax.version),
+    overflowing_outputs: Array.from(document.querySelectorAll('.cell_output pre, .cell_output .output'))
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => `${e.scrollWidth} px in ${e.clientWidth} px: ${e.textContent.trim().slice(0, 60)}`),
+    overflowing_inputs: Array.from(document.querySelectorAll('.cell_input pre'))
+        .filter(e => e.scrollWidth > e.clientWidth + 1)
+        .map(e => `${e.scrollWidth} px in ${e.clientWidth} px: ${e.textContent.trim().slice(0, 60)}`),
     title: document.title,
   };
 })()
@@ -74,6 +83,8 @@ class PageCheck:
     math_errors: list[str] = field(default_factory=list)  # text of MathJax error nodes
     console_errors: list[str] = field(default_factory=list)  # console errors, exceptions, failed loads
     external_requests: list[str] = field(default_factory=list)  # URLs outside the local server
+    overflowing_outputs: list[str] = field(default_factory=list)  # cell outputs wider than their box
+    overflowing_inputs: list[str] = field(default_factory=list)  # code cells wider than their box
     screenshot: str = ""  # the PNG written
     seconds: float = 0.0  # load + checks + screenshot
 
@@ -84,6 +95,8 @@ class PageCheck:
             out.append(f"math typeset in {self.math_typeset} of {self.math_blocks} blocks")
         out += [f"console: {line}" for line in self.console_errors]
         out += [f"request to another host: {url}" for url in self.external_requests]
+        out += [f"output wider than the page: {text}" for text in self.overflowing_outputs]
+        out += [f"code wider than the page: {text}" for text in self.overflowing_inputs]
         return out
 
 
@@ -206,6 +219,8 @@ def check_page(browser: Browser, base: str, page: str, screenshots: Path) -> Pag
     result.math_blocks = data.get("math_blocks", 0)
     result.math_typeset = data.get("math_typeset", 0)
     result.math_errors = data.get("math_errors", [])
+    result.overflowing_outputs = data.get("overflowing_outputs", [])
+    result.overflowing_inputs = data.get("overflowing_inputs", [])
     time.sleep(0.2)  # late console messages (a script failing after load)
     browser.call("Runtime.evaluate", {"expression": "1"})
     result.console_errors += _console_errors(browser.events, base)[0]

@@ -42,8 +42,11 @@ def _environment(out: Path) -> dict[str, str]:
     return env
 
 
-def build(out: Path, *, clean: bool = False) -> dict:
-    """Build into ``out/html`` (doctrees in ``out/doctrees``); returns a summary dict."""
+def build(out: Path, *, clean: bool = False, progress: bool = False) -> dict:
+    """Build into ``out/html`` (doctrees in ``out/doctrees``); returns a summary dict. With
+    ``progress``, the time spent so far on stderr (executing the lessons takes minutes)."""
+    from geosched.output import working
+
     out = Path(out)
     if clean and out.exists():
         shutil.rmtree(out)
@@ -52,7 +55,8 @@ def build(out: Path, *, clean: bool = False) -> dict:
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(out / "doctrees"),
                "-w", str(warning_file), str(DOCS), str(out / "html")]
     began = time.perf_counter()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_environment(out))
+    with working("sphinx-build (executing the lessons)", progress):
+        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_environment(out))
     wall = time.perf_counter() - began
     log = proc.stdout + proc.stderr
     (out / "build.log").write_text(log)
@@ -70,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "build" / "docs"), help="build folder (default build/docs)")
     parser.add_argument("--clean", action="store_true", help="remove the build folder first")
     args = parser.parse_args(argv)
-    summary = build(Path(args.out), clean=args.clean)
+    summary = build(Path(args.out), clean=args.clean, progress=sys.stderr.isatty())
     for page in summary["pages"]:
         print(page)
     for warning in summary["warnings"]:

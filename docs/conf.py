@@ -54,7 +54,8 @@ napoleon_use_rtype = False
 # ---------------------------------------------------------------- HTML
 html_theme = "furo"
 html_title = f"geosched {release}"
-html_static_path: list[str] = []
+html_static_path: list[str] = ["_static"]
+html_css_files = ["outputs.css"]  # cell outputs wrap at the page edge instead of being cut there
 html_last_updated_fmt = None  # no date in the pages: two builds of one commit are alike
 html_favicon = "_static/favicon.svg"  # a staircase; also spares the browser a 404 on /favicon.ico
 

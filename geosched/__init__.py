@@ -43,8 +43,7 @@ from geosched.errors import (
     WorkloadFormatError,
 )
 from geosched.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from geosched.version import __version__
 
 # public name -> (module, attribute): resolved on first access by __getattr__ (geosched.lazy)
 _LAZY = {

@@ -17,23 +17,55 @@ argparse.ArgumentTypeError: must be an integer in [0, 2^63), got '-1'
 from __future__ import annotations
 
 import argparse
+import logging
 import math
+import os
 import re
 import sys
 from typing import NoReturn
 
-__all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "finite_float",
-           "unit_fraction", "probability_level", "MAX_SEED"]
+__all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
+           "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity", "show_progress",
+           "configure_logging", "examples", "HelpFormatter"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, except that a description or epilog keeps its line breaks: each
+    line is wrapped on its own, so that an ``examples:`` block stays one command a line."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        lines = []
+        for line in text.splitlines():
+            if line.startswith(" "):  # an example command: as written, never wrapped
+                lines.append(indent + line)
+            else:
+                lines.append(super()._fill_text(line, width, indent) if line.strip() else "")
+        return "\n".join(lines)
+
+
+def examples(*commands: str) -> str:
+    """The ``epilog=`` of a command's ``--help``: its example command lines.
+
+    >>> print(examples("geosched simulate example --policy svf"))
+    example:
+      geosched simulate example --policy svf
+    """
+    return ("example:" if len(commands) == 1 else "examples:") + "".join(f"\n  {c}" for c in commands)
 
 
 class OneLineParser(argparse.ArgumentParser):
     """An :class:`argparse.ArgumentParser` whose usage errors are one line on stderr, exit 2.
 
     Subparsers made by :meth:`add_subparsers` inherit the class, so every command's errors
-    take the same form: ``geosched: error: simulate: argument --seed: ...``.
+    take the same form: ``geosched: error: simulate: argument --seed: ...``. Help keeps the
+    line breaks of descriptions and examples (:class:`HelpFormatter`).
     """
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -95,6 +127,14 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a gap in seconds)."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
 def unit_fraction(text: str) -> float:
     """A number strictly between 0 and 1 (a part of a workload, ``--train-fraction``)."""
     value = finite_float(text)
@@ -109,3 +149,53 @@ def probability_level(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text!r}")
     return value
+
+
+# ---------------------------------------------------------------- --quiet / --verbose
+
+# Libraries whose log lines are not our report: vLLM's CPU notices, torch's, Dask's
+_LIBRARY_LOGGERS = ("vllm", "torch", "distributed", "numba", "jax")
+
+
+def add_verbosity(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``/``--verbose`` (exclusive), on the parent parser every command shares."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress and no library log lines below errors (vLLM, torch)")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="progress even when stderr is not a terminal, and library INFO log lines")
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Whether a command draws progress (on stderr, never on stdout): not with ``--quiet``;
+    with ``--verbose``; otherwise only when stderr is a terminal.
+
+    >>> show_progress(argparse.Namespace(quiet=True, verbose=False))
+    False
+    >>> show_progress(argparse.Namespace(quiet=False, verbose=True))
+    True
+    """
+    if getattr(args, "quiet", False):
+        return False
+    return bool(getattr(args, "verbose", False)) or sys.stderr.isatty()
+
+
+def configure_logging(args: argparse.Namespace) -> None:
+    """Set the libraries' log levels before any of them is imported: by default and with
+    ``--quiet`` only errors (vLLM's platform notices would otherwise interleave with hunt,
+    check-witness and lesson output), with ``--verbose`` INFO on stderr.
+
+    vLLM reads ``VLLM_LOGGING_LEVEL`` when it is imported, so it is set here (a value the user
+    exported is kept unless ``--quiet``/``--verbose`` says otherwise).
+    """
+    verbose = bool(getattr(args, "verbose", False))
+    level = logging.INFO if verbose else logging.ERROR
+    name = logging.getLevelName(level)
+    if verbose or getattr(args, "quiet", False):
+        os.environ["VLLM_LOGGING_LEVEL"] = name
+    else:
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", name)
+    for logger in _LIBRARY_LOGGERS:
+        logging.getLogger(logger).setLevel(level)
+    if verbose:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")

@@ -15,11 +15,21 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from geosched import __version__
-from geosched.arguments import OneLineParser, non_negative_int, positive_float, positive_int
+from geosched.arguments import (
+    OneLineParser,
+    add_verbosity,
+    configure_logging,
+    examples,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    show_progress,
+)
 from geosched.errors import GeoschedError, WorkloadFormatError
-from geosched.output import emit_json
+from geosched.output import emit_json, working
 from geosched.reference_impl.policies import Capability, policy_names
+from geosched.reference_impl.scheduling import scheduler_names
+from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -42,6 +52,7 @@ def _common_parent() -> argparse.ArgumentParser:
     common.add_argument("--memory", type=positive_int, default=None, help="override the memory budget M (tokens)")
     common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    add_verbosity(common)
     return common
 
 
@@ -73,23 +84,43 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    p = sub.add_parser("simulate", parents=[common], help="run one policy on a workload")
+    p = sub.add_parser(
+        "simulate", parents=[common], help="run one policy on a workload",
+        description="Run one scheduling policy on a workload and print its checked metrics (TEL, mean and tail "
+                    "latency, makespan, throughput, peak memory); the independent checker accepts the schedule "
+                    "first.",
+        epilog=examples("geosched simulate example --policy svf",
+                        "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"))
     _workload_options(p)
-    p.add_argument("--policy", default="svf", help=f"{', '.join(policy_names())} (or name:k=v,...)")
+    p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
+                   "or a scheduler of your own: FILE.py:Class")
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
+                   "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.add_argument("--engine", choices=("python", "coq"), default="python",
                    help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
                         "svf on bursts only, needs coqc")
     p.set_defaults(handler=_cmd_simulate)
 
-    p = sub.add_parser("compare", parents=[common], help="compare policies (and OPT) on a workload")
+    p = sub.add_parser(
+        "compare", parents=[common], help="compare policies (and OPT) on a workload",
+        description="Run several policies on one workload and print a table of their metrics, with the ratio to "
+                    "the exact optimum (--opt) or to the best lower bound on it.",
+        epilog=examples("geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"))
     _workload_options(p)
     defaults = ",".join(policy_names(Capability.FAST))
-    p.add_argument("--policies", default=defaults, help=f"comma-separated (default {defaults})")
+    p.add_argument("--policies", default=defaults,
+                   help=f"comma-separated names or FILE.py:Class (default {defaults}; "
+                        f"all: {','.join(scheduler_names())})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
 
-    p = sub.add_parser("opt", parents=[common], help="solve the exact offline optimum")
+    p = sub.add_parser(
+        "opt", parents=[common], help="solve the exact offline optimum",
+        description="Solve the offline optimum of an instance exactly (CP-SAT, MILP or brute force) and print its "
+                    "honest status: optimal, or time_limit with the incumbent and the dual bound.",
+        epilog=examples("geosched opt burst:n=8,seed=1 --time-limit 10"))
     p.add_argument("instance", help="instance .json or generator spec")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
@@ -98,9 +129,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "cpsat-hybrid, milp, milp-tight, brute")
     p.set_defaults(handler=_cmd_opt)
 
-    p = sub.add_parser("check", parents=[common], help="check a schedule against an instance")
+    p = sub.add_parser(
+        "check", parents=[common], help="check a schedule against an instance",
+        description="Check a schedule (start step per request) against an instance with the independent "
+                    "checker: arrivals, memory at every step, no preemption; print feasible or every violation, "
+                    "and the metrics. Exit 0 when feasible, 1 when not.",
+        epilog=examples("geosched check example.json schedule.json"))
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
+    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
+                   help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
     p.set_defaults(handler=_cmd_check)
 
     for module_name in _EXTENSIONS:
@@ -111,10 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    configure_logging(args)
     try:
         return int(args.handler(args) or 0)
     except GeoschedError as exc:
         print(f"geosched: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file the OS refused (geosched.output words its own; this is the rest)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("geosched: interrupted", file=sys.stderr)
@@ -157,9 +200,10 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     from geosched.reference_impl.checker import check_schedule
 
     engine = getattr(args, "engine", "python")
+    block = getattr(args, "block_size", 1)
     predictor = args.predictor if engine == "coq" else _predictor(args)
-    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill)
-    report = check_schedule(instance, result.starts, evicted_segments=result.evicted_segments)
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block)
+    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -175,6 +219,8 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
         "evictions": result.evictions,
         "wasted_tokens": result.wasted_tokens,
         "starts": result.starts,
+        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()},
+            "lost_tokens": metrics.lost_tokens} if result.runs is not None else {}),
         **({"parameters": result.extra} if result.extra else {}),
     }
 
@@ -184,8 +230,11 @@ def _workload_label(args: argparse.Namespace) -> str:
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    instance = _load(args, args.workload)
-    row = _run_policy(instance, args.policy, args)
+    with working("simulate", show_progress(args)) as bar:
+        instance = _load(args, args.workload)
+        if bar is not None:
+            bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
+        row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
                    "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
@@ -209,7 +258,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if not policies:
         raise WorkloadFormatError("--policies: give at least one policy name")
     result = compare(instance, policies, predictor=_predictor(args), backfill=args.backfill, opt=args.opt,
-                     time_limit=args.time_limit, progress=not args.json and sys.stderr.isatty())
+                     time_limit=args.time_limit, progress=show_progress(args))
     opt_data = result.opt.to_dict() if result.opt is not None else None
     if args.json:
         emit_json({
@@ -227,19 +276,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}"
           f"  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
     denominator_label = "/OPT" if result.status == "opt" else "/LB"
-    header = (f"{'policy':<8} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
+    w = max([8] + [len(row.policy) for row in result.rows])
+    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
               f"{denominator_label:>7}")
     print(header)
     print("-" * len(header))
     for row in result.rows:
         ratio = f"{row.ratio:>7.3f}" if row.ratio is not None else f"{'-':>7}"
-        print(f"{row.policy:<8} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
+        print(f"{row.policy:<{w}} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
               f"{row.makespan:>9} {row.throughput:>9.2f} {row.evictions:>6} {ratio}")
     if opt_data is not None:
         status = opt_data["status"]
         tel = opt_data["tel"]
-        print(f"{'OPT':<8} {tel if tel is not None else '-':>10}  status={status} dual_bound={opt_data['dual_bound']} "
-              f"time={opt_data['wall_time']:.2f}s method={opt_data['method']}")
+        print(f"{'OPT':<{w}} {tel if tel is not None else '-':>10}  status={status} "
+              f"dual_bound={opt_data['dual_bound']} time={opt_data['wall_time']:.2f}s method={opt_data['method']}")
     print(f"lower bound on OPT: {result.lower_bound} ({result.lower_bound_name})")
     return 0
 
@@ -261,7 +311,7 @@ def _cmd_opt(args: argparse.Namespace) -> int:
     began = time.perf_counter()  # --time-limit covers reading the instance too
     instance = _load(args, args.instance)
     result = solve_opt(instance, time_limit=max(0.01, args.time_limit - (time.perf_counter() - began)),
-                       method=args.method, progress=not args.json and sys.stderr.isatty())
+                       method=args.method, progress=show_progress(args))
     data = result.to_dict()
     if result.lower_bound is not None:
         lower_value, lower_name = result.lower_bound, result.lower_bound_name
@@ -287,9 +337,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import read_schedule
 
-    instance = _load(args, args.instance)
-    starts = read_schedule(args.schedule)
-    report = check_schedule(instance, starts)
+    with working("check", show_progress(args)):
+        instance = _load(args, args.instance)
+        starts = read_schedule(args.schedule)
+        report = check_schedule(instance, starts, block_size=args.block_size)
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:

@@ -38,8 +38,9 @@ def simulate(instance: Any, policy: Any = "svf", *, engine: str = "python", **op
         extracted Coq function (needs ``coqc``; built once into a cache, see
         :mod:`geosched.verify.coq_engine`).
     **options
-        ``predictor``, ``backfill``, ``observer`` of the Python simulator; ``engine="coq"``
-        takes only the defaults (exact lengths, strict head-of-line, no observer).
+        ``predictor``, ``backfill``, ``observer``, ``block_size`` of the Python simulator;
+        ``engine="coq"`` takes only the defaults (exact lengths, strict head-of-line, no
+        observer, token grain).
 
     Returns
     -------
@@ -74,7 +75,7 @@ def _require_coq_options(policy: Any, options: dict[str, Any]) -> None:
     if not (isinstance(policy, str) and policy.strip() == "svf"):
         shown = policy if isinstance(policy, str) else type(policy).__name__
         raise ValidationError("policy", shown, "engine 'coq' runs only 'svf' (the policy proved in Coq)")
-    defaults = {"predictor": "oracle", "backfill": False, "observer": None}
+    defaults = {"predictor": "oracle", "backfill": False, "observer": None, "block_size": 1}
     for name, value in options.items():
         if name not in defaults:
             raise ValidationError("option", name, f"must be one of {', '.join(defaults)}")

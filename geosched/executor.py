@@ -44,6 +44,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from geosched.errors import GeoschedError, ValidationError
+from geosched.output import install_hint
 
 __all__ = ["SerialExecutor", "DaskExecutor", "make_executor", "parse_spec", "cluster_spec", "using_executor",
            "ClusterUnavailableError", "SPEC_HELP"]
@@ -170,7 +171,7 @@ def _distributed() -> Any:
     try:
         import distributed
     except ImportError:
-        raise ClusterUnavailableError("--cluster needs Dask distributed: pip install 'geosched[cluster]'") from None
+        raise ClusterUnavailableError(f"--cluster needs Dask distributed: {install_hint('cluster')}") from None
     return distributed
 
 

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from geosched.errors import WorkloadFormatError
+from geosched.output import OutputError, install_hint, write_text_atomic
 from geosched.results import Result
 
 __all__ = ["LessonsExport", "lesson_sources", "export_lessons", "OPEN_HINT"]
 
-OPEN_HINT = ("open them with:  jupyter lab {out}   (pip install 'geosched[docs]' jupyterlab), "
+OPEN_HINT = ("open them with:  jupyter lab {out}   (pip install jupyterlab, and the docs extra: "
+             + install_hint("docs").replace("{", "{{").replace("}", "}}") + "), "
              "or in VS Code's notebook editor; each lesson imports geosched as gs")
 
 
@@ -91,7 +93,7 @@ def export_lessons(out: str | Path, *, force: bool = False) -> LessonsExport:
     try:
         import jupytext
     except ImportError:
-        raise MissingExtraError("jupytext is not installed: pip install 'geosched[docs]'") from None
+        raise MissingExtraError(f"jupytext is not installed: {install_hint('docs')}") from None
     sources = lesson_sources()
     if not sources:
         raise WorkloadFormatError(f"no lesson found in {_lessons_dir()} (a source checkout has them in docs/lessons)")
@@ -102,10 +104,14 @@ def export_lessons(out: str | Path, *, force: bool = False) -> LessonsExport:
     existing = [t.name for t in targets if t.exists()]
     if existing and not force:
         raise WorkloadFormatError(f"--out {out}: {', '.join(existing)} already exist; pass --force to overwrite them")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"--out: cannot create the folder {out} ({exc.strerror})") from None
     for source, target in zip(sources, targets):
         notebook = jupytext.read(source)
         notebook.metadata.pop("jupytext", None)  # a plain notebook, not paired with the .md
-        jupytext.write(notebook, target, fmt="ipynb")
+        text = jupytext.writes(notebook, fmt="ipynb")
+        write_text_atomic(target, text if text.endswith("\n") else text + "\n", force=force)  # temp + rename
     message = f"wrote {len(targets)} notebooks to {out}; " + OPEN_HINT.format(out=out)
     return LessonsExport("written", message, time.perf_counter() - began, str(out), tuple(map(str, targets)))

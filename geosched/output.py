@@ -1,4 +1,24 @@
-"""Output helpers shared by every command: the ``--json`` contract.
+"""Output helpers shared by every command: the ``--json`` contract and the one safe file writer.
+
+Every file a command writes goes through :func:`write_bytes_atomic` (or its text, JSON and
+by-name forms :func:`write_text_atomic`, :func:`write_json_atomic`, :func:`atomic_path`):
+
+* the data goes to a temporary file ``.NAME.PID.XXXX.tmp`` in the target's folder, is fsynced,
+  and is renamed onto the target, so that a kill or a full disk leaves the old file or the new
+  complete one, never a partial one; the target path itself is never opened;
+* an existing target is refused unless ``force`` (``FIELD: PATH exists (use --force)``), and
+  without ``force`` the rename cannot clobber a file that appeared meanwhile (a hard link
+  is the no-replace rename);
+* a symbolic link is refused, with or without ``force``: nothing is written through it and the
+  link is not replaced (remove it, or name the real file);
+* every :class:`OSError` (a folder as target, a missing or read-only folder, a full disk, a
+  name too long) becomes an :class:`OutputError` naming the field, the path and the OS's
+  reason, which the CLI prints as one line with exit status 2; the temporary file is removed;
+* temporary files left by a killed writer (its pid no longer runs) are removed by the next
+  write of the same name.
+
+:func:`rescue_text` keeps finished work whose final write failed (a trained model, a hunt's
+results) in a fallback file, so that the error can say where it went.
 
 This module sits below both :mod:`geosched.cli` and the subpackages' ``commands`` modules,
 so that neither imports the other's internals (no import cycle through the CLI).
@@ -12,14 +32,20 @@ so that neither imports the other's internals (no import cycle through the CLI).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["emit_json", "json_default", "to_json", "write_text_atomic", "write_json_atomic"]
+from geosched.errors import GeoschedError
+
+__all__ = ["emit_json", "json_default", "to_json", "install_hint", "working", "OutputError", "check_target",
+           "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
 
 
 def json_default(value: Any) -> Any:
@@ -48,26 +74,285 @@ def emit_json(data: Any) -> None:
     print(to_json(data))
 
 
-def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` so that a reader (or a kill) never sees a partial file.
+@contextlib.contextmanager
+def working(description: str, enabled: bool) -> Iterator[Any]:
+    """Progress on stderr for a step that reports none of its own: a tqdm line with the step's
+    name and the time spent, refreshed twice a second, gone when the step ends. Yields the bar
+    (``set_description_str`` names the next stage) or ``None`` when disabled.
 
-    The text goes to a temporary file in the same folder, is flushed to disk, and replaces
-    ``path`` in one ``os.replace``: after a crash the file is either the old one or the new one.
+    Commands pass :func:`geosched.arguments.show_progress` as ``enabled`` (a terminal, or
+    ``--verbose``; never with ``--quiet``); it never writes to stdout, so ``--json`` stays clean.
+
+    >>> with working("solving", enabled=False) as bar:
+    ...     bar is None
+    True
+    """
+    if not enabled:
+        yield None
+        return
+    import sys
+    import threading
+
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, desc=description, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}")
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(0.5):
+            bar.refresh()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield bar
+    finally:
+        stop.set()
+        thread.join()
+        bar.close()
+
+
+def install_hint(extra: str) -> str:
+    """How to install an optional extra, valid from a clone and from PyPI alike.
+
+    >>> install_hint("plot")
+    "pip install -e '.[plot]' (from a clone) or pip install 'geosched[plot]'"
+    """
+    return f"pip install -e '.[{extra}]' (from a clone) or pip install 'geosched[{extra}]'"
+
+
+class OutputError(GeoschedError, OSError):
+    """A file could not be written (refused, or the OS said no); the message is one line."""
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _refusal(path: Path, force: bool, field: str) -> str | None:
+    """Why ``path`` may not be written (``None``: it may)."""
+    if os.path.islink(path):
+        return (f"{field}: {path} is a symbolic link; geosched neither writes through links nor replaces them "
+                "(remove it or name the real file)")
+    if path.is_dir():
+        return f"{field}: {path} is a folder (give a file name)"
+    if path.exists() and not force:
+        return f"{field}: {path} exists (use --force)"
+    if not path.parent.is_dir():
+        return f"{field}: cannot write {path} (no folder {path.parent})"
+    if not os.access(path.parent, os.W_OK | os.X_OK):  # also a read-only file system, for root
+        reason = "Read-only file system" if _read_only(path.parent) else "Permission denied"
+        return f"{field}: cannot write {path} ({reason}: the folder {path.parent} is not writable)"
+    return None
+
+
+def _read_only(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def check_target(path: str | Path, *, force: bool = False, field: str = "--out") -> Path:
+    """Refuse a target before any work: a folder, a symlink, a missing folder, or (without
+    ``force``) an existing file raise :class:`OutputError`; returns the path.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> check_target(folder, field="--out")
+    Traceback (most recent call last):
+    ...
+    geosched.output.OutputError: --out: ... is a folder (give a file name)
     """
     path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        why = _refusal(path, force, field)
+    except OSError as exc:  # a name too long, a path through a file
+        raise OutputError(f"{field}: cannot write {path} ({_os_reason(exc)})") from None
+    if why is not None:
+        raise OutputError(why)
     return path
 
 
-def write_json_atomic(path: str | Path, data: Any) -> Path:
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return exc.strerror or type(exc).__name__
+
+
+def _temporary_prefix(path: Path) -> str:
+    # a long target name must not make the temporary's name too long (255 bytes on most file systems)
+    return f".{path.name[:80]}."
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove ``.NAME.PID.*.tmp`` files of ``path`` whose writer process no longer runs."""
+    prefix = _temporary_prefix(path)
+    try:
+        names = [n for n in os.listdir(path.parent) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _process_alive(int(pid)):
+            with contextlib.suppress(OSError):
+                os.unlink(path.parent / name)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _commit(temporary: str, path: Path, force: bool, field: str) -> None:
+    """Rename ``temporary`` onto ``path``; without ``force``, never over a file that exists now."""
+    why = _refusal(path, force, field)  # again: the target may have appeared during the work
+    if why is not None:
+        raise OutputError(why)
+    if force:
+        os.replace(temporary, path)
+        return
+    try:
+        os.link(temporary, path)  # fails if path exists: the no-replace rename
+    except FileExistsError:
+        raise OutputError(f"{field}: {path} exists (use --force)") from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        os.replace(temporary, path)  # a file system without hard links: checked just above
+    else:
+        os.unlink(temporary)
+
+
+def _sync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, *, force: bool = True, field: str = "--out") -> Iterator[Path]:
+    """A temporary path in ``path``'s folder for a library that writes by file name (matplotlib's
+    ``savefig``, jupytext); on a clean exit it is fsynced and renamed onto ``path``.
+
+    Refusals and OS errors are :class:`OutputError`; the temporary file never outlives the block.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "a.txt"
+    >>> with atomic_path(target) as temporary:
+    ...     _ = temporary.write_text("hello")
+    >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
+    ('hello', ['a.txt'])
+    """
+    path = Path(path)
+    check_target(path, force=force, field=field)
+    _remove_stale_temporaries(path)
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f"{_temporary_prefix(path)}{os.getpid()}.", suffix=".tmp",
+                                             dir=path.parent)
+        os.close(handle)
+        yield Path(temporary)
+        handle = os.open(temporary, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes 0600: an output file is meant to be read
+        _commit(temporary, path, force, field)
+        _sync_folder(path.parent)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"{field}: cannot write {path} ({_os_reason(exc)})") from None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(handle, view)
+        view = view[written:]
+
+
+def write_bytes_atomic(path: str | Path, data: bytes, *, force: bool = True, field: str = "--out") -> Path:
+    """Write ``data`` to ``path`` so that a reader (or a kill, or a full disk) never sees a partial file.
+
+    The bytes go to a temporary file in the same folder, are fsynced, and the file is renamed
+    onto ``path`` (see the module docstring for the refusals). ``force=False`` refuses an
+    existing file: commands pass their ``--force``; checkpoints, which replace their own
+    earlier state, keep the default.
+
+    Raises
+    ------
+    OutputError
+        A refused target (``FIELD: PATH exists (use --force)``, a symlink, a folder) or an OS
+        error (``FIELD: cannot write PATH (REASON)``); nothing is left behind.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "a.bin"
+    >>> _ = write_bytes_atomic(target, b"one")
+    >>> write_bytes_atomic(target, b"two", force=False)
+    Traceback (most recent call last):
+    ...
+    geosched.output.OutputError: --out: ... exists (use --force)
+    >>> target.read_bytes()
+    b'one'
+    """
+    with atomic_path(path, force=force, field=field) as temporary:
+        handle = os.open(temporary, os.O_WRONLY | os.O_TRUNC)
+        try:
+            _write_all(handle, data)
+        finally:
+            os.close(handle)
+    return Path(path)
+
+
+def write_text_atomic(path: str | Path, text: str, *, force: bool = True, field: str = "--out") -> Path:
+    """:func:`write_bytes_atomic` of ``text`` in UTF-8 (a text that cannot be encoded is an
+    :class:`OutputError`, before any file is made)."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise OutputError(f"{field}: cannot write {path} (text not encodable as UTF-8 at position {exc.start})") \
+            from None
+    return write_bytes_atomic(path, data, force=force, field=field)
+
+
+def write_json_atomic(path: str | Path, data: Any, *, force: bool = True, field: str = "--out") -> Path:
     """:func:`write_text_atomic` of :func:`to_json` (indented, one trailing newline)."""
-    return write_text_atomic(path, to_json(data) + "\n")
+    return write_text_atomic(path, to_json(data) + "\n", force=force, field=field)
+
+
+def rescue_text(path: str | Path, text: str) -> Path | None:
+    """Keep ``text`` (finished work whose write to ``path`` failed) in a fallback file: a sibling
+    ``NAME.rescued-PID``, else the same name in the system's temporary folder. Returns where
+    it went, or ``None`` when both failed.
+
+    >>> import tempfile
+    >>> missing = Path(tempfile.mkdtemp()) / "no-such-folder" / "model.json"
+    >>> kept = rescue_text(missing, "{}")
+    >>> kept.name.startswith("model.json.rescued-"), kept.read_text()
+    (True, '{}')
+    """
+    path = Path(path)
+    name = f"{path.name[:200]}.rescued-{os.getpid()}"
+    for folder in (path.parent, Path(tempfile.gettempdir())):
+        try:
+            return write_text_atomic(folder / name, text, force=False, field="rescue")
+        except OutputError:
+            continue
+    return None

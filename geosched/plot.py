@@ -35,6 +35,7 @@ Example
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import contextmanager
@@ -42,7 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.errors import GeoschedError, ValidationError
+from geosched.output import atomic_path, install_hint
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
@@ -56,6 +58,8 @@ __all__ = [
     "FamilyRatioData",
     "CompareData",
     "memory_picture",
+    "memory_layout",
+    "request_groups",
     "gantt",
     "certificate_picture",
     "family_ratio_picture",
@@ -93,7 +97,7 @@ def _matplotlib():
         import matplotlib
         from matplotlib.figure import Figure
     except ImportError:
-        raise MissingExtraError("matplotlib is not installed: pip install 'geosched[plot]'") from None
+        raise MissingExtraError(f"matplotlib is not installed: {install_hint('plot')}") from None
     return matplotlib, Figure
 
 
@@ -156,14 +160,11 @@ class Picture(Result):
         fmt = path.suffix.lower().lstrip(".")
         if fmt not in _FORMATS:
             raise ValidationError("--out", str(path), f"the file name must end in .{', .'.join(_FORMATS)}")
-        if path.exists() and not force:
-            raise WorkloadFormatError(f"{path}: exists; pass --force (force=True) to overwrite it")
-        if not path.parent.is_dir():
-            raise WorkloadFormatError(f"{path.parent}: no such directory")
         metadata = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
                     "pdf": {"CreationDate": None, "Creator": None, "Producer": None}}[fmt]
-        with _style():
-            self.figure.savefig(path, format=fmt, metadata=metadata)
+        # drawn into a temporary file of the target's folder, then renamed (geosched.output)
+        with atomic_path(path, force=force, field="--out") as temporary, _style():
+            self.figure.savefig(temporary, format=fmt, metadata=metadata)
         return path
 
     def to_bytes(self, fmt: str = "png") -> bytes:
@@ -206,10 +207,10 @@ class Band:
 
 @dataclass(frozen=True)
 class MemoryData:
-    """What :func:`memory_picture` drew."""
+    """What :func:`memory_picture` drew (computed by :func:`memory_layout`)."""
 
     memory: int  # M, the horizontal line
-    bands: tuple[Band, ...]  # stacked bottom to top in (start, position) order
+    bands: tuple[Band, ...]  # listed in (start, position) order; stacked as :func:`memory_layout` says
     usage: tuple[int, ...]  # tokens held at steps 1 .. horizon (index t - 1)
     blocked_steps: tuple[int, ...]  # decision steps t with some a_i <= t < x_i
     tel: int  # sum of x_i + o_i - a_i
@@ -242,35 +243,130 @@ MAX_PICTURE_STEPS = 10**6  # the memory picture keeps a value per step (and per 
 
 def _memory_data(instance: Instance, starts: Mapping[str, int]) -> MemoryData:
     position = {r.id: k for k, r in enumerate(instance.requests)}
-    order = sorted(instance.requests, key=lambda r: (starts[r.id], position[r.id]))
+    listed = sorted(instance.requests, key=lambda r: (starts[r.id], position[r.id]))
+    # One fixed stacking order for the whole picture, bottom to top: the request that finishes
+    # last lies lowest (ties: earlier start, then instance position). No request below a band
+    # ends while the band runs, so a band never falls when another finishes; it only rises as the
+    # requests beneath it grow or a request that outlasts it starts beneath it.
+    stacked = sorted(instance.requests, key=lambda r: (-(starts[r.id] + r.output), starts[r.id], position[r.id]))
     horizon = max((starts[r.id] + r.output for r in instance.requests), default=0)
     drawn = sum(r.output + starts[r.id] - r.arrival for r in instance.requests)  # bands and blocked steps
     if horizon > MAX_PICTURE_STEPS or drawn > 10 * MAX_PICTURE_STEPS:
         raise ValidationError("schedule", f"{horizon} steps", f"too long to draw step by step (at most "
                                                               f"{MAX_PICTURE_STEPS} steps)")
     base = [0] * (horizon + 1)  # base[t]: tokens already stacked at step t
-    bands = []
-    for r in order:
+    bands = {}
+    for r in stacked:
         x = starts[r.id]
         steps = tuple(range(x + 1, x + r.output + 1))
         low = tuple(base[t] for t in steps)
         high = tuple(base[t] + r.prompt + (t - x) for t in steps)
         for t, h in zip(steps, high):
             base[t] = h
-        bands.append(Band(r.id, x, steps, low, high))
+        bands[r.id] = Band(r.id, x, steps, low, high)
     tel = sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
-    return MemoryData(instance.memory, tuple(bands), tuple(base[1:]), blocked_steps(instance, starts), tel)
+    return MemoryData(instance.memory, tuple(bands[r.id] for r in listed), tuple(base[1:]),
+                      blocked_steps(instance, starts), tel)
 
 
-def _draw_memory(ax, data: MemoryData, instance: Instance, *, legend: bool = True) -> None:
-    colour = {r.id: _COLORS[k % len(_COLORS)] for k, r in enumerate(instance.requests)}
+def memory_layout(instance: Instance, starts: Mapping[str, int]) -> MemoryData:
+    """The geometry :func:`memory_picture` draws, without drawing (no matplotlib needed).
+
+    Every request is one band: at step ``t`` (``x_i < t <= x_i + o_i``) it spans ``low .. high``
+    with ``high - low = s_i + (t - x_i)``, the tokens it holds (Kong et al., Sec. 2). The bands
+    are stacked in one order fixed for the whole schedule, bottom to top by *decreasing*
+    finishing step ``x_i + o_i`` (ties: earlier start, then position in the instance): a band
+    keeps its place among the others for its whole life and never falls when another request
+    finishes, and the top of the stack at step ``t`` is the memory in use.
+
+    Parameters
+    ----------
+    instance : Instance
+        The workload.
+    starts : mapping of str to int
+        A feasible start step per request id.
+
+    Returns
+    -------
+    MemoryData
+        The bands (listed in start order), the usage per step, the blocked steps and the TEL.
+
+    Raises
+    ------
+    ValidationError
+        When ``starts`` is not a feasible schedule.
+
+    Examples
+    --------
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> layout = memory_layout(burst_instance(20, [(6, 3), (1, 5)]), {"r0": 1, "r1": 0})
+    >>> [(b.id, b.low, b.high) for b in layout.bands]  # r1 finishes last (step 5): it lies lowest
+    [('r1', (0, 0, 0, 0, 0), (2, 3, 4, 5, 6)), ('r0', (3, 4, 5), (10, 12, 14))]
+    """
+    return _memory_data(instance, _checked_starts(instance, starts, "starts"))
+
+
+_GROUP_ID = re.compile(r"^([A-Za-z]+)[_.-]?(\d+)$")
+MAX_LEGEND_ENTRIES = 12  # more requests than this: the legend names only groups, M and the blocked steps
+
+
+def request_groups(instance: Instance) -> dict[str, str] | None:
+    """The group of every request when the ids name groups, else ``None``.
+
+    Ids name groups when every id is letters followed by a number (``a1``, ``B_07``) and the
+    letters take between 2 and 10 values, fewer than the requests (the ``A``/``B`` requests of
+    Kong et al.'s SJF family, ``a``/``b`` of ``sjf-blocking``); ``r0 .. r7`` is one letter, so no
+    groups. Grouped requests share a colour in every picture.
+
+    >>> from geosched.theory.kong_sjf_unbounded import sjf_family
+    >>> sorted(set(request_groups(sjf_family(2)).values()))
+    ['a', 'b']
+    """
+    matches = [_GROUP_ID.match(r.id) for r in instance.requests]
+    if not matches or not all(matches):
+        return None
+    groups = {r.id: m.group(1) for r, m in zip(instance.requests, matches)}
+    distinct = len(set(groups.values()))
+    return groups if 2 <= distinct <= len(_COLORS) and distinct < len(groups) else None
+
+
+def _colours(instance: Instance) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """A colour per request id and the legend entries ``(label, colour)``: one per group when the
+    ids name groups, else one per request (none when there are too many to read)."""
+    groups = request_groups(instance)
+    if groups is None:
+        colour = {r.id: _COLORS[k % len(_COLORS)] for k, r in enumerate(instance.requests)}
+        entries = [(r.id, colour[r.id]) for r in instance.requests] if instance.n <= MAX_LEGEND_ENTRIES else []
+        return colour, entries
+    names = list(dict.fromkeys(groups.values()))  # in order of first appearance
+    count = {g: sum(1 for v in groups.values() if v == g) for g in names}
+    by_group = {g: _COLORS[k] for k, g in enumerate(names)}
+    entries = [(f"{g}* ({count[g]} request{'s' if count[g] != 1 else ''})", by_group[g]) for g in names]
+    return {rid: by_group[g] for rid, g in groups.items()}, entries
+
+
+def _legend_handles(data: MemoryData, entries: list[tuple[str, str]]) -> list:
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(facecolor=c, edgecolor="white", alpha=0.9, label=label) for label, c in entries]
+    handles.append(Line2D([], [], color=_MEMORY_COLOR, linestyle="--", linewidth=1.2, label=f"M = {data.memory}"))
+    if data.blocked_steps:
+        handles.append(Patch(facecolor=_BLOCKED_COLOR, label="blocked step (someone waits)"))
+    return handles
+
+
+def _draw_memory(ax, data: MemoryData, colour: Mapping[str, str], *, label_steps: float = 3) -> None:
+    """Draw the bands; a band is labelled with its id and volume only where the label fits inside
+    it: at least ``label_steps`` columns wide and 15% of ``M`` high (else the text spills over others)."""
     for band in data.bands:
         edges = [band.start, *band.steps]
         ax.fill_between(edges, [*band.low, band.low[-1]], [*band.high, band.high[-1]], step="post",
                         facecolor=colour[band.id], edgecolor="white", linewidth=0.6, alpha=0.9,
                         label=band.id)
         k = len(band.steps) // 2
-        if len(data.bands) <= 12 and len(band.steps) >= 3 and band.high[k] - band.low[k] >= 0.15 * data.memory:
+        if (len(data.bands) <= 12 and len(band.steps) >= max(3, label_steps)
+                and band.high[k] - band.low[k] >= 0.15 * data.memory):
             ax.text(band.steps[k] - 0.5, (band.low[k] + band.high[k]) / 2, f"{band.id}\nv={band.area}",
                     ha="center", va="center", fontsize=7, color="white")
     horizon = max(len(data.usage), 1)
@@ -281,11 +377,10 @@ def _draw_memory(ax, data: MemoryData, instance: Instance, *, legend: bool = Tru
                        label="blocked step")
     ax.set_xlim(0, horizon)
     ax.xaxis.set_major_locator(_integer_ticks())
+    ax.yaxis.set_major_locator(_integer_ticks())  # tokens are whole numbers
     ax.set_ylim(-0.08 * data.memory, data.memory * 1.08)
     ax.set_xlabel("time (step t drawn over [t - 1, t])")
     ax.set_ylabel("KV tokens held")
-    if legend and len(data.bands) <= 12:
-        ax.legend(loc="upper right", fontsize=7, ncols=2)
 
 
 def memory_picture(instance: Instance, starts: Mapping[str, int], *, title: str | None = None) -> Picture:
@@ -325,7 +420,9 @@ def memory_picture(instance: Instance, starts: Mapping[str, int], *, title: str 
     data = _memory_data(instance, starts)
     with _style():
         fig, (ax,) = _figure(7.0, 3.6)
-        _draw_memory(ax, data, instance)
+        colour, entries = _colours(instance)
+        _draw_memory(ax, data, colour, label_steps=0.06 * len(data.usage))
+        ax.legend(handles=_legend_handles(data, entries), loc="upper right", fontsize=7, ncols=2)
         ax.set_title(title or f"TEL {data.tel}, {len(data.blocked_steps)} blocked step(s)")
     return Picture("drawn", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
                    time.perf_counter() - began, "memory", data, fig)
@@ -376,10 +473,10 @@ def gantt(instance: Instance, starts: Mapping[str, int], *, title: str | None = 
         for n_drawn, (arrival, length, y) in enumerate(waits):  # one legend entry for all waiting bars
             ax.broken_barh([(arrival, length)], (y - 0.35, 0.7), facecolors="#dddddd", edgecolor="#999999",
                            linewidth=0.5, label="waiting" if n_drawn == 0 else None)
+        colour, _ = _colours(instance)
         for k, (rid, _, start, end) in enumerate(rows):
             y = len(rows) - 1 - k
-            ax.broken_barh([(start, end - start)], (y - 0.35, 0.7), facecolors=_COLORS[k % len(_COLORS)],
-                           label=rid)
+            ax.broken_barh([(start, end - start)], (y - 0.35, 0.7), facecolors=colour[rid], label=rid)
         ax.set_yticks(range(len(rows)), [rid for rid, *_ in reversed(rows)])
         ax.set_xlim(0, max((end for *_, end in rows), default=1))
         ax.xaxis.set_major_locator(_integer_ticks())
@@ -401,8 +498,10 @@ class CertificateData:
     steps: tuple[int, ...]  # blocked decision steps t
     peak_mass: tuple[int, ...]  # sum of s + o over the batch running on (t, t + 1]
     usage: tuple[int, ...]  # tokens actually held at step t + 1
-    holds: bool  # peak_mass > threshold at every blocked step
-    min_slack: int | None  # min of peak_mass - threshold (None without a blocked step)
+    holds: bool | None  # peak_mass > threshold at every blocked step; None when the theorem does not apply
+    min_slack: int | None  # min of peak_mass - threshold (None without a blocked step or when it does not apply)
+    alpha: str = ""  # alpha = max(s + o) / M, as a fraction
+    verdict: str = ""  # "holds", "fails", "not applicable" (alpha >= 1) or "nothing to certify" (no blocked step)
 
 
 def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: Any = "oracle",
@@ -412,7 +511,10 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
     At every blocked step ``t`` the running batch ``B(t)`` should satisfy
     ``sum_{i in B(t)} (s_i + o_i) > (1 - alpha) M``: with exact lengths the head failed the
     forward-looking check, so it holds under any policy (Lemma A.2's *order* part is SVF's);
-    with predicted lengths it can fail, and the failing steps are marked.
+    with predicted lengths it can fail, and the failing steps are marked. When ``alpha = 1``
+    (a request's peak ``s + o`` is all of ``M``) the threshold ``(1 - alpha) M`` is 0, Theorem 3.2's
+    hypothesis ``alpha < 1`` fails and there is nothing to certify: the picture says so, draws no
+    threshold, and ``holds`` is ``None`` (``verdict == "not applicable"``), never "holds".
     The blocked intervals come from the simulator's ``observer`` and the peak masses are
     recomputed from the instance (as :class:`geosched.verify.monitor.CertificateMonitor` does).
 
@@ -437,8 +539,10 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
     --------
     >>> from geosched.reference_impl.model import burst_instance
     >>> d = certificate_picture(burst_instance(12, [(6, 3), (1, 5)])).data
-    >>> d.threshold, d.steps, d.peak_mass, d.holds
-    (3, (0, 1, 2, 3, 4), (6, 6, 6, 6, 6), True)
+    >>> d.threshold, d.steps, d.peak_mass, d.holds, d.verdict
+    (3, (0, 1, 2, 3, 4), (6, 6, 6, 6, 6), True, 'holds')
+    >>> certificate_picture(burst_instance(12, [(6, 6), (1, 5)])).message
+    'certificate of svf: alpha = 1: Thm 3.2 does not apply; no threshold (5 blocked step(s) drawn)'
     """
     from geosched.reference_impl.simulator import simulate
     from geosched.verify.monitor import CertificateMonitor
@@ -462,38 +566,52 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
             mass.append(total)
             usage.append(usage_at[t] if t < len(usage_at) else 0)
     checked = monitor.result()
-    data = CertificateData(str(policy), monitor.threshold, tuple(steps), tuple(mass), tuple(usage),
-                           checked.peak_mass_violations == 0, checked.min_slack)
+    applies = monitor.threshold > 0  # (1 - alpha) M > 0 <=> alpha < 1, Thm 3.2's hypothesis
+    holds = checked.peak_mass_violations == 0 if applies and steps else None if not applies else True
+    verdict = ("not applicable" if not applies else "nothing to certify" if not steps
+               else "holds" if holds else "fails")
+    data = CertificateData(str(policy), monitor.threshold, tuple(steps), tuple(mass), tuple(usage), holds,
+                           checked.min_slack if applies else None, str(instance.alpha), verdict)
     with _style():
-        fig, (ax,) = _figure(7.0, 3.2)
+        fig, (ax,) = _figure(7.5, 3.4)
         _draw_certificate(ax, data, instance)
     status = "drawn" if steps else "empty"
-    verdict = "holds" if data.holds else "FAILS"
-    message = (f"certificate of {policy}: {len(steps)} blocked step(s), it {verdict} (min slack {data.min_slack})"
-               if steps else f"certificate of {policy}: no blocked step, nothing to certify")
+    if not applies:
+        message = (f"certificate of {policy}: {_not_applicable(data)} ({len(steps)} blocked step(s) drawn)")
+    elif steps:
+        message = (f"certificate of {policy}: {len(steps)} blocked step(s), it {'holds' if holds else 'FAILS'} "
+                   f"(min slack {data.min_slack})")
+    else:
+        message = f"certificate of {policy}: no blocked step, nothing to certify"
     return Picture(status, message, time.perf_counter() - began, "certificate", data, fig)
+
+
+def _not_applicable(data: CertificateData) -> str:
+    return f"alpha = {data.alpha}: Thm 3.2 does not apply; no threshold"
 
 
 def _draw_certificate(ax, data: CertificateData, instance: Instance) -> None:
     if data.steps:
         ax.bar([t + 0.5 for t in data.steps], data.peak_mass, width=0.9, color=_COLORS[0],
                label="peak mass of the running batch")
-        ax.plot([t + 0.5 for t in data.steps], data.usage, linestyle="none", marker="_", markersize=9,
-                color=_COLORS[1], label="tokens held at t + 1")
+        ax.plot([t + 0.5 for t in data.steps], data.usage, linestyle="none", marker="_", markersize=12,
+                markeredgewidth=2.0, color=_COLORS[1], label="tokens held at t + 1")
         bad = [(t, m) for t, m in zip(data.steps, data.peak_mass) if m <= data.threshold]
-        if bad:
+        if bad and data.verdict != "not applicable":
             ax.plot([t + 0.5 for t, _ in bad], [m for _, m in bad], linestyle="none", marker="x", markersize=8,
                     color=_BLOCKED_COLOR, label="certificate fails")
         ax.set_xlim(min(data.steps), max(data.steps) + 1)
-    ax.axhline(data.threshold, color=_BLOCKED_COLOR, linestyle="--", linewidth=1.2,
-               label=f"(1 - alpha) M = {data.threshold}")
+    if data.verdict != "not applicable":
+        ax.axhline(data.threshold, color=_BLOCKED_COLOR, linestyle="--", linewidth=1.2,
+                   label=f"(1 - alpha) M = {data.threshold}")
     ax.axhline(instance.memory, color=_MEMORY_COLOR, linestyle=":", linewidth=1.0, label=f"M = {instance.memory}")
     ax.set_ylim(0, max((*data.peak_mass, instance.memory)) * 1.1)
     ax.set_xlabel("blocked decision step t")
     ax.set_ylabel("tokens")
-    ax.set_title(f"macroscopic certificate of {data.policy}: "
-                 + ("holds at every blocked step" if data.holds else "fails somewhere"))
-    ax.legend(loc="lower left", fontsize=7, framealpha=0.95)
+    ax.set_title(f"macroscopic certificate of {data.policy}\n" + {
+        "holds": "holds at every blocked step", "fails": "fails somewhere",
+        "nothing to certify": "no blocked step, nothing to certify"}.get(data.verdict, _not_applicable(data)))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, borderaxespad=0)  # beside, not over, the bars
 
 
 # ------------------------------------------------------------------ ratio against size
@@ -683,11 +801,14 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
     with _style():
         fig, axes = _figure(3.4 * len(panels) + 0.6, 3.4, ncols=len(panels), sharey=True)
         horizon = max(len(p.usage) for p in panels)
+        colour, entries = _colours(instance)
         for ax, label, panel in zip(axes, labels, panels):
-            _draw_memory(ax, panel, instance, legend=False)
+            _draw_memory(ax, panel, colour, label_steps=0.12 * horizon)
             ax.set_xlim(0, horizon)
             ax.set_title(f"{label}: TEL {panel.tel}")
             if ax is not axes[0]:
                 ax.set_ylabel("")
+        blocked = next((p for p in panels if p.blocked_steps), panels[0])  # name the blocked bar if any panel has one
+        fig.legend(handles=_legend_handles(blocked, entries), loc="outside right upper", fontsize=7)
     return Picture("drawn", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
                    time.perf_counter() - began, "compare", data, fig)

@@ -10,9 +10,8 @@ notebooks (:mod:`geosched.lessons`). Registered by :func:`geosched.cli.build_par
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from geosched.arguments import positive_float
+from geosched.arguments import examples, positive_float, show_progress
 
 __all__ = ["add_commands"]
 
@@ -26,7 +25,10 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
         description="Draw one picture and write it to --out (.png, .svg or .pdf). memory: the memory-time "
                     "picture (staircases, M, blocked steps); gantt: a Gantt chart; certificate: Lemma A.2's "
                     "peak mass against (1 - alpha) M at every blocked step; compare: policies and OPT side by "
-                    "side; family: a bad family's ratio against its size.")
+                    "side; family: a bad family's ratio against its size. An existing --out is kept unless "
+                    "--force.",
+        epilog=examples("geosched plot memory example --policy svf --out svf.png",
+                        "geosched plot compare burst:n=8,seed=1 --out compare.svg"))
     p.add_argument("kind", choices=PLOT_KINDS, help="which picture")
     p.add_argument("workload", nargs="?", default="example",
                    help="instance .json or generator spec (default: example, the paper's {(6,3), (1,5)}, M = 12)")
@@ -44,7 +46,8 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "lessons", parents=[common], help="copy the lessons as Jupyter notebooks to a folder",
         description="Convert the documentation's lessons (MyST markdown) to .ipynb notebooks in --out and say "
-                    "how to open them. Existing notebooks are kept unless --force.")
+                    "how to open them. Existing notebooks are kept unless --force.",
+        epilog=examples("geosched lessons --out geosched-lessons"))
     p.add_argument("--out", default="geosched-lessons", help="folder (default: geosched-lessons)")
     p.add_argument("--force", action="store_true", help="overwrite existing notebooks")
     p.set_defaults(handler=_cmd_lessons)
@@ -97,14 +100,13 @@ def _picture(args: argparse.Namespace):
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from geosched.errors import WorkloadFormatError
-    from geosched.output import emit_json
+    from geosched.output import check_target, emit_json, working
 
-    out = Path(args.out or f"geosched-{args.kind}.png")
-    if out.exists() and not args.force:  # before any work: nothing is overwritten
-        raise WorkloadFormatError(f"--out {out}: exists; pass --force to overwrite it")
-    picture = _picture(args)
-    picture.save(out, force=args.force)
+    out = check_target(args.out or f"geosched-{args.kind}.png", force=args.force)  # before any work
+    with working(f"plot {args.kind}" + (" (solving OPT)" if args.kind == "compare" and not args.no_opt else ""),
+                 show_progress(args)):
+        picture = _picture(args)
+        picture.save(out, force=args.force)
     if args.json:
         emit_json({"kind": args.kind, "out": str(out), "seed": args.seed, **picture.to_dict()})
     else:
@@ -114,9 +116,10 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 def _cmd_lessons(args: argparse.Namespace) -> int:
     from geosched.lessons import export_lessons
-    from geosched.output import emit_json
+    from geosched.output import emit_json, working
 
-    result = export_lessons(args.out, force=args.force)
+    with working("lessons", show_progress(args)):
+        result = export_lessons(args.out, force=args.force)
     if args.json:
         emit_json(result.to_dict())
     else:

@@ -12,7 +12,7 @@ Example
 -------
 >>> from hypothesis import given, settings
 >>> import geosched as gs
->>> @settings(max_examples=20, derandomize=True)
+>>> @settings(max_examples=20, derandomize=True, deadline=None)
 ... @given(instances(max_n=3))
 ... def test_svf_is_feasible(instance):
 ...     result = gs.simulate(instance, "svf")

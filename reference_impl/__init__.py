@@ -1,5 +1,5 @@
-"""geosched.reference_impl: the model, the checker, policies, predictors, the simulator,
-workloads and the exact optimum. Everything else in geosched is measured against it."""
+"""geosched.reference_impl: the model, the checker, the scheduler protocol, policies,
+predictors, the simulator, workloads and the exact optimum. Everything else in geosched is measured against it."""
 
 from typing import TYPE_CHECKING
 
@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on f
     from geosched.reference_impl.model import Instance, Request, burst_instance, read_instance, volume, write_instance
     from geosched.reference_impl.policies import REGISTRY, Capability, make_policy, policy_names, register_policy
     from geosched.reference_impl.predictors import PREDICTORS, make_predictor, register_predictor
+    from geosched.reference_impl.scheduling import Decision, SchedulerState, register_scheduler, scheduler_names
     from geosched.reference_impl.simulator import SimulationResult, admission_step, simulate
     from geosched.reference_impl.workloads import generate, load_workload, read_trace
 
@@ -33,6 +34,10 @@ _EXPORTS = {
     "PREDICTORS": "geosched.reference_impl.predictors",
     "make_predictor": "geosched.reference_impl.predictors",
     "register_predictor": "geosched.reference_impl.predictors",
+    "Decision": "geosched.reference_impl.scheduling",
+    "SchedulerState": "geosched.reference_impl.scheduling",
+    "register_scheduler": "geosched.reference_impl.scheduling",
+    "scheduler_names": "geosched.reference_impl.scheduling",
     "SimulationResult": "geosched.reference_impl.simulator",
     "admission_step": "geosched.reference_impl.simulator",
     "simulate": "geosched.reference_impl.simulator",
@@ -60,6 +65,10 @@ __all__ = [  # a literal list, as linters and type checkers read it (the same na
     "PREDICTORS",
     "make_predictor",
     "register_predictor",
+    "Decision",
+    "SchedulerState",
+    "register_scheduler",
+    "scheduler_names",
     "SimulationResult",
     "admission_step",
     "simulate",

@@ -6,6 +6,17 @@ constraints (2)-(3)) when
 * no request starts before it arrives: ``x_i >= a_i``;
 * at every step ``t`` the running batch fits: ``sum_{i: x_i < t <= x_i + o_i} (s_i + t - x_i) <= M``.
 
+**Schedules with restarts** (a scheduler that preempts,
+:mod:`geosched.reference_impl.scheduling`): a request's value is then a list of *runs*
+``(start, end)`` or ``(start, end, kept)``. A run holds ``s + kept + (t - start)`` tokens at
+``start < t <= end`` and every run counts towards memory; runs are ordered and do not
+overlap (``start_{k+1} >= end_k``); a run keeps at most the outputs decoded so far
+(``kept_{k+1} <= kept_k + end_k - start_k``); only the last run completes, so it lasts exactly
+``o - kept`` steps and every earlier one is shorter. TEL counts the last run's end. The
+outputs decoded and not kept are reported as ``lost_tokens``, the runs before the last as
+``restarts``. A plain start ``x`` is the single run ``(x, x + o)``: schedules without
+restarts read and check exactly as before.
+
 This module imports only :mod:`geosched.reference_impl.model` (and the error classes and the result convention of
 :mod:`geosched.results`); it shares no code with the
 simulator, the policies or the solvers, so that a bug there cannot hide here. The memory
@@ -27,13 +38,16 @@ Example
 (True, 13)
 >>> check_schedule(burst_instance(12, [(6, 3), (1, 5)]), {"r0": 0, "r1": 0}).first_violation.step
 3
+>>> report = check_schedule(burst_instance(12, [(6, 3), (1, 5)]), {"r0": 0, "r1": [(0, 2), (3, 8)]})
+>>> report.feasible, report.metrics.tel, report.metrics.lost_tokens
+(True, 11, 2)
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -52,7 +66,7 @@ MAX_PROFILE_STEPS = 10**8  # CheckReport.memory_profile allocates one entry per 
 class Violation:
     """One way in which a schedule breaks the model."""
 
-    kind: str  # "missing_start", "unknown_id", "not_integer", "out_of_range", "early_start" or "memory"
+    kind: str  # "missing_start", "unknown_id", "not_integer", "out_of_range", "bad_runs", "early_start", "memory"
     step: int | None  # the step of a memory violation or of an early start, else None
     amount: int  # tokens over M (memory) or steps too early (early_start); 0 otherwise
     request_ids: tuple[str, ...]  # the requests involved (for memory: the active batch)
@@ -82,6 +96,8 @@ class Metrics:
     throughput: float  # output tokens per step over [min a_i, makespan]
     peak_memory: int  # max over steps of the tokens held
     latencies: dict[str, int] = field(repr=False)  # per-request x_i + o_i - a_i
+    restarts: int = 0  # runs that did not complete (schedules with restarts)
+    lost_tokens: int = 0  # outputs decoded by those runs and not kept by the next one
 
     def to_dict(self, *, per_request: bool = False) -> dict[str, Any]:
         data = {
@@ -94,6 +110,8 @@ class Metrics:
             "makespan": self.makespan,
             "throughput": self.throughput,
             "peak_memory": self.peak_memory,
+            "restarts": self.restarts,
+            "lost_tokens": self.lost_tokens,
         }
         if per_request:
             data["latencies"] = dict(self.latencies)
@@ -167,6 +185,7 @@ def check_schedule(
     starts: Mapping[str, int],
     *,
     evicted_segments: Iterable[tuple[str, int, int]] = (),
+    block_size: int = 1,
 ) -> CheckReport:
     """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
 
@@ -177,12 +196,18 @@ def check_schedule(
     ----------
     instance : Instance
         The instance.
-    starts : mapping of str to int
-        Start step of every request, keyed by id.
+    starts : mapping of str to int or to a list of runs
+        Start step of every request, keyed by id, or its runs ``[(start, end[, kept]), ...]``
+        (see the module docstring).
     evicted_segments : iterable of (str, int, int)
         ``(id, start, last_step)`` for runs that were evicted before completion (a request
         whose predicted length was wrong); such a run held ``s + t - start`` tokens at
         ``start < t <= last_step``, and counts towards memory but not towards latency.
+    block_size : int
+        KV block grain ``B`` (vLLM's ``--block-size``): a request holding ``u`` tokens holds
+        ``ceil(u / B)`` blocks of ``B`` tokens, so the memory check is
+        ``sum_i B * ceil(u_i(t) / B) <= M``; ``M`` must be a multiple of ``B``. ``1`` is the
+        paper's token grain.
 
     Returns
     -------
@@ -200,10 +225,89 @@ def check_schedule(
     'step 3: 13 tokens held by 2 request(s), 1 over M = 12'
     """
     started = time.perf_counter()
+    _check_block_size(block_size, instance.memory)
     by_id = instance.by_id()
     violations: list[Violation] = []
+    clean, runs = _read_starts(by_id, starts, violations)
+    for request in instance.requests:
+        if request.id not in starts:
+            violations.append(
+                Violation("missing_start", None, 0, (request.id,), f"request {request.id!r} has no start time")
+            )
+
+    early = []
+    for request_id, start in clean.items():
+        arrival = by_id[request_id].arrival
+        start = runs[request_id][0][0] if request_id in runs else start  # a history starts with its first run
+        if start < arrival:
+            early.append(
+                Violation(
+                    "early_start",
+                    start,
+                    arrival - start,
+                    (request_id,),
+                    f"request {request_id!r} starts at step {start}, before its arrival at {arrival}",
+                )
+            )
+    violations.extend(sorted(early, key=lambda v: (v.step, v.request_ids)))
+
+    ids, lo, hi, offset = [], [], [], []
+    for request_id, start in clean.items():
+        request = by_id[request_id]
+        for run_start, run_end, kept in runs.get(request_id, [(start, start + request.output, 0)]):
+            ids.append(request_id)
+            lo.append(run_start)
+            hi.append(run_end)
+            offset.append(request.prompt + kept - run_start)
+    for request_id, start, last_step in evicted_segments:
+        request = by_id[request_id]
+        if last_step > start:
+            ids.append(request_id)
+            lo.append(int(start))
+            hi.append(int(last_step))
+            offset.append(request.prompt - int(start))
+    dtype = _exact_dtype(len(lo), instance.memory, lo, hi, offset)
+    lo_a = np.asarray(lo, dtype=dtype)
+    hi_a = np.asarray(hi, dtype=dtype)
+    off_a = np.asarray(offset, dtype=dtype)
+
+    if block_size == 1:
+        peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
+    else:
+        peak_memory, memory_violation = _sweep_blocks(instance.memory, ids, lo_a, hi_a, off_a, block_size)
+    if memory_violation is not None:
+        violations.append(memory_violation)
+
+    metrics = None
+    if len(clean) == instance.n and not any(v.kind in _STRUCTURAL for v in violations):
+        metrics = schedule_metrics(instance, clean, peak_memory=peak_memory)
+        if runs:
+            lost = sum(_lost(r) for r in runs.values())
+            metrics = replace(metrics, restarts=sum(len(r) - 1 for r in runs.values()), lost_tokens=lost)
+    return CheckReport(
+        status="infeasible" if violations else "feasible",
+        message=violations[0].message if violations else "feasible",
+        wall_time=time.perf_counter() - started,
+        violations=tuple(violations),
+        metrics=metrics,
+        _intervals=(lo_a, hi_a, off_a),
+    )
+
+
+def _read_starts(by_id: Mapping[str, Any], starts: Mapping[str, Any], violations: list[Violation]
+                 ) -> tuple[dict[str, int], dict[str, list[tuple[int, int, int]]]]:
+    """The valid start of every request (for a history of runs: the last run's end minus ``o``)
+    and the runs; every structural problem goes to ``violations``."""
     clean: dict[str, int] = {}
+    runs: dict[str, list[tuple[int, int, int]]] = {}
     for request_id, value in starts.items():
+        if request_id in by_id and isinstance(value, (list, tuple)):
+            problem = _runs_problem(by_id[request_id], value)
+            if problem is not None:
+                violations.append(Violation("bad_runs", None, 0, (request_id,), f"request {request_id!r}: {problem}"))
+                continue
+            runs[request_id] = [(int(r[0]), int(r[1]), int(r[2]) if len(r) == 3 else 0) for r in value]
+            value = runs[request_id][-1][1] - by_id[request_id].output  # the effective start of the last run
         if request_id not in by_id:
             violations.append(
                 Violation("unknown_id", None, 0, (str(request_id),), f"start given for unknown request {request_id!r}")
@@ -223,64 +327,44 @@ def check_schedule(
             )
             continue
         clean[request_id] = int(value)
-    for request in instance.requests:
-        if request.id not in starts:
-            violations.append(
-                Violation("missing_start", None, 0, (request.id,), f"request {request.id!r} has no start time")
-            )
-
-    early = []
-    for request_id, start in clean.items():
-        arrival = by_id[request_id].arrival
-        if start < arrival:
-            early.append(
-                Violation(
-                    "early_start",
-                    start,
-                    arrival - start,
-                    (request_id,),
-                    f"request {request_id!r} starts at step {start}, before its arrival at {arrival}",
-                )
-            )
-    violations.extend(sorted(early, key=lambda v: (v.step, v.request_ids)))
-
-    ids, lo, hi, offset = [], [], [], []
-    for request_id, start in clean.items():
-        request = by_id[request_id]
-        ids.append(request_id)
-        lo.append(start)
-        hi.append(start + request.output)
-        offset.append(request.prompt - start)
-    for request_id, start, last_step in evicted_segments:
-        request = by_id[request_id]
-        if last_step > start:
-            ids.append(request_id)
-            lo.append(int(start))
-            hi.append(int(last_step))
-            offset.append(request.prompt - int(start))
-    dtype = _exact_dtype(len(lo), instance.memory, lo, hi, offset)
-    lo_a = np.asarray(lo, dtype=dtype)
-    hi_a = np.asarray(hi, dtype=dtype)
-    off_a = np.asarray(offset, dtype=dtype)
-
-    peak_memory, memory_violation = _sweep_memory(instance.memory, ids, lo_a, hi_a, off_a)
-    if memory_violation is not None:
-        violations.append(memory_violation)
-
-    metrics = None
-    if len(clean) == instance.n and not any(v.kind in _STRUCTURAL for v in violations):
-        metrics = schedule_metrics(instance, clean, peak_memory=peak_memory)
-    return CheckReport(
-        status="infeasible" if violations else "feasible",
-        message=violations[0].message if violations else "feasible",
-        wall_time=time.perf_counter() - started,
-        violations=tuple(violations),
-        metrics=metrics,
-        _intervals=(lo_a, hi_a, off_a),
-    )
+    return clean, runs
 
 
-_STRUCTURAL = ("missing_start", "not_integer", "out_of_range")
+_STRUCTURAL = ("missing_start", "not_integer", "out_of_range", "bad_runs")
+
+
+def _runs_problem(request: Any, value: Any) -> str | None:
+    """Why a list of runs is not a valid history of ``request`` (None when it is)."""
+    if not value:
+        return "has an empty list of runs"
+    for run in value:
+        if not isinstance(run, (list, tuple)) or len(run) not in (2, 3) or any(
+                isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in run):
+            return f"run {run!r} is not (start, end) or (start, end, kept) in integers"
+        if not all(STEP_RANGE[0] <= v < STEP_RANGE[1] for v in run[:2]):
+            return f"run {list(run)} lies outside the steps geosched represents [-2^63, 2^63)"
+    previous = None
+    for k, run in enumerate(value):
+        start, end, kept = int(run[0]), int(run[1]), int(run[2]) if len(run) == 3 else 0
+        remaining = request.output - kept
+        if not 0 <= kept < request.output:
+            return f"run {k} keeps {kept} outputs: must be in [0, o = {request.output})"
+        if previous is not None and start < previous[1]:
+            return f"run {k} starts at {start}, before run {k - 1} ends at {previous[1]}"
+        if previous is not None and kept > previous[2] + previous[1] - previous[0]:
+            return f"run {k} keeps {kept} outputs, more than the {previous[2] + previous[1] - previous[0]} decoded"
+        last = k == len(value) - 1
+        if last and end - start != remaining:
+            return f"the last run ({start}, {end}) must last o - kept = {remaining} steps"
+        if not last and not 0 < end - start < remaining:
+            return f"run {k} ({start}, {end}) must end before it completes (0 < end - start < {remaining})"
+        previous = (start, end, kept)
+    return None
+
+
+def _lost(runs: list[tuple[int, int, int]]) -> int:
+    """Outputs decoded by each run and not kept by the next one."""
+    return sum(end - start + kept - runs[k + 1][2] for k, (start, end, kept) in enumerate(runs[:-1]))
 
 
 def _exact_dtype(count: int, memory: int, *columns: list[int]) -> Any:
@@ -334,6 +418,70 @@ def _sweep_memory(
         active,
         f"step {first}: {used} tokens held by {len(active)} request(s), {used - memory} over M = {memory}",
     )
+
+
+def _check_block_size(block_size: Any, memory: int) -> None:
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValidationError("block_size", block_size, "must be an integer >= 1")
+    if memory % block_size:
+        raise ValidationError("block_size", block_size, f"must divide the memory M = {memory} (M is in tokens)")
+
+
+def _sweep_blocks(memory: int, ids: list[str], lo: np.ndarray, hi: np.ndarray, offset: np.ndarray,
+                  block: int) -> tuple[int, Violation | None]:
+    """:func:`_sweep_memory` at block grain: a run holding ``u`` tokens holds ``B * ceil(u / B)``.
+
+    ``B * ceil(u / B) = u + ((-u) mod B)``, and ``u = offset + t``: the padding of a run depends
+    only on ``offset mod B``, so with the active runs counted per residue class the padding at a
+    step costs ``O(B)``. Each run's blocks only grow while it is active, so, as at token grain,
+    the maximum of a piece between breakpoints is at its right end, and inside the first piece
+    that overflows the first overflowing step is found by bisection (usage is monotone there).
+    """
+    if lo.size == 0:
+        return 0, None
+    lo, hi, offset = (np.asarray(a, dtype=object) for a in (lo, hi, offset))
+    points = np.unique(np.concatenate([lo, hi]))
+    residues = [int(v) % block for v in offset]
+    classes = {}
+    for r in sorted(set(residues)):
+        mask = np.asarray([x == r for x in residues])
+        classes[r] = (np.sort(lo[mask]), np.sort(hi[mask]))
+
+    def active_counts(t_values: np.ndarray) -> dict[int, np.ndarray]:
+        return {r: np.searchsorted(los, t_values, side="left") - np.searchsorted(his, t_values, side="left")
+                for r, (los, his) in classes.items()}
+
+    def pad(counts: dict[int, Any], t: Any) -> Any:
+        return sum(counts[r] * ((-(r + t)) % block) for r in counts)
+
+    order_lo, order_hi = np.argsort(lo, kind="stable"), np.argsort(hi, kind="stable")
+    off_by_lo = np.concatenate([[0], np.cumsum(offset[order_lo])])
+    off_by_hi = np.concatenate([[0], np.cumsum(offset[order_hi])])
+    started = np.searchsorted(lo[order_lo], points, side="left")
+    ended = np.searchsorted(hi[order_hi], points, side="left")
+    constant, count = off_by_lo[started] - off_by_hi[ended], started - ended
+    counts = active_counts(points)
+    usage = constant + points * count + pad(counts, points)
+    peak_memory = int(max(usage, default=0))
+    over = [k for k in range(len(points)) if usage[k] > memory]
+    if not over:
+        return peak_memory, None
+    k = over[0]
+    piece = {r: int(c[k]) for r, c in counts.items()}
+    a_k, n_k = int(constant[k]), int(count[k])
+    low, high = (int(points[k - 1]) + 1 if k > 0 else int(points[k])), int(points[k])
+    while low < high:  # the first step of the piece that overflows
+        mid = (low + high) // 2
+        if a_k + n_k * mid + pad(piece, mid) > memory:
+            high = mid
+        else:
+            low = mid + 1
+    used = a_k + n_k * low + pad(piece, low)
+    active = tuple(sorted({ids[i] for i in range(len(ids)) if lo[i] < low <= hi[i]}))
+    return peak_memory, Violation(
+        "memory", low, used - memory, active,
+        f"step {low}: {used} tokens ({used // block} blocks of {block}) held by {len(active)} request(s), "
+        f"{used - memory} over M = {memory}")
 
 
 def schedule_metrics(

@@ -101,7 +101,9 @@ def compare(
     instance : Instance
         The workload.
     policies : sequence of str
-        Registered policy names or specs (``"svf1:theta=8"``).
+        Registered names or specs (``"svf1:theta=8"``, ``"geo-guess"``, ``"vllm-fcfs"``) or a
+        user's scheduler file ``"path/to/file.py:Class"`` (any name
+        :func:`~geosched.reference_impl.simulator.simulate` takes).
     predictor : str or Predictor
         What the policies believe the output lengths to be (default: exact).
     backfill : bool
@@ -156,7 +158,7 @@ def compare(
 
 def _measure(instance: Instance, spec: str, predictor: Any, backfill: bool):
     result = simulate(instance, spec, predictor=predictor, backfill=backfill)
-    report = check_schedule(instance, result.starts, evicted_segments=result.evicted_segments)
+    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{spec}: the checker rejected the schedule: {report.first_violation.message}")
     return report.metrics, result.starts, result

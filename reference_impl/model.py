@@ -279,5 +279,8 @@ def read_schedule(path: str | Path) -> dict[str, Any]:
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:
-    """Write an instance JSON file (the exact shape :func:`read_instance` accepts)."""
-    Path(path).write_text(json.dumps(instance_to_dict(instance), indent=1) + "\n")
+    """Write an instance JSON file (the exact shape :func:`read_instance` accepts), atomically
+    (:func:`geosched.output.write_text_atomic`)."""
+    from geosched.output import write_text_atomic
+
+    write_text_atomic(path, json.dumps(instance_to_dict(instance), indent=1) + "\n")

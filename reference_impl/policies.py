@@ -17,8 +17,10 @@ and the *predicted* output length.
   ``O = O_1`` for long requests. Defaults: ``theta`` = the median predicted output of the
   workload, ``O_0``/``O_1`` = the mean predicted output of each class.
 
-**The registry** (:data:`REGISTRY`) is the one place policy names live, each with its
-:class:`Capability` set: who can run it (the simulator always; the adversary's compiled
+**The registry** (:data:`REGISTRY`, the one registry of everything that schedules,
+:mod:`geosched.reference_impl.scheduling`; these rules carry ``Capability.PRIORITY_RULE``)
+is the one place policy names live, each with its :class:`Capability` set: who can run it
+(the simulator always; the adversary's compiled
 evaluator when the policy has ``array_keys``; the Z3 specifications of
 :mod:`geosched.verify.policy_spec` and :mod:`geosched.adversary.z3search`, which encode the
 key independently on purpose and register under these names; the vLLM plugin). Every list of
@@ -38,7 +40,6 @@ Example
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ import numpy as np
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import MAX_VALUE, Instance
 from geosched.reference_impl.predictors import one_bit_parameters
+from geosched.reference_impl.scheduling import REGISTRY, Capability, SchedulerEntry
 
 __all__ = [
     "Policy",
@@ -186,43 +188,19 @@ class OneBitSVF:
         return [int(key) for key in self.array_keys(*_key_arrays(instance, predicted)).tolist()]
 
 
-class Capability(enum.Enum):
-    """What can run a registered policy."""
-
-    SIMULATOR = "simulator"  # geosched.reference_impl.simulator.simulate (every policy)
-    FAST = "fast"  # geosched.adversary.fast, the compiled evaluator (needs array_keys)
-    Z3 = "z3"  # the Z3 specifications encode its key (verify.policy_spec, adversary.z3search)
-    VLLM = "vllm"  # the vLLM scheduler plugin (geosched.reference_impl.vllm)
-
-
-@dataclass(frozen=True)
-class PolicyEntry:
-    """One registered policy."""
-
-    name: str  # the registry key, used on the command line and in every report
-    factory: Callable[..., Policy]  # builds the policy from its parameters
-    summary: str  # one line for help texts
-    capabilities: frozenset[Capability]  # what can run it
-
-
-_ALL = frozenset(Capability)
-REGISTRY: dict[str, PolicyEntry] = {
-    "fcfs": PolicyEntry("fcfs", FCFS, "first come, first served", _ALL),
-    "sjf": PolicyEntry("sjf", ShortestJobFirst, "shortest predicted output first (MC-SF)", _ALL),
-    "svf": PolicyEntry("svf", SmallestVolumeFirst, "smallest predicted volume first (SVF)", _ALL),
-    "svf1": PolicyEntry("svf1", OneBitSVF, "1-bit SVF: proxy volume of the short/long class",
-                        _ALL - {Capability.Z3}),
-}
+PolicyEntry = SchedulerEntry  # one registered policy (the registry's entry type, kept under its old name)
+_PRIORITY_RULE = frozenset({Capability.SIMULATOR, Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
 
 
 def policy_names(capability: Capability | None = None) -> tuple[str, ...]:
-    """Registered names, in registration order; with ``capability``, those that have it.
+    """The registered priority rules, in registration order; with ``capability``, those that
+    have it (:func:`geosched.reference_impl.scheduling.scheduler_names` lists every scheduler).
 
     >>> policy_names()
     ('fcfs', 'sjf', 'svf', 'svf1')
     """
-    return tuple(name for name, entry in REGISTRY.items()
-                 if capability is None or capability in entry.capabilities)
+    return tuple(name for name, entry in REGISTRY.items() if Capability.PRIORITY_RULE in entry.capabilities
+                 and (capability is None or capability in entry.capabilities))
 
 
 def register_policy(name: str, factory: Callable[..., Policy], *, summary: str = "",
@@ -232,7 +210,7 @@ def register_policy(name: str, factory: Callable[..., Policy], *, summary: str =
     ``capabilities`` defaults to the simulator alone: the compiled evaluator, the Z3
     specifications and the vLLM plugin know only the policies they were written for.
     """
-    REGISTRY[name] = PolicyEntry(name, factory, summary or name, frozenset(capabilities) | {Capability.SIMULATOR})
+    REGISTRY[name] = PolicyEntry(name, factory, summary or name, frozenset(capabilities) | _PRIORITY_RULE)
 
 
 def make_policy(name: str, **params: Any) -> Policy:
@@ -264,14 +242,10 @@ def make_policy(name: str, **params: Any) -> Policy:
     if ":" in name:
         name, extra = parse_spec(name)
         params = {**extra, **params}
-    try:
-        entry = REGISTRY[name]
-    except KeyError:
-        raise UnknownNameError("policy", name, list(REGISTRY)) from None
-    try:
-        return entry.factory(**params)
-    except TypeError as exc:
-        raise ValidationError(f"policy {name!r}", params, f"bad parameters ({exc})") from None
+    entry = REGISTRY.get(name)
+    if entry is None or Capability.PRIORITY_RULE not in entry.capabilities:
+        raise UnknownNameError("policy", name, list(policy_names())) from None
+    return entry.build(**params)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -52,8 +52,18 @@ import numpy as np
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.policies import Policy, make_policy
+from geosched.reference_impl.policies import Policy, make_policy, parse_spec
 from geosched.reference_impl.predictors import Predictor, make_predictor
+from geosched.reference_impl.schedulers.engine import StepRun, capabilities_of, run_scheduler
+from geosched.reference_impl.scheduling import (
+    REGISTRY,
+    Capability,
+    Decision,
+    Run,
+    SchedulerState,
+    is_file_spec,
+    load_scheduler_class,
+)
 from geosched.results import Result
 
 __all__ = [
@@ -66,6 +76,7 @@ __all__ = [
     "earliest_start",
     "ReplicaEngine",
     "EngineListener",
+    "resolve",
 ]
 
 
@@ -105,6 +116,13 @@ class SimulationResult(Result):
     status: str = "completed"
     message: str = ""  # one line: policy, requests, evictions
     wall_time: float = field(default=0.0, compare=False)  # seconds (not part of equality)
+    runs: dict[str, tuple[Run, ...]] | None = None  # every run (step engine); None: priority rules
+    recomputed_tokens: int = 0  # tokens re-prefilled on resumption (Restart.KEEP_OUTPUTS)
+
+    @property
+    def schedule(self) -> dict[str, Any]:
+        """What the checker takes: the runs of every request, or the start times."""
+        return dict(self.runs) if self.runs is not None else dict(self.starts)
 
 
 class ForwardCheck:
@@ -357,6 +375,7 @@ def simulate(
     predictor: str | Predictor = "oracle",
     backfill: bool = False,
     observer: Callable[[BlockedInterval], None] | None = None,
+    block_size: int = 1,
 ) -> SimulationResult:
     """Run ``policy`` on ``instance`` and return the start times.
 
@@ -369,8 +388,12 @@ def simulate(
     ----------
     instance : Instance
         The workload.
-    policy : str or Policy
-        A registered policy name or spec (``"svf"``, ``"svf1:theta=8"``) or a policy object.
+    policy : str, Policy or Scheduler
+        A registered name or spec (``"svf"``, ``"svf1:theta=8"``, ``"geo-guess"``), a user's
+        scheduler file ``"path/to/file.py:Class"``, a policy object, or a scheduler (object
+        or class) of :mod:`geosched.reference_impl.scheduling`. Priority rules run on the
+        event-driven engine; every other scheduler on the step engine
+        (:func:`~geosched.reference_impl.schedulers.engine.run_scheduler`), with restarts.
     predictor : str or Predictor
         A registered predictor name or a predictor object (see
         :mod:`geosched.reference_impl.predictors`); the default is exact lengths.
@@ -380,6 +403,11 @@ def simulate(
         Called with a :class:`BlockedInterval` for every maximal run of steps with the same
         state during which some arrived request waits (the certificate monitor of
         :mod:`geosched.verify` uses it). Attaching one makes every completion an event.
+    block_size : int
+        KV block grain ``B`` (``M`` must be a multiple of it): a request holding ``u`` tokens holds
+        ``ceil(u / B)`` blocks of ``B`` tokens, as in vLLM. ``1`` is the paper's token grain; at
+        ``B > 1`` every scheduler runs on the step engine (priority rules with the block-grain
+        forward check, exact lengths only).
 
     Returns
     -------
@@ -400,7 +428,11 @@ def simulate(
     {'r0': 5, 'r1': 0}
     """
     started = time.perf_counter()
-    policy_obj = make_policy(policy) if isinstance(policy, str) else policy
+    policy_obj = resolve(policy)
+    if block_size != 1:
+        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, block_size, started)
+    if not isinstance(policy_obj, Policy) and hasattr(policy_obj, "decide"):
+        return _simulate_steps(instance, policy_obj, predictor, backfill, started)
     if not isinstance(policy_obj, Policy):
         raise ValidationError("policy", type(policy_obj).__name__,
                               "must have name, keys(instance, predicted) and parameters(predicted)")
@@ -428,6 +460,81 @@ def simulate(
         message=f"{policy_obj.name}: {instance.n} requests started, {run.evictions} evictions, "
                 f"{run.decisions} decision points",
         wall_time=time.perf_counter() - started,
+    )
+
+
+def resolve(policy: Any) -> Any:
+    """A priority rule (:class:`Policy`) or a scheduler object, from a name, a spec, a user's
+    ``file.py:Class``, a class or an object; a protocol scheduler that wraps a priority rule
+    (``priority_rule``) gives the rule itself (the fast path).
+
+    >>> type(resolve("svf")).__name__, type(resolve("geo-guess")).__name__
+    ('SmallestVolumeFirst', 'GeometricGuess')
+    """
+    if isinstance(policy, str):
+        if is_file_spec(policy):
+            policy = load_scheduler_class(policy)
+        else:
+            base = policy.partition(":")[0]
+            entry = REGISTRY.get(base)
+            if entry is None or Capability.PRIORITY_RULE in entry.capabilities:
+                return make_policy(policy)  # an unknown name lists the priority rules
+            params = parse_spec(policy)[1] if ":" in policy else {}
+            obj = entry.build(**params)
+            declared = entry.capabilities & {Capability.CLAIRVOYANT, Capability.PREEMPTS}
+            if declared != capabilities_of(obj) - {Capability.SIMULATOR}:
+                raise ValidationError(f"policy {base!r}", sorted(c.value for c in declared),
+                                      "the registry's capabilities differ from the scheduler's own declaration")
+            return obj
+    if isinstance(policy, type):
+        try:
+            policy = policy()
+        except TypeError as exc:
+            raise ValidationError("policy", policy.__name__, f"a scheduler class must build with no arguments "
+                                  f"({exc})") from None
+    return getattr(policy, "priority_rule", None) or policy
+
+
+def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfill: bool, observer: Any,
+                     block_size: int, started: float) -> SimulationResult:
+    """``simulate(..., block_size=B > 1)``: every scheduler on the step engine at block grain."""
+    if getattr(predictor, "name", predictor) != "oracle" or observer is not None:
+        raise ValidationError("block_size", block_size, "block grain runs exact lengths without an observer "
+                              "(predictor 'oracle')")
+    if isinstance(policy_obj, Policy):
+        policy_obj = PriorityRuleScheduler(policy_obj, instance, backfill=backfill)
+        backfill = False
+    if getattr(policy_obj, "block_grain", False) is not True:
+        raise ValidationError("block_size", block_size,
+                              f"scheduler {getattr(policy_obj, 'name', policy_obj)!r} counts tokens, not blocks "
+                              "(block grain: the priority rules and vllm-fcfs/vllm-priority; a scheduler declares "
+                              "block_grain = True when it reads SchedulerState.block_size)")
+    return _simulate_steps(instance, policy_obj, predictor, backfill, started, block_size)
+
+
+def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
+                    started: float, block_size: int = 1) -> SimulationResult:
+    """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
+    if getattr(predictor, "name", predictor) != "oracle" or backfill:
+        raise ValidationError("policy", getattr(scheduler, "name", scheduler),
+                              "a protocol scheduler sees what it declares: predictor and backfill apply "
+                              "to priority rules only")
+    run: StepRun = run_scheduler(instance, scheduler, block_size=block_size)
+    name = getattr(scheduler, "name", type(scheduler).__name__)
+    return SimulationResult(
+        policy=name, predictor="oracle", backfill=False,
+        starts={i: runs[-1].start for i, runs in run.runs.items()},
+        completions=run.completions,
+        admission_order=run.admission_order,
+        evictions=run.preemptions,
+        wasted_tokens=run.lost_tokens,
+        decisions=run.decisions,
+        extra=dict(run.extra),
+        message=f"{name}: {instance.n} requests completed, {run.preemptions} preemptions, "
+                f"{run.lost_tokens} tokens lost, {run.decisions} decision points",
+        wall_time=time.perf_counter() - started,
+        runs=run.runs,
+        recomputed_tokens=run.recomputed_tokens,
     )
 
 
@@ -778,3 +885,58 @@ def _first_overflow(
         offset -= c
         count -= 1
     return None
+
+
+class PriorityRuleScheduler:
+    """A priority rule as a scheduler of the protocol: ``policy``'s keys for ``instance`` (exact
+    lengths), scanned step by step (:mod:`geosched.reference_impl.schedulers.priority`)."""
+
+    clairvoyant = True
+    preempts = False
+    block_grain = True  # it reads SchedulerState.block_size
+
+    def __init__(self, policy: Policy, instance: Instance, *, backfill: bool = False) -> None:
+        self.priority_rule = policy  # simulate() runs this on the event-driven engine
+        self.name = policy.name
+        self.backfill = backfill
+        keys = policy.keys(instance, [r.output for r in instance.requests])
+        self.keys: dict[str, Any] = {r.id: key for r, key in zip(instance.requests, keys)}
+
+    def decide(self, state: SchedulerState) -> Decision:
+        waiting = sorted(state.waiting, key=lambda w: (self.keys[w.id], w.arrival, w.position))
+        running = [(r.prompt, r.start, r.start + r.output) for r in state.running]
+        candidates = [(w.prompt, w.output) for w in waiting]
+        if state.block_size == 1:
+            chosen = admission_step(state.memory, state.time, running, candidates, backfill=self.backfill)
+        else:
+            chosen = block_admission_step(state.memory, state.time, running, candidates, state.block_size,
+                                          backfill=self.backfill)
+        return Decision(admit=tuple(waiting[k].id for k in chosen))
+
+
+def _blocks_at(batch: list[tuple[int, int, int]], step: int, block: int) -> int:
+    """Tokens of the whole blocks the batch ``(s, x, end)`` holds at ``step``."""
+    return sum(-(-(s + step - x) // block) * block for s, x, end in batch if x < step <= end)
+
+
+def block_admission_step(memory: int, t: int, running: list[tuple[int, int, int]],
+                         candidates: list[tuple[int, int]], block: int, *, backfill: bool = False) -> list[int]:
+    """The forward-looking check at block grain: which ``candidates`` (in priority order) start at ``t``.
+
+    A candidate ``(s, o)`` is admitted when the batch with it holds at most ``M`` tokens of whole
+    blocks at every step of its lifetime. Every member's blocks only grow while it runs, so the
+    usage is non-decreasing between completions and it suffices to check each completion step in
+    ``(t, t + o]`` and ``t + o`` (as at token grain: :func:`geosched.reference_impl.simulator.admission_step`).
+    Strict head-of-line unless ``backfill``. Cost ``O(k^2)`` per candidate for ``k`` running.
+    """
+    batch = list(running)
+    chosen = []
+    for index, (s, o) in enumerate(candidates):
+        member = (s, t, t + o)
+        checkpoints = {end for _, _, end in batch if t < end <= t + o} | {t + o}
+        if all(_blocks_at(batch + [member], step, block) <= memory for step in checkpoints):
+            batch.append(member)
+            chosen.append(index)
+        elif not backfill:
+            break
+    return chosen

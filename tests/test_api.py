@@ -15,12 +15,13 @@ FUNCTIONS = ["load_workload", "generate", "simulate", "compare", "check_schedule
 CLASSES = ["Instance", "Request"]
 
 
-def test_import_is_lazy_and_fast():
-    code = ("import sys, time; t = time.perf_counter(); import geosched as gs; t = time.perf_counter() - t; "
-            "heavy = [m for m in ('numpy', 'sympy', 'z3', 'ortools', 'scipy', 'numba') if m in sys.modules]; "
-            "print(heavy, t < 1.0)")
+def test_import_is_lazy():
+    """No heavy module on ``import geosched`` (what makes it fast; the time itself is measured in
+    benchmarks/bench_startup.py, never here: no test depends on wall-clock time)."""
+    code = ("import sys; import geosched as gs; "
+            "print([m for m in ('numpy', 'sympy', 'z3', 'ortools', 'scipy', 'numba') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "[] True"
+    assert out == "[]"
 
 
 def test_every_public_name_resolves_and_is_listed():

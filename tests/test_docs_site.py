@@ -23,8 +23,8 @@ LESSONS = ["lessons/01_geometry.html", "lessons/02_policies_and_opt.html", "less
            "lessons/04_sjf_unbounded.html", "lessons/05_poisson.html", "lessons/06_hunting.html",
            "lessons/07_vllm_differential.html", "lessons/08_what_is_proved.html"]
 PAGES = sorted(["index.html", "api.html", "teaching.html", "claims.html", "proved.html", "theory.html",
-                "verification.html",
-                "adversary.html", "vllm.html", "predictions.html", "sagesched.html", "cluster.html",
+                "verification.html", "adversary.html", "vllm.html", "schedulers.html", "predictions.html",
+                "sagesched.html", "cluster.html",
                 "architecture.html",
                 *LESSONS])
 FIGURES = {"lessons/01_geometry.html": 4, "lessons/02_policies_and_opt.html": 2, "lessons/03_certificate.html": 2,

@@ -39,9 +39,48 @@ def test_svf_pairs_closed_form_matches_simulation(m, q):
     assert report.alpha == sp.Rational(1, 2) and report.limit == "3/2"
 
 
+def test_svf_triangles_by_hand():
+    # m = 2, r = 2, q = 1: six requests (0, 5), M = 15. SVF: triples at 0 and 5 (3 * 5 = M at
+    # step 5; a fourth started before 5 would hold more there): TEL 3 * 5 + 3 * 10 = 45. One start
+    # per step: completions 5..10, TEL 45; from the fifth start on every step holds 1+2+3+4+5 = 15.
+    inst = svf_lower_bound.svf_triangles(2, 2, 1)
+    assert (inst.memory, inst.n, inst.alpha) == (15, 6, sp.Rational(1, 3))
+    assert check_schedule(inst, simulate(inst, "svf").starts).metrics.tel == 45
+    witness = check_schedule(inst, svf_lower_bound.triangle_witness_starts(2, 2, 1))
+    assert witness.feasible and witness.metrics.tel == 45 and max(witness.memory_profile()) == 15
+    # m = 10: SVF 3 * 5 * (1 + ... + 10) = 825; S: sum_{i<30} (i + 5) = 435 + 150 = 585
+    assert svf_lower_bound.triangle_closed_form_tels(10, 2, 1) == {"svf": 825, "witness": 585}
+
+
+@pytest.mark.parametrize("q", [1, 2])
+@pytest.mark.parametrize("r", [1, 2, 3, 5])
+@pytest.mark.parametrize("m", [1, 3, 8])
+def test_svf_triangles_closed_form_matches_simulation(m, r, q):
+    report = evaluate_family("svf-triangles", m, r=r, q=q)
+    assert report.match, report.message
+    p = 2 * r + 1
+    assert report.certified_ratio == sp.Rational(p * (m + 1), (r + 1) * m + 4 * r + 1)
+    assert report.alpha == sp.Rational(1, r + 1) and report.limit == str(sp.Rational(p, r + 1))
+
+
+def test_svf_triangles_r1_is_svf_pairs():
+    for m, q in ((3, 1), (4, 2)):
+        assert svf_lower_bound.svf_triangles(m, 1, q).to_dict() == svf_lower_bound.svf_pairs(m, q).to_dict()
+        assert svf_lower_bound.triangle_closed_form_tels(m, 1, q) == svf_lower_bound.closed_form_tels(m, q)
+
+
+def test_a_member_above_1_6():
+    # ratio 5(m+1)/(3m+9) >= 1.6 from m = 47 on (r = 2, alpha = 1/3)
+    assert float(evaluate_family("svf-triangles", 46, r=2).certified_ratio) < 1.6
+    report = evaluate_family("svf-triangles", 47, r=2)
+    assert report.match and float(report.certified_ratio) >= 1.6 and report.alpha <= sp.Rational(1, 2)
+
+
 def test_best_known_svf_lower_bound_beside_the_theorem():
     best = best_svf_lower_bound()
-    assert (best["lower"], best["family"], best["upper"]) == ("3/2", "svf-pairs", "5")
+    assert (best["lower"], best["family"], best["upper"]) == ("2", "svf-triangles", "5")
+    assert best["limits"] == {"svf-pairs": "3/2", "svf-triangles": "2"}
+    assert svf_lower_bound.interval() == (2, 5)
     # the limit is approached from below: at m = 1000, 3 * 1001 / 2005
     report = evaluate_family("svf-pairs", 1000)
     assert float(report.certified_ratio) == pytest.approx(3003 / 2005) and report.match
@@ -62,3 +101,24 @@ def test_family_parameters_are_checked(capsys):
     assert main(["family", "svf-pairs", "--size", "4", "--param", "q=2"]) == 0
     assert "limit 3/2" in capsys.readouterr().out
     assert main(["family", "svf-pairs", "--size", "4", "--param", "q"]) == 2
+
+
+@pytest.mark.parametrize("size", [3, 4, 6, 9, 15])
+def test_svf1_blockers_closed_form_matches_simulation(size):
+    report = evaluate_family("svf1-blockers", size)
+    assert report.match, report.message
+    k = size
+    assert report.certified_ratio == sp.Rational(2 * k**3 + 4 * k**2 + 4 * k + 3, 4 * k**2 + 10 * k + 5)
+    assert report.alpha == sp.Rational(1, 2)
+
+
+def test_svf1_blockers_grow_like_sqrt_t():
+    fam = FAMILIES["svf1-blockers"]
+    size = sp.Symbol("k", positive=True, integer=True)
+    assert fam.limit == sp.oo
+    assert sp.limit(fam.ratio / size, size, sp.oo) == sp.Rational(1, 2)  # T = k^2: ratio ~ sqrt(T)/2
+    # by hand, k = 3 (T = 9, P = 27, M = 54): 9 dummies finish at 1, the blockers at 9, the six
+    # (25, 2) run in pairs at 9, 11, 13: TEL 9 + 18 + 2 (11 + 13 + 15) = 105; witness 9 + 2 (3 + 5 + 7) + 2 * 16 = 71
+    inst, witness = families.svf1_blockers(3)
+    assert check_schedule(inst, simulate(inst, "svf1").starts).metrics.tel == 105
+    assert check_schedule(inst, witness).metrics.tel == 71

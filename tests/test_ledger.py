@@ -15,7 +15,8 @@ from geosched.verify.ledger import CLAIM_IDS, CLAIMS, ROWS, Claim, combine, run_
 
 EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
                 "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1",
-                "jaillet.thm4.3", "svf.lower_bound", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
+                "jaillet.thm4.3", "svf.lower_bound", "svf.fluid.k1", "svf.fluid.k2", "svf.fluid.k3",
+                "svf.fluid.k4", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
                 "kong.emp.overhead", "sagesched.gain", "sagesched.ablation", "sagesched.routing",
                 "sagesched.preemption")
 
@@ -67,12 +68,19 @@ def test_restart_needs_thorough_and_out(capsys):
     assert err.count("\n") == 0 and "--restart" in err
 
 
-def test_progress_bar_on_stderr_unless_json(capsys):
-    assert main(["claims", "--quick", "--claim", "kong.volume"]) == 0
+def test_progress_bar_on_stderr_on_a_terminal_or_verbose(capsys):
+    """The bar is drawn on a terminal or with --verbose (never on stdout: --json stays one
+    object); captured stderr is no terminal, so without --verbose there is none."""
+    assert main(["claims", "--quick", "--claim", "kong.volume", "--verbose"]) == 0
     captured = capsys.readouterr()
     assert "kong.volume" in captured.err and "check" in captured.err  # tqdm's bar, unit "check"
-    assert main(["claims", "--quick", "--json", "--claim", "kong.volume"]) == 0
+    assert main(["claims", "--quick", "--json", "--verbose", "--claim", "kong.volume"]) == 0
+    captured = capsys.readouterr()
+    assert "check" in captured.err and json.loads(captured.out)["claims"]
+    assert main(["claims", "--quick", "--claim", "kong.volume"]) == 0
     assert capsys.readouterr().err == ""
+    with pytest.raises(SystemExit, match="2"):  # exclusive: a usage error
+        main(["claims", "--quick", "--claim", "kong.volume", "--verbose", "--quiet"])
 
 
 def test_unknown_claim_raises():

@@ -96,3 +96,133 @@ def test_missing_jupytext_names_the_extra(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "geosched[docs]" in err[0]
     assert not (tmp_path / "nb").exists()
+
+
+# ------------------------------------------------------------------ what the lessons say against what they print
+
+# A lesson states an answer as ``answer: NAME = VALUE`` (in a code comment or an HTML comment of the
+# text); executed with its parameters as written, the lesson must print a line holding ``NAME = VALUE``.
+# A lesson states a ledger status as ``<!-- status: CLAIM = WORD -->``; the ledger, run here, must agree.
+ANSWER = re.compile(r"answer: ([^=\n()]+?) = ([^\s)]+)")
+STATUS = re.compile(r"<!-- status: ([\w.]+) = (\w+) -->")
+ANSWERED = ["01_geometry", "02_policies_and_opt", "03_certificate", "04_sjf_unbounded", "05_poisson"]
+
+
+def _kernel_environment(tmp: Path) -> dict[str, str]:
+    """A ``python3`` kernelspec of this interpreter, first on JUPYTER_PATH (as docs/build.py does)."""
+    spec = tmp / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (geosched tests)", "language": "python"}))
+    return {"JUPYTER_PATH": str(tmp), "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory) -> dict[str, str]:
+    """Every answered lesson executed top to bottom: its stdout and displayed values, per lesson."""
+    jupytext = pytest.importorskip("jupytext")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    patch = pytest.MonkeyPatch()
+    for key, value in _kernel_environment(tmp_path_factory.mktemp("jupyter")).items():
+        patch.setenv(key, value)
+    out = {}
+    try:
+        for name in ANSWERED:
+            notebook = jupytext.read(LESSONS / f"{name}.md")
+            nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                                    resources={"metadata": {"path": str(LESSONS)}}).execute()
+            texts = []
+            for cell in notebook.cells:
+                for output in cell.get("outputs", []):
+                    if output.get("name") == "stdout":
+                        texts.append(output["text"])
+                    elif "data" in output and "text/plain" in output["data"]:
+                        texts.append(output["data"]["text/plain"])
+            out[name] = "\n".join(texts)
+    finally:
+        patch.undo()
+    return out
+
+
+def test_every_lesson_with_exercises_states_its_answers():
+    # the convention is used (a lesson whose stated answers lose their markers fails here)
+    for name in ANSWERED:
+        assert ANSWER.findall((LESSONS / f"{name}.md").read_text()), name
+    assert ANSWER.findall("# ... (answer: bound = 9.00), and") == [("bound", "9.00")]
+    assert ANSWER.findall("(answer: instance alpha = 3/4): the") == [("instance alpha", "3/4")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ANSWERED)
+def test_stated_answers_are_what_the_lesson_prints(printed, name):
+    stated = ANSWER.findall((LESSONS / f"{name}.md").read_text())
+    missing = [f"{key} = {value}" for key, value in stated
+               if not re.search(rf"(^|[\s(]){re.escape(key)} = {re.escape(value)}($|[\s,;)])", printed[name], re.M)]
+    assert missing == [], f"{name} states {missing}, but printed:\n{printed[name][-3000:]}"
+
+
+def test_lesson3_exercise2_by_hand():
+    # alpha = 0.9 with M = 40, n = 8, seed = 3: the lesson's generator draws peaks up to 36; the largest
+    # is 30 (r2 = (1, 29)), so the instance's alpha is 30/40 and 1 + 2/(1 - 3/4) = 9, not 1 + 2/0.1 = 21
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    peaks = []
+    for _ in range(8):
+        s = int(rng.integers(0, min(5, 36 - 1) + 1))
+        o = int(rng.integers(1, 36 - s + 1))
+        peaks.append(s + o)
+    assert max(peaks) == 30 and 40 - max(peaks) == 10
+    text = (LESSONS / "03_certificate.md").read_text()
+    assert "answer: bound = 9.00" in text and "answer: threshold = 10" in text
+
+
+@pytest.mark.slow
+def test_stated_ledger_statuses_are_the_ledgers(printed):
+    from geosched.verify.ledger import run_claim
+
+    stated = [(name, claim, word) for name in ANSWERED
+              for claim, word in STATUS.findall((LESSONS / f"{name}.md").read_text())]
+    assert ("05_poisson", "kong.thm3.4", "vacuous") in stated
+    for name, claim, word in stated:
+        assert run_claim(claim, mode="quick").status == word, (name, claim)
+        assert f"ledger status of {claim} = {word}" in printed[name]  # and the lesson prints the run's word
+
+
+def test_lesson5_no_longer_calls_the_check_consistent():
+    prose = re.sub(r"```.*?```", "", (LESSONS / "05_poisson.md").read_text(), flags=re.S)
+    assert "evidence consistent" not in prose and "`vacuous`" in prose
+
+
+def test_lesson4_says_what_sjf_does_with_the_b():
+    # simulated: under SJF no B starts before the last A (step m - 1); m^2 - 1 start beside it, the last
+    # at step m; under SVF every B starts at 0
+    from geosched.reference_impl.simulator import simulate
+    from geosched.theory.kong_sjf_unbounded import sjf_family
+
+    for m in range(2, 7):
+        instance = sjf_family(m)
+        sjf = simulate(instance, "sjf").starts
+        b_starts = sorted(x for rid, x in sjf.items() if rid.startswith("b"))
+        assert sorted(x for rid, x in sjf.items() if rid.startswith("a")) == list(range(m))
+        assert b_starts == [m - 1] * (m * m - 1) + [m], m
+        assert {x for rid, x in simulate(instance, "svf").starts.items() if rid.startswith("b")} == {0}
+    text = " ".join((LESSONS / "04_sjf_unbounded.md").read_text().split())
+    assert "all the $B$ wait" not in text
+    assert "when the last $A$ starts, at step $m - 1$, do $m^2 - 1$ of the $B$ start beside it" in text
+    assert "the last $B$ starts at step $m$" in text
+
+
+CODE_WIDTH = 84  # characters of a code cell that fit the site's page (about 717 px of 7.8 px glyphs)
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_code_cells_fit_the_page(name):
+    # docs/browser_check.py measures it in Chromium (scrollWidth against clientWidth); this is the
+    # cheap half, without a browser: a longer line is cut at the page edge of the built site
+    text = (LESSONS / f"{name}.md").read_text()
+    cells = re.findall(r"```\{code-cell\} ipython3\n(.*?)```", text, re.S)
+    wide = [line for cell in cells for line in cell.splitlines() if len(line) > CODE_WIDTH]
+    assert wide == [], wide

@@ -13,6 +13,8 @@ import json
 import sys
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("matplotlib")
 
@@ -295,3 +297,158 @@ def test_cli_plot_bad_input(argv, field, tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and field in err[0]
     assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------ issue 21: the pictures read correctly
+
+# Lesson 3's instance (M = 40, alpha = 0.5, n = 8, seed = 3), the one whose r2 used to jump from
+# the top of the stack to the bottom at t = 9. SVF starts (read off the lesson's schedule): see below.
+LESSON3 = Instance(40, [Request(f"r{k}", 0, s, o) for k, (s, o) in
+                        enumerate([(4, 2), (1, 5), (1, 16), (5, 9), (0, 2), (1, 9), (3, 9), (1, 4)])])
+
+
+def band_problems(instance, starts, layout, *, connected=()) -> list[str]:
+    """What is wrong with the bands of ``layout``, recomputed from the instance by hand; the bands
+    named in ``connected`` must also be one connected piece (consecutive columns touch)."""
+    req = {r.id: r for r in instance.requests}
+    problems = []
+    usage = {}
+    for band in layout.bands:
+        r, x = req[band.id], starts[band.id]
+        if band.steps != tuple(range(x + 1, x + r.output + 1)):
+            problems.append(f"{band.id}: steps {band.steps}")
+        for t, lo, hi in zip(band.steps, band.low, band.high):
+            usage[t] = usage.get(t, 0) + r.prompt + (t - x)
+            if hi - lo != r.prompt + (t - x):
+                problems.append(f"{band.id}: height {hi - lo} at t = {t}, holds {r.prompt + t - x}")
+        for k in range(1, len(band.steps)):
+            if band.low[k] < band.low[k - 1]:
+                problems.append(f"{band.id} falls from {band.low[k - 1]} to {band.low[k]} at t = {band.steps[k]}")
+            # one connected piece: the columns of consecutive steps touch
+            if band.id in connected and (band.low[k] > band.high[k - 1] or band.high[k] < band.low[k - 1]):
+                problems.append(f"{band.id} splits at t = {band.steps[k]}")
+    for a in layout.bands:  # a fixed stacking order: a below b at one common step => at all of them
+        for b in layout.bands:
+            common = sorted(set(a.steps) & set(b.steps))
+            below = {a.high[a.steps.index(t)] <= b.low[b.steps.index(t)] for t in common}
+            if a.id < b.id and common and len(below) > 1:
+                problems.append(f"{a.id} and {b.id} swap places")
+    top = {}
+    for band in layout.bands:
+        for t, hi in zip(band.steps, band.high):
+            top[t] = max(top.get(t, 0), hi)
+    if top != usage:
+        problems.append(f"stack top {top} is not the usage {usage}")
+    return problems
+
+
+def test_lesson3_bands_are_continuous():
+    from geosched.reference_impl.simulator import simulate
+
+    starts = simulate(LESSON3, "svf").starts
+    assert starts["r2"] == 6 and starts["r2"] + 16 == 22  # r2 runs 7..22; bands below it used to end at 9
+    layout = plot.memory_layout(LESSON3, starts)
+    # r2 and r3 (the long ones) are one piece each; the short ones on top rise with the growth beneath
+    assert band_problems(LESSON3, starts, layout, connected=("r2", "r3", "r5", "r6")) == []
+    r2 = next(b for b in layout.bands if b.id == "r2")
+    assert r2.low == (0,) * 16  # it finishes last, so it lies lowest for its whole life
+    # and the figure draws exactly that geometry: one polygon per request, area = volume
+    areas = filled_areas(plot.memory_picture(LESSON3, starts).figure.axes[0])
+    assert areas == {r.id: pytest.approx(r.volume) for r in LESSON3.requests}
+
+
+def test_sjf_family_bands_never_fall():
+    # Lesson 4's SJF panel: the B used to sit on a3 and drop to the floor when a3 finished
+    from geosched.reference_impl.simulator import simulate
+    from geosched.theory.kong_sjf_unbounded import sjf_family
+
+    for size in (2, 3, 4):
+        instance = sjf_family(size)
+        for policy in ("sjf", "svf"):
+            starts = simulate(instance, policy).starts
+            layout = plot.memory_layout(instance, starts)
+            pieces = [r.id for r in instance.requests if r.id.startswith("a")]
+            assert band_problems(instance, starts, layout, connected=pieces) == [], (size, policy)
+
+
+
+
+@settings(deadline=None, max_examples=60)
+@given(data=st.data())
+def test_bands_keep_their_place_on_any_schedule(data):
+    # any feasible schedule (the policies' and arbitrary ones): exact heights, a fixed order, no band
+    # falls, the top is the usage. "Connected" is not asked here: no gap-free stacking of growing
+    # staircases can promise it (three requests (0, 2) started together: the top one sits on 2t tokens
+    # while it holds t, so its columns [2, 3] and [4, 6] do not touch, whatever the order).
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.simulator import simulate
+    from geosched.testing import instances
+
+    instance = data.draw(instances(max_n=6, max_memory=20))
+    choice = data.draw(st.sampled_from(["svf", "sjf", "fcfs", "drawn"]))
+    if choice == "drawn":
+        starts = {r.id: r.arrival + data.draw(st.integers(0, 6)) for r in instance.requests}
+        assume(check_schedule(instance, starts).feasible)
+    else:
+        starts = simulate(instance, choice).starts
+    layout = plot.memory_layout(instance, starts)
+    assert band_problems(instance, starts, layout) == []
+
+
+def colours_by_label(ax) -> dict[str, tuple]:
+    """The face colour of each labelled filled band on the Axes."""
+    return {c.get_label(): tuple(c.get_facecolor()[0]) for c in ax.collections
+            if not c.get_label().startswith("_") and c.get_label() != "blocked step"}
+
+
+def test_compare_panels_have_a_legend_and_groups_have_colours():
+    from geosched.theory.kong_sjf_unbounded import sjf_family
+
+    pic = plot.compare_picture(sjf_family(3), ["sjf", "svf"], opt=False)  # lesson 4's picture
+    assert len(pic.figure.legends) == 1
+    texts = [t.get_text() for t in pic.figure.legends[0].get_texts()]
+    assert texts == ["a* (3 requests)", "b* (9 requests)", "M = 18", "blocked step (someone waits)"]
+    for ax in pic.figure.axes:
+        colours = colours_by_label(ax)
+        assert len(colours) == 12
+        a = {colours[f"a{i}"] for i in range(1, 4)}
+        b = {colours[f"b{i}"] for i in range(1, 10)}
+        assert len(a) == 1 and len(b) == 1 and a != b  # one colour per group, distinct groups differ
+    handles = {t: h.get_facecolor() for t, h in zip(texts, pic.figure.legends[0].legend_handles) if "*" in t}
+    assert tuple(handles["a* (3 requests)"])[:3] == next(iter(a))[:3]  # the legend's swatch is the bands' colour
+
+
+def test_compare_legend_names_each_request_without_groups():
+    pic = plot.compare_picture(EXAMPLE, ["svf", "sjf"], opt=True)
+    texts = [t.get_text() for t in pic.figure.legends[0].get_texts()]
+    assert texts[:2] == ["r0", "r1"] and "M = 12" in texts
+    colours = colours_by_label(pic.figure.axes[0])
+    assert colours["r0"] != colours["r1"]
+    assert plot.request_groups(EXAMPLE) is None
+
+
+@pytest.mark.parametrize("ids, grouped", [(["a1", "a2", "b1"], True), (["r0", "r1", "r2"], False),
+                                          (["a1", "b1"], False), (["x", "y1", "y2"], False),
+                                          (["A_01", "A_02", "B_01"], True)])
+def test_request_groups_rule(ids, grouped):
+    instance = Instance(10, [Request(i, 0, 0, 1) for i in ids])
+    groups = plot.request_groups(instance)
+    assert (groups is not None) == grouped
+
+
+def test_certificate_at_alpha_one_says_the_theorem_does_not_apply(tmp_path, capsys):
+    # burst:n=12,seed=2 has a request with s + o = M: alpha = 1, (1 - alpha) M = 0, Thm 3.2 needs alpha < 1
+    from geosched.reference_impl.workloads import load_workload
+
+    instance = load_workload("burst:n=12,seed=2")
+    assert max(r.prompt + r.output for r in instance.requests) == instance.memory
+    pic = plot.certificate_picture(instance, "svf")
+    ax = pic.figure.axes[0]
+    assert "holds" not in pic.message and "alpha = 1: Thm 3.2 does not apply; no threshold" in pic.message
+    assert "does not apply" in ax.get_title() and "holds" not in ax.get_title()
+    assert not any(label.startswith("(1 - alpha) M") for label in horizontal_lines(ax))
+    assert pic.data.holds is None and pic.data.verdict == "not applicable" and pic.data.min_slack is None
+    out = tmp_path / "c.svg"
+    assert main(["plot", "certificate", "burst:n=12,seed=2", "--out", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "does not apply" in data["message"] and data["data"]["verdict"] == "not applicable"

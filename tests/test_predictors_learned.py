@@ -359,8 +359,11 @@ def test_train_and_eval_commands(tmp_path, capsys):
     assert main(["predictor", "train", "--trace", str(trace), "--kind", "dist", "--out",
                  str(tmp_path / "no" / "m.json")]) == 2
     assert main(["predictor", "train", "--trace", str(trace), "--kind", "dist", "--out", str(out),
-                 "--features", "log_prompt,colour"]) == 2
+                 "--features", "log_prompt,colour", "--force"]) == 2
     assert "colour" in capsys.readouterr().err
+    before = out.read_bytes()  # an existing --out without --force: refused before training, kept
+    assert main(["predictor", "train", "--trace", str(trace), "--kind", "dist", "--out", str(out)]) == 2
+    assert "exists (use --force)" in capsys.readouterr().err and out.read_bytes() == before
 
 
 # ----------------------------------------------------------------- the shipped models, re-trained

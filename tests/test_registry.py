@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from geosched.adversary import z3search
 from geosched.adversary.fast import FAST_POLICIES, priority_keys
+from geosched.adversary.targets import target_names
 from geosched.cli import build_parser
 from geosched.errors import UnknownNameError
 from geosched.reference_impl.model import burst_instance
 from geosched.reference_impl.policies import REGISTRY, Capability, Policy, make_policy, policy_names, register_policy
+from geosched.reference_impl.scheduling import scheduler_names
 from geosched.verify.policy_spec import SPEC_KEYS
 
 
@@ -42,9 +46,13 @@ def test_argparse_choices_come_from_the_registry():
     sub = next(a for a in parser._actions if a.dest == "command")
     hunt_policy = next(a for a in sub.choices["hunt"]._actions if a.dest == "policy")
     z3_policy = next(a for a in sub.choices["z3-bisect"]._actions if a.dest == "policy")
-    # the hunt attacks the registry's FAST policies and, outside the registry, stock vLLM
-    # (geosched.adversary.targets: not a priority rule the simulator could run)
-    assert tuple(hunt_policy.choices) == policy_names(Capability.FAST) + ("vllm-fcfs", "vllm-priority")
+    # the hunt attacks the registry's FAST policies, stock vLLM, then the registry's other schedulers
+    # (geosched.adversary.targets), or a user's FILE.py:Class: a type check, not a list of choices
+    assert target_names() == policy_names(Capability.FAST) + ("vllm-fcfs", "vllm-priority") + tuple(
+        n for n in scheduler_names() if n not in policy_names() and not n.startswith("vllm-"))
+    assert hunt_policy.choices is None and all(hunt_policy.type(n) == n for n in target_names())
+    with pytest.raises(argparse.ArgumentTypeError, match="unknown hunt policy 'lifo'"):
+        hunt_policy.type("lifo")
     assert tuple(z3_policy.choices) == policy_names(Capability.Z3)
 
 

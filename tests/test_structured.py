@@ -242,3 +242,55 @@ def test_tie_check_is_recomputed_and_a_wrong_one_rejected():
 
 def simulate_tel(inst: Instance, policy: str) -> int:
     return check_schedule(inst, simulate(inst, policy).starts).metrics.tel
+
+
+# ------------------------------------------------------------------ paced (staggered) witness schedules
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("burst", [True, False])
+def test_paced_schedules_are_feasible(seed, burst):
+    from geosched.adversary.stagger import PACE_FACTORS, paced_list_schedule
+
+    rng = np.random.default_rng(seed)
+    memory = int(rng.integers(6, 40))
+    a, s, o = _random_arrays(rng, int(rng.integers(1, 40)), memory // 2, burst)
+    inst = Instance(memory, [Request(f"r{j:02d}", int(a[j]), int(s[j]), int(o[j])) for j in range(len(a))])
+    order = rng.permutation(len(a))
+    for factor in PACE_FACTORS:
+        x = paced_list_schedule(a, s, o, memory, order, factor)
+        report = check_schedule(inst, {f"r{j:02d}": int(x[j]) for j in range(len(a))})
+        assert report.feasible, (factor, report.first_violation)
+
+
+def test_paced_schedule_by_hand_and_in_the_pool():
+    from geosched.adversary.schedules import heuristic_pool_tel
+    from geosched.adversary.stagger import paced_list_schedule, stagger_pool_tel
+
+    # 9 requests (0, 5) in M = 15: v = 15 = M, so the pace is one start per step (ages 1..5 hold 15)
+    a, s, o = np.zeros(9, np.int64), np.zeros(9, np.int64), np.full(9, 5, np.int64)
+    assert paced_list_schedule(a, s, o, 15, np.arange(9), 1.0).tolist() == list(range(9))
+    # greedy list scheduling rebuilds SVF's triples (0, 0, 0, 5, 5, 5, 10, 10, 10): TEL 3 (5 + 10 + 15) = 90
+    greedy = list_schedule(a, s, o, 15, np.arange(9))
+    assert int((greedy + o).sum()) == 90
+    assert stagger_pool_tel(a, s, o, 15)[0] == sum(range(9)) + 45 == 81
+    tel, _, source = heuristic_pool_tel(a, s, o, 15)
+    assert tel == 81 and source.startswith("paced")
+    svf = int((simulate_arrays("svf", a, s, o, 15) + o).sum())
+    assert svf == 90
+
+
+def test_fluid_proposals_and_the_fluid_mutation():
+    from geosched.adversary.structured import fluid_proposals
+
+    # M = 15: (0, 5) runs in triples under SVF (rate 3/5) and one per step paced (d = 1): limit 5/3, the best
+    space = SearchSpace("svf", max_requests=60, memory=15)
+    assert fluid_proposals(space)[0] == (0, 5)
+    assert fluid_proposals(SearchSpace("sjf", max_requests=60, memory=15)) == []  # SVF on bursts only
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(400):
+        d, kind = mutate_description(space, Description((Group(10, 1, 2),)), rng)
+        if kind == "fluid":
+            seen.add((d.groups[0].prompt, d.groups[0].output, d.n))
+    assert seen and all((s, o) in fluid_proposals(space) and n == 60 for s, o, n in seen)

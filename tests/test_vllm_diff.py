@@ -10,6 +10,7 @@ differ in the other direction."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 import types
 
@@ -152,3 +153,25 @@ def test_vllm_hunt_replays_every_witness_in_vllm(tmp_path):
         assert replay["status"] == "agree" and replay["vllm_tel"] == replay["model_tel"]
     best = max(result.replays.values(), key=lambda r: r["vllm_ratio"])
     assert best["vllm_ratio"] == pytest.approx(result.fun)
+
+
+def test_report_names_the_users_class_and_the_reference(user_module):
+    workload = Instance(60, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate([(12, 3), (3, 9), (20, 2)])])
+    report = differential.vllm_diff(f"{user_module}.MySJF", workload, reference="semantics", policy="sjf").report()
+    assert re.search(r"^MySJF in vLLM +: step 0", report, re.M) and re.search(r"^semantics:sjf model +: step 0",
+                                                                                   report, re.M)
+    assert not re.search(r"^vLLM +:", report, re.M)  # the user's class is not called "vLLM"
+
+
+def test_search_reports_how_many_random_instances_agreed(user_module):
+    calls = []
+    workload = burst_instance(30, [(12, 3), (3, 9)])
+    result = differential.vllm_diff(f"{user_module}.RightSJF", workload, reference="semantics", policy="sjf",
+                                    search=12, seed=3, progress=lambda done, total: calls.append((done, total)))
+    assert result.status == "agree" and result.searched == result.searched_agreed > 0
+    assert f"{result.searched_agreed} random instances" in result.message and "no mismatch" in result.message
+    assert calls and calls[-1][1] == 12 and [c[0] for c in calls] == sorted(c[0] for c in calls)
+    wrong = differential.vllm_diff(f"{user_module}.MySJF", burst_instance(30, [(1, 1)]), reference="semantics",
+                                   policy="sjf", search=50, seed=0)
+    assert wrong.status == "diverged" and wrong.searched == wrong.searched_agreed + 1
+    assert f"on random instance {wrong.searched} ({wrong.searched_agreed} before it agreed" in wrong.message

@@ -28,6 +28,7 @@ from geosched.theory import (
     kong_thm3_4_half,
     kong_thm3_5,
     kong_volume,
+    svf_fluid_classes,
     svf_lower_bound,
 )
 from geosched.theory.derivation import Derivation, DerivationCheck, OpenStep
@@ -39,6 +40,7 @@ _MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_certificate_reading, 
             svf_lower_bound)
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
+DERIVATIONS.update(svf_fluid_classes.DERIVATIONS)  # one claim per class of k-group families (k = 1..4)
 
 
 def claim_ids() -> list[str]:

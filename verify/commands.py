@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from geosched.arguments import examples, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
 
 __all__ = ["add_commands"]
@@ -25,7 +26,12 @@ __all__ = ["add_commands"]
 
 def add_commands(subparsers, common) -> None:
     """Register ``claims`` on the ``geosched`` parser."""
-    p = subparsers.add_parser("claims", parents=[common], help="run every claim's checks and print the ledger")
+    p = subparsers.add_parser(
+        "claims", parents=[common], help="run every claim's checks and print the ledger",
+        description="Run every claim's checks (sympy derivations, Z3/cvc5 lemmas, exhaustive and Monte-Carlo "
+                    "checks) and print the ledger: one row per claim with its status (proved, checked, vacuous, "
+                    "refuted, unknown, not_run), then one row per evidence. Exit 1 when a claim is refuted.",
+        epilog=examples("geosched claims --quick", "geosched claims --claim kong.volume --json"))
     p.add_argument("--claim", action="append", default=None, metavar="ID",
                    help="run only this claim (repeatable); default: all")
     speed = p.add_mutually_exclusive_group()
@@ -55,7 +61,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         raise UnknownNameError("claim", unknown[0], sorted(CLAIMS))
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
-    show = not args.no_progress and (sys.stderr.isatty() or not args.json)
+    show = not args.no_progress and show_progress(args)
     bar = _progress_bar(args.claim or list(CLAIMS), CLAIMS, show)
     try:
         result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,

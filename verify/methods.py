@@ -656,8 +656,8 @@ def _sjf_family(claim: Any, ctx: Context) -> Evidence:
 
 @register("simulation:svf-family")
 def _svf_family(claim: Any, ctx: Context) -> Evidence:
-    """theory's SVF lower-bound family (svf-pairs) against the simulator and the checker; the best known
-    lower bound (the family limit) beside Thm. 3.2's upper bound at alpha = 1/2."""
+    """theory's SVF lower-bound family (svf-triangles; r = 1 is svf-pairs) against the simulator and the
+    checker; the best known lower bound (the supremum of the family limits) beside Thm. 3.2's upper bound."""
     import sympy as sp
 
     from geosched.reference_impl.checker import check_schedule
@@ -667,25 +667,94 @@ def _svf_family(claim: Any, ctx: Context) -> Evidence:
 
     label = "simulation:svf-family"
     t0 = time.perf_counter()
-    sizes = [(m, q) for m in ctx.pick((1, 2, 3), (1, 2, 3, 5, 8), (1, 2, 3, 5, 8, 20, 60)) for q in (1, 2)]
-    for m, q in sizes:
-        instance, want = fam.svf_pairs(m, q), fam.closed_form_tels(m, q)
-        witness = check_schedule(instance, fam.witness_starts(m, q))
+    sizes = [(m, r, q) for m in ctx.pick((1, 2, 3), (1, 2, 3, 5, 8), (1, 2, 3, 5, 8, 20, 60)) for r in (1, 2, 4)
+             for q in (1, 2)]
+    for m, r, q in sizes:
+        instance, want = fam.svf_triangles(m, r, q), fam.triangle_closed_form_tels(m, r, q)
+        witness = check_schedule(instance, fam.triangle_witness_starts(m, r, q))
         got = {"svf": check_schedule(instance, simulate(instance, "svf").starts).metrics.tel,
                "witness": witness.metrics.tel if witness.feasible else None}
         if got != want:
-            return Evidence(label, "bounded", "refuted", f"m={m}, q={q}: simulated {got} != closed form {want}",
+            return Evidence(label, "bounded", "refuted", f"m={m}, r={r}, q={q}: simulated {got} != closed form {want}",
                             implementation=True, wall_time=time.perf_counter() - t0,
                             counterexample=ctx.write("family_svf.lower_bound.json",
-                                                     {"m": m, "q": q, "simulated": got, "closed_form": want}))
+                                                     {"m": m, "r": r, "q": q, "simulated": got, "closed_form": want}))
     lower, family = fam.best_known_lower_bound()
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
-    bound = f"m <= {sizes[-1][0]}, q <= 2"
+    bound = f"m <= {sizes[-1][0]}, r <= 4, q <= 2"
     return Evidence(label, "bounded", "checked",
                     f"{family}: simulation == closed form (an equality: any change fails); best known lower bound "
-                    f"(family limit) {lower} vs the proved upper bound {upper} (Thm. 3.2, alpha = 1/2)",
+                    f"(supremum of the family limits) {lower} vs the proved upper bound {upper} (Thm. 3.2, "
+                    "alpha = 1/2)",
                     bound=bound, wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
                     data={"lower_bound": str(lower), "family": family, "upper_bound": str(upper)},
+                    covers={label: ("checked", bound)})
+
+
+def _cycle_rate(s: int, o: int, memory: int) -> Any:
+    """SVF's starts per step on identical ``(s, o)`` from the empty batch, by state repetition in the
+    reference simulator's trace (independent of geosched.adversary.fluid, which uses the compiled one)."""
+    from fractions import Fraction
+
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.simulator import simulate
+
+    n = 24 * (memory // (s + o) + 2)
+    while True:
+        inst = Instance(memory, [Request(f"r{j:05d}", 0, s, o) for j in range(n)])
+        x = sorted(simulate(inst, "svf").starts.values())
+        seen: dict[tuple[int, ...], tuple[int, int]] = {}
+        width = memory // max(1, s) + o + 2
+        for j in range(n - width - 1):
+            if x[j + 1] == x[j]:
+                continue
+            state = tuple(sorted(x[j] - x[i] for i in range(max(0, j - width), j + 1) if x[i] + o > x[j]))
+            if state in seen:
+                return Fraction(j - seen[state][0], x[j] - seen[state][1])
+            seen[state] = (j, x[j])
+        n *= 2
+
+
+@register("simulation:fluid-rates")
+def _fluid_rates(claim: Any, ctx: Context) -> Evidence:
+    """Every single group (s, o), s + o <= M/2, M <= bound: rho = M/(theta v) <= 2M/(M + 2) (the step of
+    svf.fluid.k*), and a two-group member's TEL/N^2 against the phase limit Q(gamma; 1/theta)."""
+    from fractions import Fraction
+
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.simulator import simulate
+
+    label = "simulation:fluid-rates"
+    t0 = time.perf_counter()
+    top = ctx.pick(10, 16, 30)
+    worst = (Fraction(0), 0, 0, 0)
+    for memory in range(4, top + 1):
+        for o in range(1, memory // 2 + 1):
+            for s in range(0, memory // 2 - o + 1):
+                rho = Fraction(memory) / (_cycle_rate(s, o, memory) * (s * o + (o * o + o) // 2))
+                worst = max(worst, (rho, memory, s, o))
+                if rho > Fraction(2 * memory, memory + 2):
+                    return Evidence(label, "bounded", "refuted", f"M={memory}, (s, o) = ({s}, {o}): rho = {rho} > "
+                                    f"2M/(M+2)", implementation=True, wall_time=time.perf_counter() - t0)
+    # the phase limit: (0, 5) and (2, 3) in M = 15, half each (volume order: (2, 3) first)
+    tau = {(0, 5): 1 / _cycle_rate(0, 5, 15), (2, 3): 1 / _cycle_rate(2, 3, 15)}
+    limit = Fraction(1, 4) * (tau[(2, 3)] / 2 + tau[(2, 3)] + tau[(0, 5)] / 2)
+    gaps = []
+    for n in (200, 400):
+        inst = Instance(15, [Request(f"a{j:04d}", 0, 2, 3) for j in range(n // 2)]
+                        + [Request(f"b{j:04d}", 0, 0, 5) for j in range(n // 2)])
+        tel = check_schedule(inst, simulate(inst, "svf").starts).metrics.tel
+        gaps.append(abs(Fraction(tel, n * n) - limit))
+    if not gaps[1] < gaps[0] or gaps[1] * 400 > 20:  # the error must fall like 1/N
+        return Evidence(label, "bounded", "refuted", f"TEL/N^2 does not approach the phase limit {limit}: "
+                        f"gaps {[float(g) for g in gaps]}", implementation=True, wall_time=time.perf_counter() - t0)
+    bound = f"4 <= M <= {top}, every (s, o) with s + o <= M/2"
+    return Evidence(label, "bounded", "checked",
+                    f"largest rho = M/(theta v) = {worst[0]} at M = {worst[1]}, (s, o) = ({worst[2]}, {worst[3]}), "
+                    f"never above 2M/(M+2) < 2; a two-group member's TEL/N^2 approaches the phase limit {limit} "
+                    f"(gap {float(gaps[1]):.2g} at N = 400)", bound=bound, wall_time=time.perf_counter() - t0,
+                    implementation=True, discriminating=True, data={"max_rho": str(worst[0]), "memory_max": top},
                     covers={label: ("checked", bound)})
 
 

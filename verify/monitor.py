@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from geosched.output import write_text_atomic
 from geosched.reference_impl.model import Instance, instance_to_dict
 from geosched.reference_impl.simulator import BlockedInterval, SimulationResult, simulate
 from geosched.results import Result
@@ -255,7 +256,7 @@ def write_counterexample(path: str | Path, instance: Instance, simulation: Simul
         "threshold": monitor.threshold,
         "violations": [v.to_dict() for v in monitor.violations],
     }
-    path.write_text(json.dumps(data, indent=1) + "\n")
+    write_text_atomic(path, json.dumps(data, indent=1) + "\n")
     return str(path)
 
 

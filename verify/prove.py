@@ -27,6 +27,8 @@ __all__ = ["add_commands", "step_marks", "ledger_footer"]
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     """Register ``prove`` (called by :func:`geosched.cli.build_parser`)."""
+    from geosched.arguments import examples
+
     parser = subparsers.add_parser(
         "prove", parents=[common],
         help="print a claim's derivation, each step marked sympy / Coq, every n / checked for n <= k",
@@ -34,7 +36,9 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
                     "mark every step with what establishes it in the ledger run of the claim (sympy; Coq, every "
                     "n: THEOREM; checked for n <= k). The derivation's own status (proved, proved relative, "
                     "refuted, unknown) is sympy's; the last line is the ledger's word for the claim, the same as "
-                    "geosched claims --claim ID in the same mode.")
+                    "geosched claims --claim ID in the same mode.",
+        epilog=examples("geosched prove kong.thm3.2", "geosched prove kong.thm3.2 --latex --standalone",
+                        "geosched prove kong.prop3.1 --mode default"))
     parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
     parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
     parser.add_argument("--standalone", action="store_true",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import positive_float, positive_int, probability_level, unit_fraction
+from geosched.arguments import examples, positive_float, positive_int, probability_level, show_progress, unit_fraction
 
 __all__ = ["add_commands"]
 
@@ -22,7 +22,13 @@ def add_commands(subparsers, common) -> None:
     from geosched.reference_impl.cluster.routers import ROUTER_NAMES
     from geosched.reference_impl.cluster.simulator import ABLATIONS, BELIEFS, LOCAL_POLICIES
 
-    p = subparsers.add_parser("cluster", parents=[common], help="serve a workload on a cluster (routers, SageSched)")
+    p = subparsers.add_parser(
+        "cluster", parents=[common], help="serve a workload on a cluster (routers, SageSched)",
+        description="Serve a workload on a cluster of replicas with a router (SageSched's uncertainty-aware "
+                    "placement, or a baseline) and a local policy on each replica; print the latency and SLO "
+                    "table and one row per replica, every replica's schedule accepted by the checker.",
+        epilog=examples("geosched cluster trace --limit 2000 --router sagesched --local svf",
+                        "geosched cluster poisson:mu=0.2,rho=0.6 --replicas 2xunit --memory 400 --lengths oracle"))
     p.add_argument("workload", nargs="?", default="trace",
                    help="instance .json, trace .csv, 'trace' (the shared Azure trace) or a generator spec "
                         "(default: trace)")
@@ -50,13 +56,26 @@ def add_commands(subparsers, common) -> None:
 
 
 def _cmd_cluster(args: argparse.Namespace) -> int:
-    from geosched.output import emit_json
+    from geosched.output import emit_json, working
+    from geosched.reference_impl.cluster.steptime import replica_models
+
+    replica_models(args.replicas, model=args.model, memory=args.memory, unit_memory=1)  # bad specs fail first
+    with working("cluster", show_progress(args)):
+        summary, result = _serve(args)
+    if args.json:
+        emit_json({**summary, **result.to_dict()})
+        return 0
+    _print(summary, result)
+    return 0
+
+
+def _serve(args: argparse.Namespace):
+    """Read the workload, fit the lengths and serve it: ``(summary, ClusterResult)``."""
     from geosched.reference_impl.cluster.empirical import serving_split
     from geosched.reference_impl.cluster.simulator import simulate_cluster
     from geosched.reference_impl.cluster.steptime import replica_models
     from geosched.reference_impl.workloads import load_workload
 
-    replica_models(args.replicas, model=args.model, memory=args.memory, unit_memory=1)  # bad specs fail first
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed, arrivals=args.arrivals,
                              step_seconds=args.step_seconds, limit=args.limit)
     models = replica_models(args.replicas, model=args.model, memory=args.memory, unit_memory=instance.memory)
@@ -70,11 +89,7 @@ def _cmd_cluster(args: argparse.Namespace) -> int:
         svf1_lengths=[r.output for r in split.train], slo_scale=args.slo_scale, seed=seed)
     summary = {"workload": args.workload, "replicas": args.replicas, "model": args.model, "lengths": args.lengths,
                "train": len(split.train), "step_seconds": args.step_seconds, "slo_scale": args.slo_scale}
-    if args.json:
-        emit_json({**summary, **result.to_dict()})
-        return 0
-    _print(summary, result)
-    return 0
+    return summary, result
 
 
 def _print(summary, result) -> None:

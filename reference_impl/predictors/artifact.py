@@ -22,7 +22,7 @@ Example
 >>> import tempfile, pathlib
 >>> model = load_model(default_model_path("point"), kind="point")
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "m.json"
->>> save_model(model, path); load_model(path).weights[0].shape == model.weights[0].shape
+>>> _ = save_model(model, path); load_model(path).weights[0].shape == model.weights[0].shape
 True
 >>> try:
 ...     load_model(path, kind="dist")
@@ -36,8 +36,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -49,7 +47,7 @@ from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURES, RequestLog
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model", "model_to_dict",
+__all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model", "model_to_dict", "model_text",
            "model_from_dict", "default_model_path", "load_default_model", "training_data_hash"]
 
 FORMAT = "geosched-length-model"
@@ -103,19 +101,17 @@ def model_to_dict(model: LengthModel) -> dict[str, Any]:
     }
 
 
-def save_model(model: LengthModel, path: str | Path) -> None:
-    """Write ``model`` to ``path`` atomically (a temporary file renamed over it)."""
-    path = Path(path)
-    text = json.dumps(model_to_dict(model), indent=1) + "\n"
-    handle, temporary = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=".model-")
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.chmod(temporary, 0o644)  # mkstemp creates 0600; a model file is meant to be shared
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def model_text(model: LengthModel) -> str:
+    """The model file's text (:func:`model_to_dict` as indented JSON)."""
+    return json.dumps(model_to_dict(model), indent=1) + "\n"
+
+
+def save_model(model: LengthModel, path: str | Path, *, force: bool = True) -> Path:
+    """Write ``model`` to ``path`` atomically with :func:`geosched.output.write_text_atomic`
+    (``force=False`` refuses an existing file); returns the path."""
+    from geosched.output import write_text_atomic
+
+    return write_text_atomic(path, model_text(model), force=force)
 
 
 def _require(data: dict[str, Any], key: str, where: str) -> Any:

@@ -18,7 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from geosched.arguments import integer, positive_int
+from geosched.arguments import examples, integer, positive_int, show_progress
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.output import emit_json
 
@@ -27,21 +27,35 @@ __all__ = ["add_commands"]
 
 def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     """Register ``predictor train`` and ``predictor eval``."""
-    parser = subparsers.add_parser("predictor", help="train and evaluate learned output-length predictors")
+    parser = subparsers.add_parser(
+        "predictor", help="train and evaluate learned output-length predictors",
+        description="Learned output-length predictors (torch): train a model on the first 70%% of a trace by "
+                    "time, or print the accuracy table of models and baselines on the last 30%%.",
+        epilog=examples("geosched predictor eval", "geosched predictor train --kind onebit --out onebit.json"))
     sub = parser.add_subparsers(dest="predictor_command", metavar="ACTION")
     sub.required = True
 
-    p = sub.add_parser("train", parents=[common], help="train a model on a trace (70/30 split by time)")
+    p = sub.add_parser(
+        "train", parents=[common], help="train a model on a trace (70/30 split by time)",
+        description="Train a point, 1-bit or distribution model on the first 70%% of an Azure-format trace by time, "
+                    "score it on the rest, and write the model file (an existing one is kept unless --force; "
+                    "when the write fails the trained model is kept in a fallback file and the error says where).",
+        epilog=examples("geosched predictor train --kind onebit --out onebit.json --epochs 10"))
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--kind", required=True, choices=("point", "onebit", "dist"))
     p.add_argument("--out", required=True, help="model file to write (JSON)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--epochs", type=positive_int, default=None, help="passes over the training part (default 40)")
     p.add_argument("--theta", type=positive_int, default=None, help="1-bit threshold (default: median training output)")
     p.add_argument("--features", default=None, help="comma-separated feature names (default: the validated set)")
     p.add_argument("--limit", type=integer, default=None, help="read at most this many rows")
     p.set_defaults(handler=_cmd_train)
 
-    p = sub.add_parser("eval", parents=[common], help="accuracy table of models and baselines on the test part")
+    p = sub.add_parser(
+        "eval", parents=[common], help="accuracy table of models and baselines on the test part",
+        description="Print the accuracy table on the last 30%% of a trace by time: the baselines (global median, "
+                    "per-bucket empirical distribution) and each model (default: the three shipped ones).",
+        epilog=examples("geosched predictor eval", "geosched predictor eval --model onebit.json --json"))
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--model", action="append", default=None,
                    help="model file (repeatable; default: the shipped point, onebit and dist models)")
@@ -62,12 +76,10 @@ def _trace_log(args: argparse.Namespace):
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from geosched.reference_impl.predictors.artifact import save_model
+    from geosched.output import check_target
     from geosched.reference_impl.predictors.training import TrainingConfig, train_model
 
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        raise ValidationError("--out", args.out, "its folder must exist")
+    out = check_target(args.out, force=args.force)  # before training: a refused --out costs nothing
     log, path = _trace_log(args)
     options: dict[str, Any] = {"kind": args.kind, "seed": args.seed if args.seed is not None else 0}
     if args.epochs is not None:
@@ -83,8 +95,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         *(("--theta", str(args.theta)) if args.theta is not None else ()),
         *(("--features", args.features) if args.features else ()),
         *(("--limit", str(args.limit)) if args.limit is not None else ())))
-    result = train_model(log, config, source=path.name, command=command)
-    save_model(result.model, out)
+    from geosched.output import working
+
+    with working(f"training {args.kind} on {path.name}", show_progress(args)):
+        result = train_model(log, config, source=path.name, command=command)
+    _save_or_rescue(result.model, out, args.force)
     if args.json:
         emit_json({"out": str(out), **result.to_dict(), "provenance": result.model.provenance})
         return 0
@@ -95,6 +110,21 @@ def _cmd_train(args: argparse.Namespace) -> int:
     print(format_accuracy_table([result.metrics]))
     print(f"wrote {out}")
     return 0
+
+
+def _save_or_rescue(model: Any, out: Path, force: bool) -> None:
+    """Write the model file; when that fails, keep the finished training in a fallback file and
+    say where (:func:`geosched.output.rescue_text`), exit 2: training is never discarded."""
+    from geosched.output import OutputError, rescue_text, write_text_atomic
+    from geosched.reference_impl.predictors.artifact import model_text
+
+    text = model_text(model)
+    try:
+        write_text_atomic(out, text, force=force)
+    except OutputError as exc:
+        kept = rescue_text(out, text)
+        where = f"the trained model was kept in {kept}" if kept else "the trained model could not be kept anywhere"
+        raise OutputError(f"{exc}; {where}") from None
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -108,8 +138,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         model = load_model(file)
         label = f"learned {model.kind}" if not args.model else f"{model.kind} ({Path(file).name})"
         models[label] = model
-    table = accuracy_table(log, models)
-    held_out = {label: _held_out(model, log) for label, model in models.items()}
+    from geosched.output import working
+
+    with working("predictor eval", show_progress(args)):
+        table = accuracy_table(log, models)
+        held_out = {label: _held_out(model, log) for label, model in models.items()}
     if args.json:
         emit_json({"trace": path.name, "seed": args.seed, "held_out": held_out, **table.to_dict()})
         return 0

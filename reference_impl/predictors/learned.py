@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import GeoschedError, ValidationError
+from geosched.output import install_hint
 from geosched.reference_impl.predictors.distribution import LengthDistribution
 from geosched.reference_impl.predictors.metrics import PredictionSet
 
@@ -56,7 +57,7 @@ def require_torch() -> Any:
         import torch
     except ImportError:
         raise MissingExtraError(
-            "learned predictors need torch, which is not installed: pip install 'geosched[predict]'") from None
+            f"learned predictors need torch, which is not installed: {install_hint('predict')}") from None
     return torch
 
 

@@ -264,7 +264,7 @@ def _config_dict(config: TrainingConfig) -> dict[str, Any]:
 
 
 def _versions(torch_version: str | None) -> dict[str, str | None]:
-    from geosched import __version__
+    from geosched.version import __version__
 
     return {"geosched": __version__, "torch": torch_version, "numpy": np.__version__,
             "python": platform.python_version()}

@@ -14,7 +14,9 @@ preempted, running, scheduled tokens, finished, KV blocks in use):
 * ``reference="policy"``: the verified simulator of ``policy``
   (:func:`geosched.reference_impl.simulator.simulate`, Kong et al., arXiv 2606.22327,
   Algorithm 1), on the exact-agreement engine (block size 1, budgets that never bind):
-  what the plugin does in ``paper`` mode.
+  what the plugin does in ``paper`` mode; or, when ``policy`` is a protocol scheduler that
+  is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``), its
+  runs in the exact model (:func:`geosched.reference_impl.vllm.exact.diff_exact`).
 
 A workload is a model :class:`~geosched.reference_impl.model.Instance`: request
 ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)``
@@ -48,6 +50,8 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
+from geosched.reference_impl.policies import policy_names
+from geosched.reference_impl.vllm.exact import diff_exact
 from geosched.reference_impl.vllm.harness import (
     DiffResult,
     diff_native,
@@ -170,6 +174,9 @@ def diff_scheduler(
             raise ValidationError("--policy", None, "reference 'policy' needs the verified policy to compare with")
         if params is not None:
             raise ValidationError("params", params, "reference 'policy' runs on the exact-agreement engine only")
+        if policy.partition(":")[0] not in policy_names():  # a protocol scheduler: its runs, call by call
+            return diff_exact(instance, policy, scheduler=cls if cls is not None else _stock(),
+                              preemption=preemption, max_steps=max_steps)
         return diff_paper(instance, policy, max_steps=max_steps, scheduler=cls if cls is not None else _stock())
     engine = params if params is not None else engine_for(instance, block_size, preemption)
     specs = requests_from_instance(instance, policy or "fcfs")
@@ -269,6 +276,27 @@ def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max
         return None
 
 
+class _SearchTally:
+    """Counts the random instances a search ran before its first mismatch (all of them when there is
+    none: those agreed) and the runs after it (Hypothesis shrinking), for the report and a progress bar."""
+
+    def __init__(self, run: Callable[[Instance], DiffResult], total: int,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.run, self.total, self.progress = run, total, progress
+        self.ran = self.agreed = 0
+        self.found = False
+
+    def diverges(self, candidate: Instance) -> bool:
+        ok = self.run(candidate).ok
+        self.ran += 1
+        if not self.found:
+            self.agreed += 1 if ok else 0
+            self.found = not ok
+            if self.progress is not None:
+                self.progress(min(self.ran, self.total), self.total)
+        return not ok
+
+
 @dataclass(frozen=True)
 class SchedulerDiff(Result):
     """A scheduler under test against its reference, with the minimal diverging instance.
@@ -289,45 +317,59 @@ class SchedulerDiff(Result):
     instance: Instance | None = None  # the minimal diverging instance (None when they agree)
     diff: DiffResult | None = None  # its run: the first diverging call, both states
     shrink_checks: int = 0  # differential runs spent shrinking or searching
+    searched: int = 0  # random instances the search ran up to its first mismatch (0: no search)
+    searched_agreed: int = 0  # of those, the ones on which both agreed (all when no mismatch was found)
 
     def report(self) -> str:
-        """The message, the shrunk instance and the divergence at its first differing call."""
+        """The message, the shrunk instance and the divergence at its first differing call, with the
+        scheduler under test and the reference named on each side."""
         if self.status == "agree":
             return self.message
-        return "\n".join([self.message, f"shrunk instance: {self.instance.to_dict()}", self.diff.report()])
+        subject = self.scheduler.rsplit(".", 1)[-1].replace(" (stock)", "") + " in vLLM"
+        return "\n".join([self.message, f"shrunk instance: {self.instance.to_dict()}",
+                          self.diff.report(subject, self.reference)])
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
               params: EngineParams | None = None, block_size: int = 1, preemption: str = "fcfs",
-              shrink: bool = True, search: int = 0, seed: int = 0) -> SchedulerDiff:
+              shrink: bool = True, search: int = 0, seed: int = 0,
+              progress: Callable[[int, int], None] | None = None) -> SchedulerDiff:
     """:func:`diff_scheduler` on ``instance``; on a divergence, :func:`shrink_instance` it. When
-    the workload agrees and ``search > 0``, :func:`find_divergence` tries that many random small
-    instances. The returned report holds the minimal diverging instance and its run."""
+    the workload agrees and ``search > 0``, :func:`find_divergence` tries up to that many random small
+    instances (``progress(done, total)`` is called after each). The returned report names the
+    scheduler under test and the reference, holds the minimal diverging instance and its run, and
+    says how many random instances agreed."""
     started = time.perf_counter()
     cls = resolve_scheduler(scheduler)
     name = "vllm.v1.core.sched.scheduler.Scheduler (stock)" if cls is None else f"{cls.__module__}.{cls.__qualname__}"
-    label = reference + (f":{policy}" if policy else "")
+    label = reference + (f":{policy}" if policy else "") + " model"
 
     def run(candidate: Instance) -> DiffResult:
         return diff_scheduler(cls, candidate, reference=reference, policy=policy, params=params,
                               block_size=block_size, preemption=preemption)
 
     first = run(instance)
-    minimal, checks = None, 0
+    minimal, checks, tally = None, 0, _SearchTally(run, search, progress)
     if not first.ok and shrink:
         minimal, checks = shrink_instance(instance, lambda c: _fits(c, params) and not run(c).ok)
     elif not first.ok:
         minimal = instance
     elif search > 0:
-        minimal = find_divergence(lambda c: not run(c).ok, max_examples=search, seed=seed)
-        checks = search
+        minimal = find_divergence(tally.diverges, max_examples=search, seed=seed)
+        checks = tally.ran
+    counts = {"searched": tally.agreed + (1 if tally.found else 0), "searched_agreed": tally.agreed}
     if minimal is None:
-        return SchedulerDiff("agree", f"{name} agrees with {label}: {first.message}", time.perf_counter() - started,
-                             name, label, first, shrink_checks=checks)
+        found = (f"; {tally.agreed} random instances (n <= 6, M <= 30, seed {seed}) agreed too, no mismatch found"
+                 if search > 0 else "")
+        return SchedulerDiff("agree", f"{name} agrees with the {label}: {first.message}{found}",
+                             time.perf_counter() - started, name, label, first, shrink_checks=checks, **counts)
     diff = run(minimal)
-    message = (f"{name} DIVERGES from {label}: {first.message if not first.ok else 'on a searched instance'}; "
-               f"minimal instance: {minimal.n} requests, M = {minimal.memory}")
-    return SchedulerDiff("diverged", message, time.perf_counter() - started, name, label, first, minimal, diff, checks)
+    where = first.message if not first.ok else (f"on random instance {counts['searched']} ({tally.agreed} before "
+                                                f"it agreed; {tally.ran - counts['searched']} runs shrank it)")
+    message = (f"{name} DIVERGES from the {label}: {where}; minimal instance: {minimal.n} requests, "
+               f"M = {minimal.memory}")
+    return SchedulerDiff("diverged", message, time.perf_counter() - started, name, label, first, minimal, diff,
+                         checks, **counts)
 
 
 def _fits(candidate: Instance, params: EngineParams | None) -> bool:

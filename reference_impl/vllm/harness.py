@@ -338,17 +338,20 @@ class DiffResult(Result):
         """No step differed."""
         return self.status == "agree"
 
-    def report(self) -> str:
+    def report(self, subject: str = "vLLM", reference: str = "model") -> str:
+        """The first divergence with both states; ``subject`` labels the scheduler driven in vLLM (stock
+        vLLM, or a user's class), ``reference`` the model it is compared with."""
         if self.ok:
             return f"{self.mode}: {self.steps} steps agree"
+        width = max(len(subject), len(reference))
         lines = [
             f"{self.mode}: first divergence at step {self.step} in {list(self.fields)}",
             f"workload: {json.dumps(self.workload, sort_keys=True)}",
-            "vLLM : " + self.vllm_state.describe() if self.vllm_state else "vLLM : (none)",
-            "model: " + self.model_state.describe() if self.model_state else "model: (none)",
+            f"{subject:<{width}} : " + (self.vllm_state.describe() if self.vllm_state else "(none)"),
+            f"{reference:<{width}} : " + (self.model_state.describe() if self.model_state else "(none)"),
         ]
         if self.history:
-            lines.append("preceding steps (vLLM | model):")
+            lines.append(f"preceding steps ({subject} | {reference}):")
             for v, m in self.history:
                 lines.append("  " + v.describe().replace("\n", "\n  ") + "\n  | " + m.describe().replace("\n", "\n  "))
         return "\n".join(lines)

@@ -13,6 +13,11 @@ no KV connector, synchronous scheduling):
 * **Blocks.** A request with ``n`` slots holds ``ceil(n / B)`` blocks, allocated on demand
   as tokens are computed; nothing is reserved for future output and ``max_tokens`` is never
   consulted. ``capacity_blocks`` excludes vLLM's null block.
+The two scheduling loops below (running first, then waiting) are not written here: they are
+:func:`~geosched.reference_impl.schedulers.vllm.serve_running` and
+:func:`~geosched.reference_impl.schedulers.vllm.admit_waiting`, the code the exact-model
+schedulers ``vllm-fcfs`` and ``vllm-priority`` run; this model supplies the KV-block allocator.
+
 * **Running first.** Running requests are served in list order while the token budget
   ``max_num_batched_tokens`` lasts; each gets ``min(num_tokens - num_computed, budget)``
   tokens (chunked prefill; a decode needs 1). If its blocks cannot be allocated, a victim
@@ -57,10 +62,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geosched.reference_impl.schedulers.vllm import PREEMPTION_RULES, admit_waiting, serve_running
+
 __all__ = ["EngineParams", "SemRequest", "StepState", "VllmSemantics", "QUEUE_ORDERS", "PREEMPTION_RULES"]
 
 QUEUE_ORDERS = ("key", "fcfs", "priority")
-PREEMPTION_RULES = ("fcfs", "priority")
 
 
 @dataclass(frozen=True)
@@ -291,76 +297,51 @@ class VllmSemantics:
         )
 
     def _serve_running(self, scheduled: dict[str, int], preempted: list[str]) -> int:
-        """Running requests first, in list order, preempting on a failed allocation; returns
-        the token budget left."""
+        """Running requests first, in list order, preempting on a failed allocation (the one
+        implementation of the rule, :func:`geosched.reference_impl.schedulers.vllm.serve_running`);
+        returns the token budget left."""
         p = self.params
-        budget = p.max_num_batched_tokens
-        idx = 0
-        while idx < len(self.running) and budget > 0:
-            r = self.running[idx]
-            new = min(r.num_tokens - r.computed, budget, p.max_model_len - r.computed - 1)
-            if new <= 0:
-                idx += 1
-                continue
-            ok = False
-            while True:
-                if self._allocate(r, new):
-                    ok = True
-                    break
-                if p.preemption == "priority":
-                    victim = max(self.running, key=lambda q: (q.priority, q.arrival))
-                    vi = self.running.index(victim)
-                    del self.running[vi]
-                    if vi < idx:
-                        idx -= 1
-                    if victim.id in scheduled:
-                        budget += scheduled.pop(victim.id)
-                else:
-                    victim = self.running.pop()
-                self._preempt(victim)
-                preempted.append(victim.id)
-                if victim is r:
-                    break
-            if not ok:
-                if p.preemption == "priority" and r.id in preempted:
-                    continue
-                break
-            scheduled[r.id] = new
-            budget -= new
-            idx += 1
+
+        def tokens(r: SemRequest, budget: int) -> int:
+            return min(r.num_tokens - r.computed, budget, p.max_model_len - r.computed - 1)
+
+        served, victims, budget = serve_running(self.running, p.max_num_batched_tokens, p.preemption,
+                                                tokens=tokens, allocate=self._allocate, release=self._preempt,
+                                                victim_key=lambda q: (q.priority, q.arrival))
+        scheduled.update(served)
+        preempted.extend(victims)
         return budget
 
     def _admit_waiting(self, c: int, scheduled: dict[str, int], budget: int) -> list[str]:
-        """Waiting requests in queue order, head-of-line, while seats, budget and blocks last."""
+        """Waiting requests in queue order, head-of-line, while seats, budget and blocks last
+        (:func:`geosched.reference_impl.schedulers.vllm.admit_waiting`)."""
         p = self.params
-        admitted: list[str] = []
         offered: set[str] | None = None
         if self.gate is not None:
             waiting_view = [(q.id, q.num_tokens, q.generated) for q in self.queue]
             offered = set(self.gate(c, [q.id for q in self.running], waiting_view))
-        while budget > 0 and len(self.queue) > 0:
-            if len(self.running) >= p.max_num_seqs:
-                break
+
+        def peek() -> SemRequest | None:
+            if len(self.queue) == 0:
+                return None
             r = self.queue.peek()
-            if offered is not None and r.id not in offered:
-                break
-            new = r.num_tokens
-            if not p.enable_chunked_prefill and new > budget:
-                break
-            new = min(new, budget)
+            return None if offered is not None and r.id not in offered else r
+
+        def fits(r: SemRequest, new: int) -> bool:
             watermark = p.watermark_blocks if self.running else 0
             full = _cdiv(min(r.num_tokens, p.max_model_len), p.block_size)
-            if full + watermark > self.free_blocks:
-                break
-            if not self._allocate(r, new, watermark):
-                break
+            return full + watermark <= self.free_blocks and self._allocate(r, new, watermark)
+
+        def take(r: SemRequest, new: int) -> None:
             self.queue.pop()
             self.running.append(r)
-            admitted.append(r.id)
             scheduled[r.id] = new
-            budget -= new
             if self.on_admit is not None:
                 self.on_admit(r.id, c, r)
+
+        admitted, _ = admit_waiting(budget, peek=peek, seats=lambda: p.max_num_seqs - len(self.running),
+                                    chunked=p.enable_chunked_prefill, tokens=lambda r: r.num_tokens, fits=fits,
+                                    take=take)
         return admitted
 
     def _compute(self, scheduled: dict[str, int]) -> list[str]:

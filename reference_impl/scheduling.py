@@ -1,0 +1,332 @@
+"""The scheduler protocol, and the one registry of everything that schedules.
+
+A *scheduler* is asked, at every decision step ``t``, what to do with the requests it may
+see. It receives a :class:`SchedulerState` (the time, the memory ``M``, the waiting requests
+and the running requests with their age and usage) and returns a :class:`Decision`: which
+waiting requests to start now and which running requests to preempt. The engine
+(:func:`geosched.reference_impl.schedulers.engine.run_scheduler`) applies the decision,
+checks that the batch fits ``M`` at the next step, and records every *run* of every request:
+a run started at ``x`` with ``k`` outputs kept holds ``s + k + (t - x)`` tokens at
+``x < t <= end``; only the last run completes, ``o - k`` steps after its start.
+
+A preempted request *restarts*: with :attr:`Restart.FROM_SCRATCH` (the default) its decoded
+tokens are lost (reported as ``lost_tokens``); with :attr:`Restart.KEEP_OUTPUTS` (vLLM's
+recompute preemption: the KV cache is freed, the sampled tokens stay in the sequence and are
+re-prefilled on resumption) the next run starts from the outputs decoded so far.
+
+**What a scheduler may know.** Arrival, prompt, position and its own history (restarts,
+outputs kept); the output length ``o`` *only if it declares* ``clairvoyant = True``: a
+non-clairvoyant scheduler receives views whose :attr:`WaitingView.output` raises
+:class:`CapabilityError`. A scheduler that declares ``preempts = False`` and returns a
+preemption gets a :class:`DecisionError`. Both are checked by the engine, not trusted.
+
+**Priority rules** (:mod:`geosched.reference_impl.policies`: ``fcfs``, ``sjf``, ``svf``,
+``svf1``) are one implementation of the protocol
+(:class:`geosched.reference_impl.schedulers.priority.PriorityRuleScheduler`) that declares
+:attr:`Capability.PRIORITY_RULE`: :func:`~geosched.reference_impl.simulator.simulate` routes
+them to its event-driven engine, the fast path, and everything else to the step engine.
+
+**The registry** (:data:`REGISTRY`) holds every built-in name with its capabilities; a
+factory is a ``"module:attribute"`` path resolved on first use (the convention of
+:mod:`geosched.lazy`), so reading the registry imports no scheduler. A user's scheduler is
+named by its file: ``path/to/file.py:ClassName`` (:func:`load_scheduler_class`), everywhere a
+policy name is accepted (``simulate``, ``compare``, ``hunt``, the CLI's ``--policy``).
+
+Example
+-------
+>>> "geo-guess" in scheduler_names(Capability.PREEMPTS), "geo-guess" in scheduler_names(Capability.CLAIRVOYANT)
+(True, False)
+>>> Decision(admit=("r0",)).preempt
+()
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from geosched.errors import GeoschedError, ValidationError
+
+__all__ = [
+    "Capability",
+    "Restart",
+    "Run",
+    "WaitingView",
+    "RunningView",
+    "SchedulerState",
+    "Decision",
+    "Scheduler",
+    "SchedulerEntry",
+    "CapabilityError",
+    "DecisionError",
+    "REGISTRY",
+    "scheduler_names",
+    "register_scheduler",
+    "resolve_factory",
+    "load_scheduler_class",
+    "is_file_spec",
+]
+
+
+class Capability(enum.Enum):
+    """What a registered scheduler is, and what can run it."""
+
+    SIMULATOR = "simulator"  # geosched.reference_impl.simulator.simulate (every scheduler)
+    FAST = "fast"  # geosched.adversary.fast, the compiled evaluator (priority rules with array_keys)
+    Z3 = "z3"  # the Z3 specifications encode its key (verify.policy_spec, adversary.z3search)
+    VLLM = "vllm"  # the vLLM scheduler plugin (geosched.reference_impl.vllm) runs it
+    PRIORITY_RULE = "priority_rule"  # a key per request under the forward-looking check (the fast path)
+    CLAIRVOYANT = "clairvoyant"  # it sees output lengths (priority rules: the predictor's)
+    PREEMPTS = "preempts"  # it may return preemptions
+
+
+class Restart(enum.Enum):
+    """What a preempted request keeps."""
+
+    FROM_SCRATCH = "from_scratch"  # its decoded tokens are lost; the next run decodes all o again
+    KEEP_OUTPUTS = "keep_outputs"  # vLLM recompute: outputs kept, KV re-prefilled on resumption
+
+
+class Run(NamedTuple):
+    """One run of a request: it holds ``s + kept + (t - start)`` tokens at ``start < t <= end``."""
+
+    start: int  # the decision step it was admitted at
+    end: int  # the last step it holds memory (completion step for the last run)
+    kept: int = 0  # outputs it resumed with (0: from scratch)
+
+
+class CapabilityError(GeoschedError, PermissionError):
+    """A scheduler read something its declared capabilities do not allow."""
+
+
+class DecisionError(ValidationError):
+    """A scheduler's decision breaks the protocol (an undeclared preemption, an unknown id,
+    a batch over ``M`` at the next step)."""
+
+
+_HIDDEN = ("a non-clairvoyant scheduler cannot read output lengths "
+           "(declare clairvoyant = True to receive them)")
+
+
+@dataclass(frozen=True)
+class WaitingView:
+    """A waiting request as a scheduler sees it."""
+
+    id: str  # a label (ties go by arrival, then position)
+    arrival: int  # step it arrived
+    prompt: int  # s
+    position: int  # index in the instance
+    restarts: int = 0  # runs it has had and lost
+    kept: int = 0  # outputs it will resume with (Restart.KEEP_OUTPUTS), else 0
+    hidden_output: int | None = field(default=None, repr=False)  # None for a non-clairvoyant scheduler
+
+    @property
+    def output(self) -> int:
+        """The output length ``o``; raises :class:`CapabilityError` unless clairvoyant."""
+        if self.hidden_output is None:
+            raise CapabilityError(_HIDDEN)
+        return self.hidden_output
+
+
+@dataclass(frozen=True)
+class RunningView:
+    """A running request as a scheduler sees it at step ``t`` (it started before ``t``)."""
+
+    id: str
+    arrival: int
+    prompt: int
+    position: int
+    start: int  # the current run's start step
+    age: int  # outputs decoded so far (kept ones included): kept + (t - start)
+    usage: int  # tokens it holds at step t: prompt + age
+    restarts: int = 0
+    hidden_output: int | None = field(default=None, repr=False)
+
+    @property
+    def output(self) -> int:
+        """The output length ``o``; raises :class:`CapabilityError` unless clairvoyant."""
+        if self.hidden_output is None:
+            raise CapabilityError(_HIDDEN)
+        return self.hidden_output
+
+
+@dataclass(frozen=True)
+class SchedulerState:
+    """Everything a scheduler sees at one decision step."""
+
+    time: int  # the decision step t: admissions start at t and hold memory from t + 1
+    memory: int  # M
+    waiting: tuple[WaitingView, ...]  # arrived, not running, not done; by (arrival, position)
+    running: tuple[RunningView, ...]  # in admission order
+    block_size: int = 1  # KV block grain B: a request holding u tokens holds ceil(u / B) blocks (M % B == 0)
+
+    @property
+    def used(self) -> int:
+        """Tokens held at step ``t`` by the running requests (whole blocks: ``B * ceil(usage / B)`` each)."""
+        b = self.block_size
+        return sum(-(-r.usage // b) * b for r in self.running)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a scheduler does at one step: preemptions first, then admissions."""
+
+    admit: tuple[str, ...] = ()  # waiting (or just preempted) ids started at t, in order
+    preempt: tuple[str, ...] = ()  # running ids stopped at t (they held memory through t)
+    quiet_until: int | None = None  # the scheduler promises empty decisions before this step
+    # unless a request arrives or completes (the engine may skip to it); None: the next step
+
+
+@runtime_checkable
+class Scheduler(Protocol):
+    """Anything that schedules: ``decide(state) -> Decision``.
+
+    Declared as class attributes: ``clairvoyant`` (it receives output lengths), ``preempts``
+    (it may preempt) and, optionally, ``restart`` (a :class:`Restart`, default
+    ``FROM_SCRATCH``) and ``block_grain`` (``True``: it reads :attr:`SchedulerState.block_size`
+    and may run at block grain; default ``False``). A scheduler object serves one run; the
+    engine builds a fresh one per run when given a name or a class.
+    """
+
+    name: str
+    clairvoyant: bool
+    preempts: bool
+
+    def decide(self, state: SchedulerState) -> Decision:
+        """The decision at ``state.time``."""
+        ...
+
+
+@dataclass(frozen=True)
+class SchedulerEntry:
+    """One registered scheduler."""
+
+    name: str  # the registry key, used on the command line and in every report
+    factory: Callable[..., Any] | str  # builds it from its parameters, or "module:attribute"
+    summary: str  # one line for help texts
+    capabilities: frozenset[Capability]  # what it is and what can run it
+
+    def build(self, **params: Any) -> Any:
+        """The object, built from ``params`` (a bad parameter: :class:`ValidationError`)."""
+        factory = resolve_factory(self.factory)
+        try:
+            return factory(**params)
+        except TypeError as exc:
+            raise ValidationError(f"policy {self.name!r}", params, f"bad parameters ({exc})") from None
+
+
+_RULE = frozenset({Capability.SIMULATOR, Capability.FAST, Capability.Z3, Capability.VLLM,
+                   Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
+_RULE_ONLY = frozenset({Capability.FAST, Capability.Z3, Capability.VLLM, Capability.PRIORITY_RULE})
+_SCHEDULERS = "geosched.reference_impl.schedulers"
+REGISTRY: dict[str, SchedulerEntry] = {
+    "fcfs": SchedulerEntry("fcfs", "geosched.reference_impl.policies:FCFS", "first come, first served", _RULE),
+    "sjf": SchedulerEntry("sjf", "geosched.reference_impl.policies:ShortestJobFirst",
+                          "shortest predicted output first (MC-SF)", _RULE),
+    "svf": SchedulerEntry("svf", "geosched.reference_impl.policies:SmallestVolumeFirst",
+                          "smallest predicted volume first (SVF)", _RULE),
+    "svf1": SchedulerEntry("svf1", "geosched.reference_impl.policies:OneBitSVF",
+                           "1-bit SVF: proxy volume of the short/long class", _RULE - {Capability.Z3}),
+    "vllm-fcfs": SchedulerEntry("vllm-fcfs", f"{_SCHEDULERS}.vllm:VllmFcfs",
+                                "stock vLLM FCFS: on-demand memory, recompute preemption of the last running",
+                                frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
+    "vllm-priority": SchedulerEntry("vllm-priority", f"{_SCHEDULERS}.vllm:VllmPriority",
+                                    "stock vLLM priority: preempts the largest (priority, arrival)",
+                                    frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
+    "geo-guess": SchedulerEntry("geo-guess", f"{_SCHEDULERS}.geometric:GeometricGuess",
+                                "non-clairvoyant: doubling length guesses, restart when exceeded (geosched's own)",
+                                frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
+    "geo-batch": SchedulerEntry("geo-batch", f"{_SCHEDULERS}.geometric:GeometricBatch",
+                                "clairvoyant batches by geometric length class (geosched's own)",
+                                frozenset({Capability.SIMULATOR, Capability.CLAIRVOYANT})),
+}
+
+
+def scheduler_names(capability: Capability | None = None) -> tuple[str, ...]:
+    """Every registered name, in registration order; with ``capability``, those that have it.
+
+    >>> scheduler_names()[:6]
+    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
+    """
+    return tuple(name for name, entry in REGISTRY.items()
+                 if capability is None or capability in entry.capabilities)
+
+
+def register_scheduler(name: str, factory: Callable[..., Any] | str, *, summary: str = "",
+                       capabilities: Iterable[Capability] = ()) -> None:
+    """Add a scheduler under ``name`` (overwrites an existing one on purpose); it always has
+    :attr:`Capability.SIMULATOR`. Declare ``CLAIRVOYANT``/``PREEMPTS`` as the class does: the
+    engine checks the class's own attributes, whatever the registry says."""
+    capabilities = frozenset(capabilities)
+    rule_only = capabilities & _RULE_ONLY
+    if rule_only:
+        raise ValidationError(f"scheduler {name!r} capabilities", sorted(c.value for c in rule_only),
+                              "belong to priority rules (register_policy): the compiled evaluator, the Z3 "
+                              "specifications and the vLLM plugin run keys, not decide()")
+    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, capabilities | {Capability.SIMULATOR})
+
+
+def resolve_factory(factory: Callable[..., Any] | str) -> Callable[..., Any]:
+    """A factory, or the attribute a ``"module:attribute"`` path names."""
+    if callable(factory):
+        return factory
+    module_name, _, attribute = factory.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def is_file_spec(spec: object) -> bool:
+    """``True`` for ``"path/to/file.py:Class"`` (a user's scheduler file).
+
+    >>> is_file_spec("my_sched.py:MyScheduler"), is_file_spec("svf1:theta=8")
+    (True, False)
+    """
+    return isinstance(spec, str) and spec.partition(":")[0].endswith(".py")
+
+
+_LOADED: dict[str, Any] = {}  # absolute file path -> module, so a file is executed once
+
+
+def load_scheduler_class(spec: str) -> type:
+    """The class ``Class`` defined in the file of ``"path/to/file.py:Class"``.
+
+    Raises
+    ------
+    ValidationError
+        One line naming the spec: no such file, the file fails to import, no such class, or
+        the class is not a scheduler (no ``decide``, ``clairvoyant``, ``preempts``, ``name``).
+    """
+    path, _, class_name = spec.partition(":")
+    if not class_name.isidentifier():
+        raise ValidationError("policy", spec, "a scheduler file is named 'path/to/file.py:ClassName'")
+    full = os.path.abspath(path)
+    if not os.path.isfile(full):
+        raise ValidationError("policy", spec, f"no such file {path!r}")
+    module = _LOADED.get(full) or _import_file(full, spec)
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValidationError("policy", spec, f"{path!r} defines no class {class_name!r}")
+    missing = [a for a in ("name", "clairvoyant", "preempts", "decide") if not hasattr(cls, a)]
+    if missing:
+        raise ValidationError("policy", spec, f"not a scheduler: the class lacks {', '.join(missing)}")
+    return cls
+
+
+def _import_file(full: str, spec: str) -> Any:
+    name = "geosched_user_" + "".join(c if c.isalnum() else "_" for c in full)
+    module_spec = importlib.util.spec_from_file_location(name, full)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report it in one line
+        del sys.modules[name]
+        raise ValidationError("policy", spec, f"the file fails to import ({type(exc).__name__}: {exc})") from None
+    _LOADED[full] = module
+    return module
+

@@ -1,0 +1,146 @@
+"""What a vLLM server needs to reproduce a model workload: its KV memory, block size and batching.
+
+A geosched workload fixes the KV budget ``M`` (tokens) and, for stock vLLM's semantics, the
+engine parameters (:class:`~geosched.reference_impl.vllm.semantics.EngineParams`). A vLLM server
+reproduces them with these flags of ``vllm serve`` (vLLM 0.33):
+
+* ``--block-size B`` and ``--num-gpu-blocks-override N`` with ``N = M / B + 1`` (vLLM keeps one
+  block back as its null block, so ``N - 1 = M / B`` blocks hold KV);
+* ``--max-num-seqs`` and ``--max-num-batched-tokens`` (the batch limits), ``--max-model-len L``
+  (vLLM checks at start that one request of ``L`` tokens fits in the usable blocks, and a request
+  of ``P`` prompt and ``o`` output tokens needs ``L >= P + o``);
+* ``--no-enable-prefix-caching`` (the model has no prefix sharing), ``--scheduling-policy``
+  (``fcfs`` or ``priority``: the preemption rule), ``--no-enable-chunked-prefill`` where the
+  model does not split prefills, and ``--scheduler-cls`` for geosched's plugin.
+
+:func:`bench_args` is the ``vllm bench serve`` command that replays an exported ``vllm-bench``
+file (``--dataset-name timed_trace``, which keeps the file's order and timestamps and ignores
+EOS). Nothing here imports vLLM.
+
+Example
+-------
+>>> settings = ServerSettings(memory=64, block_size=16, max_num_seqs=8, max_num_batched_tokens=4096,
+...                           max_model_len=64)
+>>> " ".join(settings.serve_args("MODEL"))  # doctest: +NORMALIZE_WHITESPACE
+'vllm serve MODEL --block-size 16 --num-gpu-blocks-override 5 --max-num-seqs 8
+ --max-num-batched-tokens 4096 --max-model-len 64 --no-enable-prefix-caching --scheduling-policy fcfs
+ --load-format dummy --enforce-eager'
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from geosched.errors import ValidationError
+from geosched.reference_impl.model import Instance
+
+__all__ = ["ServerSettings", "server_settings", "bench_args", "replay_script"]
+
+SCHEDULING_POLICIES = ("fcfs", "priority")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """The ``vllm serve`` settings under which vLLM's memory and batching equal the model's."""
+
+    memory: int  # KV budget M in tokens (a multiple of block_size)
+    block_size: int  # tokens per KV block
+    max_num_seqs: int  # most running requests
+    max_num_batched_tokens: int  # token budget per step
+    max_model_len: int  # longest request (prompt + output tokens); must fit in M
+    scheduling_policy: str = "fcfs"  # vLLM's queue and preemption rule
+    enable_chunked_prefill: bool = True  # whether prefills may be split over steps
+    scheduler_cls: str | None = None  # "module.Class" of a plugin scheduler, or None for stock vLLM
+
+    def __post_init__(self) -> None:
+        for name in ("memory", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValidationError(name, value, "must be an integer >= 1")
+        if self.memory % self.block_size:
+            raise ValidationError("memory", self.memory, f"must be a multiple of the block size {self.block_size}")
+        if self.max_model_len > self.memory:
+            raise ValidationError("max_model_len", self.max_model_len,
+                                  f"must be <= the KV budget M = {self.memory} (vLLM checks that one request of "
+                                  "max_model_len tokens fits)")
+        if self.scheduling_policy not in SCHEDULING_POLICIES:
+            raise ValidationError("scheduling_policy", self.scheduling_policy,
+                                  f"must be one of {', '.join(SCHEDULING_POLICIES)}")
+
+    @property
+    def num_gpu_blocks_override(self) -> int:
+        """vLLM's block count: the usable ``M / B`` plus its null block."""
+        return self.memory // self.block_size + 1
+
+    def serve_args(self, model: str) -> list[str]:
+        """``vllm serve`` with these settings, for a model directory (random weights: ``--load-format dummy``)."""
+        args = ["vllm", "serve", model, "--block-size", str(self.block_size),
+                "--num-gpu-blocks-override", str(self.num_gpu_blocks_override),
+                "--max-num-seqs", str(self.max_num_seqs), "--max-num-batched-tokens", str(self.max_num_batched_tokens),
+                "--max-model-len", str(self.max_model_len), "--no-enable-prefix-caching",
+                "--scheduling-policy", self.scheduling_policy]
+        if not self.enable_chunked_prefill:
+            args.append("--no-enable-chunked-prefill")
+        if self.scheduler_cls:
+            args += ["--scheduler-cls", self.scheduler_cls]
+        return args + ["--load-format", "dummy", "--enforce-eager"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "num_gpu_blocks_override": self.num_gpu_blocks_override}
+
+
+def server_settings(instance: Instance, *, block_size: int = 1, engine: Any = None,
+                    scheduler_cls: str | None = None) -> ServerSettings:
+    """The settings that reproduce ``instance``'s memory, from a witness's ``engine`` (EngineParams or dict) if given.
+
+    Without an engine, the batch limits never bind (``max_num_seqs = n``, a token budget of ``M + n``).
+
+    Raises
+    ------
+    ValidationError
+        When ``M`` is not a multiple of the block size, or a request cannot be served in ``M``
+        (vLLM needs ``max_model_len = P + o = s + 1 + o`` tokens to fit in the usable blocks).
+    """
+    fields = engine if isinstance(engine, dict) else (asdict(engine) if engine is not None else {})
+    block = int(fields.get("block_size", block_size))
+    if "capacity_blocks" in fields and fields["capacity_blocks"] * block != instance.memory:
+        raise ValidationError("engine.capacity_blocks", fields["capacity_blocks"],
+                              f"times block_size {block} must equal the memory M = {instance.memory}")
+    longest = max((r.prompt + 1 + r.output for r in instance.requests), default=1)
+    if longest > instance.memory:
+        raise ValidationError("requests", longest,
+                              f"the longest request needs max_model_len = s + 1 + o = {longest} tokens, more than "
+                              f"M = {instance.memory}: vLLM refuses such a server (alpha must be < 1)")
+    return ServerSettings(
+        memory=instance.memory, block_size=block,
+        max_num_seqs=int(fields.get("max_num_seqs", max(1, instance.n))),
+        max_num_batched_tokens=int(fields.get("max_num_batched_tokens", instance.memory + max(1, instance.n))),
+        max_model_len=longest, scheduling_policy=str(fields.get("preemption", "fcfs")),
+        enable_chunked_prefill=bool(fields.get("enable_chunked_prefill", True)), scheduler_cls=scheduler_cls)
+
+
+def bench_args(dataset_path: str, model: str, n: int, *, port: int = 8000) -> list[str]:
+    """``vllm bench serve`` replaying an exported ``vllm-bench`` file in its order and timestamps."""
+    return ["vllm", "bench", "serve", "--backend", "vllm", "--model", model, "--port", str(port),
+            "--dataset-name", "timed_trace", "--dataset-path", dataset_path, "--num-prompts", str(n),
+            "--timed-trace-chunk-hash-size", "16", "--ignore-eos", "--save-result", "--percentile-metrics",
+            "ttft,tpot,itl,e2el"]
+
+
+def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model: str = "$MODEL") -> str:
+    """A shell script that starts the server and replays the file (``MODEL``: a model directory)."""
+    serve = " ".join(shlex.quote(a) if a != "$MODEL" else '"$MODEL"' for a in settings.serve_args(model))
+    bench = " ".join(shlex.quote(a) if a != "$MODEL" else '"$MODEL"' for a in bench_args(dataset_path, model, n))
+    return ("#!/usr/bin/env bash\n"
+            "# Replays a geosched vllm-bench export in vLLM with the memory and batching of the model.\n"
+            "# MODEL: a model directory (random weights are enough: --load-format dummy); a GPU is needed.\n"
+            "# benchmarks/gpu_replay.py builds a small model locally and runs both commands.\n"
+            "set -euo pipefail\n"
+            'MODEL="${MODEL:?set MODEL to a model directory}"\n'
+            f"{serve} &\n"
+            "server=$!\n"
+            "trap 'kill $server' EXIT\n"
+            "until curl -sf localhost:8000/health >/dev/null; do sleep 2; done\n"
+            f"{bench}\n")

@@ -1,0 +1,131 @@
+"""The fluid analysis of k-group burst families (adversary/fluid.py): cycle rates by hand, paced
+witnesses feasible for the checker, the limits against finite members, the bound "no k-group family
+exceeds its worst single group" (sympy), and the interval branch and bound over gamma."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from geosched.adversary import fluid
+from geosched.adversary.fast import ids_for
+from geosched.adversary.fluid import (
+    FluidFamily,
+    finite_member,
+    maximise_gamma,
+    ratio_bound_step,
+    single_group_bound,
+    single_group_scan,
+    svf_cycle_rate,
+    witness_pace,
+)
+from geosched.errors import ValidationError
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.simulator import simulate
+
+
+@pytest.mark.parametrize("s, o, memory, rate", [
+    (0, 3, 6, Fraction(2, 3)),  # pairs every 3 steps (svf-pairs)
+    (0, 5, 15, Fraction(3, 5)),  # triples every 5 steps (svf-triangles, r = 2)
+    (0, 1, 2, Fraction(2, 1)),  # two one-step requests per step
+    (1, 1, 4, Fraction(2, 1)),  # peak 2: two per step fill M = 4
+])
+def test_cycle_rates_by_hand(s, o, memory, rate):
+    assert svf_cycle_rate(s, o, memory) == rate
+
+
+def test_cycle_rate_against_the_reference_simulator():
+    # (0, 4) in M = 10: the rate from state repetition equals the slope of the reference simulator's starts
+    rate = svf_cycle_rate(0, 4, 10)
+    inst = Instance(10, [Request(f"r{j:03d}", 0, 0, 4) for j in range(400)])
+    starts = sorted(simulate(inst, "svf").starts.values())
+    assert rate == Fraction(3, 4)  # 3 starts every 4 steps, once periodic
+    for j in (100, 101, 102):
+        assert starts[j + 3 * 60] - starts[j] == 4 * 60
+
+
+def test_witness_pace_by_hand_and_feasible():
+    assert witness_pace(0, 5, 15) == 1  # ages 1..5 sum to 15 = M
+    assert witness_pace(0, 3, 6) == 1  # 1 + 2 + 3 = 6
+    pace = witness_pace(0, 20, 200)  # v = 210 > M: a pace above 1
+    assert pace > Fraction(210, 200)
+    starts = {rid: (i * pace.numerator) // pace.denominator for i, rid in enumerate(ids_for(300))}
+    inst = Instance(200, [Request(rid, 0, 0, 20) for rid in ids_for(300)])
+    assert check_schedule(inst, starts).feasible
+    # one step faster than the pace the function returns is infeasible somewhere (it is the smallest on its grid)
+    faster = Fraction(210, 200)
+    fast_starts = {rid: (i * faster.numerator) // faster.denominator for i, rid in enumerate(ids_for(300))}
+    assert not check_schedule(inst, fast_starts).feasible
+
+
+def test_single_group_limits_equal_on_the_triangles():
+    fam = FluidFamily(15, ((0, 5),))
+    limits = fam.limits((1,))
+    assert limits == {"lower": sp.Rational(5, 3), "upper": sp.Rational(5, 3)}
+    assert single_group_bound(0, 5, 15) == Fraction(5, 3) == fam.ceiling()
+
+
+def test_finite_members_converge_to_the_fluid_limit():
+    fam = FluidFamily(15, ((0, 5), (2, 3)))
+    gam = (Fraction(1, 2), Fraction(1, 2))
+    forms = fam.forms(gam)
+    errors = []
+    for n in (200, 400, 800):
+        member = finite_member(fam, (n // 2, n // 2))
+        errors.append(abs(member["svf_tel"] / n**2 - float(forms["svf"])))
+        # the witness is feasible for the checker and its TEL/n^2 tends to the witness form
+        ids = ids_for(n)
+        inst = Instance(15, [Request(i, 0, int(s), int(o)) for i, s, o in zip(ids, member["prompt"], member["output"])])
+        assert check_schedule(inst, dict(zip(ids, map(int, member["witness_starts"])))).feasible
+        assert check_schedule(inst, simulate(inst, "svf").starts).metrics.tel == member["svf_tel"]
+        assert member["witness_tel"] / n**2 <= float(forms["witness"]) + 20 / n
+    assert errors[2] < errors[1] < errors[0] and errors[2] < 0.01  # O(1/n)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_no_k_group_family_beats_its_worst_group(k):
+    check = ratio_bound_step(k)
+    assert check["checked"] and check["terms"] == k * (k + 1) // 2
+
+
+def test_the_bound_check_can_fail():
+    # with tau_j = rho v_j/M + e_j (SVF slower than rho allows) the difference has negative terms
+    g = sp.symbols("g1:3", nonnegative=True)
+    w = sp.symbols("w1:3", nonnegative=True)
+    e = sp.symbols("e1:3", positive=True)
+    rho = sp.Symbol("rho", positive=True)
+    diff = sp.expand(rho * fluid.phase_limit(g, w) - fluid.phase_limit(g, [rho * a + b for a, b in zip(w, e)]))
+    assert not all(t.is_nonnegative for t in sp.Add.make_args(diff))
+
+
+def test_branch_and_bound_ceiling_holds_on_a_grid():
+    fam = FluidFamily(15, ((0, 5), (0, 2), (3, 2)))
+    result = maximise_gamma(fam, eps=1e-3)
+    assert result["status"] == "certified"
+    forms = fam.forms()
+    syms = sorted(forms["svf"].free_symbols | forms["witness"].free_symbols, key=str)
+    f = sp.lambdify(syms, forms["svf"] / forms["witness"])
+    grid = [f(a, b, 1 - a - b) for a in np.linspace(0, 1, 41) for b in np.linspace(0, 1, 41) if a + b <= 1]
+    assert max(grid) <= float(result["ceiling"]) + 1e-12
+    assert float(result["best"]) >= max(grid) - 1e-9
+    assert result["ceiling"] <= fam.ceiling() + Fraction(1, 1000)  # the witnessed ratio stays below max_j rho_j
+
+
+def test_single_group_scan_small():
+    res = single_group_scan(12)
+    # the largest rho in M <= 12: pairs (0, 6) in M = 12, 12 / (2/6 * 21) = 12/7
+    assert res["max"] == Fraction(12, 7) and res["at"] == (12, 0, 6)
+    assert all(value[0] < 2 for value in res["per_memory"].values())
+
+
+def test_bad_types_are_refused():
+    with pytest.raises(ValidationError, match="alpha"):
+        FluidFamily(10, ((3, 3),))
+    with pytest.raises(ValidationError, match="distinct volumes"):
+        FluidFamily(20, ((0, 3), (0, 3)))
+    with pytest.raises(ValidationError, match="output"):
+        svf_cycle_rate(0, 0, 10)

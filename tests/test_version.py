@@ -1,0 +1,24 @@
+"""One version: geosched/version.py (the bottom floor) equals pyproject's, and no module imports it from the root."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import geosched
+from geosched.version import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_version_module_matches_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["version"] == __version__ == geosched.__version__
+
+
+def test_no_module_imports_the_version_from_the_root_package():
+    upward = re.compile(r"^\s*from geosched import .*__version__", re.M)
+    offenders = [str(p.relative_to(ROOT)) for folder in ("geosched", "reference_impl", "theory", "verify", "adversary")
+                 for p in (ROOT / folder).rglob("*.py") if upward.search(p.read_text())]
+    assert offenders == []
