@@ -21,13 +21,17 @@ bash ci/install-vllm.sh "$VENV"
 missing_debs=()
 command -v chromium >/dev/null 2>&1 || missing_debs+=(chromium fonts-liberation fonts-dejavu-core)
 command -v pdflatex >/dev/null 2>&1 || missing_debs+=(texlive-latex-base)
+# Coq 8.16 (coqc, coqchk; its package brings OCaml, ocamlopt included): verify/coq is compiled, checked and
+# extracted to OCaml by geosched.verify.coq_engine (tests/test_coq_*.py)
+command -v coqc >/dev/null 2>&1 || missing_debs+=(coq)
+command -v ocamlopt >/dev/null 2>&1 || missing_debs+=(ocaml-nox)
 if [ "${#missing_debs[@]}" -gt 0 ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         echo "ci/setup.sh: apt-get install ${missing_debs[*]}"
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing_debs[@]}" >/dev/null
     else
-        echo "ci/setup.sh: not root (or no apt-get): not installing ${missing_debs[*]}; the browser and LaTeX tests will skip"
+        echo "ci/setup.sh: not root (or no apt-get): not installing ${missing_debs[*]}; the browser, LaTeX and Coq tests will skip"
     fi
 fi
 "$VENV/bin/python" -c "import geosched, numpy, scipy, z3; print('geosched', geosched.__version__, 'numpy', numpy.__version__, 'scipy', scipy.__version__, 'z3', z3.get_version_string())"

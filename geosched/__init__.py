@@ -8,7 +8,8 @@ that ``import geosched`` stays fast (no numpy, sympy, Z3 or OR-Tools until asked
 ``Request``         one request: id, arrival, prompt and output tokens
 ``load_workload``   an instance from a file, the shared trace or a generator spec
 ``generate``        a synthetic workload by name (``burst``, ``poisson``, ``example``...)
-``simulate``        one policy on an instance (:mod:`geosched.reference_impl.simulator`)
+``simulate``        one policy on an instance (:mod:`geosched.reference_impl.simulator`; ``engine="coq"``:
+                    the SVF proved in Coq, extracted, :mod:`geosched.engines`)
 ``compare``         several policies against OPT or a lower bound
 ``check_schedule``  the independent referee of a schedule
 ``solve_opt``       the exact offline optimum, with an honest status
@@ -80,11 +81,11 @@ __all__ = [
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
     from geosched.adversary.hunt import hunt
     from geosched.adversary.witness import verify_witness
+    from geosched.engines import simulate
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.compare import compare
     from geosched.reference_impl.model import Instance, Request
     from geosched.reference_impl.opt import lower_bound, solve_opt
-    from geosched.reference_impl.simulator import simulate
     from geosched.reference_impl.workloads import generate, load_workload
     from geosched.theory import get_derivation as derivation
     from geosched.verify.ledger import run_claims

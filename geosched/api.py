@@ -140,6 +140,16 @@ def rule(method: str, kind: str) -> Check:
     return check
 
 
+def policy_like(label: str, value: Any) -> None:
+    """A policy or scheduler name, a priority rule (``name`` and ``keys``), or a scheduler of the
+    protocol, object or class (``decide``: :mod:`geosched.reference_impl.scheduling`)."""
+    if isinstance(value, str) and value:
+        return
+    if not isinstance(value, str) and callable(getattr(value, "decide", None)):
+        return
+    rule("keys", "policy")(label, value)
+
+
 def callable_or_none(label: str, value: Any) -> None:
     if value is not None and not callable(value):
         raise ValidationError(label, value, "must be callable or None")
@@ -210,9 +220,9 @@ def _wrapped(name: str) -> Callable[..., Any]:
 
 def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
-        "simulate": ("geosched.reference_impl.simulator", "simulate", {
-            **_INSTANCE, "policy": rule("keys", "policy"), "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1)}),
+        "simulate": ("geosched.engines", "simulate", {
+            **_INSTANCE, "policy": policy_like, "predictor": rule("predict", "predictor"),
+            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1), "engine": text()}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
             "opt": boolean, "time_limit": _TIME, "progress": boolean}),

@@ -37,6 +37,7 @@ __all__ = ["main", "build_parser"]
 # common)``; a name that does not import is a bug, so it fails loudly.
 _EXTENSIONS = (
     "geosched.verify.commands",
+    "geosched.verify.prove",  # `prove`: the derivation (theory) marked by the ledger (verify)
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
     "geosched.reference_impl.vllm.commands",
@@ -96,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
                    help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
                    "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
+    p.add_argument("--engine", choices=("python", "coq"), default="python",
+                   help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
+                        "svf on bursts only, needs coqc")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser(
@@ -191,12 +195,14 @@ def _predictor(args: argparse.Namespace):
 
 
 def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, Any]:
+    from geosched.engines import simulate
     from geosched.errors import InfeasibleScheduleError
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
 
+    engine = getattr(args, "engine", "python")
     block = getattr(args, "block_size", 1)
-    result = simulate(instance, policy, predictor=_predictor(args), backfill=args.backfill, block_size=block)
+    predictor = args.predictor if engine == "coq" else _predictor(args)
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block)
     report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
@@ -231,10 +237,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
-                   "policy": args.policy, "predictor": args.predictor, "seed": args.seed, **row})
+                   "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
+                   **row})
         return 0
     print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}")
-    print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''})")
+    print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''}"
+          f"{', Coq engine' if args.engine == 'coq' else ''})")
     for key in ("tel", "mean_latency", "p95_latency", "p99_latency", "mean_wait", "makespan", "throughput",
                 "peak_memory", "evictions", "wasted_tokens"):
         value = row[key]

@@ -117,7 +117,7 @@ def test_every_parameter_has_a_check(name):
 def test_the_wrappers_keep_the_functions_answers():
     assert gs.simulate(_INSTANCE, "svf").starts == {"a": 5, "b": 0}
     assert gs.check_schedule(_INSTANCE, {"a": 0, "b": 3}).metrics.tel == 11
-    assert gs.simulate.__wrapped__.__module__ == "geosched.reference_impl.simulator"
+    assert gs.simulate.__wrapped__.__module__ == "geosched.engines"  # engine="python": the simulator's
 
 
 # ---------------------------------------------------------------- readers

@@ -15,10 +15,10 @@ from geosched.lessons import lesson_sources
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "docs" / "lessons"
 EXPECTED = ["01_geometry", "02_policies_and_opt", "03_certificate", "04_sjf_unbounded", "05_poisson",
-            "06_hunting", "07_vllm_differential"]
+            "06_hunting", "07_vllm_differential", "08_what_is_proved"]
 
 
-def test_the_seven_lessons_are_found_in_order():
+def test_the_eight_lessons_are_found_in_order():
     assert [p.stem for p in lesson_sources()] == EXPECTED
     assert [p.stem for p in sorted(LESSONS.glob("*.md"))] == EXPECTED
 
@@ -79,7 +79,7 @@ def test_cli_lessons_never_overwrites_without_force(tmp_path, capsys):
     assert (out / "01_geometry.ipynb").read_text() == "mine" and len(list(out.iterdir())) == 1
     assert main(["lessons", "--out", str(out), "--force", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["status"] == "written" and len(data["notebooks"]) == 7
+    assert data["status"] == "written" and len(data["notebooks"]) == len(EXPECTED)
     assert json.loads((out / "01_geometry.ipynb").read_text())["nbformat"] == 4
 
 

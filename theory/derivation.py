@@ -399,8 +399,11 @@ class Derivation:
                                self.depends_on, open_steps, relative_to)
 
     # ----------------------------------------------------------------- rendering
-    def render_text(self, check: DerivationCheck | None = None) -> str:
-        """Plain-text rendering, step by step; with ``check``, each step's result."""
+    def render_text(self, check: DerivationCheck | None = None, marks: Mapping[int, str] | None = None,
+                    footer: str = "") -> str:
+        """Plain-text rendering, step by step; with ``check``, each step's result; ``marks`` (1-based
+        step index -> text, e.g. "sympy", "Coq, every n: THM", "checked for n<=3 ...") say what
+        establishes each step (``geosched prove`` computes them from the ledger), ``footer`` ends it."""
         lines = [f"{self.claim_id}: {self.paper}, {self.numbering}", "", "Claim: " + self.statement]
         if self.hypotheses:
             lines.append("Hypotheses:")
@@ -425,6 +428,8 @@ class Derivation:
                 lines.append(f"    not mechanically checkable: {step.reason}")
             if step.covered_by:
                 lines.append(f"    checked instead by (geosched claims): {', '.join(step.covered_by)}")
+            if marks and i in marks:
+                lines.append(f"    established by: {marks[i]}")
             if result is not None and result.status not in ("checked", "not_checkable"):
                 lines.append(f"    result: {result.message}")
                 if result.witness:
@@ -433,23 +438,28 @@ class Derivation:
             lines += ["", "Notes: " + self.notes]
         if check is not None:
             lines += ["", f"Status: {check.status} ({check.message}; {check.wall_time:.2f} s)"]
+        if footer:
+            lines.append(footer)
         return "\n".join(lines)
 
-    def render_latex(self, check: DerivationCheck | None = None) -> str:
-        """A LaTeX fragment (an ``enumerate`` of the steps) for teaching notes."""
+    def render_latex(self, check: DerivationCheck | None = None, marks: Mapping[int, str] | None = None,
+                     footer: str = "") -> str:
+        """A LaTeX fragment (an ``enumerate`` of the steps) for teaching notes (``marks``, ``footer``: as in
+        :meth:`render_text`)."""
         out = [rf"\paragraph{{{_tex(self.claim_id)}}} {_tex(self.paper)}, {_tex(self.numbering)}.",
                r"\emph{Claim.} " + self.claim_latex()]
         if self.hypotheses:
             out.append(r"\emph{Hypotheses.} " + "; ".join(f"{_tex(h.label)}: {h.render_latex()}"
                                                          for h in self.hypotheses))
-        out += self._steps_latex(check)
+        out += self._steps_latex(check, marks, footer)
         return "\n".join(out)
 
     def claim_latex(self) -> str:
         """The claim in LaTeX: :attr:`statement_latex`, else the statement escaped as text."""
         return self.statement_latex or _tex(self.statement)
 
-    def render_latex_document(self, check: DerivationCheck | None = None) -> str:
+    def render_latex_document(self, check: DerivationCheck | None = None, marks: Mapping[int, str] | None = None,
+                              footer: str = "") -> str:
         """A complete LaTeX document (``article``, amsmath) that compiles with pdflatex on its own.
 
         The claim and the hypotheses are set in mathematical notation (their LaTeX forms), each
@@ -467,14 +477,15 @@ class Derivation:
         if self.depends_on:
             out.append(r"\emph{Uses:} " + ", ".join(rf"\texttt{{{_tex(c)}}}" for c in self.depends_on) + ".")
         out.append(r"\section*{Derivation}")
-        out += self._steps_latex(check)
+        out += self._steps_latex(check, marks, footer)
         out += [r"\end{document}", ""]
         return "\n".join(out)
 
-    def _steps_latex(self, check: DerivationCheck | None) -> list[str]:
+    def _steps_latex(self, check: DerivationCheck | None, marks: Mapping[int, str] | None = None,
+                     footer: str = "") -> list[str]:
         out = [r"\begin{enumerate}"]
         results = check.steps if check is not None else (None,) * len(self.steps)
-        for step, result in zip(self.steps, results):
+        for index, (step, result) in enumerate(zip(self.steps, results), start=1):
             tag = step.method if result is None else f"{step.method}: {result.status}"
             item = rf"\item[] \textbf{{[{_tex(tag)}]}} {_tex(step.statement)}"
             if step.formula_latex():
@@ -492,12 +503,16 @@ class Derivation:
                 item += r" \emph{Not mechanically checkable:} " + _tex(step.reason)
             if step.covered_by:
                 item += r" \emph{Checked instead by:} " + _tex(", ".join(step.covered_by)) + "."
+            if marks and index in marks:
+                item += r" \emph{Established by:} " + _tex(marks[index]) + "."
             out.append(item)
         out.append(r"\end{enumerate}")
         if self.notes:
             out.append(r"\emph{Notes.} " + _tex(self.notes))
         if check is not None:
             out.append(rf"\emph{{Status:}} {_tex(check.status)} ({_tex(check.message)}).")
+        if footer:
+            out.append(_tex(footer))
         return out
 
     def to_dict(self, check: DerivationCheck | None = None) -> dict[str, Any]:

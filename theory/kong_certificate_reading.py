@@ -61,7 +61,7 @@ def derivation() -> Derivation:
             Step.unchecked("strict SVF reaches this state (two started at 0, the third waiting at t = 1)",
                            "the three requests are identical; SVF admits in position order while the check passes",
                            "a statement about the simulator's trace; the ledger simulates it under the certificate "
-                           "monitor", covered_by=("simulation:occupancy",)),
+                           "monitor", covered_by=("simulation:occupancy", "coq:lemmaA2_occupancy_refuted")),
         ),
         depends_on=("kong.lemmaA.2",),
         notes="The summary's phrase 'active memory mass > M/2' is true of peaks (Lemma A.2) and false of occupancy.",

@@ -101,7 +101,7 @@ def derivation(peak_time_inequality=None) -> Derivation:
                 "never admitted before the requests ahead of it",
                 "an invariant of the admission process over time; verify/ proves the one-step inductive invariant "
                 "with Z3, the consequence for n symbolic requests with Z3 and cvc5, and checks it exhaustively",
-                covered_by=("core:lemmaA2_precede", "z3:lemmaA2_order_invariant")),
+                covered_by=("core:lemmaA2_precede", "z3:lemmaA2_order_invariant", "coq:svf_js_sorted")),
             Step.inequality("item 3: p o + o <= 2 v", FACTOR * v, ">=", p * o + o, "2v - (p o + o) = s o >= 0",
                             certificate=[gap]),
             Step.inequality("stronger form: p (o + 1) <= 2 v", 2 * v, ">=", p * (o + 1),

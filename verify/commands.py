@@ -1,9 +1,5 @@
-"""``geosched claims`` and ``geosched prove``: the claims ledger on the command line (:mod:`geosched.verify.ledger`).
-
-``geosched prove ID`` prints the claim's derivation step by step and, on its ``Status:`` line,
-the row's word computed by the ledger (``run_claims([ID], mode=--mode)``, quick by default):
-one word per row everywhere.
-
+"""``geosched claims``: the claims ledger on the command line (:mod:`geosched.verify.ledger`);
+``geosched prove`` lives in :mod:`geosched.verify.prove`.
 
 ``geosched claims`` prints one row per claim (id, status, the share of its constant the
 headline check used, whether that check is discriminating, time, statement), then one row per
@@ -51,67 +47,6 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"where the chunked checks run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_claims)
-    _add_prove(subparsers, common)
-
-
-def _add_prove(subparsers, common) -> None:
-    """``geosched prove ID``: the derivation step by step, and the row's word from the ledger itself."""
-    parser = subparsers.add_parser(
-        "prove", parents=[common],
-        help="print a claim's symbolic derivation with each step's sympy check, and the ledger's word",
-        description="Print the derivation of a claim (e.g. kong.thm3.2) step by step, with how each step "
-                    "was checked (the line 'Derivation:' says how far sympy got: proved, proved relative to the "
-                    "claims it relies on, refuted, unknown). The 'Status:' line is the claim's word in the "
-                    "ledger, computed by the same function as geosched claims (running the row's checks in "
-                    "--mode, default quick): the two commands never print different words for a row.",
-        epilog=examples("geosched prove kong.thm3.2", "geosched prove kong.thm3.2 --latex --standalone"))
-    parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
-    parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
-    parser.add_argument("--standalone", action="store_true",
-                        help="with --latex: a complete document (article, amsmath) that pdflatex compiles")
-    parser.add_argument("--mode", choices=("quick", "default", "thorough"), default="quick",
-                        help="the ledger mode the row's checks run in (default quick)")
-    parser.set_defaults(handler=_cmd_prove)
-
-
-def _cmd_prove(args: argparse.Namespace) -> int:
-    from geosched.output import emit_json
-    from geosched.theory import check_claim, get_derivation
-    from geosched.verify.ledger import CLAIMS, run_claims
-
-    if args.standalone and not args.latex:
-        from geosched.errors import ValidationError
-
-        raise ValidationError("--standalone", True, "needs --latex")
-    derivation = get_derivation(args.claim)
-    check = check_claim(args.claim)
-    result = run_claims([args.claim], mode=args.mode) if args.claim in CLAIMS else None
-    row = result.claims[0] if result else None
-    where = f"the ledger's word: geosched claims --{args.mode} --claim {args.claim}"
-    if args.json:
-        data = derivation.to_dict(check)
-        data["derivation_status"], data["derivation_message"] = data.pop("status"), data.pop("message")
-        data.update(status=row.status if row else check.status, ledger_message=row.message if row else None,
-                    ledger_mode=args.mode)
-        emit_json(data)
-    elif args.latex:
-        text = derivation.render_latex_document(check) if args.standalone else derivation.render_latex(check)
-        text = text.replace(r"\emph{Status:}", r"\emph{Derivation:}")
-        line = _latex_status(row.status, where) if row else ""
-        print(text.replace(r"\end{document}", line + "\n" + r"\end{document}") if args.standalone
-              else text + ("\n" + line if line else ""))
-    else:
-        text = derivation.render_text(check).replace(f"Status: {check.status} (", f"Derivation: {check.status} (")
-        print(text + (f"\nStatus: {row.status} ({row.message}; {where})" if row else ""))
-    if row is None:
-        return 0 if check.status != "refuted" else 1
-    return exit_code(result)
-
-
-def _latex_status(status: str, where: str) -> str:
-    """The ``Status:`` line in LaTeX (underscores escaped, ``--`` kept as two hyphens)."""
-    word = status.replace("_", r"\_")
-    return r"\emph{Status:} " + word + " (" + where.replace("--", "-{}-").replace("_", r"\_") + ")."
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:

@@ -13,21 +13,25 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
    its Z3 specification, our constants against theory's, anything that ran our simulator) or a
    *theory* check, with the counterexample file;
 2. else a check that crashed: ``error``, naming it (the ledger goes on with the other rows);
-3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
+3. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
+   (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`, compiled this run or read from the build cache):
+   ``proved``, naming it, whatever else its dependencies say (the Coq proof contains its own lemmas);
+4. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
    naming it;
-4. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
+5. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
    ``not_run``): ``unknown``, naming it;
-5. else ``proved`` when every proof method proved its part and every step of the derivation
-   and of everything it depends on is mechanically checked (sympy, or a solver proof for all
-   values); otherwise the note says "proved relative to X; unchecked: steps ...";
-6. else ``checked up to <bound>`` when that chain holds with some steps checked only up to a
+6. else ``proved`` when every proof method proved its part and every step of the derivation
+   and of everything it depends on is mechanically checked (sympy, a solver proof for all
+   values, or a closed Coq theorem the step names); otherwise the note says "proved relative
+   to X; unchecked: steps ...";
+7. else ``checked up to <bound>`` when that chain holds with some steps checked only up to a
    bound (solver proofs for every ``n <= N``), or when a bounded check that could have failed
    passed (``vacuous`` checks never count);
-7. else ``consistent in <N> samples`` (a statistical check that could have failed agreed);
-8. else ``vacuous`` when the only passing checks could not have failed; ``not_run`` when no
+8. else ``consistent in <N> samples`` (a statistical check that could have failed agreed);
+9. else ``vacuous`` when the only passing checks could not have failed; ``not_run`` when no
    check ran; else ``unknown``;
-9. and never stronger than the weakest claim it depends on
-   (proved > checked > consistent > vacuous).
+10. and never stronger than the weakest claim it depends on
+   (proved > checked > consistent > vacuous), except a claim proved as a whole in Coq (rule 3).
 
 Every check runs under a time limit (:data:`~geosched.verify.evidence.TIME_LIMITS`, per mode,
 or ``run_claims(time_limit=...)``) in a worker thread; one past it is ``unknown`` ("did not
@@ -55,6 +59,7 @@ import z3
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.results import Result
+from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.methods import METHODS
@@ -62,6 +67,7 @@ from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 METHODS.update(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
 METHODS.update(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
+METHODS.update(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES"]
@@ -88,29 +94,39 @@ ROWS: tuple[Claim, ...] = (
     Claim("kong.volume", f"{KONG} Eq. (1)", "v = sum_{j<=o} (s+j) = s*o + (o^2+o)/2",
           "sympy: the sum equals the closed form for all integers s >= 0, o >= 1 (start-independent, integral, "
           "v <= (s+o) o); model.volume equals the literal sum on a grid",
-          "none (integrality and v <= (s+o) o are our additions)", ("derivation", "enumeration:volume")),
+          "none (integrality and v <= (s+o) o are our additions)",
+          ("derivation", "enumeration:volume", "coq:volume_is_memory_time")),
     Claim("kong.prop3.1", f"{KONG} Prop. 3.1", "M*TEL(OPT) >= sum_k (sum of the k smallest volumes), burst",
           "every feasible burst schedule has M TEL >= sum_k P_k: the counting steps by Z3 and cvc5 over n symbolic "
           "requests for every n <= N, the algebra by sympy; exhaustively with exact OPT",
-          "the derivation is ours (standard argument, paper text unavailable); steps hold for n <= N in this run",
-          ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1"), ("kong.volume",)),
+          "the derivation is ours (standard argument, paper text unavailable); its counting steps hold for n <= N "
+          "in this run; the whole bound for every n in Coq (prop31_lower_bound, exact model, any M)",
+          ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1", "coq:prop31_lower_bound",
+           "coq:Q_eq_pairmin"), ("kong.volume",)),
     Claim("kong.lemmaA.2", f"{KONG} Lemma A.2", "blocked => active peaks > (1-alpha)M and precede j; summed bound",
           "item 1 for k <= K active requests with symbolic lengths (Z3); item 2 and both summations for n <= N "
           "symbolic requests (Z3 and cvc5); p o + o <= 2v for all integers; exhaustive with exact OPT",
-          "burst arrivals, exact lengths, strict head-of-line; bounded k and n; about peaks, not occupancy",
+          "burst arrivals, exact lengths, strict head-of-line; bounded k and n; about peaks, not occupancy; Coq "
+          "proves item 1 and item 2 for every n, and the sum only in the weaker form (M-P) sum W <= 2 (V + Q)",
           ("derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "z3:lemmaA2_order_invariant", "cores:lemmaA.2",
-           "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", *_SIM), ("kong.volume",)),
+           "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
+           "coq:svf_js_sorted", "coq:svf_starts_bound", *_SIM), ("kong.volume",)),
     Claim("kong.lemmaA.2.peak", f"{KONG} Lemma A.2 (reading)", "every blocked step has active memory mass > M/2",
           "peak reading (sum of active peaks > (1-alpha)M) holds; occupancy reading (tokens held now) fails: "
           "M = 16, three (0, 8), blocked at t = 1 with occupancy 2",
-          "the summary does not say which mass; only the peak reading is Lemma A.2",
-          ("derivation", "simulation:occupancy", "exhaustive:occupancy", *_SIM), ("kong.lemmaA.2",)),
+          "the summary does not say which mass; only the peak reading is Lemma A.2 (both readings settled in Coq "
+          "for the Coq SVF: lemmaA2_peak_mass, lemmaA2_occupancy_refuted)",
+          ("derivation", "simulation:occupancy", "exhaustive:occupancy", "coq:lemmaA2_peak_mass",
+           "coq:lemmaA2_occupancy_refuted", *_SIM), ("kong.lemmaA.2",)),
     Claim("kong.thm3.2", f"{KONG} Thm. 3.2", "TEL(SVF) <= (1 + 2/(1-alpha)) TEL(OPT), burst; 5 at alpha = 1/2",
           "composition of Lemma A.2 (summed) and Prop. 3.1 (sympy; Z3 and cvc5 over symbolic reals and integers); "
           "exhaustively (M-P) TEL(SVF) <= (3M-P) TEL(OPT) with exact OPT in every tie-break order",
-          "strict SVF, exact lengths, discrete steps; holds for n <= N through its lemmas' bounded checks",
+          "strict SVF, exact lengths, discrete steps; through its lemmas' bounded checks for n <= N, and for every "
+          "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
           ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
-           "consts:thm3.2", *_SIM), ("kong.lemmaA.2", "kong.prop3.1")),
+           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
+           "coq:svf_fast_eq", *_SIM),
+          ("kong.lemmaA.2", "kong.prop3.1")),
     Claim("kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
           "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
           "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order; 1-bit SVF "
@@ -137,9 +153,11 @@ ROWS: tuple[Claim, ...] = (
           "truncated lengths",
           ("derivation", "monte-carlo:svf1", "consts:poisson", *_SIM), ("kong.thm3.4",)),
     Claim("kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
-          "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms",
-          "family ours; SVF stands in for OPT (an upper bound on it)",
-          ("derivation", "simulation:family", *_SIM)),
+          "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms; in Coq for every m "
+          "(closed forms of the Coq SJF and SVF, and sjf_not_competitive)",
+          "family ours; SVF stands in for OPT (an upper bound on it); Coq's SJF is the same placement by output",
+          ("derivation", "simulation:family", "coq:sjf_not_competitive", "coq:sjf_family_tel", "coq:svf_family_tel",
+           *_SIM)),
     Claim("jaillet.thm4.1", f"{JAILLET} Thm. 4.1", "no deterministic online alg. is O(1) (Omega(sqrt n))",
           "our adaptive adversary; the game solved exactly: every deterministic online algorithm has ratio >= V_K "
           "(>= K/3, increasing) for small K, each continuation after the release checked to be the exact "
@@ -386,6 +404,7 @@ class _Verdict:
     counterexample: str | None = None
     note: str = ""
     reach: str = ""  # how far it is established ("n<=6 symbolic requests", an exhaustive space, ...)
+    standalone: bool = False  # proved by a closed Coq theorem of the whole claim: not capped by its dependencies
 
 
 def combine(claim: Claim, evidence: list[Evidence], dependency_status: dict[str, str],
@@ -402,7 +421,8 @@ def _combine(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach
     verdict = _decide(claim, evidence, deps, reach)
     weakest = min(deps.values(), key=lambda s: STRENGTH[s], default=None)
     # refuted/unknown dependencies were handled by the rule itself (step 3)
-    if weakest is not None and STRENGTH["vacuous"] <= STRENGTH[weakest] < STRENGTH[verdict.status]:
+    if (weakest is not None and not verdict.standalone
+            and STRENGTH["vacuous"] <= STRENGTH[weakest] < STRENGTH[verdict.status]):
         capped = [d for d, s in deps.items() if s == weakest]
         note = "; ".join(x for x in (verdict.note, f"capped at {weakest}: rests on {', '.join(capped)}") if x)
         return _Verdict(weakest, f"{weakest} (as {', '.join(capped)})", None, note, verdict.reach)
@@ -420,6 +440,14 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
+    refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
+    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
+    if coq:  # rule 3: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
+        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
+        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
+                         + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
+        return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
+                        reach="all values (Coq)", standalone=True)
     broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
     if broken:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)

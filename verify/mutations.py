@@ -37,7 +37,8 @@ from typing import Any
 
 from geosched.executor import SPEC_HELP, cluster_spec, using_executor
 
-__all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main", "materialize", "copy_path"]
+__all__ = ["Mutation", "MUTATIONS", "MutationOutcome", "run_campaign", "main", "materialize", "copy_path",
+           "COQ_MUTATIONS", "CoqOutcome", "run_coq_mutations"]
 
 
 @dataclass(frozen=True)
@@ -288,6 +289,59 @@ def run_campaign(root: str | Path | None = None, mutations: tuple[Mutation, ...]
     return outcomes
 
 
+# Coq-side mutations (issue 22): each must stop the build of verify/coq or leave a main theorem open.
+# verify/coq marks the lines with (* MUT: ... *); the claim field names the row the theorem serves.
+COQ_MUTATIONS: tuple[Mutation, ...] = (
+    M("coq-factor2", "verify/coq/Thm32.v", "<= 2 * pairmin rs. (* MUT: factor2 *)",
+      "<= 1 * pairmin rs. (* MUT: factor2 *)", "kong.thm3.2", "Lemma A.2's summed factor 2 made 1 (svf_starts_bound)"),
+    M("coq-thm32-constant", "verify/coq/Thm32.v", "(3 * M - P) * tel rs xs.", "(2 * M - P) * tel rs xs.",
+      "kong.thm3.2", "Thm. 3.2's 2 made 1: (M - P) TEL(SVF) <= (2M - P) TEL(S)"),
+    M("coq-window", "verify/coq/Svf.v", "let last := t + output r in (* MUT: window *)",
+      "let last := t + output r - 1 in (* MUT: window *)", "kong.lemmaA.2",
+      "the forward check's window one step short"),
+    M("coq-growth", "verify/coq/Model.v", "then prompt r + (t - x) (* MUT: growth *)",
+      "then prompt r (* MUT: growth *)", "kong.volume", "usage without the growth term"),
+)
+
+
+@dataclass(frozen=True)
+class CoqOutcome:
+    """What the Coq build said about one Coq-side mutation."""
+
+    id: str  # the mutation
+    what: str  # what it breaks, in words
+    caught: bool  # the build stopped, or a main theorem is not closed
+    how: str  # "build stopped: <first error>", "not closed: <theorems>" or "SURVIVED"
+    seconds: float  # wall time of the build
+
+
+def run_coq_mutations(root: str | Path | None = None,
+                      mutations: tuple[Mutation, ...] = COQ_MUTATIONS) -> list[CoqOutcome]:
+    """Apply each Coq-side mutation to a copy of ``verify/coq`` and build it from clean
+    (:func:`geosched.verify.coq_engine.check_sources`); a mutation is caught when the build stops or
+    a main theorem is no longer closed under the global context. Needs coqc."""
+    from geosched.verify import coq_engine
+
+    root = Path(root).resolve() if root else Path(__file__).resolve().parent.parent
+    _check_fragments(root, mutations)
+    outcomes = []
+    for mutation in mutations:
+        with tempfile.TemporaryDirectory(prefix="geosched-coq-mutant-") as tmp:
+            copy = Path(tmp) / "coq"
+            shutil.copytree(root / "verify" / "coq", copy,
+                            ignore=shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux"))
+            target = copy / Path(mutation.path).relative_to("verify/coq")
+            target.write_text(target.read_text().replace(mutation.old, mutation.new, 1))
+            result = coq_engine.check_sources(copy)
+        if result.status == "unavailable":
+            raise RuntimeError(f"Coq mutations need coqc: {result.message}")
+        opened = sorted(t for t, closed in result.theorems.items() if not closed)
+        how = (f"build stopped: {result.message}" if result.status == "failed"
+               else f"not closed: {', '.join(opened)}" if opened else "SURVIVED")
+        outcomes.append(CoqOutcome(mutation.id, mutation.what, how != "SURVIVED", how, result.wall_time))
+    return outcomes
+
+
 def _check_fragments(root: Path, mutations: tuple[Mutation, ...]) -> None:
     for m in mutations:
         count = (root / m.path).read_text().count(m.old)
@@ -326,9 +380,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-docs", action="store_true", help="write the table into docs/claims.md")
     parser.add_argument("--from", dest="source", default=None, metavar="CAMPAIGN.json",
                         help="with --write-docs: a saved --json campaign instead of a new run")
+    parser.add_argument("--coq", action="store_true", help="run the Coq-side mutations of verify/coq instead")
     args = parser.parse_args(argv)
     if args.write_docs:
         return _write_docs(args)
+    if args.coq:
+        found = run_coq_mutations(mutations=tuple(m for m in COQ_MUTATIONS if not args.only or m.id in args.only))
+        for o in found:
+            print(f"{o.id:<20} {'caught' if o.caught else 'SURVIVED'}  {o.seconds:6.1f}s  {o.how[:90]}", flush=True)
+        print(f"\n{sum(o.caught for o in found)} of {len(found)} Coq mutations caught")
+        return 0
     chosen = tuple(m for m in MUTATIONS if not args.only or m.id in args.only)
     begin = time.perf_counter()
     outcomes = run_campaign(mutations=chosen, executor=args.cluster,

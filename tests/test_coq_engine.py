@@ -1,0 +1,233 @@
+"""The Coq SVF, extracted, against the Python simulator and checker (issue 22, item 3).
+
+``verify/coq/Svf.v``'s ``svf`` is the function Thm. 3.2 is proved for; here its extraction
+(geosched.verify.coq_engine) must give the Python simulator's starts and the checker's TEL on
+thousands of Hypothesis burst instances and on a slice of the Azure trace, and Coq's
+``feasibleb`` must agree with the checker (geosched.reference_impl.checker) on feasible and
+infeasible schedules. A mutated Python SVF must make the comparison fail.
+
+Skips when coqc is not installed, unless ``GEOSCHED_REQUIRE_COQ=1`` (CI), where that fails.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import geosched as gs
+from geosched.cli import main
+from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl import simulator
+from geosched.reference_impl.model import Instance, Request, burst_instance
+from geosched.reference_impl.policies import ShortestJobFirst, SmallestVolumeFirst
+from geosched.reference_impl.workloads import read_trace
+from geosched.testing import instances
+from geosched.verify import coq_engine
+
+if os.environ.get("GEOSCHED_REQUIRE_COQ") == "1":  # CI: a missing coqc is a failure, not a skip
+    assert coq_engine.coq_available(), f"GEOSCHED_REQUIRE_COQ=1 but {coq_engine.missing_tools()} missing"
+elif not coq_engine.coq_available():
+    pytest.skip(f"{', '.join(coq_engine.missing_tools())} not installed (Debian package coq; ci/setup.sh)",
+                allow_module_level=True)
+
+BATCH = 50  # instances per Hypothesis example: one engine process per example
+
+
+@pytest.fixture(scope="module")
+def built():
+    result = coq_engine.build()
+    assert result.status == "ok", result.message
+    return result
+
+
+def _seeded_corpus(seed: int, count: int, max_n: int, max_memory: int) -> list[Instance]:
+    rng = random.Random(seed)
+    corpus = []
+    for _ in range(count):
+        memory = rng.randint(2, max_memory)
+        lengths = []
+        for _ in range(rng.randint(1, max_n)):
+            output = rng.randint(1, memory)
+            lengths.append((rng.randint(0, memory - output), output))
+        corpus.append(burst_instance(memory, lengths))
+    return corpus
+
+
+def test_the_papers_instance(built):
+    # M = 12, (6, 3) and (1, 5): volumes 24 > 20, so (1, 5) starts at 0 and (6, 3) when it fits, at 5
+    assert coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)])) == {"r0": 5, "r1": 0}
+    # ties by position: three equal volumes, two fit together (Svf.v's svf_ties example)
+    assert coq_engine.simulate_coq(burst_instance(16, [(0, 8)] * 3)) == {"r0": 0, "r1": 0, "r2": 8}
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+          deadline=None)
+@given(st.lists(instances(max_n=6, max_memory=16, max_prompt=8, max_output=8, burst=True),
+                min_size=BATCH, max_size=BATCH))
+def test_coq_equals_python_on_hypothesis_bursts(built, batch):
+    report = coq_engine.differential(batch)
+    assert report.instances == BATCH
+    assert report.mismatches == ()
+
+
+@settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+          deadline=None)
+@given(st.lists(instances(min_n=4, max_n=12, min_memory=20, max_memory=120, max_prompt=60, max_output=40,
+                          burst=True), min_size=BATCH, max_size=BATCH))
+def test_coq_equals_python_on_larger_bursts(built, batch):
+    assert coq_engine.differential(batch).mismatches == ()
+
+
+def test_feasibility_comparison_sees_both_answers(built):
+    report = coq_engine.differential(_seeded_corpus(1, 300, 6, 16))
+    assert report.mismatches == ()
+    assert 0 < report.infeasible < report.schedules  # feasible and infeasible schedules were both compared
+
+
+def test_the_coq_sjf_on_the_sjf_family_has_the_closed_form(built):
+    # theory/kong_sjf_unbounded.py's family at m = 3: M = 2m^2, m x (m^2, 1), m^2 x (0, 2);
+    # TEL(SJF) = m(m+1)/2 + m^3 + m^2 + 1 = 43 and TEL(SVF) = 2m^2 + sum_k (k + 2) = 30
+    m = 3
+    inst = burst_instance(2 * m * m, [(m * m, 1)] * m + [(0, 2)] * (m * m))
+    (run,) = coq_engine.run_batch([(inst.memory, [(r.prompt, r.output) for r in inst.requests], ())])
+    sjf = dict(zip((r.id for r in inst.requests), run.sjf))
+    assert gs.check_schedule(inst, sjf).metrics.tel == 43 and run.tel == 30
+    assert sjf == gs.simulate(inst, "sjf").starts
+    assert coq_engine.differential([inst]).mismatches == ()
+
+
+def test_common_arrival_is_shifted_back(built):
+    inst = Instance(12, [Request("a", 7, 6, 3), Request("b", 7, 1, 5)])
+    assert coq_engine.simulate_coq(inst) == {"a": 12, "b": 7}
+    assert coq_engine.differential([inst]).mismatches == ()
+
+
+@pytest.mark.slow
+@pytest.mark.trace
+def test_coq_equals_python_on_the_trace(built, trace_path):
+    # the first 500 rows as a burst; M = twice the largest peak (alpha = 1/2, the reader's default)
+    inst, info = read_trace(trace_path, limit=500)
+    assert info.rows == 500 and inst.alpha <= 1
+    report = coq_engine.differential([inst])
+    assert report.mismatches == ()
+    assert report.instances == 1 and report.schedules == 5
+
+
+def _window_shortened(self, memory, prompt, output, start):
+    # the forward check without its window: only the candidate's own last step is checked
+    return self.usage(start + output) + prompt + output <= memory
+
+
+@pytest.mark.parametrize("mutation", ["window", "key", "sjf-key"])
+def test_a_mutated_python_svf_makes_the_comparison_fail(built, monkeypatch, mutation):
+    corpus = _seeded_corpus(2, 400, 6, 16)
+    assert coq_engine.differential(corpus).mismatches == ()
+    if mutation == "window":
+        monkeypatch.setattr(simulator.ForwardCheck, "fits", _window_shortened)
+    elif mutation == "key":  # shortest output first instead of smallest volume
+        monkeypatch.setattr(SmallestVolumeFirst, "array_keys", lambda self, prompt, predicted: predicted)
+    else:  # SJF by prompt instead of output
+        monkeypatch.setattr(ShortestJobFirst, "array_keys", lambda self, prompt, predicted: prompt)
+    report = coq_engine.differential(corpus)
+    assert report.mismatches, f"the {mutation} mutation went unnoticed on {report.instances} instances"
+    marker = "SJF starts Coq" if mutation == "sjf-key" else ": starts Coq"
+    assert any(marker in line for line in report.mismatches)
+
+
+# --------------------------------------------------------------------------- the public API and the CLI
+
+
+def test_gs_simulate_with_the_coq_engine(built):
+    inst = gs.Instance(12, [gs.Request("a", 0, 6, 3), gs.Request("b", 0, 1, 5)])
+    coq = gs.simulate(inst, "svf", engine="coq")
+    python = gs.simulate(inst, "svf")
+    assert type(coq) is type(python)
+    assert (coq.starts, coq.completions, coq.admission_order) == (python.starts, python.completions,
+                                                                  python.admission_order)
+    assert coq.starts == {"a": 5, "b": 0}
+    assert "Coq" in coq.message
+
+
+def test_admission_order_matches_on_a_corpus(built):
+    for inst in _seeded_corpus(3, 60, 6, 16):
+        assert gs.simulate(inst, "svf", engine="coq").admission_order == gs.simulate(inst, "svf").admission_order
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda inst: gs.simulate(inst, "sjf", engine="coq"), "policy"),
+    (lambda inst: gs.simulate(inst, "svf", engine="coq", backfill=True), "backfill"),
+    (lambda inst: gs.simulate(inst, "svf", engine="coq", predictor="noisy"), "predictor"),
+    (lambda inst: gs.simulate(Instance(12, [Request("a", 0, 6, 3), Request("b", 2, 1, 5)]), "svf", engine="coq"),
+     "request 'b': arrival"),
+])
+def test_coq_engine_rejects_what_is_not_proved(call, field):
+    with pytest.raises(ValidationError) as info:
+        call(burst_instance(12, [(6, 3), (1, 5)]))
+    assert info.value.field == field
+    assert "\n" not in str(info.value)
+
+
+def test_unknown_engine_is_named():
+    with pytest.raises(UnknownNameError, match="unknown engine 'lean'; known: coq, python"):
+        gs.simulate(burst_instance(12, [(6, 3)]), "svf", engine="lean")
+
+
+def test_values_past_63_bits_are_refused_before_and_inside_the_engine(built):
+    big = burst_instance(2**53, [(2**52, 2**52)])
+    with pytest.raises(ValidationError, match="63-bit"):
+        coq_engine.simulate_coq(big)
+    # the executable guards itself too: bypass the Python check
+    binary = Path(built.directory) / coq_engine.BINARY
+    done = subprocess.run([str(binary)], input=f"{2**53} 1\n{2**52} {2**52}\n0\n", capture_output=True, text=True)
+    assert done.returncode == 3 and done.stderr.startswith("refused: instance 1")
+    assert done.stdout == ""
+
+
+def test_fits_63_bits_bound():
+    assert coq_engine.fits_63_bits(12, [(6, 3), (1, 5)])
+    assert not coq_engine.fits_63_bits(2**62, [(1, 1)])  # M alone past 2^61
+    assert not coq_engine.fits_63_bits(2**40, [(2**31, 2**31)])  # the volume's square passes 2^61
+    assert coq_engine.fits_63_bits(2**40, [(2**29, 2**29)])
+
+
+def test_cli_simulate_engine_coq_matches_python(built, capsys):
+    assert main(["simulate", "burst:n=12,seed=4", "--json"]) == 0
+    python = capsys.readouterr().out
+    assert main(["simulate", "burst:n=12,seed=4", "--engine", "coq", "--json"]) == 0
+    coq = capsys.readouterr().out
+    assert python.replace('"engine": "python"', '"engine": "coq"') == coq
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "burst:n=5", "--engine", "coq", "--policy", "sjf"],
+    ["simulate", "poisson:n=20", "--engine", "coq"],
+    ["simulate", "burst:n=5", "--engine", "coq", "--backfill"],
+])
+def test_cli_engine_coq_refuses_in_one_line(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("geosched: error: ") and err.count("\n") == 1
+
+
+def test_cli_without_coqc_says_so_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(coq_engine, "missing_tools", lambda: ["coqc"])
+    assert main(["simulate", "burst:n=5", "--engine", "coq"]) == 2
+    err = capsys.readouterr().err
+    assert "coqc" in err and "not installed" in err and err.count("\n") == 1
+
+
+def test_the_engine_runs_only_while_svf_fast_is_proved_equal_to_svf(built, monkeypatch):
+    import dataclasses
+
+    from geosched.errors import SolverError
+
+    opened = dataclasses.replace(built, theorems={**built.theorems, "svf_fast_eq": False})
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: opened)
+    with pytest.raises(SolverError, match="svf_fast_eq is not closed"):
+        coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))

@@ -1,0 +1,149 @@
+"""The Coq evidence in the ledger and in ``geosched prove`` (issue 22, item 4).
+
+A row says ``proved`` through Coq only when its theorem is closed (compiled in this run or read
+from the build cache, and the evidence says which); without coqc the Coq evidence is
+``unknown (coqc not installed)`` and the row falls back to its other checks; ``prove`` marks each
+step and prints the ledger's word.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+
+import pytest
+
+from geosched.cli import main
+from geosched.verify import coq_engine, coq_evidence
+from geosched.verify.evidence import Evidence
+from geosched.verify.ledger import CLAIMS, combine, run_claims
+
+needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                               reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+ROWS = {"kong.volume": "volume_is_memory_time", "kong.prop3.1": "prop31_lower_bound",
+        "kong.lemmaA.2": "lemmaA2_peak_mass", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
+        "kong.thm3.2": "thm32_svf_competitive"}
+
+
+def _coq(theorem: str, status: str = "proved") -> Evidence:
+    return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
+                    data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
+
+
+def _sympy(status: str = "proved") -> Evidence:
+    return Evidence("derivation", "proof", status, "sympy", data={"open_steps": []})
+
+
+def test_every_row_of_the_issue_runs_its_coq_theorem():
+    for claim_id, theorem in ROWS.items():
+        assert f"coq:{theorem}" in CLAIMS[claim_id].methods, claim_id
+        assert theorem in coq_evidence.CLAIM_THEOREMS[claim_id]
+    assert set(coq_evidence.COQ_METHODS) == {f"coq:{t}" for t in coq_engine.THEOREMS}
+
+
+def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
+    claim = CLAIMS["kong.thm3.2"]
+    deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
+    status, text, _, note = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
+    assert status == "proved" and text == "proved (Coq, every n: thm32_svf_competitive)"
+    assert "independently of kong.lemmaA.2 is checked" in note
+    # the same theorem not closed: the rule falls back, and the dependency caps it
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown")], deps)
+    assert status == "checked" and "Coq" not in text
+
+
+def test_refuted_evidence_still_wins_over_a_coq_proof():
+    claim = CLAIMS["kong.thm3.2"]
+    refuting = Evidence("exhaustive:thm3.2", "bounded", "refuted", "counterexample", counterexample="c.json")
+    assert combine(claim, [_coq("thm32_svf_competitive"), refuting], {})[0] == "refuted"
+
+
+def test_a_step_theorem_is_not_a_whole_claim_proof():
+    # kong.lemmaA.2: Coq proves items 1 and 2 but its sum only in a weaker form, so no rule-3 proof
+    evidence = [_sympy(), _coq("lemmaA2_peak_mass"), _coq("svf_js_sorted"), _coq("svf_starts_bound")]
+    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2", evidence) == []
+    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak", evidence[:2]) == []  # both theorems needed
+    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak",
+                                           [_coq("lemmaA2_peak_mass"), _coq("lemmaA2_occupancy_refuted")])
+
+
+def test_without_coqc_the_coq_evidence_is_unknown_and_no_row_is_proved_by_it(monkeypatch):
+    monkeypatch.setattr(coq_engine, "missing_tools", lambda: ["coqc"])
+    result = run_claims(["kong.volume", "kong.thm3.2"], mode="quick")
+    by_id = {c.id: c for c in result.claims}
+    for claim in by_id.values():
+        for evidence in claim.evidence:
+            if evidence.kind == "coq":
+                assert (evidence.status, evidence.message) == ("unknown", "coqc not installed")
+    assert by_id["kong.thm3.2"].status != "proved" and "Coq" not in by_id["kong.thm3.2"].message
+    assert by_id["kong.volume"].status == "proved" and "Coq" not in by_id["kong.volume"].message  # sympy alone
+
+
+def test_a_theorem_that_is_not_closed_is_unknown(monkeypatch):
+    real = coq_engine.build
+
+    def open_theorem(*args, **kwargs):
+        result = real(*args, **kwargs)
+        theorems = {**result.theorems, "thm32_svf_competitive": False}
+        assumptions = {**result.assumptions, "thm32_svf_competitive": "Axioms:\nThm32.some_lemma : False"}
+        return dataclasses.replace(result, status="ok", theorems=theorems, assumptions=assumptions, coqchk=True)
+
+    monkeypatch.setattr(coq_engine, "build", open_theorem)
+    claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
+    coq = {e.method: e for e in claim.evidence}["coq:thm32_svf_competitive"]
+    assert coq.status == "unknown" and coq.message == "Coq: thm32_svf_competitive not closed (Axioms:)"
+    assert "thm32_svf_competitive" not in claim.message
+
+
+@needs_coq
+def test_with_coq_the_rows_name_their_theorems():
+    assert coq_engine.build().status == "ok"  # compile (or read the cache) first: --quick only reads it
+    result = run_claims(list(ROWS), mode="quick")
+    by_id = {c.id: c for c in result.claims}
+    for claim_id, theorem in ROWS.items():
+        coq = {e.method: e for e in by_id[claim_id].evidence}[f"coq:{theorem}"]
+        assert coq.status == "proved", (claim_id, coq.message)
+        assert coq.message.startswith(f"Coq, every n: {theorem} (")
+        assert coq.message.endswith(("(compiled this run)",)) or "(build cache " in coq.message
+    for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2.peak", "kong.thm3.2"):
+        assert by_id[claim_id].status == "proved", (claim_id, by_id[claim_id].message)
+        assert "Coq, every n: " in by_id[claim_id].message
+    assert by_id["kong.lemmaA.2"].status != "proved"  # its summed form is not the Coq one: stays bounded
+
+
+@needs_coq
+@pytest.mark.parametrize("claim_id", ["kong.prop3.1", "kong.thm3.2", "kong.lemmaA.2"])
+def test_prove_prints_the_ledgers_word(claim_id, capsys):
+    assert coq_engine.build().status == "ok"
+    assert main(["claims", "--quick", "--claim", claim_id, "--json", "--no-progress"]) in (0, 1)
+    ledger = {c["id"]: c for c in json.loads(capsys.readouterr().out)["claims"]}[claim_id]
+    assert main(["prove", claim_id, "--json"]) == 0
+    proof = json.loads(capsys.readouterr().out)
+    assert proof["ledger"]["status"] == ledger["status"] and proof["ledger"]["message"] == ledger["message"]
+    marks = [step["established_by"] for step in proof["steps"]]
+    assert "sympy" in marks and "not established in this run" not in marks
+
+
+@needs_coq
+def test_prove_marks_coq_steps_in_text_and_latex(capsys):
+    assert coq_engine.build().status == "ok"
+    assert main(["prove", "kong.lemmaA.2"]) == 0
+    text = capsys.readouterr().out
+    assert "established by: Coq, every n: svf_js_sorted (" in text  # step 5, item 2
+    assert "established by: checked for n<=" in text  # steps 8 and 10: the cores' bound
+    assert "established by: sympy" in text
+    assert text.rstrip().splitlines()[-1].startswith("Ledger (quick): ")
+    assert main(["prove", "kong.thm3.2", "--latex"]) == 0
+    latex = capsys.readouterr().out
+    assert r"\emph{Established by:} sympy." in latex
+    assert r"Ledger (quick): proved (Coq, every n: thm32\_svf\_competitive)" in latex
+
+
+def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
+    claim = CLAIMS["kong.thm3.2"]
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")],
+                                 {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
+    assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
+    # an unknown (not refuted) dependency does not stop the Coq proof
+    assert combine(claim, [_sympy(), _coq("thm32_svf_competitive")], {"kong.lemmaA.2": "unknown"})[0] == "proved"

@@ -1,0 +1,676 @@
+"""The Coq development of ``verify/coq`` as a program: built, checked, extracted and run.
+
+``verify/coq`` proves, for every ``n``, every ``M`` and every instance, the volume identity,
+Prop. 3.1, Lemma A.2 (peak-mass form) and Thm. 3.2 of Kong, Qi, Ye, Zhou (arXiv 2606.22327)
+for a Coq function ``svf`` (strict head-of-line SVF with the forward-looking check, bursts,
+ties by position). This module links that development to the package:
+
+* :func:`build` compiles every ``.v`` file with the development's own ``build.sh``, runs
+  ``Print Assumptions`` on each main theorem (:data:`THEOREMS`), runs ``coqchk`` on the
+  compiled library, extracts ``svf``, ``usage``, ``tel`` and ``feasibleb`` to OCaml
+  (``Extract.v``) and compiles them with ``engine/main.ml`` into one executable. Everything
+  goes to a cache folder keyed by the SHA-256 of the sources and the ``coqc`` and ``ocamlopt``
+  versions (``$GEOSCHED_COQ_CACHE``, else ``$XDG_CACHE_HOME/geosched/coq``, else
+  ``~/.cache/geosched/coq``), never into the source tree; a later call with the same key
+  reads the cache (``from_cache=True``) and says so.
+* :func:`simulate_coq` runs the extracted SVF on a burst instance; :func:`run_batch` sends
+  many instances (and schedules to check) to one process.
+
+The extracted program computes on OCaml's 63-bit ints (``nat`` is mapped to ``int``: unary
+``nat`` would take time exponential in the values' bit length). The mapped operations are
+exact on non-negative values below ``max_int``; the driver refuses, and this module rejects
+first, every instance on which a value could reach ``2^61`` (:func:`fits_63_bits`).
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> if coq_available():  # doctest: +SKIP
+...     simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))
+{'r0': 5, 'r1': 0}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from geosched.errors import SolverError, ValidationError
+from geosched.output import write_text_atomic
+from geosched.reference_impl.model import Instance
+from geosched.results import Result
+
+__all__ = ["COQ_DIR", "THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools", "source_hash",
+           "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths", "fits_63_bits", "VALUE_LIMIT",
+           "Differential", "differential", "probe_schedules", "unary_arithmetic"]
+
+COQ_DIR = Path(__file__).resolve().parent / "coq"
+# the main theorems: name -> the module (file) of verify/coq that proves it
+THEOREMS: dict[str, str] = {
+    "volume_is_memory_time": "Volume",
+    "prop31_lower_bound": "Prop31",
+    "Q_eq_pairmin": "Prop31",
+    "lemmaA2_peak_mass": "LemmaA2",
+    "lemmaA2_occupancy_refuted": "LemmaA2",
+    "svf_js_sorted": "Thm32",
+    "svf_starts_bound": "Thm32",
+    "thm32_svf_competitive": "Thm32",
+    "svf_feasible": "SvfFacts",
+    "feasibleb_correct": "Model",
+    "svf_sim_eq": "Sim",
+    "svf_fast_eq": "SvfFast",
+    "sjf_family_tel": "SjfFamily",
+    "svf_family_tel": "SjfFamily",
+    "sjf_not_competitive": "SjfFamily",
+}
+BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
+VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
+CLOSED = "Closed under the global context"
+BINARY = "geosched-coq"
+EXTRACTED = "geosched_coq.ml"
+_BUILD_TIMEOUT_S = 7200  # a hung coqc is an error after this long, never a verdict
+# nat operations that must not run as unary recursions in the extracted code (Extract.v maps them)
+_ARITHMETIC = ("add", "mul", "sub", "max", "min", "leb", "ltb", "eqb", "compare", "div", "modulo", "pow", "divmod")
+_UNARY_CASE = "(fun fO fS n ->"  # ExtrOcamlNatInt's case analysis on an int-as-nat
+_BUILD_OUTPUTS = shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux", "__pycache__", "Makefile*",
+                                        ".lia.cache", "Assumptions.out", "geosched_coq.ml*")
+_BUILT_THIS_PROCESS: set[str] = set()  # source hashes compiled by this process (not read from the cache)
+
+
+@dataclass(frozen=True)
+class CoqBuild(Result):
+    """One build of the Coq development (compiled now or read from the build cache)."""
+
+    STATUSES = ("ok", "failed", "unavailable", "not_built")
+    SUCCESS = ("ok",)
+
+    status: str  # "ok": compiled, extracted, coqchk passed; "failed": a step failed; "unavailable": no coqc;
+    #              "not_built": cached_only and the cache holds no build of these sources
+    message: str  # one line
+    wall_time: float  # seconds this call took
+    source_hash: str = ""  # SHA-256 of the .v/.ml/build sources and the coqc and ocamlopt versions
+    coqc_version: str = ""  # first line of `coqc --version`
+    theorems: dict[str, bool] = field(default_factory=dict)  # main theorem -> Print Assumptions says closed
+    assumptions: dict[str, str] = field(default_factory=dict)  # main theorem -> Print Assumptions output
+    statements: dict[str, str] = field(default_factory=dict)  # main theorem -> its type, as `Check` prints it
+    coqchk: bool = False  # coqchk checked every compiled module (and the library they use)
+    coqchk_axioms: str = ""  # coqchk -o's axiom summary ("<none>")
+    from_cache: bool = False  # read from the build cache rather than compiled by this call
+    built_this_run: bool = False  # compiled by this process (this call or an earlier one)
+    build_seconds: float | None = None  # wall seconds of the clean `build.sh` run that built it (coqc, its checks)
+    coqc_seconds: float | None = None  # of those, the coqc compilation from clean, as build.sh reports it
+    lines_of_coq: int = 0  # lines of the .v files (Extract.v included)
+    directory: str = ""  # the cache folder (compiled library under src/, the executable)
+    failed_step: str = ""  # "failed": which step ("coqc", "extraction", "ocamlopt", "coqchk")
+
+    def closed(self, theorem: str) -> bool:
+        """``theorem`` compiled, with no assumption beyond the global context."""
+        return self.status == "ok" and self.theorems.get(theorem, False)
+
+    def provenance(self) -> str:
+        """``compiled this run`` or ``build cache <hash>``: where the theorems' status comes from."""
+        return "compiled this run" if self.built_this_run else f"build cache {self.source_hash[:16]}"
+
+
+@dataclass(frozen=True)
+class CoqRun:
+    """The extracted program's answer on one instance (and on the schedules sent with it)."""
+
+    starts: tuple[int, ...]  # Coq svf, aligned with the requests (arrival subtracted)
+    tel: int  # Coq tel of those starts
+    feasible: bool  # Coq feasibleb of those starts
+    checks: tuple[bool, ...] = ()  # Coq feasibleb of each schedule sent
+    tels: tuple[int, ...] = ()  # Coq tel of each schedule sent
+    sjf: tuple[int, ...] = ()  # Coq sjf (SjfFamily.v: the same placement by output length), aligned likewise
+
+
+# --------------------------------------------------------------------------- tools and the cache key
+
+
+def missing_tools() -> list[str]:
+    """The programs the build needs that are not on ``PATH`` (``coqc``, ``coqchk``, ``ocamlopt``)."""
+    return [tool for tool in ("coqc", "coqchk", "ocamlopt") if shutil.which(tool) is None]
+
+
+def coq_available() -> bool:
+    """``coqc``, ``coqchk`` and ``ocamlopt`` are installed (Debian: ``coq``, which brings OCaml)."""
+    return not missing_tools()
+
+
+def _version(command: list[str]) -> str:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"unavailable ({type(exc).__name__})"
+    return " ".join(done.stdout.split("\n")[0].split())
+
+
+def _sources(root: Path = COQ_DIR) -> list[Path]:
+    """Every file the build reads: the .v files, _CoqProject, build.sh, engine/*.ml."""
+    files = [p for p in root.glob("*.v")] + [p for p in (root / "_CoqProject", root / "build.sh") if p.exists()]
+    files += list((root / "engine").glob("*.ml"))
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
+    """``(sha256 hex, coqc version)``: the build cache's key."""
+    coqc = _version(["coqc", "--version"])
+    digest = hashlib.sha256()
+    for path in _sources(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(coqc.encode() + b"\0" + _version(["ocamlopt", "-version"]).encode())
+    # what a build records depends on this module's theorem list and procedure too
+    digest.update(json.dumps([BUILD_FORMAT, THEOREMS], sort_keys=True).encode())
+    return digest.hexdigest(), coqc
+
+
+def cache_root() -> Path:
+    """``$GEOSCHED_COQ_CACHE``, else ``$XDG_CACHE_HOME/geosched/coq``, else ``~/.cache/geosched/coq``."""
+    if os.environ.get("GEOSCHED_COQ_CACHE"):
+        return Path(os.environ["GEOSCHED_COQ_CACHE"])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "geosched" / "coq"
+
+
+def _lines_of_coq(root: Path = COQ_DIR) -> int:
+    """Lines of the ``.v`` files of ``root`` (Extract.v included)."""
+    return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
+    """Compile, check and extract the Coq development, or read it from the build cache.
+
+    Parameters
+    ----------
+    force : bool
+        Rebuild even when the cache holds a build for these sources and this ``coqc``.
+    cached_only : bool
+        Never compile: read the cache, else return ``status="not_built"`` (``geosched claims --quick``).
+
+    Returns
+    -------
+    CoqBuild
+        ``status`` ``ok`` (compiled, ``coqchk`` passed, extracted), ``failed`` (the step and its
+        first error line in ``message``) or ``unavailable`` (a tool is missing). ``theorems``
+        says for each main theorem whether ``Print Assumptions`` printed "Closed under the
+        global context"; ``from_cache`` and :meth:`CoqBuild.provenance` say where it came from.
+    """
+    started = time.perf_counter()
+    missing = missing_tools()
+    if missing:
+        return CoqBuild("unavailable", f"{', '.join(missing)} not installed (Debian package coq)",
+                        time.perf_counter() - started)
+    digest, coqc = source_hash()
+    root = cache_root()
+    target = root / digest[:16]
+    with _locked(root / f"{digest[:16]}.lock"):
+        cached = None if force else _read_manifest(target, digest)
+        if cached is not None:
+            return _from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True)
+        if cached_only:
+            return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
+                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
+        data = _build_into(target, digest, coqc)
+    return _from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False)
+
+
+def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads((target / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("source_hash") != digest or not (target / BINARY).exists():
+        return None
+    return data
+
+
+def _from_manifest(data: dict[str, Any], target: Path, digest: str, wall: float, *, from_cache: bool) -> CoqBuild:
+    names = ("status", "message", "coqc_version", "theorems", "assumptions", "statements", "coqchk", "coqchk_axioms",
+             "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step")
+    keep = {k: data[k] for k in names if k in data}
+    return CoqBuild(wall_time=wall, source_hash=digest, from_cache=from_cache,
+                    built_this_run=digest in _BUILT_THIS_PROCESS,
+                    directory=str(target), **keep)
+
+
+def _run(step: str, command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    try:
+        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise _StepFailed(step, f"{' '.join(command)} ran past {_BUILD_TIMEOUT_S} s") from None
+    if done.returncode != 0:
+        raise _StepFailed(step, _first_error(done.stdout + "\n" + done.stderr) or f"exit status {done.returncode}")
+    return done
+
+
+class _StepFailed(Exception):
+    def __init__(self, step: str, detail: str) -> None:
+        super().__init__(f"{step}: {detail}")
+        self.step = step
+        self.detail = detail
+
+
+def _first_error(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for k, line in enumerate(lines):
+        if line.startswith("Error") or " Error" in line or line.startswith("Anomaly"):
+            where = lines[k - 1] if k and lines[k - 1].startswith("File ") else ""
+            return " ".join(x for x in (where, line, *lines[k + 1:k + 2]) if x)[:400]
+    return (lines[-1] if lines else "")[:400]
+
+
+def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
+    """Build in a fresh folder next to ``target`` and move it into place; returns the manifest."""
+    work = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=target.parent))
+    src = work / "src"
+    shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
+    data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
+                            "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    try:
+        _compile(src, data)
+        _extract_and_compile(src, work)
+        closed = sum(data["theorems"].values())
+        data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
+                                         f"main theorems closed under the global context; "
+                                         f"coqchk passed (axioms: {data['coqchk_axioms']})")
+    except _StepFailed as exc:
+        data.update(status="failed", message=str(exc), failed_step=exc.step)
+        shutil.rmtree(work, ignore_errors=True)
+        return data  # a failed build is reported, never cached
+    write_text_atomic(work / "build.json", json.dumps(data, indent=1) + "\n")
+    if target.exists():
+        shutil.rmtree(target)
+    os.replace(work, target)
+    _BUILT_THIS_PROCESS.add(digest)
+    return data
+
+
+def _compile(src: Path, data: dict[str, Any]) -> None:
+    """build.sh (coqc from clean and its own checks), Print Assumptions per theorem, coqchk: into ``data``."""
+    began = time.perf_counter()
+    done = _run("coqc", ["bash", "build.sh"], src)
+    data["build_seconds"] = round(time.perf_counter() - began, 3)
+    # build.sh also runs its own checks; the coqc part it times itself, when it says so
+    timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
+    data["coqc_seconds"] = float(timed.group(1)) if timed else None
+    _assumptions(src, data)
+    data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
+
+
+def check_sources(root: Path) -> CoqBuild:
+    """Compile a copy of the Coq sources in ``root`` from clean (build.sh, Print Assumptions, coqchk), in a
+    temporary folder, without the cache or the extraction: the mutation campaign's check.
+
+    ``status`` is ``failed`` when a step stops (``message`` names it), else ``ok`` with ``theorems``
+    saying which main theorems are closed.
+    """
+    started = time.perf_counter()
+    if missing_tools():
+        return CoqBuild("unavailable", f"{', '.join(missing_tools())} not installed (Debian package coq)",
+                        time.perf_counter() - started)
+    digest, coqc = source_hash(root)
+    data: dict[str, Any] = {"theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    with tempfile.TemporaryDirectory(prefix="geosched-coq-check-") as tmp:
+        src = Path(tmp) / "src"
+        shutil.copytree(root, src, ignore=_BUILD_OUTPUTS)
+        try:
+            _compile(src, data)
+            status, message, step = "ok", "compiled", ""
+        except _StepFailed as exc:
+            status, message, step = "failed", str(exc), exc.step
+    keep = {k: data[k] for k in ("theorems", "assumptions", "statements", "coqchk") if k in data}
+    return CoqBuild(status, message, time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
+                    failed_step=step, build_seconds=data.get("build_seconds"), lines_of_coq=_lines_of_coq(root),
+                    **keep)
+
+
+def _modules(src: Path) -> list[str]:
+    return sorted(f"GeoSched.{p.stem}" for p in src.glob("*.vo"))
+
+
+def _assumptions(src: Path, data: dict[str, Any]) -> None:
+    """``Check`` and ``Print Assumptions`` for each main theorem, one coqc run per theorem (a
+    missing theorem or module then fails only its own)."""
+    for name, module in THEOREMS.items():
+        script = src / f"Assumptions_{name}.v"
+        script.write_text(f"From GeoSched Require {module}.\nCheck GeoSched.{module}.{name}.\n"
+                          f"Definition geosched_marker := 0.\nPrint geosched_marker.\n"
+                          f"Print Assumptions GeoSched.{module}.{name}.\n", encoding="utf-8")
+        done = subprocess.run(["coqc", "-R", ".", "GeoSched", script.name], cwd=src, capture_output=True, text=True,
+                              timeout=_BUILD_TIMEOUT_S, check=False)
+        for suffix in ("v", "vo", "vok", "vos", "glob"):
+            (src / f"Assumptions_{name}.{suffix}").unlink(missing_ok=True)
+        if done.returncode != 0:
+            data["theorems"][name] = False
+            data["assumptions"][name] = _first_error(done.stdout + "\n" + done.stderr)
+            continue
+        statement, assumptions = _split_marker(done.stdout)
+        data["statements"][name] = statement
+        data["assumptions"][name] = assumptions
+        data["theorems"][name] = assumptions == CLOSED
+
+
+def _split_marker(output: str) -> tuple[str, str]:
+    """``(Check's output, Print Assumptions' output)`` around the marker definition's print."""
+    parts = re.split(r"^geosched_marker = 0\s*\n\s*: nat\s*\n", output, maxsplit=1, flags=re.M)
+    if len(parts) != 2:
+        return output.strip(), "unparsed output"
+    return parts[0].strip(), parts[1].strip()
+
+
+def _axioms(output: str) -> str:
+    found = re.search(r"^\* Axioms:(.*?)^\* ", output, flags=re.S | re.M)
+    return " ".join(found.group(1).split()) if found else "unparsed"
+
+
+def _coqchk_summary(build_output: str) -> tuple[bool, str] | None:
+    """build.sh runs ``coqchk -o`` on every module it compiled and prints "coqchk: OK" after it:
+    its summary, or None when it did not (then this module runs coqchk itself)."""
+    if "coqchk: OK" not in build_output or "CONTEXT SUMMARY" not in build_output:
+        return None
+    return True, _axioms(build_output)
+
+
+def _coqchk(src: Path) -> tuple[bool, str]:
+    """Run ``coqchk -o`` on every compiled module; ``(passed, its axiom summary)``. The kernel
+    rejecting a module fails the build; axioms (an ``Admitted``) are reported, and the theorems
+    that use them are not closed anyway."""
+    modules = _modules(src)
+    if not modules:
+        raise _StepFailed("coqchk", "no compiled module")
+    done = _run("coqchk", ["coqchk", "-silent", "-o", "-Q", ".", "GeoSched", *modules], src)
+    return True, _axioms(done.stdout + done.stderr)  # coqchk prints its summary on stderr
+
+
+def unary_arithmetic(code: str) -> list[str]:
+    r"""Arithmetic functions of extracted OCaml ``code`` that recurse on unary ``nat`` and are used.
+
+    A definition ``let rec add ...`` whose body case-splits on ``n = 0`` is Coq's unary
+    definition, exponentially slow in the values' bit length; one that no other definition
+    refers to (``divmod`` behind a mapped ``div``) is dead code and allowed.
+
+    >>> unary_arithmetic("let rec add n m = (fun fO fS n -> 0) n\nlet f x = add x x\n")
+    ['add']
+    >>> unary_arithmetic("let rec divmod x = (fun fO fS n -> 0) x\nlet div = fun n m -> n / m\n")
+    []
+    """
+    code = re.sub(r"\(\*.*?\*\)", "", code, flags=re.S)  # comments name the functions too
+    chunks = re.split(r"^(?=\s*let (?:rec )?\w+)", code, flags=re.M)
+    found = []
+    for name in _ARITHMETIC:
+        own = [c for c in chunks if re.match(rf"\s*let rec {name}\b", c)]
+        if not own or _UNARY_CASE not in own[0]:
+            continue
+        others = "".join(c for c in chunks if c is not own[0])
+        if re.search(rf"(?<![\w']){name}(?![\w'])", others):
+            found.append(name)
+    return found
+
+
+def _extract_and_compile(src: Path, work: Path) -> None:
+    _run("extraction", ["coqc", "-R", ".", "GeoSched", "Extract.v"], src)
+    code = (src / EXTRACTED).read_text(encoding="utf-8")
+    unary = unary_arithmetic(code)
+    if unary:
+        raise _StepFailed("extraction", f"nat operations left unary in {EXTRACTED}: {', '.join(unary)} "
+                                        "(map them in Extract.v)")
+    for name in (EXTRACTED, EXTRACTED + "i"):
+        shutil.copy(src / name, work / name)
+    shutil.copy(src / "engine" / "main.ml", work / "main.ml")
+    compiler = ["ocamlfind", "ocamlopt"] if shutil.which("ocamlfind") else ["ocamlopt"]
+    _run("ocamlopt", [*compiler, f"{EXTRACTED}i", EXTRACTED, "main.ml", "-o", BINARY], work)
+    for leftover in work.glob("*.cm*"):
+        leftover.unlink()
+    for leftover in work.glob("*.o"):
+        leftover.unlink()
+
+
+# --------------------------------------------------------------------------- running the extracted SVF
+
+
+def fits_63_bits(memory: int, lengths: Sequence[tuple[int, int]], schedules: Sequence[Sequence[int]] = ()) -> bool:
+    """Every value the extracted program computes on this input stays below :data:`VALUE_LIMIT`.
+
+    The same bound as ``engine/main.ml``'s guard: the SVF starts nobody later than the sum of
+    the outputs, a usage is at most the sum of the peaks, a volume at most its peak squared,
+    and a TEL at most ``n`` times the last completion.
+
+    >>> fits_63_bits(12, [(6, 3), (1, 5)]), fits_63_bits(2**53, [(2**52, 2**52)])
+    (True, False)
+    """
+    peaks = sum(s + o for s, o in lengths)
+    biggest = max((s + o for s, o in lengths), default=0)
+    latest = max((x for xs in schedules for x in xs), default=0)
+    values = [memory, *(v for pair in lengths for v in pair), *(x for xs in schedules for x in xs)]
+    if any(v < 0 or v > VALUE_LIMIT for v in values):
+        return False
+    horizon = peaks + latest + memory + 1
+    return (len(lengths) + 1) * 2 * horizon <= VALUE_LIMIT and biggest * biggest + biggest <= VALUE_LIMIT
+
+
+Item = tuple[int, Sequence[tuple[int, int]], Sequence[Sequence[int]]]
+
+
+def _encode(items: Sequence[Item]) -> str:
+    out = []
+    for memory, lengths, schedules in items:
+        out.append(f"{memory} {len(lengths)}")
+        out += [f"{s} {o}" for s, o in lengths]
+        out.append(str(len(schedules)))
+        out += [" ".join(map(str, xs)) if xs else "" for xs in schedules]
+    return "\n".join(out) + "\n"
+
+
+def _decode(text: str, items: Sequence[Item]) -> list[CoqRun]:
+    lines = text.splitlines()
+    keys = ["starts", "tel", "feasible", "checks", "tels", "sjf"]
+    if len(lines) != len(keys) * len(items):
+        raise SolverError(f"the Coq engine printed {len(lines)} lines for {len(items)} instances")
+    runs = []
+    for k in range(len(items)):
+        block = [line.split() for line in lines[len(keys) * k: len(keys) * (k + 1)]]
+        if [b[0] if b else "" for b in block] != keys:
+            raise SolverError(f"the Coq engine's output for instance {k + 1} is malformed: {lines[len(keys) * k]!r}")
+        runs.append(CoqRun(tuple(map(int, block[0][1:])), int(block[1][1]), block[2][1] == "1",
+                           tuple(v == "1" for v in block[3][1:]), tuple(map(int, block[4][1:])),
+                           tuple(map(int, block[5][1:]))))
+    return runs
+
+
+def _ready_build() -> CoqBuild:
+    result = build()
+    if result.status == "unavailable":
+        raise ValidationError("engine", "coq", f"needs {result.message.replace(' not installed', '')}, "
+                                               "which is not installed")
+    if result.status != "ok":
+        raise SolverError(f"the Coq development did not build: {result.message}")
+    if not result.closed("svf_fast_eq"):  # the executable runs svf_fast: only its proved equality makes it svf
+        raise SolverError("the extracted svf_fast is not proved equal to svf (svf_fast_eq is not closed)")
+    return result
+
+
+def run_batch(items: Sequence[Item]) -> list[CoqRun]:
+    """Run the extracted program once on many instances.
+
+    Parameters
+    ----------
+    items : sequence of (memory, lengths, schedules)
+        ``lengths`` are ``(prompt, output)`` pairs (a burst at step 0, ties by position);
+        ``schedules`` are start lists (one start per request) for Coq's ``feasibleb`` and ``tel``.
+
+    Returns
+    -------
+    list of CoqRun
+        One per item, in order.
+
+    Raises
+    ------
+    ValidationError
+        No ``coqc`` (``engine``), a value outside the model, or an instance too large for 63-bit ints.
+    SolverError
+        The development does not build, or the program failed.
+    """
+    for k, (memory, lengths, schedules) in enumerate(items):
+        if any(len(xs) != len(lengths) for xs in schedules):
+            raise ValidationError(f"items[{k}]: schedules", [len(xs) for xs in schedules],
+                                  f"need one start per request ({len(lengths)})")
+        if not fits_63_bits(memory, lengths, schedules):
+            raise ValidationError(f"items[{k}]", f"M={memory}, n={len(lengths)}",
+                                  "values could reach 2^61: too large for the Coq engine's 63-bit ints")
+    if not items:
+        return []
+    binary = Path(_ready_build().directory) / BINARY
+    done = subprocess.run([str(binary)], input=_encode(items), capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SolverError(f"the Coq engine failed (exit {done.returncode}): {done.stderr.strip()[:300]}")
+    return _decode(done.stdout, items)
+
+
+def burst_lengths(instance: Instance) -> tuple[int, list[tuple[int, int]]]:
+    """``(common arrival, [(prompt, output), ...])`` of a burst instance; a
+    :class:`~geosched.errors.ValidationError` naming the first request that arrives later."""
+    if not isinstance(instance, Instance):
+        raise ValidationError("instance", type(instance).__name__, "must be a geosched Instance")
+    requests = instance.requests
+    first = requests[0].arrival if requests else 0
+    for request in requests:
+        if request.arrival != first:
+            raise ValidationError(f"request {request.id!r}: arrival", request.arrival,
+                                  f"must equal the first arrival {first}: the Coq SVF is proved for bursts")
+    return first, [(r.prompt, r.output) for r in requests]
+
+
+def simulate_coq(instance: Instance) -> dict[str, int]:
+    """Start steps of the Coq-proved SVF (extracted) on a burst instance, keyed by id.
+
+    Every arrival must equal the first (a burst; the starts are shifted by it), prompts are
+    ``>= 0`` and outputs ``>= 1`` (the :class:`~geosched.reference_impl.model.Instance` checks).
+    """
+    first, lengths = burst_lengths(instance)
+    if not lengths:
+        return {}
+    run = run_batch([(instance.memory, lengths, ())])[0]
+    return {r.id: first + x for r, x in zip(instance.requests, run.starts)}
+
+
+# --------------------------------------------------------------------------- Coq against Python
+
+
+@dataclass(frozen=True)
+class Differential:
+    """The extracted Coq SVF against the Python simulator and checker on many burst instances."""
+
+    instances: int  # instances compared
+    schedules: int  # extra schedules whose feasibility and TEL were compared with the checker
+    infeasible: int  # of those, how many the checker rejected (the comparison saw both answers)
+    mismatches: tuple[str, ...]  # one line per disagreement (empty: they agree everywhere)
+
+
+def probe_schedules(starts: Sequence[int], lengths: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """Schedules around ``starts`` for the feasibility comparison: everyone at 0, the last
+    starter one step earlier, everyone one step later, everyone in sequence.
+
+    >>> probe_schedules([5, 0], [(6, 3), (1, 5)])
+    [[0, 0], [4, 0], [6, 1], [0, 3]]
+    """
+    n = len(starts)
+    last = max(range(n), key=lambda k: (starts[k], k)) if n else 0
+    earlier = [max(0, x - 1) if k == last else x for k, x in enumerate(starts)]
+    sequence, clock = [], 0
+    for _, o in lengths:
+        sequence.append(clock)
+        clock += o
+    return [[0] * n, earlier, [x + 1 for x in starts], sequence]
+
+
+def differential(instances: Sequence[Instance]) -> Differential:
+    """Run the Coq SVF (one process for all) and the Python simulator and checker on ``instances``.
+
+    For every burst instance: the starts and the TEL of Coq's ``svf`` must equal the Python
+    simulator's SVF and the checker's TEL; Coq's ``feasibleb`` must say feasible; on the
+    Python starts and on :func:`probe_schedules`, Coq's ``feasibleb`` and ``tel`` must equal the
+    checker's verdict and TEL; and Coq's ``sjf`` must equal the Python simulator's SJF.
+    """
+    from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.simulator import simulate
+
+    items, expected, sjf = [], [], []
+    for instance in instances:
+        first, lengths = burst_lengths(instance)
+        python = [simulate(instance, "svf").starts[r.id] - first for r in instance.requests]
+        sjf.append([simulate(instance, "sjf").starts[r.id] - first for r in instance.requests])
+        schedules = [python, *probe_schedules(python, lengths)]
+        verdicts = []
+        for xs in schedules:
+            report = check_schedule(instance, {r.id: first + x for r, x in zip(instance.requests, xs)})
+            tel = report.metrics.tel if report.metrics is not None else None
+            verdicts.append((report.feasible, tel))
+        items.append((instance.memory, lengths, schedules))
+        expected.append((python, verdicts))
+    runs = run_batch(items)
+    mismatches, infeasible = [], 0
+    for k, (run, (python, verdicts)) in enumerate(zip(runs, expected)):
+        where = f"instance {k} (M={items[k][0]}, {list(items[k][1])})"
+        if list(run.starts) != python:
+            mismatches.append(f"{where}: starts Coq {list(run.starts)} != Python {python}")
+        if list(run.sjf) != sjf[k]:
+            mismatches.append(f"{where}: SJF starts Coq {list(run.sjf)} != Python {sjf[k]}")
+        if run.tel != verdicts[0][1] or not run.feasible:
+            mismatches.append(f"{where}: Coq TEL {run.tel} feasible {run.feasible}; checker TEL {verdicts[0][1]}")
+        for j, ((feasible, tel), check, coq_tel) in enumerate(zip(verdicts, run.checks, run.tels)):
+            infeasible += not feasible
+            if check != feasible or (tel is not None and coq_tel != tel):
+                mismatches.append(f"{where}: schedule {items[k][2][j]}: Coq feasibleb {check} tel {coq_tel}; "
+                                  f"checker {feasible} tel {tel}")
+    return Differential(len(items), sum(len(i[2]) for i in items), infeasible, tuple(mismatches))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m geosched.verify.coq_engine [--force] [--json]``: build (or read the cache) and report."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Build the Coq development of verify/coq and report its theorems.")
+    parser.add_argument("--force", action="store_true", help="rebuild even when the cache holds this build")
+    parser.add_argument("--json", action="store_true", help="print the CoqBuild as JSON")
+    args = parser.parse_args(argv)
+    result = build(force=args.force)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=1))
+        return 0 if result.success else 1
+    print(f"{result.status}: {result.message}")
+    print(f"sources {result.source_hash[:16]} ({result.lines_of_coq} lines of Coq), {result.coqc_version}, "
+          f"{result.provenance()}, cache {result.directory or '-'}")
+    for theorem, closed in result.theorems.items():
+        text = result.assumptions.get(theorem, "").replace("\n", " ")
+        print(f"  {'closed' if closed else 'OPEN  '}  {THEOREMS[theorem]}.{theorem}: {text}")
+    return 0 if result.success else 1
+
+
+if __name__ == "__main__":  # pragma: no cover - the command line
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""``geosched prove ID [--latex [--standalone]] [--json] [--mode M]``: a claim's derivation, each step marked.
+
+The derivation (:mod:`geosched.theory`) is printed step by step with its sympy check, as before,
+and every step is **marked** with what establishes it in the ledger run of the same claim
+(:func:`geosched.verify.ledger.run_claim`, mode ``quick`` unless ``--mode`` says otherwise):
+
+* ``sympy``: the step is algebra sympy checked;
+* ``Coq, every n: THEOREM (compiled this run | build cache HASH)``: an unchecked step one of
+  whose ``covered_by`` names is a Coq theorem closed under the global context
+  (:mod:`geosched.verify.coq_evidence`);
+* ``checked for <bound>``: an unchecked step covered only by a bounded check (Z3 and cvc5 for
+  every ``n`` up to a bound, an exhaustive space);
+* ``not established in this run``: anything else.
+
+The last line is the ledger's word for the claim, the same word (and text) ``geosched claims
+--claim ID`` prints in the same mode: ``Ledger (quick): proved (Coq, every n: ...)``.
+It lives in :mod:`geosched.verify` because :mod:`geosched.theory` may not import the ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_commands", "step_marks", "ledger_footer"]
+
+
+def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
+    """Register ``prove`` (called by :func:`geosched.cli.build_parser`)."""
+    from geosched.arguments import examples
+
+    parser = subparsers.add_parser(
+        "prove", parents=[common],
+        help="print a claim's derivation, each step marked sympy / Coq, every n / checked for n <= k",
+        description="Print the derivation of a claim (e.g. kong.thm3.2) step by step, with its sympy check, and "
+                    "mark every step with what establishes it in the ledger run of the claim (sympy; Coq, every "
+                    "n: THEOREM; checked for n <= k). The derivation's own status (proved, proved relative, "
+                    "refuted, unknown) is sympy's; the last line is the ledger's word for the claim, the same as "
+                    "geosched claims --claim ID in the same mode.",
+        epilog=examples("geosched prove kong.thm3.2", "geosched prove kong.thm3.2 --latex --standalone",
+                        "geosched prove kong.prop3.1 --mode default"))
+    parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
+    parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
+    parser.add_argument("--standalone", action="store_true",
+                        help="with --latex: a complete document (article, amsmath) that pdflatex compiles")
+    parser.add_argument("--mode", choices=("quick", "default", "thorough"), default="quick",
+                        help="the ledger run that marks the steps (default quick; geosched claims' default is "
+                             "'default')")
+    parser.set_defaults(handler=_cmd_prove)
+
+
+def _best(covers: dict[str, tuple[str, str]], names: tuple[str, ...]) -> tuple[str, str, str] | None:
+    from geosched.verify.evidence import STRENGTH
+
+    found = [(name, *covers[name]) for name in names if name in covers]
+    return max(found, key=lambda f: (STRENGTH[f[1]], f[0].startswith("coq:")), default=None)
+
+
+def step_marks(derivation: Any, check: Any, result: Any) -> dict[int, str]:
+    """Step index (1-based) -> what establishes it, from the derivation's sympy check and the
+    ledger's :class:`~geosched.verify.ledger.ClaimResult` of the same claim."""
+    covers: dict[str, tuple[str, str]] = {}
+    provenance: dict[str, str] = {}
+    for evidence in result.evidence:
+        covers.update(evidence.covers)
+        if evidence.kind == "coq" and evidence.status == "proved":
+            provenance[evidence.method] = evidence.data.get("provenance", "")
+    marks = {}
+    for index, (step, step_check) in enumerate(zip(derivation.steps, check.steps), start=1):
+        if step_check.status == "checked":
+            marks[index] = "sympy"
+            continue
+        if step_check.status == "failed":
+            marks[index] = "refuted by sympy"
+            continue
+        best = _best(covers, step.covered_by)
+        if best is not None and best[1] == "proved" and best[0].startswith("coq:"):
+            marks[index] = f"Coq, every n: {best[0][4:]} ({provenance.get(best[0], '')})"
+        elif best is not None and best[1] == "proved":
+            marks[index] = f"proved by {best[0]} for all values"
+        elif best is not None and best[1] == "checked":
+            marks[index] = f"checked for {best[2]}"
+        else:
+            marks[index] = "not established in this run"
+    return marks
+
+
+def ledger_footer(result: Any, mode: str, claim: str) -> str:
+    """``Status: WORD (the ledger's text; where)``: the row's word, as ``geosched claims`` computes it."""
+    note = f"; {result.note}" if result.note else ""
+    return (f"Status: {result.status} ({result.message}{note}; the ledger's word: "
+            f"geosched claims --{mode} --claim {claim})")
+
+
+def _cmd_prove(args: argparse.Namespace) -> int:
+    from geosched.output import emit_json
+    from geosched.theory import check_claim, get_derivation
+    from geosched.verify.commands import exit_code
+    from geosched.verify.ledger import run_claims
+
+    if args.standalone and not args.latex:
+        from geosched.errors import ValidationError
+
+        raise ValidationError("--standalone", True, "needs --latex")
+    derivation = get_derivation(args.claim)
+    check = check_claim(args.claim)
+    ledger = run_claims([args.claim], mode=args.mode)
+    result = ledger.claims[0]
+    marks = step_marks(derivation, check, result)
+    footer = ledger_footer(result, args.mode, args.claim)
+    if args.json:
+        data = derivation.to_dict(check)
+        for step_data, index in zip(data["steps"], range(1, len(data["steps"]) + 1)):
+            step_data["established_by"] = marks[index]
+        data["derivation_status"], data["derivation_message"] = data.pop("status"), data.pop("message")
+        data.update(status=result.status, ledger_message=result.message, ledger_mode=args.mode)
+        data["ledger"] = {"mode": args.mode, "status": result.status, "message": result.message,
+                          "note": result.note}
+        emit_json(data)
+    elif args.latex:
+        render = derivation.render_latex_document if args.standalone else derivation.render_latex
+        text = render(check, marks, _latex(footer)).replace(r"\emph{Status:}", r"\emph{Derivation:}", 1)
+        print(text)
+    else:
+        # the derivation's own status is sympy's ("Derivation:"); "Status:" is the ledger's word, once
+        text = derivation.render_text(check, marks, footer)
+        print(text.replace(f"Status: {check.status} (", f"Derivation: {check.status} (", 1))
+    return exit_code(ledger)
+
+
+def _latex(line: str) -> str:
+    """The ``Status:`` line in LaTeX (underscores escaped, ``--`` kept as two hyphens)."""
+    word, _, rest = line.partition(" ")
+    return r"\emph{Status:} " + rest.replace("--", "-{}-").replace("_", r"\_")
