@@ -13,11 +13,11 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
    its Z3 specification, our constants against theory's, anything that ran our simulator) or a
    *theory* check, with the counterexample file;
 2. else a check that crashed: ``error``, naming it (the ledger goes on with the other rows);
-3. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
+3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
+   naming it;
+4. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
    (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`, compiled this run or read from the build cache):
    ``proved``, naming it, whatever else its dependencies say (the Coq proof contains its own lemmas);
-4. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
-   naming it;
 5. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
    ``not_run``): ``unknown``, naming it;
 6. else ``proved`` when every proof method proved its part and every step of the derivation
@@ -31,7 +31,7 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
 9. else ``vacuous`` when the only passing checks could not have failed; ``not_run`` when no
    check ran; else ``unknown``;
 10. and never stronger than the weakest claim it depends on
-   (proved > checked > consistent > vacuous), except a claim proved as a whole in Coq (rule 3).
+   (proved > checked > consistent > vacuous), except a claim proved as a whole in Coq (rule 4).
 
 Every check runs under a time limit (:data:`~geosched.verify.evidence.TIME_LIMITS`, per mode,
 or ``run_claims(time_limit=...)``) in a worker thread; one past it is ``unknown`` ("did not
@@ -440,19 +440,19 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
-    refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
-    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
-    if coq:  # rule 3: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
-        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
-        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
-                         + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
-        return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
-                        reach="all values (Coq)", standalone=True)
     broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
     if broken:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)
         return _Verdict("unknown", f"unknown: supporting check did not finish: {names}",
                         note="; ".join(f"{e.method}: {e.status}: {e.message}" for e in broken))
+    refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
+    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
+    if coq:  # rule 4: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
+        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
+        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
+                         + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
+        return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
+                        reach="all values (Coq)", standalone=True)
     bad = {d: s for d, s in deps.items() if s in ("refuted", "unknown", "error", "not_run")}
     if bad:
         names = ", ".join(f"{d} is {s}" for d, s in bad.items())
@@ -653,7 +653,7 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
         Called with ``"<claim> <method>"`` before each method (the CLI's progress bar).
     follow_dependencies : bool
         ``False`` runs only the claims asked for and combines them without the claims they rest
-        on (rule 3 and the cap are skipped; the note says so). Used by the mutation campaign.
+        on (the dependency rules 4-5 and the cap are skipped; the note says so). Used by the mutation campaign.
     executor : concurrent.futures.Executor or str, optional
         Where the exhaustive run and the Monte-Carlo run their chunks: an executor or a spec of
         :func:`geosched.executor.make_executor` (``"serial"``, the default; ``"local:N"``;
