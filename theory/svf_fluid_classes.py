@@ -87,11 +87,20 @@ def derivation(k: int = 2) -> Derivation:
         f"{k}-group burst families (fixed M, gamma_j N identical requests per group, N -> infinity): "
         f"sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its worst single group rho = max_j M/(theta_j v_j) < 2",
         bound=sp.Integer(2),
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check"),
+        statement_latex=(rf"For the {k}-group burst families ($M$ fixed, $\gamma_j N$ identical requests per group, "
+                         r"$N \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(\mathrm{OPT}) = 2$; "
+                         r"no member exceeds its worst single group, "
+                         r"$\rho = \max_j M/(\theta_j v_j) < 2$."),
+        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
+                               latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check"),
                     Hypothesis("H2", f"{k} types (s_j, o_j), s_j + o_j <= M/2, distinct volumes, in volume order; "
-                               "gamma_j N requests of type j; M fixed; N -> infinity"),
+                               "gamma_j N requests of type j; M fixed; N -> infinity",
+                               latex=rf"{k} types $(s_j, o_j)$ with $s_j + o_j \le M/2$, distinct volumes, in volume "
+                                     r"order; $\gamma_j N$ requests of type $j$; $M$ fixed; $N \to \infty$"),
                     Hypothesis("H3", "each SVF phase runs at the cycle rate theta_j reached from the empty batch "
-                               "(the transitions last O(1) steps)")),
+                               "(the transitions last O(1) steps)",
+                               latex=r"each SVF phase runs at the cycle rate $\theta_j$ reached from the empty "
+                                     r"batch (the transitions last $O(1)$ steps)")),
         steps=(
             Step.unchecked("SVF's limit: TEL(SVF)/N^2 -> Q(gamma; 1/theta)",
                            "SVF serves group j + 1 only after every request of group j has started; a phase's state "
