@@ -337,6 +337,10 @@ def test_generated_docs_blocks_round_trip():
 def test_docs_words_table_equals_a_fresh_quick_run():
     import re
 
+    from geosched.verify.coq_engine import coq_available
+
+    if not coq_available():  # the table is written where coqc runs (CI installs it): Coq's words are in it
+        pytest.skip("coqc is not installed: the documented words include the Coq proofs")
     text = ledger.DOCS_FILE.read_text()
     documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(text, "ledger quick words"), re.M))
     fresh = run_claims(mode="quick")
