@@ -22,3 +22,13 @@ def test_no_module_imports_the_version_from_the_root_package():
     offenders = [str(p.relative_to(ROOT)) for folder in ("geosched", "reference_impl", "theory", "verify", "adversary")
                  for p in (ROOT / folder).rglob("*.py") if upward.search(p.read_text())]
     assert offenders == []
+
+
+def test_ci_runs_the_readmes_test_command():
+    """The README's second opening command is the command .ci/run runs (CI checks what users run)."""
+    readme = (ROOT / "README.md").read_text()
+    first_block = readme.split("```bash", 1)[1].split("```", 1)[0]
+    commands = [line for line in first_block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert len(commands) == 2
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci == commands[1]
