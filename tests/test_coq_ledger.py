@@ -133,11 +133,11 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert "established by: Coq, every n: svf_js_sorted (" in text  # step 5, item 2
     assert "established by: checked for n<=" in text  # steps 8 and 10: the cores' bound
     assert "established by: sympy" in text
-    assert text.rstrip().splitlines()[-1].startswith("Ledger (quick): ")
+    assert text.rstrip().splitlines()[-1].startswith("Status: ")  # the ledger's word, last
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
-    assert r"Ledger (quick): proved (Coq, every n: thm32\_svf\_competitive)" in latex
+    assert r"Status: proved (proved (Coq, every n: thm32\_svf\_competitive)" in latex
 
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():

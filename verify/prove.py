@@ -119,7 +119,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         emit_json(data)
     elif args.latex:
         render = derivation.render_latex_document if args.standalone else derivation.render_latex
-        text = render(check, marks, _latex(footer)).replace(r"\emph{Status:}", r"\emph{Derivation:}", 1)
+        text = render(check, marks, footer).replace(r"\emph{Status:}", r"\emph{Derivation:}", 1)
         print(text)
     else:
         # the derivation's own status is sympy's ("Derivation:"); "Status:" is the ledger's word, once
@@ -127,8 +127,3 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         print(text.replace(f"Status: {check.status} (", f"Derivation: {check.status} (", 1))
     return exit_code(ledger)
 
-
-def _latex(line: str) -> str:
-    """The ``Status:`` line in LaTeX (underscores escaped, ``--`` kept as two hyphens)."""
-    word, _, rest = line.partition(" ")
-    return r"\emph{Status:} " + rest.replace("--", "-{}-").replace("_", r"\_")
