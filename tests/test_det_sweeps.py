@@ -84,13 +84,15 @@ def _bounds(result) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.slow
-def test_a_cpu_hog_changes_no_bound():
-    quiet = run_claim("kong.lemmaA.2", mode="default")
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+@pytest.mark.parametrize(("claim", "mode"), [("kong.prop3.1", "quick"), ("kong.lemmaA.2", "default")])
+def test_a_cpu_hog_changes_no_bound(claim, mode):
+    quiet = run_claim(claim, mode=mode)
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
-        loaded = run_claim("kong.lemmaA.2", mode="default")
+        loaded = run_claim(claim, mode=mode)
     finally:
-        hog.kill()
-        hog.wait()
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
     assert _bounds(loaded) == _bounds(quiet) and (loaded.status, loaded.reach) == (quiet.status, quiet.reach)
     assert any(bound for _, _, bound in _bounds(quiet))
