@@ -42,7 +42,7 @@ def test_a_false_core_is_refuted_by_both_solvers():
 
 
 def test_sweep_reports_largest_n_per_solver_and_coverage():
-    report = run_cores(max_n=3, budget_s=20.0, backends=("z3", "cvc5"))
+    report = run_cores(max_n=3, backends=("z3", "cvc5"), rlimit={"z3": 50_000_000, "cvc5": 2_000_000})
     assert report.status == "checked"
     assert set(report.largest_n) == {"z3", "cvc5"} and all(n >= 2 for n in report.largest_n.values())
     status, n = report.covered("prop31_exchange")
@@ -58,6 +58,6 @@ def test_a_broken_per_request_lemma_makes_its_users_refuted(monkeypatch):
         return Lemma(lemma.name, lemma.statement, lemma.assumptions, lemma.stronger, lemma.stronger, lemma.variables)
 
     monkeypatch.setitem(cores.PER_REQUEST, "work_increment", wrong_increment)
-    report = run_cores(max_n=2, budget_s=10.0, backends=("z3",), lemmas=("prop31_work",))
+    report = run_cores(max_n=2, backends=("z3",), lemmas=("prop31_work",), rlimit=50_000_000)
     assert report.status == "refuted"
     assert report.covered("prop31_work")[0] == "refuted"

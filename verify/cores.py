@@ -6,8 +6,10 @@ check (``Step.unchecked`` in :mod:`geosched.theory.kong_prop3_1` and
 and counts over the steps of a schedule. Here each is a :class:`~geosched.verify.z3util.Lemma`
 over ``n`` requests with *symbolic* integer prompts ``s_i >= 0``, outputs ``o_i >= 1`` and start
 times ``x_i >= 0`` (every feasible burst schedule of ``n`` requests), proved (assumptions AND NOT
-conclusion unsat), non-vacuous and tight, for every ``n`` up to the largest ``N`` that fits the
-time budget, by Z3 and again by cvc5 on the very same formula (:func:`~geosched.verify.z3util.smtlib`).
+conclusion unsat), non-vacuous and tight, for every ``n`` up to ``max_n`` or the first ``n`` whose query
+exceeds its resource limit (``rlimit``: the solvers' own work units, so the reach is the same on every
+machine, however loaded; no sweep consults the clock), by Z3 and again by cvc5 on the very same
+formula (:func:`~geosched.verify.z3util.smtlib`).
 
 Two layers, so that the ``n``-request formulas stay linear:
 
@@ -35,7 +37,7 @@ are the per-request lemmas ``work_bounds`` / ``blocked_bounds``.
 
 Example
 -------
->>> report = run_cores(max_n=2, budget_s=30.0, backends=("z3",))
+>>> report = run_cores(max_n=2, backends=("z3",), rlimit=50_000_000)
 >>> report.largest_n["z3"] >= 2, report.status
 (True, 'checked')
 """
@@ -43,7 +45,7 @@ Example
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -398,8 +400,8 @@ class CoreReport(Result):
     per_request: dict[str, dict[str, dict[str, Any]]]  # lemma -> backend -> {"status", "seconds"}
     sweeps: dict[str, dict[str, dict[str, Any]]]  # lemma -> backend -> {"largest_n", "stopped", "per_n"}
     largest_n: dict[str, int]  # backend -> min over n-request lemmas of their largest n (0: none)
-    budget_s: float  # time budget per solver
-    timeout_ms: int  # limit of each solver call
+    rlimit: Any  # resource limit (int, or solver -> int) of each solver call (None: the time limit timeout_ms instead)
+    timeout_ms: int  # time limit of each solver call, used only when rlimit is None
     max_n: int  # the sweep stops there at the latest
     counterexample: dict[str, Any] | None = None  # the first refuting model, with lemma, n and backend
     extra: dict[str, Any] = field(default_factory=dict)
@@ -423,25 +425,30 @@ class CoreReport(Result):
         return {"status": self.status, "success": self.success, "message": self.message,
                 "wall_time": round(self.wall_time, 3), "backends": list(self.backends),
                 "per_request": self.per_request, "sweeps": self.sweeps, "largest_n": self.largest_n,
-                "budget_s": self.budget_s, "timeout_ms": self.timeout_ms, "max_n": self.max_n,
+                "rlimit": dict(self.rlimit) if isinstance(self.rlimit, Mapping) else self.rlimit,
+                "timeout_ms": self.timeout_ms, "max_n": self.max_n,
                 "counterexample": self.counterexample}
 
 
-def run_cores(max_n: int = 8, budget_s: float = 20.0, backends: Sequence[str] = BACKENDS,
-              timeout_ms: int = 10_000, lemmas: Sequence[str] | None = None) -> CoreReport:
+def run_cores(max_n: int = 8, backends: Sequence[str] = BACKENDS, timeout_ms: int = 10_000,
+              lemmas: Sequence[str] | None = None,
+              rlimit: int | Mapping[str, int] | None = None) -> CoreReport:
     """Prove the per-request lemmas, then sweep each n-request lemma over ``n = 1, 2, ...``.
 
     Parameters
     ----------
     max_n : int
-        The largest ``n`` tried.
-    budget_s : float
-        Seconds per solver for all the sweeps together (split evenly between the lemmas); a
-        sweep stops at the first ``n`` not proved or when its share is spent.
+        The largest ``n`` tried; a sweep stops there or at the first ``n`` not proved (the clock is
+        never consulted).
     backends : sequence of str
         ``"z3"`` and/or ``"cvc5"``: each runs every lemma on the same formula.
     timeout_ms : int
-        Limit of each solver call (a timeout is ``unknown``, never ``proved``).
+        Time limit of each solver call when ``rlimit`` is ``None`` (a timeout is ``unknown``, never
+        ``proved``; interactive use only, since it depends on machine load).
+    rlimit : int, optional
+        Resource limit of each solver call (Z3 ``rlimit``, cvc5 ``rlimit-per``): a query past it is
+        ``unknown`` at that ``n`` on every machine; a mapping gives each solver its own (their units
+        differ). The claims ledger always passes one.
     lemmas : sequence of str, optional
         The n-request lemmas to sweep (default: all of :data:`N_REQUEST`).
 
@@ -465,15 +472,15 @@ def run_cores(max_n: int = 8, budget_s: float = 20.0, backends: Sequence[str] = 
     for name in (needed if lemmas is not None else list(PER_REQUEST)):
         per_request[name] = {}
         for backend in backends:
-            report = run_checks(PER_REQUEST[name](), timeout_ms, backend)
-            per_request[name][backend] = {"status": report.status, "seconds": round(report.wall_time, 4)}
+            report = run_checks(PER_REQUEST[name](), timeout_ms, backend, _limit(rlimit, backend))
+            per_request[name][backend] = {"status": report.status, "seconds": round(report.wall_time, 4),
+                                          "resources": _resources(report)}
             if report.status == "refuted" and counterexample is None:
                 counterexample = _counterexample(report, backend)
     sweeps: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in chosen}
-    share = budget_s / max(1, len(chosen))
     for backend in backends:
         for name in chosen:
-            sweeps[name][backend], found = _sweep(name, backend, max_n, share, timeout_ms)
+            sweeps[name][backend], found = _sweep(name, backend, max_n, timeout_ms, _limit(rlimit, backend))
             counterexample = counterexample or found
     largest = {b: min((sweeps[name][b]["largest_n"] for name in chosen), default=0) for b in backends}
     if any(per_request[u][b]["status"] != "proved" for u in per_request for b in backends):
@@ -483,11 +490,23 @@ def run_cores(max_n: int = 8, budget_s: float = 20.0, backends: Sequence[str] = 
         "checked" if all(n >= 1 for n in largest.values()) and largest else "unknown")
     message = "largest n with every core lemma proved: " + ", ".join(f"{b} {n}" for b, n in largest.items())
     return CoreReport(status, message, time.perf_counter() - begin, tuple(backends), per_request, sweeps, largest,
-                      budget_s, timeout_ms, max_n, counterexample)
+                      rlimit, timeout_ms, max_n, counterexample)
 
 
-def _sweep(name: str, backend: str, max_n: int, budget_s: float,
-           timeout_ms: int) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def _limit(rlimit: int | Mapping[str, int] | None, backend: str) -> int | None:
+    return rlimit.get(backend) if isinstance(rlimit, Mapping) else rlimit
+
+
+def _resources(report: LemmaReport) -> int | None:
+    """The most work units any of the three calls spent (what its ``rlimit`` must allow)."""
+    spent = [c.resources for c in (report.proof, report.nonvacuous, report.tight) if c.resources is not None]
+    return max(spent) if spent else None
+
+
+def _sweep(name: str, backend: str, max_n: int, timeout_ms: int,
+           rlimit: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``n = smallest .. max_n`` until one is not proved: the reach depends on the solvers' answers
+    alone (under ``rlimit``, the same on every machine), never on elapsed time."""
     begin = time.perf_counter()
     smallest = _SMALLEST_N.get(name, 1)
     best = smallest - 1
@@ -496,8 +515,8 @@ def _sweep(name: str, backend: str, max_n: int, budget_s: float,
     found = None
     refuted_at = None
     for n in range(smallest, max_n + 1):
-        report: LemmaReport = run_checks(N_REQUEST[name](n), timeout_ms, backend)
-        per_n.append([n, report.status, round(report.wall_time, 4)])
+        report: LemmaReport = run_checks(N_REQUEST[name](n), timeout_ms, backend, rlimit)
+        per_n.append([n, report.status, round(report.wall_time, 4), _resources(report)])
         if report.status != "proved":
             stopped = f"n={n}: {report.status}"
             if report.status == "refuted":
@@ -505,9 +524,6 @@ def _sweep(name: str, backend: str, max_n: int, budget_s: float,
                 found = _counterexample(report, backend)
             break
         best = n
-        if time.perf_counter() - begin > budget_s and n < max_n:
-            stopped = "time budget"
-            break
     return {"largest_n": max(best, 0), "stopped": stopped, "per_n": per_n, "refuted_at": refuted_at,
             "seconds": round(time.perf_counter() - begin, 3)}, found
 

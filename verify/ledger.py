@@ -582,8 +582,10 @@ def run_method(name: str, claim: Any, ctx: Context) -> Evidence:
     worker.join(ctx.time_limit)
     elapsed = time.perf_counter() - started
     if worker.is_alive():
-        return Evidence(name, "supporting", "unknown", f"did not finish within its time limit of "
-                        f"{ctx.time_limit:g} s", wall_time=elapsed, data={"time_limit": ctx.time_limit})
+        return Evidence(name, "supporting", "unknown", f"unknown (time limit): did not finish within its time limit "
+                        f"of {ctx.time_limit:g} s, a safety net against a hung check; solver sweeps stop on "
+                        "resource limits, so a slow machine never gives a smaller bound, only this unknown",
+                        wall_time=elapsed, data={"time_limit": ctx.time_limit})
     if "error" in box:
         exc = box["error"]
         return Evidence(name, "supporting", "error", f"check raised {type(exc).__name__}: {exc}", wall_time=elapsed)
@@ -742,7 +744,7 @@ def _extra(ctx: Context) -> dict[str, Any]:
         cores = ctx.cache["cores"]
         extra["cores"] = {"largest_n": cores.largest_n, "per_lemma": {name: {b: s["largest_n"] for b, s in v.items()}
                                                                         for name, v in cores.sweeps.items()},
-                          "budget_s": cores.budget_s, "wall_time": round(cores.wall_time, 3)}
+                          "rlimit": cores.rlimit, "wall_time": round(cores.wall_time, 3)}
     return extra
 
 

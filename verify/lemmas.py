@@ -347,7 +347,8 @@ LEMMAS: dict[str, Callable[..., Lemma]] = {
 }
 
 
-def run_lemma(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS, **params: Any) -> LemmaReport:
+def run_lemma(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS, rlimit: int | None = None,
+              **params: Any) -> LemmaReport:
     """Build lemma ``name`` with ``params`` and run prove + non-vacuity + tightness.
 
     >>> run_lemma("lemmaA2_invariant_k", k=1).status
@@ -357,7 +358,7 @@ def run_lemma(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS, **params: Any) ->
         factory = LEMMAS[name]
     except KeyError:
         raise UnknownNameError("lemma", name, list(LEMMAS)) from None
-    return run_checks(factory(**params), timeout_ms)
+    return run_checks(factory(**params), timeout_ms, rlimit=rlimit)
 
 
 @dataclass(frozen=True)
@@ -376,7 +377,7 @@ class KSweep(Result):
     wall_time: float  # seconds in total
     largest_k: int  # largest k with overall status "proved" and all smaller k proved too (0: none)
     reports: tuple[LemmaReport, ...]  # one per k tried, in order
-    stopped_because: str  # "max_k reached", "time budget", or the first non-proved status
+    stopped_because: str  # "max_k reached" or the first non-proved status (e.g. "k=7: unknown")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary with per-k status and seconds."""
@@ -388,29 +389,32 @@ class KSweep(Result):
             "stopped_because": self.stopped_because,
             "wall_time": round(self.wall_time, 3),
             "per_k": [{"k": r.parameters["k"], "status": r.status, "prove_s": round(r.proof.wall_time, 4),
-                       "total_s": round(r.wall_time, 4)} for r in self.reports],
+                       "total_s": round(r.wall_time, 4),
+                       "resources": max((c.resources or 0 for c in (r.proof, r.nonvacuous, r.tight)), default=0)}
+                      for r in self.reports],
         }
 
 
-def largest_k(max_k: int = 8, timeout_ms: int = 60_000, budget_s: float = 120.0,
-              feasibility: str = "quantified") -> KSweep:
-    """Prove the blocked-step certificate for ``k = 1 .. max_k`` until one is not proved,
-    or the total time exceeds ``budget_s`` (each call limited to ``timeout_ms``)."""
+def largest_k(max_k: int = 8, timeout_ms: int = 60_000, feasibility: str = "quantified",
+              rlimit: int | None = None) -> KSweep:
+    """Prove the blocked-step certificate for ``k = 1 .. max_k`` until one is not proved.
+
+    Each call is limited to ``rlimit`` Z3 work units (deterministic: a call past it is ``unknown``
+    at that ``k`` on every machine) or, when ``rlimit`` is ``None``, to ``timeout_ms``. The reach
+    depends on the answers alone: the clock is never consulted.
+    """
     _check_int("max_k", max_k, 1)
     begin = time.perf_counter()
     reports: list[LemmaReport] = []
     best = 0
     reason = "max_k reached"
     for k in range(1, max_k + 1):
-        report = run_checks(lemmaA2_invariant_k(k, feasibility=feasibility), timeout_ms)
+        report = run_checks(lemmaA2_invariant_k(k, feasibility=feasibility), timeout_ms, rlimit=rlimit)
         reports.append(report)
         if report.status != "proved":
             reason = f"k={k}: {report.status}"
             break
         best = k
-        if time.perf_counter() - begin > budget_s and k < max_k:
-            reason = "time budget"
-            break
     if any(r.status == "refuted" for r in reports):
         status = "refuted"
     else:

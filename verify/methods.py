@@ -27,6 +27,35 @@ __all__ = ["METHODS", "register"]
 Method = Callable[[Any, Context], Evidence]
 METHODS: dict[str, Method] = {}
 
+# Every solver check's reach, per mode, in one place: the largest n (or k) a sweep attempts and the resource
+# limit of each solver call (Z3 ``rlimit``, cvc5 ``rlimit-per``: the solvers' own work units). A call past its
+# limit is ``unknown`` at that n on every machine, and a sweep's bound is the largest n proved with every smaller
+# n proved, so no word or bound depends on machine load; the clock is never consulted (the ledger's per-check
+# time limit is only a safety net that makes the row ``unknown (time limit)``). Chosen from the units each query
+# needed on a quiet run (docs/verification.md, "Deterministic reach"): the default reaches what the old time
+# budgets reached on a quiet machine, with the limit >= 3x the largest need in range.
+SOLVER_SWEEPS: dict[str, dict[str, dict[str, int]]] = {
+    # the Z3/cvc5 cores: n symbolic requests (largest need at n = 6: Z3 12.9M on prop31_sum, cvc5 126k)
+    "cores": {"quick": {"max_n": 3, "z3": 5_000_000, "cvc5": 1_000_000},
+              "default": {"max_n": 6, "z3": 50_000_000, "cvc5": 2_000_000},
+              "thorough": {"max_n": 24, "z3": 1_000_000_000, "cvc5": 40_000_000}},
+    # the blocked-step certificate: k active requests (largest need at k = 10: Z3 1.5M)
+    "z3:lemmaA2_invariant_k": {"quick": {"max_n": 4, "z3": 5_000_000},
+                               "default": {"max_n": 10, "z3": 20_000_000},
+                               "thorough": {"max_n": 16, "z3": 1_000_000_000}},
+    # the fixed-size lemmas (Z3 proof, non-vacuity, tightness: at most 1.4M; cvc5 re-proof, not in --quick: both
+    # forms of thm3_2_composition are proved within 1.2M, about 3-4 s each, as the old 4 s limit allowed on a quiet
+    # machine; Z3 decides the word, cvc5 refutes or is reported)
+    "lemmas": {"quick": {"z3": 10_000_000, "cvc5": 1},
+               "default": {"z3": 20_000_000, "cvc5": 1_200_000},
+               "thorough": {"z3": 1_000_000_000, "cvc5": 40_000_000}},
+}
+
+
+def solver_limits(check: str, ctx: Context) -> dict[str, int]:
+    """This mode's row of :data:`SOLVER_SWEEPS` for ``check``."""
+    return SOLVER_SWEEPS[check][ctx.mode]
+
 
 def register(name: str) -> Callable[[Method], Method]:
     """Decorator: register a method under ``name`` (other modules may add their own)."""
@@ -62,9 +91,10 @@ def _both_solvers(lemma_name: str, label: str, kind: str, **params: Any) -> Meth
         t0 = time.perf_counter()
         lemma = LEMMAS[lemma_name](**params)
         # Z3: proof, non-vacuity and tightness; cvc5 re-runs the proof (not in --quick)
-        reports: dict[str, Any] = {"z3": run_checks(lemma, ctx.pick(10_000, 20_000, 120_000), "z3")}
+        limits = solver_limits("lemmas", ctx)
+        reports: dict[str, Any] = {"z3": run_checks(lemma, backend="z3", rlimit=limits["z3"])}
         if not ctx.quick:
-            reports["cvc5"] = prove(lemma, ctx.pick(0, 4_000, 120_000), "cvc5")
+            reports["cvc5"] = prove(lemma, backend="cvc5", rlimit=limits["cvc5"])
         statuses = {b: r.status for b, r in reports.items()}
         detail = "; ".join(f"{b}: {r.status}" for b, r in reports.items()) + ("; cvc5 not run (--quick)"
                                                                              if ctx.quick else "")
@@ -99,9 +129,9 @@ def _k_sweep(claim: Any, ctx: Context) -> Evidence:
     from geosched.verify.lemmas import largest_k
 
     label = "z3:lemmaA2_invariant_k"
-    max_k, timeout_ms, budget_s = ctx.pick((4, 10_000, 5.0), (10, 20_000, 20.0), (16, 60_000, 600.0))
+    limits = solver_limits(label, ctx)
     t0 = time.perf_counter()
-    sweep = largest_k(max_k=max_k, timeout_ms=timeout_ms, budget_s=budget_s)
+    sweep = largest_k(max_k=limits["max_n"], rlimit=limits["z3"])
     elapsed = time.perf_counter() - t0
     per_k = {report.parameters.get("k"): report.status for report in sweep.reports}
     refuted = [k for k, status in per_k.items() if status == "refuted"]
@@ -122,14 +152,13 @@ def _cores(group: str) -> Method:
     prefix = {"prop3.1": "prop31_", "lemmaA.2": "lemmaA2_"}[group]
 
     def method(claim: Any, ctx: Context) -> Evidence:
-        from geosched.verify.cores import N_REQUEST, run_cores
+        from geosched.verify.cores import N_REQUEST
 
-        max_n, budget, timeout = ctx.pick((3, 1.0, 5_000), (6, 8.0, 10_000), (24, 300.0, 60_000))
+        limits = solver_limits("cores", ctx)
         mine = [name for name in N_REQUEST if name.startswith(prefix)]
         # --quick proves only this group's lemmas (and the per-request lemmas they use)
         key, chosen = ("cores:" + group, mine) if ctx.quick else ("cores", None)
-        report, elapsed = ctx.cached(key, lambda: run_cores(max_n=max_n, budget_s=budget, timeout_ms=timeout,
-                                                            lemmas=chosen))
+        report, elapsed = ctx.cached(key, lambda: _run_cores(limits, chosen))
         covers = {f"core:{name}": report.covered(name) for name in mine}
         per_solver = {name: {b: report.sweeps[name][b]["largest_n"] for b in report.backends} for name in mine}
         refuted = [name for name, (status, _) in covers.items() if status == "refuted"]
@@ -151,6 +180,13 @@ def _cores(group: str) -> Method:
                         covers={k: ("checked", f"n<={n} symbolic requests") for k, (s, n) in covers.items()})
 
     return method
+
+
+def _run_cores(limits: dict[str, int], chosen: list[str] | None) -> Any:
+    """The cores under ``limits``: each solver gets its own resource limit (their units differ)."""
+    from geosched.verify.cores import run_cores
+
+    return run_cores(max_n=limits["max_n"], lemmas=chosen, rlimit={"z3": limits["z3"], "cvc5": limits["cvc5"]})
 
 
 METHODS["cores:prop3.1"] = _cores("prop3.1")

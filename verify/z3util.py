@@ -13,6 +13,12 @@ Congestion Control Behavior", SIGCOMM 2021), three solver calls are made:
   conclusion is *not* provable, so the proved bound cannot be improved by that step; the
   model is the witness.
 
+Every call takes either a *resource limit* ``rlimit`` (Z3's ``rlimit``, cvc5's ``rlimit-per``: work units
+each solver counts itself, so a query that hits it is ``unknown`` on every machine, however loaded) or,
+when ``rlimit`` is ``None``, a time limit ``timeout_ms`` (interactive use only: its verdict can depend on
+machine load, so the claims ledger always passes ``rlimit``). Each result records the units it spent
+(``resources``).
+
 Every result is a frozen :class:`CheckResult`; :class:`LemmaReport` bundles all three with
 an overall status (``proved`` only when the proof is unsat, the assumptions are satisfiable
 and the stronger conclusion is refuted).
@@ -30,6 +36,8 @@ Example
 'proved'
 >>> run_checks(lemma, timeout_ms=5000, backend="cvc5").status
 'proved'
+>>> run_checks(lemma, rlimit=1_000_000).proof.resources > 0
+True
 """
 
 from __future__ import annotations
@@ -93,6 +101,8 @@ class CheckResult(Result):
     witness: dict[str, Any] | None  # nonvacuous/tight: the satisfying model; else None
     parameters: dict[str, Any]  # bounds / parameters of the lemma instance
     message: str  # z3's reason for unknown, or a one-line explanation
+    resources: int | None = None  # the solver's own work units spent (Z3 "rlimit count" delta, cvc5 resource units)
+    rlimit: int | None = None  # the resource limit of the call (None: a time limit was used instead)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary."""
@@ -106,6 +116,8 @@ class CheckResult(Result):
             "witness": self.witness,
             "parameters": dict(self.parameters),
             "message": self.message,
+            "resources": self.resources,
+            "rlimit": self.rlimit,
         }
 
 
@@ -169,21 +181,33 @@ def model_to_dict(model: z3.ModelRef, variables: Mapping[str, z3.ExprRef]) -> di
     return {name: z3_value(model.eval(term, model_completion=True)) for name, term in variables.items()}
 
 
-def make_solver(constraints: Iterable[z3.BoolRef], timeout_ms: int = DEFAULT_TIMEOUT_MS) -> z3.Solver:
-    """A fresh solver holding ``constraints``, with a time limit and a fixed random seed.
+def make_solver(constraints: Iterable[z3.BoolRef], timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                rlimit: int | None = None) -> z3.Solver:
+    """A fresh solver holding ``constraints``, with a limit and a fixed random seed.
 
-    The seed makes runs reproducible; the limit turns a slow query into ``unknown``.
+    The seed makes runs reproducible; the limit turns a slow query into ``unknown``. With
+    ``rlimit`` the limit is Z3's resource count (deterministic: the same on every machine) and no
+    time limit is set; otherwise it is ``timeout_ms`` milliseconds.
     """
     if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int) or timeout_ms < 1:
         raise ValueError(f"timeout_ms: must be an integer >= 1 (got {timeout_ms!r})")
+    _check_rlimit(rlimit)
     solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
+    if rlimit is None:
+        solver.set("timeout", timeout_ms)
+    else:
+        solver.set("rlimit", rlimit)
     solver.set("random_seed", 0)
     solver.add(*constraints)
     return solver
 
 
 BACKENDS = ("z3", "cvc5")
+
+
+def _check_rlimit(rlimit: int | None) -> None:
+    if rlimit is not None and (isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1):
+        raise ValueError(f"rlimit: must be an integer >= 1 or None (got {rlimit!r})")
 
 
 @dataclass(frozen=True)
@@ -194,19 +218,29 @@ class _Outcome:
     reason: str  # the solver's reason for unknown
     elapsed: float  # seconds
     model: Any = None  # callable(variables) -> dict, for sat
+    resources: int | None = None  # the solver's own work units spent
 
 
-def _run(constraints: list[z3.BoolRef], timeout_ms: int, backend: str = "z3") -> _Outcome:
+def _rlimit_count(solver: z3.Solver) -> int:
+    stats = solver.statistics()
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+
+
+def _run(constraints: list[z3.BoolRef], timeout_ms: int, backend: str = "z3", rlimit: int | None = None) -> _Outcome:
     if backend == "z3":
-        solver = make_solver(constraints, timeout_ms)
+        solver = make_solver(constraints, timeout_ms, rlimit)
+        before = _rlimit_count(solver)  # Z3's count is the context's running total: the call spends the difference
         begin = time.perf_counter()
         outcome = solver.check()
         elapsed = time.perf_counter() - begin
+        spent = _rlimit_count(solver) - before
         result = "sat" if outcome == z3.sat else "unsat" if outcome == z3.unsat else "unknown"
         model = (lambda variables: model_to_dict(solver.model(), variables)) if result == "sat" else None
-        return _Outcome(result, solver.reason_unknown() if result == "unknown" else "", elapsed, model)
+        return _Outcome(result, _reason(solver.reason_unknown(), rlimit) if result == "unknown" else "", elapsed,
+                        model, spent)
     if backend == "cvc5":
-        return _run_cvc5(constraints, timeout_ms)
+        _check_rlimit(rlimit)
+        return _run_cvc5(constraints, timeout_ms, rlimit)
     raise ValueError(f"backend: must be one of {', '.join(BACKENDS)} (got {backend!r})")
 
 
@@ -217,29 +251,40 @@ def smtlib(constraints: Iterable[z3.BoolRef]) -> str:
     return solver.to_smt2()
 
 
-def _run_cvc5(constraints: list[z3.BoolRef], timeout_ms: int) -> _Outcome:
+def _reason(reason: str, rlimit: int | None) -> str:
+    return f"{reason} (resource limit {rlimit} reached)" if rlimit is not None and reason == "canceled" else reason
+
+
+def _run_cvc5(constraints: list[z3.BoolRef], timeout_ms: int, rlimit: int | None = None) -> _Outcome:
     """The same formula, exported as SMT-LIB 2 from Z3's terms, decided by cvc5 (an independent solver).
 
-    A small portfolio, half the time each: cylindrical algebraic coverings (``nl-cov``), much
+    A small portfolio, half the limit each: cylindrical algebraic coverings (``nl-cov``), much
     faster on our nonlinear per-request lemmas, then cvc5's defaults (incremental
     linearization), faster on others. The first definite answer counts.
     """
     spent = 0.0
+    units = 0
     outcome = _Outcome("unknown", "", 0.0)
     for options in ({"nl-cov": "true"}, {}):
-        outcome = _cvc5_once(constraints, max(1, timeout_ms // 2), options)
+        outcome = _cvc5_once(constraints, max(1, timeout_ms // 2), options,
+                             None if rlimit is None else max(1, rlimit // 2))
         spent += outcome.elapsed
+        units += outcome.resources or 0
         if outcome.result != "unknown":
             break
-    return _Outcome(outcome.result, outcome.reason, spent, outcome.model)
+    return _Outcome(outcome.result, outcome.reason, spent, outcome.model, units)
 
 
-def _cvc5_once(constraints: list[z3.BoolRef], timeout_ms: int, options: dict[str, str]) -> _Outcome:
+def _cvc5_once(constraints: list[z3.BoolRef], timeout_ms: int, options: dict[str, str],
+               rlimit: int | None = None) -> _Outcome:
     import cvc5
 
     manager = cvc5.TermManager()
     solver = cvc5.Solver(manager)
-    solver.setOption("tlimit-per", str(timeout_ms))
+    if rlimit is None:
+        solver.setOption("tlimit-per", str(timeout_ms))
+    else:
+        solver.setOption("rlimit-per", str(rlimit))
     solver.setOption("produce-models", "true")
     solver.setOption("seed", "0")
     for key, value in options.items():
@@ -256,8 +301,9 @@ def _cvc5_once(constraints: list[z3.BoolRef], timeout_ms: int, options: dict[str
     begin = time.perf_counter()
     outcome = solver.checkSat()
     elapsed = time.perf_counter() - begin
+    units = _cvc5_units(solver)
     if outcome.isUnsat():
-        return _Outcome("unsat", "", elapsed)
+        return _Outcome("unsat", "", elapsed, None, units)
     if outcome.isSat():
         declared = {str(term): term for term in symbols.getDeclaredTerms()}
 
@@ -268,8 +314,17 @@ def _cvc5_once(constraints: list[z3.BoolRef], timeout_ms: int, options: dict[str
                 values[name] = _cvc5_value(solver.getValue(found)) if found is not None else None
             return values
 
-        return _Outcome("sat", "", elapsed, model)
-    return _Outcome("unknown", str(outcome.getUnknownExplanation()), elapsed)
+        return _Outcome("sat", "", elapsed, model, units)
+    reason = str(outcome.getUnknownExplanation())
+    return _Outcome("unknown", f"{reason} (resource limit {rlimit})" if rlimit is not None else reason, elapsed, None,
+                    units)
+
+
+def _cvc5_units(solver: Any) -> int | None:
+    try:
+        return int(solver.getStatistics()["resource::resourceUnitsUsed"]["value"])
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
 
 
 def _cvc5_value(term: Any) -> Any:
@@ -282,9 +337,10 @@ def _cvc5_value(term: Any) -> Any:
         return text
 
 
-def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
+def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
+          rlimit: int | None = None) -> CheckResult:
     """Check ``assumptions AND NOT conclusion``: unsat -> proved, sat -> refuted, else unknown."""
-    out = _run([*lemma.assumptions, z3.Not(lemma.conclusion)], timeout_ms, backend)
+    out = _run([*lemma.assumptions, z3.Not(lemma.conclusion)], timeout_ms, backend, rlimit)
     counterexample = None
     if out.result == "unsat":
         status, message = "proved", f"assumptions AND NOT conclusion is unsat ({backend})"
@@ -294,12 +350,14 @@ def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3
         message = f"assumptions AND NOT conclusion is sat ({backend}): counterexample attached"
     else:
         status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "prove", status, out.elapsed, counterexample, None, dict(lemma.parameters), message)
+    return CheckResult(lemma.name, "prove", status, out.elapsed, counterexample, None, dict(lemma.parameters), message,
+                       out.resources, rlimit)
 
 
-def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
+def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
+                     rlimit: int | None = None) -> CheckResult:
     """Check that the assumptions alone are satisfiable (the proof is not vacuous)."""
-    out = _run(list(lemma.assumptions), timeout_ms, backend)
+    out = _run(list(lemma.assumptions), timeout_ms, backend, rlimit)
     witness = None
     if out.result == "sat":
         status, message = "nonvacuous", f"assumptions are satisfiable ({backend}): witness attached"
@@ -308,12 +366,14 @@ def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend
         status, message = "vacuous", f"assumptions are contradictory ({backend}): the proof proves nothing"
     else:
         status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "nonvacuous", status, out.elapsed, None, witness, dict(lemma.parameters), message)
+    return CheckResult(lemma.name, "nonvacuous", status, out.elapsed, None, witness, dict(lemma.parameters), message,
+                       out.resources, rlimit)
 
 
-def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> CheckResult:
+def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
+                rlimit: int | None = None) -> CheckResult:
     """Check ``assumptions AND NOT stronger`` is sat: the stronger conclusion is not provable."""
-    out = _run([*lemma.assumptions, z3.Not(lemma.stronger)], timeout_ms, backend)
+    out = _run([*lemma.assumptions, z3.Not(lemma.stronger)], timeout_ms, backend, rlimit)
     witness = None
     if out.result == "sat":
         status = "tight"
@@ -323,19 +383,22 @@ def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str
         status, message = "not tight", f"the stronger conclusion is provable too ({backend})"
     else:
         status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "tight", status, out.elapsed, None, witness, dict(lemma.parameters), message)
+    return CheckResult(lemma.name, "tight", status, out.elapsed, None, witness, dict(lemma.parameters), message,
+                       out.resources, rlimit)
 
 
-def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3") -> LemmaReport:
+def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
+               rlimit: int | None = None) -> LemmaReport:
     """Prove, check non-vacuity and tightness; combine into one verdict.
 
     Overall status: ``refuted`` if the proof found a counterexample; ``unknown`` if any call
     was inconclusive; ``vacuous`` if the assumptions are contradictory; ``not tight`` if the
-    stronger conclusion is provable too; ``proved`` otherwise.
+    stronger conclusion is provable too; ``proved`` otherwise. ``rlimit`` (each of the three calls):
+    see the module docstring.
     """
-    proof = prove(lemma, timeout_ms, backend)
-    nonvacuous = check_nonvacuous(lemma, timeout_ms, backend)
-    tight = check_tight(lemma, timeout_ms, backend)
+    proof = prove(lemma, timeout_ms, backend, rlimit)
+    nonvacuous = check_nonvacuous(lemma, timeout_ms, backend, rlimit)
+    tight = check_tight(lemma, timeout_ms, backend, rlimit)
     if proof.status == "refuted":
         status, message = "refuted", "counterexample found"
     elif "unknown" in (proof.status, nonvacuous.status, tight.status):
