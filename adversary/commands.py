@@ -8,6 +8,7 @@ from typing import Any
 
 from geosched.adversary.targets import hunt_target, target_names
 from geosched.arguments import (
+    dotted_name,
     examples,
     integer,
     non_negative_float,
@@ -111,7 +112,7 @@ def _add_export_and_check(subparsers, common) -> None:
     p.add_argument("--block-size", type=positive_int, default=1,
                    help="vllm-bench: KV block size of the vllm serve settings written beside the file (default 1, "
                    "or the witness's engine; GPU attention backends need multiples of 16)")
-    p.add_argument("--scheduler-cls", default=None, metavar="MODULE.CLASS",
+    p.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
                    help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
     p.set_defaults(handler=_cmd_export)

@@ -25,8 +25,8 @@ import sys
 from typing import NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
-           "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity", "show_progress",
-           "configure_logging", "examples", "HelpFormatter"]
+           "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
+           "show_progress", "configure_logging", "examples", "HelpFormatter"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -133,6 +133,14 @@ def non_negative_float(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
     return value
+
+
+def dotted_name(text: str) -> str:
+    """A Python path ``module.Class`` (``--scheduler-cls``): dotted identifiers, at least two."""
+    parts = text.split(".")
+    if len(parts) < 2 or not all(part.isidentifier() for part in parts):
+        raise argparse.ArgumentTypeError(f"must be a dotted path module.Class, got {text!r}")
+    return text
 
 
 def unit_fraction(text: str) -> float:

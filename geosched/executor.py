@@ -195,7 +195,7 @@ def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
         security = distributed.security.Security.temporary()
     except ImportError:
         raise ClusterUnavailableError("--cluster local:N needs the cryptography package for its private TLS "
-                                      "certificates: pip install 'geosched[cluster]'") from None
+                                      f"certificates: {install_hint('cluster')}") from None
     with dask.config.set(_NO_HTTP):  # the worker processes inherit it through their nanny
         # one thread per worker process: the checks are CPU-bound Python (the GIL), and processes can be killed
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

@@ -351,8 +351,12 @@ def rescue_text(path: str | Path, text: str) -> Path | None:
     path = Path(path)
     name = f"{path.name[:200]}.rescued-{os.getpid()}"
     for folder in (path.parent, Path(tempfile.gettempdir())):
-        try:
-            return write_text_atomic(folder / name, text, force=False, field="rescue")
-        except OutputError:
-            continue
+        for attempt in range(100):  # never over an earlier rescue: NAME.rescued-PID, then .1, .2, ...
+            target = folder / (name if attempt == 0 else f"{name}.{attempt}")
+            if target.exists() or target.is_symlink():
+                continue
+            try:
+                return write_text_atomic(target, text, force=False, field="rescue")
+            except OutputError:
+                break  # this folder refuses writes: try the next one
     return None

@@ -124,6 +124,8 @@ BAD_VALUES = {
     "positive_int": _NOT_INTEGERS + ["0", "-1", "-9223372036854775808"],
     "non_negative_int": _NOT_INTEGERS + ["-1", str(2**63), str(2**200)],
     "positive_float": ["abc", "nan", "inf", "-inf", "1e400", "0", "-1", "", "1,5"],
+    "non_negative_float": ["abc", "nan", "inf", "-inf", "1e400", "-1", "", "1,5"],
+    "dotted_name": ["", "nope", "a..b", "1a.B", "a.b c", ".x"],
     "finite_float": ["abc", "nan", "inf", "-inf", "1e400", ""],
     "unit_fraction": ["abc", "nan", "inf", "0", "1", "-0.5", "1.5", ""],
     "probability_level": ["abc", "nan", "inf", "0", "-0.5", "1.5", ""],
