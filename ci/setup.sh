@@ -12,7 +12,7 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # vLLM first, without resolving its requirements (they would pull ~9 GB of CUDA wheels)
 bash ci/install-vllm.sh "$VENV"
-"$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,cluster]"
+"$VENV/bin/python" -m pip install -q -e ".[test,plot,docs,cluster,mutation]"
 # Debian packages for the teaching tests: headless Chromium opens the built documentation site
 # (tests/test_docs_site.py) and pdflatex compiles `geosched prove ID --latex --standalone`
 # (tests/test_latex.py). Installed only when missing and when running as root (as CI does);
