@@ -47,6 +47,7 @@ __all__ = [
     "Instance",
     "volume",
     "peak",
+    "block_tokens",
     "instance_from_dict",
     "instance_to_dict",
     "read_instance",
@@ -74,6 +75,15 @@ def volume(prompt: int, output: int) -> int:
 def peak(prompt: int, output: int) -> int:
     """Peak KV footprint ``s + o``, reached at the request's last step."""
     return prompt + output
+
+
+def block_tokens(tokens: int, block_size: int) -> int:
+    """Tokens of the whole KV blocks that hold ``tokens`` slots: ``B * ceil(tokens / B)`` (block grain).
+
+    >>> block_tokens(17, 16), block_tokens(16, 16), block_tokens(5, 1)
+    (32, 16, 5)
+    """
+    return -(-tokens // block_size) * block_size
 
 
 def _require_int(field: str, value: Any, minimum: int) -> int:

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from geosched.errors import GeoschedError, ValidationError
+from geosched.reference_impl.model import block_tokens
 
 __all__ = [
     "Capability",
@@ -170,7 +171,7 @@ class SchedulerState:
     def used(self) -> int:
         """Tokens held at step ``t`` by the running requests (whole blocks: ``B * ceil(usage / B)`` each)."""
         b = self.block_size
-        return sum(-(-r.usage // b) * b for r in self.running)
+        return sum(block_tokens(r.usage, b) for r in self.running)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from geosched.errors import ValidationError
-from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.model import Instance, Request, block_tokens
 from geosched.reference_impl.policies import Policy, make_policy, parse_spec
 from geosched.reference_impl.predictors import Predictor, make_predictor
 from geosched.reference_impl.schedulers.engine import StepRun, capabilities_of, run_scheduler
@@ -916,7 +916,7 @@ class PriorityRuleScheduler:
 
 def _blocks_at(batch: list[tuple[int, int, int]], step: int, block: int) -> int:
     """Tokens of the whole blocks the batch ``(s, x, end)`` holds at ``step``."""
-    return sum(-(-(s + step - x) // block) * block for s, x, end in batch if x < step <= end)
+    return sum(block_tokens(s + step - x, block) for s, x, end in batch if x < step <= end)
 
 
 def block_admission_step(memory: int, t: int, running: list[tuple[int, int, int]],

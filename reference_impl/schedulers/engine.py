@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geosched.errors import ValidationError
-from geosched.reference_impl.model import Instance
+from geosched.reference_impl.model import Instance, block_tokens
 from geosched.reference_impl.scheduling import (
     Capability,
     Decision,
@@ -167,7 +167,7 @@ class _Book:
 
     def _check_memory(self, t: int) -> None:
         b = self.block_size
-        used = sum(-(-(self.requests[k].prompt + self.kept[k] + t + 1 - self.start[k]) // b) * b
+        used = sum(block_tokens(self.requests[k].prompt + self.kept[k] + t + 1 - self.start[k], b)
                    for k in self.running)
         if used > self.instance.memory:
             grain = f" (whole blocks of {b})" if b > 1 else ""

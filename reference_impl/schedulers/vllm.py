@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.model import block_tokens
 from geosched.reference_impl.scheduling import Decision, DecisionError, Restart, SchedulerState
 
 __all__ = ["serve_running", "admit_waiting", "VllmScheduler", "VllmFcfs", "VllmPriority", "PREEMPTION_RULES",
@@ -120,11 +121,6 @@ def admit_waiting(budget: int, *, peek: Callable[[], Any], seats: Callable[[], i
     return admitted, budget
 
 
-def _blocks(tokens: int, b: int) -> int:
-    """The tokens of the whole blocks that hold ``tokens`` slots."""
-    return -(-tokens // b) * b
-
-
 @dataclass
 class _Slot:
     id: str
@@ -163,7 +159,7 @@ class VllmScheduler:
         self._sync(state)
 
         def allocate(r: _Slot, new: int) -> bool:
-            need = _blocks(held[r.id] + new, b) - _blocks(held[r.id], b)
+            need = block_tokens(held[r.id] + new, b) - block_tokens(held[r.id], b)
             if need > free[0]:
                 return False
             free[0] -= need
@@ -171,7 +167,7 @@ class VllmScheduler:
             return True
 
         def release(victim: _Slot) -> None:
-            free[0] += _blocks(held.pop(victim.id), b)
+            free[0] += block_tokens(held.pop(victim.id), b)
             if self.preemption == "fcfs":
                 self._queue.insert(0, victim.id)
 
@@ -192,13 +188,13 @@ class VllmScheduler:
             sorted(waiting, key=lambda i: (waiting[i].arrival, i))  # vLLM's heap compares id strings
 
         def fits(r: _Slot, new: int) -> bool:
-            if _blocks(r.tokens, b) > free[0]:
+            if block_tokens(r.tokens, b) > free[0]:
                 return False
             if new < r.tokens:  # it fits, but the budget would split its prefill
                 raise ChunkedPrefillError(f"{self.name} at step {state.time}", self.max_num_batched_tokens,
                                     "the token budget must hold a whole prompt: a chunked prefill is outside "
                                     "the exact model (use the vLLM-semantics model)")
-            free[0] -= _blocks(r.tokens, b)
+            free[0] -= block_tokens(r.tokens, b)
             return True
 
         def take(r: _Slot, new: int) -> None:
