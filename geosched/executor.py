@@ -162,9 +162,10 @@ class DaskExecutor(concurrent.futures.Executor):
                 self.client.cancel(list(pending))
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        self.client.close()
+        # bounded: a worker that does not answer must not keep the caller waiting for ever
+        self.client.close(timeout=_CLOSE_SECONDS)
         if self._cluster is not None:
-            self._cluster.close()
+            self._cluster.close(timeout=_CLOSE_SECONDS)
 
 
 def _distributed() -> Any:
@@ -175,6 +176,7 @@ def _distributed() -> Any:
     return distributed
 
 
+_CLOSE_SECONDS = 60
 _NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
 
 
