@@ -163,5 +163,4 @@ def derivation_k4() -> Derivation:
     return derivation(4)
 
 
-DERIVATIONS = {"svf.fluid.k1": derivation_k1, "svf.fluid.k2": derivation_k2, "svf.fluid.k3": derivation_k3,
-               "svf.fluid.k4": derivation_k4}
+DERIVATIONS = dict(zip(CLAIM_IDS, (derivation_k1, derivation_k2, derivation_k3, derivation_k4), strict=True))
