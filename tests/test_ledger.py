@@ -8,21 +8,107 @@ from pathlib import Path
 import pytest
 
 from geosched.cli import main
-from geosched.errors import UnknownNameError
+from geosched.errors import UnknownNameError, ValidationError
+from geosched.theory.claim import SECTIONS, sort_key
 from geosched.verify import ledger
 from geosched.verify.evidence import Evidence
 from geosched.verify.ledger import CLAIM_IDS, CLAIMS, ROWS, Claim, combine, run_claims
 
-EXPECTED_IDS = ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
-                "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1",
-                "jaillet.thm4.3", "svf.lower_bound", "svf.fluid.k1", "svf.fluid.k2", "svf.fluid.k3",
-                "svf.fluid.k4", "kong.cr48", "kong.emp.svf_latency", "kong.emp.onebit",
-                "kong.emp.overhead", "sagesched.gain", "sagesched.ablation", "sagesched.routing",
-                "sagesched.preemption")
+THEORY_DIR = Path(__file__).resolve().parent.parent / "theory"
 
 
-def test_claim_ids_are_exactly_the_issue_list():
-    assert CLAIM_IDS == EXPECTED_IDS
+def _documented_ids() -> list[str]:
+    """The ids of docs/claims.md's quick table, in its order (a committed file: the order before any change)."""
+    import re
+
+    return re.findall(r"^\| `([^`]+)` \| `", ledger.block(ledger.DOCS_FILE.read_text(), "ledger quick words"), re.M)
+
+
+def test_every_theory_file_declares_its_row_and_the_ledger_has_it():
+    """Walked here on disk, independently of the registry's package walk: a module that derives a claim
+    (``def derivation``) declares its row, and the ledger holds it, so none is silently dropped."""
+    import importlib
+
+    found = []
+    for path in sorted(THEORY_DIR.glob("*.py")):
+        if path.stem in ("__init__", "claim", "derivation", "registry"):
+            continue
+        module = importlib.import_module(f"geosched.theory.{path.stem}")
+        rows = (module.CLAIM,) if hasattr(module, "CLAIM") else getattr(module, "CLAIMS", ())
+        assert rows or "def derivation" not in path.read_text(), f"{path.name} derives a claim but declares no row"
+        found += [row.id for row in rows]
+    assert found and set(found) <= set(CLAIMS)
+    assert set(found) == {c.id for c in ROWS if "derivation" in c.methods}
+
+
+def test_the_printed_order_is_the_documented_order_and_total():
+    assert list(CLAIM_IDS) == _documented_ids()  # docs/claims.md is regenerated whenever a row is added
+    keys = [sort_key(c) for c in ROWS]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert all(c.order[0] in SECTIONS for c in ROWS)
+
+
+def test_the_docs_table_regenerates_byte_for_byte_in_the_ledger_order():
+    """``--write-docs`` writes the quick table in :data:`CLAIM_IDS` order: rebuilding it from the documented
+    words gives docs/claims.md back, byte for byte (a fresh run is compared in the slow test below)."""
+    import re
+
+    text = ledger.DOCS_FILE.read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*) \|$", ledger.block(text, "ledger quick words"), re.M)
+    documented = {claim_id: (status, message) for claim_id, status, message in rows}
+    claims = [{"id": c, "status": documented[c][0], "message": documented[c][1]} for c in CLAIM_IDS]
+    assert ledger.replace_block(text, "ledger quick words", ledger.words_table(claims, "quick")) == text
+
+
+def _refused(rows, error=ValidationError):
+    from geosched.theory import DERIVATIONS
+
+    with pytest.raises(error) as info:
+        ledger.check_rows(tuple(rows), ledger.METHODS, DERIVATIONS)
+    return str(info.value)
+
+
+def test_rows_the_ledger_cannot_run_are_refused():
+    from dataclasses import replace
+
+    from geosched.theory import DERIVATIONS
+
+    ledger.check_rows(ROWS, ledger.METHODS, DERIVATIONS)  # the real rows pass
+    rows = list(ROWS)
+    first, last = rows[0], rows[-1]
+    assert "no.such.method" in _refused([replace(first, methods=(*first.methods, "no.such.method")), *rows[1:]],
+                                        UnknownNameError)
+    assert "no.such.claim" in _refused([replace(first, depends_on=("no.such.claim",)), *rows[1:]], UnknownNameError)
+    assert last.id in _refused([replace(first, depends_on=(last.id,)), *rows[1:]], UnknownNameError)  # not earlier
+    assert "declared twice" in _refused([*rows, replace(last, order=(last.order[0], last.order[1] + 1))])
+    assert "already" in _refused([*rows[:-1], replace(last, order=rows[-2].order)])
+    assert "section" in _refused([*rows[:-1], replace(last, order=None)])
+    assert "section" in _refused([*rows[:-1], replace(last, order=("no-such-section", 1))])
+    assert "theory module" in _refused([*rows[:-1], replace(last, methods=("derivation",))])
+    assert "must run 'derivation'" in _refused([replace(first, methods=first.methods[1:]), *rows[1:]])
+    assert "no_derivation" in _refused([*rows[:-1], replace(last, no_derivation="")])
+    leaf = next(c for c in rows if "derivation" in c.methods and not any(c.id in r.depends_on for r in rows))
+    assert "no ledger row" in _refused([c for c in rows if c is not leaf])  # a derivation without its row
+
+
+def test_an_unknown_method_name_is_an_error_when_the_ledger_is_imported():
+    import subprocess
+    import sys
+
+    code = ("from dataclasses import replace; import geosched.theory.kong_volume as m; "
+            "m.CLAIM = replace(m.CLAIM, methods=('derivation', 'enumeration:volumes')); "
+            "import geosched.verify.ledger")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode != 0 and "UnknownNameError" in run.stderr and "enumeration:volumes" in run.stderr
+    assert "kong.volume" in run.stderr
+
+
+def test_a_method_name_is_registered_once():
+    from geosched.verify.methods import add_methods
+
+    add_methods({"enumeration:volume": ledger.METHODS["enumeration:volume"]})  # the same function again: fine
+    with pytest.raises(ValidationError, match="registered twice"):
+        add_methods({"enumeration:volume": lambda claim, ctx: None})
 
 
 def test_quick_does_not_run_the_trace_and_says_so():
@@ -31,10 +117,19 @@ def test_quick_does_not_run_the_trace_and_says_so():
 
 
 def test_every_row_says_statement_formalization_and_difference():
+    from geosched.theory import DERIVATIONS
+    from geosched.verify.exhaustive import VARIANTS
+
     for claim in ROWS:
         assert claim.statement and claim.formalization and claim.difference, claim.id
         assert all(m in ledger.METHODS for m in claim.methods), claim.id
         assert all(d in CLAIMS for d in claim.depends_on), claim.id
+        # a derivation, or the reason it has none
+        assert (claim.id in DERIVATIONS) == ("derivation" in claim.methods) == (not claim.no_derivation), claim.id
+        assert all(v in VARIANTS for v in claim.exhaustive_variants), claim.id
+        # what would flip the word is said for the empirical rows, and only for them
+        kinds = {m.split(":")[0] for m in claim.methods}
+        assert bool(claim.flips) == (kinds <= {"trace", "cluster"}), claim.id
 
 
 def test_the_claims_doc_has_every_row():
@@ -232,7 +327,6 @@ def test_rule_error_and_not_run():
 
 
 def test_a_crashing_check_is_that_rows_error_and_the_ledger_goes_on(monkeypatch, capsys):
-    from geosched.errors import ValidationError
 
     def boom(claim, ctx):
         raise ValidationError("referee", 1, "a bug inside a check is not bad input")
@@ -268,7 +362,6 @@ def test_a_hanging_check_has_a_time_limit(monkeypatch):
 
 
 def test_time_limit_is_validated():
-    from geosched.errors import ValidationError
 
     for bad in (0, -1.0, float("inf"), "5"):
         with pytest.raises(ValidationError, match="time_limit"):
@@ -278,7 +371,7 @@ def test_time_limit_is_validated():
 @pytest.mark.slow
 def test_default_ledger_lists_every_claim_with_a_status():
     result = run_claims()
-    assert [c.id for c in result.claims] == list(EXPECTED_IDS)
+    assert [c.id for c in result.claims] == list(CLAIM_IDS) == _documented_ids()
     by_id = {c.id: c for c in result.claims}
     for claim in result.claims:
         assert claim.status in ledger.EVIDENCE_STATUSES
@@ -324,7 +417,6 @@ def test_generated_docs_blocks_round_trip():
     text = "a\n<!-- generated: x -->\nold\n<!-- end generated: x -->\nb\n"
     new = ledger.replace_block(text, "x", "new table")
     assert ledger.block(new, "x") == "new table" and new.startswith("a\n") and new.endswith("b\n")
-    from geosched.errors import ValidationError
 
     with pytest.raises(ValidationError, match="docs marker"):
         ledger.replace_block("no markers", "x", "t")

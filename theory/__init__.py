@@ -3,9 +3,8 @@
 Stable API (the claims ledger in :mod:`geosched.verify` relies on it):
 
 * ``DERIVATIONS: dict[str, Callable[[], Derivation]]``: one factory per claim id (the ids are
-  the ledger's keys: ``kong.volume``, ``kong.prop3.1``, ``kong.lemmaA.2``, ``kong.thm3.2``,
-  ``kong.thm3.3``, ``kong.thm3.4``, ``kong.thm3.5``, ``kong.sjf_unbounded``,
-  ``jaillet.thm4.1``, ``jaillet.thm4.3``, ``svf.lower_bound``).
+  the ledger's keys, each declared beside its derivation as ``CLAIM = Claim(...)``; ``CLAIMS``: those
+  rows in the papers' order; :mod:`geosched.theory.claim`).
 * ``get_derivation(claim_id) -> Derivation``; an unknown id raises
   :class:`~geosched.errors.UnknownNameError` listing the known ones.
 * ``check_claim(claim_id) -> DerivationCheck``: the derivation's steps *and* those of every
@@ -47,12 +46,15 @@ from typing import TYPE_CHECKING
 from geosched.lazy import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use (sympy is slow)
+    from geosched.theory.claim import Claim
     from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, OpenStep, Step, StepCheck
-    from geosched.theory.registry import DERIVATIONS, check_claim, claim_ids, get_derivation
+    from geosched.theory.registry import CLAIMS, DERIVATIONS, check_claim, claim_ids, get_derivation
 
 # public name -> the module that defines it (imported on first access)
 _EXPORTS = {
     "DERIVATIONS": "geosched.theory.registry",
+    "CLAIMS": "geosched.theory.registry",
+    "Claim": "geosched.theory.claim",
     "get_derivation": "geosched.theory.registry",
     "check_claim": "geosched.theory.registry",
     "claim_ids": "geosched.theory.registry",
@@ -66,6 +68,8 @@ _EXPORTS = {
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 __all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
     "DERIVATIONS",
+    "CLAIMS",
+    "Claim",
     "get_derivation",
     "check_claim",
     "claim_ids",

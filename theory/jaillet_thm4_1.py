@@ -35,9 +35,18 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
+from geosched.theory.claim import JAILLET, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "jaillet.thm4.1"
+CLAIM = Claim(
+    "jaillet.thm4.1", f"{JAILLET} Thm. 4.1", "no deterministic online alg. is O(1) (Omega(sqrt n))",
+    "our adaptive adversary; the game solved exactly: every deterministic online algorithm has ratio >= V_K "
+    "(>= K/3, increasing) for small K, each continuation after the release checked to be the exact "
+    "optimum by exhaustive search; the greedy policies' closed form simulated",
+    "construction ours; bounded K; the algorithm is granted the optimal continuation after the release",
+    ("derivation", "game:jaillet4.1", "simulation:construction", *SIMULATES),
+    order=("jaillet", 10))
+CLAIM_ID = CLAIM.id
 
 K = sp.Symbol("K", integer=True, positive=True)
 u = sp.Symbol("u", integer=True, nonnegative=True)

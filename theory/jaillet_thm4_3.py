@@ -20,9 +20,17 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import JAILLET, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "jaillet.thm4.3"
+CLAIM = Claim(
+    "jaillet.thm4.3", f"{JAILLET} Thm. 4.3", "MC-SF O(1), burst, equal prompts, predictions, M >= 2 max p",
+    "exact lengths: MC-SF = SVF under equal prompts, so Thm. 3.2 at alpha <= 1/2 gives TEL <= 5 TEL(OPT); "
+    "exhaustive on equal-prompt instances with M >= 2P",
+    "predictions dropped; constant 5 ours (the paper's implied constant is ~9216)",
+    ("derivation", "exhaustive:jaillet", "consts:jaillet", *SIMULATES), ("kong.thm3.2",),
+    order=("jaillet", 20), exhaustive_variants=("sjf_jaillet",))
+CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)

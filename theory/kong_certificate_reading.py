@@ -20,9 +20,19 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.lemmaA.2.peak"
+CLAIM = Claim(
+    "kong.lemmaA.2.peak", f"{KONG} Lemma A.2 (reading)", "every blocked step has active memory mass > M/2",
+    "peak reading (sum of active peaks > (1-alpha)M) holds; occupancy reading (tokens held now) fails: "
+    "M = 16, three (0, 8), blocked at t = 1 with occupancy 2",
+    "the summary does not say which mass; only the peak reading is Lemma A.2 (both readings settled in Coq "
+    "for the Coq SVF: lemmaA2_peak_mass, lemmaA2_occupancy_refuted)",
+    ("derivation", "simulation:occupancy", "exhaustive:occupancy", "coq:lemmaA2_peak_mass",
+     "coq:lemmaA2_occupancy_refuted", *SIMULATES), ("kong.lemmaA.2",),
+    order=("kong", 40), exhaustive_variants=("svf",))
+CLAIM_ID = CLAIM.id
 
 M, s, o, t, tp = sp.symbols("M s o t t'", integer=True, nonnegative=True)
 _POINT = {M: 16, s: 0, o: 8, t: 1, tp: 8}

@@ -31,9 +31,20 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.lemmaA.2"
+CLAIM = Claim(
+    "kong.lemmaA.2", f"{KONG} Lemma A.2", "blocked => active peaks > (1-alpha)M and precede j; summed bound",
+    "item 1 for k <= K active requests with symbolic lengths (Z3); item 2 and both summations for n <= N "
+    "symbolic requests (Z3 and cvc5); p o + o <= 2v for all integers; exhaustive with exact OPT",
+    "burst arrivals, exact lengths, strict head-of-line; bounded k and n; about peaks, not occupancy; Coq "
+    "proves item 1 and item 2 for every n, and the sum only in the weaker form (M-P) sum W <= 2 (V + Q)",
+    ("derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "z3:lemmaA2_order_invariant", "cores:lemmaA.2",
+     "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
+     "coq:svf_js_sorted", "coq:svf_starts_bound", *SIMULATES), ("kong.volume",),
+    order=("kong", 30), exhaustive_variants=("svf",))
+CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
 
 s = sp.Symbol("s", integer=True, nonnegative=True)

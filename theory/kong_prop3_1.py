@@ -30,10 +30,20 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_volume import volume_expr
 
-CLAIM_ID = "kong.prop3.1"
+CLAIM = Claim(
+    "kong.prop3.1", f"{KONG} Prop. 3.1", "M*TEL(OPT) >= sum_k (sum of the k smallest volumes), burst",
+    "every feasible burst schedule has M TEL >= sum_k P_k: the counting steps by Z3 and cvc5 over n symbolic "
+    "requests for every n <= N, the algebra by sympy; exhaustively with exact OPT",
+    "the derivation is ours (standard argument, paper text unavailable); its counting steps hold for n <= N "
+    "in this run; the whole bound for every n in Coq (prop31_lower_bound, exact model, any M)",
+    ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1", "coq:prop31_lower_bound",
+     "coq:Q_eq_pairmin"), ("kong.volume",),
+    order=("kong", 20), exhaustive_variants=("svf",))
+CLAIM_ID = CLAIM.id
 
 n = sp.Symbol("n", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, positive=True)

@@ -33,9 +33,18 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.sjf_unbounded"
+CLAIM = Claim(
+    "kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
+    "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms; in Coq for every m "
+    "(closed forms of the Coq SJF and SVF, and sjf_not_competitive)",
+    "family ours; SVF stands in for OPT (an upper bound on it); Coq's SJF is the same placement by output",
+    ("derivation", "simulation:family", "coq:sjf_not_competitive", "coq:sjf_family_tel", "coq:svf_family_tel",
+     *SIMULATES),
+    order=("kong", 100))
+CLAIM_ID = CLAIM.id
 
 m = sp.Symbol("m", integer=True, positive=True)
 u = sp.Symbol("u", integer=True, nonnegative=True)

@@ -27,9 +27,21 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.thm3.2"
+CLAIM = Claim(
+    "kong.thm3.2", f"{KONG} Thm. 3.2", "TEL(SVF) <= (1 + 2/(1-alpha)) TEL(OPT), burst; 5 at alpha = 1/2",
+    "composition of Lemma A.2 (summed) and Prop. 3.1 (sympy; Z3 and cvc5 over symbolic reals and integers); "
+    "exhaustively (M-P) TEL(SVF) <= (3M-P) TEL(OPT) with exact OPT in every tie-break order",
+    "strict SVF, exact lengths, discrete steps; through its lemmas' bounded checks for n <= N, and for every "
+    "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
+    ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
+     "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
+     "coq:svf_fast_eq", *SIMULATES),
+    ("kong.lemmaA.2", "kong.prop3.1"),
+    order=("kong", 50), exhaustive_variants=("svf",))
+CLAIM_ID = CLAIM.id
 
 M = sp.Symbol("M", positive=True)
 P = sp.Symbol("P", positive=True)

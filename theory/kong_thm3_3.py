@@ -33,10 +33,20 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_thm3_2 import composition_step
 
-CLAIM_ID = "kong.thm3.3"
+CLAIM = Claim(
+    "kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
+    "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
+    "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order; 1-bit SVF "
+    "orders by the proxy volume but admits by the exact lengths (its memory check uses the true o)",
+    "constant, threshold and E1-E3 are ours; unequal prompts unresolved; admission by exact lengths",
+    ("derivation", "cores:lemmaA.2", "exhaustive:thm3.3", "consts:thm3.3", *SIMULATES),
+    ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2"),
+    order=("kong", 60), exhaustive_variants=("svf1_sqrtT_equal",))
+CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 theta = sp.Symbol("theta", integer=True, positive=True)

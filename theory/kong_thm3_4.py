@@ -31,9 +31,19 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.thm3.4"
+CLAIM = Claim(
+    "kong.thm3.4", f"{KONG} Thm. 3.4", "Poisson: E[SVF]/E[OPT] <= 1 + 2/((1-a)(1-mu)(1-rho))",
+    "E[SVF]/E[OPT] as the ratio of sample means, exact OPT on small Poisson workloads (M = 12, alpha = 1/2, "
+    "rho up to 0.99 of the sampled lengths), seeded bootstrap CI; refuted if the CI lies above the bound, "
+    "or if a sample has OPT > TEL(SVF) or a lower bound > OPT, or the lengths or load are not the "
+    "statement's; vacuous unless a 10% stronger constant refutes it",
+    "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed",
+    ("derivation", "monte-carlo:svf", "consts:poisson", *SIMULATES), ("kong.lemmaA.2", "kong.volume"),
+    order=("kong", 70))
+CLAIM_ID = CLAIM.id
 
 mu = sp.Symbol("mu", positive=True)
 r = sp.Symbol("r", positive=True)

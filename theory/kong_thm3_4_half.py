@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_thm3_4 import alpha, bound, mu, rho
 
-CLAIM_ID = "kong.thm3.4.half"
+CLAIM = Claim(
+    "kong.thm3.4.half", f"{KONG} Thm. 3.4 at alpha = 1/2", "E[CR] <= 1 + 4/((1-mu)(1-rho))",
+    "E[SVF/OPT] with exact OPT on the same workloads against 1 + 4/((1-mu)(1-rho))",
+    "E[CR] = E[SVF/OPT] is not the theorem's E[SVF]/E[OPT]; neither bounds the other",
+    ("derivation", "monte-carlo:ecr", "consts:poisson", *SIMULATES),
+    order=("kong", 80))
+CLAIM_ID = CLAIM.id
 
 x1, y1, x2, y2 = sp.symbols("x_1 y_1 x_2 y_2", positive=True)
 

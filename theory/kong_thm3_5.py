@@ -26,9 +26,19 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.thm3.5"
+CLAIM = Claim(
+    "kong.thm3.5", f"{KONG} Thm. 3.5", "1-bit SVF, Poisson: proxies O_0, O_1, penalty eps",
+    "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies (priority by the proxy volume, "
+    "admission by the exact lengths) on exact-OPT Poisson workloads against Thm. 3.4's bound (refuted "
+    "only beyond B (1 + eps)), per-sample OPT <= TEL and bounds <= OPT, lengths and load checked",
+    "how eps enters the bound is not stated; oracle class bits; the memory check uses exact lengths; "
+    "truncated lengths",
+    ("derivation", "monte-carlo:svf1", "consts:poisson", *SIMULATES), ("kong.thm3.4",),
+    order=("kong", 90))
+CLAIM_ID = CLAIM.id
 
 mu = sp.Symbol("mu", positive=True)
 q = sp.Symbol("q", positive=True)

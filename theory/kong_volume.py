@@ -19,9 +19,17 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "kong.volume"
+CLAIM = Claim(
+    "kong.volume", f"{KONG} Eq. (1)", "v = sum_{j<=o} (s+j) = s*o + (o^2+o)/2",
+    "sympy: the sum equals the closed form for all integers s >= 0, o >= 1 (start-independent, integral, "
+    "v <= (s+o) o); model.volume equals the literal sum on a grid",
+    "none (integrality and v <= (s+o) o are our additions)",
+    ("derivation", "enumeration:volume", "coq:volume_is_memory_time"),
+    order=("kong", 10))
+CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)

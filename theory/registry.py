@@ -1,5 +1,8 @@
 """The registry of derivations: one factory per claim id, and the transitive check.
 
+No list of modules: every module of this package that declares a claim row (``CLAIM = Claim(...)``
+with ``derivation()``, or ``CLAIMS`` with ``DERIVATIONS``; :mod:`geosched.theory.claim`) is found by
+walking the package, and the rows are sorted into the papers' order by their ``order`` key.
 :mod:`geosched.theory` re-exports these names; this module is what imports every derivation
 (and so sympy), which the package itself does not do until a name is used.
 
@@ -12,35 +15,56 @@ Example
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
+from types import ModuleType
 
-from geosched.errors import UnknownNameError
-from geosched.theory import (
-    jaillet_thm4_1,
-    jaillet_thm4_3,
-    kong_certificate_reading,
-    kong_lemma_a2,
-    kong_prop3_1,
-    kong_sjf_unbounded,
-    kong_thm3_2,
-    kong_thm3_3,
-    kong_thm3_4,
-    kong_thm3_4_half,
-    kong_thm3_5,
-    kong_volume,
-    svf_fluid_classes,
-    svf_lower_bound,
-)
+import geosched.theory
+from geosched.errors import UnknownNameError, ValidationError
+from geosched.theory.claim import Claim, sort_key
 from geosched.theory.derivation import Derivation, DerivationCheck, OpenStep
 
-__all__ = ["DERIVATIONS", "get_derivation", "check_claim", "claim_ids"]
+__all__ = ["DERIVATIONS", "CLAIMS", "get_derivation", "check_claim", "claim_ids", "theory_modules"]
 
-_MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_certificate_reading, kong_thm3_2, kong_thm3_3,
-            kong_thm3_4, kong_thm3_4_half, kong_thm3_5, kong_sjf_unbounded, jaillet_thm4_1, jaillet_thm4_3,
-            svf_lower_bound)
+# the modules of this package that are not one claim's derivation
+_INFRASTRUCTURE = ("claim", "derivation", "registry")
 
-DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
-DERIVATIONS.update(svf_fluid_classes.DERIVATIONS)  # one claim per class of k-group families (k = 1..4)
+
+def theory_modules() -> tuple[ModuleType, ...]:
+    """Every module of :mod:`geosched.theory` that declares a claim (``CLAIM``, or ``CLAIMS`` with
+    ``DERIVATIONS``), found by walking the package: a new module is registered by being there."""
+    found = []
+    for info in pkgutil.iter_modules(geosched.theory.__path__):
+        if info.name in _INFRASTRUCTURE or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"geosched.theory.{info.name}")
+        if hasattr(module, "CLAIM") or hasattr(module, "CLAIMS"):
+            found.append(module)
+    return tuple(found)
+
+
+def _declared(module: ModuleType) -> list[tuple[Claim, Callable[[], Derivation]]]:
+    """The module's rows with their derivation factories: ``CLAIM`` with ``derivation``, or ``CLAIMS``
+    with ``DERIVATIONS[id]`` (a row whose factory is missing is an error now, not when it runs)."""
+    if hasattr(module, "CLAIM"):
+        return [(module.CLAIM, module.derivation)]
+    factories = getattr(module, "DERIVATIONS", {})
+    missing = [c.id for c in module.CLAIMS if c.id not in factories]
+    if missing:
+        raise ValidationError(f"{module.__name__}.DERIVATIONS", missing[0], "must map every id of CLAIMS to its "
+                              "derivation factory")
+    return [(claim, factories[claim.id]) for claim in module.CLAIMS]
+
+
+def _collect() -> list[tuple[Claim, Callable[[], Derivation]]]:
+    rows = [pair for module in theory_modules() for pair in _declared(module)]
+    return sorted(rows, key=lambda pair: sort_key(pair[0]))
+
+
+_ROWS = _collect()
+CLAIMS: tuple[Claim, ...] = tuple(claim for claim, _ in _ROWS)  # the theory's ledger rows, in the papers' order
+DERIVATIONS: dict[str, Callable[[], Derivation]] = {claim.id: factory for claim, factory in _ROWS}
 
 
 def claim_ids() -> list[str]:

@@ -34,10 +34,21 @@ from __future__ import annotations
 
 import sympy as sp
 
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLASSES = (1, 2, 3, 4)
-CLAIM_IDS = tuple(f"svf.fluid.k{k}" for k in CLASSES)
+CLAIMS = tuple(Claim(
+    f"svf.fluid.k{k}", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
+    f"{k}-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
+    "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
+    "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
+    "svf-triangles reaches 2p/(p+1) -> 2",
+    "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
+    "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *SIMULATES),
+    ("kong.prop3.1", "svf.lower_bound"),
+    order=("ours", 10 + 10 * k)) for k in CLASSES)
+CLAIM_IDS = tuple(claim.id for claim in CLAIMS)
 
 N = sp.Symbol("N", positive=True)
 M = sp.Symbol("M", positive=True)
@@ -152,5 +163,4 @@ def derivation_k4() -> Derivation:
     return derivation(4)
 
 
-DERIVATIONS = {"svf.fluid.k1": derivation_k1, "svf.fluid.k2": derivation_k2, "svf.fluid.k3": derivation_k3,
-               "svf.fluid.k4": derivation_k4}
+DERIVATIONS = dict(zip(CLAIM_IDS, (derivation_k1, derivation_k2, derivation_k3, derivation_k4), strict=True))

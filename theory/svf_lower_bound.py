@@ -43,9 +43,20 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
+from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-CLAIM_ID = "svf.lower_bound"
+CLAIM = Claim(
+    "svf.lower_bound", f"ours (family); {KONG} Thm. 3.2",
+    "SVF's ratio (burst, alpha <= 1/2) lies in [2, 5]: best known lower bound 2 (supremum of family limits), "
+    "upper bound 5 (Thm. 3.2)",
+    "family svf-triangles: (r+1)m requests (0, (2r+1)q), M = q(2r+1)(r+1), alpha = 1/(r+1); TEL(SVF) = "
+    "(r+1)(2r+1)q m(m+1)/2, staggered S: q(N(N-1)/2 + (2r+1)N) (sympy), simulated against the closed forms; "
+    "limit (2r+1)/(r+1) -> 2 beside Thm. 3.2's 5 at alpha = 1/2",
+    "not a claim of the papers: the family is geosched's (structured search); S stands in for OPT",
+    ("derivation", "simulation:svf-family", *SIMULATES), ("kong.thm3.2",),
+    order=("ours", 10))
+CLAIM_ID = CLAIM.id
 UPPER_CLAIM = "kong.thm3.2"  # the upper end of the interval
 
 m = sp.Symbol("m", integer=True, positive=True)

@@ -1,8 +1,13 @@
 """The claims ledger: every claim of the papers, with a status that comes from running its checks.
 
 One row per claim (:data:`ROWS`, plain data: the paper's statement, the project's
-formalization, how they differ, the methods that check it, the claims it rests on). Each
-method (:data:`geosched.verify.methods.METHODS`) returns an
+formalization, how they differ, the methods that check it, the claims it rests on, where it is
+printed), declared beside its derivation in :mod:`geosched.theory` (``CLAIM = Claim(...)``, found by
+walking the package) or, for a claim with no derivation, beside the check module that measures it
+(``CLAIMS`` in :mod:`~geosched.verify.methods`, :mod:`~geosched.verify.empirical`,
+:mod:`~geosched.verify.sagesched_claims`); :func:`check_rows` refuses, on import, a method name no
+module registered, a dependency that is not an earlier row, a duplicate id or position. Each
+method (:data:`geosched.verify.methods.METHODS`, registered by name) returns an
 :class:`~geosched.verify.evidence.Evidence` in the words ``proved``, ``checked``,
 ``consistent``, ``vacuous``, ``refuted``, ``unknown`` (defined in
 :mod:`geosched.verify.evidence`). The claim's status follows **one rule** (:func:`combine`; the
@@ -59,199 +64,84 @@ import z3
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.results import Result
+from geosched.theory.claim import SECTIONS, Claim, sort_key
+from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
+from geosched.theory.registry import DERIVATIONS
+from geosched.verify import empirical, methods, sagesched_claims
 from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
-from geosched.verify.methods import METHODS
+from geosched.verify.methods import METHODS, add_methods
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
-METHODS.update(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
-METHODS.update(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
-METHODS.update(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
+add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
+add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
+add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
-           "run_claim", "combine", "versions", "EVIDENCE_STATUSES"]
+           "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
+
+# the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
+# geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
+_ROW_MODULES = (methods, empirical, sagesched_claims)
 
 
-@dataclass(frozen=True)
-class Claim:
-    """One claim of the papers: what it says, what we check, how the two differ, and how."""
+def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
+    """Refuse rows the ledger cannot run, when it is imported: a duplicate id or position, an order
+    outside :data:`~geosched.theory.claim.SECTIONS`, a method no module registered, a dependency that is not
+    a row printed before it (so there is no cycle), a ``derivation`` method without a derivation, or a row
+    with neither a derivation nor the reason it has none.
 
-    id: str  # ledger key, e.g. "kong.thm3.2"
-    source: str  # paper and numbering
-    statement: str  # the paper's statement (short)
-    formalization: str  # what this project checks, exactly
-    difference: str  # how the formalization differs from the statement ("none" when it does not)
-    methods: tuple[str, ...]  # method names (keys of METHODS), run in order
-    depends_on: tuple[str, ...] = ()  # claims its proof rests on (their status caps this one)
+    Raises
+    ------
+    UnknownNameError
+        For a method or dependency that is not registered (the message lists the known ones).
+    ValidationError
+        For the other defects, naming the claim.
+    """
+    earlier: set[str] = set()
+    positions: dict[tuple[str, int], str] = {}
+    for claim in rows:
+        if claim.id in earlier:
+            raise ValidationError("claim id", claim.id, "is declared twice")
+        if claim.order is None or claim.order[0] not in SECTIONS or not isinstance(claim.order[1], int):
+            raise ValidationError(f"{claim.id}: order", claim.order, f"must be (section, position), section one of "
+                                  f"{', '.join(SECTIONS)}")
+        if claim.order in positions:
+            raise ValidationError(f"{claim.id}: order", claim.order, f"is already {positions[claim.order]}'s")
+        positions[claim.order] = claim.id
+        for name in claim.methods:
+            if name not in known_methods:
+                raise UnknownNameError(f"method (of claim {claim.id})", name, list(known_methods))
+        for dependency in claim.depends_on:
+            if dependency not in earlier:
+                raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
+                                       sorted(earlier))
+        _check_derivation(claim, derivations)
+        earlier.add(claim.id)
+    orphans = [d for d in derivations if d not in earlier]
+    if orphans:
+        raise ValidationError("derivation", orphans[0], "has no ledger row")
 
 
-KONG = "Kong et al."
-JAILLET = "Jaillet et al."
-_SIM = ("policy-spec",)  # every claim whose checks simulate a policy also checks the simulator's admission code
+def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
+    """A row runs the method ``derivation`` exactly when a theory module derives it, and otherwise says why
+    it has none."""
+    derived = "derivation" in claim.methods
+    if derived and claim.id not in derivations:
+        raise ValidationError(f"{claim.id}: methods", "derivation", "needs a theory module that derives it")
+    if not derived and claim.id in derivations:
+        raise ValidationError(f"{claim.id}: methods", claim.methods, "must run 'derivation': theory derives it")
+    if derived == bool(claim.no_derivation):
+        raise ValidationError(f"{claim.id}: no_derivation", claim.no_derivation,
+                              "is the reason a row has no derivation: empty exactly when it has one")
 
-ROWS: tuple[Claim, ...] = (
-    Claim("kong.volume", f"{KONG} Eq. (1)", "v = sum_{j<=o} (s+j) = s*o + (o^2+o)/2",
-          "sympy: the sum equals the closed form for all integers s >= 0, o >= 1 (start-independent, integral, "
-          "v <= (s+o) o); model.volume equals the literal sum on a grid",
-          "none (integrality and v <= (s+o) o are our additions)",
-          ("derivation", "enumeration:volume", "coq:volume_is_memory_time")),
-    Claim("kong.prop3.1", f"{KONG} Prop. 3.1", "M*TEL(OPT) >= sum_k (sum of the k smallest volumes), burst",
-          "every feasible burst schedule has M TEL >= sum_k P_k: the counting steps by Z3 and cvc5 over n symbolic "
-          "requests for every n <= N, the algebra by sympy; exhaustively with exact OPT",
-          "the derivation is ours (standard argument, paper text unavailable); its counting steps hold for n <= N "
-          "in this run; the whole bound for every n in Coq (prop31_lower_bound, exact model, any M)",
-          ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1", "coq:prop31_lower_bound",
-           "coq:Q_eq_pairmin"), ("kong.volume",)),
-    Claim("kong.lemmaA.2", f"{KONG} Lemma A.2", "blocked => active peaks > (1-alpha)M and precede j; summed bound",
-          "item 1 for k <= K active requests with symbolic lengths (Z3); item 2 and both summations for n <= N "
-          "symbolic requests (Z3 and cvc5); p o + o <= 2v for all integers; exhaustive with exact OPT",
-          "burst arrivals, exact lengths, strict head-of-line; bounded k and n; about peaks, not occupancy; Coq "
-          "proves item 1 and item 2 for every n, and the sum only in the weaker form (M-P) sum W <= 2 (V + Q)",
-          ("derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "z3:lemmaA2_order_invariant", "cores:lemmaA.2",
-           "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
-           "coq:svf_js_sorted", "coq:svf_starts_bound", *_SIM), ("kong.volume",)),
-    Claim("kong.lemmaA.2.peak", f"{KONG} Lemma A.2 (reading)", "every blocked step has active memory mass > M/2",
-          "peak reading (sum of active peaks > (1-alpha)M) holds; occupancy reading (tokens held now) fails: "
-          "M = 16, three (0, 8), blocked at t = 1 with occupancy 2",
-          "the summary does not say which mass; only the peak reading is Lemma A.2 (both readings settled in Coq "
-          "for the Coq SVF: lemmaA2_peak_mass, lemmaA2_occupancy_refuted)",
-          ("derivation", "simulation:occupancy", "exhaustive:occupancy", "coq:lemmaA2_peak_mass",
-           "coq:lemmaA2_occupancy_refuted", *_SIM), ("kong.lemmaA.2",)),
-    Claim("kong.thm3.2", f"{KONG} Thm. 3.2", "TEL(SVF) <= (1 + 2/(1-alpha)) TEL(OPT), burst; 5 at alpha = 1/2",
-          "composition of Lemma A.2 (summed) and Prop. 3.1 (sympy; Z3 and cvc5 over symbolic reals and integers); "
-          "exhaustively (M-P) TEL(SVF) <= (3M-P) TEL(OPT) with exact OPT in every tie-break order",
-          "strict SVF, exact lengths, discrete steps; through its lemmas' bounded checks for n <= N, and for every "
-          "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
-          ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
-           "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
-           "coq:svf_fast_eq", *_SIM),
-          ("kong.lemmaA.2", "kong.prop3.1")),
-    Claim("kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
-          "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
-          "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order; 1-bit SVF "
-          "orders by the proxy volume but admits by the exact lengths (its memory check uses the true o)",
-          "constant, threshold and E1-E3 are ours; unequal prompts unresolved; admission by exact lengths",
-          ("derivation", "cores:lemmaA.2", "exhaustive:thm3.3", "consts:thm3.3", *_SIM),
-          ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2")),
-    Claim("kong.thm3.4", f"{KONG} Thm. 3.4", "Poisson: E[SVF]/E[OPT] <= 1 + 2/((1-a)(1-mu)(1-rho))",
-          "E[SVF]/E[OPT] as the ratio of sample means, exact OPT on small Poisson workloads (M = 12, alpha = 1/2, "
-          "rho up to 0.99 of the sampled lengths), seeded bootstrap CI; refuted if the CI lies above the bound, "
-          "or if a sample has OPT > TEL(SVF) or a lower bound > OPT, or the lengths or load are not the "
-          "statement's; vacuous unless a 10% stronger constant refutes it",
-          "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed",
-          ("derivation", "monte-carlo:svf", "consts:poisson", *_SIM), ("kong.lemmaA.2", "kong.volume")),
-    Claim("kong.thm3.4.half", f"{KONG} Thm. 3.4 at alpha = 1/2", "E[CR] <= 1 + 4/((1-mu)(1-rho))",
-          "E[SVF/OPT] with exact OPT on the same workloads against 1 + 4/((1-mu)(1-rho))",
-          "E[CR] = E[SVF/OPT] is not the theorem's E[SVF]/E[OPT]; neither bounds the other",
-          ("derivation", "monte-carlo:ecr", "consts:poisson", *_SIM)),
-    Claim("kong.thm3.5", f"{KONG} Thm. 3.5", "1-bit SVF, Poisson: proxies O_0, O_1, penalty eps",
-          "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies (priority by the proxy volume, "
-          "admission by the exact lengths) on exact-OPT Poisson workloads against Thm. 3.4's bound (refuted "
-          "only beyond B (1 + eps)), per-sample OPT <= TEL and bounds <= OPT, lengths and load checked",
-          "how eps enters the bound is not stated; oracle class bits; the memory check uses exact lengths; "
-          "truncated lengths",
-          ("derivation", "monte-carlo:svf1", "consts:poisson", *_SIM), ("kong.thm3.4",)),
-    Claim("kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
-          "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms; in Coq for every m "
-          "(closed forms of the Coq SJF and SVF, and sjf_not_competitive)",
-          "family ours; SVF stands in for OPT (an upper bound on it); Coq's SJF is the same placement by output",
-          ("derivation", "simulation:family", "coq:sjf_not_competitive", "coq:sjf_family_tel", "coq:svf_family_tel",
-           *_SIM)),
-    Claim("jaillet.thm4.1", f"{JAILLET} Thm. 4.1", "no deterministic online alg. is O(1) (Omega(sqrt n))",
-          "our adaptive adversary; the game solved exactly: every deterministic online algorithm has ratio >= V_K "
-          "(>= K/3, increasing) for small K, each continuation after the release checked to be the exact "
-          "optimum by exhaustive search; the greedy policies' closed form simulated",
-          "construction ours; bounded K; the algorithm is granted the optimal continuation after the release",
-          ("derivation", "game:jaillet4.1", "simulation:construction", *_SIM)),
-    Claim("jaillet.thm4.3", f"{JAILLET} Thm. 4.3", "MC-SF O(1), burst, equal prompts, predictions, M >= 2 max p",
-          "exact lengths: MC-SF = SVF under equal prompts, so Thm. 3.2 at alpha <= 1/2 gives TEL <= 5 TEL(OPT); "
-          "exhaustive on equal-prompt instances with M >= 2P",
-          "predictions dropped; constant 5 ours (the paper's implied constant is ~9216)",
-          ("derivation", "exhaustive:jaillet", "consts:jaillet", *_SIM), ("kong.thm3.2",)),
-    Claim("svf.lower_bound", f"ours (family); {KONG} Thm. 3.2",
-          "SVF's ratio (burst, alpha <= 1/2) lies in [2, 5]: best known lower bound 2 (supremum of family limits), "
-          "upper bound 5 (Thm. 3.2)",
-          "family svf-triangles: (r+1)m requests (0, (2r+1)q), M = q(2r+1)(r+1), alpha = 1/(r+1); TEL(SVF) = "
-          "(r+1)(2r+1)q m(m+1)/2, staggered S: q(N(N-1)/2 + (2r+1)N) (sympy), simulated against the closed forms; "
-          "limit (2r+1)/(r+1) -> 2 beside Thm. 3.2's 5 at alpha = 1/2",
-          "not a claim of the papers: the family is geosched's (structured search); S stands in for OPT",
-          ("derivation", "simulation:svf-family", *_SIM), ("kong.thm3.2",)),
-    Claim("svf.fluid.k1", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-          "1-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
-          "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
-          "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
-          "svf-triangles reaches 2p/(p+1) -> 2",
-          "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
-          "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *_SIM),
-          ("kong.prop3.1", "svf.lower_bound")),
-    Claim("svf.fluid.k2", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-          "2-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
-          "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
-          "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
-          "svf-triangles reaches 2p/(p+1) -> 2",
-          "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
-          "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *_SIM),
-          ("kong.prop3.1", "svf.lower_bound")),
-    Claim("svf.fluid.k3", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-          "3-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
-          "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
-          "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
-          "svf-triangles reaches 2p/(p+1) -> 2",
-          "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
-          "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *_SIM),
-          ("kong.prop3.1", "svf.lower_bound")),
-    Claim("svf.fluid.k4", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-          "4-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
-          "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
-          "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
-          "svf-triangles reaches 2p/(p+1) -> 2",
-          "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
-          "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *_SIM),
-          ("kong.prop3.1", "svf.lower_bound")),
-    Claim("kong.cr48", f"{KONG} abstract (v1)", "the prior best competitive ratio was 48",
-          "none: a statement about the literature", "nothing to compute; the sources found are listed",
-          ("literature:48",)),
-    # empirical claims (verify/empirical.py): the Azure trace, learned predictors
-    Claim("kong.emp.svf_latency", f"{KONG} experiments", "SVF has the lowest mean and P95 latency",
-          "the trace's test part online at loads 0.8/1.0/1.2 with learned predictions: SVF's mean and P95 below "
-          "FCFS, SJF and 1-bit SVF at each load (verify/empirical.py)",
-          "one trace and the unit-step simulator, not the papers' GPU testbed", ("trace:svf_latency",)),
-    Claim("kong.emp.onebit", f"{KONG} experiments", "1-bit SVF competitive with SJF, better tail",
-          "same table: 1-bit SVF (learned classifier) mean within 10% of SJF's and P95 below it at each load",
-          "'competitive' read as within 10%; one trace, simulated engine", ("trace:onebit_vs_sjf",)),
-    Claim("kong.emp.overhead", f"{KONG} experiments", "predictor overhead <= 0.06% (1-bit: 0.01%)",
-          "measured batched predictor seconds per request over the simulated mean latency at load 1",
-          "our predictors on CPU against simulated latencies, not the paper's models on GPUs",
-          ("trace:predictor_overhead",)),
-    # SageSched's empirical claims, re-run in the cluster simulator (verify/sagesched_claims.py)
-    Claim("sagesched.gain", "Gan et al. (abstract)", "SageSched: over 28.7% efficiency over the heuristics",
-          "mean TTLT of the sagesched router + local order against the best of 5 routers x 4 local policies, "
-          "Azure trace, Llama-3.1-8B step-time model; reproduced if the mean gain >= 28.7%",
-          "efficiency read as mean TTLT at equal offered load; simulated cluster, derived step times, "
-          "our reading of SageSched (paper text unavailable beyond the abstract)", ("cluster:sagesched",)),
-    Claim("sagesched.ablation", "Gan et al. (via issue 14)", "~10% lost without distribution or hybrid cost",
-          "mean TTLT loss with the distribution replaced by a point, and with the hybrid cost memory-only or "
-          "compute-only; reproduced if both losses are in [5%, 15%]",
-          "the ~10% figure is secondary (issue 14); same setting as sagesched.gain", ("cluster:sagesched",)),
-    Claim("sagesched.routing", "Gan et al. (via issue 14)", "placement is O(N) per request for N GPUs",
-          "routing time per request for N = 2 .. 1,024, power-law exponent fitted on N >= 32 <= 1.15",
-          "a measurement on one machine, not a proof of complexity (one score per replica is tested)",
-          ("cluster:sagesched",)),
-    Claim("sagesched.preemption", "Gan et al. (via issue 14)", "fewer OOM stalls on mixed short/long workloads",
-          "preemptions of SageSched against every heuristic pair on a mixed workload with a 50,000-token KV "
-          "budget per replica, in every configuration",
-          "secondary claim; a synthetic mixture whose class the predictor cannot see; preemptions = evictions "
-          "with recompute", ("cluster:sagesched",)),
-)
+
+ROWS: tuple[Claim, ...] = tuple(sorted(THEORY_CLAIMS + tuple(c for m in _ROW_MODULES for c in m.CLAIMS), key=sort_key))
+check_rows(ROWS, METHODS, DERIVATIONS)
 CLAIMS: dict[str, Claim] = {c.id: c for c in ROWS}
 CLAIM_IDS: tuple[str, ...] = tuple(CLAIMS)
 
-# the exhaustive variants each claim needs (one shared run per ledger invocation)
-_EXHAUSTIVE_VARIANTS = {
-    "kong.prop3.1": ("svf",), "kong.lemmaA.2": ("svf",), "kong.lemmaA.2.peak": ("svf",), "kong.thm3.2": ("svf",),
-    "kong.thm3.3": ("svf1_sqrtT_equal",), "jaillet.thm4.3": ("sjf_jaillet",),
-}
 # with every claim requested, the variants outside the theorems run too (a separate, smaller run) and are reported
 _REPORTED_VARIANTS = ("svf_backfill", "svf1", "sjf", "svf1_sqrtT", "fcfs", "svf_arrivals")
 
@@ -693,7 +583,7 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
         if claim_id not in CLAIMS:
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
     needed = _closure(ids) if follow_dependencies else ids
-    variants = tuple(dict.fromkeys(v for c in needed for v in _EXHAUSTIVE_VARIANTS.get(c, ()))) or ("svf",)
+    variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
     _prepare_checkpoint(chosen_mode, out, restart)
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
@@ -808,18 +698,9 @@ def words_table(claims: list[dict[str, Any]], mode: str) -> str:
     return "\n".join(lines)
 
 
-# what would change each empirical row's word (the rule of its method, in words); the runs are seeded
-# simulations (no sampling interval), the routing row an operation count (exact)
-EMPIRICAL_FLIPS = {
-    "kong.emp.svf_latency": "SVF lowest in mean and P95 at every load: reproduced; at none: not reproduced",
-    "kong.emp.onebit": "mean ratio <= 1.10 and P95 ratio < 1 at every load: reproduced; at none: not reproduced",
-    "kong.emp.overhead": "nothing here: it needs GPU end-to-end latencies",
-    "sagesched.gain": "each configuration: gain >= 28.7% reproduced, > 0 partly; the weakest configuration decides",
-    "sagesched.ablation": "both losses in [5%, 15%]: reproduced; one <= 0: not reproduced",
-    "sagesched.routing": "a fitted exponent of the operation counts above 1.15 (e.g. a router comparing pairs)",
-    "sagesched.preemption": "fewest preemptions at no mean-latency cost: reproduced; not fewer than the best-latency "
-                            "heuristic: not reproduced",
-}
+# what would change each empirical row's word (the rule of its method, in words, declared with its row); the runs
+# are seeded simulations (no sampling interval), the routing row an operation count (exact)
+EMPIRICAL_FLIPS = {claim.id: claim.flips for claim in ROWS if claim.flips}
 
 
 def figures_table(claims: list[dict[str, Any]]) -> str:

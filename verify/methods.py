@@ -20,9 +20,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from geosched.errors import ValidationError
+from geosched.theory.claim import KONG, Claim
 from geosched.verify.evidence import Context, Evidence
 
-__all__ = ["METHODS", "register"]
+__all__ = ["METHODS", "register", "add_methods", "CLAIMS"]
 
 Method = Callable[[Any, Context], Evidence]
 METHODS: dict[str, Method] = {}
@@ -58,13 +60,23 @@ def solver_limits(check: str, ctx: Context) -> dict[str, int]:
 
 
 def register(name: str) -> Callable[[Method], Method]:
-    """Decorator: register a method under ``name`` (other modules may add their own)."""
+    """Decorator: register a method under ``name``, the name a claim row lists in ``methods`` (a name
+    registered twice is an error: two checks would answer to one name)."""
 
     def wrap(fn: Method) -> Method:
-        METHODS[name] = fn
+        add_methods({name: fn})
         return fn
 
     return wrap
+
+
+def add_methods(methods: dict[str, Method]) -> None:
+    """Register the methods of another module (the trace's, SageSched's, Coq's) under their names;
+    a name already registered is a :class:`~geosched.errors.ValidationError`."""
+    for name, fn in methods.items():
+        if name in METHODS and METHODS[name] is not fn:
+            raise ValidationError("method", name, "is registered twice")
+        METHODS[name] = fn
 
 
 # --------------------------------------------------------------------------- derivations and solvers
@@ -975,3 +987,11 @@ def _literature_48(claim: Any, ctx: Context) -> Evidence:
                     "Jaillet et al.'s implied constant (~9216)", data={"sources": [
                         "arXiv 2606.22327v1 abstract", "sciencestack.ai/paper/2508.06133 (secondary)",
                         "arXiv 2601.22996 (Feng, Yang, Zhang)"]})
+
+
+# the claim checked here alone (its row; the ledger collects it with the theory's)
+CLAIMS = (Claim(
+    "kong.cr48", f"{KONG} abstract (v1)", "the prior best competitive ratio was 48",
+    "none: a statement about the literature", "nothing to compute; the sources found are listed",
+    ("literature:48",),
+    order=("literature", 10), no_derivation="a statement about the literature: nothing to derive"),)
