@@ -47,7 +47,7 @@ from geosched.adversary.search import (
     checked_state,
     differential_evolution_search,
 )
-from geosched.adversary.structured import structured_search
+from geosched.adversary.structured import checked_structured_state, structured_search
 from geosched.adversary.targets import block_size_of, get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
@@ -266,6 +266,8 @@ def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: st
         return checked_rounds_state(space, entry, f"{where}: methods.{method}")
     if not isinstance(entry, dict) or set(entry) != {"kind", "state"} or entry["kind"] != "search":
         raise WorkloadFormatError(f"{where}: methods.{method}: expected {{\"kind\": \"search\", \"state\": {{...}}}}")
+    if method == "structured":
+        return {"kind": "search", "state": checked_structured_state(space, entry["state"], f"{where}: methods")}
     return {"kind": "search", "state": checked_state(space, method, entry["state"], where)}
 
 

@@ -54,6 +54,8 @@ __all__ = [
     "differential_evolution_search",
     "candidate_to_instance",
     "checked_state",
+    "check_state_counts",
+    "checked_history",
     "MAX_SEARCH_REQUESTS",
     "MAX_SEARCH_MEMORY",
 ]
@@ -529,22 +531,7 @@ def checked_state(space: SearchSpace, method: str, state: Any, where: str) -> di
     def fail(field_name: str, why: str) -> WorkloadFormatError:
         return WorkloadFormatError(f"{where}: {method} state: {field_name}: {why}")
 
-    if not isinstance(state, dict):
-        raise fail("state", f"expected an object, got {type(state).__name__}")
-    keys = _STATE_KEYS[method]
-    missing = [k for k in keys if k not in state]
-    if missing:
-        raise fail(", ".join(missing), "missing")
-    _check_rng_state(state["rng"], fail)
-    wall_time = state["wall_time"]
-    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < math.inf:
-        raise fail("wall_time", f"must be a finite number >= 0, got {wall_time!r}")
-    for name in ("nfev", "nit"):
-        if isinstance(state[name], bool) or not isinstance(state[name], int) or state[name] < 0:
-            raise fail(name, f"must be an integer >= 0, got {state[name]!r}")
-    seed = state["seed"]
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise fail("seed", f"must be an integer >= 0 or null, got {seed!r}")
+    check_state_counts(state, _STATE_KEYS[method], fail)
     if not isinstance(state["elite"], list) or len(state["elite"]) > _MAX_ELITE:
         raise fail("elite", f"must be a list of at most {_MAX_ELITE} candidates")
     checked = dict(state)
@@ -558,8 +545,29 @@ def checked_state(space: SearchSpace, method: str, state: Any, where: str) -> di
         checked["population"] = _checked_population(space, state["population"], fail)
     best_score = max([c["score"] for c in checked["elite"]] + ([checked["best"]["score"]] if checked["best"] else []),
                      default=math.inf)
-    checked["history"] = _checked_history(state["history"], best_score, fail)
+    checked["history"] = checked_history(state["history"], best_score, fail)
     return checked
+
+
+def check_state_counts(state: Any, keys: tuple[str, ...], fail: Callable[[str, str], Exception]) -> None:
+    """The fields every saved search state has: an object holding ``keys``, a PCG64 generator
+    state ``rng``, ``wall_time`` a finite number >= 0, ``nfev`` and ``nit`` integers >= 0, ``seed``
+    an integer >= 0 or null; ``fail(field, why)`` makes the error raised."""
+    if not isinstance(state, dict):
+        raise fail("state", f"expected an object, got {type(state).__name__}")
+    missing = [k for k in keys if k not in state]
+    if missing:
+        raise fail(", ".join(missing), "missing")
+    _check_rng_state(state["rng"], fail)
+    wall_time = state["wall_time"]
+    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < math.inf:
+        raise fail("wall_time", f"must be a finite number >= 0, got {wall_time!r}")
+    for name in ("nfev", "nit"):
+        if isinstance(state[name], bool) or not isinstance(state[name], int) or state[name] < 0:
+            raise fail(name, f"must be an integer >= 0, got {state[name]!r}")
+    seed = state["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise fail("seed", f"must be an integer >= 0 or null, got {seed!r}")
 
 
 def _check_rng_state(rng_state: Any, fail: Callable[[str, str], Exception]) -> None:
@@ -608,7 +616,7 @@ def _checked_population(space: SearchSpace, population: Any, fail: Callable[[str
     return population
 
 
-def _checked_history(history: Any, best: float, fail: Callable[[str, str], Exception]) -> list[list[float]]:
+def checked_history(history: Any, best: float, fail: Callable[[str, str], Exception]) -> list[list[float]]:
     """``(wall time, best, nfev)`` points; points above the recomputed best are dropped."""
     if not isinstance(history, list):
         raise fail("history", "must be a list of [wall time, best, nfev]")

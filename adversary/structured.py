@@ -50,8 +50,16 @@ import numpy as np
 
 from geosched.adversary.options import STRUCTURED_SETTINGS, TIES, SearchOptions
 from geosched.adversary.schedules import heuristic_pool_tel
-from geosched.adversary.search import Candidate, SearchResult, SearchSpace, candidate_to_instance
+from geosched.adversary.search import (
+    Candidate,
+    SearchResult,
+    SearchSpace,
+    candidate_to_instance,
+    check_state_counts,
+    checked_history,
+)
 from geosched.adversary.targets import get_target
+from geosched.errors import ValidationError, WorkloadFormatError
 
 __all__ = [
     "Group",
@@ -62,6 +70,7 @@ __all__ = [
     "mutate_description",
     "score_description",
     "structured_search",
+    "checked_structured_state",
     "TIES",
 ]
 
@@ -452,3 +461,54 @@ def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: 
             elapsed = walk.base_time + now - t0
             if callback(_snapshot(space, walk, gen, "time_limit", elapsed, run, with_elite=False)):
                 return "stopped_by_callback"
+
+
+_STATE_KEYS = ("rng", "wall_time", "nfev", "nit", "history", "current", "best", "elite", "seed", "max_groups", "ties")
+_MAX_ELITE = 50  # a saved elite longer than this is not one this module wrote
+_MAX_GROUP_VALUE = 10**9  # lengths, arrivals and steps beyond this are not points of any search space
+
+
+def checked_structured_state(space: SearchSpace, state: Any, where: str) -> dict[str, Any]:
+    """A saved :func:`structured_search` state (a hunt checkpoint's), every field checked and every
+    score recomputed with :func:`score_description` (a forged score is never reported; history
+    points above the recomputed best are dropped).
+
+    Raises
+    ------
+    WorkloadFormatError
+        Naming the field, when the state is malformed.
+    """
+    def fail(field_name: str, why: str) -> WorkloadFormatError:
+        return WorkloadFormatError(f"{where}: structured state: {field_name}: {why}")
+
+    check_state_counts(state, _STATE_KEYS, fail)
+    try:
+        settings = SearchOptions(max_groups=state["max_groups"], ties=state["ties"])
+    except ValidationError as exc:
+        raise fail(exc.field, f"{exc.requirement}, got {state[exc.field]!r}") from None
+    if not isinstance(state["elite"], list) or not 1 <= len(state["elite"]) <= _MAX_ELITE:
+        raise fail("elite", f"must be a list of 1 to {_MAX_ELITE} [score, description] pairs")
+    points = {"current": state["current"], "best": state["best"]}
+    points.update({f"elite[{k}]": item for k, item in enumerate(state["elite"])})
+    rescored = {name: _rescored_point(space, item, settings.ties, name, fail) for name, item in points.items()}
+    best = max(score for score, _ in rescored.values())
+    return {**state, "current": rescored["current"], "best": rescored["best"],
+            "elite": sorted((rescored[f"elite[{k}]"] for k in range(len(state["elite"]))), key=lambda e: -e[0]),
+            "history": checked_history(state["history"], best, fail)}
+
+
+def _rescored_point(space: SearchSpace, item: Any, ties: str, field_name: str,
+                    fail: Callable[[str, str], Exception]) -> list:
+    """``[recomputed score, description list]`` of a saved ``[score, description]`` pair."""
+    if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], list) or not item[1]:
+        raise fail(field_name, "must be [score, description] with a non-empty list of groups")
+    for group in item[1]:
+        if not isinstance(group, list) or len(group) != 7 or not all(
+                isinstance(v, int) and not isinstance(v, bool) and abs(v) <= _MAX_GROUP_VALUE for v in group) \
+                or group[0] < 1:
+            raise fail(field_name, f"every group must be 7 integers of at most {_MAX_GROUP_VALUE} in size "
+                                   f"(count >= 1, prompt, output, arrival, three steps), got {group!r}")
+    description = Description.from_list(item[1])
+    if description.n > space.max_requests:
+        raise fail(field_name, f"holds {description.n} requests, more than the space's {space.max_requests}")
+    return [float(score_description(space, description, ties).score), description.to_list()]

@@ -130,6 +130,38 @@ def test_hunt_keywords_build_the_options_and_override_an_options_object():
     assert caught.value.field == "search.time_limit"
 
 
+def test_hunt_passes_its_search_settings_to_every_search(tmp_path):
+    """``max_evals`` stops each time-limited search long before its 30 s, ``max_groups=1`` keeps every
+    structured description to one group, ``popsize`` sets de's population: they reached the searches."""
+    space = SearchSpace("sjf", max_requests=6, memory=12)
+    result = hunt(space, method="anneal", time_limit=30.0, max_evals=40, seed=2, out=tmp_path / "a", progress=False,
+                  certify_budget=0.3)
+    assert result.methods["anneal"]["status"] == "max_evaluations" and 40 <= result.nfev <= 41
+    result = hunt(SearchSpace("sjf", max_requests=30, memory=20), method="structured", time_limit=30.0,
+                  max_evals=150, max_groups=1, seed=2, out=tmp_path / "s", progress=False, certify_budget=0.3)
+    assert result.methods["structured"]["status"] == "max_evaluations"
+    found_by = [read_witness(path)["found_by"] for path in result.witnesses]
+    assert found_by and all("[" in text and " + " not in text.split("[", 1)[1] for text in found_by), found_by
+    result = hunt(space, method="de", time_limit=30.0, max_evals=1, popsize=2, seed=2, out=tmp_path / "d",
+                  progress=False, certify_budget=0.3)
+    assert result.methods["de"]["status"] == "max_evaluations"
+    assert result.nfev == 2 * 2 * 6 * 2  # scipy's first population and one generation: popsize * dimension each
+
+
+def test_rounds_pass_the_search_settings_to_every_restart_and_record_the_changed_ones():
+    from geosched.adversary.rounds import run_rounds
+
+    space = SearchSpace("sjf", max_requests=30, memory=20)
+    run = run_rounds(space, "structured", rounds=1, restarts=2, evals=40, seed=1, max_groups=1)
+    assert run.state["elite"] and all(len(point) == 1 for _, point in run.state["elite"])
+    assert run.state["config"]["search"] == {"max_groups": 1}
+    default = run_rounds(space, "structured", rounds=1, restarts=2, evals=40, seed=1)
+    assert "search" not in default.state["config"]  # the config of a checkpoint written before the options
+    assert any(len(point) > 1 for _, point in default.state["elite"])
+    with pytest.raises(ValidationError, match="--resume"):  # a resume must keep the restarts' settings
+        run_rounds(space, "structured", rounds=1, restarts=2, evals=40, seed=1, state=run.state)
+
+
 # ---------------------------------------------------------------- to_dict / from_dict
 
 
