@@ -435,76 +435,83 @@ def differential_evolution_search(
     ``max_evals``, ``target``, ``popsize``: :data:`~geosched.adversary.options.DE_SETTINGS`) are
     fields of :class:`~geosched.adversary.options.SearchOptions`, as ``options`` or keywords."""
     opts = SearchOptions.for_search(options, settings, DE_SETTINGS, "differential_evolution_search")
-    time_limit, max_evals, target = opts.time_limit, opts.max_evals, opts.target
     from scipy.optimize import differential_evolution
 
     gen, seed = _rng_from(rng)
     n, p = space.max_requests, space.peak_max
     per = [(0, p - 1), (0, p)] + ([(0, space.arrival_max)] if space.arrivals == "online" else [])
     bounds = per * n
-    base_time, nfev0, nit0, history, elite, best, init, seed = _restore_de(state, gen, seed)
-    counters = {"nfev": nfev0, "nit": nit0, "population": None, "best": best}
-    t0 = time.perf_counter()
-    status_box = {"status": "time_limit"}
-
-    def objective(xs: np.ndarray) -> np.ndarray:
-        xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
-        values = np.empty(xs.shape[1])
-        for k in range(xs.shape[1]):
-            c = _decode(space, xs[:, k])
-            fitness(space, c)
-            counters["nfev"] += 1
-            values[k] = -math.log(c.score)
-            elite.offer(c)
-            if counters["best"] is None or c.score > counters["best"].score:
-                counters["best"] = c.copy()
-                history.append((base_time + time.perf_counter() - t0, c.score, counters["nfev"]))
-        counters["population"] = xs.T.copy()
-        return values
-
-    def snapshot() -> SearchResult:
-        elapsed = base_time + time.perf_counter() - t0
-        b = counters["best"]
-        status = status_box["status"]
-        pop = counters["population"]
-        return SearchResult(
-            x=candidate_to_instance(b, space.memory) if b is not None else None,
-            fun=b.score if b is not None else float("nan"), status=status, message=_status_message(status),
-            nfev=counters["nfev"], nit=counters["nit"], wall_time=elapsed, method="de", seed=seed,
-            elite=list(elite.items), history=list(history),
-            state={"wall_time": elapsed, "nfev": counters["nfev"], "nit": counters["nit"], "history": history,
-                   "elite": [e.to_dict() for e in elite.items], "best": b.to_dict() if b else None,
-                   "population": pop.tolist() if pop is not None else None, "rng": gen.bit_generator.state,
-                   "seed": seed},
-        )
-
-    def de_callback(intermediate_result: Any) -> bool:
-        counters["nit"] += 1
-        if time.perf_counter() - t0 >= time_limit:
-            status_box["status"] = "time_limit"
-            return True
-        if max_evals is not None and counters["nfev"] >= max_evals:
-            status_box["status"] = "max_evaluations"
-            return True
-        if target is not None and counters["best"] is not None and counters["best"].score >= target:
-            status_box["status"] = "target_reached"
-            return True
-        if callback is not None and callback(snapshot()):
-            status_box["status"] = "stopped_by_callback"
-            return True
-        return False
-
+    run = _Evolution(space, opts, gen, seed, state, callback)
+    init = run.init
     if isinstance(init, np.ndarray) and (init.ndim != 2 or init.shape[1] != len(bounds) or init.shape[0] < 5):
         init = "latinhypercube"
     differential_evolution(
-        objective, bounds, integrality=np.ones(len(bounds), dtype=bool), popsize=opts.popsize, maxiter=10**9,
+        run.objective, bounds, integrality=np.ones(len(bounds), dtype=bool), popsize=opts.popsize, maxiter=10**9,
         tol=0.0, atol=0.0, polish=False, init=init, rng=gen, vectorized=True, updating="deferred",
-        callback=de_callback, mutation=(0.5, 1.0), recombination=0.7,
+        callback=run.generation_done, mutation=(0.5, 1.0), recombination=0.7,
     )
-    result = snapshot()
+    result = run.result()
     if result.x is not None:
         result.history.append((result.wall_time, result.fun, result.nfev))
     return result
+
+
+class _Evolution:
+    """Differential evolution's bookkeeping: scipy calls :meth:`objective` on each generation's
+    population and :meth:`generation_done` after it (which says whether to stop)."""
+
+    def __init__(self, space: SearchSpace, opts: SearchOptions, gen: np.random.Generator, seed: int | None,
+                 state: dict[str, Any] | None, callback: Callable[[SearchResult], bool | None] | None) -> None:
+        self.space, self.opts, self.gen, self.callback = space, opts, gen, callback
+        (self.base_time, self.nfev, self.nit, self.history, self.elite, self.best, self.init,
+         self.seed) = _restore_de(state, gen, seed)
+        self.population: np.ndarray | None = None
+        self.status = "time_limit"
+        self.t0 = time.perf_counter()
+
+    def objective(self, xs: np.ndarray) -> np.ndarray:
+        xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
+        values = np.empty(xs.shape[1])
+        for k in range(xs.shape[1]):
+            c = _decode(self.space, xs[:, k])
+            fitness(self.space, c)
+            self.nfev += 1
+            values[k] = -math.log(c.score)
+            self.elite.offer(c)
+            if self.best is None or c.score > self.best.score:
+                self.best = c.copy()
+                self.history.append((self.base_time + time.perf_counter() - self.t0, c.score, self.nfev))
+        self.population = xs.T.copy()
+        return values
+
+    def result(self) -> SearchResult:
+        elapsed = self.base_time + time.perf_counter() - self.t0
+        b, pop = self.best, self.population
+        return SearchResult(
+            x=candidate_to_instance(b, self.space.memory) if b is not None else None,
+            fun=b.score if b is not None else float("nan"), status=self.status,
+            message=_status_message(self.status), nfev=self.nfev, nit=self.nit, wall_time=elapsed, method="de",
+            seed=self.seed, elite=list(self.elite.items), history=list(self.history),
+            state={"wall_time": elapsed, "nfev": self.nfev, "nit": self.nit, "history": self.history,
+                   "elite": [e.to_dict() for e in self.elite.items], "best": b.to_dict() if b else None,
+                   "population": pop.tolist() if pop is not None else None, "rng": self.gen.bit_generator.state,
+                   "seed": self.seed},
+        )
+
+    def generation_done(self, intermediate_result: Any) -> bool:
+        self.nit += 1
+        opts = self.opts
+        if time.perf_counter() - self.t0 >= opts.time_limit:
+            self.status = "time_limit"
+        elif opts.max_evals is not None and self.nfev >= opts.max_evals:
+            self.status = "max_evaluations"
+        elif opts.target is not None and self.best is not None and self.best.score >= opts.target:
+            self.status = "target_reached"
+        elif self.callback is not None and self.callback(self.result()):
+            self.status = "stopped_by_callback"
+        else:
+            return False
+        return True
 
 
 _STATE_KEYS = {
