@@ -62,7 +62,13 @@ HUNT_SEARCH_SETTINGS = ("max_evals", "target", "callback_every", "t_start", "t_e
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+    """A real number that a float holds (no bool, no NaN, no int beyond the float range)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return not math.isnan(float(value))
+    except OverflowError:
+        return False
 
 
 def _is_int(value: Any) -> bool:

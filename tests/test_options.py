@@ -210,6 +210,27 @@ def test_from_dict_takes_defaults_for_missing_keys_and_refuses_unknown_ones():
         SearchOptions.from_dict([1, 2])
 
 
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-2**80, 2**1400) | st.floats() | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                                         max_size=3), max_leaves=8)
+option_names = st.sampled_from([f.name for f in fields(HuntOptions)] + [f.name for f in fields(SearchOptions)])
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.dictionaries(option_names, json_values, max_size=4), st.dictionaries(option_names, json_values, max_size=3))
+def test_any_saved_options_are_read_or_refused_with_a_validation_error(data, search):
+    """A checkpoint's options record is input: whatever it holds, from_dict returns options or raises
+    ValidationError (one line), never another exception (a huge integer, a list, a nested object)."""
+    for record in (data, {**data, "search": search}):
+        try:
+            options = HuntOptions.from_dict(record)
+        except ValidationError as exc:
+            assert "\n" not in str(exc)
+        else:
+            assert HuntOptions.from_dict(options.to_dict()) == options
+            assert math.isfinite(options.time_limit * 0.45)  # the hunt splits its budget in float shares
+
+
 # ---------------------------------------------------------------- same results as before the options objects
 
 
