@@ -28,13 +28,14 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from geosched.adversary.options import HuntOptions, SearchOptions
 from geosched.adversary.rounds import RoundsRun, checked_rounds_state, run_rounds
 from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
@@ -46,7 +47,7 @@ from geosched.adversary.search import (
     checked_state,
     differential_evolution_search,
 )
-from geosched.adversary.structured import structured_search
+from geosched.adversary.structured import checked_structured_state, structured_search
 from geosched.adversary.targets import block_size_of, get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
@@ -58,7 +59,7 @@ from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 
-__all__ = ["HuntResult", "hunt", "certify", "svf_theorem_bound"]
+__all__ = ["HuntResult", "HuntOptions", "SearchOptions", "hunt", "certify", "svf_theorem_bound"]
 
 METHODS = ("anneal", "de", "z3", "structured")
 ALL_METHODS = ("anneal", "de", "z3")  # what --method all runs (structured is asked for by name: it needs large M)
@@ -222,10 +223,15 @@ class _HuntDirectory:
         error) and field by field: the saved searches' scores are recomputed, not trusted."""
         saved = read_json(self.checkpoint_path)
         where = str(self.checkpoint_path)
-        if not isinstance(saved, dict) or set(saved) != {"space", "seed", "methods"} \
+        if not isinstance(saved, dict) or set(saved) - {"options"} != {"space", "seed", "methods"} \
                 or not isinstance(saved["methods"], dict):
             raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with exactly "
-                                      "'space', 'seed' and 'methods', 'methods' an object)")
+                                      "'space', 'seed', 'methods' and optionally 'options', 'methods' an object)")
+        if "options" in saved:  # the options of the run that wrote it (checkpoints written before have none)
+            try:
+                HuntOptions.from_dict(saved["options"])
+            except ValidationError as exc:
+                raise WorkloadFormatError(f"{where}: {exc}") from None
         if saved["space"] != space.to_dict():
             raise ValidationError("--resume", saved["space"],
                                   f"checkpoint was made for another search space than {space.to_dict()}")
@@ -260,6 +266,8 @@ def _checked_method_entry(space: SearchSpace, method: str, entry: Any, where: st
         return checked_rounds_state(space, entry, f"{where}: methods.{method}")
     if not isinstance(entry, dict) or set(entry) != {"kind", "state"} or entry["kind"] != "search":
         raise WorkloadFormatError(f"{where}: methods.{method}: expected {{\"kind\": \"search\", \"state\": {{...}}}}")
+    if method == "structured":
+        return {"kind": "search", "state": checked_structured_state(space, entry["state"], f"{where}: methods")}
     return {"kind": "search", "state": checked_state(space, method, entry["state"], where)}
 
 
@@ -324,55 +332,60 @@ def _shares(methods: list[str]) -> dict[str, float]:
 
 def hunt(
     space: SearchSpace,
+    options: HuntOptions | None = None,
     *,
-    method: str = "all",
-    time_limit: float = 60.0,
-    seed: int | None = 0,
     out: str | Path = "hunt-out",
     resume: bool = False,
     force: bool = False,
-    target: float | None = None,
     progress: bool = True,
-    checkpoint_every: float = 3.0,
-    z3_bounds: dict[str, Any] | None = None,
-    certify_budget: float = 5.0,
-    ties: str = "given",
-    rounds: int | None = None,
-    restarts: int = 8,
-    evals: int = 2000,
     executor: Any = None,
+    **settings: Any,
 ) -> HuntResult:
     """Search for instances on which ``space.policy`` is far from optimal, with certified ratios.
+
+    What is searched, for how long and how it is certified is one
+    :class:`~geosched.adversary.options.HuntOptions` (``options``), whose fields are also
+    keywords of ``hunt`` (they override ``options``); so are the search settings it passes on
+    to every search (:data:`~geosched.adversary.options.HUNT_SEARCH_SETTINGS`: ``target``,
+    ``ties``, ``max_groups``, ...). The options are recorded in the checkpoint.
 
     Parameters
     ----------
     space : SearchSpace
         Policy, number of requests, memory, ``alpha_max`` and arrivals.
-    method : str
-        ``anneal``, ``de``, ``z3``, ``structured`` (:mod:`geosched.adversary.structured`: a few
-        groups of requests, for hundreds or thousands of requests) or ``all`` (anneal, de and
-        z3, time split 45/35/20).
-    time_limit : float
-        Seconds of search in this run (a resume adds this much to what was spent before).
-    seed : int or None
-        Seed of every random choice (a resume keeps the checkpoint's).
+    options : HuntOptions, optional
+        All the settings below as one object (default: the defaults).
     out : path
         Output directory (see the module docstring for its files).
     resume, force : bool
         Continue the hunt saved in ``out``; or replace it. Without either, a used directory
         is refused.
-    target : float, optional
-        Stop a search once it reaches this certified ratio.
-    ties : {"given", "robust"}
-        ``structured`` only: score the worse of the given and the reversed order of equal keys.
-    rounds, restarts, evals : int, optional
-        With ``rounds``: instead of one time-limited search, ``rounds`` rounds of ``restarts``
-        restarts of ``evals`` evaluations (:mod:`geosched.adversary.rounds`: reproducible, the
-        best witnesses passed on between rounds, a checkpoint after each round); ``time_limit``
-        is then not used. ``method`` must be ``anneal`` or ``structured``.
+    progress : bool
+        A progress line on stderr.
     executor : concurrent.futures.Executor or str, optional
         Where the restarts run (:func:`geosched.executor.make_executor` spec: ``"serial"``,
         ``"local:N"``, ``"tcp://HOST:PORT"``); needs ``rounds``. Same result on every executor.
+    **settings
+        Fields of :class:`~geosched.adversary.options.HuntOptions`:
+
+        ``method`` (str): ``anneal``, ``de``, ``z3``, ``structured``
+        (:mod:`geosched.adversary.structured`: a few groups of requests, for hundreds or
+        thousands of requests) or ``all`` (anneal, de and z3, time split 45/35/20).
+        ``time_limit`` (float): seconds of search in this run (a resume adds this much to what
+        was spent before). ``seed`` (int or None): seed of every random choice (a resume keeps
+        the checkpoint's). ``rounds``, ``restarts``, ``evals`` (int): with ``rounds``, instead of
+        one time-limited search, ``rounds`` rounds of ``restarts`` restarts of ``evals``
+        evaluations (:mod:`geosched.adversary.rounds`: reproducible, the best witnesses passed
+        on between rounds, a checkpoint after each round); ``time_limit`` is then not used, and
+        ``method`` must be ``anneal`` or ``structured``. ``checkpoint_every``,
+        ``certify_budget`` (float): seconds between checkpoints, and of witness search per
+        certified candidate. ``z3_bounds`` (dict): z3's bisection bounds.
+
+        and search settings passed on: ``target`` (float): stop a search once it reaches this
+        certified ratio; ``ties`` (``"given"`` or ``"robust"``): ``structured`` only, score the
+        worse of the given and the reversed order of equal keys; ``max_groups``, ``t_start``,
+        ``t_end``, ``cycle_seconds``, ``cycle_evals``, ``max_evals``, ``popsize``,
+        ``callback_every`` (:class:`~geosched.adversary.options.SearchOptions`).
 
     Returns
     -------
@@ -382,7 +395,7 @@ def hunt(
     Raises
     ------
     ValidationError
-        For a bad method, a used or locked directory, or a checkpoint of another space.
+        For a bad setting (naming it), a used or locked directory, or a checkpoint of another space.
     WorkloadFormatError
         When ``resume`` finds no checkpoint or a malformed one.
 
@@ -394,70 +407,79 @@ def hunt(
     ...               certify_budget=0.5)
     >>> result.status, result.fun >= 1.0
     ('completed', True)
+    >>> options = HuntOptions(method="anneal", rounds=1, restarts=2, evals=50, seed=1, certify_budget=0.5)
+    >>> hunt(space, options, out=tempfile.mkdtemp(), progress=False).nfev  # 2 restarts of 50 evaluations
+    100
     """
-    methods = _methods_to_run(space, method)
-    if rounds is None and not _is_serial(executor):
+    opts = HuntOptions.from_keywords(options, **settings)
+    methods = _methods_to_run(space, opts.method)
+    if opts.rounds is None and not _is_serial(executor):
         raise ValidationError("--cluster", executor, "needs --rounds (a time-limited search cannot be split into "
                               "reproducible jobs; rounds of restarts can)")
     directory = _HuntDirectory(out, resume=resume, force=force)
     with directory:
-        checkpoint: dict[str, Any] = {"space": space.to_dict(), "seed": seed, "methods": {}}
         if resume:
-            checkpoint = directory.load(space, seed)
-            seed = checkpoint.get("seed", seed)
-        show = _Progress(progress)
-        children = dict(zip(METHODS, np.random.SeedSequence(seed).spawn(len(METHODS))))
-        shares = _shares(methods)
+            saved = directory.load(space, opts.seed)
+            opts = replace(opts, seed=saved.get("seed", opts.seed))
+            checkpoint = {"space": saved["space"], "seed": opts.seed, "options": opts.to_dict(),
+                          "methods": saved["methods"]}
+        else:
+            checkpoint = {"space": space.to_dict(), "seed": opts.seed, "options": opts.to_dict(), "methods": {}}
+        run = _Hunt(space, opts, directory, checkpoint, _Progress(progress))
         results: dict[str, Any] = {}
-        if rounds is not None:
-            results[method] = _run_rounds(method, space, directory, checkpoint, seed, show,
-                                          (rounds, restarts, evals), executor, ties)
-            return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
+        if opts.rounds is not None:
+            results[opts.method] = _run_rounds(run, executor)
+            return _finish(run, results)
+        children = dict(zip(METHODS, np.random.SeedSequence(opts.seed).spawn(len(METHODS))))
+        shares = _shares(methods)
         for m in methods:
-            results[m] = _run_method(m, space, directory, checkpoint, time_limit * shares[m], children[m], show,
-                                     target=target, checkpoint_every=checkpoint_every, z3_bounds=z3_bounds, ties=ties)
-        return _finish(space, directory, results, seed, certify_budget, target, time_limit, checkpoint)
+            results[m] = _run_method(run, m, opts.time_limit * shares[m], children[m])
+        return _finish(run, results)
 
 
-def _run_method(m: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any], budget: float,
-                seed_sequence: Any, show: _Progress, *, target: float | None, checkpoint_every: float,
-                z3_bounds: dict[str, Any] | None, ties: str = "given") -> Any:
+@dataclass
+class _Hunt:
+    """One hunt under way: what it searches, with which options, where it writes, its checkpoint."""
+
+    space: SearchSpace
+    options: HuntOptions
+    directory: _HuntDirectory
+    checkpoint: dict[str, Any]
+    show: _Progress
+
+    def save_method(self, method: str, entry: dict[str, Any]) -> None:
+        self.checkpoint["methods"][method] = entry
+        self.directory.save(self.checkpoint)
+
+
+def _run_method(run: _Hunt, m: str, budget: float, seed_sequence: Any) -> Any:
     """One search method for ``budget`` seconds, checkpointing as it goes."""
-    state = checkpoint["methods"].get(m)
+    space, show = run.space, run.show
+    state = run.checkpoint["methods"].get(m)
     if m == "z3":
-        def save_z3(z3_state: dict[str, Any]) -> None:
-            checkpoint["methods"]["z3"] = z3_state
-            directory.save(checkpoint)
-
-        res = z3_hunt(space, time_limit=budget, bounds=z3_bounds, state=state, progress=show, checkpoint=save_z3)
-        save_z3(res.state)
+        res = z3_hunt(space, time_limit=budget, bounds=run.options.z3_bounds, state=state, progress=show,
+                      checkpoint=lambda z3_state: run.save_method("z3", z3_state))
+        run.save_method("z3", res.state)
         return res
     last_save = [time.perf_counter()]
 
     def callback(result: SearchResult) -> bool:
         show.show(m, result.fun, result.nfev, result.wall_time, result.evaluations_per_second)
-        if time.perf_counter() - last_save[0] >= checkpoint_every:
-            checkpoint["methods"][m] = {"kind": "search", "state": result.state}
-            directory.save(checkpoint)
+        if time.perf_counter() - last_save[0] >= run.options.checkpoint_every:
+            run.save_method(m, {"kind": "search", "state": result.state})
             last_save[0] = time.perf_counter()
         return False
 
-    rng = np.random.default_rng(seed_sequence)
-    search_state = state["state"] if state else None
-    if m == "anneal":
-        res = anneal(space, time_limit=budget, rng=rng, callback=callback, callback_every=0.5, target=target,
-                     state=search_state)
-    elif m == "structured":
-        res = structured_search(space, time_limit=budget, rng=rng, callback=callback, callback_every=0.5,
-                                target=target, state=search_state, ties=ties)
-    else:
-        res = differential_evolution_search(space, time_limit=budget, rng=rng, callback=callback, target=target,
-                                            state=search_state)
+    search = _SEARCHES[m]
+    res = search(space, run.options.search.updated(time_limit=budget), rng=np.random.default_rng(seed_sequence),
+                 callback=callback, state=state["state"] if state else None)
     show.show(m, res.fun, res.nfev, res.wall_time, res.evaluations_per_second, force=True)
     show.done()
-    checkpoint["methods"][m] = {"kind": "search", "state": res.state}
-    directory.save(checkpoint)
+    run.save_method(m, {"kind": "search", "state": res.state})
     return res
+
+
+_SEARCHES = {"anneal": anneal, "structured": structured_search, "de": differential_evolution_search}
 
 
 def _is_serial(executor: Any) -> bool:
@@ -466,30 +488,27 @@ def _is_serial(executor: Any) -> bool:
     return isinstance(executor, str) and parse_spec(executor)[0] == "serial"
 
 
-def _run_rounds(method: str, space: SearchSpace, directory: _HuntDirectory, checkpoint: dict[str, Any],
-                seed: Any, show: _Progress, budget: tuple[int, int, int], executor: Any, ties: str) -> RoundsRun:
+def _run_rounds(run: _Hunt, executor: Any) -> RoundsRun:
     """Rounds of restarts (:func:`~geosched.adversary.rounds.run_rounds`), the checkpoint written after each."""
-    state = checkpoint["methods"].get(method)
+    method = run.options.method
+    state = run.checkpoint["methods"].get(method)
     if state is not None and state.get("kind") != "rounds":
-        raise ValidationError("--resume", str(directory.checkpoint_path),
+        raise ValidationError("--resume", str(run.directory.checkpoint_path),
                               "holds a time-limited search; resume it without --rounds, or start over with --force")
 
     def save(round_state: dict[str, Any]) -> None:
-        checkpoint["methods"][method] = round_state
-        directory.save(checkpoint)
-        show.show(method, round_state["elite"][0][0], round_state["nfev"], round_state["wall_time"],
-                  round_state["nfev"] / max(round_state["wall_time"], 1e-9), force=True)
+        run.save_method(method, round_state)
+        run.show.show(method, round_state["elite"][0][0], round_state["nfev"], round_state["wall_time"],
+                      round_state["nfev"] / max(round_state["wall_time"], 1e-9), force=True)
 
-    rounds, restarts, evals = budget
-    run = run_rounds(space, method, rounds=rounds, restarts=restarts, evals=evals, seed=seed, executor=executor,
-                     state=state, save=save, ties=ties)
-    show.done()
-    return run
+    result = run_rounds(run.space, options=run.options, executor=executor, state=state, save=save)
+    run.show.done()
+    return result
 
 
-def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None,
-                   certify_budget: float) -> tuple[list[tuple[str, Witness]], dict[str, dict[str, Any]]]:
+def _certify_elite(run: _Hunt, results: dict[str, Any]) -> tuple[list[tuple[str, Witness]], dict[str, dict[str, Any]]]:
     """Re-score each method's best candidates with real witnesses (checked schedules)."""
+    space, seed = run.space, run.options.seed
     witnesses: list[tuple[str, Witness]] = []
     summary: dict[str, dict[str, Any]] = {}
     for m, res in results.items():
@@ -501,7 +520,8 @@ def _certify_elite(space: SearchSpace, results: dict[str, Any], seed: int | None
         for k, cand in enumerate(res.elite[:3]):
             inst = candidate_to_instance(cand, space.memory)
             found_by = f"hunt:{m}" + (f" [{cand.note}]" if cand.note else "")
-            w = certify(inst, space.policy, found_by=found_by, seed=seed, rng=k, time_budget=certify_budget)
+            w = certify(inst, space.policy, found_by=found_by, seed=seed, rng=k,
+                        time_budget=run.options.certify_budget)
             witnesses.append((f"{m}_{k}", w))
             certified.append(w.certified_ratio)
         summary[m] = {
@@ -539,30 +559,31 @@ def _write_witnesses(out: Path, witnesses: list[tuple[str, Witness]]) -> tuple[l
     return files, counterexamples
 
 
-def _finish(space: SearchSpace, directory: _HuntDirectory, results: dict[str, Any], seed: int | None,
-            certify_budget: float, target: float | None, time_limit: float, checkpoint: dict[str, Any]) -> HuntResult:
+def _finish(run: _Hunt, results: dict[str, Any]) -> HuntResult:
     """Certify, then write the witnesses, progress files and summary into the output folder; when
     that fails, into a fresh folder of the system's temporary folder (with the checkpoint, so that
     ``--resume`` continues from there), and the error says where: finished work is kept."""
-    witnesses, summary_methods = _certify_elite(space, results, seed, certify_budget)
+    certified = _certify_elite(run, results)
+    directory = run.directory
     try:
         if directory.save_error is not None:
             raise directory.save_error
-        return _write_results(space, directory.path, results, seed, target, time_limit, witnesses, summary_methods)
+        return _write_results(run, directory.path, results, certified)
     except OutputError as exc:
         try:
             kept = Path(tempfile.mkdtemp(prefix="geosched-hunt-rescued-"))
-            write_json_atomic(kept / "checkpoint.json", checkpoint)
-            _write_results(space, kept, results, seed, target, time_limit, witnesses, summary_methods)
+            write_json_atomic(kept / "checkpoint.json", run.checkpoint)
+            _write_results(run, kept, results, certified)
         except OSError:
             raise OutputError(f"{exc}; the hunt's results could not be kept anywhere") from None
         raise OutputError(f"{exc}; the hunt's results were kept in {kept} (resume with --out {kept} --resume)") \
             from None
 
 
-def _write_results(space: SearchSpace, out: Path, results: dict[str, Any], seed: int | None, target: float | None,
-                   time_limit: float, witnesses: list[tuple[str, Witness]],
-                   summary_methods: dict[str, dict[str, Any]]) -> HuntResult:
+def _write_results(run: _Hunt, out: Path, results: dict[str, Any],
+                   certified: tuple[list[tuple[str, Witness]], dict[str, dict[str, Any]]]) -> HuntResult:
+    witnesses, summary_methods = certified
+    space, target = run.space, run.options.search.target
     files, counterexamples = _write_witnesses(out, witnesses)
     replays = _replay_in_vllm(space, files, witnesses)
     best_label, best = max(witnesses, key=lambda lw: lw[1].certified_ratio) if witnesses else (None, None)
@@ -579,8 +600,8 @@ def _write_results(space: SearchSpace, out: Path, results: dict[str, Any], seed:
         status=status, message=message, wall_time=sum(r.wall_time for r in results.values()),
         x=best.instance if best else None, fun=best.certified_ratio if best else None,
         nfev=sum(r.nfev for r in results.values()), methods=summary_methods, witnesses=tuple(files),
-        counterexamples=tuple(counterexamples), plot=plot_path, csv=csv_path, space=space.to_dict(), seed=seed,
-        run_time_limit=time_limit, replays=replays,
+        counterexamples=tuple(counterexamples), plot=plot_path, csv=csv_path, space=space.to_dict(),
+        seed=run.options.seed, run_time_limit=run.options.time_limit, replays=replays,
     )
     write_json_atomic(out / "summary.json", result.to_dict())
     return result

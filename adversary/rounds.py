@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from geosched.adversary.options import HuntOptions, SearchOptions
 from geosched.adversary.search import Candidate, SearchSpace, anneal, fitness
 from geosched.adversary.structured import Description, score_description, structured_search
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -69,24 +70,38 @@ class RoundsRun:
 
 
 def restart_job(job: tuple) -> dict[str, Any]:
-    """One restart, a pure function of ``(space, method, seed, round, restart, evals, start, ties)``.
+    """One restart, a pure function of ``(space, method, seed, round, restart, evals, start, options)``.
 
     ``start`` is a point of the previous elite (a candidate dict for ``anneal``, a description
-    list for ``structured``) or None (random). Returns its elite as ``[score, point]`` pairs,
-    best first, and its evaluation counts.
+    list for ``structured``) or None (random); ``options`` the hunt's
+    :class:`~geosched.adversary.options.SearchOptions` (the restart reads ``t_start``, ``t_end``,
+    ``max_groups`` and ``ties`` of it, and sets its own stop: ``evals`` evaluations, cooling
+    cycles of ``evals // 4``). Returns its elite as ``[score, point]`` pairs, best first, and
+    its evaluation counts.
     """
-    space, method, seed, round_index, restart, evals, start, ties = job
+    space, method, seed, round_index, restart, evals, start, options = job
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(round_index, restart)))
-    cycle = max(1, evals // 4)
+    restart_options = _restart_options(options, evals)
     if method == "anneal":
-        res = anneal(space, time_limit=math.inf, max_evals=evals, rng=rng, cycle_evals=cycle,
-                     initial=Candidate.from_dict(start) if start is not None else None)
+        res = anneal(space, restart_options, rng=rng, initial=Candidate.from_dict(start) if start is not None else None)
         elite = [[c.score, c.to_dict()] for c in res.elite]
     else:
-        res = structured_search(space, time_limit=math.inf, max_evals=evals, rng=rng, cycle_evals=cycle, ties=ties,
+        res = structured_search(space, restart_options, rng=rng,
                                 initial=Description.from_list(start) if start is not None else None)
         elite = [[float(score), d] for score, d in res.state["elite"]]
     return {"elite": elite, "nfev": res.nfev, "nit": res.nit, "best": res.fun}
+
+
+# what a restart reads of the hunt's search options; the rest is set by the restart itself
+_RESTART_SETTINGS = ("t_start", "t_end", "max_groups", "ties")
+
+
+def _restart_options(options: SearchOptions | str | None, evals: int) -> SearchOptions:
+    """A restart's settings: ``evals`` evaluations without a time limit, cycles of ``evals // 4``."""
+    if options is None or isinstance(options, str):  # a job of the earlier form: its last entry was ``ties``
+        options = SearchOptions(ties=options or "given")
+    kept = {name: getattr(options, name) for name in _RESTART_SETTINGS}
+    return SearchOptions(time_limit=math.inf, max_evals=evals, cycle_evals=max(1, evals // 4), **kept)
 
 
 def _merge_elite(parts: list[dict[str, Any]]) -> list[list]:
@@ -125,9 +140,9 @@ def _candidates(space: SearchSpace, method: str, elite: list[list], ties: str) -
     return out
 
 
-def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, evals: int, seed: int,
+def run_rounds(space: SearchSpace, method: str | None = None, *, options: HuntOptions | None = None,
                executor: Any = None, state: dict[str, Any] | None = None, save: Any = None,
-               ties: str = "given") -> RoundsRun:
+               **settings: Any) -> RoundsRun:
     """``rounds`` rounds of ``restarts`` restarts of ``evals`` evaluations each (module docstring).
 
     Parameters
@@ -135,17 +150,20 @@ def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, e
     space : SearchSpace
         What is searched.
     method : {"anneal", "structured"}
-        The annealer each restart runs.
-    rounds, restarts, evals : int
-        The budget: ``rounds * restarts * evals`` evaluations in all (a few more: each restart's
-        first point).
-    seed : int
-        Seed of every restart.
+        The annealer each restart runs (``options.method`` when not given).
+    options : HuntOptions, optional
+        The settings below as one object (:class:`~geosched.adversary.options.HuntOptions`);
+        keywords override its fields.
     executor : concurrent.futures.Executor or str, optional
         Where the restarts run (:func:`geosched.executor.make_executor` spec, default serial).
     state, save : optional
         ``state`` continues an earlier run (``RoundsRun.state``); ``save(state)`` is called
         after every round.
+    **settings
+        ``rounds``, ``restarts``, ``evals`` (int): the budget, ``rounds * restarts * evals``
+        evaluations in all (a few more: each restart's first point). ``seed`` (int): seed of
+        every restart. ``ties``, ``t_start``, ``t_end``, ``max_groups``: the restarts' search
+        settings (:class:`~geosched.adversary.options.SearchOptions`).
 
     Returns
     -------
@@ -158,9 +176,12 @@ def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, e
         For a method without restarts, a budget below 1, a seed that is not an integer, or a
         ``state`` made with other settings.
     """
+    if method is not None:
+        settings["method"] = method
+    opts = HuntOptions.from_keywords(options, function="run_rounds", **settings)
+    method, rounds, restarts, evals, seed = opts.method, opts.rounds, opts.restarts, opts.evals, opts.seed
     _check(method, rounds, restarts, evals, seed)
-    config = {"method": method, "rounds": rounds, "restarts": restarts, "evals": evals, "seed": seed,
-              "ties": ties, "space": space.to_dict()}
+    config = _config(space, opts)
     if state and state.get("config") != config:
         raise ValidationError("--resume", state.get("config"), f"the checkpoint's rounds were run with other settings "
                               f"than {config}")
@@ -172,7 +193,7 @@ def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, e
         for r in range(state["rounds_done"], rounds):
             elite = state["elite"]
             starts = [elite[(j // 2) % len(elite)][1] if elite and j % 2 == 0 else None for j in range(restarts)]
-            jobs = [(space, method, seed, r, j, evals, starts[j], ties) for j in range(restarts)]
+            jobs = [(space, method, seed, r, j, evals, starts[j], opts.search) for j in range(restarts)]
             parts = list(pool.map(restart_job, jobs))
             state["elite"] = _merge_elite(parts + [{"elite": elite}])
             state["nfev"] += sum(p["nfev"] for p in parts)
@@ -183,11 +204,24 @@ def run_rounds(space: SearchSpace, method: str, *, rounds: int, restarts: int, e
             if save is not None:
                 save(state)
     best = state["elite"][0][0] if state["elite"] else float("nan")
-    return RoundsRun(elite=_candidates(space, method, state["elite"], ties), fun=best, nfev=state["nfev"],
-                     nit=state["nit"], wall_time=state["wall_time"], history=[tuple(h) for h in state["history"]],
-                     state=state, message=f"{state['rounds_done']} rounds of {restarts} {method} restarts of "
-                     f"{evals} evaluations")
+    return RoundsRun(elite=_candidates(space, method, state["elite"], opts.search.ties), fun=best,
+                     nfev=state["nfev"], nit=state["nit"], wall_time=state["wall_time"],
+                     history=[tuple(h) for h in state["history"]], state=state,
+                     message=f"{state['rounds_done']} rounds of {restarts} {method} restarts of {evals} evaluations")
 
+
+def _config(space: SearchSpace, options: HuntOptions) -> dict[str, Any]:
+    """The settings a rounds state is made with (a resume must keep them). The restarts' search
+    settings other than ``ties`` are recorded under ``search`` only where they differ from the
+    defaults, so a state saved before they could be set resumes."""
+    search, default = options.search, SearchOptions()
+    config = {"method": options.method, "rounds": options.rounds, "restarts": options.restarts,
+              "evals": options.evals, "seed": options.seed, "ties": search.ties, "space": space.to_dict()}
+    changed = {name: getattr(search, name) for name in _RESTART_SETTINGS
+               if name != "ties" and getattr(search, name) != getattr(default, name)}
+    if changed:
+        config["search"] = changed
+    return config
 
 
 _STATE_KEYS = {"kind", "config", "rounds_done", "elite", "nfev", "nit", "wall_time", "history"}

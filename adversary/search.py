@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from geosched.adversary.fast import ids_for
+from geosched.adversary.options import ANNEAL_SETTINGS, DE_SETTINGS, SearchOptions
 from geosched.adversary.schedules import heuristic_pool_tel
 from geosched.adversary.targets import get_target, hunt_target
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -53,6 +54,8 @@ __all__ = [
     "differential_evolution_search",
     "candidate_to_instance",
     "checked_state",
+    "check_state_counts",
+    "checked_history",
     "MAX_SEARCH_REQUESTS",
     "MAX_SEARCH_MEMORY",
 ]
@@ -272,19 +275,13 @@ def _rng_from(rng: Any) -> tuple[np.random.Generator, int | None]:
 
 def anneal(
     space: SearchSpace,
+    options: SearchOptions | None = None,
     *,
-    time_limit: float = 10.0,
-    max_evals: int | None = None,
-    target: float | None = None,
     rng: Any = None,
     callback: Callable[[SearchResult], bool | None] | None = None,
-    callback_every: float = 1.0,
     initial: Candidate | None = None,
     state: dict[str, Any] | None = None,
-    t_start: float = 0.05,
-    t_end: float = 0.0005,
-    cycle_seconds: float = 60.0,
-    cycle_evals: int | None = None,
+    **settings: Any,
 ) -> SearchResult:
     """Simulated annealing on ``log(ratio)`` with cyclic geometric cooling.
 
@@ -296,83 +293,104 @@ def anneal(
     :mod:`geosched.adversary.rounds` rely on it). ``state`` (from a previous result) resumes a
     search: counts and history continue.
     ``callback(result)`` is called about every ``callback_every`` seconds; returning True stops.
+
+    The settings (``time_limit``, ``max_evals``, ``target``, ``callback_every``, ``t_start``,
+    ``t_end``, ``cycle_seconds``, ``cycle_evals``: :data:`~geosched.adversary.options.ANNEAL_SETTINGS`)
+    are fields of :class:`~geosched.adversary.options.SearchOptions`, given as ``options``, as
+    keywords, or both (the keywords win); a bad value raises ValidationError naming it.
     """
+    opts = SearchOptions.for_search(options, settings, ANNEAL_SETTINGS, "anneal")
     gen, seed = _rng_from(rng)
-    base_time, nfev, nit = 0.0, 0, 0
-    history: list[tuple[float, float, int]] = []
-    if state:
-        gen.bit_generator.state = state["rng"]
-        base_time, nfev, nit = state["wall_time"], state["nfev"], state["nit"]
-        history = [tuple(h) for h in state["history"]]
-        current = Candidate.from_dict(state["current"])
-        best = Candidate.from_dict(state["best"])
-        elite = _Elite(items=[Candidate.from_dict(e) for e in state["elite"]])
-        seed = state.get("seed", seed)
-    else:
+    walk = _Annealing.begin(space, gen, seed, initial, state)
+    t0 = time.perf_counter()
+    status = _anneal_loop(space, walk, gen, opts, callback, t0)
+    result = walk.result(space, gen, status, walk.base_time + time.perf_counter() - t0)
+    result.history.append((result.wall_time, walk.best.score, walk.nfev))
+    return result
+
+
+@dataclass
+class _Annealing:
+    """The annealer's mutable state (JSON-able through :meth:`result`'s ``state``)."""
+
+    current: Candidate
+    best: Candidate
+    elite: _Elite
+    history: list[tuple[float, float, int]]
+    seed: int | None
+    nfev: int = 0
+    nit: int = 0
+    base_time: float = 0.0
+
+    @classmethod
+    def begin(cls, space: SearchSpace, gen: np.random.Generator, seed: int | None, initial: Candidate | None,
+              state: dict[str, Any] | None) -> _Annealing:
+        """A saved search resumed (``state``; the generator's state is restored in place), or a new one
+        at ``initial`` or a random candidate."""
+        if state:
+            gen.bit_generator.state = state["rng"]
+            return cls(Candidate.from_dict(state["current"]), Candidate.from_dict(state["best"]),
+                       _Elite(items=[Candidate.from_dict(e) for e in state["elite"]]),
+                       [tuple(h) for h in state["history"]], state.get("seed", seed), state["nfev"], state["nit"],
+                       state["wall_time"])
         current = initial.copy() if initial is not None else random_candidate(space, gen)
         _clip(space, current)
         fitness(space, current)
-        nfev += 1
         best = current.copy()
         elite = _Elite()
         elite.offer(best)
-        history.append((0.0, best.score, nfev))
-    t0 = time.perf_counter()
-    cycle = max(1e-3, min(cycle_seconds, time_limit))
-    last_callback = t0
-    status = "time_limit"
+        return cls(current, best, elite, [(0.0, best.score, 1)], seed, nfev=1)
 
-    def snapshot() -> SearchResult:
-        elapsed = base_time + time.perf_counter() - t0
+    def result(self, space: SearchSpace, gen: np.random.Generator, status: str, elapsed: float) -> SearchResult:
         return SearchResult(
-            x=candidate_to_instance(best, space.memory), fun=best.score, status=status,
-            message=_status_message(status), nfev=nfev, nit=nit, wall_time=elapsed, method="anneal",
-            seed=seed, elite=list(elite.items), history=list(history),
-            state={"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": nfev, "nit": nit,
-                   "history": history, "current": current.to_dict(), "best": best.to_dict(),
-                   "elite": [e.to_dict() for e in elite.items], "seed": seed},
+            x=candidate_to_instance(self.best, space.memory), fun=self.best.score, status=status,
+            message=_status_message(status), nfev=self.nfev, nit=self.nit, wall_time=elapsed, method="anneal",
+            seed=self.seed, elite=list(self.elite.items), history=list(self.history),
+            state={"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
+                   "history": self.history, "current": self.current.to_dict(), "best": self.best.to_dict(),
+                   "elite": [e.to_dict() for e in self.elite.items], "seed": self.seed},
         )
 
-    cycle_start, cycle_start_it = time.perf_counter(), nit
+
+def _anneal_loop(space: SearchSpace, walk: _Annealing, gen: np.random.Generator, opts: SearchOptions,
+                 callback: Callable[[SearchResult], bool | None] | None, t0: float) -> str:
+    """Mutate, score, accept by the Metropolis rule until a stop; returns why it stopped."""
+    t_start, t_end, cycle_evals = opts.t_start, opts.t_end, opts.cycle_evals
+    cycle = max(1e-3, min(opts.cycle_seconds, opts.time_limit))
+    last_callback = t0
+    cycle_start, cycle_start_it = time.perf_counter(), walk.nit
     while True:
         now = time.perf_counter()
-        if now - t0 >= time_limit:
-            status = "time_limit"
-            break
-        if max_evals is not None and nfev >= max_evals:
-            status = "max_evaluations"
-            break
-        if target is not None and best.score >= target:
-            status = "target_reached"
-            break
-        frac = (nit - cycle_start_it) / cycle_evals if cycle_evals else (now - cycle_start) / cycle
+        if now - t0 >= opts.time_limit:
+            return "time_limit"
+        if opts.max_evals is not None and walk.nfev >= opts.max_evals:
+            return "max_evaluations"
+        if opts.target is not None and walk.best.score >= opts.target:
+            return "target_reached"
+        frac = (walk.nit - cycle_start_it) / cycle_evals if cycle_evals else (now - cycle_start) / cycle
         if frac >= 1.0:
-            cycle_start, cycle_start_it = now, nit
-            current = best.copy() if gen.random() < 2 / 3 else random_candidate(space, gen)
-            if np.isnan(current.score):
-                fitness(space, current)
-                nfev += 1
+            cycle_start, cycle_start_it = now, walk.nit
+            walk.current = walk.best.copy() if gen.random() < 2 / 3 else random_candidate(space, gen)
+            if np.isnan(walk.current.score):
+                fitness(space, walk.current)
+                walk.nfev += 1
             frac = 0.0
         temperature = t_start * (t_end / t_start) ** frac
-        trial, _ = mutate(space, current, gen)
+        trial, _ = mutate(space, walk.current, gen)
         fitness(space, trial)
-        nfev += 1
-        nit += 1
-        delta = math.log(trial.score) - math.log(current.score)
+        walk.nfev += 1
+        walk.nit += 1
+        delta = math.log(trial.score) - math.log(walk.current.score)
         if delta >= 0 or gen.random() < math.exp(delta / temperature):
-            current = trial
-            if trial.score > best.score:
-                best = trial.copy()
-                history.append((base_time + now - t0, best.score, nfev))
-            elite.offer(trial)
-        if callback is not None and now - last_callback >= callback_every:
+            walk.current = trial
+            if trial.score > walk.best.score:
+                walk.best = trial.copy()
+                walk.history.append((walk.base_time + now - t0, walk.best.score, walk.nfev))
+            walk.elite.offer(trial)
+        if callback is not None and now - last_callback >= opts.callback_every:
             last_callback = now
-            if callback(snapshot()):
-                status = "stopped_by_callback"
-                break
-    result = snapshot()
-    result.history.append((result.wall_time, best.score, nfev))
-    return result
+            if callback(walk.result(space, gen, "time_limit", walk.base_time + time.perf_counter() - t0)):
+                return "stopped_by_callback"
 
 
 def _decode(space: SearchSpace, x: np.ndarray) -> Candidate:
@@ -404,87 +422,96 @@ def _restore_de(state: dict[str, Any] | None, gen: np.random.Generator, seed: in
 
 def differential_evolution_search(
     space: SearchSpace,
+    options: SearchOptions | None = None,
     *,
-    time_limit: float = 10.0,
-    max_evals: int | None = None,
-    target: float | None = None,
     rng: Any = None,
     callback: Callable[[SearchResult], bool | None] | None = None,
-    popsize: int = 15,
     state: dict[str, Any] | None = None,
+    **settings: Any,
 ) -> SearchResult:
     """:func:`scipy.optimize.differential_evolution` (integrality on every coordinate) on
     ``-log(certified ratio)``; the population is evaluated in one vectorised call per generation.
-    ``state`` resumes from a saved population (counts continue)."""
+    ``state`` resumes from a saved population (counts continue). The settings (``time_limit``,
+    ``max_evals``, ``target``, ``popsize``: :data:`~geosched.adversary.options.DE_SETTINGS`) are
+    fields of :class:`~geosched.adversary.options.SearchOptions`, as ``options`` or keywords."""
+    opts = SearchOptions.for_search(options, settings, DE_SETTINGS, "differential_evolution_search")
     from scipy.optimize import differential_evolution
 
     gen, seed = _rng_from(rng)
     n, p = space.max_requests, space.peak_max
     per = [(0, p - 1), (0, p)] + ([(0, space.arrival_max)] if space.arrivals == "online" else [])
     bounds = per * n
-    base_time, nfev0, nit0, history, elite, best, init, seed = _restore_de(state, gen, seed)
-    counters = {"nfev": nfev0, "nit": nit0, "population": None, "best": best}
-    t0 = time.perf_counter()
-    status_box = {"status": "time_limit"}
-
-    def objective(xs: np.ndarray) -> np.ndarray:
-        xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
-        values = np.empty(xs.shape[1])
-        for k in range(xs.shape[1]):
-            c = _decode(space, xs[:, k])
-            fitness(space, c)
-            counters["nfev"] += 1
-            values[k] = -math.log(c.score)
-            elite.offer(c)
-            if counters["best"] is None or c.score > counters["best"].score:
-                counters["best"] = c.copy()
-                history.append((base_time + time.perf_counter() - t0, c.score, counters["nfev"]))
-        counters["population"] = xs.T.copy()
-        return values
-
-    def snapshot() -> SearchResult:
-        elapsed = base_time + time.perf_counter() - t0
-        b = counters["best"]
-        status = status_box["status"]
-        pop = counters["population"]
-        return SearchResult(
-            x=candidate_to_instance(b, space.memory) if b is not None else None,
-            fun=b.score if b is not None else float("nan"), status=status, message=_status_message(status),
-            nfev=counters["nfev"], nit=counters["nit"], wall_time=elapsed, method="de", seed=seed,
-            elite=list(elite.items), history=list(history),
-            state={"wall_time": elapsed, "nfev": counters["nfev"], "nit": counters["nit"], "history": history,
-                   "elite": [e.to_dict() for e in elite.items], "best": b.to_dict() if b else None,
-                   "population": pop.tolist() if pop is not None else None, "rng": gen.bit_generator.state,
-                   "seed": seed},
-        )
-
-    def de_callback(intermediate_result: Any) -> bool:
-        counters["nit"] += 1
-        if time.perf_counter() - t0 >= time_limit:
-            status_box["status"] = "time_limit"
-            return True
-        if max_evals is not None and counters["nfev"] >= max_evals:
-            status_box["status"] = "max_evaluations"
-            return True
-        if target is not None and counters["best"] is not None and counters["best"].score >= target:
-            status_box["status"] = "target_reached"
-            return True
-        if callback is not None and callback(snapshot()):
-            status_box["status"] = "stopped_by_callback"
-            return True
-        return False
-
+    run = _Evolution(space, opts, gen, seed, state, callback)
+    init = run.init
     if isinstance(init, np.ndarray) and (init.ndim != 2 or init.shape[1] != len(bounds) or init.shape[0] < 5):
         init = "latinhypercube"
     differential_evolution(
-        objective, bounds, integrality=np.ones(len(bounds), dtype=bool), popsize=popsize, maxiter=10**9,
+        run.objective, bounds, integrality=np.ones(len(bounds), dtype=bool), popsize=opts.popsize, maxiter=10**9,
         tol=0.0, atol=0.0, polish=False, init=init, rng=gen, vectorized=True, updating="deferred",
-        callback=de_callback, mutation=(0.5, 1.0), recombination=0.7,
+        callback=run.generation_done, mutation=(0.5, 1.0), recombination=0.7,
     )
-    result = snapshot()
+    result = run.result()
     if result.x is not None:
         result.history.append((result.wall_time, result.fun, result.nfev))
     return result
+
+
+class _Evolution:
+    """Differential evolution's bookkeeping: scipy calls :meth:`objective` on each generation's
+    population and :meth:`generation_done` after it (which says whether to stop)."""
+
+    def __init__(self, space: SearchSpace, opts: SearchOptions, gen: np.random.Generator, seed: int | None,
+                 state: dict[str, Any] | None, callback: Callable[[SearchResult], bool | None] | None) -> None:
+        self.space, self.opts, self.gen, self.callback = space, opts, gen, callback
+        (self.base_time, self.nfev, self.nit, self.history, self.elite, self.best, self.init,
+         self.seed) = _restore_de(state, gen, seed)
+        self.population: np.ndarray | None = None
+        self.status = "time_limit"
+        self.t0 = time.perf_counter()
+
+    def objective(self, xs: np.ndarray) -> np.ndarray:
+        xs = np.atleast_2d(xs.T).T if xs.ndim == 1 else xs
+        values = np.empty(xs.shape[1])
+        for k in range(xs.shape[1]):
+            c = _decode(self.space, xs[:, k])
+            fitness(self.space, c)
+            self.nfev += 1
+            values[k] = -math.log(c.score)
+            self.elite.offer(c)
+            if self.best is None or c.score > self.best.score:
+                self.best = c.copy()
+                self.history.append((self.base_time + time.perf_counter() - self.t0, c.score, self.nfev))
+        self.population = xs.T.copy()
+        return values
+
+    def result(self) -> SearchResult:
+        elapsed = self.base_time + time.perf_counter() - self.t0
+        b, pop = self.best, self.population
+        return SearchResult(
+            x=candidate_to_instance(b, self.space.memory) if b is not None else None,
+            fun=b.score if b is not None else float("nan"), status=self.status,
+            message=_status_message(self.status), nfev=self.nfev, nit=self.nit, wall_time=elapsed, method="de",
+            seed=self.seed, elite=list(self.elite.items), history=list(self.history),
+            state={"wall_time": elapsed, "nfev": self.nfev, "nit": self.nit, "history": self.history,
+                   "elite": [e.to_dict() for e in self.elite.items], "best": b.to_dict() if b else None,
+                   "population": pop.tolist() if pop is not None else None, "rng": self.gen.bit_generator.state,
+                   "seed": self.seed},
+        )
+
+    def generation_done(self, intermediate_result: Any) -> bool:
+        self.nit += 1
+        opts = self.opts
+        if time.perf_counter() - self.t0 >= opts.time_limit:
+            self.status = "time_limit"
+        elif opts.max_evals is not None and self.nfev >= opts.max_evals:
+            self.status = "max_evaluations"
+        elif opts.target is not None and self.best is not None and self.best.score >= opts.target:
+            self.status = "target_reached"
+        elif self.callback is not None and self.callback(self.result()):
+            self.status = "stopped_by_callback"
+        else:
+            return False
+        return True
 
 
 _STATE_KEYS = {
@@ -511,22 +538,7 @@ def checked_state(space: SearchSpace, method: str, state: Any, where: str) -> di
     def fail(field_name: str, why: str) -> WorkloadFormatError:
         return WorkloadFormatError(f"{where}: {method} state: {field_name}: {why}")
 
-    if not isinstance(state, dict):
-        raise fail("state", f"expected an object, got {type(state).__name__}")
-    keys = _STATE_KEYS[method]
-    missing = [k for k in keys if k not in state]
-    if missing:
-        raise fail(", ".join(missing), "missing")
-    _check_rng_state(state["rng"], fail)
-    wall_time = state["wall_time"]
-    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < math.inf:
-        raise fail("wall_time", f"must be a finite number >= 0, got {wall_time!r}")
-    for name in ("nfev", "nit"):
-        if isinstance(state[name], bool) or not isinstance(state[name], int) or state[name] < 0:
-            raise fail(name, f"must be an integer >= 0, got {state[name]!r}")
-    seed = state["seed"]
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise fail("seed", f"must be an integer >= 0 or null, got {seed!r}")
+    check_state_counts(state, _STATE_KEYS[method], fail)
     if not isinstance(state["elite"], list) or len(state["elite"]) > _MAX_ELITE:
         raise fail("elite", f"must be a list of at most {_MAX_ELITE} candidates")
     checked = dict(state)
@@ -540,8 +552,29 @@ def checked_state(space: SearchSpace, method: str, state: Any, where: str) -> di
         checked["population"] = _checked_population(space, state["population"], fail)
     best_score = max([c["score"] for c in checked["elite"]] + ([checked["best"]["score"]] if checked["best"] else []),
                      default=math.inf)
-    checked["history"] = _checked_history(state["history"], best_score, fail)
+    checked["history"] = checked_history(state["history"], best_score, fail)
     return checked
+
+
+def check_state_counts(state: Any, keys: tuple[str, ...], fail: Callable[[str, str], Exception]) -> None:
+    """The fields every saved search state has: an object holding ``keys``, a PCG64 generator
+    state ``rng``, ``wall_time`` a finite number >= 0, ``nfev`` and ``nit`` integers >= 0, ``seed``
+    an integer >= 0 or null; ``fail(field, why)`` makes the error raised."""
+    if not isinstance(state, dict):
+        raise fail("state", f"expected an object, got {type(state).__name__}")
+    missing = [k for k in keys if k not in state]
+    if missing:
+        raise fail(", ".join(missing), "missing")
+    _check_rng_state(state["rng"], fail)
+    wall_time = state["wall_time"]
+    if isinstance(wall_time, bool) or not isinstance(wall_time, (int, float)) or not 0 <= wall_time < math.inf:
+        raise fail("wall_time", f"must be a finite number >= 0, got {wall_time!r}")
+    for name in ("nfev", "nit"):
+        if isinstance(state[name], bool) or not isinstance(state[name], int) or state[name] < 0:
+            raise fail(name, f"must be an integer >= 0, got {state[name]!r}")
+    seed = state["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise fail("seed", f"must be an integer >= 0 or null, got {seed!r}")
 
 
 def _check_rng_state(rng_state: Any, fail: Callable[[str, str], Exception]) -> None:
@@ -590,7 +623,7 @@ def _checked_population(space: SearchSpace, population: Any, fail: Callable[[str
     return population
 
 
-def _checked_history(history: Any, best: float, fail: Callable[[str, str], Exception]) -> list[list[float]]:
+def checked_history(history: Any, best: float, fail: Callable[[str, str], Exception]) -> list[list[float]]:
     """``(wall time, best, nfev)`` points; points above the recomputed best are dropped."""
     if not isinstance(history, list):
         raise fail("history", "must be a list of [wall time, best, nfev]")

@@ -48,10 +48,18 @@ from typing import Any
 
 import numpy as np
 
+from geosched.adversary.options import STRUCTURED_SETTINGS, TIES, SearchOptions
 from geosched.adversary.schedules import heuristic_pool_tel
-from geosched.adversary.search import Candidate, SearchResult, SearchSpace, candidate_to_instance
+from geosched.adversary.search import (
+    Candidate,
+    SearchResult,
+    SearchSpace,
+    candidate_to_instance,
+    check_state_counts,
+    checked_history,
+)
 from geosched.adversary.targets import get_target
-from geosched.errors import ValidationError
+from geosched.errors import ValidationError, WorkloadFormatError
 
 __all__ = [
     "Group",
@@ -62,6 +70,7 @@ __all__ = [
     "mutate_description",
     "score_description",
     "structured_search",
+    "checked_structured_state",
     "TIES",
 ]
 
@@ -232,9 +241,6 @@ def mutate_description(space: SearchSpace, d: Description, rng: np.random.Genera
     return Description(tuple(groups)), kind
 
 
-TIES = ("given", "robust")
-
-
 def score_description(space: SearchSpace, d: Description, ties: str = "given") -> Candidate:
     """The expanded instance with its certified score ``TEL(target) / min TEL(pool)``.
 
@@ -279,12 +285,13 @@ class _Walk:
     nit: int = 0
     base_time: float = 0.0
 
-    def state(self, gen: np.random.Generator, elapsed: float, options: dict[str, Any]) -> dict[str, Any]:
+    def state(self, gen: np.random.Generator, elapsed: float, seed: int | None,
+              options: SearchOptions) -> dict[str, Any]:
         return {"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
                 "history": self.history, "current": [self.current_score, self.current.to_list()],
                 "best": [self.best_score, self.best.to_list()],
-                "elite": [[score, d.to_list()] for score, d in self.elite.items], "seed": options["seed"],
-                "max_groups": options["max_groups"], "ties": options["ties"]}
+                "elite": [[score, d.to_list()] for score, d in self.elite.items], "seed": seed,
+                "max_groups": options.max_groups, "ties": options.ties}
 
     @classmethod
     def restore(cls, state: dict[str, Any], gen: np.random.Generator) -> _Walk:
@@ -314,21 +321,13 @@ def _elite_candidates(space: SearchSpace, walk: _Walk, ties: str) -> list[Candid
 
 def structured_search(
     space: SearchSpace,
+    options: SearchOptions | None = None,
     *,
-    time_limit: float = 10.0,
-    max_evals: int | None = None,
-    target: float | None = None,
     rng: Any = None,
     callback: Callable[[SearchResult], bool | None] | None = None,
-    callback_every: float = 1.0,
-    max_groups: int = 4,
-    ties: str = "given",
     initial: Description | None = None,
     state: dict[str, Any] | None = None,
-    t_start: float = 0.05,
-    t_end: float = 0.0005,
-    cycle_seconds: float = 60.0,
-    cycle_evals: int | None = None,
+    **settings: Any,
 ) -> SearchResult:
     """Simulated annealing on ``log(certified ratio)`` over :class:`Description` s.
 
@@ -336,30 +335,33 @@ def structured_search(
     ----------
     space : SearchSpace
         Target, memory ``M``, at most ``max_requests`` requests, ``alpha_max``, arrivals.
-    time_limit : float
-        Seconds of search in this call (a resumed ``state`` keeps its earlier time).
-    max_evals, target : optional
-        Stop after this many evaluations, or once this certified ratio is reached.
+    options : SearchOptions, optional
+        The settings below as one object (:class:`~geosched.adversary.options.SearchOptions`);
+        keywords override its fields.
     rng : int, Generator or None
         Seed of every random choice.
     callback : callable, optional
         Called with a :class:`~geosched.adversary.search.SearchResult` about every
         ``callback_every`` seconds; returning True stops the search.
-    max_groups : int
-        Most groups in a description.
-    ties : {"given", "robust"}
-        ``"robust"``: score the worse of the given and the reversed tie order (a ratio that
-        survives any order of equal keys between the two); ``"given"``: the instance's order.
     initial : Description, optional
         Start here instead of at a random description.
     state : dict, optional
         ``result.state`` of an earlier call: the search resumes (counts, history, time).
-    t_start, t_end, cycle_seconds : float
-        The temperature falls geometrically from ``t_start`` to ``t_end`` over each cycle; a new
-        cycle restarts from the best description (two times in three) or a random one.
-    cycle_evals : int, optional
-        The cycle in iterations instead of seconds: with ``max_evals`` and an infinite
-        ``time_limit`` the search is a function of ``rng`` alone (:mod:`geosched.adversary.rounds`).
+    **settings
+        Fields of :class:`~geosched.adversary.options.SearchOptions` this search reads
+        (:data:`~geosched.adversary.options.STRUCTURED_SETTINGS`):
+
+        ``time_limit`` (float): seconds of search in this call (a resumed ``state`` keeps its
+        earlier time). ``max_evals``, ``target``: stop after this many evaluations, or once this
+        certified ratio is reached. ``callback_every`` (float). ``max_groups`` (int): most groups
+        in a description. ``ties`` (``"given"`` or ``"robust"``): ``"robust"`` scores the worse
+        of the given and the reversed tie order (a ratio that survives any order of equal keys
+        between the two); ``"given"``: the instance's order. ``t_start``, ``t_end``,
+        ``cycle_seconds``: the temperature falls geometrically from ``t_start`` to ``t_end``
+        over each cycle; a new cycle restarts from the best description (two times in three)
+        or a random one. ``cycle_evals`` (int): the cycle in iterations instead of seconds: with
+        ``max_evals`` and an infinite ``time_limit`` the search is a function of ``rng`` alone
+        (:mod:`geosched.adversary.rounds`).
 
     Returns
     -------
@@ -370,7 +372,7 @@ def structured_search(
     Raises
     ------
     ValidationError
-        For ``max_groups < 1`` or an unknown ``ties``.
+        For a bad setting (``max_groups < 1``, an unknown ``ties``, ...), naming it.
 
     Examples
     --------
@@ -378,26 +380,32 @@ def structured_search(
     >>> r.status, r.nfev > 1
     ('time_limit', True)
     """
-    if max_groups < 1:
-        raise ValidationError("max_groups", max_groups, "must be >= 1")
-    if ties not in TIES:
-        raise ValidationError("ties", ties, f"must be one of {', '.join(TIES)}")
+    opts = SearchOptions.for_search(options, settings, STRUCTURED_SETTINGS, "structured_search")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     seed = rng if isinstance(rng, int) else None
-    walk = _Walk.restore(state, gen) if state else _start(space, gen, max_groups, initial, ties)
+    walk = _Walk.restore(state, gen) if state else _start(space, gen, opts.max_groups, initial, opts.ties)
     if state:  # a resumed search keeps its own settings
-        seed, max_groups, ties = state.get("seed", seed), state.get("max_groups", max_groups), state.get("ties", ties)
-    options = {"max_groups": max_groups, "ties": ties, "seed": seed,
-               "schedule": (t_start, t_end, max(1e-3, min(cycle_seconds, time_limit))), "cycle_evals": cycle_evals}
+        seed = state.get("seed", seed)
+        opts = opts.updated(max_groups=state.get("max_groups", opts.max_groups), ties=state.get("ties", opts.ties))
+    run = _Run(opts, seed, max(1e-3, min(opts.cycle_seconds, opts.time_limit)))
     t0 = time.perf_counter()
-    status = _anneal_loop(space, walk, gen, t0, time_limit, max_evals, target, callback, callback_every, options)
+    status = _anneal_loop(space, walk, gen, t0, callback, run)
     elapsed = walk.base_time + time.perf_counter() - t0
     walk.history.append((elapsed, walk.best_score, walk.nfev))
-    return _snapshot(space, walk, gen, status, elapsed, options, with_elite=True)
+    return _snapshot(space, walk, gen, status, elapsed, run, with_elite=True)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one call of :func:`structured_search` runs with: its settings, seed and cycle in seconds."""
+
+    options: SearchOptions
+    seed: int | None
+    cycle: float
 
 
 def _snapshot(space: SearchSpace, walk: _Walk, gen: np.random.Generator, status: str, elapsed: float,
-              options: dict[str, Any], *, with_elite: bool) -> SearchResult:
+              run: _Run, *, with_elite: bool) -> SearchResult:
     a, s, o = walk.best.expand(space)
     best = Candidate(a, s, o, walk.best_score)
     messages = {"time_limit": "time limit reached", "max_evaluations": "evaluation limit reached",
@@ -405,18 +413,18 @@ def _snapshot(space: SearchSpace, walk: _Walk, gen: np.random.Generator, status:
     return SearchResult(
         x=candidate_to_instance(best, space.memory), fun=walk.best_score, status=status,
         message=f"{messages[status]}; best: {walk.best.describe()}", nfev=walk.nfev, nit=walk.nit,
-        wall_time=elapsed, method="structured", seed=options["seed"],
-        elite=_elite_candidates(space, walk, options["ties"]) if with_elite else [], history=list(walk.history),
-        state=walk.state(gen, elapsed, options))
+        wall_time=elapsed, method="structured", seed=run.seed,
+        elite=_elite_candidates(space, walk, run.options.ties) if with_elite else [], history=list(walk.history),
+        state=walk.state(gen, elapsed, run.seed, run.options))
 
 
-def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: float, time_limit: float,
-                 max_evals: int | None, target: float | None, callback: Callable[[SearchResult], Any] | None,
-                 callback_every: float, options: dict[str, Any]) -> str:
+def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: float,
+                 callback: Callable[[SearchResult], Any] | None, run: _Run) -> str:
     """Mutate, score, accept by the Metropolis rule; returns why it stopped."""
-    t_start, t_end, cycle = options["schedule"]
-    max_groups, ties = options["max_groups"], options["ties"]
-    cycle_evals = options.get("cycle_evals")
+    opts = run.options
+    time_limit, max_evals, target = opts.time_limit, opts.max_evals, opts.target
+    t_start, t_end, cycle, cycle_evals = opts.t_start, opts.t_end, run.cycle, opts.cycle_evals
+    max_groups, ties = opts.max_groups, opts.ties
     cycle_start = last_callback = t0
     cycle_start_it = walk.nit
     while True:
@@ -448,8 +456,59 @@ def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: 
                 walk.best, walk.best_score = trial, score
                 walk.history.append((walk.base_time + now - t0, score, walk.nfev))
             walk.elite.offer(score, trial)
-        if callback is not None and now - last_callback >= callback_every:
+        if callback is not None and now - last_callback >= opts.callback_every:
             last_callback = now
             elapsed = walk.base_time + now - t0
-            if callback(_snapshot(space, walk, gen, "time_limit", elapsed, options, with_elite=False)):
+            if callback(_snapshot(space, walk, gen, "time_limit", elapsed, run, with_elite=False)):
                 return "stopped_by_callback"
+
+
+_STATE_KEYS = ("rng", "wall_time", "nfev", "nit", "history", "current", "best", "elite", "seed", "max_groups", "ties")
+_MAX_ELITE = 50  # a saved elite longer than this is not one this module wrote
+_MAX_GROUP_VALUE = 10**9  # lengths, arrivals and steps beyond this are not points of any search space
+
+
+def checked_structured_state(space: SearchSpace, state: Any, where: str) -> dict[str, Any]:
+    """A saved :func:`structured_search` state (a hunt checkpoint's), every field checked and every
+    score recomputed with :func:`score_description` (a forged score is never reported; history
+    points above the recomputed best are dropped).
+
+    Raises
+    ------
+    WorkloadFormatError
+        Naming the field, when the state is malformed.
+    """
+    def fail(field_name: str, why: str) -> WorkloadFormatError:
+        return WorkloadFormatError(f"{where}: structured state: {field_name}: {why}")
+
+    check_state_counts(state, _STATE_KEYS, fail)
+    try:
+        settings = SearchOptions(max_groups=state["max_groups"], ties=state["ties"])
+    except ValidationError as exc:
+        raise fail(exc.field, f"{exc.requirement}, got {state[exc.field]!r}") from None
+    if not isinstance(state["elite"], list) or not 1 <= len(state["elite"]) <= _MAX_ELITE:
+        raise fail("elite", f"must be a list of 1 to {_MAX_ELITE} [score, description] pairs")
+    points = {"current": state["current"], "best": state["best"]}
+    points.update({f"elite[{k}]": item for k, item in enumerate(state["elite"])})
+    rescored = {name: _rescored_point(space, item, settings.ties, name, fail) for name, item in points.items()}
+    best = max(score for score, _ in rescored.values())
+    return {**state, "current": rescored["current"], "best": rescored["best"],
+            "elite": sorted((rescored[f"elite[{k}]"] for k in range(len(state["elite"]))), key=lambda e: -e[0]),
+            "history": checked_history(state["history"], best, fail)}
+
+
+def _rescored_point(space: SearchSpace, item: Any, ties: str, field_name: str,
+                    fail: Callable[[str, str], Exception]) -> list:
+    """``[recomputed score, description list]`` of a saved ``[score, description]`` pair."""
+    if not isinstance(item, list) or len(item) != 2 or not isinstance(item[1], list) or not item[1]:
+        raise fail(field_name, "must be [score, description] with a non-empty list of groups")
+    for group in item[1]:
+        if not isinstance(group, list) or len(group) != 7 or not all(
+                isinstance(v, int) and not isinstance(v, bool) and abs(v) <= _MAX_GROUP_VALUE for v in group) \
+                or group[0] < 1:
+            raise fail(field_name, f"every group must be 7 integers of at most {_MAX_GROUP_VALUE} in size "
+                                   f"(count >= 1, prompt, output, arrival, three steps), got {group!r}")
+    description = Description.from_list(item[1])
+    if description.n > space.max_requests:
+        raise fail(field_name, f"holds {description.n} requests, more than the space's {space.max_requests}")
+    return [float(score_description(space, description, ties).score), description.to_list()]

@@ -153,6 +153,33 @@ def test_structured_rejects_bad_options():
         structured_search(space, time_limit=0.1, max_groups=0)
 
 
+def test_a_time_limited_structured_hunt_resumes_and_its_saved_state_is_rescored_or_refused(tmp_path):
+    """Resuming ``--method structured`` used to fail with a KeyError (no checker for its state)."""
+    from geosched.adversary.hunt import hunt
+    from geosched.adversary.structured import checked_structured_state
+
+    space = SearchSpace("sjf", max_requests=20, memory=20)
+    first = hunt(space, method="structured", time_limit=1.0, seed=2, out=tmp_path, progress=False,
+                 certify_budget=0.3)
+    entry = json.loads((tmp_path / "checkpoint.json").read_text())["methods"]["structured"]["state"]
+    resumed = hunt(space, method="structured", time_limit=0.5, seed=2, out=tmp_path, resume=True, progress=False,
+                   certify_budget=0.3)
+    assert resumed.methods["structured"]["nfev"] > first.methods["structured"]["nfev"]
+    # a forged score is recomputed: the saved best, described by hand, scores what score_description says
+    forged = {**entry, "best": [99.0, entry["best"][1]], "elite": [[99.0, d] for _, d in entry["elite"]]}
+    checked = checked_structured_state(space, forged, "ck")
+    truth = score_description(space, Description.from_list(entry["best"][1])).score
+    assert checked["best"][0] == truth and all(score < 99.0 for score, _ in checked["elite"])
+    for broken, field in (({**entry, "nfev": -1}, "nfev"), ({**entry, "ties": "sometimes"}, "ties"),
+                          ({**entry, "max_groups": 0}, "max_groups"),
+                          ({**entry, "best": [1.0, [[0, 1, 1, 0, 0, 0, 0]]]}, "best"),
+                          ({**entry, "current": [1.0, [[21, 1, 1, 0, 0, 0, 0]]]}, "current"),
+                          ({**entry, "elite": [[1.0, [[1, 2, 3]]]]}, "elite"),
+                          ({k: v for k, v in entry.items() if k != "rng"}, "rng")):
+        with pytest.raises(WorkloadFormatError, match=f"structured state: {field}"):
+            checked_structured_state(space, broken, "ck")
+
+
 def test_hunt_structured_writes_checked_witnesses_with_tie_checks(tmp_path, capsys):
     out = tmp_path / "h"
     argv = ["hunt", "--policy", "sjf", "--method", "structured", "--requests", "200", "--memory", "200",
