@@ -41,7 +41,7 @@ _EXTENSIONS = (
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
     "geosched.reference_impl.vllm.commands",
-    "geosched.teaching_commands",
+    "geosched.teaching.commands",
     "geosched.reference_impl.cluster.commands",
 )
 
