@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 import geosched.reference_impl.formats as formats
 from geosched.cli import build_parser, main
@@ -21,6 +24,7 @@ from geosched.reference_impl.formats import WorkloadFormat, detect_format, forma
 from geosched.reference_impl.formats import registry as registry_module
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.workloads import load_workload
+from geosched.testing import instances
 
 # a whole format in one file: "M" on the first line, then "id arrival prompt output" per request
 TINY_MODULE = textwrap.dedent('''
@@ -114,13 +118,25 @@ def test_a_malformed_declaration_names_its_field():
         WorkloadFormat(name="", suffixes=(".x",), read=lambda path, **_: None, description="")
 
 
-def test_the_suffix_rule_picks_the_format_by_its_first_line(tmp_path):
-    inst = Instance(12, [Request("a", 3, 6, 3), Request("b", 0, 1, 5)])
-    for name in ("jsonl", "vllm-bench", "azure-csv"):
-        path = tmp_path / f"w{formats.get_format(name).suffixes[0]}"
-        formats.write_workload(inst, path, name)
-        assert detect_format(path).name == name
-        assert formats.read_workload_file(path) == inst
+@settings(max_examples=30, deadline=None)
+@given(instances(max_n=8))
+def test_the_suffix_rule_picks_the_format_that_wrote_the_file(inst):
+    with tempfile.TemporaryDirectory() as folder:
+        for name in ("jsonl", "vllm-bench", "azure-csv"):
+            path = Path(folder) / f"w{formats.get_format(name).suffixes[0]}"
+            formats.write_workload(inst, path, name, step_seconds=1.0)
+            assert detect_format(path).name == name
+            assert formats.read_workload_file(path) == inst
+
+
+def test_an_option_a_format_does_not_take_is_named():
+    inst = Instance(12, [Request("a", 0, 6, 3)])
+    with pytest.raises(ValidationError, match="is not an option of jsonl .* .got .tie_gap_seconds"):
+        formats.workload_text(inst, "jsonl", tie_gap_seconds=0.01)
+    assert formats.workload_text(inst, "vllm-bench", tie_gap_seconds=0.01)
+
+
+def test_a_trace_csv_is_left_to_the_trace_reader(tmp_path):
     assert [f.name for f in formats_for_path("x.jsonl")] == ["jsonl", "vllm-bench"]
     trace = tmp_path / "trace.csv"
     trace.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 00:00:00.0000000,3,4\n")

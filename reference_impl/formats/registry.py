@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -245,7 +246,15 @@ def workload_text(instance: Instance, fmt: str, *, step_seconds: float = 0.025, 
     formats = workload_formats()
     if fmt not in formats or formats[fmt].write is None:
         raise ValidationError("--format", fmt, f"must be one of {', '.join(writable_format_names())}")
-    return formats[fmt].write(instance, step_seconds=step_seconds, **options)
+    writer = formats[fmt].write
+    try:
+        inspect.signature(writer).bind(instance, step_seconds=step_seconds, **options)
+    except TypeError:  # an option this format's writer does not take: named, never a TypeError from inside
+        known = [p for p in inspect.signature(writer).parameters if p not in ("instance", "step_seconds")]
+        unknown = sorted(set(options) - set(known))
+        raise ValidationError(f"workload_text({fmt!r}) option", ", ".join(unknown) or str(options),
+                              f"is not an option of {fmt} (its options: {', '.join(known) or 'none'})") from None
+    return writer(instance, step_seconds=step_seconds, **options)
 
 
 def write_workload(instance: Instance, path: str | Path, fmt: str, *, step_seconds: float = 0.025,
