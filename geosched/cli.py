@@ -1,6 +1,7 @@
 """The ``geosched`` command line.
 
-Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``); the other
+Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``, and ``export``, whose
+formats come from :mod:`geosched.reference_impl.formats`); the other
 subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
 Every command takes ``--memory``, ``--seed`` and ``--json``. User errors (any
