@@ -1,17 +1,18 @@
-"""Commands of :mod:`geosched.adversary`: ``hunt``, ``check-witness``, ``family``, ``z3-bisect``."""
+"""Commands of :mod:`geosched.adversary`: ``hunt``, ``check-witness``, ``family``, ``z3-bisect``.
+
+(``export`` lives with the workload commands in :mod:`geosched.cli`, its formats in
+:mod:`geosched.reference_impl.formats`.)
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from geosched.adversary.targets import hunt_target, target_names
 from geosched.arguments import (
-    dotted_name,
     examples,
     integer,
-    non_negative_float,
     non_negative_int,
     positive_float,
     positive_int,
@@ -50,7 +51,7 @@ def _with_block_size(policy: str, block: int, memory: int) -> str:
 
 def add_commands(subparsers, common) -> None:
     _add_hunt(subparsers, common)
-    _add_export_and_check(subparsers, common)
+    _add_check_witness(subparsers, common)
     _add_family_and_z3(subparsers, common)
 
 
@@ -91,32 +92,7 @@ def _add_hunt(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_hunt)
 
 
-def _add_export_and_check(subparsers, common) -> None:
-    p = subparsers.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
-                              "jsonl, Azure-trace CSV or vLLM benchmark file",
-                              description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
-                                          "a format other tools read; load_workload reads every format back. An "
-                                          "existing --out is kept unless --force.",
-                              epilog=examples("geosched export hunt-demo/best_witness.json --format vllm-bench "
-                                              "--out worst.jsonl",
-                                              "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"))
-    p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
-    p.add_argument("--format", required=True, choices=("jsonl", "azure-csv", "vllm-bench"))
-    p.add_argument("--out", required=True, help="output file (.jsonl for jsonl and vllm-bench, .csv for azure-csv)")
-    p.add_argument("--step-seconds", type=positive_float, default=None,
-                   help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
-                   "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
-    p.add_argument("--tie-gap-seconds", type=non_negative_float, default=0.002,
-                   help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in the "
-                   "instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    p.add_argument("--block-size", type=positive_int, default=1,
-                   help="vllm-bench: KV block size of the vllm serve settings written beside the file (default 1, "
-                   "or the witness's engine; GPU attention backends need multiples of 16)")
-    p.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
-                   help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
-    p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
-    p.set_defaults(handler=_cmd_export)
-
+def _add_check_witness(subparsers, common) -> None:
     p = subparsers.add_parser(
         "check-witness", parents=[common], help="re-verify a witness file from scratch",
         description="Re-verify a witness file from scratch: simulate the policy again, check both schedules with "
@@ -203,58 +179,6 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
                   f"(model {replay['model_tel']}), ratio in vLLM {replay['vllm_ratio']:.4f}")
     print(f"witnesses in {args.out}; plot {result.plot or '(matplotlib missing: see ' + str(result.csv) + ')'}")
     return 0
-
-
-def _cmd_export(args: argparse.Namespace) -> int:
-    from geosched.output import check_target, emit_json, write_text_atomic
-    from geosched.reference_impl.formats import vllm_bench_step_seconds, write_workload
-    from geosched.reference_impl.workloads import load_workload
-
-    suffix = ".csv" if args.format == "azure-csv" else ".jsonl"
-    if not args.out.endswith(suffix):
-        raise ValidationError("--out", args.out, f"must end with {suffix} for --format {args.format} (so that "
-                              "load_workload reads it back)")
-    check_target(args.out, force=args.force)  # before any work
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
-    options, script = {}, None
-    if args.format == "vllm-bench":
-        from geosched.adversary.vllm_replay import export_plan
-        from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
-
-        witness = _witness_or_none(args.workload)
-        order, meta = export_plan(instance, witness, block_size=args.block_size, scheduler_cls=args.scheduler_cls)
-        options = {"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order}
-        if args.step_seconds is None:
-            args.step_seconds = vllm_bench_step_seconds(instance, args.tie_gap_seconds)
-        server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
-        script = (args.out[: -len(suffix)] + ".replay.sh", replay_script(server, args.out, instance.n))
-        check_target(script[0], force=args.force)  # before any file is written
-    step_seconds = 0.025 if args.step_seconds is None else args.step_seconds
-    path = write_workload(instance, args.out, args.format, step_seconds=step_seconds, force=args.force, **options)
-    if script is not None:
-        write_text_atomic(script[0], script[1], force=args.force)
-    if args.json:
-        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
-                   "replay_script": script[0] if script else None})
-    else:
-        print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
-        if script is not None:
-            print(f"wrote {script[0]}: the vllm serve settings and the vllm bench serve command that replay it")
-    return 0
-
-
-def _witness_or_none(source: str) -> dict[str, Any] | None:
-    """The witness object when ``source`` is a witness file, else None (a workload)."""
-    from geosched.adversary.witness import read_witness
-    from geosched.reference_impl.jsonfile import read_json
-
-    if not source.endswith(".json"):
-        return None
-    try:
-        data = read_json(source)
-    except Exception:  # noqa: BLE001 - not ours to report: load_workload already read it as a workload
-        return None
-    return read_witness(source) if isinstance(data, dict) and "policy" in data and "instance" in data else None
 
 
 def _cmd_check_witness(args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from typing import Any
 
 from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, witness_from_dict
+from geosched.reference_impl.formats.vllm_bench import export_plan  # re-exported: it lives with its format
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.vllm.harness import DiffResult, VllmDriver, diff_native, vllm_available
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
@@ -138,38 +139,3 @@ def replay_in_vllm(witness: Witness | Mapping[str, Any]) -> VllmReplay:
                f"{diff.message}")
     return VllmReplay(status, message, time.perf_counter() - started, **common, vllm_tel=vllm_tel,
                       vllm_preemptions=preemptions, steps=diff.steps, diff=diff)
-
-
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int = 1,
-                scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
-    """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
-
-    Returns the send order among equal arrivals (``None``: position order) and the metadata of
-    the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
-    tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
-    (:func:`geosched.reference_impl.vllm.serving.server_settings`). Stock vLLM's priority queue
-    orders equal priorities by arrival time, then by request id *string*: a witness of that
-    target is sent in id-string order within each arrival step, so that the staggered arrival
-    times a server stamps keep that order.
-    """
-    from geosched.reference_impl.vllm.serving import server_settings
-
-    engine = witness.get("engine") if witness else None
-    if engine is not None and block_size not in (1, engine.get("block_size", 1)):
-        from geosched.errors import ValidationError
-        raise ValidationError("--block-size", block_size,
-                              f"the witness's engine has block size {engine.get('block_size', 1)}")
-    settings = server_settings(instance, block_size=block_size, engine=engine, scheduler_cls=scheduler_cls)
-    meta: dict[str, Any] = {"server": settings.to_dict()}
-    order = None
-    if witness:
-        tie_check = witness.get("tie_check") or {}
-        meta.update({"policy": witness["policy"], "policy_tel": witness["policy_schedule"]["tel"],
-                     "witness_tel": witness["witness_schedule"]["tel"],
-                     "certified_ratio": witness.get("certified_ratio"),
-                     "tie_rule": witness.get("tie_rule"),
-                     "tie_order_sensitive": tie_check.get("depends_on_ties"),
-                     "reversed_ties_policy_tel": tie_check.get("policy_tel")})
-        if witness["policy"] == "vllm-priority":
-            order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
-    return order, meta

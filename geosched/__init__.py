@@ -53,6 +53,9 @@ _LAZY = {
     **{name: ("geosched.api", name) for name in (
         "load_workload", "generate", "simulate", "compare", "check_schedule", "solve_opt", "lower_bound",
         "run_claims", "derivation", "hunt", "verify_witness")},
+    # the teaching wing's modules (geosched.teaching), for `from geosched import plot`; not in __all__
+    "plot": ("geosched.teaching", "plot"),
+    "lessons": ("geosched.teaching", "lessons"),
 }
 
 __all__ = [

@@ -1,6 +1,7 @@
 """The ``geosched`` command line.
 
-Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``); the other
+Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``, and ``export``, whose
+formats come from :mod:`geosched.reference_impl.formats`); the other
 subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
 Every command takes ``--memory``, ``--seed`` and ``--json``. User errors (any
@@ -41,7 +42,7 @@ _EXTENSIONS = (
     "geosched.adversary.commands",
     "geosched.reference_impl.predictors.commands",
     "geosched.reference_impl.vllm.commands",
-    "geosched.teaching_commands",
+    "geosched.teaching.commands",
     "geosched.reference_impl.cluster.commands",
 )
 
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
     p.set_defaults(handler=_cmd_check)
 
+    _add_export(sub, common)
     for module_name in _EXTENSIONS:
         importlib.import_module(module_name).add_commands(sub, common)
     return parser
@@ -352,6 +354,87 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
                   f"peak memory {m.peak_memory}/{instance.memory}")
     return 0 if report.feasible else 1
+
+
+# ---------------------------------------------------------------- export: workload files for other tools
+
+
+def _spoken_list(words: Sequence[str], last: str) -> str:
+    return f"{', '.join(words[:-1])} {last} {words[-1]}" if len(words) > 1 else "".join(words)
+
+
+def _add_export(sub, common) -> None:
+    """``export``: every choice, help line and format-specific option comes from the format registry
+    (:mod:`geosched.reference_impl.formats`), so that a new format is one new module there."""
+    from geosched.reference_impl.formats import workload_formats
+
+    writable = [fmt for fmt in workload_formats().values() if fmt.write is not None]
+    suffixes: dict[str, list[str]] = {}  # the suffix an export is written with -> its formats
+    for fmt in writable:
+        suffixes.setdefault(fmt.suffixes[0], []).append(fmt.name)
+    p = sub.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
+                       + _spoken_list([f.label or f.name for f in writable], "or") + " file",
+                       description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
+                                   "a format other tools read; load_workload reads every format back. An "
+                                   "existing --out is kept unless --force.",
+                       epilog=examples("geosched export hunt-demo/best_witness.json --format vllm-bench "
+                                       "--out worst.jsonl",
+                                       "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"))
+    p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
+    p.add_argument("--format", required=True, choices=[f.name for f in writable],
+                   help="; ".join(f"{f.name}: {f.description}" for f in writable).replace("%", "%%"))
+    p.add_argument("--out", required=True, help="output file (" + ", ".join(
+        f"{s} for {_spoken_list(names, 'and')}" for s, names in suffixes.items()) + ")")
+    p.add_argument("--step-seconds", type=positive_float, default=None,
+                   help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
+                   "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
+    for fmt in writable:
+        if fmt.add_export_arguments is not None:
+            fmt.add_export_arguments(p)
+    p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
+    p.set_defaults(handler=_cmd_export)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from geosched.output import check_target, write_text_atomic
+    from geosched.reference_impl.formats import ExportPlan, ExportSource, check_export_path, get_format, write_workload
+    from geosched.reference_impl.workloads import load_workload
+
+    fmt = get_format(args.format, writable=True)
+    check_export_path(args.out, fmt)
+    check_target(args.out, force=args.force)  # before any work
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
+    plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
+    for companion in plan.companions:
+        check_target(companion.path, force=args.force)  # before any file is written
+    step_seconds = next(s for s in (args.step_seconds, plan.step_seconds, 0.025) if s is not None)
+    path = write_workload(instance, args.out, args.format, step_seconds=step_seconds, force=args.force,
+                          **plan.options)
+    for companion in plan.companions:
+        write_text_atomic(companion.path, companion.text, force=args.force)
+    if args.json:
+        emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
+                   "replay_script": plan.companions[0].path if plan.companions else None})
+    else:
+        print(f"wrote {path} ({args.format}): {instance.n} requests, M = {instance.memory}")
+        for companion in plan.companions:
+            print(f"wrote {companion.path}: {companion.note}")
+    return 0
+
+
+def _witness_or_none(source: str) -> dict[str, Any] | None:
+    """The witness object when ``source`` is a witness file, else None (a workload)."""
+    from geosched.adversary.witness import read_witness
+    from geosched.reference_impl.jsonfile import read_json
+
+    if not source.endswith(".json"):
+        return None
+    try:
+        data = read_json(source)
+    except Exception:  # noqa: BLE001 - not ours to report: load_workload already read it as a workload
+        return None
+    return read_witness(source) if isinstance(data, dict) and "policy" in data and "instance" in data else None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -46,7 +46,8 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats import (
-    is_geosched_csv,
+    detect_format,
+    formats_for_path,
     parse_token_count,
     parse_trace_timestamp,
     read_workload_file,
@@ -68,6 +69,7 @@ __all__ = [
 ]
 
 DEFAULT_STEP_SECONDS = 0.025
+_TRACE_SUFFIX = ".csv"  # the Azure trace's; a .csv that a workload format claims is read as that format
 _TRACE_COLUMNS = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 _TRACE_PARAMETERS = ("arrivals", "step_seconds", "limit", "offset")  # of the spec trace:k=v,...
 
@@ -423,13 +425,10 @@ def load_workload(
     from geosched.reference_impl.policies import parse_spec
 
     path = Path(spec)
-    if spec.endswith(".json") or (path.is_file() and path.suffix == ".json"):
-        instance = read_workload_file(path)  # an instance, or a witness file's instance
-    elif spec.endswith(".jsonl"):
+    if detect_format(path) is not None or (formats_for_path(path) and not spec.endswith(_TRACE_SUFFIX)):
+        # a file of a registered format (geosched.reference_impl.formats: the one suffix rule)
         instance = read_workload_file(path, memory=memory, step_seconds=step_seconds)
-    elif spec.endswith(".csv") and is_geosched_csv(path):
-        instance = read_workload_file(path)  # an azure-csv export: exact ids, arrivals and M
-    elif spec.endswith(".csv"):
+    elif spec.endswith(_TRACE_SUFFIX):  # a .csv no format claims: the Azure trace
         instance, _ = read_trace(path, memory=memory, arrivals=arrivals, step_seconds=step_seconds, limit=limit)
     elif spec == "trace" or spec.startswith("trace:"):
         trace = default_trace_path()

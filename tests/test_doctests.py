@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 _DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-_NEEDS = {"geosched.reference_impl.vllm.plugin": "vllm", "geosched.plot": "matplotlib"}
+_NEEDS = {"geosched.reference_impl.vllm.plugin": "vllm", "geosched.teaching.plot": "matplotlib"}
 
 
 def _modules() -> list[str]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from geosched.cli import main
-from geosched.lessons import lesson_sources
+from geosched.teaching.lessons import lesson_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = ROOT / "docs" / "lessons"

@@ -55,6 +55,12 @@ def test_wheel_installs_and_imports(tmp_path):
     proc = subprocess.run([str(venv / "bin" / "geosched"), "simulate", "example", "--json"],
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    # the installed wheel's format registry finds the same format modules as the source tree
+    from geosched.reference_impl.formats import workload_formats
+
+    proc = subprocess.run([str(python), "-c", "from geosched.reference_impl.formats import workload_formats; "
+                           "print(sorted(workload_formats()))"], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.strip() == str(sorted(workload_formats())), proc.stderr
     # the wheel carries the typing marker, and the README's Python example runs from it
     proc = subprocess.run([str(python), "-c", "import geosched, pathlib; "
                            "print((pathlib.Path(geosched.__file__).parent / 'py.typed').is_file())"],

@@ -1,4 +1,4 @@
-"""geosched.plot and ``geosched plot``: the figures are compared by content, never by eye.
+"""geosched.teaching.plot and ``geosched plot``: the figures are compared by content, never by eye.
 
 Expected numbers are derived by hand in the comments (volumes, usages, blocked steps, TELs),
 and read back from the matplotlib Axes (polygon areas by the shoelace formula, line and
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("matplotlib")
 
-import geosched.plot as plot  # noqa: E402
+import geosched.teaching.plot as plot  # noqa: E402
 from geosched.cli import main  # noqa: E402
 from geosched.errors import ValidationError  # noqa: E402
 from geosched.reference_impl.model import Instance, Request, burst_instance  # noqa: E402

@@ -8,5 +8,11 @@
 * :mod:`.ledger`: ``geosched claims``, one status per claim from running its checks.
 
 Submodules are imported on use (``from geosched.verify.ledger import run_claims``), so that
-importing the package does not load Z3 or sympy.
+importing the package does not load Z3 or sympy; ``geosched.verify.run_claims`` loads the ledger
+on first use (:mod:`geosched.lazy`).
 """
+
+from geosched.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {"run_claims": "geosched.verify.ledger"}, globals())
+__all__ = ["run_claims"]

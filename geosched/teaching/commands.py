@@ -1,9 +1,9 @@
 """``geosched plot`` and ``geosched lessons``: the teaching commands.
 
-``geosched plot KIND [WORKLOAD] --out FILE`` draws one picture of :mod:`geosched.plot` (``memory``,
+``geosched plot KIND [WORKLOAD] --out FILE`` draws one picture of :mod:`geosched.teaching.plot` (``memory``,
 ``gantt``, ``certificate``, ``compare``, ``family``) and writes it as PNG, SVG or PDF; an existing
 file is kept unless ``--force``. ``geosched lessons --out DIR`` writes the lessons as Jupyter
-notebooks (:mod:`geosched.lessons`). Registered by :func:`geosched.cli.build_parser` through
+notebooks (:mod:`geosched.teaching.lessons`). Registered by :func:`geosched.cli.build_parser` through
 ``add_commands(subparsers, common)``.
 """
 
@@ -70,8 +70,8 @@ def _sizes(text: str) -> list[int]:
 
 
 def _picture(args: argparse.Namespace):
-    from geosched import plot
     from geosched.reference_impl.workloads import load_workload
+    from geosched.teaching import plot
 
     if args.kind == "family":
         return plot.family_ratio_picture(args.family, _sizes(args.sizes))
@@ -115,8 +115,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_lessons(args: argparse.Namespace) -> int:
-    from geosched.lessons import export_lessons
     from geosched.output import emit_json, working
+    from geosched.teaching.lessons import export_lessons
 
     with working("lessons", show_progress(args)):
         result = export_lessons(args.out, force=args.force)

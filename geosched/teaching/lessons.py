@@ -42,7 +42,7 @@ def _lessons_dir() -> Path:
         if folder.is_dir() and any(folder.glob("[0-9][0-9]_*.md")):
             return folder
     # an editable install does not map a data-only package: read the source tree
-    return Path(__file__).resolve().parent.parent / "docs" / "lessons"
+    return Path(__file__).resolve().parents[2] / "docs" / "lessons"
 
 
 def lesson_sources() -> list[Path]:
@@ -87,7 +87,7 @@ def export_lessons(out: str | Path, *, force: bool = False) -> LessonsExport:
     MissingExtraError
         When jupytext (the ``docs`` extra) is not installed.
     """
-    from geosched.plot import MissingExtraError
+    from geosched.teaching.plot import MissingExtraError
 
     began = time.perf_counter()
     try:

@@ -1,0 +1,269 @@
+"""The ``vllm-bench`` workload format: vLLM's benchmark ``timed_trace`` JSON lines, for a replay in vLLM.
+
+The JSON-lines ``timed_trace`` dataset of vLLM 0.33's ``vllm bench serve``
+(``--dataset-name timed_trace --dataset-path FILE``, which ignores EOS, so that every request
+produces exactly ``output_length`` tokens). Lines are in *send order*: by arrival, then by the
+tie order (position; the witness's tie rule when exporting a witness), because the client sends
+line after line and fires requests with equal timestamps as concurrent tasks, whose order is
+lost. Equal arrivals are therefore *staggered*: ``timestamp = arrival * step_seconds + rank *
+tie_gap_seconds``, ``rank`` = place among the requests of that arrival step, and the export
+refuses a gap for which a staggered request could be read as the next step
+(``(k - 1) * tie_gap_seconds < step_seconds / 2`` for ``k`` equal arrivals). Fields:
+``timestamp``, ``input_length`` = ``s + 1`` (vLLM's prompt: the model's ``s`` is vLLM's
+``P - 1``, ``docs/vllm.md``, step correspondence), ``output_length`` = ``o``, ``hash_ids`` (one
+fresh id per 16-token chunk, so no two requests share a cached prefix), and geosched's own
+``request_id``, ``geosched_arrival_step``, ``geosched_prompt`` (not ``prompt``, which is the
+text field of vLLM's ``custom`` dataset) and ``geosched_position`` (the order of the instance,
+restored on reading). The first line also carries ``geosched_workload``: the memory, the
+step-to-seconds mapping, the tie order and whether the witness's ratio depends on it, and the
+``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). vLLM ignores unknown fields.
+
+Exporting a witness (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``:
+the ``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
+(:func:`export_plan`, :func:`plan_export`).
+
+Example
+-------
+>>> from geosched.reference_impl.model import burst_instance
+>>> rows = write(burst_instance(12, [(6, 3), (1, 5)]), step_seconds=0.025).splitlines()
+>>> [json.loads(row)["timestamp"] for row in rows]
+[0.0, 0.002]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from geosched.arguments import dotted_name, non_negative_float, positive_int
+from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
+from geosched.reference_impl.formats.jsonl import json_rows
+from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
+from geosched.reference_impl.model import MAX_VALUE, Instance, Request
+
+__all__ = ["FORMAT", "VLLM_CHUNK_TOKENS", "DEFAULT_TIE_GAP_SECONDS", "send_order", "vllm_bench_step_seconds",
+           "export_plan"]
+
+VLLM_CHUNK_TOKENS = 16  # vLLM's --timed-trace-chunk-hash-size default: tokens per hash id
+# seconds between equal arrivals in a vllm-bench file: large against an asyncio client's send jitter
+DEFAULT_TIE_GAP_SECONDS = 0.002
+_VLLM_META = "geosched_workload"
+
+
+def write(instance: Instance, *, step_seconds: float = 0.025, tie_gap_seconds: float | None = None,
+          metadata: Mapping[str, Any] | None = None, tie_order: Sequence[int] | None = None) -> str:
+    """The file's text. ``tie_gap_seconds`` (default :data:`DEFAULT_TIE_GAP_SECONDS`, narrowed to fit when
+    the step is too short for it; a gap given explicitly is checked instead), ``metadata`` (merged into
+    the first line's ``geosched_workload``) and ``tie_order`` (positions, the send order among equal
+    arrivals; default: position order)."""
+    return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+
+
+def vllm_bench_step_seconds(instance: Instance, tie_gap_seconds: float = DEFAULT_TIE_GAP_SECONDS) -> float:
+    """The default seconds per step of a ``vllm-bench`` export: 0.025, or wider where equal arrivals need it.
+
+    ``k`` staggered equal arrivals need ``(k - 1) * gap < step / 2``; this returns
+    ``max(0.025, 2 * k * gap)`` for the largest ``k``.
+    """
+    widest = max(Counter(r.arrival for r in instance.requests).values(), default=1)
+    return max(0.025, float(2 * widest * _check_tie_gap(tie_gap_seconds)))
+
+
+def send_order(instance: Instance, tie_order: Sequence[int] | None = None) -> list[int]:
+    """Positions in the order a replay must send them: by arrival, then by ``tie_order`` (default: position)."""
+    rank = {p: k for k, p in enumerate(tie_order)} if tie_order is not None else None
+    if rank is not None and sorted(rank) != list(range(instance.n)):
+        raise ValidationError("tie_order", list(tie_order),
+                              f"must be a permutation of the positions 0..{instance.n - 1}")
+    return sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, rank[p] if rank else p))
+
+
+def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, metadata: Mapping[str, Any],
+                     tie_order: Sequence[int] | None) -> str:
+    order = send_order(instance, tie_order)
+    ranks: list[int] = []
+    for k, p in enumerate(order):
+        same = k > 0 and instance.requests[order[k - 1]].arrival == instance.requests[p].arrival
+        ranks.append(ranks[-1] + 1 if same else 0)
+    widest = max(ranks, default=0)
+    if tie_gap_seconds is None:  # the default gap, or the widest that keeps every tie inside its step
+        gap = min(Decimal(str(DEFAULT_TIE_GAP_SECONDS)), step / (2 * widest + 2))
+    else:
+        gap = _check_tie_gap(tie_gap_seconds)
+    if widest and Decimal(widest) * gap * 2 >= step:
+        raise ValidationError("--tie-gap-seconds", float(gap),
+                              f"{widest + 1} requests share an arrival step: {widest} x gap must stay below "
+                              f"step_seconds / 2 = {step / 2} (use a larger --step-seconds or a smaller gap)")
+    meta = {"format": "geosched-vllm-bench", "memory": instance.memory, "step_seconds": float(step),
+            "tie_gap_seconds": float(gap),
+            "timestamp_rule": "timestamp = arrival_step * step_seconds + rank * tie_gap_seconds, rank = place among "
+                              "equal arrivals in send order; arrival_step = round(timestamp / step_seconds)",
+            "send_order": "by arrival, then " + ("the given tie order" if tie_order is not None else "position"),
+            **metadata}
+    lines, next_hash = [], 0
+    for k, p in enumerate(order):
+        r = instance.requests[p]
+        stamp = Decimal(r.arrival) * step + ranks[k] * gap
+        if not math.isfinite(float(stamp)):
+            raise ValidationError("step_seconds", float(step), f"makes the timestamp of request {r.id!r} "
+                                  f"(arrival step {r.arrival}) overflow a float")
+        chunks = -(-(r.prompt + 1) // VLLM_CHUNK_TOKENS)
+        row = {"timestamp": float(stamp), "input_length": r.prompt + 1, "output_length": r.output,
+               "hash_ids": list(range(next_hash, next_hash + chunks)), "request_id": r.id,
+               "geosched_arrival_step": r.arrival, "geosched_prompt": r.prompt, "geosched_position": p}
+        if k == 0:
+            row[_VLLM_META] = meta
+        lines.append(json.dumps(row))
+        next_hash += chunks
+    return "\n".join(lines) + "\n"
+
+
+def _check_tie_gap(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValidationError("--tie-gap-seconds", value, "must be a number >= 0")
+    return Decimal(str(value))
+
+
+def read(path: str | Path, *, memory: int | None = None, step_seconds: float = 0.025) -> Instance:
+    """The instance of a ``timed_trace`` file: ``memory`` for a trace without geosched's ``memory``,
+    ``step_seconds`` for one without ``geosched_arrival_step`` (a file's own ``step_seconds`` wins)."""
+    path = Path(path)
+    return _read_vllm_bench(path, json_rows(path), memory, step_seconds)
+
+
+def detect(path: Path) -> bool:
+    """Whether the first line is a ``timed_trace`` line (it has ``input_length``)."""
+    first = first_json_line(path)
+    return isinstance(first, Mapping) and "input_length" in first
+
+
+def _read_vllm_bench(path: Path, rows: list[tuple[int, Any]], memory: int | None, step_seconds: float) -> Instance:
+    meta = rows[0][1].get(_VLLM_META, {}) if isinstance(rows[0][1], Mapping) else {}
+    if not isinstance(meta, Mapping):
+        raise WorkloadFormatError(f"{path}:{rows[0][0]}: {_VLLM_META!r} must be an object")
+    if "step_seconds" in meta:
+        step_seconds = meta["step_seconds"]
+    step = float(check_step_seconds(step_seconds))
+    requests, memories, positions = [], {meta["memory"]} if "memory" in meta else set(), []
+    for number, row in rows:
+        where = f"{path}:{number}"
+        if not isinstance(row, Mapping):
+            raise WorkloadFormatError(f"{where}: expected a JSON object")
+        requests.append(_vllm_bench_request(row, where, step, len(requests)))
+        if "memory" in row:  # files written before geosched_workload carried it on every line
+            memories.add(integer_field(row, "memory", where))
+        given = "geosched_position" in row
+        positions.append(integer_field(row, "geosched_position", where) if given else len(positions))
+    if sorted(positions) != list(range(len(requests))):
+        raise WorkloadFormatError(f"{path}: 'geosched_position' must number the lines 0..{len(requests) - 1} once each")
+    if memory is None:
+        if len(memories) != 1:
+            raise WorkloadFormatError(f"{path}: no single 'memory' field in the trace; pass --memory M")
+        memory = memories.pop()
+    ordered = [request for _, request in sorted(zip(positions, requests, strict=True), key=lambda pair: pair[0])]
+    return Instance(memory, ordered)
+
+
+def _vllm_bench_request(row: Mapping[str, Any], where: str, step: float, index: int) -> Request:
+    output = integer_field(row, "output_length", where)
+    if "geosched_prompt" in row:
+        prompt = integer_field(row, "geosched_prompt", where)
+    elif isinstance(row.get("prompt"), int) and not isinstance(row.get("prompt"), bool):
+        prompt = row["prompt"]  # geosched's field before it was renamed (vLLM's custom dataset: text)
+    else:
+        prompt = integer_field(row, "input_length", where) - 1
+    arrival_key = next((k for k in ("geosched_arrival_step", "arrival_step") if k in row), None)
+    if arrival_key is not None:
+        arrival = integer_field(row, arrival_key, where)
+    else:
+        arrival = _vllm_arrival(row.get("timestamp"), step, where)
+    rid = row.get("request_id", f"r{index}")
+    if not isinstance(rid, str):
+        raise WorkloadFormatError(f"{where}: 'request_id' must be a string, got {rid!r}")
+    return Request(rid, arrival, prompt, output)
+
+
+def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
+    if isinstance(stamp, bool) or not isinstance(stamp, (int, float)) or not math.isfinite(stamp):
+        raise WorkloadFormatError(f"{where}: 'timestamp' must be a number, got {stamp!r}")
+    steps = stamp / step
+    if not math.isfinite(steps) or abs(steps) > MAX_VALUE:
+        raise ValidationError(f"{where}: timestamp", stamp, f"is past the last arrival step geosched represents "
+                              f"(2^53 steps of {step} s)")
+    return round(steps)
+
+
+
+
+def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int = 1,
+                scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
+    """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
+
+    Returns the send order among equal arrivals (``None``: position order) and the metadata of
+    the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
+    tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
+    (:func:`geosched.reference_impl.vllm.serving.server_settings`). Stock vLLM's priority queue
+    orders equal priorities by arrival time, then by request id *string*: a witness of that
+    target is sent in id-string order within each arrival step, so that the staggered arrival
+    times a server stamps keep that order.
+    """
+    from geosched.reference_impl.vllm.serving import server_settings
+
+    engine = witness.get("engine") if witness else None
+    if engine is not None and block_size not in (1, engine.get("block_size", 1)):
+        raise ValidationError("--block-size", block_size,
+                              f"the witness's engine has block size {engine.get('block_size', 1)}")
+    settings = server_settings(instance, block_size=block_size, engine=engine, scheduler_cls=scheduler_cls)
+    meta: dict[str, Any] = {"server": settings.to_dict()}
+    order = None
+    if witness:
+        tie_check = witness.get("tie_check") or {}
+        meta.update({"policy": witness["policy"], "policy_tel": witness["policy_schedule"]["tel"],
+                     "witness_tel": witness["witness_schedule"]["tel"],
+                     "certified_ratio": witness.get("certified_ratio"),
+                     "tie_rule": witness.get("tie_rule"),
+                     "tie_order_sensitive": tie_check.get("depends_on_ties"),
+                     "reversed_ties_policy_tel": tie_check.get("policy_tel")})
+        if witness["policy"] == "vllm-priority":
+            order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
+    return order, meta
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """``geosched export``'s options for this format."""
+    parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
+                        help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
+                        "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
+    parser.add_argument("--block-size", type=positive_int, default=1,
+                        help="vllm-bench: KV block size of the vllm serve settings written beside the file (default "
+                        "1, or the witness's engine; GPU attention backends need multiples of 16)")
+    parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
+                        help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
+
+
+def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
+    """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``."""
+    from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
+
+    instance = source.instance
+    order, meta = export_plan(instance, source.witness(), block_size=args.block_size,
+                              scheduler_cls=args.scheduler_cls)
+    server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
+    stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
+    script = Companion(stem + ".replay.sh", replay_script(server, args.out, instance.n),
+                       "the vllm serve settings and the vllm bench serve command that replay it")
+    return ExportPlan(options={"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order},
+                      step_seconds=vllm_bench_step_seconds(instance, args.tie_gap_seconds), companions=(script,))
+
+
+FORMAT = WorkloadFormat(
+    name="vllm-bench", suffixes=(".jsonl",), order=30, read=read, write=write, detect=detect,
+    label="vLLM benchmark", add_export_arguments=add_export_arguments, plan_export=plan_export,
+    description="vLLM's `vllm bench serve` timed_trace JSON lines (staggered ties; writes NAME.replay.sh too)")

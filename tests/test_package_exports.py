@@ -1,0 +1,42 @@
+"""One export list per package: every package of pyproject.toml declares ``__all__``, and every name
+in it resolves (lazy names included: each is imported here, as a user's first access would).
+
+The packages are read from pyproject.toml's ``packages`` (a data-only package without an
+``__init__.py``, such as the lessons, has no names to export), so a new package is checked
+without editing this file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_SETUPTOOLS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+PACKAGES = [name for name in _SETUPTOOLS["packages"]
+            if (ROOT / _SETUPTOOLS["package-dir"][name] / "__init__.py").is_file()]
+
+
+def test_the_packages_are_read_from_pyproject():
+    assert {"geosched", "geosched.reference_impl", "geosched.reference_impl.formats", "geosched.teaching",
+            "geosched.verify", "geosched.adversary", "geosched.theory"} <= set(PACKAGES)
+    assert "geosched.lesson_files" not in PACKAGES  # data only
+
+
+def _init_source(package: str) -> str:
+    return (ROOT / _SETUPTOOLS["package-dir"][package] / "__init__.py").read_text()
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_package_has_an_export_list_and_every_name_resolves(package):
+    assert "\n__all__" in "\n" + _init_source(package), f"{package}/__init__.py declares no __all__"
+    module = importlib.import_module(package)
+    exported = module.__all__
+    assert isinstance(exported, (list, tuple)) and exported, f"{package}.__all__ is empty"
+    assert all(isinstance(name, str) for name in exported)
+    assert len(set(exported)) == len(exported), f"{package}.__all__ repeats a name"
+    missing = [name for name in exported if not hasattr(module, name)]
+    assert not missing, f"{package}.__all__ names what it does not have: {missing}"
