@@ -43,6 +43,7 @@ CLAIM_IDS = {
     "kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.thm3.3",
     "kong.thm3.4", "kong.thm3.4.half", "kong.thm3.5", "kong.sjf_unbounded", "jaillet.thm4.1", "jaillet.thm4.3",
     "svf.lower_bound", "svf.fluid.k1", "svf.fluid.k2", "svf.fluid.k3", "svf.fluid.k4",
+    "sjf.long_blockers", "fcfs.convoy",
 }
 FULLY_PROVED = {"kong.volume"}  # every own step checked and no dependency
 RELATIVE = {"kong.thm3.2", "jaillet.thm4.3"}  # every own step checked, relies on claims with open steps

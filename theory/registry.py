@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from geosched.errors import UnknownNameError
 from geosched.theory import (
+    fcfs_families,
     jaillet_thm4_1,
     jaillet_thm4_3,
     kong_certificate_reading,
@@ -28,6 +29,7 @@ from geosched.theory import (
     kong_thm3_4_half,
     kong_thm3_5,
     kong_volume,
+    sjf_families,
     svf_fluid_classes,
     svf_lower_bound,
 )
@@ -41,6 +43,7 @@ _MODULES = (kong_volume, kong_prop3_1, kong_lemma_a2, kong_certificate_reading, 
 
 DERIVATIONS: dict[str, Callable[[], Derivation]] = {module.CLAIM_ID: module.derivation for module in _MODULES}
 DERIVATIONS.update(svf_fluid_classes.DERIVATIONS)  # one claim per class of k-group families (k = 1..4)
+DERIVATIONS.update({module.CLAIM_ID: module.derivation for module in (sjf_families, fcfs_families)})  # issue 25
 
 
 def claim_ids() -> list[str]:

@@ -62,12 +62,14 @@ from geosched.results import Result
 from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
+from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.methods import METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 METHODS.update(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
 METHODS.update(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 METHODS.update(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
+METHODS.update(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES"]
@@ -243,6 +245,22 @@ ROWS: tuple[Claim, ...] = (
           "budget per replica, in every configuration",
           "secondary claim; a synthetic mixture whose class the predictor cannot see; preemptions = evictions "
           "with recompute", ("cluster:sagesched",)),
+    # issue 25: SJF and FCFS families (theory/sjf_families.py, theory/fcfs_families.py)
+    Claim("sjf.long_blockers", f"ours (family); {KONG} Sec. 3 (SJF)",
+          "SJF's ratio is unbounded under bursts at alpha = 1/2, growing like k T/(2T + 1) on sjf-long-blockers",
+          "family sjf-long-blockers: 2k blockers (M/2 - T, T), k^2 smalls (0, T + 1), M = 2 ceil(k^2 (T+1)/2); "
+          "TEL(SJF) = T k(k+1) + k^2 (kT + T + 1), witness TEL(S) = k^2 (T+1) + 2k(T+1) + T k(k+1) (sympy), both "
+          "simulated and checked against the closed forms; ratio/k -> T/(2T + 1) -> 1/2 (n = k^2 + 2k)",
+          "not a claim of the papers: the family is ours (T = 1 is sjf-blocking's instance, slope 1/3); S stands "
+          "in for OPT",
+          ("derivation", "simulation:sjf-families", *_SIM)),
+    Claim("fcfs.convoy", f"ours (family); {KONG} (the FCFS baseline)",
+          "FCFS's ratio is unbounded under bursts at alpha = 1/2, linear in n: a convoy behind two long requests",
+          "family fcfs-convoy: M = 4T, first 2 x (T, T), then 2k x (2T - 1, 1); TEL(FCFS) = 2T + 2kT + k(k+1), "
+          "witness TEL(S) = k(k+1) + 2(k + T) (sympy), both simulated and checked against the closed forms; ratio "
+          "-> k + 1 = n/2 as T -> infinity, (2k + 1)/3 = (n - 1)/3 at T = k^2 (n = 2k + 2)",
+          "not a claim of the papers: the family is ours; S stands in for OPT; ties by position",
+          ("derivation", "simulation:fcfs-families", *_SIM)),
 )
 CLAIMS: dict[str, Claim] = {c.id: c for c in ROWS}
 CLAIM_IDS: tuple[str, ...] = tuple(CLAIMS)
