@@ -16,6 +16,7 @@ from geosched.adversary.fluid import (
     FluidFamily,
     finite_member,
     maximise_gamma,
+    peak_count_bound,
     ratio_bound_step,
     single_group_bound,
     single_group_scan,
@@ -129,3 +130,28 @@ def test_bad_types_are_refused():
         FluidFamily(20, ((0, 3), (0, 3)))
     with pytest.raises(ValidationError, match="output"):
         svf_cycle_rate(0, 0, 10)
+
+
+def test_peak_count_bound_is_an_upper_bound_and_proves_its_subclass():
+    # the bound proved for every M (theory/svf_fluid_classes.single_group_steps) against the simulated rates
+    proved = opened = 0
+    for memory in range(4, 25):
+        for o in range(1, memory // 2 + 1):
+            for s in range(0, memory // 2 - o + 1):
+                rho, cert = single_group_bound(s, o, memory), peak_count_bound(s, o, memory)
+                assert rho <= cert["bound"], (s, o, memory)
+                assert svf_cycle_rate(s, o, memory) * o >= cert["q"]  # at least q running on average
+                if cert["proves"]:
+                    proved += 1
+                    assert cert["bound"] <= Fraction(2 * memory, memory + 2)
+                else:
+                    opened += 1
+    assert proved and opened  # both parts of the step are real: the open part is not empty
+    assert peak_count_bound(0, 12, 24)["proves"]  # the worst case (0, M/2) is in the proved part
+    assert not peak_count_bound(0, 5, 14)["proves"] and single_group_bound(0, 5, 14) <= Fraction(28, 16)
+
+
+def test_single_group_scan_counts_proved_and_open():
+    scan = single_group_scan(12)
+    total = sum(sum(memory // 2 - o + 1 for o in range(1, memory // 2 + 1)) for memory in range(4, 13))
+    assert scan["proved"] + scan["open"] == total and scan["open"] > 0
