@@ -145,6 +145,7 @@ def test_ledger_method_checks_and_can_fail(name, module, expr, monkeypatch):
 
 @pytest.mark.parametrize("stem, module, member, policy, on_ties", [
     ("sjf_burst_alpha0.5_family_long_blockers_k12_T20", sjf_families, (12, 20), "sjf", False),
+    ("sjf_burst_alpha0.5_family_long_blockers_k30_T60", sjf_families, (30, 60), "sjf", False),  # certified 15.13
     ("fcfs_burst_alpha0.5_family_convoy_k8_T64", fcfs_families, (8, 64), "fcfs", True),
     ("fcfs_arrivals_alpha0.5_family_convoy_k8_T64_lag1", fcfs_families, (8, 64, 1), "fcfs", False),
 ])
