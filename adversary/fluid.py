@@ -153,17 +153,20 @@ def single_group_bound(s: int, o: int, memory: int) -> Fraction:
 
 
 def peak_count_bound(s: int, o: int, memory: int) -> dict[str, Any]:
-    """The single-group bound proved for every ``M`` (:func:`geosched.theory.svf_fluid_classes.single_group_steps`),
-    with no simulation: ``M = q(s + o) + r``; fewer than ``q`` running requests always admit one more, so
-    ``theta o >= q`` and ``rho <= M/(q (s + (o + 1)/2))`` (``bound``); it gives ``rho <= 2M/(M + 2)`` when
-    ``q(s + 1) >= r + 2`` (``proves``).
+    """The single-group bound of :func:`geosched.theory.svf_fluid_classes.single_group_steps`, with no simulation:
+    ``M = q(s + o) + r``; SVF keeps at least ``q`` requests running after every decision and ``q + 1`` at the
+    ``r - s`` decisions before each completion, so ``theta o >= count = q + min(1, max(0, r - s)/o)`` and
+    ``rho <= bound = 2M/(count (2s + o + 1))``; ``proves``: ``bound <= 2M/(M + 2)`` (the derivation's algebra
+    says always).
 
-    >>> peak_count_bound(0, 5, 10)["proves"], peak_count_bound(0, 5, 14)["proves"]
-    (True, False)
+    >>> peak_count_bound(0, 5, 14)["count"], peak_count_bound(0, 5, 14)["proves"]
+    (Fraction(14, 5), True)
     """
     _check_type(s, o, memory)
     q, r = divmod(memory, s + o)
-    return {"q": q, "r": r, "bound": Fraction(2 * memory, q * (2 * s + o + 1)), "proves": q * (s + 1) >= r + 2}
+    count = q + min(Fraction(1), Fraction(max(0, r - s), o))
+    bound = Fraction(2 * memory) / (count * (2 * s + o + 1))
+    return {"q": q, "r": r, "count": count, "bound": bound, "proves": bound <= Fraction(2 * memory, memory + 2)}
 
 
 def ratio_bound_step(k: int) -> dict[str, Any]:
@@ -336,8 +339,8 @@ def finite_member(family: FluidFamily, counts: tuple[int, ...]) -> dict[str, Any
 
 def single_group_scan(max_memory: int, min_memory: int = 4) -> dict[str, Any]:
     """Every single group ``(s, o)`` with ``s + o <= M/2`` for ``min_memory <= M <= max_memory``: the largest
-    ``rho`` per ``M`` and overall (exact fractions), and how many groups the peak count proves
-    (:func:`peak_count_bound`) against those only this enumeration checks (``open``)."""
+    ``rho`` per ``M`` and overall (exact fractions), and how many groups :func:`peak_count_bound` bounds by
+    ``2M/(M + 2)`` (``proved``) and how many it does not (``open``: none, by the derivation's algebra)."""
     per_memory: dict[int, tuple[Fraction, int, int]] = {}
     proved = open_groups = 0
     for memory in range(min_memory, max_memory + 1):
