@@ -72,10 +72,10 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulator import simulate
 from geosched.results import Result
-from geosched.theory import svf_lower_bound
+from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
-           "sjf_blocking", "svf_pairs",
+           "family_witness", "fcfs_convoy", "sjf_blocking", "sjf_long_blockers", "svf_pairs",
            "svf_triangles", "svf1_blockers"]
 
 k = sp.Symbol("k", positive=True, integer=True)
@@ -97,6 +97,7 @@ class Family:
     parameters: dict[str, int] = field(default_factory=dict)  # the other parameters and their defaults
     symbols: dict[str, sp.Symbol] = field(default_factory=dict)  # their symbols in the closed forms
     grows: tuple[str, ...] = ()  # parameters whose growth raises the limit: the supremum lets them -> infinity
+    minimum: dict[str, int] = field(default_factory=dict)  # a parameter's least value when it is not 1
 
     @property
     def ratio(self) -> sp.Expr:
@@ -106,6 +107,11 @@ class Family:
     def limit(self) -> Any:
         """The ratio's limit as the size ``k -> infinity`` (an expression in the other parameters)."""
         return sp.limit(self.ratio, k, sp.oo)
+
+    @property
+    def growth(self) -> Any:
+        """``lim_{k -> infinity} ratio / k``: the slope of an unbounded family (0 for a bounded one)."""
+        return sp.limit(self.ratio / k, k, sp.oo)
 
     @property
     def supremum(self) -> Any:
@@ -158,6 +164,18 @@ def svf1_blockers(size: int) -> tuple[Instance, dict[str, int]]:
     witness.update({rid: 1 + 2 * (j // 2) for j, rid in enumerate(shorts)})
     witness.update({rid: 2 * pairs + 1 for rid in blockers})
     return Instance(2 * peak, requests), witness
+
+
+def sjf_long_blockers(size: int, t: int = 8) -> tuple[Instance, dict[str, int]]:
+    """The ``sjf-long-blockers`` member ``k = size``, ``T = t`` (:mod:`geosched.theory.sjf_families`)."""
+    return sjf_families.long_blockers(size, t), sjf_families.witness_starts(size, t)
+
+
+def fcfs_convoy(size: int, lag: int = 0) -> tuple[Instance, dict[str, int]]:
+    """The ``fcfs-convoy`` member ``k = size`` with ``T = k^2``, the short requests arriving at ``lag`` in
+    ``{0, 1}`` (:mod:`geosched.theory.fcfs_families`)."""
+    length = size * size
+    return fcfs_families.convoy(size, length, lag), fcfs_families.witness_starts(size, length, lag)
 
 
 def best_svf_lower_bound() -> dict[str, Any]:
@@ -227,6 +245,33 @@ FAMILIES: dict[str, Family] = {
         parameters={"r": 2, "q": 1},
         symbols={"r": svf_lower_bound.r, "q": svf_lower_bound.q},
         grows=("r",),
+    ),
+    "sjf-long-blockers": Family(
+        name="sjf-long-blockers",
+        policy="sjf",
+        build=sjf_long_blockers,
+        policy_tel=sjf_families.tel_sjf_expr(),
+        witness_tel=sjf_families.tel_witness_expr(),
+        min_size=2,
+        description="2k blockers (M/2 - T, T) and k^2 smalls (0, T + 1), M = 2 ceil(k^2 (T+1)/2), alpha = 1/2; "
+                    "ratio ~ k T/(2T + 1) (T = 1: sjf-blocking)",
+        requests=lambda size, **_: 2 * size + size * size,
+        parameters={"t": 8},
+        symbols={"t": sjf_families.T},
+    ),
+    "fcfs-convoy": Family(
+        name="fcfs-convoy",
+        policy="fcfs",
+        build=fcfs_convoy,
+        policy_tel=fcfs_families.tel_fcfs_expr().subs(fcfs_families.T, k**2),
+        witness_tel=fcfs_families.tel_witness_expr().subs(fcfs_families.T, k**2),
+        min_size=1,
+        description="M = 4T, first 2 x (T, T) at 0, then 2k x (2T - 1, 1) arriving at lag (0 or 1), T = k^2, "
+                    "alpha = 1/2; ratio (2k + 1)/3 = (n - 1)/3 at lag 0, slope 2/3 at lag 1",
+        requests=lambda size, **_: 2 * size + 2,
+        parameters={"lag": 0},
+        symbols={"lag": fcfs_families.ell},
+        minimum={"lag": 0},
     ),
 }
 
@@ -326,6 +371,28 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
                             str(sp.simplify(fam.limit.subs(point))))
 
 
+def family_witness(name: str, size: int, **parameters: int) -> Any:
+    """Member ``size`` of family ``name`` as a :class:`~geosched.adversary.witness.Witness` (the policy run by the
+    reference simulator, both schedules checked by the checker), for ``docs/witnesses``; the closed forms must
+    match first (:func:`evaluate_family`).
+
+    Raises
+    ------
+    ValidationError
+        When the member does not match its closed forms (the message says which), or for bad arguments.
+    """
+    from geosched.adversary.witness import make_witness
+
+    report = evaluate_family(name, size, **parameters)
+    if not report.match:
+        raise ValidationError("--size", size, f"member does not match its closed forms: {report.message}")
+    fam = FAMILIES[name]
+    instance, witness = fam.build(size, **_parameters(fam, parameters))
+    shown = "".join(f", {n}={v}" for n, v in parameters.items())
+    return make_witness(instance, fam.policy, witness, found_by=f"family {name} (k={size}{shown}); witness: the "
+                        "family's closed-form schedule")
+
+
 def _parameters(fam: Family, given: dict[str, int]) -> dict[str, int]:
     unknown = sorted(set(given) - set(fam.parameters))
     if unknown:
@@ -333,6 +400,7 @@ def _parameters(fam: Family, given: dict[str, int]) -> dict[str, int]:
                               f"{', '.join(fam.parameters) or 'none'})")
     values = {**fam.parameters, **given}
     for n, v in values.items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValidationError(f"--param {n}", v, "must be an integer >= 1")
+        low = fam.minimum.get(n, 1)
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise ValidationError(f"--param {n}", v, f"must be an integer >= {low}")
     return values

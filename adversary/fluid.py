@@ -63,7 +63,7 @@ from geosched.adversary.fast import simulate_arrays
 from geosched.errors import ValidationError
 
 __all__ = ["FluidFamily", "volume", "svf_cycle_rate", "witness_pace", "phase_limit", "single_group_bound",
-           "ratio_bound_step", "maximise_gamma", "finite_member", "single_group_scan"]
+           "peak_count_bound", "ratio_bound_step", "maximise_gamma", "finite_member", "single_group_scan"]
 
 MAX_FLUID_MEMORY = 2000  # cycle detection simulates a few thousand requests of at most M/2 steps
 
@@ -150,6 +150,23 @@ def phase_limit(gammas: Any, taus: Any) -> sp.Expr:
 def single_group_bound(s: int, o: int, memory: int) -> Fraction:
     """``rho = M / (theta v)``: the fluid ratio of SVF over the volume bound on one group, exact."""
     return Fraction(memory) / (svf_cycle_rate(s, o, memory) * volume(s, o))
+
+
+def peak_count_bound(s: int, o: int, memory: int) -> dict[str, Any]:
+    """The single-group bound of :func:`geosched.theory.svf_fluid_classes.single_group_steps`, with no simulation:
+    ``M = q(s + o) + r``; SVF keeps at least ``q`` requests running after every decision and ``q + 1`` at the
+    ``r - s`` decisions before each completion, so ``theta o >= count = q + min(1, max(0, r - s)/o)`` and
+    ``rho <= bound = 2M/(count (2s + o + 1))``; ``proves``: ``bound <= 2M/(M + 2)`` (the derivation's algebra
+    says always).
+
+    >>> peak_count_bound(0, 5, 14)["count"], peak_count_bound(0, 5, 14)["proves"]
+    (Fraction(14, 5), True)
+    """
+    _check_type(s, o, memory)
+    q, r = divmod(memory, s + o)
+    count = q + min(Fraction(1), Fraction(max(0, r - s), o))
+    bound = Fraction(2 * memory) / (count * (2 * s + o + 1))
+    return {"q": q, "r": r, "count": count, "bound": bound, "proves": bound <= Fraction(2 * memory, memory + 2)}
 
 
 def ratio_bound_step(k: int) -> dict[str, Any]:
@@ -322,15 +339,22 @@ def finite_member(family: FluidFamily, counts: tuple[int, ...]) -> dict[str, Any
 
 def single_group_scan(max_memory: int, min_memory: int = 4) -> dict[str, Any]:
     """Every single group ``(s, o)`` with ``s + o <= M/2`` for ``min_memory <= M <= max_memory``: the largest
-    ``rho`` per ``M`` and overall (exact fractions)."""
+    ``rho`` per ``M`` and overall (exact fractions), and how many groups :func:`peak_count_bound` bounds by
+    ``2M/(M + 2)`` (``proved``) and how many it does not (``open``: none, by the derivation's algebra)."""
     per_memory: dict[int, tuple[Fraction, int, int]] = {}
+    proved = open_groups = 0
     for memory in range(min_memory, max_memory + 1):
         best: tuple[Fraction, int, int] | None = None
         for o in range(1, memory // 2 + 1):
             for s in range(0, memory // 2 - o + 1):
                 rho = single_group_bound(s, o, memory)
+                if peak_count_bound(s, o, memory)["proves"]:
+                    proved += 1
+                else:
+                    open_groups += 1
                 if best is None or rho > best[0]:
                     best = (rho, s, o)
         per_memory[memory] = best
     top = max(per_memory.items(), key=lambda item: item[1][0])
-    return {"per_memory": per_memory, "max": top[1][0], "at": (top[0], top[1][1], top[1][2])}
+    return {"per_memory": per_memory, "max": top[1][0], "at": (top[0], top[1][1], top[1][2]), "proved": proved,
+            "open": open_groups}

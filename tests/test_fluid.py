@@ -16,6 +16,7 @@ from geosched.adversary.fluid import (
     FluidFamily,
     finite_member,
     maximise_gamma,
+    peak_count_bound,
     ratio_bound_step,
     single_group_bound,
     single_group_scan,
@@ -129,3 +130,26 @@ def test_bad_types_are_refused():
         FluidFamily(20, ((0, 3), (0, 3)))
     with pytest.raises(ValidationError, match="output"):
         svf_cycle_rate(0, 0, 10)
+
+
+def test_count_bound_holds_on_the_simulated_traces_and_gives_the_single_group_bound():
+    # the counting step of theory/svf_fluid_classes.single_group_steps against the simulated cycle rates, and its
+    # algebra: the mean count q + min(1, (r - s)/o) bounds rho by 2M/(M + 2) at every group
+    extra = 0
+    for memory in range(4, 31):
+        for o in range(1, memory // 2 + 1):
+            for s in range(0, memory // 2 - o + 1):
+                cert = peak_count_bound(s, o, memory)
+                assert svf_cycle_rate(s, o, memory) * o >= cert["count"], (s, o, memory)
+                assert single_group_bound(s, o, memory) <= cert["bound"] <= Fraction(2 * memory, memory + 2)
+                assert cert["proves"]
+                extra += cert["count"] > cert["q"]
+    assert extra  # the q + 1 part is used: the plain peak count q alone does not prove every group
+    assert peak_count_bound(0, 5, 14)["q"] * (0 + 5 + 1) < 14 + 2  # e.g. (0, 5) in M = 14 needs it
+    assert peak_count_bound(0, 12, 24)["bound"] == Fraction(48, 26) == single_group_bound(0, 12, 24)  # attained
+
+
+def test_single_group_scan_counts_proved_and_open():
+    scan = single_group_scan(12)
+    total = sum(sum(memory // 2 - o + 1 for o in range(1, memory // 2 + 1)) for memory in range(4, 13))
+    assert scan["proved"] == total and scan["open"] == 0
