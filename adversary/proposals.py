@@ -117,11 +117,21 @@ def _combinations(pool: list[tuple[Fraction, int, int]], max_groups: int, combos
     return out
 
 
+@dataclass(frozen=True)
+class ProposalSettings:
+    """How many families :func:`propose_families` keeps (``top``) and how finely its branch and bound
+    maximises each one's group shares (``eps``, ``max_boxes``: see :func:`maximise_gamma`)."""
+
+    top: int = 5
+    eps: float = 1e-3
+    max_boxes: int = 2000
+
+
 def propose_families(memory: int, peak_max: int, *, n: int, rng: np.random.Generator, max_groups: int = 3,
-                     combos: int = 6, top: int = 5, stagger: bool = False, eps: float = 1e-3,
-                     max_boxes: int = 2000) -> list[Proposal]:
-    """The ``top`` best k-group families (``k <= max_groups``) for SVF in memory ``memory``, by their
-    witnessed fluid ratio; with ``stagger`` each also comes with staggered arrivals (see the module
+                     combos: int = 6, stagger: bool = False,
+                     settings: ProposalSettings = ProposalSettings()) -> list[Proposal]:  # noqa: B008 - frozen
+    """The ``settings.top`` best k-group families (``k <= max_groups``) for SVF in memory ``memory``, by
+    their witnessed fluid ratio; with ``stagger`` each also comes with staggered arrivals (see the module
     docstring). Every random choice draws from ``rng``; the same seed gives the same proposals.
 
     Raises
@@ -136,11 +146,11 @@ def propose_families(memory: int, peak_max: int, *, n: int, rng: np.random.Gener
     found: list[tuple[Fraction, FluidFamily, dict[str, Any]]] = []
     for types in _combinations(pool, max_groups, combos, rng):
         family = FluidFamily(memory, types)
-        result = maximise_gamma(family, eps=eps, max_boxes=max_boxes)
+        result = maximise_gamma(family, eps=settings.eps, max_boxes=settings.max_boxes)
         found.append((result["best"], family, result))
     found.sort(key=lambda item: (-item[0], len(item[1].types)))
     proposals: list[Proposal] = []
-    for value, family, result in found[:top]:
+    for value, family, result in found[:settings.top]:
         order = family.order()
         gamma = tuple(result["gamma"][j] for j in order)
         for staggered in ((False, True) if stagger and len(order) > 1 else (False,)):
