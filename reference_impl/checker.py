@@ -57,7 +57,7 @@ from geosched.errors import ValidationError
 from geosched.reference_impl.model import STEP_LIMIT, Instance
 from geosched.results import Result
 
-__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics", "STEP_RANGE"]
+__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics", "sorted_unique", "STEP_RANGE"]
 
 STEP_RANGE = (-STEP_LIMIT, STEP_LIMIT)  # starts the checker represents: [low, high)
 MAX_PROFILE_STEPS = 10**8  # CheckReport.memory_profile allocates one entry per step
@@ -406,7 +406,7 @@ def _sweep_memory(
     """
     if lo.size == 0:
         return 0, None
-    points = np.unique(np.concatenate([lo, hi]))
+    points = sorted_unique(np.concatenate([lo, hi]))
     order_lo = np.argsort(lo, kind="stable")
     order_hi = np.argsort(hi, kind="stable")
     lo_sorted, hi_sorted = lo[order_lo], hi[order_hi]
@@ -435,6 +435,20 @@ def _sweep_memory(
         active,
         f"step {first}: {used} tokens held by {len(active)} request(s), {used - memory} over M = {memory}",
     )
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` by a sort and one comparison (numpy 2.3's hash-based unique of two
+    million int64 takes seconds; a sort a tenth of that).
+
+    >>> sorted_unique(np.array([3, 1, 3, 2, 1])).tolist()
+    [1, 2, 3]
+    """
+    values = np.sort(values)
+    keep = np.empty(values.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _check_block_size(block_size: Any, memory: int) -> None:

@@ -7,14 +7,19 @@ path against the general ones, on generated instances with ties and on bad input
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
+from geosched.errors import GeoschedError
 from geosched.reference_impl import fastsim, simulator
-from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.checker import sorted_unique
+from geosched.reference_impl.jsonfile import loads, read_text
+from geosched.reference_impl.model import Instance, Request, canonical_schedule, read_schedule, schedule_from_dict
 from geosched.reference_impl.policies import make_policy
 
 
@@ -109,3 +114,68 @@ def test_priority_order_is_key_arrival_position():
     assert order.tolist() == [2, 3, 1, 0]
     assert fastsim.priority_order([1.5, 2], np.array([0, 0])) is None
     assert fastsim.priority_order([2**70, 1], np.array([0, 0])) is None
+
+
+# ---------------------------------------------------------------- the schedule reader
+
+_ID_CHARS = "abcxyzR019_.:-"
+
+
+def _general_schedule(path):
+    """The strict reader alone (what read_schedule did before the canonical layout)."""
+    return schedule_from_dict(loads(read_text(path), str(path)), source=str(path))
+
+
+def _outcome(read, path):
+    try:
+        return "ok", read(path), list(read(path))
+    except GeoschedError as exc:
+        return "error", type(exc).__name__, str(exc)
+
+
+_steps = st.one_of(st.integers(-(10**18) + 1, 10**18 - 1), st.sampled_from([0, -1, 2**63 - 1, -(2**63), 2**63, 10**18]))
+_starts = st.dictionaries(st.text(_ID_CHARS, min_size=1, max_size=6), _steps, max_size=12)
+
+
+@settings(deadline=None)
+@given(_starts, st.sampled_from(["plain", "duplicate", "extra", "bare", "indent", "float", "nan", "bool", "nested",
+                                 "quote", "trailing", "empty"]))
+def test_schedule_reader_equals_the_strict_reader(tmp_path_factory, starts, mutation):
+    text = json.dumps({"starts": starts}) + "\n"
+    if mutation == "duplicate" and starts:
+        key, value = next(iter(starts.items()))
+        text = text.replace("}}", f', "{key}": {value}}}}}')
+    elif mutation == "extra":
+        text = text.replace("}}", '}, "tel": 3}')
+    elif mutation == "bare":
+        text = json.dumps(starts)
+    elif mutation == "indent":
+        text = json.dumps({"starts": starts}, indent=1)
+    elif mutation in ("float", "nan", "bool", "nested", "quote") and starts:
+        value = {"float": "1.5", "nan": "NaN", "bool": "true", "nested": "[1, 2]", "quote": '"\\u0041"'}[mutation]
+        key = next(iter(starts))
+        text = text.replace(f'"{key}": {starts[key]}', f'"{key}": {value}', 1)
+    elif mutation == "trailing":
+        text += "x"
+    elif mutation == "empty":
+        text = '{"starts": {}}'
+    path = tmp_path_factory.mktemp("schedule") / "s.json"
+    path.write_text(text)
+    assert _outcome(read_schedule, path) == _outcome(_general_schedule, path)
+
+
+def test_schedule_reader_takes_the_canonical_layout():
+    starts = {"r0": 5, "a:b-c.d_e": -12, "z": 10**18 - 1}
+    assert canonical_schedule((json.dumps({"starts": starts}) + "\n").encode()) == starts
+    assert canonical_schedule(json.dumps({"starts": {"r0": 10**18}}).encode()) is None  # 19 digits: strict reader
+    assert canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None
+
+
+@settings(deadline=None)
+@given(st.lists(st.integers(-5, 5) | st.integers(-(2**70), 2**70), max_size=30), st.booleans())
+def test_sorted_unique_is_numpy_unique(values, exact):
+    dtype = object if not exact else np.int64
+    if exact:
+        values = [min(max(v, -(2**63)), 2**63 - 1) for v in values]
+    array = np.array(values, dtype=dtype)
+    assert sorted_unique(array).tolist() == np.unique(array).tolist()
