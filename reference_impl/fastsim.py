@@ -31,6 +31,9 @@ from numba import njit  # a runtime dependency (pyproject); a million decisions 
 __all__ = ["run_exact", "fits_int64", "priority_order"]
 
 _LIMIT = 2**62
+# numba's cache records the module's import name; one imported under another name (a doctest run on
+# the file) would leave entries that a later process cannot load: only the package's name caches
+_CACHE = __name__ == "geosched.reference_impl.fastsim"
 
 
 def fits_int64(memory: int, arrival: np.ndarray, output: np.ndarray) -> bool:
@@ -57,7 +60,7 @@ def priority_order(keys: list, arrival: np.ndarray) -> np.ndarray | None:
     return np.lexsort((np.arange(len(keys), dtype=np.int64), arrival, key_column))
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _bisect_right(a, lo, hi, x):  # pragma: no cover - compiled
     while lo < hi:
         mid = (lo + hi) // 2
@@ -68,7 +71,7 @@ def _bisect_right(a, lo, hi, x):  # pragma: no cover - compiled
     return lo
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _bisect_left(a, lo, hi, x):  # pragma: no cover - compiled
     while lo < hi:
         mid = (lo + hi) // 2
@@ -79,7 +82,7 @@ def _bisect_left(a, lo, hi, x):  # pragma: no cover - compiled
     return lo
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _refresh(ends, offsets, suffix, value, base, top):  # pragma: no cover - compiled
     """ForwardCheck._refresh on the live members ``[base, top)``."""
     running = 0
@@ -99,7 +102,7 @@ def _refresh(ends, offsets, suffix, value, base, top):  # pragma: no cover - com
             value[q] = usage + end
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _heap_push(heap, size, item):  # pragma: no cover - compiled
     pos = size
     heap[pos] = item
@@ -113,7 +116,7 @@ def _heap_push(heap, size, item):  # pragma: no cover - compiled
     return size + 1
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _heap_pop(heap, size):  # pragma: no cover - compiled
     size -= 1
     last = heap[size]
@@ -133,7 +136,7 @@ def _heap_pop(heap, size):  # pragma: no cover - compiled
     return size
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _earliest(memory, prompt, output, start, ends, suffix, value, base, top):  # pragma: no cover - compiled
     """ForwardCheck.earliest_start's jumps (the members are fresh: suffix and value valid)."""
     k = top - base
@@ -158,7 +161,7 @@ def _earliest(memory, prompt, output, start, ends, suffix, value, base, top):  #
         tau = bound
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def run_exact(memory, prompt, output, arrival, order, by_arrival):  # pragma: no cover - compiled
     """The decision loop of ``ReplicaEngine`` in exact mode: ``(start, admission order, decisions)``.
 

@@ -8,6 +8,7 @@ path against the general ones, on generated instances with ties and on bad input
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -16,10 +17,20 @@ from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
 from geosched.errors import GeoschedError
-from geosched.reference_impl import fastsim, simulator
+from geosched.reference_impl import fastsim, model, simulator
 from geosched.reference_impl.checker import sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
-from geosched.reference_impl.model import Instance, Request, canonical_schedule, read_schedule, schedule_from_dict
+from geosched.reference_impl.model import (
+    Instance,
+    Request,
+    canonical_instance,
+    canonical_schedule,
+    instance_from_dict,
+    instance_from_text,
+    instance_to_dict,
+    read_schedule,
+    schedule_from_dict,
+)
 from geosched.reference_impl.policies import make_policy
 
 
@@ -179,3 +190,41 @@ def test_sorted_unique_is_numpy_unique(values, exact):
         values = [min(max(v, -(2**63)), 2**63 - 1) for v in values]
     array = np.array(values, dtype=dtype)
     assert sorted_unique(array).tolist() == np.unique(array).tolist()
+
+
+# ---------------------------------------------------------------- the instance reader, a chunk of rows at a time
+
+_INSTANCE_MUTATIONS = [None, ("}", "},"), ('"output": ', '"output": 0, "output": '), (",\n  {", ", {"),
+                       ('"id": "', '"id": "}'), ('"prompt": ', '"prompt": 99'), (",\n  {", ",\n  {}, {"),
+                       ('"id": "', '"id": "r0'), (",\n  {", ",\n \t{"), (", {", ",\t{"),
+                       (",\n  {", ",\n ,{"), (", {", ",,{"), "output 0", "output M"]
+
+
+def _read(read, text):
+    try:
+        return "ok", read(text)
+    except GeoschedError as exc:
+        return "error", type(exc).__name__, str(exc)
+
+
+@settings(deadline=None)
+@given(tied_instances(max_n=12), st.integers(1, 80), st.booleans(), st.sampled_from(_INSTANCE_MUTATIONS),
+       st.integers(0, 40))
+def test_instance_reader_in_chunks_equals_the_strict_reader(instance, chunk, compact, mutation, where):
+    text = json.dumps(instance_to_dict(instance), indent=None if compact else 1)
+    if mutation in ("output 0", "output M"):  # a rule of Request or Instance broken in one row
+        value = "0" if mutation == "output 0" else str(instance.memory + 1)
+        text = re.sub('"output": [0-9]+', f'"output": {value}', text, count=1 + where % 3)
+    elif mutation is not None:
+        old, new = mutation
+        places = [k for k in range(len(text)) if text.startswith(old, k)]
+        if places:
+            k = places[where % len(places)]
+            text = text[:k] + new + text[k + len(old):]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "_CHUNK_BYTES", chunk)  # chunk boundaries at every row
+        fast = _read(instance_from_text, text)
+        if mutation is None:
+            assert canonical_instance(text) == instance  # the chunked path was taken
+    strict = _read(lambda t: instance_from_dict(loads(t, "instance"), source="instance"), text)
+    assert fast == strict
