@@ -457,9 +457,9 @@ def read_schedule(path: str | Path) -> dict[str, Any]:
 
 
 _STEP = "-?(?:0|[1-9][0-9]{0,17})"  # at most 18 digits: always inside [-2^63, 2^63)
-_SCHEDULE_ROW = f'{_ID}: {_STEP}'
-_SCHEDULE = re.compile(f"{_WS}\\{{{_WS}\"starts\"{_WS}:{_WS}\\{{{_SCHEDULE_ROW}(?:, {_SCHEDULE_ROW})*\\}}{_WS}\\}}{_WS}"
-                       .encode())
+_SCHEDULE_ROWS = re.compile(f"{_ID}: {_STEP}(?:, {_ID}: {_STEP})*".encode())
+_SCHEDULE_HEAD = re.compile(f'{_WS}\\{{{_WS}"starts"{_WS}:{_WS}\\{{'.encode())
+_SCHEDULE_TAIL = re.compile(f"\\}}{_WS}\\}}{_WS}\\Z".encode())
 _SCHEDULE_IDS = re.compile(b'"([A-Za-z0-9_.:\\-]{1,256})": ')
 _SCHEDULE_STEPS = re.compile(f'": ({_STEP})'.encode())
 
@@ -468,20 +468,34 @@ def canonical_schedule(text: bytes) -> dict[str, int] | None:
     """The starts of a schedule file's bytes in ``json.dumps({"starts": {id: step, ...}})``'s layout
     (ids of letters, digits and ``_.:-``, distinct; integer steps of at most 18 digits), exactly as
     the strict reader gives them; None for any other text (the strict reader then decides).
+    Matched and parsed a chunk of rows at a time, as instance files are.
 
     >>> canonical_schedule(b'{"starts": {"r0": 5, "r1": -0}}')
     {'r0': 5, 'r1': 0}
     >>> canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None  # a duplicate key: the strict reader's error
     True
     """
-    if _SCHEDULE.fullmatch(text) is None:
+    head = _SCHEDULE_HEAD.match(text)
+    stop = text.rfind(b"}", 0, text.rfind(b"}"))  # the end of the rows: the inner object's brace
+    if head is None or stop < head.end() or not _SCHEDULE_TAIL.match(text, stop):
         return None
-    rows = text.index(b"{", text.index(b"{") + 1) + 1  # past '{"starts": {' (whose key is no id)
-    ids = list(map(bytes.decode, _SCHEDULE_IDS.findall(text, rows)))
-    steps = list(map(int, _SCHEDULE_STEPS.findall(text, rows)))
-    if len(ids) != len(steps) or len(set(ids)) != len(ids):
-        return None
-    return dict(zip(ids, steps))
+    starts: dict[str, int] = {}
+    rows = 0
+    start = head.end()
+    while True:
+        end = text.find(b', "', min(start + _CHUNK_BYTES, stop), stop)  # ', "' only separates rows
+        end = stop if end < 0 else end
+        if not _SCHEDULE_ROWS.fullmatch(text, start, end):  # no slice: 20 MB
+            return None
+        ids = list(map(bytes.decode, _SCHEDULE_IDS.findall(text, start, end)))
+        steps = list(map(int, _SCHEDULE_STEPS.findall(text, start, end)))
+        if len(ids) != len(steps):  # cannot happen once the rows match; checked all the same
+            return None
+        starts.update(zip(ids, steps))
+        rows += len(ids)
+        if end == stop:
+            return starts if len(starts) == rows else None
+        start = end + 2
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:

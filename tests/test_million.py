@@ -150,8 +150,8 @@ _starts = st.dictionaries(st.text(_ID_CHARS, min_size=1, max_size=6), _steps, ma
 
 @settings(deadline=None)
 @given(_starts, st.sampled_from(["plain", "duplicate", "extra", "bare", "indent", "float", "nan", "bool", "nested",
-                                 "quote", "trailing", "empty"]))
-def test_schedule_reader_equals_the_strict_reader(tmp_path_factory, starts, mutation):
+                                 "quote", "trailing", "empty", "separator"]), st.integers(1, 40))
+def test_schedule_reader_equals_the_strict_reader(tmp_path_factory, starts, mutation, chunk):
     text = json.dumps({"starts": starts}) + "\n"
     if mutation == "duplicate" and starts:
         key, value = next(iter(starts.items()))
@@ -170,9 +170,16 @@ def test_schedule_reader_equals_the_strict_reader(tmp_path_factory, starts, muta
         text += "x"
     elif mutation == "empty":
         text = '{"starts": {}}'
+    elif mutation == "separator":
+        text = text.replace(', "', ',,"', 1)
     path = tmp_path_factory.mktemp("schedule") / "s.json"
     path.write_text(text)
-    assert _outcome(read_schedule, path) == _outcome(_general_schedule, path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "_CHUNK_BYTES", chunk)  # chunk boundaries at every row
+        fast = _outcome(read_schedule, path)
+        if mutation == "plain" and starts and all(abs(v) < 10**18 for v in starts.values()):
+            assert canonical_schedule(path.read_bytes()) == starts  # the chunked path was taken
+    assert fast == _outcome(_general_schedule, path)
 
 
 def test_schedule_reader_takes_the_canonical_layout():
@@ -180,6 +187,20 @@ def test_schedule_reader_takes_the_canonical_layout():
     assert canonical_schedule((json.dumps({"starts": starts}) + "\n").encode()) == starts
     assert canonical_schedule(json.dumps({"starts": {"r0": 10**18}}).encode()) is None  # 19 digits: strict reader
     assert canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None
+    many = {f"r{k}": k * (-1) ** k for k in range(50)}
+    for chunk in (1, 7, 10**6):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(model, "_CHUNK_BYTES", chunk)
+            assert canonical_schedule(json.dumps({"starts": many}).encode()) == many
+
+
+def test_instance_reader_takes_the_canonical_layout_in_chunks():
+    instance = Instance(40, [Request(f"r{k}", k % 3, k % 5, 1 + k % 7) for k in range(50)])
+    for indent in (None, 1):
+        for chunk in (1, 7, 10**6):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(model, "_CHUNK_BYTES", chunk)
+                assert canonical_instance(json.dumps(instance_to_dict(instance), indent=indent)) == instance
 
 
 @settings(deadline=None)
