@@ -46,6 +46,7 @@ Example
 from __future__ import annotations
 
 import functools
+import operator
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -577,7 +578,7 @@ def _check_columns(instance: Instance, starts: Mapping[str, int], started: float
             or not -_COLUMN_LIMIT <= min(given) <= max(given) <= _COLUMN_LIMIT:
         return None
     x = np.array(given, dtype=np.int64)
-    a, s, o = (np.fromiter((getattr(r, name) for r in requests), dtype=np.int64, count=n)
+    a, s, o = (np.fromiter(map(operator.attrgetter(name), requests), dtype=np.int64, count=n)
                for name in ("arrival", "prompt", "output"))
     hi, offset = x + o, s - x
     largest = max(int(np.abs(x).max()), int(np.abs(hi).max()), int(np.abs(offset).max()))

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -479,9 +480,9 @@ def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: s
 
     requests = instance.requests
     n, memory = len(requests), instance.memory
-    prompt = np.fromiter((r.prompt for r in requests), dtype=np.int64, count=n)
-    output = np.fromiter((r.output for r in requests), dtype=np.int64, count=n)
-    arrival = np.fromiter((r.arrival for r in requests), dtype=np.int64, count=n)
+    prompt = np.fromiter(map(operator.attrgetter("prompt"), requests), dtype=np.int64, count=n)
+    output = np.fromiter(map(operator.attrgetter("output"), requests), dtype=np.int64, count=n)
+    arrival = np.fromiter(map(operator.attrgetter("arrival"), requests), dtype=np.int64, count=n)
     belief = np.asarray(predicted)  # the engine's beliefs are min(prediction, M - s): exact mode needs them = o
     if belief.dtype != np.int64 or not np.array_equal(np.minimum(belief, memory - prompt), output) \
             or not fastsim.fits_int64(memory, arrival, output):
