@@ -408,16 +408,18 @@ def _sweep_memory(
     if lo.size == 0:
         return 0, None
     points = sorted_unique(np.concatenate([lo, hi]))
-    order_lo = np.argsort(lo, kind="stable")
-    order_hi = np.argsort(hi, kind="stable")
-    lo_sorted, hi_sorted = lo[order_lo], hi[order_hi]
-    off_by_lo = np.concatenate([[0], np.cumsum(offset[order_lo])])
-    off_by_hi = np.concatenate([[0], np.cumsum(offset[order_hi])])
-    started = np.searchsorted(lo_sorted, points, side="left")  # lo < t
-    ended = np.searchsorted(hi_sorted, points, side="left")  # hi < t
-    constant = off_by_lo[started] - off_by_hi[ended]
+    # each temporary is dropped once used: at a million requests they are tens of MB each
+    order = np.argsort(lo, kind="stable")
+    started = np.searchsorted(lo[order], points, side="left")  # lo < t
+    constant = np.concatenate([[0], np.cumsum(offset[order])])[started]
+    order = np.argsort(hi, kind="stable")
+    ended = np.searchsorted(hi[order], points, side="left")  # hi < t
+    constant -= np.concatenate([[0], np.cumsum(offset[order])])[ended]
+    del order
     count = started - ended
-    usage = constant + points * count
+    del started, ended
+    usage = points * count
+    usage += constant
     peak_memory = int(usage.max(initial=0))
     over = np.nonzero(usage > memory)[0]
     if over.size == 0:
@@ -594,10 +596,14 @@ def _check_columns(instance: Instance, starts: Mapping[str, int], started: float
     latency = (hi - a).tolist()
     tel = sum(latency)
     p50, p95, p99 = np.percentile((hi - a).astype(np.float64), [50, 95, 99])
-    makespan, first_arrival, tokens = int(hi.max()), int(a.min()), sum(o.tolist())
+    makespan, first_arrival = int(hi.max()), int(a.min())
+    # int64 sums are exact below 2^63 (|x - a| <= |x| + a, o <= 2^53); else Python integers
+    small = n * (int(np.abs(x).max()) + int(a.max()) + int(o.max())) < 2**63
+    tokens = int(o.sum()) if small else sum(o.tolist())
+    waits = int((x - a).sum()) if small else sum((x - a).tolist())
     span = makespan - first_arrival
     metrics = Metrics(tel=tel, mean_latency=tel / n, p50_latency=float(p50), p95_latency=float(p95),
-                      p99_latency=float(p99), mean_wait=sum((x - a).tolist()) / n, makespan=makespan,
+                      p99_latency=float(p99), mean_wait=waits / n, makespan=makespan,
                       throughput=tokens / span if span > 0 else 0.0, peak_memory=int(peak_memory),
                       latencies=dict(zip(ids, latency)))
     return CheckReport(status="infeasible" if violations else "feasible",

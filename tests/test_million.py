@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
 from geosched.errors import GeoschedError
-from geosched.reference_impl import fastsim, model, simulator
-from geosched.reference_impl.checker import sorted_unique
+from geosched.reference_impl import checker, fastsim, model, simulator
+from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
     Instance,
@@ -249,3 +249,24 @@ def test_instance_reader_in_chunks_equals_the_strict_reader(instance, chunk, com
             assert canonical_instance(text) == instance  # the chunked path was taken
     strict = _read(lambda t: instance_from_dict(loads(t, "instance"), source="instance"), text)
     assert fast == strict
+
+
+# ---------------------------------------------------------------- the checker's column path
+
+@pytest.mark.parametrize("n,arrival,early", [(1100, 2**53 - 40, True), (1100, 7, True), (5, 2**53 - 40, False)])
+def test_column_path_sums_are_exact_near_int64(n, arrival, early):
+    """1100 early starts of 2^53 steps each: their waits sum past -2^63, so the column path must add
+    them as Python integers."""
+    instance = Instance(40, [Request(f"r{k}", arrival, k % 3, 1 + k % 5) for k in range(n)])
+    starts = {r.id: (0 if early else r.arrival + 6 * k) for k, r in enumerate(instance.requests)}
+    fast = check_schedule(instance, starts)
+    assert checker_columns(instance, starts) is not None  # the column path was the one taken
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(checker, "_check_columns", lambda *args: None)
+        general = check_schedule(instance, starts)
+    assert fast == general and fast.feasible is not early
+    assert fast.metrics.mean_wait == (-arrival * n if early else sum(6 * k for k in range(n))) / n
+
+
+def checker_columns(instance, starts):
+    return checker._check_columns(instance, starts, 0.0)
