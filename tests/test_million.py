@@ -270,3 +270,12 @@ def test_column_path_sums_are_exact_near_int64(n, arrival, early):
 
 def checker_columns(instance, starts):
     return checker._check_columns(instance, starts, 0.0)
+
+
+@pytest.mark.parametrize("spec", ["burst:n=3000", "poisson:n=3000,mu=0.2,rho=0.9", "chat:n=2000"])
+def test_compiled_loop_equals_the_engine_on_generated_workloads(spec):
+    from geosched.reference_impl.workloads import load_workload
+
+    instance = load_workload(spec, seed=3)
+    for policy in ("svf", "fcfs"):
+        assert _compiled_result(instance, policy) == _engine_result(instance, policy)
