@@ -40,23 +40,25 @@ def prepare(folder: Path, n: int) -> tuple[Path, Path]:
     return instance_path, schedule_path
 
 
-def _run(python: str, argv: list[str], folder: Path) -> tuple[float, float, str]:
-    """``(seconds, peak RSS in MiB, stdout)`` of ``python -m geosched ARGV`` run in ``folder`` (not in a
-    checkout, whose ``geosched/`` would shadow the interpreter's). The peak is GNU time's ``%M``: a
-    child's ``ru_maxrss`` counts the pages of the large parent it was forked from."""
+def _run(python: str, argv: list[str], folder: Path) -> tuple[float, float, float, str]:
+    """``(seconds, CPU seconds, peak RSS in MiB, stdout)`` of ``python -m geosched ARGV`` run in ``folder``
+    (not in a checkout, whose ``geosched/`` would shadow the interpreter's). The peak is GNU time's ``%M``:
+    a child's ``ru_maxrss`` counts the pages of the large parent it was forked from. CPU is ``%U + %S``
+    (user and system): on a loaded machine the wall time mostly measures the other work."""
     import tempfile
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         began = time.perf_counter()
-        done = subprocess.run(["/usr/bin/time", "-f", "%M", python, "-m", "geosched", *argv], stdout=out, stderr=err,
-                              cwd=folder)
+        done = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", python, "-m", "geosched", *argv], stdout=out,
+                              stderr=err, cwd=folder)
         seconds = time.perf_counter() - began
         out.seek(0)
         err.seek(0)
         stderr = err.read().decode().strip().splitlines()
         if done.returncode != 0:
             raise SystemExit(f"{python} -m geosched {' '.join(argv)}: exit {done.returncode}: {stderr[-5:]}")
-        return seconds, int(stderr[-1]) / 1024, out.read().decode()
+        rss, user, system = stderr[-1].split()
+        return seconds, float(user) + float(system), int(rss) / 1024, out.read().decode()
 
 
 def main() -> int:
@@ -81,25 +83,27 @@ def main() -> int:
                 "check": ["check", str(instance_path), str(schedule_path)]}
     pythons = {"this checkout": sys.executable, "baseline": args.baseline_python}
     print(f"machine: {machine_summary()}; n = {args.n}; load before: {open('/proc/loadavg').read().strip()}")
-    print("| command | code | median (s) | runs (s) | median peak RSS (MiB) | output |")
-    print("|---|---|---|---|---|---|")
+    print("| command | code | median (s) | runs (s) | median CPU (s) | median peak RSS (MiB) | output |")
+    print("|---|---|---|---|---|---|---|")
     for name in args.commands.split(","):
-        runs: dict[str, list[tuple[float, float]]] = {label: [] for label in pythons}
+        runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label in pythons}
         outputs: dict[str, set[str]] = {label: set() for label in pythons}
         for _ in range(args.repeats):
             for label, python in pythons.items():  # alternating, so that a change of load hits both
-                seconds, rss, stdout = _run(python, commands[name], args.dir)
-                runs[label].append((seconds, rss))
+                seconds, cpu, rss, stdout = _run(python, commands[name], args.dir)
+                runs[label].append((seconds, cpu, rss))
                 outputs[label].add(stdout)
         same = outputs["this checkout"] == outputs["baseline"] and len(outputs["baseline"]) == 1
-        medians = {}
+        medians, cpu = {}, {}
         for label in pythons:
-            seconds = [s for s, _ in runs[label]]
+            seconds = [s for s, _, _ in runs[label]]
             medians[label] = statistics.median(seconds)
+            cpu[label] = statistics.median(c for _, c, _ in runs[label])
             print(f"| geosched {name} | {label} | {medians[label]:.2f} | {', '.join(f'{s:.2f}' for s in seconds)} | "
-                  f"{statistics.median(r for _, r in runs[label]):.0f} | {'identical' if same else 'DIFFERENT'} |")
+                  f"{cpu[label]:.2f} | {statistics.median(r for _, _, r in runs[label]):.0f} | "
+                  f"{'identical' if same else 'DIFFERENT'} |")
         print(f"| geosched {name} | baseline / this checkout | {medians['baseline'] / medians['this checkout']:.2f}x "
-              "| | | |")
+              f"| | {cpu['baseline'] / cpu['this checkout']:.2f}x | | |")
     print(f"load after: {open('/proc/loadavg').read().strip()}")
     return 0
 

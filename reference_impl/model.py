@@ -29,6 +29,7 @@ Example
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import operator
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes, read_text
+from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes
 
 __all__ = [
     "Request",
@@ -57,6 +58,7 @@ __all__ = [
     "burst_instance",
     "schedule_from_dict",
     "read_schedule",
+    "canonical_schedule",
     "MAX_VALUE",
     "STEP_LIMIT",
 ]
@@ -275,7 +277,7 @@ def instance_from_text(text: str, source: str = "instance") -> Instance:
     """The instance of a JSON text, exactly as ``instance_from_dict(loads(text))`` reads it.
 
     A text in the layout :func:`write_instance` writes (keys in its order, ids of letters, digits
-    and ``_.:-``, non-negative integers of at most 16 digits) is read by :func:`_canonical_columns`
+    and ``_.:-``, non-negative integers of at most 16 digits) is read by :func:`_canonical_rows`
     (no dict per request, about a third of the memory and time); every other text, and every
     text whose values break a rule, goes through the strict reader, which gives the same
     instance or names the error. ``tests/test_inputs.py`` checks that the two agree.
@@ -294,8 +296,8 @@ def canonical_instance(text: str | bytes) -> Instance | None:
         if not text.isascii():
             return None
         text = text.encode("ascii")
-    columns = _canonical_columns(text)
-    return None if columns is None else _trusted_instance(*columns)
+    rows = _canonical_rows(text)
+    return None if rows is None else _trusted_instance(text, *rows)
 
 
 _WS = "[ \t\n\r]*"  # JSON's whitespace (a regex \\s would also take Unicode spaces)
@@ -307,13 +309,13 @@ _NUMBER = "(?:0|[1-9][0-9]{0,15})"  # a JSON integer >= 0 of at most 16 digits (
 _ID = '"[A-Za-z0-9_.:\\-]{1,256}"'  # no escapes, quotes or brackets: the text is the id
 
 
-def _rows_pattern(open_: str, key: str, comma: str, close: str, between: str) -> re.Pattern[str]:
+def _rows_pattern(open_: str, key: str, comma: str, close: str, between: str) -> tuple[re.Pattern[bytes], bytes]:
     """One or more request objects in one exact layout, separated by ``between``: literal text
     only (a regex of whitespace classes is three times slower on a million rows)."""
     row = (re.escape(open_ + key.format("id")) + _ID + re.escape(comma + key.format("arrival")) + _NUMBER
            + re.escape(comma + key.format("prompt")) + _NUMBER + re.escape(comma + key.format("output")) + _NUMBER
            + re.escape(close))
-    return re.compile(f"{row}(?:{re.escape(between)}{row})*".encode())
+    return re.compile(f"{row}(?:{re.escape(between)}{row})*".encode()), between.encode()
 
 
 # the layouts geosched's writers produce: write_instance (indent=1) and json.dumps' default
@@ -323,10 +325,10 @@ _FIELDS = {key: re.compile((f'"{key}"{_WS}:{_WS}' + ('"([^"]*)"' if key == "id" 
            for key in _REQUEST_KEYS}
 
 
-def _canonical_columns(text: bytes) -> tuple[int, list[str], list[int], list[int], list[int]] | None:
-    """``(memory, ids, arrivals, prompts, outputs)`` when ``text`` is exactly one instance object in
-    the canonical layout (the rows must tile the list, so no other key, value or separator can
-    hide between them), else None."""
+def _canonical_rows(text: bytes) -> tuple[int, int, int] | None:
+    """``(memory, start, stop)`` when ``text`` is exactly one instance object in the canonical layout
+    with its request rows at ``text[start:stop]`` (the rows must tile the list, so no other key,
+    value or separator can hide between them), else None."""
     head = _HEAD.match(text)
     end = text.rfind(b"]")
     if head is None or end < head.end() or not _TAIL.match(text, end):
@@ -334,38 +336,74 @@ def _canonical_columns(text: bytes) -> tuple[int, list[str], list[int], list[int
     start, stop = head.end(), end
     while stop > start and text[stop - 1] in b" \t\n\r":
         stop -= 1
-    if stop == start or not any(rows.fullmatch(text, start, stop) for rows in _LAYOUTS):  # no slice: 100 MB
+    if stop == start or not any(_tiles(text, start, stop, rows, between) for rows, between in _LAYOUTS):
         return None
-    columns = [list(map(bytes.decode, _FIELDS["id"].findall(text, start, stop)))]  # ASCII ids
-    for key in _REQUEST_KEYS[1:]:
-        digits = _FIELDS[key].findall(text, start, stop)
-        if len(digits) != len(columns[0]):  # cannot happen once the rows tile the list; checked all the same
-            return None
-        columns.append(list(map(int, digits)))
-    return (int(head.group(1)), *columns)
+    return int(head.group(1)), start, stop
 
 
-def _trusted_instance(memory: int, ids: list[str], arrivals: list[int], prompts: list[int],
-                      outputs: list[int]) -> Instance | None:
-    """The instance of checked columns, built without per-request validation: every rule of
-    :class:`Request` and :class:`Instance` is checked here over whole columns; None if one fails."""
-    n = len(ids)
-    if not (n == len(arrivals) == len(prompts) == len(outputs)) or not 1 <= memory <= MAX_VALUE:
-        return None
-    if n and (min(outputs) < 1 or max(max(arrivals), max(prompts), max(outputs)) > MAX_VALUE
-              or max(map(operator.add, prompts, outputs)) > memory or len(set(ids)) != n):
+def _tiles(text: bytes, start: int, stop: int, rows: re.Pattern[bytes], between: bytes) -> bool:
+    """Whether ``text[start:stop]`` is rows of one layout, ``row (between row)*``, matched a chunk of
+    rows at a time (one match of a million rows holds hundreds of MB of the regex engine's stack)."""
+    while True:
+        end = text.find(b"}", min(start + _CHUNK_BYTES, stop - 1), stop)
+        end = stop if end < 0 else end + 1
+        if not rows.fullmatch(text, start, end):  # no slice: 100 MB
+            return False
+        if end == stop:
+            return True
+        if not text.startswith(between, end):
+            return False
+        start = end + len(between)
+
+
+_CHUNK_BYTES = 1 << 20  # rows parsed at a time: the columns of one chunk, never of the whole file, are held
+
+
+def _row_chunks(text: bytes, start: int, stop: int) -> Any:
+    """``(ids, arrivals, prompts, outputs)`` of consecutive runs of whole rows (a ``}`` ends a row:
+    no id holds one)."""
+    while start < stop:
+        end = text.find(b"}", min(start + _CHUNK_BYTES, stop - 1), stop)
+        end = stop if end < 0 else end + 1
+        ids = list(map(bytes.decode, _FIELDS["id"].findall(text, start, end)))  # ASCII ids
+        yield (ids, *(list(map(int, _FIELDS[key].findall(text, start, end))) for key in _REQUEST_KEYS[1:]))
+        start = end
+
+
+def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instance | None:
+    """The instance of the canonical rows ``text[start:stop]``, built without per-request validation:
+    every rule of :class:`Request` and :class:`Instance` is checked here over whole columns, a chunk
+    at a time; None if one fails."""
+    if not 1 <= memory <= MAX_VALUE:
         return None
     new, set_id, set_arrival, set_prompt, set_output = (object.__new__, Request.id.__set__, Request.arrival.__set__,
                                                         Request.prompt.__set__, Request.output.__set__)
-    requests = []
+    requests: list[Request] = []
     append = requests.append
-    for request_id, arrival, prompt, output in zip(ids, arrivals, prompts, outputs):
-        request = new(Request)
-        set_id(request, request_id)
-        set_arrival(request, arrival)
-        set_prompt(request, prompt)
-        set_output(request, output)
-        append(request)
+    seen: set[str] = set()
+    collecting = gc.isenabled()
+    gc.disable()  # a million acyclic objects: the cyclic collector's passes over them would double the time
+    try:
+        for ids, arrivals, prompts, outputs in _row_chunks(text, start, stop):
+            n = len(ids)
+            if not n == len(arrivals) == len(prompts) == len(outputs):  # cannot happen once the rows tile
+                return None
+            if n and (min(outputs) < 1 or max(max(arrivals), max(prompts), max(outputs)) > MAX_VALUE
+                      or max(map(operator.add, prompts, outputs)) > memory):
+                return None
+            seen.update(ids)
+            for request_id, arrival, prompt, output in zip(ids, arrivals, prompts, outputs):
+                request = new(Request)
+                set_id(request, request_id)
+                set_arrival(request, arrival)
+                set_prompt(request, prompt)
+                set_output(request, output)
+                append(request)
+    finally:
+        if collecting:
+            gc.enable()
+    if len(seen) != len(requests):
+        return None
     instance = new(Instance)
     Instance.memory.__set__(instance, memory)
     Instance.requests.__set__(instance, tuple(requests))
@@ -407,8 +445,57 @@ def schedule_from_dict(data: Any, source: str = "schedule") -> dict[str, Any]:
 
 
 def read_schedule(path: str | Path) -> dict[str, Any]:
-    """Read a schedule JSON file strictly (see :func:`schedule_from_dict` for its two forms)."""
-    return schedule_from_dict(loads(read_text(path), str(path)), source=str(path))
+    """Read a schedule JSON file strictly (see :func:`schedule_from_dict` for its two forms).
+
+    A file in ``json.dumps({"starts": starts})``'s layout is read by :func:`canonical_schedule`
+    (no JSON objects built); any other text by the strict reader, with the same result."""
+    raw = read_bytes(path)
+    starts = canonical_schedule(raw)
+    if starts is not None:
+        return starts
+    return schedule_from_dict(loads(decode_text(raw, path), str(path)), source=str(path))
+
+
+_STEP = "-?(?:0|[1-9][0-9]{0,17})"  # at most 18 digits: always inside [-2^63, 2^63)
+_SCHEDULE_ROWS = re.compile(f"{_ID}: {_STEP}(?:, {_ID}: {_STEP})*".encode())
+_SCHEDULE_HEAD = re.compile(f'{_WS}\\{{{_WS}"starts"{_WS}:{_WS}\\{{'.encode())
+_SCHEDULE_TAIL = re.compile(f"\\}}{_WS}\\}}{_WS}\\Z".encode())
+_SCHEDULE_IDS = re.compile(b'"([A-Za-z0-9_.:\\-]{1,256})": ')
+_SCHEDULE_STEPS = re.compile(f'": ({_STEP})'.encode())
+
+
+def canonical_schedule(text: bytes) -> dict[str, int] | None:
+    """The starts of a schedule file's bytes in ``json.dumps({"starts": {id: step, ...}})``'s layout
+    (ids of letters, digits and ``_.:-``, distinct; integer steps of at most 18 digits), exactly as
+    the strict reader gives them; None for any other text (the strict reader then decides).
+    Matched and parsed a chunk of rows at a time, as instance files are.
+
+    >>> canonical_schedule(b'{"starts": {"r0": 5, "r1": -0}}')
+    {'r0': 5, 'r1': 0}
+    >>> canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None  # a duplicate key: the strict reader's error
+    True
+    """
+    head = _SCHEDULE_HEAD.match(text)
+    stop = text.rfind(b"}", 0, text.rfind(b"}"))  # the end of the rows: the inner object's brace
+    if head is None or stop < head.end() or not _SCHEDULE_TAIL.match(text, stop):
+        return None
+    starts: dict[str, int] = {}
+    rows = 0
+    start = head.end()
+    while True:
+        end = text.find(b', "', min(start + _CHUNK_BYTES, stop), stop)  # ', "' only separates rows
+        end = stop if end < 0 else end
+        if not _SCHEDULE_ROWS.fullmatch(text, start, end):  # no slice: 20 MB
+            return None
+        ids = list(map(bytes.decode, _SCHEDULE_IDS.findall(text, start, end)))
+        steps = list(map(int, _SCHEDULE_STEPS.findall(text, start, end)))
+        if len(ids) != len(steps):  # cannot happen once the rows match; checked all the same
+            return None
+        starts.update(zip(ids, steps))
+        rows += len(ids)
+        if end == stop:
+            return starts if len(starts) == rows else None
+        start = end + 2
 
 
 def write_instance(instance: Instance, path: str | Path) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -441,8 +442,12 @@ def simulate(
     if len(predicted) != instance.n or any(v < 1 for v in predicted):
         raise ValidationError(f"predictor {predictor_obj.name!r}", len(predicted),
                               f"must return one prediction >= 1 per request ({instance.n} requests)")
-    run = ReplicaEngine.from_instance(instance, policy_obj.keys(instance, predicted), predicted, backfill=backfill,
-                                      observer=observer)
+    keys = policy_obj.keys(instance, predicted)
+    if not backfill and observer is None and instance.n >= COMPILED_MIN_REQUESTS:
+        compiled = _simulate_compiled(instance, policy_obj, predictor_obj.name, keys, predicted, started)
+        if compiled is not None:
+            return compiled
+    run = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill, observer=observer)
     run.run()
     requests = instance.requests
     return SimulationResult(
@@ -459,6 +464,49 @@ def simulate(
         extra=dict(policy_obj.parameters(predicted)),
         message=f"{policy_obj.name}: {instance.n} requests started, {run.evictions} evictions, "
                 f"{run.decisions} decision points",
+        wall_time=time.perf_counter() - started,
+    )
+
+
+COMPILED_MIN_REQUESTS = 20_000  # from here on the compiled loop pays for loading numba (about a second)
+
+
+def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: str, keys: list[Any],
+                       predicted: list[int], started: float) -> SimulationResult | None:
+    """:func:`simulate`'s result from the compiled decision loop (:mod:`.fastsim`), for exact lengths,
+    int keys and int64-safe instances; None otherwise (the engine then runs). The loop is a port of
+    :class:`ReplicaEngine`'s exact mode: the same decisions, starts and order (``tests/test_million.py``)."""
+    from geosched.reference_impl import fastsim
+
+    requests = instance.requests
+    n, memory = len(requests), instance.memory
+    prompt = np.fromiter(map(operator.attrgetter("prompt"), requests), dtype=np.int64, count=n)
+    output = np.fromiter(map(operator.attrgetter("output"), requests), dtype=np.int64, count=n)
+    arrival = np.fromiter(map(operator.attrgetter("arrival"), requests), dtype=np.int64, count=n)
+    belief = np.asarray(predicted)  # the engine's beliefs are min(prediction, M - s): exact mode needs them = o
+    if belief.dtype != np.int64 or not np.array_equal(np.minimum(belief, memory - prompt), output) \
+            or not fastsim.fits_int64(memory, arrival, output):
+        return None
+    order = fastsim.priority_order(keys, arrival)
+    if order is None:
+        return None
+    start, admitted, decisions = fastsim.run_exact(memory, prompt, output, arrival, order,
+                                                   np.argsort(arrival, kind="stable"))
+    ids = [r.id for r in requests]
+    starts = start.tolist()
+    return SimulationResult(
+        policy=policy_obj.name,
+        predictor=predictor_name,
+        backfill=False,
+        starts=dict(zip(ids, starts)),
+        completions=dict(zip(ids, (start + output).tolist())),
+        admission_order=tuple(map(ids.__getitem__, admitted.tolist())),
+        evictions=0,
+        wasted_tokens=0,
+        evicted_segments=(),
+        decisions=int(decisions),
+        extra=dict(policy_obj.parameters(predicted)),
+        message=f"{policy_obj.name}: {n} requests started, 0 evictions, {decisions} decision points",
         wall_time=time.perf_counter() - started,
     )
 

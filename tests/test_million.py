@@ -1,0 +1,281 @@
+"""Issue 21 item 8: the fast paths for 1,000,000 requests give exactly what the general paths give.
+
+The compiled decision loop (:mod:`geosched.reference_impl.fastsim`) against the simulator's
+``ReplicaEngine`` (and the naive per-step reference); the column reader and the checker's column
+path against the general ones, on generated instances with ties and on bad inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from stepwise_reference import stepwise_simulate
+
+from geosched.errors import GeoschedError
+from geosched.reference_impl import checker, fastsim, model, simulator
+from geosched.reference_impl.checker import check_schedule, sorted_unique
+from geosched.reference_impl.jsonfile import loads, read_text
+from geosched.reference_impl.model import (
+    Instance,
+    Request,
+    canonical_instance,
+    canonical_schedule,
+    instance_from_dict,
+    instance_from_text,
+    instance_to_dict,
+    read_schedule,
+    schedule_from_dict,
+)
+from geosched.reference_impl.policies import make_policy
+
+
+@st.composite
+def tied_instances(draw, max_n: int = 40):
+    """Small budgets and few distinct values: many equal keys, arrivals and ends."""
+    memory = draw(st.integers(2, 40))
+    n = draw(st.integers(1, max_n))
+    requests = []
+    for k in range(n):
+        output = draw(st.integers(1, min(memory, draw(st.sampled_from([2, 4, memory])))))
+        prompt = draw(st.integers(0, memory - output))
+        arrival = draw(st.sampled_from([0, 0, 1, 3, draw(st.integers(0, 60))]))
+        requests.append(Request(f"q{n - k}", arrival, prompt, output))  # ids in reverse: ids are labels
+    return Instance(memory, requests)
+
+
+def _engine_result(instance, policy):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 10**18)
+        return simulator.simulate(instance, policy)
+
+
+def _compiled_result(instance, policy):
+    calls = []
+    real = fastsim.run_exact
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+        patch.setattr(fastsim, "run_exact", counted)
+        result = simulator.simulate(instance, policy)
+    assert calls == [1], "the compiled loop did not run"
+    return result
+
+
+@settings(deadline=None)
+@given(tied_instances(), st.sampled_from(["svf", "sjf", "fcfs", "svf1"]))
+def test_compiled_loop_equals_the_engine(instance, policy):
+    expected = _engine_result(instance, policy)
+    got = _compiled_result(instance, policy)
+    assert got == expected  # every field: starts, completions, admission order, decisions, message
+    assert got.message == expected.message and got.decisions == expected.decisions
+    keys = make_policy(policy).keys(instance, [r.output for r in instance.requests])
+    starts, _ = stepwise_simulate(instance, keys, [r.output for r in instance.requests], backfill=False)
+    assert got.starts == starts
+
+
+def test_compiled_loop_hand_worked():
+    # M = 12: b (1, 5) first by volume, a (6, 3) waits until b's usage 1 + t leaves room: 6 + 3 + 6 > 12
+    # until t = 5 (b holds 6 at step 5, a holds 7 at step 6 when b is gone)
+    start, order, decisions = fastsim.run_exact(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]),
+                                                np.array([1, 0]), np.array([0, 1]))
+    assert start.tolist() == [5, 0] and order.tolist() == [1, 0] and decisions == 2
+
+
+class _Longer:
+    name = "longer"
+
+    def predict(self, instance):
+        return np.array([r.output + 1 for r in instance.requests])
+
+
+def test_falls_back_outside_its_case(monkeypatch):
+    calls = []
+    monkeypatch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+    monkeypatch.setattr(fastsim, "run_exact", lambda *a: calls.append(1))
+    instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
+    simulator.simulate(instance, "svf", backfill=True)
+    simulator.simulate(instance, "svf", predictor=_Longer())
+    simulator.simulate(instance, "svf", block_size=2)
+    simulator.simulate(instance, "svf", observer=lambda interval: None)
+    huge = Instance(2**53, [Request(f"r{k}", 0, 0, 2**53) for k in range(10)])  # past fits_int64's bound
+    assert simulator.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}
+    assert calls == []
+
+
+@pytest.mark.parametrize("arrival,output,memory,fits", [
+    ([0, 5], [3, 4], 39, True),
+    ([2**53], [2**53], 2**53, True),  # 4 * 3 * 4 * 2^53 < 2^62
+    ([0] * 10, [2**53] * 10, 2**53, False),  # 4 * 12 * 13 * 2^53 >= 2^62
+])
+def test_fits_int64(arrival, output, memory, fits):
+    assert fastsim.fits_int64(memory, np.array(arrival, dtype=np.int64), np.array(output, dtype=np.int64)) is fits
+
+
+def test_priority_order_is_key_arrival_position():
+    order = fastsim.priority_order([3, 1, 1, 1], np.array([0, 2, 1, 1]))
+    assert order.tolist() == [2, 3, 1, 0]
+    assert fastsim.priority_order([1.5, 2], np.array([0, 0])) is None
+    assert fastsim.priority_order([2**70, 1], np.array([0, 0])) is None
+
+
+# ---------------------------------------------------------------- the schedule reader
+
+_ID_CHARS = "abcxyzR019_.:-"
+
+
+def _general_schedule(path):
+    """The strict reader alone (what read_schedule did before the canonical layout)."""
+    return schedule_from_dict(loads(read_text(path), str(path)), source=str(path))
+
+
+def _outcome(read, path):
+    try:
+        return "ok", read(path), list(read(path))
+    except GeoschedError as exc:
+        return "error", type(exc).__name__, str(exc)
+
+
+_steps = st.one_of(st.integers(-(10**18) + 1, 10**18 - 1), st.sampled_from([0, -1, 2**63 - 1, -(2**63), 2**63, 10**18]))
+_starts = st.dictionaries(st.text(_ID_CHARS, min_size=1, max_size=6), _steps, max_size=12)
+
+
+@settings(deadline=None)
+@given(_starts, st.sampled_from(["plain", "duplicate", "extra", "bare", "indent", "float", "nan", "bool", "nested",
+                                 "quote", "trailing", "empty", "separator"]), st.integers(1, 40))
+def test_schedule_reader_equals_the_strict_reader(tmp_path_factory, starts, mutation, chunk):
+    text = json.dumps({"starts": starts}) + "\n"
+    if mutation == "duplicate" and starts:
+        key, value = next(iter(starts.items()))
+        text = text.replace("}}", f', "{key}": {value}}}}}')
+    elif mutation == "extra":
+        text = text.replace("}}", '}, "tel": 3}')
+    elif mutation == "bare":
+        text = json.dumps(starts)
+    elif mutation == "indent":
+        text = json.dumps({"starts": starts}, indent=1)
+    elif mutation in ("float", "nan", "bool", "nested", "quote") and starts:
+        value = {"float": "1.5", "nan": "NaN", "bool": "true", "nested": "[1, 2]", "quote": '"\\u0041"'}[mutation]
+        key = next(iter(starts))
+        text = text.replace(f'"{key}": {starts[key]}', f'"{key}": {value}', 1)
+    elif mutation == "trailing":
+        text += "x"
+    elif mutation == "empty":
+        text = '{"starts": {}}'
+    elif mutation == "separator":
+        text = text.replace(', "', ',,"', 1)
+    path = tmp_path_factory.mktemp("schedule") / "s.json"
+    path.write_text(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "_CHUNK_BYTES", chunk)  # chunk boundaries at every row
+        fast = _outcome(read_schedule, path)
+        if mutation == "plain" and starts and all(abs(v) < 10**18 for v in starts.values()):
+            assert canonical_schedule(path.read_bytes()) == starts  # the chunked path was taken
+    assert fast == _outcome(_general_schedule, path)
+
+
+def test_schedule_reader_takes_the_canonical_layout():
+    starts = {"r0": 5, "a:b-c.d_e": -12, "z": 10**18 - 1}
+    assert canonical_schedule((json.dumps({"starts": starts}) + "\n").encode()) == starts
+    assert canonical_schedule(json.dumps({"starts": {"r0": 10**18}}).encode()) is None  # 19 digits: strict reader
+    assert canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None
+    many = {f"r{k}": k * (-1) ** k for k in range(50)}
+    for chunk in (1, 7, 10**6):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(model, "_CHUNK_BYTES", chunk)
+            assert canonical_schedule(json.dumps({"starts": many}).encode()) == many
+
+
+def test_instance_reader_takes_the_canonical_layout_in_chunks():
+    instance = Instance(40, [Request(f"r{k}", k % 3, k % 5, 1 + k % 7) for k in range(50)])
+    for indent in (None, 1):
+        for chunk in (1, 7, 10**6):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(model, "_CHUNK_BYTES", chunk)
+                assert canonical_instance(json.dumps(instance_to_dict(instance), indent=indent)) == instance
+
+
+@settings(deadline=None)
+@given(st.lists(st.integers(-5, 5) | st.integers(-(2**70), 2**70), max_size=30), st.booleans())
+def test_sorted_unique_is_numpy_unique(values, exact):
+    dtype = object if not exact else np.int64
+    if exact:
+        values = [min(max(v, -(2**63)), 2**63 - 1) for v in values]
+    array = np.array(values, dtype=dtype)
+    assert sorted_unique(array).tolist() == np.unique(array).tolist()
+
+
+# ---------------------------------------------------------------- the instance reader, a chunk of rows at a time
+
+_INSTANCE_MUTATIONS = [None, ("}", "},"), ('"output": ', '"output": 0, "output": '), (",\n  {", ", {"),
+                       ('"id": "', '"id": "}'), ('"prompt": ', '"prompt": 99'), (",\n  {", ",\n  {}, {"),
+                       ('"id": "', '"id": "r0'), (",\n  {", ",\n \t{"), (", {", ",\t{"),
+                       (",\n  {", ",\n ,{"), (", {", ",,{"), "output 0", "output M"]
+
+
+def _read(read, text):
+    try:
+        return "ok", read(text)
+    except GeoschedError as exc:
+        return "error", type(exc).__name__, str(exc)
+
+
+@settings(deadline=None)
+@given(tied_instances(max_n=12), st.integers(1, 80), st.booleans(), st.sampled_from(_INSTANCE_MUTATIONS),
+       st.integers(0, 40))
+def test_instance_reader_in_chunks_equals_the_strict_reader(instance, chunk, compact, mutation, where):
+    text = json.dumps(instance_to_dict(instance), indent=None if compact else 1)
+    if mutation in ("output 0", "output M"):  # a rule of Request or Instance broken in one row
+        value = "0" if mutation == "output 0" else str(instance.memory + 1)
+        text = re.sub('"output": [0-9]+', f'"output": {value}', text, count=1 + where % 3)
+    elif mutation is not None:
+        old, new = mutation
+        places = [k for k in range(len(text)) if text.startswith(old, k)]
+        if places:
+            k = places[where % len(places)]
+            text = text[:k] + new + text[k + len(old):]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "_CHUNK_BYTES", chunk)  # chunk boundaries at every row
+        fast = _read(instance_from_text, text)
+        if mutation is None:
+            assert canonical_instance(text) == instance  # the chunked path was taken
+    strict = _read(lambda t: instance_from_dict(loads(t, "instance"), source="instance"), text)
+    assert fast == strict
+
+
+# ---------------------------------------------------------------- the checker's column path
+
+@pytest.mark.parametrize("n,arrival,early", [(1100, 2**53 - 40, True), (1100, 7, True), (5, 2**53 - 40, False)])
+def test_column_path_sums_are_exact_near_int64(n, arrival, early):
+    """1100 early starts of 2^53 steps each: their waits sum past -2^63, so the column path must add
+    them as Python integers."""
+    instance = Instance(40, [Request(f"r{k}", arrival, k % 3, 1 + k % 5) for k in range(n)])
+    starts = {r.id: (0 if early else r.arrival + 6 * k) for k, r in enumerate(instance.requests)}
+    fast = check_schedule(instance, starts)
+    assert checker_columns(instance, starts) is not None  # the column path was the one taken
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(checker, "_check_columns", lambda *args: None)
+        general = check_schedule(instance, starts)
+    assert fast == general and fast.feasible is not early
+    assert fast.metrics.mean_wait == (-arrival * n if early else sum(6 * k for k in range(n))) / n
+
+
+def checker_columns(instance, starts):
+    return checker._check_columns(instance, starts, 0.0)
+
+
+@pytest.mark.parametrize("spec", ["burst:n=3000", "poisson:n=3000,mu=0.2,rho=0.9", "chat:n=2000"])
+def test_compiled_loop_equals_the_engine_on_generated_workloads(spec):
+    from geosched.reference_impl.workloads import load_workload
+
+    instance = load_workload(spec, seed=3)
+    for policy in ("svf", "fcfs"):
+        assert _compiled_result(instance, policy) == _engine_result(instance, policy)
