@@ -174,9 +174,9 @@ def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
 
 
 def _usage(p, x, s, o, members):
-    import z3
+    from geosched.reference_impl.z3model import usage
 
-    return z3.Sum([z3.If(z3.And(x[k] < p, p <= x[k] + o[k]), s[k] + p - x[k], 0) for k in members] or [z3.IntVal(0)])
+    return usage([(s[k], x[k], x[k] + o[k]) for k in members], p)  # the shared memory encoding
 
 
 def _fits_at(i: int, t: int, M, x, s, o):

@@ -62,6 +62,7 @@ __all__ = [
     "svf_schedule",
     "feasible_schedule",
     "canonical_schedule",
+    "CUTS",
     "ratio_exceeds",
     "ceiling_constraints",
 ]
@@ -232,29 +233,40 @@ def feasible_schedule(b: BurstBounds, v: BurstVariables) -> tuple[list[z3.BoolRe
     return cons, held
 
 
-def canonical_schedule(b: BurstBounds, v: BurstVariables, held: Sequence[Any]) -> list[z3.BoolRef]:
-    """Cuts on ``y`` that every optimal schedule satisfies after permuting identical requests (module
-    docstring), so ``unsat`` with them still speaks of OPT:
+CUTS = ("identical", "makespan", "idle", "shift")  # every cut canonical_schedule knows
 
-    * identical requests ``i < j`` start in index order (a permutation keeps feasibility and TEL);
-    * some request starts at 0, and each ``y_i > 0`` overlaps a request running at step ``y_i``
+
+def canonical_schedule(b: BurstBounds, v: BurstVariables, held: Sequence[Any],
+                       cuts: Iterable[str] = CUTS) -> list[z3.BoolRef]:
+    """Cuts on ``y`` that every optimal schedule satisfies after permuting identical requests (module
+    docstring), so ``unsat`` with them still speaks of OPT; ``cuts`` names those to add:
+
+    * ``identical``: identical requests ``i < j`` start in index order (a permutation keeps feasibility and TEL);
+    * ``makespan``: the makespan is at most ``sum o`` (no idle step before the last start);
+    * ``idle``: some request starts at 0, and each ``y_i > 0`` overlaps a request running at step ``y_i``
       (else every request from ``y_i`` on moves one step left: feasible, smaller TEL);
-    * each ``y_i > 0`` cannot move one step left alone: at its first step ``w + s_i + 1 > M`` or at a later
-      step of its run ``w + 1 > M`` (moving it adds ``s_i + 1`` tokens at step ``y_i`` and one at each step
-      up to ``y_i + o_i - 1``);
-    * the makespan is at most ``sum o`` (no idle step before the last start).
+    * ``shift``: each ``y_i > 0`` cannot move one step left alone: at its first step ``w + s_i + 1 > M`` or at a
+      later step of its run ``w + 1 > M`` (moving it adds ``s_i + 1`` tokens at step ``y_i`` and one at each
+      step up to ``y_i + o_i - 1``).
     """
+    chosen = set(cuts)
+    if chosen - set(CUTS):
+        raise ValidationError("ceiling cut", sorted(chosen - set(CUTS))[0], f"must be one of {', '.join(CUTS)}")
     s, o, y, memory = v.prompts, v.outputs, v.y, v.memory
     n, total = b.n, z3.Sum(list(o))
-    cons: list[z3.BoolRef] = [z3.Or([yi == 0 for yi in y])]
+    cons: list[z3.BoolRef] = [z3.Or([yi == 0 for yi in y])] if "idle" in chosen else []
     for i in range(n):
-        cons.append(y[i] + o[i] <= total)
-        for j in range(i + 1, n):
-            cons.append(z3.Implies(z3.And(s[i] == s[j], o[i] == o[j]), y[i] <= y[j]))
-        others = [z3.And(y[j] < y[i], y[i] <= y[j] + o[j]) for j in range(n) if j != i]
-        blocked = [z3.And(y[i] <= t, t < y[i] + o[i], held[t] + 1 + z3.If(y[i] == t, s[i], 0) > memory)
-                   for t in range(1, b.horizon + 1)]
-        cons.append(z3.Or(y[i] == 0, z3.And(z3.Or(others or [z3.BoolVal(False)]), z3.Or(blocked))))
+        if "makespan" in chosen:
+            cons.append(y[i] + o[i] <= total)
+        if "identical" in chosen:
+            cons += [z3.Implies(z3.And(s[i] == s[j], o[i] == o[j]), y[i] <= y[j]) for j in range(i + 1, n)]
+        if "idle" in chosen:
+            others = [z3.And(y[j] < y[i], y[i] <= y[j] + o[j]) for j in range(n) if j != i]
+            cons.append(z3.Or(y[i] == 0, *others))
+        if "shift" in chosen:
+            blocked = [z3.And(y[i] <= t, t < y[i] + o[i], held[t] + 1 + z3.If(y[i] == t, s[i], 0) > memory)
+                       for t in range(1, b.horizon + 1)]
+            cons.append(z3.Or(y[i] == 0, *blocked))
     return cons
 
 
@@ -265,12 +277,9 @@ def ratio_exceeds(ratio: Fraction, v: BurstVariables) -> z3.BoolRef:
     return ratio.denominator * tel_x > ratio.numerator * tel_y
 
 
-def ceiling_constraints(b: BurstBounds, v: BurstVariables, *, canonical: bool = True) -> list[z3.BoolRef]:
-    """Every family but the ratio: the instance, SVF's order and schedule, a feasible ``y`` (canonical
-    unless ``canonical=False``)."""
+def ceiling_constraints(b: BurstBounds, v: BurstVariables, *, cuts: Iterable[str] = CUTS) -> list[z3.BoolRef]:
+    """Every family but the ratio: the instance, SVF's order and schedule, a feasible ``y`` with the
+    canonical-form ``cuts`` (:func:`canonical_schedule`; ``()``: none)."""
     cons = instance_constraints(b, v) + svf_order(b, v) + svf_schedule(b, v)
     feasible, held = feasible_schedule(b, v)
-    cons += feasible
-    if canonical:
-        cons += canonical_schedule(b, v, held)
-    return cons
+    return cons + feasible + canonical_schedule(b, v, held, cuts)

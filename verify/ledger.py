@@ -243,6 +243,16 @@ ROWS: tuple[Claim, ...] = (
           "budget per replica, in every configuration",
           "secondary claim; a synthetic mixture whose class the predictor cannot see; preemptions = evictions "
           "with recompute", ("cluster:sagesched",)),
+    # the upper side for small bursts (issue 25, item 4): Z3 ceilings with symmetry breaking (verify/z3ceiling.py)
+    *(Claim(f"svf.z3_ceiling.{r}", f"ours (Z3 ceiling); {KONG} Thm. 3.2",
+            f"no burst instance of n requests (alpha <= 1/2) has TEL(SVF) > {r} TEL(OPT), for every n <= k",
+            "Z3 over every burst instance with M in [2, 10], s <= 4, 1 <= o <= 5, s + o <= M/2: SVF's schedule "
+            "determined (time-indexed first fit in volume order), a second schedule free, feasible and in a "
+            "canonical form some optimal schedule has; q TEL(SVF) > p TEL(y) unsat for n = 1, 2, ... until a query "
+            "reaches its resource limit (Z3 rlimit: the same reach on every machine); not vacuous: the same query at "
+            "6/5 is sat, its witness certified by the simulator and the checker",
+            "not a claim of the papers: the upper side of svf.lower_bound on small bounded instances only; "
+            "unknown beyond the n reached", (f"z3:svf_ceiling:{r}",)) for r in ("3/2", "2")),
 )
 CLAIMS: dict[str, Claim] = {c.id: c for c in ROWS}
 CLAIM_IDS: tuple[str, ...] = tuple(CLAIMS)

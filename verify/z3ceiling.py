@@ -23,8 +23,9 @@ Example
 >>> b = BurstBounds(n=2, memory=(4, 6), max_prompt=1, max_output=2)
 >>> ceiling_query(b, "3/2", rlimit=20_000_000).status
 'unsat'
->>> ceiling_query(BurstBounds(n=2, memory=(4, 4), max_prompt=0, max_output=2), "1", rlimit=20_000_000).status
-'sat'
+>>> answer = ceiling_query(BurstBounds(n=3, memory=(10, 10), max_prompt=2, max_output=4), "6/5", rlimit=20_000_000)
+>>> answer.status, answer.witness["ratio"]    # 3 requests (0, 4), (0, 4), (2, 3) in M = 10
+('sat', '15/12')
 """
 
 from __future__ import annotations
@@ -37,14 +38,16 @@ from typing import Any
 import z3
 
 from geosched.errors import SolverError, ValidationError
-from geosched.reference_impl.z3model import BurstBounds, BurstVariables, ceiling_constraints, ratio_exceeds
+from geosched.reference_impl.z3model import CUTS, BurstBounds, BurstVariables, ceiling_constraints, ratio_exceeds
 from geosched.results import Result
 from geosched.verify.z3util import Lemma, prove
 
 __all__ = ["BurstBounds", "CeilingAnswer", "CeilingSweep", "ceiling_lemma", "ceiling_query", "ceiling_sweep",
-           "certify_model"]
+           "certify_model", "LEDGER_BOUNDS"]
 
 KONG = "Kong, Qi, Ye, Zhou, arXiv 2606.22327"
+# the instances the ledger's ceiling rows cover (svf.z3_ceiling.*): the range of M and the lengths
+LEDGER_BOUNDS: dict[str, Any] = {"memory": (2, 10), "max_prompt": 4, "max_output": 5, "alpha_max": "1/2"}
 
 
 def _ratio(value: Fraction | str | int) -> Fraction:
@@ -57,11 +60,11 @@ def _ratio(value: Fraction | str | int) -> Fraction:
     return ratio
 
 
-def ceiling_lemma(bounds: BurstBounds, ratio: Fraction | str, *, canonical: bool = True) -> Lemma:
+def ceiling_lemma(bounds: BurstBounds, ratio: Fraction | str, *, cuts: tuple[str, ...] = CUTS) -> Lemma:
     """The ceiling as a :class:`~geosched.verify.z3util.Lemma` (the conclusion: ``q TEL(x) <= p TEL(y)``)."""
     ratio = _ratio(ratio)
     v = BurstVariables.make(bounds.n)
-    assumptions = tuple(ceiling_constraints(bounds, v, canonical=canonical))
+    assumptions = tuple(ceiling_constraints(bounds, v, cuts=cuts))
     slightly_less = ratio * Fraction(999, 1000)
     return Lemma(
         name="svf_ceiling",
@@ -70,7 +73,7 @@ def ceiling_lemma(bounds: BurstBounds, ratio: Fraction | str, *, canonical: bool
         conclusion=z3.Not(ratio_exceeds(ratio, v)),
         stronger=z3.Not(ratio_exceeds(slightly_less, v)),
         variables=v.named(),
-        parameters={**bounds.to_dict(), "ratio": str(ratio), "canonical": canonical},
+        parameters={**bounds.to_dict(), "ratio": str(ratio), "cuts": list(cuts)},
         reference=f"{KONG}, Thm. 3.2 (upper side, bounded)",
         encoding="linear integer arithmetic, time-indexed SVF first fit, canonical second schedule",
     )
@@ -122,10 +125,10 @@ def certify_model(model: dict[str, Any], n: int, ratio: Fraction) -> dict[str, A
 
 
 def ceiling_query(bounds: BurstBounds, ratio: Fraction | str, *, rlimit: int, backend: str = "z3",
-                  canonical: bool = True) -> CeilingAnswer:
+                  cuts: tuple[str, ...] = CUTS) -> CeilingAnswer:
     """Is there an instance within ``bounds`` with ``TEL(SVF) > ratio * TEL(y)``? (module docstring)"""
     ratio = _ratio(ratio)
-    result = prove(ceiling_lemma(bounds, ratio, canonical=canonical), backend=backend, rlimit=rlimit)
+    result = prove(ceiling_lemma(bounds, ratio, cuts=cuts), backend=backend, rlimit=rlimit)
     witness = None
     if result.status == "proved":
         status, message = "unsat", f"no instance within {bounds.describe()} has TEL(SVF) > {ratio} TEL(OPT)"
@@ -167,7 +170,7 @@ class CeilingSweep(Result):
 
 def ceiling_sweep(ratio: Fraction | str, *, max_n: int, rlimit: int, memory: tuple[int, int] = (2, 10),
                   max_prompt: int = 4, max_output: int = 5, alpha_max: str = "1/2", backend: str = "z3",
-                  canonical: bool = True, start_n: int = 1) -> CeilingSweep:
+                  cuts: tuple[str, ...] = CUTS, start_n: int = 1) -> CeilingSweep:
     """Ceiling queries at ``ratio`` for ``n = start_n .. max_n``, each limited to ``rlimit`` units, stopping
     at the first answer that is not ``unsat``. Deterministic: the clock is never consulted."""
     ratio = _ratio(ratio)
@@ -178,7 +181,7 @@ def ceiling_sweep(ratio: Fraction | str, *, max_n: int, rlimit: int, memory: tup
     largest, reason = start_n - 1, "max_n reached"
     for n in range(start_n, max_n + 1):
         bounds = BurstBounds(n=n, memory=memory, max_prompt=max_prompt, max_output=max_output, alpha_max=alpha_max)
-        answer = ceiling_query(bounds, ratio, rlimit=rlimit, backend=backend, canonical=canonical)
+        answer = ceiling_query(bounds, ratio, rlimit=rlimit, backend=backend, cuts=cuts)
         answers.append(answer)
         if answer.status != "unsat":
             reason = f"n={n}: {answer.status}"
