@@ -8,17 +8,19 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import random
 import subprocess
 import sys
 from fractions import Fraction
 
 import pytest
+import z3
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.model import burst_instance
+from geosched.reference_impl.model import burst_instance, volume
 from geosched.reference_impl.simulator import simulate
-from geosched.reference_impl.z3model import CUTS, BurstBounds
+from geosched.reference_impl.z3model import CUTS, BurstBounds, BurstVariables, ceiling_constraints
 from geosched.verify.evidence import Context
 from geosched.verify.methods import METHODS, SOLVER_SWEEPS
 from geosched.verify.z3ceiling import ceiling_query, ceiling_sweep
@@ -84,6 +86,35 @@ def test_every_cut_alone_keeps_the_worst_instance(cuts):
     assert ceiling_query(bounds, worst - Fraction(1, 1000), rlimit=RLIMIT, cuts=cuts).status == "sat"
 
 
+def _instances(count: int, n: int, seed: int) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
+    """Seeded burst instances drawn from few distinct requests (identical requests are common), sorted by volume."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        memory = rng.randint(6, 10)
+        pairs = [(s, o) for s in range(3) for o in range(1, 4) if 2 * (s + o) <= memory]
+        menu = rng.sample(pairs, min(len(pairs), rng.randint(1, 3)))
+        drawn = [rng.choice(menu) for _ in range(n)]
+        out.append((memory, tuple(sorted(drawn, key=lambda r: volume(*r)))))  # the encoding's order: by volume
+    return out
+
+
+@pytest.mark.parametrize("memory, lengths", _instances(12, 4, seed=3))
+def test_the_canonical_second_schedule_reaches_the_brute_force_opt(memory, lengths):
+    # with the instance fixed, the cut schedule y reaches OPT's TEL (every cut is kept by some optimal
+    # schedule) and nothing below it (y is feasible)
+    n = len(lengths)
+    bounds = BurstBounds(n=n, memory=(memory, memory), max_prompt=2, max_output=3)
+    v = BurstVariables.make(n)
+    opt = _opt_tel(memory, lengths)
+    solver = z3.Solver()
+    solver.add(ceiling_constraints(bounds, v))
+    solver.add([p == s for p, (s, _) in zip(v.prompts, lengths)] + [q == o for q, (_, o) in zip(v.outputs, lengths)])
+    tel = z3.Sum([y + q for y, q in zip(v.y, v.outputs)])
+    assert solver.check(tel <= opt) == z3.sat
+    assert solver.check(tel <= opt - 1) == z3.unsat
+
+
 def test_not_vacuous_a_ratio_below_the_known_lower_bound_is_sat_and_rechecked():
     # 6/5 is below the certified SVF ratios of the hunts: the same query must find a witness
     answer = ceiling_query(BurstBounds(n=4, memory=(10, 10), max_prompt=4, max_output=5), "6/5", rlimit=RLIMIT)
@@ -103,7 +134,7 @@ _SWEEP = ("import json; from geosched.verify.z3ceiling import ceiling_sweep; "
 
 
 def test_the_sweep_is_deterministic_and_stops_on_the_resource_limit():
-    # a limit that n = 4 needs more than (about 1.2M units at 3/2): in two fresh processes the sweep stops at
+    # a limit below what n = 4 needs (1.5M units at 3/2; n = 3 needs 174k): in two fresh processes the sweep stops at
     # the same n, unknown, with the same units spent at every n (the clock is never consulted)
     runs = [json.loads(subprocess.run([sys.executable, "-c", _SWEEP], capture_output=True, text=True,
                                       check=True).stdout) for _ in range(2)]

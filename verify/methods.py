@@ -980,14 +980,14 @@ def _literature_48(claim: Any, ctx: Context) -> Evidence:
 # --------------------------------------------------------------------------- Z3 ceilings of SVF (issue 25)
 
 # the ceiling sweeps' reach per mode (verify/z3ceiling.py): the largest n attempted and each query's Z3 resource
-# limit. Units needed with every cut, M in [2, 10], s <= 4, o <= 5 (benchmarks/RESULTS.md, section 13): at 3/2
-# n = 6: 136M, n = 7: 905M; at 2 n = 7: 83M, n = 8: 621M. The default stops short of the slow n; thorough
-# reaches the measured frontier and asks one n more.
+# limit. Units needed (M in [2, 10], s <= 4, o <= 5, the default cuts; benchmarks/RESULTS.md, "Z3 ceilings of
+# SVF"): at 3/2 n = 5: 13.6M, n = 6: 129M; at 2 n = 6: 26M, n = 7: 144M; both past 200M one n later. The default
+# stops at that frontier (about 20 s of one core for both rows); thorough asks larger n with 10x the limit.
 SOLVER_SWEEPS["z3:svf_ceiling:3/2"] = {"quick": {"max_n": 4, "z3": 20_000_000},
-                                       "default": {"max_n": 6, "z3": 400_000_000},
-                                       "thorough": {"max_n": 9, "z3": 2_000_000_000}}
+                                       "default": {"max_n": 6, "z3": 200_000_000},
+                                       "thorough": {"max_n": 10, "z3": 2_000_000_000}}
 SOLVER_SWEEPS["z3:svf_ceiling:2"] = {"quick": {"max_n": 4, "z3": 20_000_000},
-                                     "default": {"max_n": 7, "z3": 400_000_000},
+                                     "default": {"max_n": 7, "z3": 200_000_000},
                                      "thorough": {"max_n": 10, "z3": 2_000_000_000}}
 
 

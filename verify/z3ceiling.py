@@ -38,16 +38,20 @@ from typing import Any
 import z3
 
 from geosched.errors import SolverError, ValidationError
-from geosched.reference_impl.z3model import CUTS, BurstBounds, BurstVariables, ceiling_constraints, ratio_exceeds
+from geosched.reference_impl.z3model import BurstBounds, BurstVariables, ceiling_constraints, ratio_exceeds
 from geosched.results import Result
 from geosched.verify.z3util import Lemma, prove
 
 __all__ = ["BurstBounds", "CeilingAnswer", "CeilingSweep", "ceiling_lemma", "ceiling_query", "ceiling_sweep",
-           "certify_model", "LEDGER_BOUNDS"]
+           "certify_model", "LEDGER_BOUNDS", "DEFAULT_CUTS"]
 
 KONG = "Kong, Qi, Ye, Zhou, arXiv 2606.22327"
 # the instances the ledger's ceiling rows cover (svf.z3_ceiling.*): the range of M and the lengths
 LEDGER_BOUNDS: dict[str, Any] = {"memory": (2, 10), "max_prompt": 4, "max_output": 5, "alpha_max": "1/2"}
+# the cuts the queries use by default: symmetry breaking of identical requests. The other canonical forms
+# (z3model.CUTS) are sound and tested, but measured slower (Z3 units at 3/2, M = 10: n = 6 none 89M, identical
+# 69M, all 136M; n = 7 none 966M, identical 635M, all 905M; benchmarks/RESULTS.md, "Z3 ceilings of SVF")
+DEFAULT_CUTS: tuple[str, ...] = ("identical",)
 
 
 def _ratio(value: Fraction | str | int) -> Fraction:
@@ -60,7 +64,7 @@ def _ratio(value: Fraction | str | int) -> Fraction:
     return ratio
 
 
-def ceiling_lemma(bounds: BurstBounds, ratio: Fraction | str, *, cuts: tuple[str, ...] = CUTS) -> Lemma:
+def ceiling_lemma(bounds: BurstBounds, ratio: Fraction | str, *, cuts: tuple[str, ...] = DEFAULT_CUTS) -> Lemma:
     """The ceiling as a :class:`~geosched.verify.z3util.Lemma` (the conclusion: ``q TEL(x) <= p TEL(y)``)."""
     ratio = _ratio(ratio)
     v = BurstVariables.make(bounds.n)
@@ -125,7 +129,7 @@ def certify_model(model: dict[str, Any], n: int, ratio: Fraction) -> dict[str, A
 
 
 def ceiling_query(bounds: BurstBounds, ratio: Fraction | str, *, rlimit: int, backend: str = "z3",
-                  cuts: tuple[str, ...] = CUTS) -> CeilingAnswer:
+                  cuts: tuple[str, ...] = DEFAULT_CUTS) -> CeilingAnswer:
     """Is there an instance within ``bounds`` with ``TEL(SVF) > ratio * TEL(y)``? (module docstring)"""
     ratio = _ratio(ratio)
     result = prove(ceiling_lemma(bounds, ratio, cuts=cuts), backend=backend, rlimit=rlimit)
@@ -170,7 +174,7 @@ class CeilingSweep(Result):
 
 def ceiling_sweep(ratio: Fraction | str, *, max_n: int, rlimit: int, memory: tuple[int, int] = (2, 10),
                   max_prompt: int = 4, max_output: int = 5, alpha_max: str = "1/2", backend: str = "z3",
-                  cuts: tuple[str, ...] = CUTS, start_n: int = 1) -> CeilingSweep:
+                  cuts: tuple[str, ...] = DEFAULT_CUTS, start_n: int = 1) -> CeilingSweep:
     """Ceiling queries at ``ratio`` for ``n = start_n .. max_n``, each limited to ``rlimit`` units, stopping
     at the first answer that is not ``unsat``. Deterministic: the clock is never consulted."""
     ratio = _ratio(ratio)
