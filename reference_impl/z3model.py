@@ -21,10 +21,10 @@ class of equivalent solutions, and every cut is satisfied by some optimal ``y``
   the first step ``t >= x_{i-1}`` at which request ``i`` passes the forward-looking check against
   the requests before it, checked at every step of ``(t, t + o_i]`` on prefix usages
   ``u_i(t)`` (the tokens of requests ``0..i-1``), one auxiliary integer per ``(i, t)``;
-* ``y`` in canonical form: identical requests start in index order; some request starts at 0;
-  every request that starts at ``y_i > 0`` either overlaps a request running at step ``y_i`` (no
-  idle step before it) or cannot start one step earlier (memory would overflow at a step of
-  ``[y_i, y_i + o_i)``); the makespan is at most ``sum o`` (no idle step).
+* ``y`` in canonical form (:data:`CUTS`, each optional): identical requests start in index order; some
+  request starts at 0 and every request that starts at ``y_i > 0`` overlaps a request running at step
+  ``y_i`` (no idle step before it); no such request can start one step earlier alone (memory would
+  overflow at a step of ``[y_i, y_i + o_i)``); the makespan is at most ``sum o``.
 
 Example
 -------
