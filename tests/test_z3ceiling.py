@@ -122,6 +122,14 @@ def test_not_vacuous_a_ratio_below_the_known_lower_bound_is_sat_and_rechecked():
     _recheck(answer.witness, Fraction(6, 5))
 
 
+def test_cvc5_gives_the_same_answers_on_the_same_formula():
+    bounds = BurstBounds(n=3, memory=(2, 10), max_prompt=4, max_output=5)
+    assert ceiling_query(bounds, "3/2", rlimit=2_000_000, backend="cvc5").status == "unsat"
+    answer = ceiling_query(bounds, "6/5", rlimit=2_000_000, backend="cvc5")
+    assert answer.status == "sat" and answer.backend == "cvc5"
+    _recheck(answer.witness, Fraction(6, 5))
+
+
 def test_unsat_at_three_halves_for_small_n():
     sweep = ceiling_sweep("3/2", max_n=4, rlimit=RLIMIT)
     assert sweep.status == "checked" and sweep.largest_n == 4
