@@ -983,7 +983,7 @@ def _literature_48(claim: Any, ctx: Context) -> Evidence:
 # limit. Units needed (M in [2, 10], s <= 4, o <= 5, the default cuts; benchmarks/RESULTS.md, "Z3 ceilings of
 # SVF"): at 3/2 n = 5: 13.6M, n = 6: 129M; at 2 n = 6: 26M, n = 7: 144M; both past 200M one n later. The default
 # stops at that frontier (about 20 s of one core for both rows) with a limit >= 3x the largest need in range;
-# thorough asks larger n (n = 7 at 3/2 needs 635M at M = 10, n = 8 at 2 needs 574M).
+# thorough asks larger n (n = 7 at 3/2 needs 731M, n = 8 at 2 needs 574M).
 SOLVER_SWEEPS["z3:svf_ceiling:3/2"] = {"quick": {"max_n": 4, "z3": 20_000_000},
                                        "default": {"max_n": 6, "z3": 500_000_000},
                                        "thorough": {"max_n": 10, "z3": 2_000_000_000}}
