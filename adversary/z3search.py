@@ -342,8 +342,8 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
     if rlimit is None:
         solver.set("timeout", max(1, int(timeout * 1000)))
     else:
-        if isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1:
-            raise ValidationError("z3 rlimit", rlimit, "must be an integer >= 1")
+        if isinstance(rlimit, bool) or not isinstance(rlimit, int) or not 1 <= rlimit < 2**32:
+            raise ValidationError("z3 rlimit", rlimit, "must be an integer in 1..2^32-1 (Z3 reads 32 bits)")
         solver.set("rlimit", rlimit)
     t0 = time.perf_counter()
     answer = solver.check()

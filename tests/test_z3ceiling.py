@@ -164,6 +164,8 @@ def test_bad_arguments_name_the_field():
     with pytest.raises(ValidationError, match="ceiling cut"):
         ceiling_query(BurstBounds(n=2, memory=(4, 4), max_prompt=1, max_output=1), "2", rlimit=RLIMIT,
                       cuts=("nope",))
+    with pytest.raises(ValueError, match="rlimit"):  # Z3 would wrap 10^10 around to 1.41G silently
+        ceiling_query(BurstBounds(n=2, memory=(4, 4), max_prompt=1, max_output=1), "2", rlimit=10**10)
     assert set(CUTS) == {"identical", "makespan", "idle", "shift"}
 
 
