@@ -174,9 +174,9 @@ def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
 
 
 def _usage(p, x, s, o, members):
-    import z3
+    from geosched.reference_impl.z3model import usage
 
-    return z3.Sum([z3.If(z3.And(x[k] < p, p <= x[k] + o[k]), s[k] + p - x[k], 0) for k in members] or [z3.IntVal(0)])
+    return usage([(s[k], x[k], x[k] + o[k]) for k in members], p)  # the shared memory encoding
 
 
 def _fits_at(i: int, t: int, M, x, s, o):
@@ -327,8 +327,11 @@ def _extract(policy: str, model: _Model, z3model) -> tuple[Any, Fraction]:
 
 
 def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeout: float = 60.0,
-          model: _Model | None = None) -> QueryResult:
-    """Is ``TEL(policy) >= ratio * TEL(S)`` satisfiable within ``bounds``? (see module docstring)"""
+          model: _Model | None = None, rlimit: int | None = None) -> QueryResult:
+    """Is ``TEL(policy) >= ratio * TEL(S)`` satisfiable within ``bounds``? (see module docstring)
+
+    ``rlimit``: stop on Z3's own work units instead of ``timeout`` seconds (the same answer on every
+    machine; the ledger's ceilings, :mod:`geosched.verify.z3ceiling`, always use one)."""
     import z3
 
     ratio = Fraction(ratio).limit_denominator(10**6) if isinstance(ratio, float) else Fraction(ratio)
@@ -336,7 +339,12 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
     solver = model.solver
     solver.push()
     solver.add(ratio_constraint(ratio, model.x, model.y, model.o))
-    solver.set("timeout", max(1, int(timeout * 1000)))
+    if rlimit is None:
+        solver.set("timeout", max(1, int(timeout * 1000)))
+    else:
+        if isinstance(rlimit, bool) or not isinstance(rlimit, int) or not 1 <= rlimit < 2**32:
+            raise ValidationError("z3 rlimit", rlimit, "must be an integer in 1..2^32-1 (Z3 reads 32 bits)")
+        solver.set("rlimit", rlimit)
     t0 = time.perf_counter()
     answer = solver.check()
     seconds = time.perf_counter() - t0

@@ -67,7 +67,7 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, methods, sagesched_claims
+from geosched.verify import empirical, methods, sagesched_claims, z3ceiling
 from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
@@ -85,7 +85,7 @@ __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS",
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, sagesched_claims)
+_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:

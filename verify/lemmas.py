@@ -43,6 +43,8 @@ from typing import Any
 import z3
 
 from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl.z3model import active_at as shared_active_at
+from geosched.reference_impl.z3model import usage
 from geosched.results import Result
 from geosched.verify.z3util import DEFAULT_TIMEOUT_MS, Lemma, LemmaReport, run_checks
 
@@ -113,13 +115,15 @@ def tel_decomposition(tel_svf: z3.ArithRef, tel_opt: z3.ArithRef, total_wait: z3
 
 
 def active_at(start: z3.ArithRef, output: z3.ArithRef, step: z3.ArithRef) -> z3.BoolRef:
-    """A request started at ``x`` holds memory at ``step`` iff ``x < step <= x + o``."""
-    return z3.And(start < step, step <= start + output)
+    """A request started at ``x`` holds memory at ``step`` iff ``x < step <= x + o`` (the shared encoding,
+    :func:`geosched.reference_impl.z3model.active_at`, with end ``x + o``)."""
+    return shared_active_at(start, start + output, step)
 
 
 def batch_usage(batch: list[tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef]], step: z3.ArithRef) -> z3.ArithRef:
-    """``sum_{j active at step} (s_j + step - x_j)`` over ``(prompt, start, output)`` triples."""
-    return z3.Sum([z3.If(active_at(x, o, step), s + step - x, 0) for s, x, o in batch]) if batch else z3.IntVal(0)
+    """``sum_{j active at step} (s_j + step - x_j)`` over ``(prompt, start, output)`` triples
+    (:func:`geosched.reference_impl.z3model.usage`)."""
+    return usage([(s, x, x + o) for s, x, o in batch], step)
 
 
 def batch_feasible(batch: list[tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef]], memory: z3.ArithRef,

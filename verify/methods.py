@@ -995,3 +995,57 @@ CLAIMS = (Claim(
     "none: a statement about the literature", "nothing to compute; the sources found are listed",
     ("literature:48",),
     order=("literature", 10), no_derivation="a statement about the literature: nothing to derive"),)
+
+
+# --------------------------------------------------------------------------- Z3 ceilings of SVF (issue 25)
+
+# the ceiling sweeps' reach per mode (verify/z3ceiling.py): the largest n attempted and each query's Z3 resource
+# limit. Units needed (M in [2, 10], s <= 4, o <= 5, the default cuts; benchmarks/RESULTS.md, "Z3 ceilings of
+# SVF"): at 3/2 n = 5: 13.6M, n = 6: 129M; at 2 n = 6: 26M, n = 7: 144M; both past 200M one n later. The default
+# stops at that frontier (about 20 s of one core for both rows) with a limit >= 3x the largest need in range;
+# thorough asks larger n (n = 7 at 3/2 needs 731M, n = 8 at 2 needs 574M).
+SOLVER_SWEEPS["z3:svf_ceiling:3/2"] = {"quick": {"max_n": 4, "z3": 20_000_000},
+                                       "default": {"max_n": 6, "z3": 500_000_000},
+                                       "thorough": {"max_n": 10, "z3": 2_000_000_000}}
+SOLVER_SWEEPS["z3:svf_ceiling:2"] = {"quick": {"max_n": 4, "z3": 20_000_000},
+                                     "default": {"max_n": 7, "z3": 500_000_000},
+                                     "thorough": {"max_n": 10, "z3": 2_000_000_000}}
+
+
+def _svf_ceiling(ratio: str) -> Method:
+    label = f"z3:svf_ceiling:{ratio}"
+
+    def method(claim: Any, ctx: Context) -> Evidence:
+        from geosched.verify.z3ceiling import LEDGER_BOUNDS, BurstBounds, ceiling_query, ceiling_sweep
+
+        limits = solver_limits(label, ctx)
+        t0 = time.perf_counter()
+        sweep = ceiling_sweep(ratio, max_n=limits["max_n"], rlimit=limits["z3"], **LEDGER_BOUNDS)
+        # not vacuous: the same query at 6/5 (below the hunts' certified ratios) must find a certified witness
+        probe = ceiling_query(BurstBounds(n=4, **LEDGER_BOUNDS), "6/5", rlimit=limits["z3"])
+        elapsed = time.perf_counter() - t0
+        per_n = [{"n": a.n, "status": a.status, "resources": a.resources} for a in sweep.answers]
+        data = {"largest_n": sweep.largest_n, "per_n": per_n, "rlimit": limits["z3"], "stopped": sweep.stopped_because,
+                "non_vacuity": probe.witness, "bounds": dict(LEDGER_BOUNDS, memory=list(LEDGER_BOUNDS["memory"]))}
+        if sweep.status == "refuted":
+            return Evidence(label, "bounded", "refuted", sweep.message, wall_time=elapsed, data=data,
+                            counterexample=ctx.write(f"z3_svf_ceiling_{ratio.replace('/', '_')}.json",
+                                                     sweep.answers[-1].to_dict()))
+        if sweep.status != "checked":
+            return Evidence(label, "bounded", "unknown", sweep.message, wall_time=elapsed, data=data)
+        if probe.status == "unsat":
+            return Evidence(label, "bounded", "vacuous", f"{sweep.message}; but the same query at 6/5 is unsat "
+                            "(the encoding admits too little)", wall_time=elapsed, data=data)
+        bound = sweep.bound_text()
+        probe_text = (f"the same query at 6/5 is sat (n = 4, certified {probe.witness['ratio']})"
+                      if probe.status == "sat" else "the 6/5 probe reached its limit")
+        return Evidence(label, "bounded", "checked", f"{sweep.message}; Z3 rlimit {limits['z3']} per query; "
+                        f"{probe_text}", bound=bound, wall_time=elapsed,
+                        discriminating=True if probe.status == "sat" else None, data=data,
+                        covers={label: ("checked", bound)})
+
+    return method
+
+
+METHODS["z3:svf_ceiling:3/2"] = _svf_ceiling("3/2")
+METHODS["z3:svf_ceiling:2"] = _svf_ceiling("2")

@@ -56,6 +56,7 @@ from geosched.errors import SolverError, UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, Request, instance_to_dict
 from geosched.reference_impl.policies import Policy, make_policy
 from geosched.reference_impl.simulator import admission_step
+from geosched.reference_impl.z3model import held_tokens, usage
 from geosched.results import Result
 
 __all__ = [
@@ -246,12 +247,11 @@ def build_spec(policy: str, n_running: int, n_waiting: int, horizon: int, *, bac
                      z3.And(keys[k] == keys[i], z3.Or(ak < ai, z3.And(ak == ai, idk < idi))))
 
     def usage_running(future: z3.ArithRef) -> z3.ArithRef:
-        return z3.Sum([z3.If(z3.And(x < future, future <= e), s + future - x, 0) for s, x, e in running]
-                      + [z3.IntVal(0)])
+        return usage(running, future)  # the shared memory encoding; running triples are (s, x, e)
 
     def candidate_usage(k: int, future: z3.ArithRef) -> z3.ArithRef:
-        _, _, s, o = waiting[k]
-        return z3.If(future <= step + o, s + future - step, 0)
+        _, _, s, o = waiting[k]  # a candidate would start at t and run (t, t + o]
+        return held_tokens(s, step, step + o, future)
 
     def fits(i: int, included: list[z3.BoolRef]) -> z3.BoolRef:
         # forall t' > t, expanded: every term is 0 after t + H within the domain

@@ -65,6 +65,7 @@ __all__ = [
     "z3_value",
     "smtlib",
     "BACKENDS",
+    "MAX_RLIMIT",
 ]
 
 DEFAULT_TIMEOUT_MS = 20_000
@@ -205,9 +206,13 @@ def make_solver(constraints: Iterable[z3.BoolRef], timeout_ms: int = DEFAULT_TIM
 BACKENDS = ("z3", "cvc5")
 
 
+MAX_RLIMIT = 2**32 - 1  # Z3 reads its rlimit parameter as an unsigned 32-bit integer: a larger one wraps around
+
+
 def _check_rlimit(rlimit: int | None) -> None:
-    if rlimit is not None and (isinstance(rlimit, bool) or not isinstance(rlimit, int) or rlimit < 1):
-        raise ValueError(f"rlimit: must be an integer >= 1 or None (got {rlimit!r})")
+    if rlimit is not None and (isinstance(rlimit, bool) or not isinstance(rlimit, int)
+                               or not 1 <= rlimit <= MAX_RLIMIT):
+        raise ValueError(f"rlimit: must be an integer in 1..{MAX_RLIMIT} or None (got {rlimit!r})")
 
 
 @dataclass(frozen=True)
