@@ -290,7 +290,7 @@ def _stranger_ran(address: str, kind: str) -> bool:
 
     try:
         proc = subprocess.run([sys.executable, "-c", _STRANGER, address, kind], capture_output=True, text=True,
-                              timeout=300)
+                              timeout=120)
     except subprocess.TimeoutExpired:
         return False
     return "RAN" in proc.stdout
