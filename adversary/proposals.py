@@ -42,7 +42,7 @@ import numpy as np
 from geosched.adversary.fluid import FluidFamily, maximise_gamma, svf_cycle_rate, volume
 from geosched.errors import ValidationError
 
-__all__ = ["Proposal", "propose_families", "single_group_pool", "MAX_PROPOSAL_MEMORY"]
+__all__ = ["Proposal", "ProposalSettings", "propose_families", "single_group_pool", "MAX_PROPOSAL_MEMORY"]
 
 MAX_PROPOSAL_MEMORY = 1000  # the cycle detection simulates a few thousand requests per group
 
