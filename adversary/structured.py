@@ -22,7 +22,8 @@ ratio. :func:`structured_search` anneals over descriptions (change a count, a le
 arrival or a step; push a length to an extreme; add, drop, split or swap groups; for SVF on
 bursts, replace a group by one of the single groups the fluid analysis ranks worst,
 :func:`fluid_proposals` from :mod:`geosched.adversary.fluid`), with
-cyclic cooling and restarts from the best or a random description, scipy-style
+cyclic cooling and restarts from the best or a random description (with ``proposals=True``, also
+from and to the k-group families of :func:`proposal_descriptions`, issue 25 item 2), scipy-style
 (:class:`~geosched.adversary.search.SearchResult`, ``rng=``, ``callback``, resumable ``state``).
 The hunt re-scores the elite with :func:`~geosched.adversary.hunt.certify` (several
 constructive schedules and local search, re-checked by the checker).
@@ -455,7 +456,10 @@ def structured_search(
         over each cycle; a new cycle restarts from the best description (two times in three)
         or a random one. ``cycle_evals`` (int): the cycle in iterations instead of seconds: with
         ``max_evals`` and an infinite ``time_limit`` the search is a function of ``rng`` alone
-        (:mod:`geosched.adversary.rounds`).
+        (:mod:`geosched.adversary.rounds`). ``proposals`` (bool, default False): a share
+        :data:`PROPOSAL_SHARE` of the random starts and restarts, and :data:`PROPOSAL_RATE` of the
+        moves, are family proposals of the fluid analysis (:func:`proposal_descriptions`; their seed
+        is drawn from ``rng`` and kept in ``state``); the message counts them.
 
     Returns
     -------
