@@ -81,6 +81,8 @@ def _add_hunt(subparsers, common) -> None:
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
     p.add_argument("--force", action="store_true", help="replace an earlier hunt in --out instead of refusing")
     p.add_argument("--target", type=positive_float, default=None, help="stop a search once this ratio is reached")
+    p.add_argument("--proposals", action="store_true",
+                   help="structured: also start from and jump to the fluid analysis's family proposals")
     p.add_argument("--rounds", type=positive_int, default=None,
                    help="reproducible mode: this many rounds of --restarts restarts of --evals evaluations, the best "
                    "witnesses passed on between rounds (--method anneal or structured; --time is not used)")
@@ -154,7 +156,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,
-                  rounds=args.rounds, restarts=args.restarts, evals=args.evals, executor=args.cluster)
+                  proposals=args.proposals, rounds=args.rounds, restarts=args.restarts, evals=args.evals,
+                  executor=args.cluster)
     if args.json:
         emit_json(result.to_dict())
         return 0

@@ -54,11 +54,11 @@ HUNT_METHODS = ("anneal", "de", "z3", "structured", "all")
 # which SearchOptions fields each search reads (and so takes as keywords)
 ANNEAL_SETTINGS = ("time_limit", "max_evals", "target", "callback_every", "t_start", "t_end", "cycle_seconds",
                    "cycle_evals")
-STRUCTURED_SETTINGS = ANNEAL_SETTINGS + ("max_groups", "ties")
+STRUCTURED_SETTINGS = ANNEAL_SETTINGS + ("max_groups", "ties", "proposals")
 DE_SETTINGS = ("time_limit", "max_evals", "target", "popsize")
 # the search settings hunt() takes as keywords (its own time_limit is the whole budget, split between methods)
 HUNT_SEARCH_SETTINGS = ("max_evals", "target", "callback_every", "t_start", "t_end", "cycle_seconds",
-                        "cycle_evals", "max_groups", "ties", "popsize")
+                        "cycle_evals", "max_groups", "ties", "proposals", "popsize")
 
 
 def _is_number(value: Any) -> bool:
@@ -118,6 +118,7 @@ class SearchOptions:
     max_groups: int = 4  # structured: most groups in a description
     ties: str = "given"  # structured: "robust" scores the worse of the given and the reversed tie order
     popsize: int = 15  # de: scipy's popsize (population = popsize * dimension)
+    proposals: bool = False  # structured: also start from and jump to the fluid analysis's family proposals
 
     def __post_init__(self) -> None:
         if not _is_number(self.time_limit) or self.time_limit < 0:
@@ -135,6 +136,8 @@ class SearchOptions:
         if self.ties not in TIES:
             raise ValidationError("ties", self.ties, f"must be one of {', '.join(TIES)}")
         _count("popsize", self.popsize)
+        if not isinstance(self.proposals, bool):
+            raise ValidationError("proposals", self.proposals, "must be True or False")
 
     def updated(self, **changes: Any) -> SearchOptions:
         """A checked copy with ``changes`` (``self`` when there are none)."""

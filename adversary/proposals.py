@@ -32,6 +32,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,7 +43,7 @@ import numpy as np
 from geosched.adversary.fluid import FluidFamily, maximise_gamma, svf_cycle_rate, volume
 from geosched.errors import ValidationError
 
-__all__ = ["Proposal", "propose_families", "single_group_pool", "MAX_PROPOSAL_MEMORY"]
+__all__ = ["Proposal", "ProposalSettings", "propose_families", "single_group_pool", "MAX_PROPOSAL_MEMORY"]
 
 MAX_PROPOSAL_MEMORY = 1000  # the cycle detection simulates a few thousand requests per group
 
@@ -117,6 +118,14 @@ def _combinations(pool: list[tuple[Fraction, int, int]], max_groups: int, combos
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _maximised(memory: int, types: tuple[tuple[int, int], ...], eps: float, max_boxes: int) -> tuple[FluidFamily, dict]:
+    """The branch and bound of one family (deterministic, so cached: searches with other seeds draw
+    many of the same families, every single group among them). Callers only read the result."""
+    family = FluidFamily(memory, types)
+    return family, maximise_gamma(family, eps=eps, max_boxes=max_boxes)
+
+
 @dataclass(frozen=True)
 class ProposalSettings:
     """How many families :func:`propose_families` keeps (``top``) and how finely its branch and bound
@@ -145,8 +154,7 @@ def propose_families(memory: int, peak_max: int, *, n: int, rng: np.random.Gener
     pool = single_group_pool(memory, peak_max, rng)
     found: list[tuple[Fraction, FluidFamily, dict[str, Any]]] = []
     for types in _combinations(pool, max_groups, combos, rng):
-        family = FluidFamily(memory, types)
-        result = maximise_gamma(family, eps=settings.eps, max_boxes=settings.max_boxes)
+        family, result = _maximised(memory, types, settings.eps, settings.max_boxes)
         found.append((result["best"], family, result))
     found.sort(key=lambda item: (-item[0], len(item[1].types)))
     proposals: list[Proposal] = []

@@ -93,7 +93,7 @@ def restart_job(job: tuple) -> dict[str, Any]:
 
 
 # what a restart reads of the hunt's search options; the rest is set by the restart itself
-_RESTART_SETTINGS = ("t_start", "t_end", "max_groups", "ties")
+_RESTART_SETTINGS = ("t_start", "t_end", "max_groups", "ties", "proposals")
 
 
 def _restart_options(options: SearchOptions | str | None, evals: int) -> SearchOptions:

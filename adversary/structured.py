@@ -22,7 +22,8 @@ ratio. :func:`structured_search` anneals over descriptions (change a count, a le
 arrival or a step; push a length to an extreme; add, drop, split or swap groups; for SVF on
 bursts, replace a group by one of the single groups the fluid analysis ranks worst,
 :func:`fluid_proposals` from :mod:`geosched.adversary.fluid`), with
-cyclic cooling and restarts from the best or a random description, scipy-style
+cyclic cooling and restarts from the best or a random description (with ``proposals=True``, also
+from and to the k-group families of :func:`proposal_descriptions`, issue 25 item 2), scipy-style
 (:class:`~geosched.adversary.search.SearchResult`, ``rng=``, ``callback``, resumable ``state``).
 The hunt re-scores the elite with :func:`~geosched.adversary.hunt.certify` (several
 constructive schedules and local search, re-checked by the checker).
@@ -49,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from geosched.adversary.options import STRUCTURED_SETTINGS, TIES, SearchOptions
+from geosched.adversary.proposals import MAX_PROPOSAL_MEMORY, ProposalSettings, propose_families
 from geosched.adversary.schedules import heuristic_pool_tel
 from geosched.adversary.search import (
     Candidate,
@@ -66,6 +68,7 @@ __all__ = [
     "Description",
     "STRUCTURED_MUTATIONS",
     "fluid_proposals",
+    "proposal_descriptions",
     "random_description",
     "mutate_description",
     "score_description",
@@ -180,6 +183,60 @@ def fluid_proposals(space: SearchSpace) -> list[tuple[int, int]]:
     return _FLUID_CACHE[key]
 
 
+PROPOSAL_RATE = 0.05  # with options.proposals: the share of moves that jump to a family proposal
+PROPOSAL_SHARE = 0.5  # ... and of the random starts and restarts that are one
+# the shares need not be maximised finely to start a search: 4-5x faster than the default (measured at M = 20, 60)
+PROPOSAL_SETTINGS = ProposalSettings(eps=1e-2, max_boxes=300)
+_PROPOSAL_CACHE: dict[tuple[int, ...], list[Description]] = {}
+_PROPOSAL_CACHE_SIZE = 64
+
+
+def _fitted(rows: Any, n: int) -> list[list[int]]:
+    """``rows`` with at most ``n`` requests in all: the largest group gives up the excess (rounding
+    ``gamma_j n`` may overshoot ``n`` by a few), single requests at the end go when nothing else can."""
+    rows = [list(row) for row in rows]
+    excess = sum(row[0] for row in rows) - n
+    while excess > 0:
+        big = max(range(len(rows)), key=lambda k: (rows[k][0], -k))
+        if rows[big][0] > 1:
+            cut = min(excess, rows[big][0] - 1)
+            rows[big][0] -= cut
+            excess -= cut
+        else:
+            excess -= rows.pop()[0]
+    return rows
+
+
+def proposal_descriptions(space: SearchSpace, proposal_seed: int, max_groups: int = 4) -> list[Description]:
+    """The family proposals of :func:`geosched.adversary.proposals.propose_families` for this space as
+    descriptions (at most ``space.max_requests`` requests each; staggered variants for online
+    arrivals), drawn with ``np.random.default_rng(proposal_seed)`` and cached per
+    ``(M, P, n, arrivals, max_groups, proposal_seed)``. Empty where the proposals do not apply
+    (``M > MAX_PROPOSAL_MEMORY``).
+
+    The proposals are families of SVF's fluid analysis (Kong, Qi, Ye, Zhou, arXiv 2606.22327,
+    Prop. 3.1, Thm. 3.2); for any target they are points of the space, scored like every other.
+
+    Examples
+    --------
+    >>> ds = proposal_descriptions(SearchSpace("svf", max_requests=40, memory=20), 7, max_groups=2)
+    >>> len(ds) >= 1 and all(d.n <= 40 for d in ds)
+    True
+    """
+    if space.memory > MAX_PROPOSAL_MEMORY or space.memory < 4:
+        return []
+    groups = min(4, max_groups)
+    key = (space.memory, space.peak_max, space.max_requests, int(space.arrivals == "online"), groups, proposal_seed)
+    if key not in _PROPOSAL_CACHE:
+        if len(_PROPOSAL_CACHE) >= _PROPOSAL_CACHE_SIZE:
+            _PROPOSAL_CACHE.clear()
+        found = propose_families(space.memory, space.peak_max, n=space.max_requests,
+                                 rng=np.random.default_rng(proposal_seed), max_groups=groups,
+                                 stagger=space.arrivals == "online", settings=PROPOSAL_SETTINGS)
+        _PROPOSAL_CACHE[key] = [Description.from_list(_fitted(p.rows, space.max_requests)) for p in found]
+    return _PROPOSAL_CACHE[key]
+
+
 def _nudge(value: int, rng: np.random.Generator, scale: int) -> int:
     step = int(rng.choice([1, 1, 2, 3, max(1, scale // 8), max(1, scale // 3)]))
     return value + step * int(rng.choice([-1, 1]))
@@ -284,30 +341,68 @@ class _Walk:
     nfev: int = 0
     nit: int = 0
     base_time: float = 0.0
+    proposal_seed: int | None = None  # with options.proposals: the seed of the family proposals (from the rng)
+    proposal_counts: list[int] | None = None  # with options.proposals: [jumps and starts tried, accepted]
 
     def state(self, gen: np.random.Generator, elapsed: float, seed: int | None,
               options: SearchOptions) -> dict[str, Any]:
-        return {"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
-                "history": self.history, "current": [self.current_score, self.current.to_list()],
-                "best": [self.best_score, self.best.to_list()],
-                "elite": [[score, d.to_list()] for score, d in self.elite.items], "seed": seed,
-                "max_groups": options.max_groups, "ties": options.ties}
+        out = {"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
+               "history": self.history, "current": [self.current_score, self.current.to_list()],
+               "best": [self.best_score, self.best.to_list()],
+               "elite": [[score, d.to_list()] for score, d in self.elite.items], "seed": seed,
+               "max_groups": options.max_groups, "ties": options.ties}
+        if self.proposal_seed is not None:  # only with proposals: the default state is as before
+            out.update(proposal_seed=self.proposal_seed, proposal_counts=list(self.proposal_counts or [0, 0]))
+        return out
 
     @classmethod
     def restore(cls, state: dict[str, Any], gen: np.random.Generator) -> _Walk:
         gen.bit_generator.state = state["rng"]
         elite = _Elite(items=[(float(score), Description.from_list(d)) for score, d in state["elite"]])
-        return cls(Description.from_list(state["current"][1]), float(state["current"][0]),
+        walk = cls(Description.from_list(state["current"][1]), float(state["current"][0]),
                    Description.from_list(state["best"][1]), float(state["best"][0]), elite,
                    [tuple(h) for h in state["history"]], int(state["nfev"]), int(state["nit"]),
                    float(state["wall_time"]))
+        if state.get("proposal_seed") is not None:
+            walk.proposal_seed = int(state["proposal_seed"])
+            walk.proposal_counts = [int(v) for v in state.get("proposal_counts", [0, 0])]
+        return walk
 
 
-def _start(space: SearchSpace, gen: np.random.Generator, max_groups: int, initial: Description | None,
-           ties: str) -> _Walk:
-    d = initial if initial is not None else random_description(space, gen, max_groups)
-    score = score_description(space, d, ties).score
-    return _Walk(d, score, d, score, _Elite(items=[(score, d)]), [(0.0, score, 1)], nfev=1)
+def _random_start(space: SearchSpace, walk: _Walk | None, gen: np.random.Generator,
+                  options: SearchOptions) -> tuple[Description, bool]:
+    """A random description, or with ``options.proposals`` (a share :data:`PROPOSAL_SHARE`) a proposal;
+    True when it is one."""
+    if options.proposals and walk is not None and gen.random() < PROPOSAL_SHARE:
+        proposal = _draw_proposal(space, walk, gen, options.max_groups)
+        if proposal is not None:
+            return proposal, True
+    return random_description(space, gen, options.max_groups), False
+
+
+def _draw_proposal(space: SearchSpace, walk: _Walk, gen: np.random.Generator, max_groups: int) -> Description | None:
+    found = proposal_descriptions(space, walk.proposal_seed, max_groups)
+    if not found:
+        return None
+    walk.proposal_counts[0] += 1
+    return found[int(gen.integers(len(found)))]
+
+
+def _start(space: SearchSpace, gen: np.random.Generator, options: SearchOptions,
+           initial: Description | None) -> _Walk:
+    empty = Description((Group(1, 0, 1),))
+    walk = _Walk(empty, 0.0, empty, 0.0, _Elite(), [], nfev=1)
+    if options.proposals:
+        walk.proposal_seed, walk.proposal_counts = int(gen.integers(2**32)), [0, 0]
+    d, from_proposal = (initial, False) if initial is not None else _random_start(space, walk, gen, options)
+    score = score_description(space, d, options.ties).score
+    if from_proposal:
+        walk.proposal_counts[1] += 1
+    walk.current = walk.best = d
+    walk.current_score = walk.best_score = score
+    walk.elite.offer(score, d)
+    walk.history.append((0.0, score, 1))
+    return walk
 
 
 def _elite_candidates(space: SearchSpace, walk: _Walk, ties: str) -> list[Candidate]:
@@ -361,7 +456,10 @@ def structured_search(
         over each cycle; a new cycle restarts from the best description (two times in three)
         or a random one. ``cycle_evals`` (int): the cycle in iterations instead of seconds: with
         ``max_evals`` and an infinite ``time_limit`` the search is a function of ``rng`` alone
-        (:mod:`geosched.adversary.rounds`).
+        (:mod:`geosched.adversary.rounds`). ``proposals`` (bool, default False): a share
+        :data:`PROPOSAL_SHARE` of the random starts and restarts, and :data:`PROPOSAL_RATE` of the
+        moves, are family proposals of the fluid analysis (:func:`proposal_descriptions`; their seed
+        is drawn from ``rng`` and kept in ``state``); the message counts them.
 
     Returns
     -------
@@ -383,10 +481,12 @@ def structured_search(
     opts = SearchOptions.for_search(options, settings, STRUCTURED_SETTINGS, "structured_search")
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     seed = rng if isinstance(rng, int) else None
-    walk = _Walk.restore(state, gen) if state else _start(space, gen, opts.max_groups, initial, opts.ties)
+    walk = _Walk.restore(state, gen) if state else _start(space, gen, opts, initial)
     if state:  # a resumed search keeps its own settings
         seed = state.get("seed", seed)
         opts = opts.updated(max_groups=state.get("max_groups", opts.max_groups), ties=state.get("ties", opts.ties))
+        if opts.proposals and walk.proposal_seed is None:  # proposals switched on at a resume
+            walk.proposal_seed, walk.proposal_counts = int(gen.integers(2**32)), [0, 0]
     run = _Run(opts, seed, max(1e-3, min(opts.cycle_seconds, opts.time_limit)))
     t0 = time.perf_counter()
     status = _anneal_loop(space, walk, gen, t0, callback, run)
@@ -412,10 +512,17 @@ def _snapshot(space: SearchSpace, walk: _Walk, gen: np.random.Generator, status:
                 "target_reached": "target ratio reached", "stopped_by_callback": "stopped by callback"}
     return SearchResult(
         x=candidate_to_instance(best, space.memory), fun=walk.best_score, status=status,
-        message=f"{messages[status]}; best: {walk.best.describe()}", nfev=walk.nfev, nit=walk.nit,
+        message=f"{messages[status]}; best: {walk.best.describe()}{_proposal_note(walk)}", nfev=walk.nfev, nit=walk.nit,
         wall_time=elapsed, method="structured", seed=run.seed,
         elite=_elite_candidates(space, walk, run.options.ties) if with_elite else [], history=list(walk.history),
         state=walk.state(gen, elapsed, run.seed, run.options))
+
+
+def _proposal_note(walk: _Walk) -> str:
+    if walk.proposal_counts is None:
+        return ""
+    tried, accepted = walk.proposal_counts
+    return f"; family proposals: {tried} drawn, {accepted} accepted"
 
 
 def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: float,
@@ -441,17 +548,25 @@ def _anneal_loop(space: SearchSpace, walk: _Walk, gen: np.random.Generator, t0: 
             if gen.random() < 2 / 3:
                 walk.current, walk.current_score = walk.best, walk.best_score
             else:
-                walk.current = random_description(space, gen, max_groups)
+                walk.current, from_proposal = _random_start(space, walk, gen, opts)
                 walk.current_score = score_description(space, walk.current, ties).score
                 walk.nfev += 1
+                if from_proposal:
+                    walk.proposal_counts[1] += 1
         temperature = t_start * (t_end / t_start) ** frac
-        trial, _ = mutate_description(space, walk.current, gen, max_groups)
+        trial = _draw_proposal(space, walk, gen, max_groups) \
+            if opts.proposals and gen.random() < PROPOSAL_RATE else None
+        jumped = trial is not None
+        if trial is None:
+            trial, _ = mutate_description(space, walk.current, gen, max_groups)
         score = score_description(space, trial, ties).score
         walk.nfev += 1
         walk.nit += 1
         delta = math.log(score) - math.log(walk.current_score)
         if delta >= 0 or gen.random() < math.exp(delta / temperature):
             walk.current, walk.current_score = trial, score
+            if jumped:
+                walk.proposal_counts[1] += 1
             if score > walk.best_score:
                 walk.best, walk.best_score = trial, score
                 walk.history.append((walk.base_time + now - t0, score, walk.nfev))
@@ -486,6 +601,7 @@ def checked_structured_state(space: SearchSpace, state: Any, where: str) -> dict
         settings = SearchOptions(max_groups=state["max_groups"], ties=state["ties"])
     except ValidationError as exc:
         raise fail(exc.field, f"{exc.requirement}, got {state[exc.field]!r}") from None
+    _check_proposal_fields(state, fail)
     if not isinstance(state["elite"], list) or not 1 <= len(state["elite"]) <= _MAX_ELITE:
         raise fail("elite", f"must be a list of 1 to {_MAX_ELITE} [score, description] pairs")
     points = {"current": state["current"], "best": state["best"]}
@@ -495,6 +611,19 @@ def checked_structured_state(space: SearchSpace, state: Any, where: str) -> dict
     return {**state, "current": rescored["current"], "best": rescored["best"],
             "elite": sorted((rescored[f"elite[{k}]"] for k in range(len(state["elite"]))), key=lambda e: -e[0]),
             "history": checked_history(state["history"], best, fail)}
+
+
+def _check_proposal_fields(state: dict[str, Any], fail: Callable[[str, str], Exception]) -> None:
+    """The optional fields of a search with proposals: ``proposal_seed`` below 2**32, two counts."""
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    seed = state.get("proposal_seed")
+    if seed is not None and not (whole(seed) and seed < 2**32):
+        raise fail("proposal_seed", f"must be an integer in [0, 2**32) or null, got {seed!r}")
+    counts = state.get("proposal_counts")
+    if seed is not None and not (isinstance(counts, list) and len(counts) == 2 and all(map(whole, counts))):
+        raise fail("proposal_counts", f"must be two integers >= 0 (drawn, accepted), got {counts!r}")
 
 
 def _rescored_point(space: SearchSpace, item: Any, ties: str, field_name: str,

@@ -325,3 +325,108 @@ def test_fluid_proposals_and_the_fluid_mutation():
         if kind == "fluid":
             seen.add((d.groups[0].prompt, d.groups[0].output, d.n))
     assert seen and all((s, o) in fluid_proposals(space) and n == 60 for s, o, n in seen)
+
+
+# -- family proposals of the fluid analysis (issue 25, item 2) ---------------------------------
+
+_EXACT = {"max_evals": 300, "cycle_evals": 60, "time_limit": float("inf")}  # a function of rng alone
+
+
+def _proposal_lists(space, seed):
+    from geosched.adversary.structured import proposal_descriptions
+
+    return [d.to_list() for d in proposal_descriptions(space, seed)]
+
+
+def test_proposals_are_drawn_and_accepted_when_enabled_and_seed_a_share_of_the_starts():
+    space = SearchSpace("svf", max_requests=40, memory=20)
+    off = structured_search(space, rng=3, **_EXACT)
+    assert "proposal_seed" not in off.state and "family proposals" not in off.message
+    on = structured_search(space, rng=3, proposals=True, **_EXACT)
+    drawn, accepted = on.state["proposal_counts"]
+    assert 0 < accepted <= drawn and f"family proposals: {drawn} drawn, {accepted} accepted" in on.message
+    scores = [score_description(space, Description.from_list(d)).score
+              for d in _proposal_lists(space, on.state["proposal_seed"])]
+    assert on.fun >= max(scores) > 1.0  # every proposal accepted was scored; the best one at least is reached
+    # max_evals=1: the search only scores its start, a proposal (counted) or a random description
+    space = SearchSpace("svf", max_requests=12, memory=12)
+    starts = [structured_search(space, rng=seed, proposals=True, max_evals=1, time_limit=float("inf")).state
+              for seed in range(8)]
+    from_proposals = [s for s in starts if s["current"][1] in _proposal_lists(space, s["proposal_seed"])]
+    assert 0 < len(from_proposals) < len(starts)
+    assert all(s["proposal_counts"] == ([1, 1] if s in from_proposals else [0, 0]) for s in starts)
+
+
+def test_proposals_keep_the_search_a_function_of_its_seed():
+    from geosched.adversary.structured import _PROPOSAL_CACHE
+
+    space = SearchSpace("svf", max_requests=40, memory=20, arrivals="online")
+    first = structured_search(space, rng=5, proposals=True, **_EXACT)
+    assert _PROPOSAL_CACHE  # the second run finds the proposals cached: the rng stream must not care
+    second = structured_search(space, rng=5, proposals=True, **_EXACT)
+    _PROPOSAL_CACHE.clear()
+    third = structured_search(space, rng=5, proposals=True, **_EXACT)
+    for other in (second, third):
+        assert (other.fun, other.nfev, other.message, other.state["best"], other.state["rng"]) == \
+               (first.fun, first.nfev, first.message, first.state["best"], first.state["rng"])
+    assert structured_search(space, rng=6, proposals=True, **_EXACT).state["proposal_seed"] != \
+        first.state["proposal_seed"]
+
+
+def test_proposals_fit_the_space_and_are_staggered_only_online():
+    from geosched.adversary.structured import proposal_descriptions
+
+    for n in (3, 7, 40):
+        burst, online = (SearchSpace("svf", max_requests=n, memory=20, arrivals=a) for a in ("burst", "online"))
+        for d in proposal_descriptions(burst, 1) + proposal_descriptions(online, 1):
+            assert 1 <= d.n <= n and len(d.groups) <= 4
+        assert all(g.arrival == 0 for d in proposal_descriptions(burst, 1) for g in d.groups)
+    staggered = [d for d in proposal_descriptions(online, 1) if len({g.arrival for g in d.groups}) > 1]
+    assert staggered  # group j arrives when the paced witness would start it
+    a, _, _ = staggered[0].expand(online)
+    assert a.max() > 0 == a.min()
+    assert proposal_descriptions(SearchSpace("svf", max_requests=40, memory=1200), 1) == []  # beyond the analysis
+
+
+def test_proposals_option_is_checked_and_a_bad_saved_proposal_seed_refused():
+    from geosched.adversary.options import SearchOptions
+    from geosched.adversary.structured import checked_structured_state
+
+    for bad in (1, "yes", None):
+        with pytest.raises(ValidationError, match="proposals"):
+            SearchOptions(proposals=bad)
+    space = SearchSpace("svf", max_requests=12, memory=12)
+    state = json.loads(json.dumps(structured_search(space, rng=1, proposals=True, max_evals=30,
+                                                    time_limit=float("inf")).state))  # as a checkpoint holds it
+    assert checked_structured_state(space, state, "ck")["proposal_seed"] == state["proposal_seed"]
+    for broken, field in (({**state, "proposal_seed": -1}, "proposal_seed"),
+                          ({**state, "proposal_seed": 2**40}, "proposal_seed"),
+                          ({**state, "proposal_counts": [1]}, "proposal_counts")):
+        with pytest.raises(WorkloadFormatError, match=f"structured state: {field}"):
+            checked_structured_state(space, broken, "ck")
+
+
+def test_an_online_hunt_with_proposals_writes_a_witness_that_check_witness_reverifies(tmp_path, capsys):
+    out = tmp_path / "h"
+    argv = ["hunt", "--policy", "svf", "--method", "structured", "--requests", "40", "--memory", "20",
+            "--arrivals", "online", "--time", "3", "--seed", "1", "--proposals", "--out", str(out), "--quiet",
+            "--json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)["methods"]["structured"]
+    assert "family proposals:" in summary["message"] and " 0 drawn" not in summary["message"]
+    assert json.loads((out / "checkpoint.json").read_text())["options"]["search"]["proposals"] is True
+    report = verify_witness(read_witness(out / "best_witness.json"))  # the independent checker
+    assert report.ok and report.certified_ratio > 1
+    assert main(["check-witness", str(out / "best_witness.json")]) == 0
+
+
+def test_rounds_pass_the_proposals_on_to_every_restart(tmp_path):
+    from geosched.adversary.hunt import hunt
+
+    space = SearchSpace("svf", max_requests=12, memory=12, arrivals="online")
+    keywords = {"method": "structured", "rounds": 1, "restarts": 2, "evals": 80, "seed": 2, "progress": False,
+                "certify_budget": 0.5}
+    flags = (False, True, True)
+    results = [hunt(space, out=tmp_path / str(k), proposals=flag, **keywords) for k, flag in enumerate(flags)]
+    assert results[1].x.to_dict() == results[2].x.to_dict() and results[1].nfev == results[2].nfev
+    assert results[0].x.to_dict() != results[1].x.to_dict()  # the restarts' random streams differ
