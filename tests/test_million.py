@@ -382,6 +382,10 @@ def test_cli_column_path_reads_ids_by_their_text(tmp_path):
     assert not _both(["check", str(path), str(schedule)])
     schedule.write_text(json.dumps({"starts": {"ab": -1, "c": 0}}))
     assert _both(["check", str(path), str(schedule)])
+    instance = Instance(20, [Request("x", 0, 2, 3), Request("y", 1, 1, 2)])  # ids of one length, swapped
+    path.write_text(json.dumps(instance_to_dict(instance), indent=1))
+    schedule.write_text(json.dumps({"starts": {"y": 0, "x": 5}}))
+    assert not _both(["check", str(path), str(schedule)])
 
 
 def test_distinct_ids_where_hashes_collide():
