@@ -2,7 +2,8 @@
 
 The compiled decision loop (:mod:`geosched.reference_impl.fastsim`) against the simulator's
 ``ReplicaEngine`` (and the naive per-step reference); the column reader and the checker's column
-path against the general ones, on generated instances with ties and on bad inputs.
+path against the general ones, on generated instances with ties and on bad inputs; the command
+line's column path (:mod:`geosched.reference_impl.columns`) against its general path.
 """
 
 from __future__ import annotations
