@@ -7,7 +7,8 @@ measurement is a fresh ``python -m geosched`` process (what a user pays), timed 
 peak RSS from ``wait4``; the two interpreters (this checkout's and ``--baseline-python``, e.g.
 ``/work/main/.venv/bin/python`` for the code before the change) alternate, ``--repeats`` times
 each, and both must print the same output (the results stay exactly equal). Medians, the load
-average before and after.
+average before and after. Since the third round both commands take :mod:`geosched.reference_impl.columns`
+for these files (the output is the general path's: the comparison with the baseline checks it).
 
     python benchmarks/bench_million.py --baseline-python /work/main/.venv/bin/python [--repeats 3] [--n 1000000]
 """

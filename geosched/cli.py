@@ -233,10 +233,12 @@ def _workload_label(args: argparse.Namespace) -> str:
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     with working("simulate", show_progress(args)) as bar:
-        instance = _load(args, args.workload)
-        if bar is not None:
-            bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
-        row = _run_policy(instance, args.policy, args)
+        instance, row = _simulate_columns(args) or (None, None)  # large instance files: on columns
+        if instance is None:
+            instance = _load(args, args.workload)
+            if bar is not None:
+                bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
+            row = _run_policy(instance, args.policy, args)
     if args.json:
         emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
                    "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
@@ -250,6 +252,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         value = row[key]
         print(f"  {key:<14} {value:.3f}" if isinstance(value, float) else f"  {key:<14} {value}")
     return 0
+
+
+def _simulate_columns(args: argparse.Namespace):
+    """``(columns, row)`` from :mod:`geosched.reference_impl.columns` when its case applies, else None."""
+    if args.json or args.memory is not None or args.engine != "python" or args.block_size != 1 or args.backfill \
+            or args.predictor != "oracle":
+        return None
+    from geosched.reference_impl.columns import simulate_file
+
+    return simulate_file(args.workload, args.policy)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -337,12 +349,18 @@ def _cmd_opt(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.checker import check_schedule
+    from geosched.reference_impl.columns import check_files
     from geosched.reference_impl.model import read_schedule
 
     with working("check", show_progress(args)):
-        instance = _load(args, args.instance)
-        starts = read_schedule(args.schedule)
-        report = check_schedule(instance, starts, block_size=args.block_size)
+        fast = None if args.json or args.memory is not None or args.block_size != 1 else check_files(
+            args.instance, args.schedule)  # large instance files: on columns (or None: the general path)
+        if fast is None:
+            instance = _load(args, args.instance)
+            starts = read_schedule(args.schedule)
+            report = check_schedule(instance, starts, block_size=args.block_size)
+        memory = instance.memory if fast is None else fast[0]
+        report = report if fast is None else fast[1]
     if args.json:
         emit_json({"instance": args.instance, "schedule": args.schedule, **report.to_dict(per_request=True)})
     else:
@@ -352,7 +370,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if report.metrics is not None:
             m = report.metrics
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
-                  f"peak memory {m.peak_memory}/{instance.memory}")
+                  f"peak memory {m.peak_memory}/{memory}")
     return 0 if report.feasible else 1
 
 

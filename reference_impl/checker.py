@@ -48,7 +48,7 @@ from __future__ import annotations
 import functools
 import operator
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,7 +58,8 @@ from geosched.errors import ValidationError
 from geosched.reference_impl.model import STEP_LIMIT, Instance
 from geosched.results import Result
 
-__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics", "sorted_unique", "STEP_RANGE"]
+__all__ = ["Violation", "Metrics", "CheckReport", "check_schedule", "schedule_metrics", "sorted_unique", "STEP_RANGE",
+           "check_start_columns"]
 
 STEP_RANGE = (-STEP_LIMIT, STEP_LIMIT)  # starts the checker represents: [low, high)
 MAX_PROFILE_STEPS = 10**8  # CheckReport.memory_profile allocates one entry per step
@@ -582,31 +583,54 @@ def _check_columns(instance: Instance, starts: Mapping[str, int], started: float
     x = np.array(given, dtype=np.int64)
     a, s, o = (np.fromiter(map(operator.attrgetter(name), requests), dtype=np.int64, count=n)
                for name in ("arrival", "prompt", "output"))
-    hi, offset = x + o, s - x
-    largest = max(int(np.abs(x).max()), int(np.abs(hi).max()), int(np.abs(offset).max()))
-    if (n + 1) * (largest + instance.memory) >= 2**62:  # _exact_dtype's bound: the sweep needs Python integers
+    verdict = check_start_columns(instance.memory, ids, x, a, s, o)
+    if verdict is None:
         return None
-    violations = [Violation("early_start", given[k], int(a[k]) - given[k], (ids[k],),
-                            f"request {ids[k]!r} starts at step {given[k]}, before its arrival at {int(a[k])}")
-                  for k in np.nonzero(x < a)[0].tolist()]
-    violations.sort(key=lambda v: (v.step, v.request_ids))
-    peak_memory, memory_violation = _sweep_memory(instance.memory, ids, x, hi, offset)
-    if memory_violation is not None:
-        violations.append(memory_violation)
-    latency = (hi - a).tolist()
-    tel = sum(latency)
-    p50, p95, p99 = np.percentile((hi - a).astype(np.float64), [50, 95, 99])
-    makespan, first_arrival = int(hi.max()), int(a.min())
-    # int64 sums are exact below 2^63 (|x - a| <= |x| + a, o <= 2^53); else Python integers
-    small = n * (int(np.abs(x).max()) + int(a.max()) + int(o.max())) < 2**63
-    tokens = int(o.sum()) if small else sum(o.tolist())
-    waits = int((x - a).sum()) if small else sum((x - a).tolist())
-    span = makespan - first_arrival
-    metrics = Metrics(tel=tel, mean_latency=tel / n, p50_latency=float(p50), p95_latency=float(p95),
-                      p99_latency=float(p99), mean_wait=waits / n, makespan=makespan,
-                      throughput=tokens / span if span > 0 else 0.0, peak_memory=int(peak_memory),
-                      latencies=dict(zip(ids, latency)))
+    violations, fields, latency, intervals = verdict
+    metrics = Metrics(**fields, latencies=dict(zip(ids, latency.tolist())))
     return CheckReport(status="infeasible" if violations else "feasible",
                        message=violations[0].message if violations else "feasible",
                        wall_time=time.perf_counter() - started, violations=tuple(violations), metrics=metrics,
-                       _intervals=(x, hi, offset))
+                       _intervals=intervals)
+
+
+def check_start_columns(memory: int, ids: Sequence[str], x: np.ndarray, a: np.ndarray, s: np.ndarray,
+                        o: np.ndarray) -> tuple[list[Violation], dict[str, Any], np.ndarray, tuple] | None:
+    """The checker on int64 columns in instance order (starts ``x``, arrivals, prompts, outputs; ``ids[k]``
+    names request ``k``): ``(violations, metric fields but latencies, latency column, intervals)``, as
+    :func:`check_schedule` reports them, or None when a sum could leave int64 (starts beyond ``+-2^62``).
+    The columns must keep the model's rules (:mod:`.columns` and :func:`_check_columns` ensure it).
+
+    >>> column = np.array
+    >>> violations, fields, latency, _ = check_start_columns(12, ["a", "b"], column([5, 0]), column([0, 0]),
+    ...                                                      column([6, 1]), column([3, 5]))
+    >>> violations, fields["tel"], fields["peak_memory"], latency.tolist()
+    ([], 13, 9, [8, 5])
+    """
+    n = int(x.size)
+    if n == 0 or not -_COLUMN_LIMIT <= int(x.min()) <= int(x.max()) <= _COLUMN_LIMIT:
+        return None
+    hi, offset = x + o, s - x
+    largest = max(int(np.abs(x).max()), int(np.abs(hi).max()), int(np.abs(offset).max()))
+    if (n + 1) * (largest + memory) >= 2**62:  # _exact_dtype's bound: the sweep needs Python integers
+        return None
+    violations = [Violation("early_start", int(x[k]), int(a[k]) - int(x[k]), (ids[k],),
+                            f"request {ids[k]!r} starts at step {int(x[k])}, before its arrival at {int(a[k])}")
+                  for k in np.nonzero(x < a)[0].tolist()]
+    violations.sort(key=lambda v: (v.step, v.request_ids))
+    peak_memory, memory_violation = _sweep_memory(memory, ids, x, hi, offset)
+    if memory_violation is not None:
+        violations.append(memory_violation)
+    latency = hi - a
+    p50, p95, p99 = np.percentile(latency.astype(np.float64), [50, 95, 99])
+    makespan, first_arrival = int(hi.max()), int(a.min())
+    # int64 sums are exact below 2^63 (|x - a| <= |x| + a, o <= 2^53); else Python integers
+    small = n * (int(np.abs(x).max()) + int(a.max()) + int(o.max())) < 2**63
+    tel = int(latency.sum()) if small else sum(latency.tolist())
+    tokens = int(o.sum()) if small else sum(o.tolist())
+    waits = int((x - a).sum()) if small else sum((x - a).tolist())
+    span = makespan - first_arrival
+    fields = dict(tel=tel, mean_latency=tel / n, p50_latency=float(p50), p95_latency=float(p95),
+                  p99_latency=float(p99), mean_wait=waits / n, makespan=makespan,
+                  throughput=tokens / span if span > 0 else 0.0, peak_memory=int(peak_memory))
+    return violations, fields, latency, (x, hi, offset)

@@ -34,7 +34,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -59,6 +59,8 @@ __all__ = [
     "schedule_from_dict",
     "read_schedule",
     "canonical_schedule",
+    "canonical_rows",
+    "canonical_schedule_rows",
     "MAX_VALUE",
     "STEP_LIMIT",
 ]
@@ -359,13 +361,29 @@ def _tiles(text: bytes, start: int, stop: int, rows: re.Pattern[bytes], between:
 _CHUNK_BYTES = 1 << 20  # rows parsed at a time: the columns of one chunk, never of the whole file, are held
 
 
-def _row_chunks(text: bytes, start: int, stop: int) -> Any:
+def canonical_rows(text: bytes) -> tuple[int, Iterator[tuple[list[bytes], list[int], list[int], list[int]]]] | None:
+    """``(memory, chunks)`` of a file's bytes in :func:`write_instance`'s layout, else None: ``chunks``
+    yields ``(ids, arrivals, prompts, outputs)`` of consecutive runs of rows, the ids as bytes. The
+    values are *not* checked against the model's rules (:mod:`.columns` checks them on whole columns).
+
+    >>> text = b'{"memory": 9, "requests": [{"id": "a", "arrival": 0, "prompt": 2, "output": 3}]}'
+    >>> memory, chunks = canonical_rows(text)
+    >>> memory, list(chunks)
+    (9, [([b'a'], [0], [2], [3])])
+    """
+    rows = _canonical_rows(text)
+    return None if rows is None else (rows[0], _row_chunks(text, rows[1], rows[2], decode=False))
+
+
+def _row_chunks(text: bytes, start: int, stop: int, decode: bool = True) -> Any:
     """``(ids, arrivals, prompts, outputs)`` of consecutive runs of whole rows (a ``}`` ends a row:
     no id holds one)."""
     while start < stop:
         end = text.find(b"}", min(start + _CHUNK_BYTES, stop - 1), stop)
         end = stop if end < 0 else end + 1
-        ids = list(map(bytes.decode, _FIELDS["id"].findall(text, start, end)))  # ASCII ids
+        ids = _FIELDS["id"].findall(text, start, end)
+        if decode:
+            ids = list(map(bytes.decode, ids))  # ASCII ids
         yield (ids, *(list(map(int, _FIELDS[key].findall(text, start, end))) for key in _REQUEST_KEYS[1:]))
         start = end
 
@@ -475,26 +493,50 @@ def canonical_schedule(text: bytes) -> dict[str, int] | None:
     >>> canonical_schedule(b'{"starts": {"r0": 5, "r0": 6}}') is None  # a duplicate key: the strict reader's error
     True
     """
+    chunks = canonical_schedule_rows(text)
+    if chunks is None:
+        return None
+    starts: dict[str, int] = {}
+    rows = 0
+    for chunk in chunks:
+        if chunk is None:
+            return None
+        ids, steps = chunk
+        starts.update(zip(map(bytes.decode, ids), steps))
+        rows += len(ids)
+    return starts if len(starts) == rows else None
+
+
+def canonical_schedule_rows(text: bytes) -> Iterator[tuple[list[bytes], list[int]] | None] | None:
+    """The rows of a schedule file's bytes in ``json.dumps({"starts": ...})``'s layout, a chunk at a
+    time as ``(ids as bytes, steps)``; None (at once, or as a chunk) where the text leaves that layout.
+    Duplicate ids are not detected here (:func:`canonical_schedule` counts them).
+
+    >>> list(canonical_schedule_rows(b'{"starts": {"r0": 5, "r1": -0}}'))
+    [([b'r0', b'r1'], [5, 0])]
+    """
     head = _SCHEDULE_HEAD.match(text)
     stop = text.rfind(b"}", 0, text.rfind(b"}"))  # the end of the rows: the inner object's brace
     if head is None or stop < head.end() or not _SCHEDULE_TAIL.match(text, stop):
         return None
-    starts: dict[str, int] = {}
-    rows = 0
-    start = head.end()
+    return _schedule_chunks(text, head.end(), stop)
+
+
+def _schedule_chunks(text: bytes, start: int, stop: int) -> Iterator[tuple[list[bytes], list[int]] | None]:
     while True:
         end = text.find(b', "', min(start + _CHUNK_BYTES, stop), stop)  # ', "' only separates rows
         end = stop if end < 0 else end
         if not _SCHEDULE_ROWS.fullmatch(text, start, end):  # no slice: 20 MB
-            return None
-        ids = list(map(bytes.decode, _SCHEDULE_IDS.findall(text, start, end)))
+            yield None
+            return
+        ids = _SCHEDULE_IDS.findall(text, start, end)
         steps = list(map(int, _SCHEDULE_STEPS.findall(text, start, end)))
         if len(ids) != len(steps):  # cannot happen once the rows match; checked all the same
-            return None
-        starts.update(zip(ids, steps))
-        rows += len(ids)
+            yield None
+            return
+        yield ids, steps
         if end == stop:
-            return starts if len(starts) == rows else None
+            return
         start = end + 2
 
 

@@ -2,13 +2,20 @@
 
 The compiled decision loop (:mod:`geosched.reference_impl.fastsim`) against the simulator's
 ``ReplicaEngine`` (and the naive per-step reference); the column reader and the checker's column
-path against the general ones, on generated instances with ties and on bad inputs.
+path against the general ones, on generated instances with ties and on bad inputs; the command
+line's column path (:mod:`geosched.reference_impl.columns`) against its general path.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
+from geosched import cli
 from geosched.errors import GeoschedError
-from geosched.reference_impl import checker, fastsim, model, simulator
+from geosched.reference_impl import checker, columns, fastsim, model, simulator
 from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
@@ -279,3 +287,123 @@ def test_compiled_loop_equals_the_engine_on_generated_workloads(spec):
     instance = load_workload(spec, seed=3)
     for policy in ("svf", "fcfs"):
         assert _compiled_result(instance, policy) == _engine_result(instance, policy)
+
+
+# ---------------------------------------------------------------- the command line on columns (columns.py)
+
+def _cli(argv, column):
+    """``(exit code, stdout, stderr, column path ran)`` of ``geosched ARGV``, the column path allowed
+    from one request on (``column``) or never."""
+    out, err, ran = io.StringIO(), io.StringIO(), []
+    real = columns.check_start_columns
+
+    def counted(*args):
+        ran.append(1)
+        return real(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(columns, "COLUMN_MIN_REQUESTS", 1 if column else 10**18)
+        patch.setattr(columns, "check_start_columns", counted)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(argv)
+    return code, out.getvalue(), err.getvalue(), bool(ran)
+
+
+def _both(argv):
+    """The column path's and the general path's output, which must be the same; whether the first ran."""
+    code, out, err, ran = _cli(argv, True)
+    general = _cli(argv, False)
+    assert not general[3]
+    timeless = re.compile(r'"wall_time": [0-9.e-]+')  # the one field that may differ
+    assert (code, timeless.sub("", out), err) == (general[0], timeless.sub("", general[1]), general[2])
+    return ran
+
+
+def _schedule_text(instance, kind, rng):
+    ids = [r.id for r in instance.requests]
+    if kind == "simulated":
+        starts = simulator.simulate(instance, "svf").starts
+    else:
+        starts = {i: int(rng.integers(-3, 70)) for i in ids}  # early starts and memory violations
+    if kind == "reversed":
+        starts = dict(reversed(list(starts.items())))
+    elif kind == "missing":
+        starts.pop(ids[-1])
+    elif kind == "extra":
+        starts["zz"] = 0
+    return json.dumps({"starts": starts})
+
+
+@settings(deadline=None, max_examples=30)
+@given(tied_instances(max_n=30), st.sampled_from(["simulated", "random", "reversed", "missing", "extra"]),
+       st.sampled_from(["svf", "sjf", "fcfs"]), st.booleans(), st.integers(0, 2**32 - 1))
+def test_cli_column_path_prints_what_the_general_path_prints(instance, kind, policy, compact, seed):
+    with tempfile.TemporaryDirectory() as folder:
+        path, schedule = Path(folder, "i.json"), Path(folder, "s.json")
+        path.write_text(json.dumps(instance_to_dict(instance), indent=None if compact else 1) + "\n")
+        schedule.write_text(_schedule_text(instance, kind, np.random.default_rng(seed)) + "\n")
+        ran = _both(["check", str(path), str(schedule)])
+        same_order = kind in ("simulated", "random") or (kind == "reversed" and instance.n == 1)
+        assert ran == same_order  # another order or id set: the general path
+        assert _both(["simulate", str(path), "--policy", policy])
+        outside = [["check", str(path), str(schedule), "--json"], ["simulate", str(path), "--json"],
+                   ["simulate", str(path), "--policy", "svf1"], ["simulate", str(path), "--backfill"],
+                   ["check", str(path), str(schedule), "--memory", "40"]]
+        assert not _both(outside[seed % len(outside)])  # outside the column path's case: the general path
+
+
+_BAD_ROWS = [('"output": 3', '"output": 0'), ('"output": 3', '"output": 13'),
+             ('"memory": 12', '"memory": 0'),
+             ('"id": "b"', '"id": "a"'), ('"arrival": 4', f'"arrival": {2**53 + 1}'),
+             ('"prompt": 1,', '"prompt": 1.0,'), ('"prompt": 1,', '"prompt": 01,')]
+
+
+@pytest.mark.parametrize("old,new", [*_BAD_ROWS, ('"id": "b"', '"id": "b\\u0041"')])
+def test_cli_column_path_gives_the_general_paths_error(tmp_path, old, new):
+    instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 4, 1, 5), Request("c", 2, 2, 2)])
+    text = json.dumps(instance_to_dict(instance), indent=1)
+    assert old in text
+    path, schedule = tmp_path / "i.json", tmp_path / "s.json"
+    path.write_text(text.replace(old, new, 1))
+    schedule.write_text(json.dumps({"starts": {"a": 5, "b": 4, "c": 2}}))
+    for argv in (["check", str(path), str(schedule)], ["simulate", str(path)]):
+        assert not _both(argv)
+        if (old, new) in _BAD_ROWS:  # the escape is valid JSON: the general path reads id "bA"
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                assert cli.main(argv) == 2  # a one-line error, named by the general path's reader
+            assert len(err.getvalue().splitlines()) == 1
+
+
+def test_cli_column_path_reads_ids_by_their_text(tmp_path):
+    """Ids that differ only in where one ends and the next begins ("ab","c" against "a","bc")."""
+    instance = Instance(20, [Request("ab", 0, 2, 3), Request("c", 0, 1, 2)])
+    path, schedule = tmp_path / "i.json", tmp_path / "s.json"
+    path.write_text(json.dumps(instance_to_dict(instance), indent=1))
+    schedule.write_text(json.dumps({"starts": {"a": 0, "bc": 0}}))
+    assert not _both(["check", str(path), str(schedule)])
+    schedule.write_text(json.dumps({"starts": {"ab": -1, "c": 0}}))
+    assert _both(["check", str(path), str(schedule)])
+    instance = Instance(20, [Request("x", 0, 2, 3), Request("y", 1, 1, 2)])  # ids of one length, swapped
+    path.write_text(json.dumps(instance_to_dict(instance), indent=1))
+    schedule.write_text(json.dumps({"starts": {"y": 0, "x": 5}}))
+    assert not _both(["check", str(path), str(schedule)])
+
+
+def test_distinct_ids_where_hashes_collide():
+    ids = columns.IdColumn(b"xyxz", np.array([0, 1, 2, 3, 4]))
+    assert columns._distinct(ids, np.array([1, 2, 1, 3])) is False  # "x" twice
+    assert columns._distinct(ids, np.array([1, 1, 1, 1])) is False
+    ids = columns.IdColumn(b"abcd", np.array([0, 1, 2, 3, 4]))
+    assert columns._distinct(ids, np.array([7, 7, 7, 7])) is True  # equal hashes, distinct texts
+
+
+def test_check_does_not_import_numba(tmp_path):
+    instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 4, 1, 5)])
+    path, schedule = tmp_path / "i.json", tmp_path / "s.json"
+    path.write_text(json.dumps(instance_to_dict(instance), indent=1))
+    schedule.write_text(json.dumps({"starts": {"a": 0, "b": 4}}))
+    code = ("import sys; from geosched.reference_impl import columns; columns.COLUMN_MIN_REQUESTS = 1; "
+            f"from geosched import cli; assert cli.main(['check', {str(path)!r}, {str(schedule)!r}]) == 0; "
+            "print('numba' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "False"
