@@ -173,6 +173,37 @@ def anything(label: str, value: Any) -> None:
     """An argument the function itself checks (an executor spec, a progress callback)."""
 
 
+def hunt_options(label: str, value: Any) -> None:
+    from geosched.adversary.options import HuntOptions
+
+    if value is not None and not isinstance(value, HuntOptions):
+        raise ValidationError(label, value, "must be a geosched.adversary.options.HuntOptions or None")
+
+
+def _hunt_keywords() -> tuple[str, ...]:
+    from dataclasses import fields
+
+    from geosched.adversary.options import HUNT_SEARCH_SETTINGS, HuntOptions
+
+    return tuple(f.name for f in fields(HuntOptions) if f.name != "search") + HUNT_SEARCH_SETTINGS
+
+
+def keywords(known: Callable[[], tuple[str, ...]], checks: dict[str, Check]) -> Check:
+    """A ``**settings`` parameter: every keyword one of ``known()``, each value through its check in
+    ``checks`` where there is one (the others are checked by the options object they build)."""
+
+    def check(label: str, value: Any) -> None:
+        function = label.rsplit(":", 1)[0]
+        names = known()
+        for key, item in value.items():
+            if key not in names:
+                raise ValidationError(f"{function}: keyword", key, f"is not a setting (known: {', '.join(names)})")
+            if key in checks:
+                checks[key](f"{function}: {key}", item)
+
+    return check
+
+
 # ---------------------------------------------------------------- the wrapped functions
 
 
@@ -238,11 +269,14 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
             "follow_dependencies": boolean, "executor": anything, "time_limit": positive_real(optional=True)}),
         "derivation": ("geosched.theory", "get_derivation", {"claim_id": text()}),
         "hunt": ("geosched.adversary.hunt", "hunt", {
-            "space": search_space, "method": text(), "time_limit": _TIME, "seed": _OPTIONAL_INT, "out": path(),
-            "resume": boolean, "force": boolean, "target": real, "progress": boolean,
-            "checkpoint_every": _TIME, "z3_bounds": mapping(optional=True), "certify_budget": _TIME,
-            "ties": text(), "rounds": integer(1, optional=True), "restarts": integer(1), "evals": integer(1),
-            "executor": anything}),
+            "space": search_space, "options": hunt_options, "out": path(), "resume": boolean, "force": boolean,
+            "progress": boolean, "executor": anything,
+            "settings": keywords(_hunt_keywords, {
+                "method": text(), "time_limit": _TIME, "seed": _OPTIONAL_INT, "target": real,
+                "checkpoint_every": _TIME, "z3_bounds": mapping(optional=True), "certify_budget": _TIME,
+                "ties": text(), "rounds": integer(1, optional=True), "restarts": integer(1), "evals": integer(1),
+                "max_evals": integer(1, optional=True), "max_groups": integer(1), "popsize": integer(1),
+                "proposals": boolean})}),
         "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping()}),
         "load_workload": ("geosched.reference_impl.workloads", "load_workload", {
             "spec": text(), "memory": integer(1, optional=True), "seed": _OPTIONAL_INT, "arrivals": text(),
