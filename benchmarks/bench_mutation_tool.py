@@ -116,7 +116,7 @@ def _run(args: argparse.Namespace, sample: list[mt.ToolMutant], header: dict, do
     executor = concurrent.futures.ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
         mt.run_tool_campaign(todo, root=args.root, executor=executor, limits=limits, ledger=args.ledger,
-                             progress=save, skip_baseline=bool(done) or not todo)
+                             progress=save)
     finally:
         if executor:
             executor.shutdown()

@@ -88,3 +88,98 @@ def test_thm3_4_derivation_leaves_open_only_the_documented_steps():
     check = check_claim("kong.thm3.4")
     own = sorted(step.index for step in check.open_steps if step.claim_id == "kong.thm3.4")
     assert own == [6, 14] and "15 of 17 steps mechanically checked" in check.message, check.message
+
+
+def test_schedule_starts_are_int64_steps_at_both_ends():
+    # survivors reference_impl/model.py:400 ReplaceAndWithOr#7 and ReplaceUnaryOperator_USub_Invert#2 (the fast
+    # path's range test), model.py:404 ReplaceComparisonOperator_Lt_NotEq#4 (the slow path's): a start is a
+    # step in [-2^63, 2^63) (model.STEP_LIMIT's documented range), in both schedule forms
+    import pytest
+
+    from geosched.errors import ValidationError
+    from geosched.reference_impl.model import schedule_from_dict
+
+    low, high = -(2**63), 2**63
+    for starts in ({"a": low, "b": high - 1}, {"a": 0}, {"a": True, "b": 3}):
+        assert schedule_from_dict(dict(starts)) == starts
+        assert schedule_from_dict({"starts": dict(starts)}) == starts
+    for bad in (low - 1, high, high + 5, 2**70):
+        for starts in ({"a": bad}, {"a": 0, "b": bad}, {"a": True, "b": bad}):  # the fast path and the slow one
+            with pytest.raises(ValidationError, match="must be a step"):
+                schedule_from_dict(starts)
+            with pytest.raises(ValidationError, match="must be a step"):
+                schedule_from_dict({"starts": starts})
+
+
+def _blocks_by_brute_force(instance, starts, block):
+    """Per step t, sum over the running requests (x < t <= x + o) of B * ceil((s + t - x) / B)."""
+    last = max(starts[r.id] + r.output for r in instance.requests)
+    return {t: sum(block * -(-(r.prompt + t - starts[r.id]) // block) for r in instance.requests
+                   if starts[r.id] < t <= starts[r.id] + r.output) for t in range(1, last + 1)}
+
+
+def test_block_grain_peak_and_first_overflow_match_a_step_by_step_count():
+    # survivors reference_impl/checker.py:479 ReplaceBinaryOperator_Sub_LShift (the per-residue sweep's constant)
+    # and checker.py:495 ReplaceBinaryOperator_Add_BitOr (the bisection: low = mid | 1 never returns on some
+    # inputs, so under the tool this test turns that mutant into a timeout, not a kill)
+    import random
+
+    from geosched.reference_impl.checker import check_schedule
+
+    rng = random.Random(24)
+    for _ in range(300):
+        block = rng.choice((2, 3, 4))
+        memory = block * rng.randint(3, 8)
+        lengths = [(rng.randint(0, 6), rng.randint(1, 6)) for _ in range(rng.randint(1, 4))]
+        instance = burst_instance(memory, [(min(s, memory - o), o) for s, o in lengths])
+        starts = {r.id: rng.randint(0, 8) for r in instance.requests}
+        usage = _blocks_by_brute_force(instance, starts, block)
+        report = check_schedule(instance, starts, block_size=block)
+        assert report.metrics.peak_memory == max(usage.values())
+        over = [t for t, used in usage.items() if used > instance.memory]
+        memory = [v for v in report.violations if v.kind == "memory"]
+        assert report.feasible == (not over)
+        if over:
+            assert (memory[0].step, memory[0].amount) == (over[0], usage[over[0]] - instance.memory)
+
+
+def test_check_metrics_are_frozen_and_the_mean_is_tel_over_n():
+    # survivors reference_impl/checker.py:86 ReplaceTrueWithFalse (Metrics no longer frozen) and checker.py:584
+    # ReplaceBinaryOperator_Div_Pow (the column path's mean_latency = tel ** n)
+    import dataclasses
+
+    import pytest
+
+    from geosched.reference_impl.checker import check_schedule
+
+    instance = burst_instance(12, [(6, 3), (1, 5), (2, 2)])
+    metrics = check_schedule(instance, {"r0": 0, "r1": 3, "r2": 8}).metrics  # plain ints: the column path
+    # latencies x + o - a: 0 + 3, 3 + 5, 8 + 2 -> 3, 8, 10
+    assert metrics.tel == 21 and metrics.mean_latency == 7.0 and metrics.latencies == {"r0": 3, "r1": 8, "r2": 10}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        metrics.tel = 0
+
+
+def test_lost_tokens_of_a_preempted_request():
+    # survivor reference_impl/checker.py:384 ReplaceBinaryOperator_Sub_BitOr (_lost: decoded + kept | next kept)
+    from geosched.reference_impl.checker import check_schedule
+
+    instance = burst_instance(20, [(1, 5), (1, 1)])
+    # r0 decodes 2 outputs in (0, 2], is preempted, resumes keeping 1 of them: its last run lasts 5 - 1 steps
+    report = check_schedule(instance, {"r0": [(0, 2, 0), (4, 8, 1)], "r1": 0})
+    assert report.feasible, report.message
+    assert report.metrics.restarts == 1 and report.metrics.lost_tokens == 2 - 1
+
+
+def test_huge_token_counts_leave_the_int64_columns():
+    # survivor reference_impl/checker.py:570 ReplaceBinaryOperator_Mul_BitAnd: the column path's guard
+    # (n + 1) * (largest + M) >= 2^62; with & it kept int64 columns whose sums wrap around
+    from geosched.reference_impl.checker import check_schedule
+
+    memory, n = 2**53, 1100  # geosched's largest value; 1100 * 2^53 > 2^63
+    instance = burst_instance(memory, [(memory - 1, 1)] * n)  # each holds s + 1 = 2^53 tokens at step 1
+    report = check_schedule(instance, {r.id: 0 for r in instance.requests})
+    assert not report.feasible
+    (violation,) = [v for v in report.violations if v.kind == "memory"]
+    assert (violation.step, violation.amount) == (1, n * 2**53 - memory)
+    assert report.metrics.peak_memory == n * 2**53

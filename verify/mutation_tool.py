@@ -85,7 +85,7 @@ _SURVIVORS = "tests/test_mutation_survivors.py"
 # module label -> its fast test selection (pytest arguments; files under tests/)
 MODULE_TESTS: dict[str, tuple[str, ...]] = {
     "model": ("tests/test_model.py", "tests/test_checker.py", "tests/test_simulator.py", _SURVIVORS),
-    "checker": ("tests/test_checker.py", "tests/test_forward_check.py", "tests/test_block_grain.py"),
+    "checker": ("tests/test_checker.py", "tests/test_forward_check.py", _SURVIVORS),
     "simulator": ("tests/test_simulator.py", "tests/test_ties.py", "tests/test_scheduling.py", _SURVIVORS),
     "policies": ("tests/test_scheduling.py", "tests/test_simulator.py", "tests/test_exhaustive.py", _SURVIVORS),
     "onebit": ("tests/test_scheduling.py", "tests/test_exhaustive.py", _SURVIVORS),
@@ -352,7 +352,7 @@ def _first_failure(output: str) -> str:
 
 def _run_tests(copy: Path, module: str, path: str, limits: Limits) -> tuple[str, str, float]:
     """``(outcome, by, cpu)`` of the doctests and fast tests of ``module`` on the (mutated) copy."""
-    tests = [t for t in MODULE_TESTS[module] if not t.startswith("tests/") or (copy / t).is_file()]
+    tests = [t for t in MODULE_TESTS[module] if not t.startswith("tests/") or (copy / t.split("::")[0]).is_file()]
     argv = [sys.executable, "-c", _RUNNER, str(copy), module_name(path), *tests]
     status, code, output, cpu = run_limited(argv, copy, limits)
     if status != "done":
@@ -437,19 +437,29 @@ def _changed_line(before: str, after: str) -> str:
     return "(lines added or removed)"
 
 
-def _baseline(root: Path, mutants: list[ToolMutant], limits: Limits, ledger: bool) -> dict[str, str]:
+def _baseline_job(job: tuple) -> tuple[str, str, str, str]:
+    """The unmutated runner of one ``(module, path)``: ``(module, path, outcome, by)``."""
+    root, module, path, limits = job
+    with tempfile.TemporaryDirectory(prefix="geosched-tool-") as tmp:
+        dest = Path(tmp) / "copy"
+        _prepare_copy(Path(root), dest)
+        outcome, by, _ = _run_tests(dest, module, path, limits)
+    return module, path, outcome, by
+
+
+def _baseline(root: Path, mutants: list[ToolMutant], limits: Limits, ledger: bool, pool: Any) -> dict[str, str]:
     """The unmutated runs: every sampled module's tests and doctests must pass (else the campaign refuses to
     start); returns the unmutated words of the ledger claims used."""
+    jobs = [(str(root), module, path, limits) for module, path in sorted({(m.module, m.path) for m in mutants})]
+    for module, path, outcome, by in pool.map(_baseline_job, jobs):
+        if outcome != "survived":
+            raise RuntimeError(f"the unmutated runner of {module} ({path}) says {outcome} {by}: fix it first")
+    claims = sorted({c for m in mutants for c in MODULE_CLAIMS[m.module]}) if ledger else []
+    if not claims:
+        return {}
     with tempfile.TemporaryDirectory(prefix="geosched-tool-") as tmp:
         dest = Path(tmp) / "copy"
         _prepare_copy(root, dest)
-        for module, path in sorted({(m.module, m.path) for m in mutants}):
-            outcome, by, _ = _run_tests(dest, module, path, limits)
-            if outcome != "survived":
-                raise RuntimeError(f"the unmutated runner of {module} ({path}) says {outcome} {by}: fix it first")
-        claims = sorted({c for m in mutants for c in MODULE_CLAIMS[m.module]}) if ledger else []
-        if not claims:
-            return {}
         words, _ = _ledger_words(dest, tuple(claims), limits)
     if not isinstance(words, dict):
         raise RuntimeError(f"the unmutated ledger run failed ({words}): fix it before testing mutants")
@@ -470,7 +480,6 @@ def run_tool_campaign(mutants: list[ToolMutant], *, root: str | Path | None = No
     cache: dict = {}
     static = {m: is_annotation(root, m, cache) for m in mutants}
     dynamic = [m for m in mutants if not static[m]]
-    baseline = _baseline(root, dynamic, limits, ledger) if dynamic and not skip_baseline else {}
     done: dict[ToolMutant, ToolOutcome] = {}
     for m in mutants:
         if static[m]:
@@ -478,6 +487,7 @@ def run_tool_campaign(mutants: list[ToolMutant], *, root: str | Path | None = No
             if progress:
                 progress(done[m])
     with using_executor(executor) as pool:
+        baseline = _baseline(root, dynamic, limits, ledger, pool) if dynamic and not skip_baseline else {}
         for result in pool.map(_tool_job, [(str(root), m, baseline, limits, ledger) for m in dynamic]):
             done[result.mutant] = result
             if progress:
