@@ -183,3 +183,55 @@ def test_huge_token_counts_leave_the_int64_columns():
     (violation,) = [v for v in report.violations if v.kind == "memory"]
     assert (violation.step, violation.amount) == (1, n * 2**53 - memory)
     assert report.metrics.peak_memory == n * 2**53
+
+
+def test_one_bit_parameters_by_hand():
+    # survivors reference_impl/predictors/simple.py:159 ReplaceComparisonOperator_Gt_Eq (the long class is
+    # values == theta) and simple.py:160 NumberReplacer (O_0 = max(2, ...) instead of max(1, ...))
+    from geosched.reference_impl.predictors.simple import one_bit_parameters
+
+    # median 11.5 -> theta 11; short {1, 3}: mean 2; long {20, 30}: mean 25
+    assert one_bit_parameters([1, 3, 20, 30]) == (11, 2, 25)
+    # short {1, 1}: mean 1 (O_0 = 1, not clamped up); long {9, 10}: mean 9.5 -> round half to even 10
+    assert one_bit_parameters([1, 1, 9, 10]) == (5, 1, 10)
+
+
+def test_onebit_predictor_flips_every_class_at_rate_one():
+    # survivors reference_impl/predictors/simple.py:121 ReplaceComparisonOperator_Lt_Eq (random() == rate)
+    # and simple.py:122 ReplaceBinaryOperator_Sub_Mod (1 % is_long: a short request never flips to long)
+    from geosched.reference_impl.predictors.simple import OneBitPredictor
+
+    instance = burst_instance(100, [(1, 2), (1, 3), (1, 40), (1, 50)])
+    truth = [0, 0, 1, 1]  # theta = median 21.5 -> 21: short iff o <= 21
+    assert OneBitPredictor().classes(instance).tolist() == truth
+    assert OneBitPredictor(flip_rate=1.0, seed=5).classes(instance).tolist() == [1 - c for c in truth]
+    # O_0 = mean(2, 3) = 2.5 -> 2, O_1 = 45: at rate 1 the shorts get O_1 and the longs O_0
+    assert OneBitPredictor(flip_rate=1.0).predict(instance).tolist() == [45, 45, 2, 2]
+
+
+def test_svf1_keys_on_int64_arrays_are_int64_and_keep_the_class_boundary():
+    # survivors reference_impl/policies.py:184 ReplaceComparisonOperator_Gt_LtE (the int64 branch's class test),
+    # policies.py:181 AddNot and ReplaceComparisonOperator_Eq_IsNot (the int64/object branch test: the values
+    # agree, but int64 inputs must stay int64 for the simulator's vectorised keys)
+    from geosched.reference_impl.policies import make_policy
+
+    policy = make_policy("svf1", theta=2, short_length=1, long_length=4)
+    keys = policy.array_keys(np.array([3, 3, 3], dtype=np.int64), np.array([1, 2, 3], dtype=np.int64))
+    # short iff o <= theta: proxies 1, 1, 4; key = s O + (O^2 + O)/2
+    assert keys.tolist() == [3 + 1, 3 + 1, 12 + 10] and keys.dtype == np.int64
+    exact = policy.array_keys(np.array([3, 3], dtype=object), np.array([2, 3], dtype=object))
+    assert exact.tolist() == [4, 22] and exact.dtype == object
+
+
+def test_srpt_bound_with_idle_time_between_releases():
+    # survivor reference_impl/opt/bounds.py:168 ReplaceComparisonOperator_LtE_Eq (SRPT preempted a job that
+    # finishes before the next release): every test instance was a burst (all releases at 0)
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.opt.bounds import srpt_bound
+
+    # two single-token requests, released at 0 and 5, M = 1: each has latency >= o = 1, and SRPT runs
+    # them one after the other, so the bound is exactly 1 + 1
+    assert srpt_bound(Instance(1, [Request("a", 0, 0, 1), Request("b", 5, 0, 1)])).value == 2
+    # volumes s o + (o^2 + o)/2: a = 7 (released at 0), b = 1 (at 1), M = 4; in units of 1/M b arrives at 4,
+    # when a has 3 left: SRPT runs b (done at 5), then a (done at 8): 13, minus M * (0 + 1) -> ceil(9 / 4) = 3
+    assert srpt_bound(Instance(4, [Request("a", 0, 2, 2), Request("b", 1, 0, 1)])).value == 3
