@@ -235,3 +235,63 @@ def test_srpt_bound_with_idle_time_between_releases():
     # volumes s o + (o^2 + o)/2: a = 7 (released at 0), b = 1 (at 1), M = 4; in units of 1/M b arrives at 4,
     # when a has 3 left: SRPT runs b (done at 5), then a (done at 8): 13, minus M * (0 + 1) -> ceil(9 / 4) = 3
     assert srpt_bound(Instance(4, [Request("a", 0, 2, 2), Request("b", 1, 0, 1)])).value == 3
+
+
+def _small_online_instances(count):
+    import random
+
+    from geosched.reference_impl.model import Instance, Request
+
+    rng = random.Random(7)
+    for k in range(count):
+        memory = rng.randint(8, 30)
+        requests = []
+        for i in range(rng.randint(2, 7)):
+            o = rng.randint(1, 8)
+            requests.append(Request(f"r{i}", rng.randint(0, 6), rng.randint(0, memory - o), o))
+        yield k, Instance(memory, requests)
+
+
+def test_replica_engine_decision_steps_strictly_increase_and_advance_stops_before_until():
+    # survivors reference_impl/simulator.py:736 ReplaceBinaryOperator_Sub_Add (after one eviction the usage was
+    # undercounted, so a second eviction due at the same step needed a second pass over that step: same
+    # schedule, one more decision), simulator.py:704 ReplaceComparisonOperator_IsNot_Is (advance did nothing),
+    # simulator.py:618 ReplaceFalseWithTrue (from_instance's default backfill)
+    from geosched.reference_impl.policies import make_policy
+    from geosched.reference_impl.predictors.simple import NoisyPredictor
+    from geosched.reference_impl.simulator import ReplicaEngine
+
+    twice = 0
+    for k, instance in _small_online_instances(60):
+        predicted = NoisyPredictor(sigma=1.5, seed=k).predict(instance).tolist() if k % 2 else \
+            [r.output for r in instance.requests]
+        for name in ("fcfs", "sjf", "svf"):
+            keys = make_policy(name).keys(instance, predicted)
+            for backfill in (False, True):
+                engine = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill)
+                steps = []
+                while engine.next_decision is not None:
+                    engine.step()
+                    steps.append(engine.last_decision)
+                assert all(a < b for a, b in zip(steps, steps[1:])), (k, name, backfill, steps)
+                twice += any(s[2] == s2[2] for s, s2 in zip(engine.segments, engine.segments[1:]))
+                if len(steps) >= 2:
+                    until = steps[len(steps) // 2]
+                    partial = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill)
+                    partial.advance(until)
+                    assert partial.last_decision == max(s for s in steps if s < until)
+                    assert partial.next_decision == until
+    assert twice > 0  # some step evicts two requests (the case the mutant got wrong)
+    instance = burst_instance(10, [(5, 3), (1, 1)])
+    assert ReplicaEngine.from_instance(instance, [1, 2], [3, 1]).backfill is False  # strict head-of-line, as simulate
+
+
+def test_montecarlo_grids_lie_where_the_theorem_is_judged():
+    # survivor verify/montecarlo.py:90 NumberReplacer (a default grid point's rho 0.5 -> -0.5): the judged grids
+    # need 0 < mu < 1 and 0 < rho < 1 (Kong et al., Thm. 3.4); the outside grid has rho > 1 (never judged)
+    from geosched.verify import montecarlo
+
+    for grid in (montecarlo.DEFAULT_GRID, montecarlo.HEAVY_GRID):
+        assert grid and all(0 < mu < 1 and 0 < rho < 1 for mu, rho in grid), grid
+        assert len(set(grid)) == len(grid)
+    assert montecarlo.OUTSIDE_GRID and all(rho > 1 for _, rho in montecarlo.OUTSIDE_GRID)
