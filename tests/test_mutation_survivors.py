@@ -295,3 +295,16 @@ def test_montecarlo_grids_lie_where_the_theorem_is_judged():
         assert grid and all(0 < mu < 1 and 0 < rho < 1 for mu, rho in grid), grid
         assert len(set(grid)) == len(grid)
     assert montecarlo.OUTSIDE_GRID and all(rho > 1 for _, rho in montecarlo.OUTSIDE_GRID)
+
+
+def test_the_load_check_allows_five_percent_either_side():
+    # survivor verify/montecarlo.py:396 NumberReplacer (the interval's upper end * 1.05 -> * 2.05): the load check's
+    # documented slack is 5% for the integer arrival steps (workload_checks' docstring)
+    from geosched.verify.montecarlo import workload_checks
+
+    cfg = {"opt": "exact", "alpha_cap": 0.5, "memory": 20, "s_min": 1, "s_max": 4}
+    row = (0, 0, 0, 0, 50, 0, 5, 20, 10)  # volume 50 over 5 requests in 20 steps (outputs 10)
+    out = workload_checks(0.5, 0.4, [row, row], cfg)
+    # identical workloads: the jackknife's se is 0; rho = 2 / ((1 - 1/2) 20) * (8 / 40) * (100 / 10) = 0.4
+    assert out["measured_rho"] == 0.4
+    assert out["measured_rho_interval"] == [round(0.4 / 1.05, 4), round(0.4 * 1.05, 4)]
