@@ -308,3 +308,54 @@ def test_the_load_check_allows_five_percent_either_side():
     # identical workloads: the jackknife's se is 0; rho = 2 / ((1 - 1/2) 20) * (8 / 40) * (100 / 10) = 0.4
     assert out["measured_rho"] == 0.4
     assert out["measured_rho_interval"] == [round(0.4 / 1.05, 4), round(0.4 * 1.05, 4)]
+
+
+def _witness_files():
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "witnesses"
+    return {path.name: json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))}
+
+
+def test_witness_ties_and_report_fields():
+    # survivors adversary/witness.py:131 AddNot (depends_on_ties), witness.py:371 ReplaceBinaryOperator_Add_BitXor
+    # (WitnessReport.to_dict's "<key>_exact" fields) and witness.py:518 ReplaceBinaryOperator_Div_BitAnd (the
+    # reversed ratio in the tie_check message)
+    from fractions import Fraction
+
+    from geosched.adversary.witness import make_witness, verify_witness
+
+    # two equal requests (SVF keys tie), M fits one: FCFS-like order either way, TEL 3 + 6 whatever the ties
+    instance = burst_instance(6, [(2, 3), (2, 3)])
+    witness = make_witness(instance, "svf", {"r0": 0, "r1": 3}, found_by="test")
+    assert witness.tie_check["policy_tel"] == witness.policy_tel == 9 and witness.depends_on_ties is False
+    assert make_witness(instance, "svf", {"r0": 3, "r1": 0}, found_by="test").depends_on_ties is False
+    data = _witness_files()["sjf_burst_alpha0.5_ratio3.268.json"]
+    assert data["tie_check"]["depends_on_ties"] is True
+    report = verify_witness(data)
+    assert report.ok
+    out = report.to_dict()
+    for key in ("alpha", "certified_ratio", "ratio_upper"):
+        value = getattr(report, key)
+        assert out[f"{key}_exact"] == (None if value is None else str(value))
+        assert value is None or Fraction(out[f"{key}_exact"]) == Fraction(value)
+    stated = data["tie_check"]["certified_ratio"]
+    broken = verify_witness({**data, "tie_check": {**data["tie_check"], "certified_ratio": stated * 1.5}})
+    message = next(p for p in broken.problems if p.startswith("tie_check: stated certified_ratio"))
+    assert message.endswith(f"the reversed ratio is {stated!r}")
+
+
+def test_witness_engine_object_messages():
+    # survivor adversary/witness.py:455 AddNot (the "needs" / "must not have" wording swapped)
+    import pytest
+
+    from geosched.adversary.witness import verify_witness
+    from geosched.errors import GeoschedError
+
+    files = _witness_files()
+    # each file's shapes stay valid (they follow the engine object): only the policy is swapped
+    with pytest.raises(GeoschedError, match="'svf' must not have an 'engine' object"):
+        verify_witness({**files["vllm-fcfs_burst_ratio15.264.json"], "policy": "svf"})
+    with pytest.raises(GeoschedError, match="'vllm-fcfs' needs an 'engine' object"):
+        verify_witness({**files["svf_burst_alpha0.5_ratio1.345.json"], "policy": "vllm-fcfs"})
