@@ -359,3 +359,24 @@ def test_witness_engine_object_messages():
         verify_witness({**files["vllm-fcfs_burst_ratio15.264.json"], "policy": "svf"})
     with pytest.raises(GeoschedError, match="'vllm-fcfs' needs an 'engine' object"):
         verify_witness({**files["svf_burst_alpha0.5_ratio1.345.json"], "policy": "vllm-fcfs"})
+
+
+def test_game_message_names_the_instance_size():
+    # survivor verify/game.py:166 ReplaceBinaryOperator_Mul_Add (n = K + K + 1 in the message; equal to K^2 + 1
+    # only at K = 2, the size every test used): the adversary's instance has K^2 + 1 requests
+    from geosched.verify.game import solve_game
+
+    result = solve_game(3)
+    assert result.message.startswith("K=3 (n=10): ")
+
+
+def test_runs_against_spec_report_unknown_when_uniqueness_is_open(monkeypatch):
+    # survivor verify/policy_spec.py:727 ReplaceBinaryOperator_Sub_BitXor (the "unknown" branch's wall time,
+    # perf_counter() ^ begin: a TypeError on floats): no test reached the branch, which needs a shape whose
+    # uniqueness proof Z3 leaves open; here the proof is replaced by one that says "unknown"
+    from geosched.verify import policy_spec
+
+    monkeypatch.setattr(policy_spec, "prove_unique", lambda spec, *args, **kwargs: ("unknown", 0.0))
+    # the proofs are cached per shape and height: a height no other test uses (17) reaches the patched prover
+    result = policy_spec.check_runs_against_spec([burst_instance(12, [(6, 3), (1, 5)])], "svf", horizon=17)
+    assert result.status == "unknown" and "was not proved for shapes" in result.message
