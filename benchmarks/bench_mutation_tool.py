@@ -144,10 +144,14 @@ def _report(sample: list[mt.ToolMutant], done: dict[str, mt.ToolOutcome], totals
     ran = [o for o in outcomes if o.outcome not in ("equivalent", "no_change") and o.cpu_seconds > 0]
     if ran:
         cpu, wall = statistics.median(o.cpu_seconds for o in ran), statistics.median(o.seconds for o in ran)
-        population = sum(totals.values()) - sum(annotations.values())
-        mean = sum(o.cpu_seconds for o in ran) / len(ran)
-        print(f"\nper mutant: median {cpu:.1f} CPU s and {wall:.1f} wall s, mean {mean:.1f} CPU s ({len(ran)} run); "
-              f"the {population} runnable mutants: about {population * mean / 3600:.1f} CPU hours at that mean")
+        estimate = 0.0  # per module: its sample's mean CPU seconds times its runnable mutants (strata differ)
+        for module in totals:
+            mine = [o.cpu_seconds for o in ran if o.mutant.module == module]
+            if mine:
+                estimate += statistics.fmean(mine) * (totals[module] - annotations[module])
+        print(f"\nper mutant: median {cpu:.1f} CPU s and {wall:.1f} wall s ({len(ran)} run); the "
+              f"{sum(totals.values()) - sum(annotations.values())} runnable mutants: about {estimate / 3600:.1f} "
+              f"CPU hours (each module's mean CPU time times its runnable mutants)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +175,10 @@ def main(argv: list[str] | None = None) -> int:
               "rerun_of": args.rerun, "mutants_total": totals, "annotation_mutants": annotations,
               "python": platform.python_version(), "load_at_start": os.getloadavg()}
     done: dict[str, mt.ToolOutcome] = {o.mutant.key: o for o in copied}
+    earlier = 0  # wall seconds of the earlier invocations of a resumed run
     if args.resume and out.exists():
         previous = json.loads(out.read_text())
+        earlier = int(previous.get("seconds", 0))
         if any(previous.get(k) != header[k] for k in ("tree", "seed", "per_module", "fraction", "all", "modules")):
             return _fail(f"--resume: {out} is a run of another tree, seed or selection")
         done.update({o.mutant.key: o for o in map(mt.outcome_from_json, previous["outcomes"])})
@@ -181,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{sum(m.key not in done for m in rerun)} to run; python {platform.python_version()}", flush=True)
     begin = time.perf_counter()
     _run(args, [m for m in sample if m in set(rerun) or m.key in done], header, done, out)
-    _write_atomic(out, {**header, "seconds": round(time.perf_counter() - begin), "load_at_end": os.getloadavg(),
+    _write_atomic(out, {**header, "seconds": earlier + round(time.perf_counter() - begin),
+                        "load_at_end": os.getloadavg(),
                         "scores": mt.scores([done[m.key] for m in sample if m.key in done]),
                         "outcomes": mt.outcomes_to_json([done[m.key] for m in sample if m.key in done])})
     _report(sample, done, totals, annotations)

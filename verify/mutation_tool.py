@@ -227,14 +227,14 @@ def is_annotation(root: str | Path, mutant: ToolMutant, _cache: dict | None = No
     """Whether ``mutant`` sits inside a type annotation of a file with ``from __future__ import
     annotations`` (so the annotation is never evaluated and the mutant is equivalent).
 
-    >>> import textwrap, tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "f.py").write_text("from __future__ import annotations\\ndef f(x: int | None) -> int:\\n"
-    ...                             "    return x | 1\\n")
-    >>> is_annotation(d, ToolMutant("m", "f.py", "core/ReplaceBinaryOperator_BitOr_Add", 0, 2, 13))
-    True
-    >>> is_annotation(d, ToolMutant("m", "f.py", "core/ReplaceBinaryOperator_BitOr_Add", 1, 3, 13))
-    False
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     d = pathlib.Path(folder)
+    ...     _ = (d / "f.py").write_text("from __future__ import annotations\\ndef f(x: int | None) -> int:\\n"
+    ...                                 "    return x | 1\\n")
+    ...     [is_annotation(d, ToolMutant("m", "f.py", "core/ReplaceBinaryOperator_BitOr_Add", k, line, 13))
+    ...      for k, line in ((0, 2), (1, 3))]
+    [True, False]
     """
     cache = {} if _cache is None else _cache
     if mutant.path not in cache:
