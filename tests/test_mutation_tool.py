@@ -7,6 +7,7 @@ with a mutant that must die (model.volume's closed form), and the benchmark's ch
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import sys
 from pathlib import Path
@@ -88,7 +89,7 @@ def test_bad_arguments_name_the_field():
 
 def test_a_runaway_process_is_a_limit_never_a_verdict(tmp_path):
     status, code, _, cpu = mt.run_limited([sys.executable, "-c", "while True: pass"], tmp_path,
-                                          mt.Limits(cpu_seconds=1))
+                                          mt.Limits(cpu_seconds=1, wall_factor=600))  # the CPU limit, never the clock
     assert status == "cpu limit" and code != 0 and cpu > 0.5
     status, _, _, _ = mt.run_limited([sys.executable, "-c", "x = bytearray(2**31)"], tmp_path,
                                      mt.Limits(cpu_seconds=30, memory_bytes=2**29))
@@ -123,7 +124,8 @@ def test_a_seeded_sample_through_the_module_runners():
     runnable = [m for m in every if not mt.is_annotation(ROOT, m, cache)]
     sample = mt.sample_mutants(runnable, per_module=1, seed=1) + [_volume_mutant(every)]
     before = {p: (ROOT / p).read_text() for p in {m.path for m in sample}}
-    outcomes, _ = mt.run_tool_campaign(sample, limits=mt.Limits(cpu_seconds=300))
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:  # the benchmark's --jobs 2 path
+        outcomes, _ = mt.run_tool_campaign(sample, executor=pool, limits=mt.Limits(cpu_seconds=300))
     assert {o.outcome for o in outcomes} <= {"killed", "survived", "timeout", "no_change"}
     assert {o.mutant.module for o in outcomes} == set(mt.TARGETS)
     last = outcomes[-1]
