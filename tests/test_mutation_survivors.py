@@ -88,3 +88,295 @@ def test_thm3_4_derivation_leaves_open_only_the_documented_steps():
     check = check_claim("kong.thm3.4")
     own = sorted(step.index for step in check.open_steps if step.claim_id == "kong.thm3.4")
     assert own == [6, 14] and "15 of 17 steps mechanically checked" in check.message, check.message
+
+
+def test_schedule_starts_are_int64_steps_at_both_ends():
+    # survivors reference_impl/model.py:400 ReplaceAndWithOr#7 and ReplaceUnaryOperator_USub_Invert#2 (the fast
+    # path's range test), model.py:404 ReplaceComparisonOperator_Lt_NotEq#4 (the slow path's): a start is a
+    # step in [-2^63, 2^63) (model.STEP_LIMIT's documented range), in both schedule forms
+    import pytest
+
+    from geosched.errors import ValidationError
+    from geosched.reference_impl.model import schedule_from_dict
+
+    low, high = -(2**63), 2**63
+    for starts in ({"a": low, "b": high - 1}, {"a": 0}, {"a": True, "b": 3}):
+        assert schedule_from_dict(dict(starts)) == starts
+        assert schedule_from_dict({"starts": dict(starts)}) == starts
+    for bad in (low - 1, high, high + 5, 2**70):
+        for starts in ({"a": bad}, {"a": 0, "b": bad}, {"a": True, "b": bad}):  # the fast path and the slow one
+            with pytest.raises(ValidationError, match="must be a step"):
+                schedule_from_dict(starts)
+            with pytest.raises(ValidationError, match="must be a step"):
+                schedule_from_dict({"starts": starts})
+
+
+def _blocks_by_brute_force(instance, starts, block):
+    """Per step t, sum over the running requests (x < t <= x + o) of B * ceil((s + t - x) / B)."""
+    last = max(starts[r.id] + r.output for r in instance.requests)
+    return {t: sum(block * -(-(r.prompt + t - starts[r.id]) // block) for r in instance.requests
+                   if starts[r.id] < t <= starts[r.id] + r.output) for t in range(1, last + 1)}
+
+
+def test_block_grain_peak_and_first_overflow_match_a_step_by_step_count():
+    # survivors reference_impl/checker.py:479 ReplaceBinaryOperator_Sub_LShift (the per-residue sweep's constant)
+    # and checker.py:495 ReplaceBinaryOperator_Add_BitOr (the bisection: low = mid | 1 never returns on some
+    # inputs, so under the tool this test turns that mutant into a timeout, not a kill)
+    import random
+
+    from geosched.reference_impl.checker import check_schedule
+
+    rng = random.Random(24)
+    for _ in range(300):
+        block = rng.choice((2, 3, 4))
+        memory = block * rng.randint(3, 8)
+        lengths = [(rng.randint(0, 6), rng.randint(1, 6)) for _ in range(rng.randint(1, 4))]
+        instance = burst_instance(memory, [(min(s, memory - o), o) for s, o in lengths])
+        starts = {r.id: rng.randint(0, 8) for r in instance.requests}
+        usage = _blocks_by_brute_force(instance, starts, block)
+        report = check_schedule(instance, starts, block_size=block)
+        assert report.metrics.peak_memory == max(usage.values())
+        over = [t for t, used in usage.items() if used > instance.memory]
+        memory = [v for v in report.violations if v.kind == "memory"]
+        assert report.feasible == (not over)
+        if over:
+            assert (memory[0].step, memory[0].amount) == (over[0], usage[over[0]] - instance.memory)
+
+
+def test_check_metrics_are_frozen_and_the_mean_is_tel_over_n():
+    # survivors reference_impl/checker.py:86 ReplaceTrueWithFalse (Metrics no longer frozen) and checker.py:584
+    # ReplaceBinaryOperator_Div_Pow (the column path's mean_latency = tel ** n)
+    import dataclasses
+
+    import pytest
+
+    from geosched.reference_impl.checker import check_schedule
+
+    instance = burst_instance(12, [(6, 3), (1, 5), (2, 2)])
+    metrics = check_schedule(instance, {"r0": 0, "r1": 3, "r2": 8}).metrics  # plain ints: the column path
+    # latencies x + o - a: 0 + 3, 3 + 5, 8 + 2 -> 3, 8, 10
+    assert metrics.tel == 21 and metrics.mean_latency == 7.0 and metrics.latencies == {"r0": 3, "r1": 8, "r2": 10}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        metrics.tel = 0
+
+
+def test_lost_tokens_of_a_preempted_request():
+    # survivor reference_impl/checker.py:384 ReplaceBinaryOperator_Sub_BitOr (_lost: decoded + kept | next kept)
+    from geosched.reference_impl.checker import check_schedule
+
+    instance = burst_instance(20, [(1, 5), (1, 1)])
+    # r0 decodes 2 outputs in (0, 2], is preempted, resumes keeping 1 of them: its last run lasts 5 - 1 steps
+    report = check_schedule(instance, {"r0": [(0, 2, 0), (4, 8, 1)], "r1": 0})
+    assert report.feasible, report.message
+    assert report.metrics.restarts == 1 and report.metrics.lost_tokens == 2 - 1
+
+
+def test_huge_token_counts_leave_the_int64_columns():
+    # survivor reference_impl/checker.py:570 ReplaceBinaryOperator_Mul_BitAnd: the column path's guard
+    # (n + 1) * (largest + M) >= 2^62; with & it kept int64 columns whose sums wrap around
+    from geosched.reference_impl.checker import check_schedule
+
+    memory, n = 2**53, 1100  # geosched's largest value; 1100 * 2^53 > 2^63
+    instance = burst_instance(memory, [(memory - 1, 1)] * n)  # each holds s + 1 = 2^53 tokens at step 1
+    report = check_schedule(instance, {r.id: 0 for r in instance.requests})
+    assert not report.feasible
+    (violation,) = [v for v in report.violations if v.kind == "memory"]
+    assert (violation.step, violation.amount) == (1, n * 2**53 - memory)
+    assert report.metrics.peak_memory == n * 2**53
+
+
+def test_one_bit_parameters_by_hand():
+    # survivors reference_impl/predictors/simple.py:159 ReplaceComparisonOperator_Gt_Eq (the long class is
+    # values == theta) and simple.py:160 NumberReplacer (O_0 = max(2, ...) instead of max(1, ...))
+    from geosched.reference_impl.predictors.simple import one_bit_parameters
+
+    # median 11.5 -> theta 11; short {1, 3}: mean 2; long {20, 30}: mean 25
+    assert one_bit_parameters([1, 3, 20, 30]) == (11, 2, 25)
+    # short {1, 1}: mean 1 (O_0 = 1, not clamped up); long {9, 10}: mean 9.5 -> round half to even 10
+    assert one_bit_parameters([1, 1, 9, 10]) == (5, 1, 10)
+
+
+def test_onebit_predictor_flips_every_class_at_rate_one():
+    # survivors reference_impl/predictors/simple.py:121 ReplaceComparisonOperator_Lt_Eq (random() == rate)
+    # and simple.py:122 ReplaceBinaryOperator_Sub_Mod (1 % is_long: a short request never flips to long)
+    from geosched.reference_impl.predictors.simple import OneBitPredictor
+
+    instance = burst_instance(100, [(1, 2), (1, 3), (1, 40), (1, 50)])
+    truth = [0, 0, 1, 1]  # theta = median 21.5 -> 21: short iff o <= 21
+    assert OneBitPredictor().classes(instance).tolist() == truth
+    assert OneBitPredictor(flip_rate=1.0, seed=5).classes(instance).tolist() == [1 - c for c in truth]
+    # O_0 = mean(2, 3) = 2.5 -> 2, O_1 = 45: at rate 1 the shorts get O_1 and the longs O_0
+    assert OneBitPredictor(flip_rate=1.0).predict(instance).tolist() == [45, 45, 2, 2]
+
+
+def test_svf1_keys_on_int64_arrays_are_int64_and_keep_the_class_boundary():
+    # survivors reference_impl/policies.py:184 ReplaceComparisonOperator_Gt_LtE (the int64 branch's class test),
+    # policies.py:181 AddNot and ReplaceComparisonOperator_Eq_IsNot (the int64/object branch test: the values
+    # agree, but int64 inputs must stay int64 for the simulator's vectorised keys)
+    from geosched.reference_impl.policies import make_policy
+
+    policy = make_policy("svf1", theta=2, short_length=1, long_length=4)
+    keys = policy.array_keys(np.array([3, 3, 3], dtype=np.int64), np.array([1, 2, 3], dtype=np.int64))
+    # short iff o <= theta: proxies 1, 1, 4; key = s O + (O^2 + O)/2
+    assert keys.tolist() == [3 + 1, 3 + 1, 12 + 10] and keys.dtype == np.int64
+    exact = policy.array_keys(np.array([3, 3], dtype=object), np.array([2, 3], dtype=object))
+    assert exact.tolist() == [4, 22] and exact.dtype == object
+
+
+def test_srpt_bound_with_idle_time_between_releases():
+    # survivor reference_impl/opt/bounds.py:168 ReplaceComparisonOperator_LtE_Eq (SRPT preempted a job that
+    # finishes before the next release): every test instance was a burst (all releases at 0)
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.opt.bounds import srpt_bound
+
+    # two single-token requests, released at 0 and 5, M = 1: each has latency >= o = 1, and SRPT runs
+    # them one after the other, so the bound is exactly 1 + 1
+    assert srpt_bound(Instance(1, [Request("a", 0, 0, 1), Request("b", 5, 0, 1)])).value == 2
+    # volumes s o + (o^2 + o)/2: a = 7 (released at 0), b = 1 (at 1), M = 4; in units of 1/M b arrives at 4,
+    # when a has 3 left: SRPT runs b (done at 5), then a (done at 8): 13, minus M * (0 + 1) -> ceil(9 / 4) = 3
+    assert srpt_bound(Instance(4, [Request("a", 0, 2, 2), Request("b", 1, 0, 1)])).value == 3
+
+
+def _small_online_instances(count):
+    import random
+
+    from geosched.reference_impl.model import Instance, Request
+
+    rng = random.Random(7)
+    for k in range(count):
+        memory = rng.randint(8, 30)
+        requests = []
+        for i in range(rng.randint(2, 7)):
+            o = rng.randint(1, 8)
+            requests.append(Request(f"r{i}", rng.randint(0, 6), rng.randint(0, memory - o), o))
+        yield k, Instance(memory, requests)
+
+
+def test_replica_engine_decision_steps_strictly_increase_and_advance_stops_before_until():
+    # survivors reference_impl/simulator.py:736 ReplaceBinaryOperator_Sub_Add (after one eviction the usage was
+    # undercounted, so a second eviction due at the same step needed a second pass over that step: same
+    # schedule, one more decision), simulator.py:704 ReplaceComparisonOperator_IsNot_Is (advance did nothing),
+    # simulator.py:618 ReplaceFalseWithTrue (from_instance's default backfill)
+    from geosched.reference_impl.policies import make_policy
+    from geosched.reference_impl.predictors.simple import NoisyPredictor
+    from geosched.reference_impl.simulator import ReplicaEngine
+
+    twice = 0
+    for k, instance in _small_online_instances(60):
+        predicted = NoisyPredictor(sigma=1.5, seed=k).predict(instance).tolist() if k % 2 else \
+            [r.output for r in instance.requests]
+        for name in ("fcfs", "sjf", "svf"):
+            keys = make_policy(name).keys(instance, predicted)
+            for backfill in (False, True):
+                engine = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill)
+                steps = []
+                while engine.next_decision is not None:
+                    engine.step()
+                    steps.append(engine.last_decision)
+                assert all(a < b for a, b in zip(steps, steps[1:])), (k, name, backfill, steps)
+                twice += any(s[2] == s2[2] for s, s2 in zip(engine.segments, engine.segments[1:]))
+                if len(steps) >= 2:
+                    until = steps[len(steps) // 2]
+                    partial = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill)
+                    partial.advance(until)
+                    assert partial.last_decision == max(s for s in steps if s < until)
+                    assert partial.next_decision == until
+    assert twice > 0  # some step evicts two requests (the case the mutant got wrong)
+    instance = burst_instance(10, [(5, 3), (1, 1)])
+    assert ReplicaEngine.from_instance(instance, [1, 2], [3, 1]).backfill is False  # strict head-of-line, as simulate
+
+
+def test_montecarlo_grids_lie_where_the_theorem_is_judged():
+    # survivor verify/montecarlo.py:90 NumberReplacer (a default grid point's rho 0.5 -> -0.5): the judged grids
+    # need 0 < mu < 1 and 0 < rho < 1 (Kong et al., Thm. 3.4); the outside grid has rho > 1 (never judged)
+    from geosched.verify import montecarlo
+
+    for grid in (montecarlo.DEFAULT_GRID, montecarlo.HEAVY_GRID):
+        assert grid and all(0 < mu < 1 and 0 < rho < 1 for mu, rho in grid), grid
+        assert len(set(grid)) == len(grid)
+    assert montecarlo.OUTSIDE_GRID and all(rho > 1 for _, rho in montecarlo.OUTSIDE_GRID)
+
+
+def test_the_load_check_allows_five_percent_either_side():
+    # survivor verify/montecarlo.py:396 NumberReplacer (the interval's upper end * 1.05 -> * 2.05): the load check's
+    # documented slack is 5% for the integer arrival steps (workload_checks' docstring)
+    from geosched.verify.montecarlo import workload_checks
+
+    cfg = {"opt": "exact", "alpha_cap": 0.5, "memory": 20, "s_min": 1, "s_max": 4}
+    row = (0, 0, 0, 0, 50, 0, 5, 20, 10)  # volume 50 over 5 requests in 20 steps (outputs 10)
+    out = workload_checks(0.5, 0.4, [row, row], cfg)
+    # identical workloads: the jackknife's se is 0; rho = 2 / ((1 - 1/2) 20) * (8 / 40) * (100 / 10) = 0.4
+    assert out["measured_rho"] == 0.4
+    assert out["measured_rho_interval"] == [round(0.4 / 1.05, 4), round(0.4 * 1.05, 4)]
+
+
+def _witness_files():
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "docs" / "witnesses"
+    return {path.name: json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))}
+
+
+def test_witness_ties_and_report_fields():
+    # survivors adversary/witness.py:131 AddNot (depends_on_ties), witness.py:371 ReplaceBinaryOperator_Add_BitXor
+    # (WitnessReport.to_dict's "<key>_exact" fields) and witness.py:518 ReplaceBinaryOperator_Div_BitAnd (the
+    # reversed ratio in the tie_check message)
+    from fractions import Fraction
+
+    from geosched.adversary.witness import make_witness, verify_witness
+
+    # two equal requests (SVF keys tie), M fits one: FCFS-like order either way, TEL 3 + 6 whatever the ties
+    instance = burst_instance(6, [(2, 3), (2, 3)])
+    witness = make_witness(instance, "svf", {"r0": 0, "r1": 3}, found_by="test")
+    assert witness.tie_check["policy_tel"] == witness.policy_tel == 9 and witness.depends_on_ties is False
+    assert make_witness(instance, "svf", {"r0": 3, "r1": 0}, found_by="test").depends_on_ties is False
+    data = _witness_files()["sjf_burst_alpha0.5_ratio3.268.json"]
+    assert data["tie_check"]["depends_on_ties"] is True
+    report = verify_witness(data)
+    assert report.ok
+    out = report.to_dict()
+    for key in ("alpha", "certified_ratio", "ratio_upper"):
+        value = getattr(report, key)
+        assert out[f"{key}_exact"] == (None if value is None else str(value))
+        assert value is None or Fraction(out[f"{key}_exact"]) == Fraction(value)
+    stated = data["tie_check"]["certified_ratio"]
+    broken = verify_witness({**data, "tie_check": {**data["tie_check"], "certified_ratio": stated * 1.5}})
+    message = next(p for p in broken.problems if p.startswith("tie_check: stated certified_ratio"))
+    assert message.endswith(f"the reversed ratio is {stated!r}")
+
+
+def test_witness_engine_object_messages():
+    # survivor adversary/witness.py:455 AddNot (the "needs" / "must not have" wording swapped)
+    import pytest
+
+    from geosched.adversary.witness import verify_witness
+    from geosched.errors import GeoschedError
+
+    files = _witness_files()
+    # each file's shapes stay valid (they follow the engine object): only the policy is swapped
+    with pytest.raises(GeoschedError, match="'svf' must not have an 'engine' object"):
+        verify_witness({**files["vllm-fcfs_burst_ratio15.264.json"], "policy": "svf"})
+    with pytest.raises(GeoschedError, match="'vllm-fcfs' needs an 'engine' object"):
+        verify_witness({**files["svf_burst_alpha0.5_ratio1.345.json"], "policy": "vllm-fcfs"})
+
+
+def test_game_message_names_the_instance_size():
+    # survivor verify/game.py:166 ReplaceBinaryOperator_Mul_Add (n = K + K + 1 in the message; equal to K^2 + 1
+    # only at K = 2, the size every test used): the adversary's instance has K^2 + 1 requests
+    from geosched.verify.game import solve_game
+
+    result = solve_game(3)
+    assert result.message.startswith("K=3 (n=10): ")
+
+
+def test_runs_against_spec_report_unknown_when_uniqueness_is_open(monkeypatch):
+    # survivor verify/policy_spec.py:727 ReplaceBinaryOperator_Sub_BitXor (the "unknown" branch's wall time,
+    # perf_counter() ^ begin: a TypeError on floats): no test reached the branch, which needs a shape whose
+    # uniqueness proof Z3 leaves open; here the proof is replaced by one that says "unknown"
+    from geosched.verify import policy_spec
+
+    monkeypatch.setattr(policy_spec, "prove_unique", lambda spec, *args, **kwargs: ("unknown", 0.0))
+    # the proofs are cached per shape and height: a height no other test uses (17) reaches the patched prover
+    result = policy_spec.check_runs_against_spec([burst_instance(12, [(6, 3), (1, 5)])], "svf", horizon=17)
+    assert result.status == "unknown" and "was not proved for shapes" in result.message
