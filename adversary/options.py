@@ -209,6 +209,12 @@ class HuntOptions:
                                   "sets each search's time limit)")
 
     @classmethod
+    def keyword_names(cls) -> tuple[str, ...]:
+        """The keywords ``hunt`` takes besides its own parameters: every field but ``search``, then the
+        search settings of :data:`HUNT_SEARCH_SETTINGS`."""
+        return tuple(f.name for f in fields(cls) if f.name != "search") + HUNT_SEARCH_SETTINGS
+
+    @classmethod
     def from_keywords(cls, options: HuntOptions | None = None, *, function: str = "hunt",
                       **settings: Any) -> HuntOptions:
         """``options`` (default: the defaults) updated by ``hunt``'s keywords: a HuntOptions field, or a
@@ -218,7 +224,7 @@ class HuntOptions:
         elif not isinstance(options, cls):
             raise ValidationError("options", options, "must be a HuntOptions")
         own = {f.name for f in fields(cls)} - {"search"}
-        unknown = [name for name in settings if name not in own and name not in HUNT_SEARCH_SETTINGS]
+        unknown = [name for name in settings if name not in cls.keyword_names()]
         if unknown:
             raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
         search = {k: v for k, v in settings.items() if k in HUNT_SEARCH_SETTINGS}

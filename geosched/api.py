@@ -181,11 +181,9 @@ def hunt_options(label: str, value: Any) -> None:
 
 
 def _hunt_keywords() -> tuple[str, ...]:
-    from dataclasses import fields
+    from geosched.adversary.options import HuntOptions
 
-    from geosched.adversary.options import HUNT_SEARCH_SETTINGS, HuntOptions
-
-    return tuple(f.name for f in fields(HuntOptions) if f.name != "search") + HUNT_SEARCH_SETTINGS
+    return HuntOptions.keyword_names()
 
 
 def keywords(known: Callable[[], tuple[str, ...]], checks: dict[str, Check]) -> Check:
