@@ -154,26 +154,3 @@ def test_absent_trace_gives_unknown(monkeypatch):
     assert "absent" in outcomes["sagesched.ablation"].message
     assert outcomes["sagesched.preemption"].status in ("reproduced", "partly", "not_reproduced")
 
-
-def test_routing_counts_are_the_same_with_cyclic_garbage_around():
-    """The suite's earlier tests leave cyclic garbage whose finalizers run Python code whenever a
-    collection happens; a count taken while they run would depend on what ran before."""
-    sizes = (2, 32)
-    clean = sc.routing_operations(sizes, requests=2)
-
-    class Noisy:
-        def __del__(self):
-            sum(range(50))  # opcodes a tracer would see
-
-    import gc
-
-    threshold = gc.get_threshold()
-    gc.set_threshold(1)  # collect at every allocation, so the cycles below are collected mid-count
-    try:
-        for _ in range(2000):
-            a, b = Noisy(), Noisy()
-            a.other, b.other = b, a
-        del a, b
-        assert sc.routing_operations(sizes, requests=2) == clean
-    finally:
-        gc.set_threshold(*threshold)
