@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -38,3 +38,15 @@ Check sjf_family_ratio.
 Print Assumptions sjf_family_ratio.
 Check sjf_not_competitive.
 Print Assumptions sjf_not_competitive.
+Check running_count_bound.
+Print Assumptions running_count_bound.
+Check svf_group_start_bound.
+Print Assumptions svf_group_start_bound.
+Check svf_group_competitive.
+Print Assumptions svf_group_competitive.
+Check svf_triangles_starts.
+Print Assumptions svf_triangles_starts.
+Check triangles_staggered_feasible.
+Print Assumptions triangles_staggered_feasible.
+Check svf_triangles_ratio.
+Print Assumptions svf_triangles_ratio.
