@@ -148,7 +148,7 @@ Qed.
 Lemma check_fail_running : forall M rq pl (x : nat -> nat) j u,
   1 <= output rq -> peak rq <= M ->
   (forall i, i < j -> x i <= u) ->
-  (forall t, usage_js pl t = sum_upto j (fun i => req_usage rq (x i) t)) ->
+  (forall t, u < t -> usage_js pl t = sum_upto j (fun i => req_usage rq (x i) t)) ->
   fits M pl rq u = false ->
   M / peak rq + b2n (bonus (output rq) (M mod peak rq - prompt rq) j x u) <= running (output rq) j x u.
 Proof.
@@ -159,7 +159,7 @@ Proof.
   assert (HM : M = P * q + rr) by (apply Nat.div_mod; lia).
   assert (Hrr : rr < P) by (apply Nat.mod_upper_bound; lia).
   unfold fits in Hf. apply forallb_false_ex in Hf. destruct Hf as [t' [Hin Hle]].
-  apply in_seq in Hin. apply Nat.leb_gt in Hle. rewrite Hu in Hle. fold o in Hin.
+  apply in_seq in Hin. apply Nat.leb_gt in Hle. fold o in Hin. rewrite Hu in Hle by lia.
   (* the usage at t' counts only the requests running after u that are still there at t' *)
   set (R' := sum_upto j (fun i => b2n (runs o x i u && (t' <=? x i + o)))).
   assert (HU : sum_upto j (fun i => req_usage rq (x i) t') <= P * R').
@@ -217,7 +217,7 @@ Proof.
   unfold bonus. rewrite E1, E2. fold (bonus (output rq) (M mod peak rq - prompt rq) j (gstart M rq) u).
   apply (check_fail_running M rq (fst (group_run M rq j))); auto.
   - intros i Hi. apply (group_run_snd_le M rq j); [lia|auto].
-  - apply group_usage.
+  - intros t _. apply group_usage.
   - apply group_wait_fails; auto.
 Qed.
 
