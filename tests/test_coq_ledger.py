@@ -42,6 +42,12 @@ def test_every_row_of_the_issue_runs_its_coq_theorem():
     assert set(coq_evidence.COQ_METHODS) == {f"coq:{t}" for t in coq_engine.THEOREMS}
 
 
+def test_the_theorems_listed_per_row_are_the_rows_coq_methods():
+    listed = {claim_id: set(theorems) for claim_id, theorems in coq_evidence.CLAIM_THEOREMS.items()}
+    declared = {c.id: {m[4:] for m in c.methods if m.startswith("coq:")} for c in CLAIMS.values()}
+    assert listed == {claim_id: theorems for claim_id, theorems in declared.items() if theorems}
+
+
 def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
     claim = CLAIMS["kong.thm3.2"]
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}

@@ -4,27 +4,28 @@ k-group burst families (k = 1, 2, 3, 4) is 2.
 A *k-group family* (ours; the bound it is measured against is Kong, Qi, Ye, Zhou,
 arXiv 2606.22327, Prop. 3.1 and Thm. 3.2) has ``k`` types of identical requests ``(s_j, o_j)``
 with ``s_j + o_j <= M/2``, ``c_j = gamma_j N`` of each, burst arrivals, fixed ``M``, and
-``N -> infinity``. With the groups in volume order:
+``N -> infinity``.
 
-* SVF serves one group after the other (strict head-of-line), each at its *cycle rate*
-  ``theta_j`` (the state, the ages of the running requests, repeats), so
-  ``TEL(SVF)/N^2 -> Q(gamma; tau) = sum_j gamma_j (sum_{i<j} gamma_i tau_i + gamma_j tau_j / 2)``
-  with ``tau_j = 1/theta_j``;
-* Prop. 3.1 (``M TEL(OPT) >= sum_k`` of the ``k`` smallest volumes) gives
-  ``TEL(OPT)/N^2 >= Q(gamma; v/M)`` in the limit;
-* with ``rho = max_j M/(theta_j v_j)``, ``rho Q(gamma; v/M) - Q(gamma; tau)`` is a sum of
-  nonnegative terms: **no k-group family exceeds its worst single group**;
-* a single group has ``rho <= 2M/(M + 2) < 2`` for every ``M`` (:func:`single_group_steps`): with
-  ``M = q(s + o) + r``, at least ``q`` requests run after every decision, and ``q + 1`` at the
-  ``r - s`` decisions before each completion, so the mean count is ``theta o >= q + min(1, (r - s)/o)``
-  (a counting argument on the trace: proved by hand in the derivation, checked by the enumeration of
-  the reference simulator's cycle rates, ``simulation:fluid-rates``, not mechanically), and then the
-  algebra (sympy, every ``M``) gives the bound; it is attained at ``(0, M/2)``;
-* the single group ``(0, p)``, ``M = p(p+1)/2`` (``svf-triangles``) reaches ``2p/(p+1) -> 2``
-  with a perfect witness, and it is a member of every class (``gamma`` at a vertex).
+**One group (k = 1), proved in Coq for every n** (``verify/coq/SvfGroup.v``): with
+``M = q(s + o) + r``, ``0 <= r < s + o``, ``L = r - s`` (0 when ``r <= s``), SVF's forward check fails
+at a decision only if at least ``q`` requests run, and ``q + 1`` when one of them has at most ``L`` steps
+left; counting over the trace (``SvfCount.v``) gives ``(q o + L) x_k <= o^2 k + 3 o L`` for the k-th start
+(``svf_group_start_bound``), and with Prop. 3.1, for every feasible S,
+``(M + 2) TEL(SVF) <= 2M TEL(S) + c n`` (``svf_group_competitive``): every member's limit ratio is at
+most ``2M/(M + 2) < 2``. The triangles ``(0, p)``, ``p = 2b - 1``, ``M = bp`` (``svf-triangles``): SVF starts
+batches of ``b`` every ``p`` steps, the one-per-step schedule is feasible and
+``p TEL(S) <= b TEL(SVF) + p^2 n`` (``verify/coq/SvfTriangles.v``), so their ratio tends to
+``2 - 1/b -> 2``. The supremum is 2, not attained.
 
-So for each ``k`` the class's supremum is 2, not attained (the upper half checked up to the
-bound on ``M``). :mod:`geosched.adversary.fluid` computes the same quantities for any family.
+**Several groups (k >= 2)**: with the groups in volume order SVF serves one group after the other
+(strict head-of-line), each at its *cycle rate* ``theta_j`` (hypothesis H3), so
+``TEL(SVF)/N^2 -> Q(gamma; tau) = sum_j gamma_j (sum_{i<j} gamma_i tau_i + gamma_j tau_j / 2)`` with
+``tau_j = 1/theta_j``; Prop. 3.1 gives ``TEL(OPT)/N^2 >= Q(gamma; v/M)`` in the limit; with
+``rho = max_j M/(theta_j v_j)``, ``rho Q(gamma; v/M) - Q(gamma; tau)`` is a sum of nonnegative terms: **no
+k-group family exceeds its worst single group**, whose ``rho <= 2M/(M + 2)`` follows from the Coq rate
+bound (``theta o >= q + L/o``) and sympy's algebra. The phase limit itself is a statement about the trace
+that is checked by simulation (``simulation:fluid-rates``), not proved: those rows stay ``checked``.
+:mod:`geosched.adversary.fluid` computes the same quantities for any family.
 
 Example
 -------
@@ -42,16 +43,32 @@ from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLASSES = (1, 2, 3, 4)
-CLAIMS = tuple(Claim(
-    f"svf.fluid.k{k}", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-    f"{k}-group burst families: the supremum of SVF's limit ratio is 2 (no member exceeds its worst single group)",
-    "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates against "
-    "Prop. 3.1's volume bound in the limit (sympy, any gamma); single groups rho <= 2M/(M+2) enumerated; "
-    "svf-triangles reaches 2p/(p+1) -> 2",
-    "not a claim of the papers; the upper half is checked up to the enumeration's bound on M, and assumes each "
-    "phase runs at the cycle reached from the empty batch", ("derivation", "simulation:fluid-rates", *SIMULATES),
-    ("kong.prop3.1", "svf.lower_bound"),
-    order=("ours", 10 + 10 * k)) for k in CLASSES)
+# the Coq theorems of the single-group bound (SvfGroup.v) and of the triangles (SvfTriangles.v)
+COQ_UPPER = ("coq:svf_group_competitive", "coq:svf_group_start_bound")
+COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
+
+
+def _claim(k: int) -> Claim:
+    single = k == 1
+    return Claim(
+        f"svf.fluid.k{k}", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
+        f"{k}-group burst families: the supremum of SVF's limit ratio is 2"
+        + (" (every member <= 2M/(M+2) < 2)" if single else " (no member exceeds its worst single group)"),
+        ("one type (s, o), 2(s+o) <= M, n identical requests, M fixed, n -> infinity: Coq for every n, "
+         "(M+2) TEL(SVF) <= 2M TEL(S) + O(n) for every feasible S (counting on SVF's trace with Prop. 3.1), so "
+         "lim sup <= 2M/(M+2); svf-triangles (0, 2b-1), M = b(2b-1): p TEL(S) <= b TEL(SVF) + p^2 n (Coq), "
+         "ratio -> 2 - 1/b -> 2" if single else
+         "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates "
+         "against Prop. 3.1's volume bound in the limit (sympy, any gamma); each phase's rate theta o >= q + L/o "
+         "(Coq, every n); svf-triangles reaches 2 - 1/b -> 2 (Coq)"),
+        "not a claim of the papers" + ("" if single else
+                                       "; the phase limit assumes each phase runs at the cycle reached from the "
+                                       "empty batch, and it is checked by simulation, not proved"),
+        ("derivation", "simulation:fluid-rates", *COQ_UPPER, *COQ_LOWER, *SIMULATES), ("kong.prop3.1",),
+        order=("ours", 10 + 10 * k))
+
+
+CLAIMS = tuple(_claim(k) for k in CLASSES)
 CLAIM_IDS = tuple(claim.id for claim in CLAIMS)
 
 N = sp.Symbol("N", positive=True)
@@ -113,16 +130,14 @@ def single_group_steps() -> list[Step]:
         Step.inequality("... and before it if m <= r - s (q peaks and the candidate's s + d <= s + m): with "
                         "m = r - s - w the total is <= M", big_m, ">=", q * peak + s + (r - s - w), "difference w",
                         certificate=[w]),
-        Step.unchecked("counting on the periodic trace: theta o >= q, and theta o >= q + min(1, (r - s)/o) when r > s",
+        Step.unchecked("counting on the trace: theta o >= q + (r - s)/o when r > s, and theta o >= q otherwise",
                        "every decision is blocked (identical requests, an infinite queue), so by steps 1-3 at least q "
-                       "run after every decision, and q + 1 at the r - s decisions before each completion (the "
-                       "requests started at sigma have <= r - s steps left there); completions are the start steps "
-                       "shifted by o and no o consecutive decisions lack a start (q >= 1 run), so those decisions are "
-                       "a fraction >= min(1, (r - s)/o) of the cycle; the mean count over a cycle is theta o",
-                       "a counting argument about SVF's trace for every M, proved by hand here but not mechanically "
-                       "(no Coq lemma yet); the ledger's enumeration of the policy's traces (bounded) checks its "
-                       "consequence rho <= 2M/(M + 2), tests/test_fluid.py the count itself for M <= 30",
-                       covered_by=("simulation:fluid-rates",)),
+                       "run after every decision, and q + 1 at the r - s decisions before each completion; the gap "
+                       "between consecutive starts is below o, so those decisions are a fraction >= (r - s)/o of "
+                       "the trace (r - s < o); each start runs for o decisions",
+                       "a statement about SVF's trace for every n: Coq's svf_group_start_bound, (q o + L) x_k <= "
+                       "o^2 k + 3 o L with L = r - s, gives the rate; the ledger's enumeration of the simulator's "
+                       "cycle rates checks it too", covered_by=("simulation:fluid-rates", "coq:svf_group_start_bound")),
         Step.identity("theta v = (theta o)(s + (o + 1)/2), so rho = M/(theta v) = 2M/((theta o)(2s + o + 1))",
                       s * o + (o**2 + o) / 2, o * (s + (o + 1) / 2), "Kong et al., Eq. (1)"),
         Step.inequality("r <= s (r = s - w): q (2s + o + 1) >= M + 2, so rho <= 2M/(M + 2) (q = 2 + u)",
@@ -139,14 +154,90 @@ def single_group_steps() -> list[Step]:
     ]
 
 
+def triangle_steps(k: int) -> list[Step]:
+    """The lower half: the triangles ``(0, p)``, ``p = 2b - 1``, ``M = bp`` reach ``2 - 1/b``, proved in Coq for every
+    ``n`` and ``b`` (``verify/coq/SvfTriangles.v``); they are members of every class (``gamma`` at a vertex)."""
+    n, b, tel_s = sp.symbols("n b T_S", positive=True)
+    p_b = 2 * b - 1
+    steps = [
+        Step.unchecked("the triangles (0, p), p = 2b - 1, M = bp, n requests: the one-per-step schedule S is feasible",
+                       "at step t the running requests have ages 1..p at most, together p(p + 1)/2 = M",
+                       "Coq: triangles_staggered_feasible, every b and n",
+                       covered_by=("coq:triangles_staggered_feasible",)),
+        Step.unchecked("SVF starts batches of b every p steps, so p TEL(S) <= b TEL(SVF) + p^2 n",
+                       "b requests fit at once (b p = M at step p); one more started before p overflows at step p",
+                       "Coq: svf_triangles_starts and svf_triangles_ratio, every b and n",
+                       covered_by=("coq:svf_triangles_ratio",)),
+        Step.identity("TEL(S) = n(n - 1)/2 + p n (request i completes at i + p)",
+                      sp.Sum(sp.Symbol("i") + p_b, (sp.Symbol("i"), 0, n - 1)).doit(), n * (n - 1) / 2 + p_b * n,
+                      "the sum of i + p over i < n"),
+        Step.identity("so TEL(SVF)/TEL(OPT) >= TEL(SVF)/TEL(S) >= p/b - p^2 n/(b TEL(S)) (TEL(OPT) <= TEL(S))",
+                      (p_b * tel_s - p_b**2 * n) / (b * tel_s), p_b / b - p_b**2 * n / (b * tel_s),
+                      "divide step 2 by b TEL(S)"),
+        Step.limit("the correction vanishes as n -> infinity", p_b**2 * n / (b * (n * (n - 1) / 2 + p_b * n)), n,
+                   sp.oo, 0, "p^2 n against n^2/2"),
+        Step.limit("and p/b = 2 - 1/b tends to 2 as b -> infinity", p_b / b, b, sp.oo, 2, "2 - 1/b"),
+    ]
+    if k > 1:
+        steps.append(Step.identity("they are members of the class (gamma at a vertex): Q(e_1; tau)/Q(e_1; d) = "
+                                   "tau_1/d_1", phase_form([1] + [0] * (k - 1), [rho] + [1] * (k - 1)) / phase_form(
+                                       [1] + [0] * (k - 1), [1] * k), rho, "the other groups are empty"))
+    return steps
+
+
+def _single_group_upper_steps() -> list[Step]:
+    """The upper half for one group: Coq's ``svf_group_competitive`` with Prop. 3.1, then the limit."""
+    n, c, v, tel_s = sp.symbols("n c v T_S", positive=True)
+    return [
+        Step.unchecked("for every n and every feasible S: (M + 2) TEL(SVF) <= 2M TEL(S) + c n, c = 3(2s + o + 1)L "
+                       "+ (M + 2) o, L = (M mod (s + o)) - s",
+                       "a failed check leaves >= q running, q + 1 near a completion; the mean running count is "
+                       ">= q + L/o, and (q o + L)(2s + o + 1) >= o(M + 2); Prop. 3.1 bounds TEL(S)",
+                       "a statement about SVF's trace for every n: Coq, svf_group_competitive (SvfGroup.v)",
+                       covered_by=("coq:svf_group_competitive",)),
+        Step.identity("with S = OPT: TEL(SVF)/TEL(OPT) <= 2M/(M + 2) + c n/((M + 2) TEL(OPT))",
+                      (2 * M * tel_s + c * n) / ((M + 2) * tel_s), 2 * M / (M + 2) + c * n / ((M + 2) * tel_s),
+                      "divide step 1 by (M + 2) TEL(OPT)"),
+        Step.limit("Prop. 3.1: TEL(OPT) >= v n(n + 1)/(2M), so the correction is <= 2Mc/((M + 2) v (n + 1)) -> 0",
+                   2 * M * c * n / ((M + 2) * v * n * (n + 1)), n, sp.oo, 0, "c n against v n^2/(2M)"),
+        Step.inequality("so every member's limit ratio is <= 2M/(M + 2) < 2", 2, ">", 2 * M / (M + 2),
+                        "difference 4/(M + 2)", certificate=[4 / (M + 2)]),
+    ]
+
+
+def derivation_single_group() -> Derivation:
+    """The claim for one group (k = 1): Coq for every n, no fluid hypothesis."""
+    return Derivation(
+        "svf.fluid.k1",
+        "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        "Prop. 3.1 (the volume bound) and Thm. 3.2 (the upper bound); the single-group bound is ours",
+        "single-group burst families (one type (s, o), 2(s + o) <= M, n identical requests, M fixed, n -> infinity): "
+        "sup lim TEL(SVF)/TEL(OPT) = 2, not attained: every member's limit is <= 2M/(M + 2) < 2",
+        bound=sp.Integer(2),
+        statement_latex=(r"For the single-group burst families (one type $(s, o)$, $2(s + o) \le M$, $n$ identical "
+                         r"requests, $M$ fixed, $n \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/"
+                         r"\mathrm{TEL}(\mathrm{OPT}) = 2$, not attained: every member's limit is at most "
+                         r"$2M/(M + 2) < 2$."),
+        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
+                               latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check"),
+                    Hypothesis("H2", "one type (s, o), o >= 1, 2(s + o) <= M; n identical requests; M fixed",
+                               latex=r"one type $(s, o)$, $o \ge 1$, $2(s + o) \le M$; $n$ identical requests; "
+                                     r"$M$ fixed")),
+        steps=(*_single_group_upper_steps(), *triangle_steps(1)),
+        depends_on=("kong.prop3.1",),
+        notes="Both halves are Coq theorems for every n (verify/coq/SvfGroup.v, SvfTriangles.v); the limits are "
+              "sympy's. The supremum is approached by svf-triangles (b -> infinity) but not attained.",
+    )
+
+
 def derivation(k: int = 2) -> Derivation:
-    """The claim for the class of ``k``-group families."""
+    """The claim for the class of ``k``-group families (``k = 1``: :func:`derivation_single_group`)."""
+    if k == 1:
+        return derivation_single_group()
     g, v, e = _symbols(k)
     w = [vj / M for vj in v]
     worst = phase_form(g, [rho * wj - ej for wj, ej in zip(w, e)])
     gap = sp.expand(rho * phase_form(g, w) - worst)
-    theta = (p + 1) / (2 * p)  # the triangles' cycle rate: batches of (p + 1)/2 every p steps
-    tri_memory = p * (p + 1) / 2
     return Derivation(
         f"svf.fluid.k{k}",
         "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
@@ -184,20 +275,13 @@ def derivation(k: int = 2) -> Derivation:
             *single_group_steps(),
             Step.inequality("so rho < 2", 2, ">", 2 * M / (M + 2), "difference 4/(M + 2)",
                             certificate=[4 / (M + 2)]),
-            Step.identity("the triangles (0, p), M = p(p+1)/2 (p odd): rho = M/(theta v) with theta = (p+1)/(2p), "
-                          "v = M", tri_memory / (theta * tri_memory), 2 * p / (p + 1),
-                          "the staggered witness packs M exactly, so the lower limit is the same"),
-            Step.limit("the triangles' limit tends to 2", 2 * p / (p + 1), p, sp.oo, 2, "2 - 2/(p + 1)"),
-            Step.identity("they are members of the class (gamma at a vertex): Q(e_1; tau)/Q(e_1; d) = tau_1/d_1",
-                          phase_form([1] + [0] * (k - 1), [rho] + [1] * (k - 1)) / phase_form(
-                              [1] + [0] * (k - 1), [1] * k), rho, "the other groups are empty"),
+            *triangle_steps(k),
         ),
-        depends_on=("kong.prop3.1", "svf.lower_bound"),
-        notes="The supremum is approached (svf-triangles, r -> infinity) but not attained. The upper half "
-              "rests on the single-group bound rho <= 2M/(M + 2): its algebra is checked by sympy for every M, its "
-              "counting step on SVF's trace is proved by hand (step text) and checked by the enumeration up to the "
-              "ledger's bound on M (geosched.adversary.fluid agrees to M <= 120), not mechanically: so the word "
-              "stays checked.",
+        depends_on=("kong.prop3.1",),
+        notes="The supremum is approached (svf-triangles, b -> infinity) but not attained. The single-group rate "
+              "(the counting step) and the triangles are Coq theorems for every n; the phase limit (step 1, "
+              "hypothesis H3) is a statement about SVF's trace that the ledger checks by simulation "
+              "(geosched.adversary.fluid agrees to M <= 120), not mechanically: so the word stays checked.",
     )
 
 

@@ -52,9 +52,11 @@ CLAIM = Claim(
     "upper bound 5 (Thm. 3.2)",
     "family svf-triangles: (r+1)m requests (0, (2r+1)q), M = q(2r+1)(r+1), alpha = 1/(r+1); TEL(SVF) = "
     "(r+1)(2r+1)q m(m+1)/2, staggered S: q(N(N-1)/2 + (2r+1)N) (sympy), simulated against the closed forms; "
-    "limit (2r+1)/(r+1) -> 2 beside Thm. 3.2's 5 at alpha = 1/2",
+    "limit (2r+1)/(r+1) -> 2 beside Thm. 3.2's 5 at alpha = 1/2; at width q = 1 SVF's trace and S's feasibility "
+    "are Coq theorems for every m and r",
     "not a claim of the papers: the family is geosched's (structured search); S stands in for OPT",
-    ("derivation", "simulation:svf-family", *SIMULATES), ("kong.thm3.2",),
+    ("derivation", "simulation:svf-family", "coq:svf_triangles_starts", "coq:triangles_staggered_feasible",
+     *SIMULATES), ("kong.thm3.2",),
     order=("ours", 10))
 CLAIM_ID = CLAIM.id
 UPPER_CLAIM = "kong.thm3.2"  # the upper end of the interval
@@ -184,17 +186,20 @@ def closed_form_tels(size: int, width: int = 1) -> dict[str, int]:
 
 
 def _thm_consistency_step(svf, wit) -> Step:
-    """5 TEL(S) - TEL(SVF) = q b m ((3r + 4) m + 18 r + 4)/2, a sum of nonnegative monomials."""
-    gap = sp.expand(batch_expr() * q * m * ((3 * r + 4) * m + 18 * r + 4) / 2)
+    """5 TEL(S) - TEL(SVF) = b m ((3r + 4) m + 18 r + 4)/2 (width 1), a sum of nonnegative monomials."""
+    gap = sp.expand(batch_expr() * m * ((3 * r + 4) * m + 18 * r + 4) / 2)
     return Step.inequality("consistent with Thm. 3.2 at alpha <= 1/2: 5 TEL(S) >= TEL(SVF)", 5 * wit, ">=", svf,
-                           "difference q b m ((3r + 4) m + 18 r + 4)/2", certificate=list(sp.Add.make_args(gap)))
+                           "difference b m ((3r + 4) m + 18 r + 4)/2", certificate=list(sp.Add.make_args(gap)))
 
 
 def derivation(tel_svf=None) -> Derivation:
-    """``tel_svf`` replaces the SVF closed form (tests break it on purpose)."""
-    svf = tel_svf if tel_svf is not None else triangle_tel_svf_expr()
-    wit = triangle_tel_witness_expr()
-    big_m, pq, b, p = triangle_memory_expr(), peak_expr(), batch_expr(), 2 * r + 1
+    """``tel_svf`` replaces the SVF closed form (tests break it on purpose). The derivation takes the width
+    ``q = 1``: the ratio does not depend on it, and at ``q = 1`` the trace is a Coq theorem for every ``m`` and
+    ``r`` (``verify/coq/SvfTriangles.v``, with Coq's ``q`` = our ``b``); the simulation checks ``q <= 2``."""
+    width = {q: 1}
+    svf = (tel_svf if tel_svf is not None else triangle_tel_svf_expr()).subs(width)
+    wit = triangle_tel_witness_expr().subs(width)
+    big_m, pq, b, p = triangle_memory_expr().subs(width), peak_expr().subs(width), batch_expr(), 2 * r + 1
     ratio = p * (m + 1) / ((r + 1) * m + 4 * r + 1)
     return Derivation(
         CLAIM_ID,
@@ -210,32 +215,34 @@ def derivation(tel_svf=None) -> Derivation:
                                "ties by position",
                                latex=r"burst arrivals; strict head-of-line admission with the forward-looking "
                                      r"check; ties by position"),
-                    Hypothesis("H2", "family svf-triangles: p = 2r + 1, M = q p(p+1)/2, N = (r+1) m identical "
-                               "requests (s, o) = (0, pq), m, r, q >= 1",
-                               latex=r"family svf-triangles: $p = 2r + 1$, $M = q p(p+1)/2$; $N = (r+1)m$ identical "
-                                     r"requests $(s, o) = (0, pq)$; $m, r, q \ge 1$")),
+                    Hypothesis("H2", "family svf-triangles at width q = 1: p = 2r + 1, M = p(p+1)/2, N = (r+1) m "
+                               "identical requests (s, o) = (0, p), m, r >= 1",
+                               latex=r"family svf-triangles at width $q = 1$: $p = 2r + 1$, $M = p(p+1)/2$; "
+                                     r"$N = (r+1)m$ identical requests $(s, o) = (0, p)$; $m, r \ge 1$")),
         steps=(
             Step.identity("alpha = pq / M = 1/(r + 1)", pq / big_m, 1 / (r + 1), "M = pq (r + 1)"),
             Step.inequality("alpha <= 1/2 (r = 1 + u, u >= 0)", sp.Rational(1, 2), ">=", 1 / (r + 1),
                             "difference u / (2(u + 2))", certificate=[u / (2 * (u + 2))], substitutions={r: 1 + u}),
-            Step.inequality("SVF: a batch of b = r + 1 fits (usage b pq at its last step)", big_m, ">=", b * pq,
-                            "equality", certificate=[0 * q]),
-            Step.inequality("SVF: one more started at t = pq - 1 - w < pq overflows at step pq",
+            Step.inequality("SVF: a batch of b = r + 1 fits (usage b p at its last step)", big_m, ">=", b * pq,
+                            "equality", certificate=[0 * r]),
+            Step.inequality("SVF: one more started at t = p - 1 - w < p overflows at step p",
                             b * pq + (pq - (pq - 1 - w)), ">", big_m, "it still holds pq - t = 1 + w tokens there",
                             certificate=[1, w]),
-            Step.unchecked("the trace: SVF starts batch k = 1..m (b requests) at pq(k - 1)",
-                           "steps 3-4 at every batch boundary (the batch is empty again at pqk)",
-                           "a statement about the policy's complete trace; the ledger and tests/test_families.py "
-                           "compare the closed form with the simulator and the checker",
-                           covered_by=("simulation:svf-family",)),
-            Step.identity("TEL(SVF) in closed form", sp.Sum(b * pq * k, (k, 1, m)), svf, "batch k completes at pqk"),
-            Step.identity("S: at step t = jq + a the p running requests hold a, a + q, ..., a + (p - 1)q",
-                          sp.Sum(a + i * q, (i, 0, p - 1)), p * a + q * p * (p - 1) / 2, "starts iq; lifetimes pq"),
-            Step.inequality("S is feasible: p a + q p(p - 1)/2 <= M for a = q - w <= q", big_m, ">=",
-                            p * (q - w) + q * p * (p - 1) / 2, "difference p w", certificate=[2 * r * w, w]),
-            Step.identity("TEL(S) in closed form", sp.Sum(i * q + pq, (i, 0, b * m - 1)), wit,
-                          "request i completes at iq + pq"),
-            Step.identity("the ratio", svf / wit, ratio, "divide by q b m / 2"),
+            Step.unchecked("the trace: SVF starts batch k = 1..m (b requests) at p(k - 1)",
+                           "steps 3-4 at every batch boundary (the batch is empty again at pk)",
+                           "a statement about the policy's complete trace: Coq's svf_triangles_starts for every m "
+                           "and r (q = 1); the ledger and tests/test_families.py also compare the closed form with "
+                           "the simulator and the checker (q <= 2)",
+                           covered_by=("simulation:svf-family", "coq:svf_triangles_starts")),
+            Step.identity("TEL(SVF) in closed form", sp.Sum(b * pq * k, (k, 1, m)), svf, "batch k completes at pk"),
+            Step.identity("S: at step t the p running requests hold 1, 2, ..., p (request i starts at i)",
+                          sp.Sum(1 + i, (i, 0, p - 1)), p * (p + 1) / 2, "starts i; lifetimes p"),
+            Step.unchecked("S is feasible: p(p + 1)/2 = M at every step", "step 6, and fewer requests run near the "
+                           "ends", "a statement about every step of S: Coq's triangles_staggered_feasible",
+                           covered_by=("simulation:svf-family", "coq:triangles_staggered_feasible")),
+            Step.identity("TEL(S) in closed form", sp.Sum(i + pq, (i, 0, b * m - 1)), wit,
+                          "request i completes at i + p"),
+            Step.identity("the ratio", svf / wit, ratio, "divide by b m / 2"),
             Step.limit("as m -> infinity the ratio tends to (2r + 1)/(r + 1)", ratio, m, sp.oo, p / (r + 1),
                        "leading terms p m / ((r + 1) m)"),
             Step.limit("as r -> infinity the limit tends to 2: SVF's ratio is at least 2", p / (r + 1), r, sp.oo, 2,

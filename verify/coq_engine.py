@@ -73,6 +73,11 @@ THEOREMS: dict[str, str] = {
     "sjf_family_tel": "SjfFamily",
     "svf_family_tel": "SjfFamily",
     "sjf_not_competitive": "SjfFamily",
+    "svf_group_start_bound": "SvfGroup",
+    "svf_group_competitive": "SvfGroup",
+    "svf_triangles_starts": "SvfTriangles",
+    "triangles_staggered_feasible": "SvfTriangles",
+    "svf_triangles_ratio": "SvfTriangles",
 }
 BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
