@@ -156,3 +156,186 @@ Proof.
 Qed.
 
 End Run.
+
+(** ** Bursts made of groups *)
+
+(** The instance: [snd g] copies of [fst g], group after group. *)
+Definition gfam (groups : list (req * nat)) : list req :=
+  flat_map (fun g => repeat (fst g) (snd g)) groups.
+
+(** c_0 + ... + c_(j-1): the position of group j's first request. *)
+Definition before (groups : list (req * nat)) (j : nat) : nat := sumf snd (firstn j groups).
+
+(** The largest output of the groups. *)
+Definition omax (groups : list (req * nat)) : nat :=
+  fold_right (fun g m => Nat.max (output (fst g)) m) 0 groups.
+
+(** The SVF start of the request just before group j (0 when there is none). *)
+Definition last_prev (M : nat) (groups : list (req * nat)) (j : nat) : nat :=
+  match before groups j with
+  | 0 => 0
+  | S b => nth b (svf M (gfam groups)) 0
+  end.
+
+Definition gvle (g h : req * nat) : Prop := volume (fst g) <= volume (fst h).
+
+Lemma ss_app : forall {A} (R : A -> A -> Prop) l1 l2,
+  StronglySorted R l1 -> StronglySorted R l2 -> (forall a b, In a l1 -> In b l2 -> R a b) ->
+  StronglySorted R (l1 ++ l2).
+Proof.
+  intros A R l1. induction l1 as [|a l1 IH]; intros l2 H1 H2 H; simpl; auto.
+  inversion H1; subst. constructor.
+  - apply IH; auto. intros; apply H; [right|]; auto.
+  - apply Forall_app. split; auto. apply Forall_forall. intros; apply H; [left|]; auto.
+Qed.
+
+Lemma ss_repeat : forall {A} (R : A -> A -> Prop) a n, R a a -> StronglySorted R (repeat a n).
+Proof.
+  intros A R a n H. induction n; simpl; constructor; auto.
+  apply Forall_forall. intros b Hb. apply repeat_spec in Hb. subst. auto.
+Qed.
+
+Lemma gfam_in : forall groups r, In r (gfam groups) -> exists g, In g groups /\ r = fst g.
+Proof.
+  intros groups r H. unfold gfam in H. apply in_flat_map in H. destruct H as [g [Hg Hr]].
+  apply repeat_spec in Hr. eauto.
+Qed.
+
+Lemma gfam_sorted : forall groups, Sorted gvle groups -> Sorted vr (gfam groups).
+Proof.
+  intros groups H. apply StronglySorted_Sorted.
+  apply Sorted_StronglySorted in H; [|unfold Relations_1.Transitive, gvle; intros; lia].
+  induction groups as [|g gs IH]; [constructor|]. inversion H as [|? ? Hs Hf]; subst.
+  unfold gfam. simpl. apply ss_app; [apply ss_repeat; unfold vr; lia|apply IH; auto|].
+  intros a b Ha Hb. apply repeat_spec in Ha. subst. apply gfam_in in Hb. destruct Hb as [h [Hh ->]].
+  rewrite Forall_forall in Hf. specialize (Hf h Hh). unfold gvle in Hf. unfold vr.
+  rewrite !volume2_eq. lia.
+Qed.
+
+Lemma gfam_length : forall groups, length (gfam groups) = sumf snd groups.
+Proof.
+  induction groups as [|g gs IH]; [reflexivity|]. unfold gfam in *. simpl.
+  rewrite app_length, repeat_length, IH. auto.
+Qed.
+
+Lemma before_le : forall groups j d, j < length groups ->
+  before groups j + snd (nth j groups d) <= sumf snd groups.
+Proof.
+  induction groups as [|g gs IH]; intros j d Hj; simpl in *; [lia|].
+  destruct j as [|j]; unfold before; simpl; [lia|].
+  specialize (IH j d ltac:(lia)). unfold before in IH. lia.
+Qed.
+
+Lemma gfam_nth : forall groups j i d d', j < length groups -> i < snd (nth j groups d) ->
+  nth (before groups j + i) (gfam groups) d' = fst (nth j groups d).
+Proof.
+  induction groups as [|g gs IH]; intros j i d d' Hj Hi; simpl in *; [lia|].
+  unfold gfam. simpl. destruct j as [|j].
+  - unfold before. simpl. rewrite app_nth1 by (rewrite repeat_length; lia).
+    apply repeat_spec with (n := snd g). apply nth_In. rewrite repeat_length. lia.
+  - unfold before. simpl. rewrite <- Nat.add_assoc.
+    rewrite <- (repeat_length (fst g) (snd g)) at 1. rewrite app_nth2_plus.
+    apply IH; [lia|auto].
+Qed.
+
+Lemma omax_ge : forall groups g, In g groups -> output (fst g) <= omax groups.
+Proof.
+  induction groups as [|h gs IH]; intros g H; simpl in *; [contradiction|].
+  destruct H as [->|H]; [lia|]. specialize (IH g H). lia.
+Qed.
+
+Lemma gfam_output : forall groups r, In r (gfam groups) -> output r <= omax groups.
+Proof.
+  intros groups r H. destruct (gfam_in groups r H) as [g [Hg ->]]. apply omax_ge; auto.
+Qed.
+
+Lemma svf_gfam : forall M groups i, Sorted gvle groups -> i < length (gfam groups) ->
+  nth i (svf M (gfam groups)) 0 = pstart M (gfam groups) i.
+Proof.
+  intros M groups i Hs Hi. rewrite (svf_prun M _ (gfam_sorted groups Hs)).
+  rewrite (nth_indep _ 0 (pstart M (gfam groups) 0)) by (rewrite map_length, seq_length; lia).
+  rewrite map_nth, seq_nth by lia. reflexivity.
+Qed.
+
+(** SVF's starts are nondecreasing in the instance order (the groups sorted by volume). *)
+Theorem svf_starts_nondecreasing : forall M groups i i',
+  Sorted gvle groups -> i <= i' < length (gfam groups) ->
+  nth i (svf M (gfam groups)) 0 <= nth i' (svf M (gfam groups)) 0.
+Proof.
+  intros M groups i i' Hs Hi. rewrite !svf_gfam by (auto; lia). apply pstart_mono. lia.
+Qed.
+
+(** ** The rate bound for group j *)
+
+Theorem svf_phase_start_bound : forall M groups j k,
+  Sorted gvle groups ->
+  (forall g, In g groups -> 1 <= output (fst g)) ->
+  (forall g, In g groups -> peak (fst g) <= M) ->
+  j < length groups -> k < snd (nth j groups ((0, 1), 0)) ->
+  let r := fst (nth j groups ((0, 1), 0)) in
+  let s := prompt r in
+  let o := output r in
+  (M / (s + o) * o + (M mod (s + o) - s))
+    * (nth (before groups j + k) (svf M (gfam groups)) 0 - (last_prev M groups j + omax groups))
+  <= o * o * k + 3 * o * (M mod (s + o) - s).
+Proof.
+  intros M groups j k Hs Ho Hp Hj Hk. cbv zeta.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  pose proof (gfam_nth groups j) as HF4.
+  assert (Hgr : In (nth j groups ((0, 1), 0)) groups) by (apply nth_In; auto).
+  set (rs := gfam groups) in *.
+  assert (Hsvf : forall i, i < length rs -> nth i (svf M rs) 0 = pstart M rs i)
+    by (intros; apply svf_gfam; auto).
+  unfold last_prev. fold rs.
+  remember (before groups j) as B eqn:HB in *.
+  set (a := (match B with 0 => 0 | S b => nth b (svf M rs) 0 end) + omax groups).
+  destruct (nth j groups ((0, 1), 0)) as [[s o] c] eqn:Hg. cbn [fst snd prompt output] in *.
+  specialize (Ho _ Hgr). specialize (Hp _ Hgr). unfold peak in Hp. cbn [fst snd prompt output] in Ho, Hp.
+  assert (HF4' : forall i, i < c -> nth (B + i) rs dreq = (s, o)).
+  { intros i Hi. pose proof (HF4 i ((0, 1), 0) dreq Hj) as H. rewrite Hg in H. apply H. auto. }
+  clear HF4.
+  (* the requests before group j: started by the previous start, finished by a *)
+  assert (HF2 : snd (prun M rs B) + omax groups <= a /\ forall i, i < B -> pstart M rs i + omax groups <= a).
+  { unfold a. destruct B as [|b].
+    - split; [simpl; lia|intros; lia].
+    - rewrite Hsvf by lia. split; [change (snd (prun M rs (S b))) with (pstart M rs b); lia|].
+      intros i Hi. pose proof (pstart_mono M rs i b ltac:(lia)). lia. }
+  destruct HF2 as [HF2 HF2'].
+  assert (HF1 : forall i, i < B -> pstart M rs i + output (nth i rs dreq) <= a).
+  { intros i Hi. pose proof (HF2' i Hi).
+    assert (Hin : i < length rs) by lia.
+    pose proof (gfam_output groups (nth i rs dreq) (nth_In rs dreq Hin)). lia. }
+  assert (HF3 : pstart M rs B <= a) by (apply pstart_le_end; auto; lia).
+  clearbody a.
+  rewrite Hsvf by lia.
+  destruct k as [|k'].
+  { rewrite Nat.add_0_r. replace (pstart M rs B - a) with 0 by lia. rewrite !Nat.mul_0_r. apply Nat.le_0_l. }
+  assert (Hrr : M mod (s + o) < s + o) by (apply Nat.mod_upper_bound; lia).
+  assert (Hq1 : 1 <= M / (s + o)) by (apply Nat.div_le_lower_bound; lia).
+  set (x := fun i => pstart M rs (B + i)).
+  apply (running_count_bound o (M / (s + o)) (M mod (s + o) - s) (S k') x a (pstart M rs (B + S k') - a)).
+  - remember (M mod (s + o)) as rr. lia.
+  - exact Hq1.
+  - exists 0. split; [lia|]. unfold x. rewrite Nat.add_0_r. exact HF3.
+  - intros u Hu.
+    destruct (prun_waiting M rs B (S k') u ltac:(lia)) as [i [Hi Hw]].
+    assert (Hfail := prun_wait_fails M rs i u Hw).
+    replace i with (B + (i - B)) in Hfail by lia. rewrite HF4' in Hfail by lia.
+    assert (Hbefore : forall n, n < i - B -> x n <= u).
+    { intros n Hn. destruct i as [|i1]; [lia|]. change (snd (prun M rs (S i1))) with (pstart M rs i1) in Hw.
+      unfold x. pose proof (pstart_mono M rs (B + n) i1 ltac:(lia)). lia. }
+    assert (Husage : forall t, u < t ->
+      usage_js (fst (prun M rs (B + (i - B)))) t = sum_upto (i - B) (fun n => req_usage (s, o) (x n) t)).
+    { intros t Ht. rewrite prun_usage, sum_upto_split.
+      rewrite (sum_upto_ext B _ (fun _ => 0)).
+      - rewrite sum_upto_const, Nat.mul_0_r, Nat.add_0_l. apply sum_upto_ext. intros n Hn. rewrite HF4' by lia. reflexivity.
+      - intros n Hn. apply req_usage_zero_after. pose proof (HF1 n Hn). lia. }
+    pose proof (check_fail_running M (s, o) _ x (i - B) u ltac:(simpl; lia) ltac:(unfold peak; simpl; lia)
+      Hbefore Husage Hfail) as Hc.
+    change (peak (s, o)) with (s + o) in Hc. change (output (s, o)) with o in Hc.
+    change (prompt (s, o)) with s in Hc.
+    assert (Hafter : forall n, i - B <= n < S k' -> u < x n).
+    { intros n Hn. unfold x. pose proof (pstart_mono M rs i (B + n) ltac:(lia)). lia. }
+    destruct (counts_prefix o (M mod (s + o) - s) x (i - B) (S k') u ltac:(lia) Hafter) as [E1 E2].
+    unfold bonus in *. rewrite E1, E2. exact Hc.
+Qed.
