@@ -339,3 +339,72 @@ Proof.
     destruct (counts_prefix o (M mod (s + o) - s) x (i - B) (S k') u ltac:(lia) Hafter) as [E1 E2].
     unfold bonus in *. rewrite E1, E2. exact Hc.
 Qed.
+
+(** ** The phase boundary: the earlier groups are done by last_prev j + Omax *)
+
+Lemma phase_before : forall M groups j, Sorted gvle groups -> j < length groups ->
+  snd (prun M (gfam groups) (before groups j)) <= last_prev M groups j /\
+  (forall i, i < before groups j ->
+     pstart M (gfam groups) i + output (nth i (gfam groups) dreq) <= last_prev M groups j + omax groups).
+Proof.
+  intros M groups j Hs Hj.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  unfold last_prev. set (rs := gfam groups) in *.
+  remember (before groups j) as B eqn:HB in *.
+  assert (H2 : snd (prun M rs B) <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end /\
+    forall i, i < B -> pstart M rs i <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end).
+  { destruct B as [|b].
+    - split; [simpl; lia|intros; lia].
+    - assert (Hsvf : forall i, i < length rs -> nth i (svf M rs) 0 = pstart M rs i)
+        by (intros; apply svf_gfam; auto).
+      rewrite Hsvf by lia.
+      split; [change (snd (prun M rs (S b))) with (pstart M rs b); lia|].
+      intros i Hi. apply pstart_mono. lia. }
+  destruct H2 as [H2 H2']. split; [exact H2|].
+  intros i Hi. specialize (H2' i Hi). assert (Hin : i < length rs) by lia.
+  pose proof (gfam_output groups (nth i rs dreq) (nth_In rs dreq Hin)). lia.
+Qed.
+
+(** Every request of the groups before j has finished by last_prev j + Omax. *)
+Theorem svf_phase_earlier_done : forall M groups j i,
+  Sorted gvle groups -> j < length groups -> i < before groups j ->
+  nth i (svf M (gfam groups)) 0 + output (nth i (gfam groups) (0, 1))
+  <= last_prev M groups j + omax groups.
+Proof.
+  intros M groups j i Hs Hj Hi.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  rewrite svf_gfam by (auto; lia). apply (proj2 (phase_before M groups j Hs Hj)). auto.
+Qed.
+
+(** The first request of a nonempty group j starts by last_prev j + Omax. *)
+Theorem svf_phase_first_start : forall M groups j,
+  Sorted gvle groups -> j < length groups -> 1 <= snd (nth j groups ((0, 1), 0)) ->
+  nth (before groups j) (svf M (gfam groups)) 0 <= last_prev M groups j + omax groups.
+Proof.
+  intros M groups j Hs Hj Hc.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  rewrite svf_gfam by (auto; lia). destruct (phase_before M groups j Hs Hj) as [H1 H2].
+  apply pstart_le_end; auto. lia.
+Qed.
+
+(** ** Sanity checks on small instances *)
+
+(** M = 6, three (0, 2) (volume 3) then two (1, 3) (volume 9). *)
+Definition ex_groups : list (req * nat) := [((0, 2), 3); ((1, 3), 2)].
+
+Example ex_gfam : gfam ex_groups = [(0, 2); (0, 2); (0, 2); (1, 3); (1, 3)] := eq_refl.
+Example ex_sorted : Sorted gvle ex_groups.
+Proof. repeat constructor; unfold gvle; vm_compute; lia. Qed.
+Example ex_svf6 : svf 6 (gfam ex_groups) = [0; 0; 0; 2; 4] := eq_refl.
+Example ex_svf12 : svf 12 (gfam ex_groups) = [0; 0; 0; 0; 0] := eq_refl.
+Example ex_params : (before ex_groups 0, before ex_groups 1, before ex_groups 2, omax ex_groups,
+  last_prev 6 ex_groups 0, last_prev 6 ex_groups 1) = (0, 3, 5, 3, 0, 0) := eq_refl.
+(** The bound for group 1 (s, o) = (1, 3), M = 6: q = 1, L = 2 - 1 = 1; k = 1 starts at 4:
+    (1 * 3 + 1) * (4 - (0 + 3)) = 4 <= 3 * 3 * 1 + 3 * 3 * 1 = 18. *)
+Example ex_bound : (6 / 4 * 3 + (6 mod 4 - 1)) * (nth (before ex_groups 1 + 1) (svf 6 (gfam ex_groups)) 0
+  - (last_prev 6 ex_groups 1 + omax ex_groups)) = 4 := eq_refl.
+
+(** M = 7, six (0, 2) then eight (1, 3): group 1 waits for the previous start 2. *)
+Definition ex_groups2 : list (req * nat) := [((0, 2), 6); ((1, 3), 8)].
+Example ex2_svf : svf 7 (gfam ex_groups2) = [0; 0; 0; 1; 2; 2; 2; 4; 5; 7; 8; 10; 11; 13] := eq_refl.
+Example ex2_last_prev : (last_prev 7 ex_groups2 1, omax ex_groups2) = (2, 3) := eq_refl.
