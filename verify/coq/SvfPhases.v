@@ -387,6 +387,29 @@ Proof.
   apply pstart_le_end; auto. lia.
 Qed.
 
+(** The same bound without the truncated subtraction. *)
+Corollary svf_phase_start_bound_abs : forall M groups j k,
+  Sorted gvle groups ->
+  (forall g, In g groups -> 1 <= output (fst g)) ->
+  (forall g, In g groups -> peak (fst g) <= M) ->
+  j < length groups -> k < snd (nth j groups ((0, 1), 0)) ->
+  let r := fst (nth j groups ((0, 1), 0)) in
+  let s := prompt r in
+  let o := output r in
+  (M / (s + o) * o + (M mod (s + o) - s)) * nth (before groups j + k) (svf M (gfam groups)) 0
+  <= o * o * k + 3 * o * (M mod (s + o) - s)
+     + (M / (s + o) * o + (M mod (s + o) - s)) * (last_prev M groups j + omax groups).
+Proof.
+  intros M groups j k Hs Ho Hp Hj Hk r s o.
+  pose proof (svf_phase_start_bound M groups j k Hs Ho Hp Hj Hk) as H. cbv zeta in H. fold r s o in H.
+  set (mu := M / (s + o) * o + (M mod (s + o) - s)) in *.
+  set (x := nth (before groups j + k) (svf M (gfam groups)) 0) in *.
+  set (a := last_prev M groups j + omax groups) in *.
+  assert (Hx : mu * x <= mu * (x - a) + mu * a)
+    by (rewrite <- Nat.mul_add_distr_l; apply Nat.mul_le_mono_l; lia).
+  lia.
+Qed.
+
 (** ** Sanity checks on small instances *)
 
 (** M = 6, three (0, 2) (volume 3) then two (1, 3) (volume 9). *)
