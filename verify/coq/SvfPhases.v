@@ -15,7 +15,11 @@
         (q o + L) (x_(before j + k) - (last_prev j + Omax)) <= o^2 k + 3 o L
     for the k-th request of group j, q = M / (s + o), L = M mod (s + o) - s, the same rate
     as the single group (SvfGroup.v, [svf_group_start_bound]) once the earlier groups are
-    gone. *)
+    gone.  Also proved: [svf_starts_nondecreasing], [svf_phase_earlier_done] (every earlier
+    request has finished by last_prev j + Omax), [svf_phase_first_start] (group j's first
+    request starts by then; this needs neither o >= 1 nor peak <= M) and
+    [svf_phase_start_bound_abs] (the bound without the truncated subtraction).  The
+    groups' volume order is [gvle] ([Sorted gvle groups]); a group may have count 0. *)
 
 From Coq Require Import Arith Lia List Bool Permutation Sorting.
 From GeoSched Require Import Model Svf SvfFacts SvfCount SvfGroup.
