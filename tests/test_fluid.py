@@ -153,3 +153,61 @@ def test_single_group_scan_counts_proved_and_open():
     scan = single_group_scan(12)
     total = sum(sum(memory // 2 - o + 1 for o in range(1, memory // 2 + 1)) for memory in range(4, 13))
     assert scan["proved"] == total and scan["open"] == 0
+
+
+def _svf_starts(s, o, memory, n):
+    inst = Instance(memory, [Request(f"r{i:03d}", 0, s, o) for i in range(n)])
+    starts = simulate(inst, "svf").starts
+    return [starts[f"r{i:03d}"] for i in range(n)]
+
+
+def _rate_terms(s, o, memory):
+    q, rest = divmod(memory, s + o)
+    lead = max(rest - s, 0)
+    return q * o + lead, lead
+
+
+def test_the_coq_start_bound_holds_on_the_reference_simulator():
+    # SvfGroup.v's svf_group_start_bound, (q o + L) x_k <= o^2 k + 3 o L, on an independent implementation
+    # (the Python simulator, not the extracted Coq): a disagreement would mean the Coq model or the simulator
+    # is not the policy the other one is
+    for memory in range(2, 25):
+        for o in range(1, memory + 1):
+            for s in range(0, memory - o + 1):
+                mu, lead = _rate_terms(s, o, memory)
+                for k, x in enumerate(_svf_starts(s, o, memory, 30)):
+                    assert mu * x <= o * o * k + 3 * o * lead, (s, o, memory, k)
+
+
+def test_the_coq_start_bound_is_sharp_in_its_rate():
+    # with q o + L raised by one the statement is false: (0, o) in M = 2o starts pairs every o steps
+    for o in range(1, 8):
+        mu, lead = _rate_terms(0, o, 2 * o)
+        assert (mu, lead) == (2 * o, 0)
+        starts = _svf_starts(0, o, 2 * o, 4 * o + 8)
+        assert all(mu * x <= o * o * k for k, x in enumerate(starts))
+        assert any((mu + 1) * x > o * o * k + 3 * o * lead for k, x in enumerate(starts))
+
+
+def test_the_coq_competitive_bound_holds_against_the_staggered_and_svf_schedules():
+    # SvfGroup.v's svf_group_competitive with xs = SVF itself and a paced schedule, both feasible by the checker
+    for memory in range(4, 21, 2):
+        for o in range(1, memory // 2 + 1):
+            for s in range(0, memory // 2 - o + 1):
+                n = 25
+                mu, lead = _rate_terms(s, o, memory)
+                starts = _svf_starts(s, o, memory, n)
+                inst = Instance(memory, [Request(f"r{i:03d}", 0, s, o) for i in range(n)])
+                tel_svf = sum(x + o for x in starts)
+                paced = {f"r{i:03d}": i * (s + o) for i in range(n)}  # one at a time: feasible as peak <= M
+                assert check_schedule(inst, paced).feasible
+                linear = (3 * (2 * s + o + 1) * lead + (memory + 2) * o) * n
+                for tel in (tel_svf, sum(x + o for x in paced.values())):
+                    assert (memory + 2) * tel_svf <= 2 * memory * tel + linear, (s, o, memory)
+
+
+def test_the_coq_triangle_starts_match_the_reference_simulator():
+    # SvfTriangles.v's svf_triangles_starts: p = 2b - 1, M = b p, starts p * floor(k / b)
+    for b in range(1, 6):
+        p = 2 * b - 1
+        assert _svf_starts(0, p, b * p, 3 * b + 2) == [p * (k // b) for k in range(3 * b + 2)]

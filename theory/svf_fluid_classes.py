@@ -17,15 +17,16 @@ batches of ``b`` every ``p`` steps, the one-per-step schedule is feasible and
 ``p TEL(S) <= b TEL(SVF) + p^2 n`` (``verify/coq/SvfTriangles.v``), so their ratio tends to
 ``2 - 1/b -> 2``. The supremum is 2, not attained.
 
-**Several groups (k >= 2)**: with the groups in volume order SVF serves one group after the other
-(strict head-of-line), each at its *cycle rate* ``theta_j`` (hypothesis H3), so
-``TEL(SVF)/N^2 -> Q(gamma; tau) = sum_j gamma_j (sum_{i<j} gamma_i tau_i + gamma_j tau_j / 2)`` with
-``tau_j = 1/theta_j``; Prop. 3.1 gives ``TEL(OPT)/N^2 >= Q(gamma; v/M)`` in the limit; with
-``rho = max_j M/(theta_j v_j)``, ``rho Q(gamma; v/M) - Q(gamma; tau)`` is a sum of nonnegative terms: **no
-k-group family exceeds its worst single group**, whose ``rho <= 2M/(M + 2)`` follows from the Coq rate
-bound (``theta o >= q + L/o``) and sympy's algebra. The phase limit itself is a statement about the trace
-that is checked by simulation (``simulation:fluid-rates``), not proved: those rows stay ``checked``.
-:mod:`geosched.adversary.fluid` computes the same quantities for any family.
+**Several groups (k >= 2), also for every N**: with the groups in volume order SVF serves one group after
+the other (strict head-of-line); once every earlier group has finished, only group j runs, and the same count
+gives ``x_{j,k} <= tau_j k + a_j + y_j + Omega`` with ``tau_j = o_j^2/mu_j``, ``mu_j = q_j o_j + L_j``
+(``verify/coq/SvfPhases.v``, ``svf_phase_start_bound_abs``). Summed over the requests and chained over the
+groups (sympy, with the slacks of that bound as premises), ``TEL(SVF)/N^2`` is at most
+``Q(gamma; tau) = sum_j gamma_j (sum_{i<j} gamma_i tau_i + gamma_j tau_j / 2)`` in the limit; Prop. 3.1 gives
+``TEL(OPT)/N^2 >= Q(gamma; v/M)``; with ``rho = max_j M tau_j/v_j``, ``rho Q(gamma; v/M) - Q(gamma; tau)`` is a
+sum of nonnegative terms: **no k-group family exceeds its worst single group**, and ``M tau_j / v_j <=
+2M/(M + 2)`` is sympy's algebra on ``mu_j``. :mod:`geosched.adversary.fluid` computes the same quantities
+for any family.
 
 Example
 -------
@@ -46,6 +47,7 @@ CLASSES = (1, 2, 3, 4)
 # the Coq theorems of the single-group bound (SvfGroup.v) and of the triangles (SvfTriangles.v)
 COQ_UPPER = ("coq:svf_group_competitive", "coq:svf_group_start_bound")
 COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
+COQ_PHASES = ("coq:svf_phase_start_bound_abs",)  # several groups (SvfPhases.v)
 
 
 def _claim(k: int) -> Claim:
@@ -58,13 +60,13 @@ def _claim(k: int) -> Claim:
          "(M+2) TEL(SVF) <= 2M TEL(S) + O(n) for every feasible S (counting on SVF's trace with Prop. 3.1), so "
          "lim sup <= 2M/(M+2); svf-triangles (0, 2b-1), M = b(2b-1): p TEL(S) <= b TEL(SVF) + p^2 n (Coq), "
          "ratio -> 2 - 1/b -> 2" if single else
-         "fixed M, gamma_j N identical requests per group, N -> infinity: SVF's phases at exact cycle rates "
-         "against Prop. 3.1's volume bound in the limit (sympy, any gamma); each phase's rate theta o >= q + L/o "
-         "(Coq, every n); svf-triangles reaches 2 - 1/b -> 2 (Coq)"),
-        "not a claim of the papers" + ("" if single else
-                                       "; the phase limit assumes each phase runs at the cycle reached from the "
-                                       "empty batch, and it is checked by simulation, not proved"),
-        ("derivation", "simulation:fluid-rates", *COQ_UPPER, *COQ_LOWER, *SIMULATES), ("kong.prop3.1",),
+         "fixed M, gamma_j N identical requests per group, N -> infinity: Coq's per-request phase bound "
+         "x_{j,k} <= tau_j k + O(1) (every N), summed and chained over the groups (sympy), TEL(SVF)/N^2 <= "
+         "Q(gamma; tau) in the limit against Prop. 3.1's Q(gamma; v/M) (sympy, any gamma); tau_j <= (2/(M+2)) v_j "
+         "(sympy); svf-triangles reaches 2 - 1/b -> 2 (Coq)"),
+        "not a claim of the papers; c_j = gamma_j N is taken as exact (rounding moves O(N) of N^2)",
+        ("derivation", "simulation:fluid-rates", *(() if single else COQ_PHASES), *COQ_UPPER, *COQ_LOWER,
+         *SIMULATES), ("kong.prop3.1",),
         order=("ours", 10 + 10 * k))
 
 
@@ -230,6 +232,60 @@ def derivation_single_group() -> Derivation:
     )
 
 
+def _phase_symbols(k: int):
+    g, _, _ = _symbols(k)
+    tau = sp.symbols(f"tau1:{k + 1}", positive=True)  # o_j^2 / mu_j, mu_j = q_j o_j + L_j
+    lin = sp.symbols(f"a1:{k + 1}", nonnegative=True)  # 3 o_j L_j / mu_j
+    ys = sp.symbols(f"y1:{k + 1}", nonnegative=True)  # the start of the request before group j (y_1 = 0)
+    return g, tau, lin, ys, sp.Symbol("Omega", positive=True), sp.Symbol("kk", integer=True, nonnegative=True)
+
+
+def _phase_total(g, tau, lin, starts, omega, outs) -> sp.Expr:
+    """The sum over the groups of the per-request bounds tau_j k + a_j + y_j + Omega + o_j over k < c_j."""
+    total = sp.Integer(0)
+    for gj, tj, aj, yj, oj in zip(g, tau, lin, starts, outs):
+        c = gj * N
+        total += tj * c * (c - 1) / 2 + c * (aj + yj + omega + oj)
+    return total
+
+
+def phase_bound_steps(k: int) -> list[Step]:
+    """SVF's TEL on a k-group member, bounded for every N from Coq's per-request phase bound
+    (``svf_phase_start_bound_abs``): the sum over the requests, the chain over the groups, the limit."""
+    g, tau, lin, ys, omega, kk = _phase_symbols(k)
+    outs = sp.symbols(f"o1:{k + 1}", positive=True)
+    starts = (sp.Integer(0), *ys[1:])
+    chained = [sp.Integer(0)]  # the explicit bounds on the starts before each group
+    for j in range(k - 1):
+        chained.append(tau[j] * (g[j] * N - 1) + lin[j] + chained[j] + omega)
+    slack = [tau[j] * (g[j] * N - 1) + lin[j] + starts[j] + omega - starts[j + 1] for j in range(k - 1)]
+    gap = [g[j] * N * slack[i] for j in range(k) for i in range(j)]
+    c1 = g[0] * N
+    return [
+        Step.unchecked("for every request k < c_j of group j (c_j = gamma_j N): x_{j,k} <= tau_j k + a_j + y_j + "
+                       "Omega, tau_j = o_j^2/mu_j, a_j = 3 o_j L_j/mu_j, mu_j = q_j o_j + L_j, y_j the start of the "
+                       "request before group j (y_1 = 0), Omega the largest output",
+                       "after y_j + Omega every earlier group has finished, so only group j runs and the single-group "
+                       "count applies from there",
+                       "a statement about SVF's trace for every N: Coq's svf_phase_start_bound_abs (SvfPhases.v), "
+                       "mu_j x_{j,k} <= o_j^2 k + 3 o_j L_j + mu_j (y_j + Omega)",
+                       covered_by=("coq:svf_phase_start_bound_abs",)),
+        Step.identity("summed over k < c_j: sum_k (tau_j k + a_j + y_j + Omega + o_j) = tau_j c_j(c_j - 1)/2 + "
+                      "c_j(a_j + y_j + Omega + o_j), so TEL(SVF) <= the sum of these over j",
+                      sp.Sum(tau[0] * kk + lin[0] + omega + outs[0], (kk, 0, c1 - 1)).doit(),
+                      tau[0] * c1 * (c1 - 1) / 2 + c1 * (lin[0] + omega + outs[0]),
+                      "an arithmetic series (shown for group 1; the same for every j); TEL = sum of x + o"),
+        Step.inequality("the chain over the groups: step 1 at the last request of group j bounds y_{j+1}, so "
+                        "replacing every y_j by its explicit bound Y_j only increases the total",
+                        _phase_total(g, tau, lin, chained, omega, outs), ">=",
+                        _phase_total(g, tau, lin, starts, omega, outs),
+                        "difference sum_j c_j (Y_j - y_j), Y_j - y_j = the slacks of step 1 before group j",
+                        certificate=gap, premises=slack),
+        Step.limit("divided by N^2 the bound tends to Q(gamma; tau)", _phase_total(g, tau, lin, chained, omega, outs)
+                   / N**2, N, sp.oo, phase_form(g, tau), "the N^2 terms"),
+    ]
+
+
 def derivation(k: int = 2) -> Derivation:
     """The claim for the class of ``k``-group families (``k = 1``: :func:`derivation_single_group`)."""
     if k == 1:
@@ -243,28 +299,20 @@ def derivation(k: int = 2) -> Derivation:
         "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Prop. 3.1 (the volume bound) and Thm. 3.2 (the upper bound); the fluid limits are ours",
         f"{k}-group burst families (fixed M, gamma_j N identical requests per group, N -> infinity): "
-        f"sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its worst single group rho = max_j M/(theta_j v_j) < 2",
+        f"sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its worst single group rho = max_j M tau_j/v_j < 2",
         bound=sp.Integer(2),
         statement_latex=(rf"For the {k}-group burst families ($M$ fixed, $\gamma_j N$ identical requests per group, "
                          r"$N \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(\mathrm{OPT}) = 2$; "
                          r"no member exceeds its worst single group, "
-                         r"$\rho = \max_j M/(\theta_j v_j) < 2$."),
+                         r"$\rho = \max_j M \tau_j / v_j < 2$."),
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
                                latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check"),
                     Hypothesis("H2", f"{k} types (s_j, o_j), s_j + o_j <= M/2, distinct volumes, in volume order; "
                                "gamma_j N requests of type j; M fixed; N -> infinity",
                                latex=rf"{k} types $(s_j, o_j)$ with $s_j + o_j \le M/2$, distinct volumes, in volume "
-                                     r"order; $\gamma_j N$ requests of type $j$; $M$ fixed; $N \to \infty$"),
-                    Hypothesis("H3", "each SVF phase runs at the cycle rate theta_j reached from the empty batch "
-                               "(the transitions last O(1) steps)",
-                               latex=r"each SVF phase runs at the cycle rate $\theta_j$ reached from the empty "
-                                     r"batch (the transitions last $O(1)$ steps)")),
+                                     r"order; $\gamma_j N$ requests of type $j$; $M$ fixed; $N \to \infty$")),
         steps=(
-            Step.unchecked("SVF's limit: TEL(SVF)/N^2 -> Q(gamma; 1/theta)",
-                           "SVF serves group j + 1 only after every request of group j has started; a phase's state "
-                           "(the running requests' ages) repeats, so it is periodic with rate theta_j",
-                           "a statement about the policy's trace; the ledger compares cycle rates and the limit with "
-                           "the reference simulator", covered_by=("simulation:fluid-rates",)),
+            *phase_bound_steps(k),
             Step.limit("Prop. 3.1 in the limit: (1/M) sum_k P_k / N^2 -> Q(gamma; v/M)",
                        _prefix_volume_sum(k) / (M * N**2), N, sp.oo, phase_form(g, w),
                        "the N^2 terms of the prefix sums of the volumes in volume order"),
@@ -278,10 +326,11 @@ def derivation(k: int = 2) -> Derivation:
             *triangle_steps(k),
         ),
         depends_on=("kong.prop3.1",),
-        notes="The supremum is approached (svf-triangles, b -> infinity) but not attained. The single-group rate "
-              "(the counting step) and the triangles are Coq theorems for every n; the phase limit (step 1, "
-              "hypothesis H3) is a statement about SVF's trace that the ledger checks by simulation "
-              "(geosched.adversary.fluid agrees to M <= 120), not mechanically: so the word stays checked.",
+        notes="The supremum is approached (svf-triangles, b -> infinity) but not attained. SVF's trace enters "
+              "through three Coq theorems for every N: the per-request phase bound (SvfPhases.v), the single-group "
+              "rate (SvfGroup.v) and the triangles (SvfTriangles.v); the sums, the chain over the groups and the "
+              "limits are sympy's. geosched.adversary.fluid computes the exact cycle rates, which the ledger's "
+              "simulation compares as a cross-check.",
     )
 
 

@@ -78,6 +78,7 @@ THEOREMS: dict[str, str] = {
     "svf_triangles_starts": "SvfTriangles",
     "triangles_staggered_feasible": "SvfTriangles",
     "svf_triangles_ratio": "SvfTriangles",
+    "svf_phase_start_bound_abs": "SvfPhases",
 }
 BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)

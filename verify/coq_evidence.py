@@ -42,8 +42,10 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
     "kong.thm3.2": ("thm32_svf_competitive", "svf_feasible", "svf_sim_eq", "svf_fast_eq"),
     "kong.sjf_unbounded": ("sjf_not_competitive", "sjf_family_tel", "svf_family_tel"),
     "svf.lower_bound": ("svf_triangles_starts", "triangles_staggered_feasible"),
-    **{f"svf.fluid.k{k}": ("svf_group_competitive", "svf_group_start_bound", "svf_triangles_ratio",
-                           "triangles_staggered_feasible") for k in (1, 2, 3, 4)},
+    "svf.fluid.k1": ("svf_group_competitive", "svf_group_start_bound", "svf_triangles_ratio",
+                     "triangles_staggered_feasible"),
+    **{f"svf.fluid.k{k}": ("svf_phase_start_bound_abs", "svf_group_competitive", "svf_group_start_bound",
+                           "svf_triangles_ratio", "triangles_staggered_feasible") for k in (2, 3, 4)},
 }
 # the rows whose whole formalization Coq states (the ledger's rule 3): all of these closed => proved.
 # kong.lemmaA.2 is not one: Coq has items 1 and 2 for every n but its sum only in a weaker form.

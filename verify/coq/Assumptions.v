@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -50,3 +50,7 @@ Check triangles_staggered_feasible.
 Print Assumptions triangles_staggered_feasible.
 Check svf_triangles_ratio.
 Print Assumptions svf_triangles_ratio.
+Check svf_phase_start_bound.
+Print Assumptions svf_phase_start_bound.
+Check svf_phase_start_bound_abs.
+Print Assumptions svf_phase_start_bound_abs.

@@ -392,7 +392,7 @@ Proof.
 Qed.
 
 (** The same bound without the truncated subtraction. *)
-Corollary svf_phase_start_bound_abs : forall M groups j k,
+Theorem svf_phase_start_bound_abs : forall M groups j k,
   Sorted gvle groups ->
   (forall g, In g groups -> 1 <= output (fst g)) ->
   (forall g, In g groups -> peak (fst g) <= M) ->
