@@ -157,14 +157,14 @@ def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
 
 @needs_coq
 def test_the_single_group_and_triangle_rows_are_proved_through_their_coq_steps():
-    # svf.fluid.k1 and svf.lower_bound: every step sympy cannot check is covered by a closed Coq theorem;
-    # the k >= 2 rows keep the phase limit, checked by simulation only, so they stay checked
+    # svf.fluid.k1, svf.fluid.k2 and svf.lower_bound: every step sympy cannot check is covered by a closed Coq
+    # theorem (the single-group bound, the per-request phase bound, the triangles' trace)
     assert coq_engine.build().status == "ok"
     by_id = {c.id: c for c in run_claims(["svf.fluid.k1", "svf.fluid.k2", "svf.lower_bound"], mode="quick").claims}
     assert by_id["svf.fluid.k1"].status == "proved", by_id["svf.fluid.k1"].message
     assert by_id["svf.lower_bound"].status == "proved", by_id["svf.lower_bound"].message
-    assert by_id["svf.fluid.k2"].status == "checked", by_id["svf.fluid.k2"].message
-    for claim_id in ("svf.fluid.k1", "svf.lower_bound"):
+    assert by_id["svf.fluid.k2"].status == "proved", by_id["svf.fluid.k2"].message
+    for claim_id in ("svf.fluid.k1", "svf.fluid.k2", "svf.lower_bound"):
         coq = [e for e in by_id[claim_id].evidence if e.kind == "coq"]
         assert coq and all(e.status == "proved" for e in coq)
 
