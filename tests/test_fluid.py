@@ -211,3 +211,23 @@ def test_the_coq_triangle_starts_match_the_reference_simulator():
     for b in range(1, 6):
         p = 2 * b - 1
         assert _svf_starts(0, p, b * p, 3 * b + 2) == [p * (k // b) for k in range(3 * b + 2)]
+
+
+def test_the_phase_chain_needs_the_coq_slacks_and_the_limit_is_q_of_tau():
+    # svf_fluid_classes.phase_bound_steps: the chain over the groups is checked only with the slacks of Coq's
+    # per-request bound as premises, and the limit is Q(gamma; tau), not a weaker form
+    from dataclasses import replace
+
+    from geosched.theory import svf_fluid_classes as classes
+
+    for k in (2, 3):
+        coq_step, series, chain, limit = classes.phase_bound_steps(k)
+        assert coq_step.covered_by == ("coq:svf_phase_start_bound_abs",)
+        assert series.check(2).status == "checked" and chain.check(3).status == "checked"
+        assert limit.check(4).status == "checked"
+        assert replace(chain, premises=()).check(3).status != "checked"
+        g = sp.symbols(f"gamma1:{k + 1}", positive=True)
+        tau = sp.symbols(f"tau1:{k + 1}", positive=True)
+        assert limit.rhs == classes.phase_form(g, tau)
+        wrong = replace(limit, rhs=classes.phase_form(g, [t / 2 for t in tau]))
+        assert wrong.check(4).status != "checked"
