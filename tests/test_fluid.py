@@ -231,3 +231,76 @@ def test_the_phase_chain_needs_the_coq_slacks_and_the_limit_is_q_of_tau():
         assert limit.rhs == classes.phase_form(g, tau)
         wrong = replace(limit, rhs=classes.phase_form(g, [t / 2 for t in tau]))
         assert wrong.check(4).status != "checked"
+
+
+def _triangle_tels(b, n):
+    p = 2 * b - 1
+    inst = Instance(b * p, [Request(f"r{i:03d}", 0, 0, p) for i in range(n)])
+    svf = sum(x + p for x in simulate(inst, "svf").starts.values())
+    staggered = {f"r{i:03d}": i for i in range(n)}
+    assert check_schedule(inst, staggered).feasible
+    return svf, sum(x + p for x in staggered.values())
+
+
+def test_the_triangle_steps_are_the_simulated_family_and_the_coq_statement():
+    # the sympy steps after the Coq-covered ones are evaluated on the family itself (p = 2b - 1, M = bp,
+    # simulated, the staggered schedule checked): TEL(S), the ratio bound, the vanishing correction
+    from geosched.theory import svf_fluid_classes as classes
+
+    _, _, tel_s_step, ratio_step, correction, to_two = classes.triangle_steps(1)
+    n_, b_, ts_ = sp.symbols("n b T_S", positive=True)
+    for b in (1, 2, 3, 4):
+        p = 2 * b - 1
+        for n in (1, 5, 12, 30):
+            tel_svf, tel_s = _triangle_tels(b, n)
+            assert p * tel_s <= b * tel_svf + p * p * n  # the Coq statement, on the simulator
+            point = {n_: n, b_: b}
+            assert tel_s_step.rhs.subs(point) == tel_s
+            lower = ratio_step.rhs.subs({**point, ts_: tel_s})
+            assert lower == sp.Rational(p, b) - sp.Rational(p * p * n, b * tel_s) <= sp.Rational(tel_svf, tel_s)
+            assert correction.lhs.subs(point) == sp.Rational(p * p * n, b * tel_s)
+    assert to_two.lhs.subs(b_, 2) == sp.Rational(3, 2) and to_two.rhs == 2
+
+
+def test_the_single_group_steps_are_the_coq_constant_against_prop_3_1():
+    # svf.fluid.k1 steps 2-4 on concrete members: the correction is c n / ((M + 2) LB) with c the constant of
+    # svf_group_competitive and LB = v n (n + 1)/(2M) Prop. 3.1's bound for n identical requests; the bound is 2
+    from geosched.reference_impl.model import volume
+    from geosched.theory import svf_fluid_classes as classes
+
+    derivation = classes.derivation(1)
+    _, divide, correction, below_two = derivation.steps[:4]
+    m_, c_, v_, n_, ts_ = sp.Symbol("M", positive=True), *sp.symbols("c v n T_S", positive=True)
+    for s, o, memory in ((0, 3, 6), (1, 2, 9), (2, 3, 17)):
+        lead = max(memory % (s + o) - s, 0)
+        c = 3 * (2 * s + o + 1) * lead + (memory + 2) * o
+        v = sp.Rational(volume(s, o))
+        for n in (1, 7, 40):
+            lb = v * n * (n + 1) / (2 * memory)
+            point = {m_: memory, c_: c, v_: v, n_: n}
+            assert correction.lhs.subs(point) == sp.Rational(c * n) / ((memory + 2) * lb)
+            assert divide.rhs.subs({**point, ts_: lb}) == sp.Rational(2 * memory, memory + 2) + correction.lhs.subs(
+                point)
+        assert below_two.rhs.subs(m_, memory) == sp.Rational(2 * memory, memory + 2)
+    for k in (1, 2, 3, 4):
+        assert classes.derivation(k).bound == 2 == below_two.lhs
+
+
+def test_the_phase_series_counts_gamma_1_n_requests():
+    from geosched.theory import svf_fluid_classes as classes
+
+    series = classes.phase_bound_steps(2)[1]
+    gamma1, big_n = sp.Symbol("gamma1", positive=True), sp.Symbol("N", positive=True)
+    tau1, a1, omega, o1 = sp.Symbol("tau1", positive=True), sp.Symbol("a1", nonnegative=True), \
+        sp.Symbol("Omega", positive=True), sp.Symbol("o1", positive=True)
+    point = {gamma1: 2, big_n: 5, tau1: 3, a1: 1, omega: 4, o1: 2}
+    assert series.rhs.subs(point) == sum(3 * kk + 1 + 4 + 2 for kk in range(10))
+
+
+def test_the_svf_pairs_ratio_and_limit_are_the_closed_forms():
+    from geosched.theory import svf_lower_bound
+
+    for size in (1, 3, 8):
+        tels = svf_lower_bound.closed_form_tels(size, 1)
+        assert svf_lower_bound.ratio_expr().subs(svf_lower_bound.m, size) == sp.Rational(tels["svf"], tels["witness"])
+    assert svf_lower_bound.limit() == sp.Rational(3, 2)

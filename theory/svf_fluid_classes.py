@@ -76,7 +76,6 @@ CLAIM_IDS = tuple(claim.id for claim in CLAIMS)
 N = sp.Symbol("N", positive=True)
 M = sp.Symbol("M", positive=True)
 rho = sp.Symbol("rho", positive=True)
-p = sp.Symbol("p", positive=True, integer=True)
 
 
 def phase_form(gammas, taus) -> sp.Expr:
