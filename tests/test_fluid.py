@@ -304,3 +304,13 @@ def test_the_svf_pairs_ratio_and_limit_are_the_closed_forms():
         tels = svf_lower_bound.closed_form_tels(size, 1)
         assert svf_lower_bound.ratio_expr().subs(svf_lower_bound.m, size) == sp.Rational(tels["svf"], tels["witness"])
     assert svf_lower_bound.limit() == sp.Rational(3, 2)
+
+
+def test_svf_triangles_ids_and_sizes_are_checked():
+    from geosched.theory import svf_lower_bound
+
+    assert [r.id for r in svf_lower_bound.svf_triangles(5, 1).requests] == [f"r{j}" for j in range(10)]
+    assert svf_lower_bound.svf_triangles(6, 1).requests[0].id == "r00"
+    for bad in (True, 0, 1.5):
+        with pytest.raises(ValidationError):
+            svf_lower_bound.svf_triangles(bad, 1)
