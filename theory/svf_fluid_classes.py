@@ -131,8 +131,10 @@ def single_group_steps() -> list[Step]:
         Step.inequality("... and before it if m <= r - s (q peaks and the candidate's s + d <= s + m): with "
                         "m = r - s - w the total is <= M", big_m, ">=", q * peak + s + (r - s - w), "difference w",
                         certificate=[w]),
-        Step.unchecked("counting on the trace: theta o >= q + (r - s)/o when r > s, and theta o >= q otherwise",
-                       "every decision is blocked (identical requests, an infinite queue), so by steps 1-3 at least q "
+        Step.unchecked("counting on the trace: theta o >= q + (r - s)/o when r > s, and theta o >= q otherwise "
+                       "(theta = mu/o^2 = 1/tau, the rate of the Coq bound, mu = q o + L)",
+                       "every decision is blocked (identical requests, an infinite queue), so by the three steps above "
+                       "at least q "
                        "run after every decision, and q + 1 at the r - s decisions before each completion; the gap "
                        "between consecutive starts is below o, so those decisions are a fraction >= (r - s)/o of "
                        "the trace (r - s < o); each start runs for o decisions",
