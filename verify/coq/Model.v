@@ -158,6 +158,9 @@ Qed.
 Lemma sum_upto_const : forall n c, sum_upto n (fun _ => c) = n * c.
 Proof. induction n; intros; simpl; [auto|rewrite IHn; lia]. Qed.
 
+Lemma sum_upto_mul : forall n c f, sum_upto n (fun t => c * f t) = c * sum_upto n f.
+Proof. induction n; intros; simpl; [lia|rewrite IHn; lia]. Qed.
+
 (** Exchange of a finite sum over steps with a sum over a list. *)
 Lemma sum_upto_sumf : forall {A} n (g : A -> nat -> nat) l,
   sum_upto n (fun t => sumf (fun a => g a t) l) = sumf (fun a => sum_upto n (g a)) l.

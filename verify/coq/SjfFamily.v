@@ -134,40 +134,9 @@ Qed.
 
 (** ** Tools for computing placements *)
 
-Lemma find_start_now : forall M pl r t fuel,
-  fits M pl r t = true -> find_start M pl r t fuel = t.
-Proof. intros M pl r t [|f] H; simpl; rewrite ?H; auto. Qed.
-
 Lemma find_start_skip : forall M pl r t fuel,
   fits M pl r t = false -> find_start M pl r t (S fuel) = find_start M pl r (S t) fuel.
 Proof. intros M pl r t f H; simpl; rewrite H; auto. Qed.
-
-Lemma fits_false : forall M pl r t t',
-  t < t' <= t + output r -> M < usage_js pl t' + prompt r + (t' - t) -> fits M pl r t = false.
-Proof.
-  intros M pl r t t' Ht H. destruct (fits M pl r t) eqn:E; auto.
-  rewrite fits_spec in E. specialize (E t' Ht). lia.
-Qed.
-
-Lemma usage_js_app : forall l1 l2 t, usage_js (l1 ++ l2) t = usage_js l1 t + usage_js l2 t.
-Proof. intros; apply sumf_app. Qed.
-
-Lemma usage_js_repeat : forall e k t,
-  usage_js (repeat e k) t = k * req_usage (fst e) (snd e) t.
-Proof. intros e k t. induction k; simpl; auto. unfold usage_js in *; simpl. lia. Qed.
-
-Lemma usage_js_finished : forall l t, (forall e, In e l -> finish e < t) -> usage_js l t = 0.
-Proof.
-  intros l t H. apply sumf_zero. intros e He. apply req_usage_zero_after.
-  specialize (H e He). unfold finish in H. lia.
-Qed.
-
-Lemma req_usage_on : forall r x t,
-  x < t <= x + output r -> req_usage r x t = prompt r + (t - x).
-Proof.
-  intros r x t H. unfold req_usage.
-  destruct (Nat.ltb_spec x t), (Nat.leb_spec t (x + output r)); simpl; lia.
-Qed.
 
 Lemma horizon_le : forall l h, (forall e, In e l -> finish e <= h) -> horizon_js l <= h.
 Proof.

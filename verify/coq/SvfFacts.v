@@ -201,3 +201,53 @@ Proof.
   - intros; unfold usage_js; simpl; lia.
   - intros a Ha. apply Hp, in_svf_order; auto.
 Qed.
+
+(** ** Tools for computing placements (SjfFamily.v, SvfGroup.v, SvfTriangles.v) *)
+
+Lemma find_start_now : forall M pl r t fuel,
+  fits M pl r t = true -> find_start M pl r t fuel = t.
+Proof. intros M pl r t [|f] H; simpl; rewrite ?H; auto. Qed.
+
+Lemma fits_false : forall M pl r t t',
+  t < t' <= t + output r -> M < usage_js pl t' + prompt r + (t' - t) -> fits M pl r t = false.
+Proof.
+  intros M pl r t t' Ht H. destruct (fits M pl r t) eqn:E; auto.
+  rewrite fits_spec in E. specialize (E t' Ht). lia.
+Qed.
+
+Lemma usage_js_app : forall l1 l2 t, usage_js (l1 ++ l2) t = usage_js l1 t + usage_js l2 t.
+Proof. intros; apply sumf_app. Qed.
+
+Lemma usage_js_repeat : forall e k t,
+  usage_js (repeat e k) t = k * req_usage (fst e) (snd e) t.
+Proof. intros e k t. induction k; simpl; auto. unfold usage_js in *; simpl. lia. Qed.
+
+Lemma usage_js_finished : forall l t, (forall e, In e l -> finish e < t) -> usage_js l t = 0.
+Proof.
+  intros l t H. apply sumf_zero. intros e He. apply req_usage_zero_after.
+  specialize (H e He). unfold finish in H. lia.
+Qed.
+
+Lemma req_usage_on : forall r x t,
+  x < t <= x + output r -> req_usage r x t = prompt r + (t - x).
+Proof.
+  intros r x t H. unfold req_usage.
+  destruct (Nat.ltb_spec x t), (Nat.leb_spec t (x + output r)); simpl; lia.
+Qed.
+
+(** Equal volumes: the stable insertion sort keeps the instance order. *)
+Lemma isort_v_const : forall v l, (forall a, In a l -> vol_of a = v) -> isort_v l = l.
+Proof.
+  intros v l H. induction l as [|a l IH]; cbn [isort_v]; auto.
+  rewrite IH by (intros; apply H; right; auto).
+  destruct l as [|b l]; cbn [insert_v]; auto.
+  rewrite (H a), (H b) by (simpl; auto). rewrite Nat.leb_refl. auto.
+Qed.
+
+Lemma lookup_map_seq : forall (g : nat -> nat) (rq : req) m s i, s <= i < s + m ->
+  lookup i (map (fun k => ((k, rq), g k)) (seq s m)) = g i.
+Proof.
+  induction m; intros s i H; [lia|]. cbn [seq map lookup fst snd].
+  destruct (Nat.eqb_spec s i) as [<-|Hne]; auto. apply IHm; lia.
+Qed.
+

@@ -41,14 +41,6 @@ Fixpoint group_run (k : nat) : list (req * nat) * nat :=
 (** The start of the j-th request (from 0). *)
 Definition gstart (j : nat) : nat := snd (group_run (S j)).
 
-Lemma isort_v_same : forall l c, (forall b, In b l -> vol_of b = c) -> isort_v l = l.
-Proof.
-  induction l as [|a l IH]; intros c H; simpl; auto.
-  rewrite (IH c) by (intros; apply H; right; auto).
-  destruct l as [|b l]; simpl; auto.
-  rewrite (H a (or_introl eq_refl)), (H b (or_intror (or_introl eq_refl))), Nat.leb_refl. auto.
-Qed.
-
 Lemma combine_seq_repeat_in : forall m k b,
   In b (combine (seq k m) (repeat rq m)) -> snd b = rq.
 Proof.
@@ -59,7 +51,7 @@ Qed.
 Lemma svf_order_repeat : forall n, svf_order (repeat rq n) = combine (seq 0 n) (repeat rq n).
 Proof.
   intros n. unfold svf_order. rewrite repeat_length.
-  apply (isort_v_same _ (volume2 rq)). intros b Hb. unfold vol_of.
+  apply (isort_v_const (volume2 rq)). intros b Hb. unfold vol_of.
   rewrite (combine_seq_repeat_in n 0 b Hb). auto.
 Qed.
 
@@ -70,18 +62,11 @@ Proof.
   induction m; intros k; simpl; auto. f_equal. apply (IHm (S k)).
 Qed.
 
-Lemma lookup_group : forall m k i, k <= i < k + m ->
-  lookup i (map (fun j => ((j, rq), gstart j)) (seq k m)) = gstart i.
-Proof.
-  induction m; intros k i Hi; [lia|]. simpl.
-  destruct (Nat.eqb_spec k i) as [->|Hne]; auto. apply IHm. lia.
-Qed.
-
 Lemma svf_repeat : forall n, svf M (repeat rq n) = map gstart (seq 0 n).
 Proof.
   intros n. unfold svf, svf_placed. rewrite svf_order_repeat, repeat_length.
   change [] with (fst (group_run 0)). change 0 with (snd (group_run 0)) at 1.
-  rewrite place_group. apply map_ext_in. intros i Hi. apply in_seq in Hi. apply lookup_group. lia.
+  rewrite place_group. apply map_ext_in. intros i Hi. apply in_seq in Hi. apply lookup_map_seq. lia.
 Qed.
 
 Lemma group_usage : forall k t,
@@ -133,9 +118,6 @@ End Group.
 
 (** ** A failed check: at least q run, and q + 1 when one is nearly done *)
 
-Lemma sum_upto_mul_l : forall n c f, sum_upto n (fun i => c * f i) = c * sum_upto n f.
-Proof. induction n; intros; simpl; [lia|rewrite IHn; lia]. Qed.
-
 Lemma usage_le_runs : forall (rq : req) xi u t',
   xi <= u -> u < t' ->
   req_usage rq xi t' <= peak rq * b2n (runs (output rq) (fun _ => xi) 0 u && (t' <=? xi + output rq)).
@@ -163,7 +145,7 @@ Proof.
   (* the usage at t' counts only the requests running after u that are still there at t' *)
   set (R' := sum_upto j (fun i => b2n (runs o x i u && (t' <=? x i + o)))).
   assert (HU : sum_upto j (fun i => req_usage rq (x i) t') <= P * R').
-  { unfold R'. rewrite <- sum_upto_mul_l. apply sum_upto_le. intros i Hi.
+  { unfold R'. rewrite <- sum_upto_mul. apply sum_upto_le. intros i Hi.
     pose proof (usage_le_runs rq (x i) u t' (Hx i Hi) ltac:(lia)) as H. unfold runs in *. exact H. }
   assert (HR : R' <= running o j x u).
   { unfold R', running. apply sum_upto_le. intros i _. unfold b2n.
@@ -244,7 +226,7 @@ Qed.
 
 (** ** The total latency against Prop. 3.1 *)
 
-Lemma tel_repeat : forall (rq : req) g n k,
+Lemma tel_repeat_starts : forall (rq : req) g n k,
   sumf finish (combine (repeat rq n) (map g (seq k n))) = sum_upto n (fun i => g (k + i) + output rq).
 Proof.
   intros rq g n. induction n; intros k; [reflexivity|].
@@ -296,15 +278,15 @@ Proof.
   set (A := sum_upto n (fun i => gstart M (s, o) i)).
   assert (HA : 2 * mu * A <= o * o * (n * (n - 1)) + 6 * o * L * n).
   { assert (H : mu * A <= sum_upto n (fun i => o * o * i + 3 * o * L)).
-    { unfold A. rewrite <- sum_upto_mul_l. apply sum_upto_le. intros i Hi.
+    { unfold A. rewrite <- sum_upto_mul. apply sum_upto_le. intros i Hi.
       pose proof (svf_group_start_bound M s o n i Ho ltac:(lia) Hi) as B.
       rewrite svf_repeat, (nth_indep _ 0 (gstart M (s, o) 0)) in B by (rewrite map_length, seq_length; lia).
       rewrite map_nth, seq_nth in B by lia. exact B. }
-    rewrite sum_upto_add, sum_upto_mul_l, sum_upto_const in H.
+    rewrite sum_upto_add, sum_upto_mul, sum_upto_const in H.
     pose proof (sum_upto_id n). nia. }
   (* TEL(SVF) = A + n o; Prop. 3.1: 4 M TEL(xs) >= 4 pairmin = o (2s + o + 1) n (n + 1) *)
   assert (Htel : tel (repeat (s, o) n) (svf M (repeat (s, o) n)) = A + n * o).
-  { unfold tel, tel_js. rewrite svf_repeat, tel_repeat, sum_upto_add, sum_upto_const. reflexivity. }
+  { unfold tel, tel_js. rewrite svf_repeat, tel_repeat_starts, sum_upto_add, sum_upto_const. reflexivity. }
   pose proof (prop31_pairmin M _ xs Hf) as Hopt.
   pose proof (pairmin_repeat (s, o) n) as Hpm.
   assert (Hv : 2 * volume (s, o) = o * (2 * s + o + 1)) by (rewrite <- volume2_eq; unfold volume2; simpl; nia).

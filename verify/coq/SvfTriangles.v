@@ -26,10 +26,6 @@ Import ListNotations.
 
 (** ** Generic tools for computing placements *)
 
-Lemma tri_find_start_now : forall M pl r t fuel,
-  fits M pl r t = true -> find_start M pl r t fuel = t.
-Proof. intros M pl r t [|f] H; simpl; rewrite ?H; auto. Qed.
-
 (** The search returns x when every step in [lo, x) fails, x fits and the fuel reaches x. *)
 Lemma tri_find_start_exact : forall M pl r fuel lo x,
   lo <= x <= lo + fuel ->
@@ -40,51 +36,6 @@ Proof.
   destruct (Nat.eq_dec lo x) as [<-|Hne]; [rewrite Hfit; auto|].
   rewrite (Hfail lo) by lia. apply IHfuel; auto; [lia|].
   intros u Hu; apply Hfail; lia.
-Qed.
-
-Lemma tri_fits_false : forall M pl r t t',
-  t < t' <= t + output r -> M < usage_js pl t' + prompt r + (t' - t) -> fits M pl r t = false.
-Proof.
-  intros M pl r t t' Ht H. destruct (fits M pl r t) eqn:E; auto.
-  rewrite fits_spec in E. specialize (E t' Ht). lia.
-Qed.
-
-Lemma tri_usage_js_app : forall l1 l2 t,
-  usage_js (l1 ++ l2) t = usage_js l1 t + usage_js l2 t.
-Proof. intros; apply sumf_app. Qed.
-
-Lemma tri_usage_js_repeat : forall e k t,
-  usage_js (repeat e k) t = k * req_usage (fst e) (snd e) t.
-Proof. intros e k t. induction k; simpl; auto. unfold usage_js in *; simpl. lia. Qed.
-
-Lemma tri_usage_js_finished : forall l t,
-  (forall e, In e l -> finish e < t) -> usage_js l t = 0.
-Proof.
-  intros l t H. apply sumf_zero. intros e He. apply req_usage_zero_after.
-  specialize (H e He). unfold finish in H. lia.
-Qed.
-
-Lemma tri_req_usage_on : forall r x t,
-  x < t <= x + output r -> req_usage r x t = prompt r + (t - x).
-Proof.
-  intros r x t H. unfold req_usage.
-  destruct (Nat.ltb_spec x t), (Nat.leb_spec t (x + output r)); simpl; lia.
-Qed.
-
-(** Equal volumes: the stable insertion sort keeps the instance order. *)
-Lemma isort_v_const : forall v l, (forall a, In a l -> vol_of a = v) -> isort_v l = l.
-Proof.
-  intros v l H. induction l as [|a l IH]; cbn [isort_v]; auto.
-  rewrite IH by (intros; apply H; right; auto).
-  destruct l as [|b l]; cbn [insert_v]; auto.
-  rewrite (H a), (H b) by (simpl; auto). rewrite Nat.leb_refl. auto.
-Qed.
-
-Lemma lookup_map_seq : forall (g : nat -> nat) (rq : req) m s i, s <= i < s + m ->
-  lookup i (map (fun k => ((k, rq), g k)) (seq s m)) = g i.
-Proof.
-  induction m; intros s i H; [lia|]. cbn [seq map lookup fst snd].
-  destruct (Nat.eqb_spec s i) as [<-|Hne]; auto. apply IHm; lia.
 Qed.
 
 (** Going from k to k + 1 either stays in the batch k / q or starts the next one. *)
@@ -139,16 +90,16 @@ Lemma tri_block_usage : forall y c E t, (forall e, In e E -> finish e <= y) -> y
   usage_js (repeat (r, y) c ++ E) t = c * (t - y).
 Proof.
   intros y c E t HE Ht.
-  rewrite tri_usage_js_app, tri_usage_js_repeat, (tri_usage_js_finished E)
+  rewrite usage_js_app, usage_js_repeat, (usage_js_finished E)
     by (intros e He; specialize (HE e He); lia).
-  cbn [fst snd]. rewrite tri_req_usage_on by (unfold r, output; simpl; lia).
+  cbn [fst snd]. rewrite req_usage_on by (unfold r, output; simpl; lia).
   unfold r, prompt; simpl. lia.
 Qed.
 
 Lemma tri_block_usage_after : forall y c E t, (forall e, In e E -> finish e <= y) -> y + p < t ->
   usage_js (repeat (r, y) c ++ E) t = 0.
 Proof.
-  intros y c E t HE Ht. apply tri_usage_js_finished. intros e He.
+  intros y c E t HE Ht. apply usage_js_finished. intros e He.
   apply in_app_or in He. destruct He as [He|He].
   - apply repeat_spec in He. subst e. unfold finish, r, output; simpl. lia.
   - specialize (HE e He). lia.
@@ -166,7 +117,7 @@ Proof.
     + (* same batch: start at lo *)
       assert (Hf : f (S j) = f j) by (unfold f; rewrite Hd; auto). rewrite Hf.
       split.
-      * apply tri_find_start_now, fits_spec. intros t' Ht'.
+      * apply find_start_now, fits_spec. intros t' Ht'.
         unfold r, output in Ht'; cbn [snd] in Ht'.
         rewrite tri_block_usage by (auto; lia). unfold r, prompt; cbn [fst].
         assert (t' - f j <= p) by lia. unfold M. nia.
@@ -177,7 +128,7 @@ Proof.
       * assert (Hh : f j + p <= horizon_js (repeat (r, f j) (S (j mod q)) ++ E)).
         { apply (horizon_ge _ (r, f j)). left; auto. }
         apply tri_find_start_exact; [lia| |].
-        -- intros u Hu. apply (tri_fits_false _ _ _ _ (f j + p));
+        -- intros u Hu. apply (fits_false _ _ _ _ (f j + p));
              [unfold r, output; simpl; lia|].
            rewrite tri_block_usage by (auto; lia). rewrite Heq. unfold r, prompt, M; simpl. nia.
         -- apply fits_spec. intros t' Ht'. unfold r, output in Ht'; cbn [snd] in Ht'.
@@ -221,7 +172,7 @@ Proof.
     + rewrite req_usage_zero_before by lia.
       replace (t - s) with 0 by lia. replace (t - S s) with 0 in IHm by lia. simpl in *. lia.
     + destruct (Nat.le_gt_cases t (s + p)).
-      * rewrite tri_req_usage_on by (unfold r, output; simpl; lia). change (prompt r) with 0.
+      * rewrite req_usage_on by (unfold r, output; simpl; lia). change (prompt r) with 0.
         rewrite (Nat.min_l (t - s) p) by lia.
         rewrite (Nat.min_l (t - S s) p) in IHm by lia.
         replace (t - S s) with (t - s - 1) in IHm by lia.

@@ -44,9 +44,6 @@ Proof. intros; apply place_sorted, isort_v_sorted. Qed.
 
 (** ** (b) The waiting steps of one request *)
 
-Lemma sum_upto_mul : forall n c f, sum_upto n (fun t => c * f t) = c * sum_upto n f.
-Proof. induction n; intros; simpl; [lia|rewrite IHn; lia]. Qed.
-
 Lemma count_active : forall (b : req * nat) T,
   sum_upto T (fun t => if activeb b t then 1 else 0) = Nat.min T (finish b) - Nat.min T (snd b).
 Proof.
