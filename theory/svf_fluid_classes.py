@@ -48,6 +48,9 @@ CLASSES = (1, 2, 3, 4)
 COQ_UPPER = ("coq:svf_group_competitive", "coq:svf_group_start_bound")
 COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
 COQ_PHASES = ("coq:svf_phase_start_bound_abs",)  # several groups (SvfPhases.v)
+# the policy and arrivals every class assumes (H1 of each derivation)
+BURST_SVF = Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
+                       latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check")
 
 
 def _claim(k: int) -> Claim:
@@ -221,8 +224,7 @@ def derivation_single_group() -> Derivation:
                          r"requests, $M$ fixed, $n \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/"
                          r"\mathrm{TEL}(\mathrm{OPT}) = 2$, not attained: every member's limit is at most "
                          r"$2M/(M + 2) < 2$."),
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check"),
+        hypotheses=(BURST_SVF,
                     Hypothesis("H2", "one type (s, o), o >= 1, 2(s + o) <= M; n identical requests; M fixed",
                                latex=r"one type $(s, o)$, $o \ge 1$, $2(s + o) \le M$; $n$ identical requests; "
                                      r"$M$ fixed")),
@@ -306,8 +308,7 @@ def derivation(k: int = 2) -> Derivation:
                          r"$N \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(\mathrm{OPT}) = 2$; "
                          r"no member exceeds its worst single group, "
                          r"$\rho = \max_j M \tau_j / v_j < 2$."),
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check"),
+        hypotheses=(BURST_SVF,
                     Hypothesis("H2", f"{k} types (s_j, o_j), s_j + o_j <= M/2, distinct volumes, in volume order; "
                                "gamma_j N requests of type j; M fixed; N -> infinity",
                                latex=rf"{k} types $(s_j, o_j)$ with $s_j + o_j \le M/2$, distinct volumes, in volume "
