@@ -79,6 +79,16 @@ THEOREMS: dict[str, str] = {
     "triangles_staggered_feasible": "SvfTriangles",
     "svf_triangles_ratio": "SvfTriangles",
     "svf_phase_start_bound_abs": "SvfPhases",
+    "svf_triangles_tel": "SvfTriangles",
+    "triangles_staggered_tel": "SvfTriangles",
+    "lemmaA2_blocked_head": "LemmaA2Head",
+    "svf_head_charge_po": "LemmaA2Head",
+    "svf_head_charge_pairmin": "LemmaA2Head",
+    "svf_head_charge_competitive": "LemmaA2Head",
+    "svf_waiting_peak_bound": "LemmaA2Head",
+    "svf_sharp_bound": "SvfSharp",
+    "svf_prompt_heavy_bound": "SvfSharp",
+    "svf_sharp_bound_tight": "SvfSharp",
 }
 BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)

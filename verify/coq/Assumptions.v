@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases LemmaA2Head SvfSharp.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -54,3 +54,23 @@ Check svf_phase_start_bound.
 Print Assumptions svf_phase_start_bound.
 Check svf_phase_start_bound_abs.
 Print Assumptions svf_phase_start_bound_abs.
+Check triangles_staggered_tel.
+Print Assumptions triangles_staggered_tel.
+Check svf_triangles_tel.
+Print Assumptions svf_triangles_tel.
+Check lemmaA2_blocked_head.
+Print Assumptions lemmaA2_blocked_head.
+Check svf_head_charge_po.
+Print Assumptions svf_head_charge_po.
+Check svf_head_charge_pairmin.
+Print Assumptions svf_head_charge_pairmin.
+Check svf_head_charge_competitive.
+Print Assumptions svf_head_charge_competitive.
+Check svf_waiting_peak_bound.
+Print Assumptions svf_waiting_peak_bound.
+Check svf_sharp_bound.
+Print Assumptions svf_sharp_bound.
+Check svf_prompt_heavy_bound.
+Print Assumptions svf_prompt_heavy_bound.
+Check svf_sharp_bound_tight.
+Print Assumptions svf_sharp_bound_tight.
