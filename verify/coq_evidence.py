@@ -46,15 +46,27 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
                      "triangles_staggered_feasible"),
     **{f"svf.fluid.k{k}": ("svf_phase_start_bound_abs", "svf_group_competitive", "svf_group_start_bound",
                            "svf_triangles_ratio", "triangles_staggered_feasible") for k in (2, 3, 4)},
+    "svf.sharp_bound": ("svf_sharp_bound", "svf_starts_bound", "svf_sim_eq"),
+    "svf.constant_two": ("svf_sharp_bound_tight", "svf_triangles_tel", "triangles_staggered_tel",
+                         "triangles_staggered_feasible"),
+    "svf.lemmaA2.head": ("lemmaA2_blocked_head", "svf_head_charge_po", "svf_head_charge_pairmin",
+                         "svf_head_charge_competitive", "svf_waiting_peak_bound"),
+    "svf.prompt_heavy": ("svf_prompt_heavy_bound", "svf_head_charge_po"),
+    "svf.heavy_limit": ("svf_sharp_bound", "svf_triangles_ratio", "triangles_staggered_feasible"),
 }
 # the rows whose whole formalization Coq states (the ledger's rule 3): all of these closed => proved.
-# kong.lemmaA.2 is not one: Coq has items 1 and 2 for every n but its sum only in a weaker form.
+# kong.lemmaA.2 is not one: Coq has items 1 and 2 for every n but its sum only in a weaker form; svf.heavy_limit is
+# not one either: its limits are sympy's (rule 6 proves it when every Coq step it names is closed).
 WHOLE_CLAIM: dict[str, tuple[str, ...]] = {
     "kong.volume": ("volume_is_memory_time",),
     "kong.prop3.1": ("prop31_lower_bound",),
     "kong.lemmaA.2.peak": ("lemmaA2_peak_mass", "lemmaA2_occupancy_refuted"),
     "kong.thm3.2": ("thm32_svf_competitive",),
     "kong.sjf_unbounded": ("sjf_not_competitive",),
+    "svf.sharp_bound": ("svf_sharp_bound",),
+    "svf.constant_two": ("svf_sharp_bound_tight",),
+    "svf.lemmaA2.head": ("lemmaA2_blocked_head", "svf_head_charge_competitive", "svf_waiting_peak_bound"),
+    "svf.prompt_heavy": ("svf_prompt_heavy_bound",),
 }
 
 

@@ -72,6 +72,7 @@ from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.family_evidence import FAMILY_METHODS
+from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.methods import METHODS, add_methods
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
@@ -79,6 +80,7 @@ add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are le
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
+add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and LemmaA2Head.v's statements on instances
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
