@@ -29,8 +29,8 @@ from typing import Any
 from geosched.verify import coq_engine
 from geosched.verify.evidence import Context, Evidence
 
-__all__ = ["COQ_METHODS", "CLAIM_THEOREMS", "WHOLE_CLAIM", "COQ_BOUND", "coq_method_name", "theorem_of",
-           "whole_claim_proofs"]
+__all__ = ["COQ_METHODS", "CLAIM_THEOREMS", "WHOLE_CLAIM", "STATEMENTS", "COQ_BOUND", "coq_method_name",
+           "theorem_of", "whole_claim_proofs", "statement_of"]
 
 COQ_BOUND = "every n (Coq)"  # the reach a closed Coq theorem gives
 # ledger row -> the Coq theorems it reports (verify/coq: every n, every M, every instance)
@@ -70,6 +70,51 @@ WHOLE_CLAIM: dict[str, tuple[str, ...]] = {
 }
 
 
+# the statement each row relies on, as `Check` prints it (whitespace collapsed, the module prefix of the name left
+# out): a theorem of the same name with another statement is not evidence for the row (its method says unknown)
+STATEMENTS: dict[str, str] = {
+    "svf_sharp_bound": (
+        'forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> '
+        'Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * M * '
+        'Model.tel rs xs + (M - P) * Model.sumf Model.output rs'),
+    "svf_sharp_bound_tight": (
+        'forall a b : nat, a < 2 * b -> exists (M P : nat) (rs : list Model.req) (xs : list nat), (forall r :'
+        ' Model.req, List.In r rs -> Model.peak r <= P) /\\ P < M /\\ Model.feasible M rs xs /\\ a * M * '
+        'Model.tel rs xs + b * (M - P) * Model.sumf Model.output rs < b * (M - P) * Model.tel rs (Svf.svf M '
+        'rs)'),
+    "svf_prompt_heavy_bound": (
+        'forall (M P a b : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs ->'
+        ' Model.peak r <= P) -> (forall r : Model.req, List.In r rs -> a * Model.output r <= b * Model.prompt'
+        ' r) -> Model.feasible M rs xs -> (2 * a + b) * (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * (a + b) '
+        '* M * Model.tel rs xs + (2 * a + b) * (M - P) * Model.sumf Model.output rs'),
+    "lemmaA2_blocked_head": (
+        'forall (M : nat) (rs : list Model.req) (t : nat) (h : Model.req * nat), LemmaA2Head.head_at '
+        '(Thm32.svf_js M rs) t = Some h -> M < Model.active_peaks rs (Svf.svf M rs) t + Model.peak (fst h)'),
+    "svf_head_charge_po": (
+        'forall (M : nat) (rs : list Model.req), Model.sumf (fun e : Model.req * nat => Model.sum_upto (snd '
+        'e) (LemmaA2Head.head_charge M (Thm32.svf_js M rs))) (Thm32.svf_js M rs) <= Prop31.dsum '
+        'LemmaA2Head.before_po (Thm32.svf_js M rs)'),
+    "svf_head_charge_pairmin": (
+        'forall (M : nat) (rs : list Model.req), Model.sumf (fun e : Model.req * nat => Model.sum_upto (snd '
+        'e) (LemmaA2Head.head_charge M (Thm32.svf_js M rs))) (Thm32.svf_js M rs) <= 2 * Prop31.pairmin rs'),
+    "svf_head_charge_competitive": (
+        'forall (M : nat) (rs : list Model.req) (xs : list nat), Model.feasible M rs xs -> Model.sumf (fun e '
+        ': Model.req * nat => Model.sum_upto (snd e) (LemmaA2Head.head_charge M (Thm32.svf_js M rs))) '
+        '(Thm32.svf_js M rs) <= 2 * M * Model.tel rs xs'),
+    "svf_waiting_peak_bound": (
+        'forall (M Pw : nat) (rs : list Model.req) (xs : list nat), (forall (r : Model.req) (x : nat), '
+        'List.In (r, x) (List.combine rs (Svf.svf M rs)) -> 0 < x -> Model.peak r <= Pw) -> Model.feasible M '
+        'rs xs -> (M - Pw) * Model.tel rs (Svf.svf M rs) <= 2 * M * Model.tel rs xs + (M - Pw) * Model.sumf '
+        'Model.output rs'),
+    "svf_triangles_tel": (
+        'forall q b : nat, 1 <= q -> let p := 2 * q - 1 in let rs := List.repeat (0, p) (q * b) in 2 * '
+        'Model.tel rs (Svf.svf (q * p) rs) = p * q * b * (b + 1)'),
+    "triangles_staggered_tel": (
+        'forall q n : nat, 1 <= q -> let p := 2 * q - 1 in 2 * Model.tel (List.repeat (0, p) n) (List.seq 0 '
+        'n) = n * (n - 1) + 2 * p * n'),
+}
+
+
 def coq_method_name(theorem: str) -> str:
     """``coq:THEOREM``, the ledger method (and the ``covered_by`` name) of a Coq theorem."""
     return f"coq:{theorem}"
@@ -90,6 +135,15 @@ def whole_claim_proofs(claim_id: str, evidence: list[Evidence]) -> list[Evidence
     wanted = WHOLE_CLAIM.get(claim_id, ())
     found = {e.data.get("theorem"): e for e in evidence if e.kind == "coq" and e.status == "proved"}
     return [found[t] for t in wanted] if wanted and all(t in found for t in wanted) else []
+
+
+def statement_of(printed: str) -> str:
+    """``Check``'s output without the theorem's name and with its whitespace collapsed.
+
+    >>> statement_of("SvfSharp.x\\n     : forall n : nat,\\n       n <= n")
+    'forall n : nat, n <= n'
+    """
+    return " ".join(printed.split(" : ", 1)[-1].split())
 
 
 def _build(ctx: Context) -> tuple[Any, float]:
@@ -121,6 +175,10 @@ def _method(theorem: str):
             why = (result.assumptions.get(theorem) or "not found").splitlines()[0]
             return Evidence(label, "coq", "unknown", f"Coq: {theorem} not closed ({why})", wall_time=elapsed,
                             data=data, covers={label: ("unknown", "not closed")})
+        if theorem in STATEMENTS and statement_of(result.statements.get(theorem, "")) != STATEMENTS[theorem]:
+            return Evidence(label, "coq", "unknown", f"Coq: {theorem} is closed but its statement is not the one the "
+                            "ledger relies on (coq_evidence.STATEMENTS)", wall_time=elapsed, data=data,
+                            covers={label: ("unknown", "another statement")})
         return Evidence(label, "coq", "proved", f"Coq, every n: {theorem} ({result.provenance()})",
                         bound=COQ_BOUND, wall_time=elapsed, data=data, covers={label: ("proved", COQ_BOUND)})
 
