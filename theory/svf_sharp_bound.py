@@ -185,7 +185,9 @@ def derivation_constant_two() -> Derivation:
         depends_on=(),
         notes="Coq proves the whole statement (svf_sharp_bound_tight, SvfSharp.v) for every a < 2b. The family is "
               "svf-triangles (svf.lower_bound) at batch q = 4b; the choice n = 160 b^2 makes the violation strict "
-              "for every a <= 2b - 1 at once.",
+              "for every a <= 2b - 1 at once. The witness's requests are identical (equal peaks, equal volumes, "
+              "s = 0), so the 2 is sharp on those classes too; a class with a smaller constant must exclude "
+              "them (svf.prompt_heavy: s >= lambda o).",
     )
 
 
