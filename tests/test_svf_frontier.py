@@ -121,7 +121,9 @@ def test_head_lemma_is_tight_and_sharper_than_m_minus_p(solved):
 
 def test_summed_charges(solved):
     for inst, opt, run in solved:
-        assert run["charges"] <= 2 * run["prefix"] <= 2 * inst.memory * opt
+        x, outs = run["x"], [r.output for r in inst.requests]
+        pairs = sum(run["peaks"][j] * outs[j] for k in range(len(x)) for j in range(len(x)) if x[j] < x[k])
+        assert run["charges"] <= pairs <= 2 * run["prefix"] <= 2 * inst.memory * opt
 
 
 def test_prompt_heavy_bound_holds_on_its_classes(solved):
