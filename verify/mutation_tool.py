@@ -81,6 +81,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "verify-policy-spec": ("verify/policy_spec.py",),
     "witness": ("adversary/witness.py",),
     "theory-fluid": ("theory/svf_fluid_classes.py", "theory/svf_lower_bound.py"),
+    "theory-frontier": ("theory/svf_sharp_bound.py", "theory/svf_head_lemma.py", "theory/svf_prompt_heavy.py",
+                        "theory/svf_heavy_limit.py", "verify/frontier_evidence.py"),
 }
 _SURVIVORS = "tests/test_mutation_survivors.py"
 # module label -> its fast test selection (pytest arguments; files under tests/)
@@ -100,6 +102,8 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
     # the registry test reads theory/ on disk, which the installed-layout copy does not have
     "theory-fluid": ("tests/test_theory.py", "-k", "not cli_prove and not registry_finds", "tests/test_fluid.py",
                      "tests/test_families.py", _SURVIVORS),
+    "theory-frontier": ("tests/test_theory.py", "-k", "svf and not cli_prove and not registry_finds",
+                        "tests/test_svf_frontier.py", _SURVIVORS),
 }
 # module label -> the ledger claims of the optional ledger runner (quick, dependencies not followed)
 MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
@@ -109,6 +113,8 @@ MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
     "verify-montecarlo": ("kong.thm3.4", "kong.thm3.5"), "verify-game": ("jaillet.thm4.1",),
     "verify-exhaustive": ("kong.thm3.2", "kong.prop3.1"), "verify-policy-spec": ("kong.lemmaA.2", "kong.thm3.3"),
     "witness": (), "theory-fluid": ("svf.fluid.k1", "svf.fluid.k2", "svf.lower_bound"),
+    "theory-frontier": ("svf.sharp_bound", "svf.constant_two", "svf.lemmaA2.head", "svf.prompt_heavy",
+                        "svf.heavy_limit"),
 }
 
 
