@@ -36,7 +36,8 @@ from geosched.theory.svf_sharp_bound import BURST_SVF
 
 CLAIM = Claim(
     "svf.lemmaA2.head", f"ours; {KONG} Lemma A.2, Prop. 3.1",
-    "at every step t at which SVF's queue is blocked, the active requests' peaks sum to more than M - p_h(t), "
+    "bursts, strict head-of-line SVF with the forward-looking check: at every step t at which SVF's queue is "
+    "blocked, the active requests' peaks sum to more than M - p_h(t), "
     "h(t) the blocked head; summed over the steps each request waits these charges are <= 2 sum_k P_k <= 2M TEL(S) "
     "for every feasible S; so (M - Pw) TEL(SVF) <= 2M TEL(S) + (M - Pw) sum(o), Pw the largest peak among the "
     "requests SVF starts after step 0",

@@ -32,8 +32,9 @@ from geosched.theory.svf_sharp_bound import BURST_SVF
 
 CLAIM = Claim(
     "svf.heavy_limit", f"ours (family svf-triangles); {KONG} Prop. 3.1, Thm. 3.2",
-    "SVF's asymptotic ratio at alpha -> 0 in heavy bursts is exactly 2: R(a, e) = sup TEL(SVF)/OPT over bursts with "
-    "alpha <= a and sum(o) <= e OPT has 2 <= R(a, e) <= 2/(1 - a) + e, so R(a, e) -> 2 as a, e -> 0 (Thm. 3.2: 3)",
+    "SVF's (strict, forward-looking check) asymptotic ratio at alpha -> 0 in heavy bursts is exactly 2: R(a, e) = "
+    "sup TEL(SVF)/OPT over bursts with alpha = max peak/M <= a < 1 and sum(o) <= e OPT (e > 0) has 2 <= R(a, e) <= "
+    "2/(1 - a) + e, so R(a, e) -> 2 as a, e -> 0 (Thm. 3.2: 3)",
     "upper: Coq svf_sharp_bound divided by (M - P) OPT (sympy); lower: svf-triangles (0, 2q - 1), M = q(2q - 1), "
     "alpha = 1/q, Coq svf_triangles_ratio and triangles_staggered_feasible, Prop. 3.1 for OPT >= n(n + 1)/2, the "
     "limits n -> infinity, q -> infinity and a, e -> 0 by sympy; bounded: the exhaustive check of the upper "

@@ -35,9 +35,10 @@ from geosched.theory.svf_sharp_bound import BURST_SVF
 
 CLAIM = Claim(
     "svf.prompt_heavy", f"ours; {KONG} Lemma A.2, Prop. 3.1, Thm. 3.2",
-    "bursts with a o_i <= b s_i for every i (prompt >= lambda = a/b times the output): (2a + b)(M - P) TEL(SVF) "
-    "<= 2(a + b) M TEL(S) + (2a + b)(M - P) sum(o) for every feasible S; TEL(SVF)/OPT <= c/(1 - alpha) + "
-    "sum(o)/OPT, c = 2(lambda + 1)/(2 lambda + 1) < 2 for lambda > 0 (4/3 at lambda = 1)",
+    "bursts with a o_i <= b s_i for every i (prompt >= lambda = a/b times the output), strict SVF with the "
+    "forward-looking check, P >= every peak: (2a + b)(M - P) TEL(SVF) <= 2(a + b) M TEL(S) + (2a + b)(M - P) "
+    "sum(o) for every feasible S; with b >= 1 and alpha = P/M < 1, TEL(SVF)/OPT <= c/(1 - alpha) + sum(o)/OPT, "
+    "c = 2(lambda + 1)/(2 lambda + 1) < 2 for lambda > 0 (4/3 at lambda = 1)",
     "every burst with a o_i <= b s_i (any naturals a, b), every M, every P >= every peak, every feasible S: Coq "
     "svf_prompt_heavy_bound for the Coq SVF; sympy: (2a + b) p o <= 2(a + b) v under the class hypothesis, the "
     "constant and its values; exhaustively on the small bursts of the classes (a, b) = (0, 1), (1, 2), (1, 1), "

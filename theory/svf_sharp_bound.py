@@ -38,8 +38,9 @@ BURST_SVF = ("burst arrivals (every a_i = 0); strict head-of-line SVF with the f
              "position; exact output lengths; integer steps")
 CLAIMS = (
     Claim("svf.sharp_bound", f"ours; {KONG} Lemma A.2, Prop. 3.1, Thm. 3.2",
-          "(M - P) TEL(SVF) <= 2M TEL(S) + (M - P) sum(o) for every feasible S, P >= every peak; so TEL(SVF)/OPT "
-          "<= 2/(1 - alpha) + sum(o)/OPT <= 1 + 2/(1 - alpha)",
+          "bursts, strict SVF with the forward-looking check: (M - P) TEL(SVF) <= 2M TEL(S) + (M - P) sum(o) for every "
+          "feasible S and every P >= every peak; with alpha = P/M < 1, TEL(SVF)/OPT <= 2/(1 - alpha) + sum(o)/OPT <= "
+          "1 + 2/(1 - alpha)",
           "every burst, every M, every P >= every peak (no P < M needed), every feasible schedule S: Coq "
           "svf_sharp_bound for the Coq SVF (strict head-of-line, forward-looking check, ties by position; "
           "svf_sim_eq ties it to the step-by-step process, the differential test to the simulator); sympy: the "
@@ -49,8 +50,9 @@ CLAIMS = (
           ("derivation", "exhaustive:svf-sharp", "coq:svf_sharp_bound", "coq:svf_starts_bound", "coq:svf_sim_eq",
            *SIMULATES), ("kong.prop3.1",), order=("ours", 110)),
     Claim("svf.constant_two", f"ours (family svf-triangles); {KONG} Thm. 3.2",
-          "the 2 of svf.sharp_bound cannot be lowered: for every c = a/b < 2 some burst and feasible S have "
-          "b (M - P) TEL(SVF) > a M TEL(S) + b (M - P) sum(o)",
+          "the 2 of svf.sharp_bound cannot be lowered (strict SVF with the forward-looking check): for every c = a/b "
+          "< 2 (naturals) some burst, P its largest peak, and some feasible S have b (M - P) TEL(SVF) > a M TEL(S) + "
+          "b (M - P) sum(o)",
           "Coq svf_sharp_bound_tight, every a < 2b: svf-triangles q = 4b, p = 2q - 1, M = qp, P = p, n = 160 b^2 "
           "requests (0, p), S = one start per step (feasible: triangles_staggered_feasible; closed forms "
           "svf_triangles_tel, triangles_staggered_tel); sympy: the same algebra for every a <= 2b - 1; simulated "
