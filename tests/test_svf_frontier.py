@@ -203,3 +203,34 @@ def test_the_exhaustive_checks_find_a_broken_trace():
     late = frontier_evidence.instance_facts(inst, {"r00000": 0, "r00001": 20, "r00002": 40})  # waits while idle
     problems, _ = frontier_evidence.sharp_checks(late, 11, 3 + 23 + 43)
     assert any(p.startswith("step ") for p in problems) and "sharp" in problems
+
+
+def test_the_evidence_passes_a_true_bound_close_to_its_constant():
+    # triangles q = 10 with S = one start per step: the charges are near 2 M TEL(S), and every check passes
+    inst, tel_svf, tel_s = _triangles(10, 200)
+    facts = frontier_evidence.instance_facts(inst, simulate(inst, "svf").starts)
+    problems, info = frontier_evidence.sharp_checks(facts, tel_s, tel_svf)
+    run = _run(inst)
+    assert problems == [] and run["charges"] > inst.memory * tel_s + 2
+    assert info["blocked_steps"] == sum(1 for _, h, _ in run["steps"])
+
+
+def test_the_tight_witness_reports_both_sides():
+    w = frontier_evidence.tight_witness(1)
+    inst, tel_svf, tel_s = _triangles(4, 160)
+    p, big_m = 7, inst.memory
+    assert (w["tel_svf"], w["tel_s"], w["memory"]) == (tel_svf, tel_s, big_m)
+    assert w["lhs"] == (big_m - p) * tel_svf and w["rhs"] == big_m * tel_s + (big_m - p) * p * 160
+    assert w["violated"] and w["lhs"] > w["rhs"]
+
+
+def test_the_exhaustive_run_counts_what_it_ran():
+    from geosched.verify.exhaustive import Space, enumerate_instances
+
+    space = Space(max_n=2, max_prompt=1, max_output=2, max_memory=4)
+    run = frontier_evidence._exhaustive_run(space)
+    blocked = 0
+    for base in enumerate_instances(space):
+        for inst in (base, Instance(base.memory, tuple(reversed(base.requests)))):
+            blocked += max(simulate(inst, "svf").starts.values()) > 0
+    assert run["runs"] == 2 * sum(1 for _ in enumerate_instances(space)) and run["blocked"] == blocked > 0

@@ -95,7 +95,8 @@ def sharp_checks(f: dict[str, Any], opt: int, tel: int) -> tuple[list[str], dict
             checks[f"class_{a}_{b}"] = lhs <= 2 * (a + b) * big_m * opt + (2 * a + b) * d * total_o
     problems += [name for name, ok in checks.items() if not ok]
     used = (d * (tel - total_o)) / (2 * big_m * opt) if opt else 0.0
-    return problems, {"used": used, "blocked_steps": sum(1 for c in charges if c), "waiting_peak_below": waiting < top,
+    # every step before the last start has a waiting request (a charge of 0 when the head's peak is M)
+    return problems, {"used": used, "blocked_steps": max(x, default=0), "waiting_peak_below": waiting < top,
                       "classes": [k for k in checks if k.startswith("class_")]}
 
 
