@@ -96,6 +96,30 @@ Proof.
   rewrite HY. fold K. lia.
 Qed.
 
+(** The triangles' two TELs, as closed forms in q = k + 1, p, B and n = q B = n1 + 1, against the
+    reduced inequality: both sides are p n / 2 times a side of it.  Kept apart from the instance so
+    that [ring] and [lia] see small abstract polynomials only. *)
+Lemma tight_reduce : forall a b k p B n1 TS TV,
+  S n1 = S k * B -> 0 < p ->
+  2 * TS = S n1 * n1 + 2 * p * S n1 ->
+  2 * TV = p * S k * B * (B + 1) ->
+  a * S k * (n1 + 2 * p) + 2 * b * k * p < b * k * p * (B + 1) ->
+  a * (S k * p) * TS + b * (k * p) * (S n1 * p) < b * (k * p) * TV.
+Proof.
+  intros a b k p B n1 TS TV Hn Hp HS HT Hlt.
+  assert (HL : 2 * (a * (S k * p) * TS + b * (k * p) * (S n1 * p))
+               = (p * S n1) * (a * S k * (n1 + 2 * p) + 2 * b * k * p)).
+  { replace (2 * (a * (S k * p) * TS + b * (k * p) * (S n1 * p)))
+      with (a * (S k * p) * (2 * TS) + 2 * (b * (k * p) * (S n1 * p))) by ring.
+    rewrite HS. ring. }
+  assert (HR : 2 * (b * (k * p) * TV) = (p * S n1) * (b * k * p * (B + 1))).
+  { replace (2 * (b * (k * p) * TV)) with (b * (k * p) * (2 * TV)) by ring.
+    rewrite HT, Hn. ring. }
+  assert (Hpos : 0 < p * S n1) by (apply Nat.mul_pos_pos; lia).
+  apply (Nat.mul_lt_mono_pos_l 2); [lia|]. rewrite HL, HR.
+  apply Nat.mul_lt_mono_pos_l; assumption.
+Qed.
+
 Theorem svf_sharp_bound_tight : forall a b, a < 2 * b ->
   exists M P rs xs,
     (forall r, In r rs -> peak r <= P) /\ P < M /\ feasible M rs xs /\
@@ -103,38 +127,30 @@ Theorem svf_sharp_bound_tight : forall a b, a < 2 * b ->
 Proof.
   intros a b Hab. destruct b as [|u]; [lia|].
   (* q = 4 b, p = 2 q - 1, B = 40 b full batches, n = q B *)
-  set (n := (4 * u + 4) * (40 * u + 40)).
-  exists ((4 * u + 4) * (8 * u + 7)), (8 * u + 7), (repeat (0, 8 * u + 7) n), (seq 0 n).
+  exists ((4 * u + 4) * (8 * u + 7)), (8 * u + 7),
+    (repeat (0, 8 * u + 7) ((4 * u + 4) * (40 * u + 40))), (seq 0 ((4 * u + 4) * (40 * u + 40))).
   assert (Hq : 1 <= 4 * u + 4) by lia.
   assert (Hp : 2 * (4 * u + 4) - 1 = 8 * u + 7) by lia.
   split; [intros r Hr; apply repeat_spec in Hr; subst r; unfold peak, prompt, output; simpl; lia|].
   assert (HMP : (4 * u + 4) * (8 * u + 7) = (8 * u + 7) + (4 * u + 3) * (8 * u + 7)) by ring.
   split; [rewrite HMP; lia|].
-  split; [pose proof (triangles_staggered_feasible (4 * u + 4) n Hq) as H; rewrite Hp in H; exact H|].
-  pose proof (triangles_staggered_tel (4 * u + 4) n Hq) as HS. cbv zeta in HS. rewrite Hp in HS.
+  split; [pose proof (triangles_staggered_feasible (4 * u + 4) ((4 * u + 4) * (40 * u + 40)) Hq) as H;
+          rewrite Hp in H; exact H|].
+  pose proof (triangles_staggered_tel (4 * u + 4) ((4 * u + 4) * (40 * u + 40)) Hq) as HS.
+  cbv zeta in HS. rewrite Hp in HS.
   pose proof (svf_triangles_tel (4 * u + 4) (40 * u + 40) Hq) as HT. cbv zeta in HT. rewrite Hp in HT.
-  fold n in HT.
   rewrite sumf_output_repeat. unfold output at 1; cbn [snd].
-  set (TS := tel (repeat (0, 8 * u + 7) n) (seq 0 n)) in *.
-  set (TV := tel (repeat (0, 8 * u + 7) n) (svf ((4 * u + 4) * (8 * u + 7)) (repeat (0, 8 * u + 7) n))) in *.
   assert (HD : (4 * u + 4) * (8 * u + 7) - (8 * u + 7) = (4 * u + 3) * (8 * u + 7)) by (rewrite HMP; lia).
-  rewrite HD. set (D := (4 * u + 3) * (8 * u + 7)).
-  assert (Hn1 : n - 1 = 160 * u * u + 320 * u + 159)
-    by (replace n with (160 * u * u + 320 * u + 159 + 1) by (unfold n; ring); lia).
-  rewrite Hn1 in HS.
-  set (F := (8 * u + 7) * (4 * u + 4) * (40 * u + 40)).
-  (* twice each side is F times a side of [tight_algebra] *)
-  assert (HX : 2 * (a * ((4 * u + 4) * (8 * u + 7)) * TS + S u * D * (n * (8 * u + 7)))
-               = F * (a * (4 * u + 4) * (160 * u * u + 336 * u + 173) + 2 * (u + 1) * D)).
-  { replace (2 * (a * ((4 * u + 4) * (8 * u + 7)) * TS + S u * D * (n * (8 * u + 7))))
-      with (a * ((4 * u + 4) * (8 * u + 7)) * (2 * TS) + 2 * (S u * D * (n * (8 * u + 7)))) by ring.
-    rewrite HS. unfold F, n, D. ring. }
-  assert (HY : 2 * (S u * D * TV) = F * ((u + 1) * D * (40 * u + 41))).
-  { replace (2 * (S u * D * TV)) with (S u * D * (2 * TV)) by ring. rewrite HT. unfold F, D. ring. }
-  assert (Hpos : 0 < F) by (unfold F; apply Nat.mul_pos_pos; [apply Nat.mul_pos_pos|]; lia).
-  pose proof (tight_algebra a u ltac:(lia)) as Halg. fold D in Halg.
-  assert (Hlt : 2 * (a * ((4 * u + 4) * (8 * u + 7)) * TS + S u * D * (n * (8 * u + 7)))
-                < 2 * (S u * D * TV)).
-  { rewrite HX, HY. apply Nat.mul_lt_mono_pos_l; auto. }
-  lia.
+  rewrite HD.
+  (* n = q B = n1 + 1 *)
+  assert (Hn : (4 * u + 4) * (40 * u + 40) = S (160 * u * u + 320 * u + 159)) by ring.
+  rewrite Hn in HS, HT |- *. cbn [Nat.sub] in HS. rewrite Nat.sub_0_r in HS.
+  replace (4 * u + 4) with (S (4 * u + 3)) by lia. replace (4 * u + 4) with (S (4 * u + 3)) in HT by lia.
+  apply (tight_reduce a (S u) (4 * u + 3) (8 * u + 7) (40 * u + 40)); [|lia|exact HS|exact HT|].
+  - rewrite <- Hn. ring.
+  - pose proof (tight_algebra a u ltac:(lia)) as Halg.
+    replace (160 * u * u + 320 * u + 159 + 2 * (8 * u + 7)) with (160 * u * u + 336 * u + 173) by ring.
+    replace (S (4 * u + 3)) with (4 * u + 4) by lia. replace (S u) with (u + 1) by lia.
+    replace (40 * u + 40 + 1) with (40 * u + 41) by lia.
+    eapply Nat.le_lt_trans; [|eapply Nat.lt_le_trans; [exact Halg|]]; apply Nat.eq_le_incl; ring.
 Qed.
