@@ -50,7 +50,7 @@ def _add_serve_model(subparsers, common) -> None:
                     "(benchmarks/gpu_replay.py --server step). Stops after --requests responses or --timeout "
                     "seconds; prints the port, then a summary.",
         epilog=examples("geosched serve-model worst.jsonl --port 8000",
-                        "geosched serve-model worst.jsonl --arrival-log arrivals.log --summary server.json"))
+                        "geosched serve-model worst.jsonl --port 0 --out dry-run"))
     p.add_argument("export", help="a geosched export --format vllm-bench file (its first line has the settings)")
     p.add_argument("--port", type=non_negative_int, default=8000, help="loopback port (0: a free one; default 8000)")
     p.add_argument("--step-seconds", type=positive_float, default=None,
@@ -58,9 +58,10 @@ def _add_serve_model(subparsers, common) -> None:
     p.add_argument("--requests", type=positive_int, default=None,
                    help="stop after this many responses (default: the export's number of requests)")
     p.add_argument("--timeout", type=positive_float, default=600.0, help="stop after this many seconds (default 600)")
-    p.add_argument("--arrival-log", default=None, help="append one line per received request (unix time, id)")
-    p.add_argument("--summary", default=None, help="write every request's arrival, first-token and finish step here")
-    p.add_argument("--force", action="store_true", help="replace an existing --summary file")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
+                   "(every request's arrival, first-token and finish step)")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
     p.set_defaults(handler=_cmd_serve_model)
 
 
@@ -119,8 +120,15 @@ def _cmd_serve_model(args: argparse.Namespace) -> int:
     from geosched.output import check_target, emit_json
     from geosched.reference_impl.vllm.harness import vllm_available
 
-    if args.summary is not None:
-        check_target(args.summary, force=args.force)  # before the engine is built
+    arrivals = summary = None
+    if args.out is not None:
+        from pathlib import Path
+
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        arrivals, summary = Path(args.out) / "arrivals.log", Path(args.out) / "server.json"
+        for path in (arrivals, summary):
+            check_target(path, force=args.force, field="--out")  # before the engine is built
+        arrivals.unlink(missing_ok=True)
     if not vllm_available():
         raise ValidationError("vllm", "not importable", "serve-model needs vLLM 0.33 (ci/install-vllm.sh installs the "
                               "lean CPU build)")
@@ -132,7 +140,7 @@ def _cmd_serve_model(args: argparse.Namespace) -> int:
         print(f"serve-model: {line}", flush=True)
 
     data = serve_export(args.export, port=args.port, step_seconds=args.step_seconds, max_requests=args.requests,
-                        timeout=args.timeout, arrival_log=args.arrival_log, summary=args.summary, force=args.force,
+                        timeout=args.timeout, arrival_log=arrivals, summary=summary, force=args.force,
                         announce=announce)
     if args.json:
         emit_json(data)

@@ -312,7 +312,7 @@ def _tail(path: Path, lines: int = 3) -> str:
 def _start_step_server(export: Path, out: Path, timeout: float, python: str) -> tuple[subprocess.Popen, int]:
     log = out / "server.log"
     command = [python, "-m", "geosched", "serve-model", str(export), "--port", "0", "--timeout", str(timeout),
-               "--arrival-log", str(out / "arrivals.log"), "--summary", str(out / "server.json"), "--force"]
+               "--out", str(out), "--force"]
     with open(log, "w") as handle:
         process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT)
 
