@@ -379,15 +379,16 @@ def _server_steps(summary: dict[str, Any], meta: dict[str, Any], settings: Serve
     policy = str(meta.get("policy") or "")
     stock = {"fcfs": "vllm-fcfs", "priority": "vllm-priority"}[settings.scheduling_policy]
     comparable = settings.scheduler_cls is None and policy.split(":")[0] == stock and meta.get("policy_tel") is not None
+    preempted = f"{summary['preemptions']} preemption{'s' * (summary['preemptions'] != 1)}"
     if tel is None:
         verdict = f"steps: {len(rows) - len(done)} requests did not finish in the server's engine"
     elif comparable:
         same = "=" if tel == meta["policy_tel"] else "DIFFERS FROM"
         verdict = (f"steps: the server's engine (vLLM's scheduler, block size {settings.block_size}) took TEL {tel} "
                    f"steps {same} the witness's model TEL {meta['policy_tel']} ({policy}); "
-                   f"{summary['preemptions']} preemptions")
+                   f"{preempted}")
     else:
-        verdict = (f"steps: the server's engine took TEL {tel} steps ({summary['preemptions']} preemptions); the "
+        verdict = (f"steps: the server's engine took TEL {tel} steps ({preempted}); the "
                    f"export's model TEL ({policy or 'no witness'}) is another scheduler's, not compared")
     return {"tel_steps": tel, "model_tel_steps": meta.get("policy_tel"), "comparable": comparable,
             "equal": comparable and tel == meta.get("policy_tel"), "preemptions": summary["preemptions"],
@@ -425,7 +426,11 @@ def replay_export(export: str | Path, out: str | Path, *, server: str = "step", 
     finally:
         if process is not None:
             _stop(process, 60 if server == "step" else 0)
-    return _measured(requests, meta, settings, out, base, started)
+    try:
+        return _measured(requests, meta, settings, out, base, started)
+    except (OSError, ValueError) as exc:  # a result file or a server record that is missing or unreadable
+        return HttpReplay("failed", f"the replay ran but its records could not be read: {exc}",
+                          time.perf_counter() - started, **base)
 
 
 _FILES = {"result": "bench.json", "arrivals": "arrivals.log", "server_log": "server.log", "client_log": "bench.log"}

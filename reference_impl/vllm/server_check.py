@@ -200,7 +200,8 @@ def _engine_config_problems(namespace: Any, settings: ServerSettings) -> list[st
             "--max-num-batched-tokens": (config.scheduler_config.max_num_batched_tokens,
                                          settings.max_num_batched_tokens),
             "--no-enable-prefix-caching": (bool(config.cache_config.enable_prefix_caching), False),
-            "--scheduling-policy": (config.scheduler_config.policy, settings.scheduling_policy)}
+            "--scheduling-policy": (config.scheduler_config.policy, settings.scheduling_policy),
+            "--no-async-scheduling": (bool(config.scheduler_config.async_scheduling), False)}
     return [f"vLLM's create_engine_config changed {flag} from {wanted!r} to {got!r}"
             for flag, (got, wanted) in kept.items() if got != wanted]
 

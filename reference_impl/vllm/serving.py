@@ -10,8 +10,10 @@ reproduces them with these flags of ``vllm serve`` (vLLM 0.33):
   (vLLM checks at start that one request of ``L`` tokens fits in the usable blocks, and a request
   of ``P`` prompt and ``o`` output tokens needs ``L >= P + o``);
 * ``--no-enable-prefix-caching`` (the model has no prefix sharing), ``--scheduling-policy``
-  (``fcfs`` or ``priority``: the preemption rule), ``--no-enable-chunked-prefill`` where the
-  model does not split prefills, and ``--scheduler-cls`` for geosched's plugin.
+  (``fcfs`` or ``priority``: the preemption rule), ``--no-async-scheduling`` (the model's steps are
+  vLLM's synchronous ones: each step schedules after the previous one's outputs),
+  ``--no-enable-chunked-prefill`` where the model does not split prefills, and ``--scheduler-cls`` for
+  geosched's plugin.
 
 :func:`bench_args` is the ``vllm bench serve`` command that replays an exported ``vllm-bench``
 file (``--dataset-name timed_trace``, which keeps the file's order and timestamps and ignores
@@ -24,7 +26,7 @@ Example
 >>> " ".join(settings.serve_args("MODEL"))  # doctest: +NORMALIZE_WHITESPACE
 'vllm serve MODEL --block-size 16 --num-gpu-blocks-override 5 --max-num-seqs 8
  --max-num-batched-tokens 4096 --max-model-len 64 --no-enable-prefix-caching --scheduling-policy fcfs
- --load-format dummy --enforce-eager'
+ --no-async-scheduling --load-format dummy --enforce-eager'
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ class ServerSettings:
                 "--num-gpu-blocks-override", str(self.num_gpu_blocks_override),
                 "--max-num-seqs", str(self.max_num_seqs), "--max-num-batched-tokens", str(self.max_num_batched_tokens),
                 "--max-model-len", str(self.max_model_len), "--no-enable-prefix-caching",
-                "--scheduling-policy", self.scheduling_policy]
+                "--scheduling-policy", self.scheduling_policy, "--no-async-scheduling"]
         if not self.enable_chunked_prefill:
             args.append("--no-enable-chunked-prefill")
         if self.scheduler_cls:
