@@ -21,7 +21,9 @@ Both are the same code, :func:`geosched.reference_impl.vllm.replay.replay_export
 vLLM's ``vllm bench serve --dataset-name timed_trace`` (the file's order and timestamps, EOS
 ignored), the figures are read from the result file vLLM's client writes (``latencies``, ``ttfts``,
 ``itls``) and from the server's request log (the order and time in which the server received the
-requests, against the model's order and arrival steps). ``DIR/report.json`` holds them all.
+requests, against the model's order and arrival steps). ``DIR/report.json`` holds them all; the exit
+status is 0 for a ``faithful`` replay (or ``not_run``), 1 for one that was ``reordered``, ``drifted``,
+``incomplete`` or ``failed``.
 """
 
 from __future__ import annotations

@@ -163,8 +163,9 @@ class ReplayFidelity:
                   f"steps ({self.decode_step_seconds:g} s) after its model arrival (largest deviation from the "
                   f"file's timestamps {self.max_timing_error_seconds * 1000:.1f} ms)")
         if self.off_step:
-            timing += (f"; DRIFT: lines {self.off_step} reached the server outside their model step (lag outside "
-                       "[0, 1) step)")
+            shown = ", ".join(map(str, self.off_step[:8])) + (f", ... ({len(self.off_step)} lines)"
+                                                               if len(self.off_step) > 8 else "")
+            timing += f"; DRIFT: lines {shown} reached the server outside their model step (lag outside [0, 1) step)"
         return f"order: {order}\ntiming: {timing}"
 
 
