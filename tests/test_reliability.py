@@ -106,6 +106,7 @@ BASE = {
     ("lessons",): ["lessons", "--out", "L"],
     ("export",): ["export", "w.json", "--format", "jsonl", "--out", "o.jsonl"],
     ("vllm-diff",): ["vllm-diff", "burst:n=3", "--no-shrink"],
+    ("serve-model",): ["serve-model", "w.json", "--timeout", "1"],
     ("cluster",): ["cluster", "chat:n=20", "--replicas", "2xunit"],
 }
 BASE_FILES = {"i.json": README, "s.json": '{"r0": 0, "r1": 1}', "t.csv": GOOD_TRACE,
