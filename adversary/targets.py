@@ -25,7 +25,9 @@ recomputes. Two kinds:
   The run is the exact-model scheduler of the same name
   (:mod:`geosched.reference_impl.schedulers.vllm`, the rules the vLLM-semantics model also
   runs: one code path) on the step engine; its runs go to the checker, which computes the TEL.
-  No other engine is ever used: a witness's ``engine`` field is a record that
+  Where the token budget splits a prefill (a preempted request re-prefills its kept outputs
+  too), which the exact model does not represent, the vLLM-semantics model runs on the same
+  engine. No other engine is ever used: a witness's ``engine`` field is a record that
   :func:`~geosched.adversary.witness.verify_witness` compares with this one, never an input.
 * **scheduler targets** (``geo-guess``, ``geo-batch``, and a user's ``path/to/file.py:Class``):
   any protocol scheduler (:mod:`geosched.reference_impl.scheduling`) that is not a priority
@@ -64,10 +66,10 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.schedulers.engine import run_scheduler
-from geosched.reference_impl.schedulers.vllm import VllmScheduler
+from geosched.reference_impl.schedulers.vllm import ChunkedPrefillError, VllmScheduler
 from geosched.reference_impl.scheduling import REGISTRY, is_file_spec
 from geosched.reference_impl.simulator import resolve, simulate
-from geosched.reference_impl.vllm.semantics import EngineParams
+from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
 __all__ = [
     "HuntTarget",
@@ -266,6 +268,25 @@ def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
 
 
+def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
+    """Completion steps (finish call + 1) and preemptions of stock vLLM on ``instance``, in the
+    vLLM-semantics model (chunked prefills included)."""
+    model = VllmSemantics(params, queue_order=params.preemption)
+    for r in instance.requests:
+        model.add(SemRequest(r.id, r.arrival, r.prompt + 1, r.output))
+    completions: dict[str, int] = {}
+    limit = 20 * sum(r.prompt + 1 + r.output for r in instance.requests) + max(r.arrival for r in instance.requests)
+    try:
+        for state in model.run(max_steps=limit + 100):
+            for rid in state.finished:
+                completions[rid] = state.step + 1
+    except RuntimeError:  # the model's livelock guard: one line, not a traceback
+        raise ValidationError("instance", f"{instance.n} requests", f"vLLM's engine ({params.capacity_blocks} "
+                              f"blocks of {params.block_size}) finished no request within {limit + 100} "
+                              "steps") from None
+    return completions, model.preemptions
+
+
 @dataclass(frozen=True)
 class VllmTarget:
     """Stock vLLM's scheduler (``preemption`` = ``SchedulerConfig.policy``), as the exact-model
@@ -285,16 +306,23 @@ class VllmTarget:
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
         inst = _array_instance(a, s, o, memory)  # scored as in SchedulerTarget.array_tel
         params = self.engine(inst)
-        run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
-                                                params.max_num_batched_tokens, self.name),
-                            block_size=params.block_size)
+        try:
+            run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
+                                                    params.max_num_batched_tokens, self.name),
+                                block_size=params.block_size)
+        except ChunkedPrefillError:
+            return self.run(inst).tel
         return completions_tel(inst, run.completions)
 
     def run(self, instance: Instance) -> PolicyRun:
         params = self.engine(instance)
         described = {k: getattr(params, k) for k in params.__dataclass_fields__}
         scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens, self.name)
-        run = run_scheduler(instance, scheduler, block_size=params.block_size)
+        try:
+            run = run_scheduler(instance, scheduler, block_size=params.block_size)
+        except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
+            completions, preemptions = _semantics_run(instance, params)
+            return PolicyRun(completions_tel(instance, completions), completions, None, preemptions, described)
         tel, runs = _checked_runs(instance, run.runs, params.block_size)
         return PolicyRun(tel, run.completions, None, run.preemptions, described,
                          {"recomputed_tokens": run.recomputed_tokens}, runs)
