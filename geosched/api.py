@@ -275,7 +275,8 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
                 "ties": text(), "rounds": integer(1, optional=True), "restarts": integer(1), "evals": integer(1),
                 "max_evals": integer(1, optional=True), "max_groups": integer(1), "popsize": integer(1),
                 "proposals": boolean})}),
-        "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping()}),
+        "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping(),
+                                                                            "scheduler": text(optional=True)}),
         "load_workload": ("geosched.reference_impl.workloads", "load_workload", {
             "spec": text(), "memory": integer(1, optional=True), "seed": _OPTIONAL_INT, "arrivals": text(),
             "step_seconds": _TIME, "limit": integer(1, optional=True)}),

@@ -216,8 +216,13 @@ def add_request(core: Any, request_id: str, prompt_tokens: int, max_tokens: int,
     core.add_request(vllm_request, wave)
 
 
-def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False) -> EngineReplay:
+def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False,
+                          scheduler_cls: str | None = None) -> EngineReplay:
     """Replay ``path`` (a ``geosched export --format vllm-bench`` file) through vLLM's EngineCore.
+
+    ``scheduler_cls``: a vLLM plugin scheduler (``"module.Class"``) to replay with. A file never
+    names code that runs: its ``server.scheduler_cls`` (which vLLM would import) is refused
+    unless the caller passes the same one.
 
     Returns
     -------
@@ -227,6 +232,10 @@ def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False) -> En
     started = time.perf_counter()
     requests, meta = read_replay_file(path)
     server = {k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"}
+    if server.get("scheduler_cls") not in (None, scheduler_cls):
+        raise WorkloadFormatError(f"{path}: server.scheduler_cls {server['scheduler_cls']!r} names code, and a "
+                                  "workload file never names code that runs: pass it yourself (scheduler_cls=...)")
+    server["scheduler_cls"] = scheduler_cls
     settings = ServerSettings(**server)
     if reverse_ties:
         requests = _reversed_ties(requests, meta.get("tie_gap_seconds", 0.0), meta["step_seconds"])
