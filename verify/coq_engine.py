@@ -102,6 +102,7 @@ ENGINE_THEOREMS = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb
 BUILD_FORMAT = 2  # bump when the build procedure or the manifest changes (part of the cache key)
 WORK_LIMIT = 5 * 10**7  # default bound on estimate_work: 1 to 7 million units a second measured (benchmarks/RESULTS.md)
 TIME_LIMIT = 50.0  # default seconds the engine process may run
+_MAX_BITS = 4096  # the driver reads decimal numbers (Python writes at most 4300 digits by default)
 CLOSED = "Closed under the global context"
 BINARY = "geosched-coq"
 EXTRACTED = "geosched_coq.ml"
@@ -647,8 +648,9 @@ def run_batch(items: Sequence[Item], *, starts_only: bool = False, work_limit: i
             raise ValidationError(f"items[{k}]: schedules", [len(xs) for xs in schedules],
                                   f"need one start per request ({len(lengths)})")
         values = [memory, *(v for pair in lengths for v in pair), *(x for xs in schedules for x in xs)]
-        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
-            raise ValidationError(f"items[{k}]", f"M={memory}, n={len(lengths)}", "every value must be an int >= 0")
+        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 or v.bit_length() > _MAX_BITS for v in values):
+            raise ValidationError(f"items[{k}]", f"M={memory}, n={len(lengths)}",
+                                  f"every value must be an int >= 0 of at most {_MAX_BITS} bits")
         work += estimate_work(memory, lengths, schedules, starts_only=starts_only)
     if work > work_limit:
         raise ValidationError("Coq engine work", work, f"the estimate must be at most the limit {work_limit} "
