@@ -205,6 +205,13 @@ def _version(command: list[str]) -> str:
     return " ".join(done.stdout.split("\n")[0].split())
 
 
+@functools.cache
+def _tool_version(*command: str) -> str:
+    """:func:`_version`, asked once per process (``coqc --version`` alone takes 0.1-0.2 s, and the
+    cache key is computed on every engine call)."""
+    return _version(list(command))
+
+
 def _sources(root: Path = COQ_DIR) -> list[Path]:
     """Every file the build reads: the .v files, _CoqProject, build.sh, engine/*.ml."""
     files = [p for p in root.glob("*.v")] + [p for p in (root / "_CoqProject", root / "build.sh") if p.exists()]
@@ -214,11 +221,11 @@ def _sources(root: Path = COQ_DIR) -> list[Path]:
 
 def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
     """``(sha256 hex, coqc version)``: the build cache's key."""
-    coqc = _version(["coqc", "--version"])
+    coqc = _tool_version("coqc", "--version")
     digest = hashlib.sha256()
     for path in _sources(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(coqc.encode() + b"\0" + _version(["ocamlopt", "-version"]).encode())
+    digest.update(coqc.encode() + b"\0" + _tool_version("ocamlopt", "-version").encode())
     zarith = _zarith_dir()  # whether the engine can be linked, and against which Zarith
     meta = zarith / "META" if zarith is not None else None
     digest.update(b"\0" + (meta.read_bytes() if meta is not None and meta.is_file() else str(zarith).encode()))
