@@ -338,6 +338,18 @@ def test_the_engine_runs_only_while_its_functions_are_proved_equal_to_the_model(
         coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))
 
 
+def test_without_zarith_the_extraction_runs_and_nothing_is_linked(built, monkeypatch, tmp_path):
+    import shutil
+
+    src, work = tmp_path / "src", tmp_path / "work"
+    shutil.copytree(Path(built.directory) / "src", src)
+    work.mkdir()
+    monkeypatch.setattr(coq_engine, "_zarith_dir", lambda: None)
+    assert coq_engine._extract_and_compile(src, work) is False
+    assert (src / coq_engine.EXTRACTED).is_file() and not (work / coq_engine.BINARY).exists()
+    assert coq_engine.engine_missing() == ["zarith (Debian package libzarith-ocaml-dev)"]
+
+
 def test_without_zarith_the_engine_says_so_in_one_line(built, monkeypatch):
     import dataclasses
 
