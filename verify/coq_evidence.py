@@ -19,7 +19,7 @@ theorems of each ledger row.
 Example
 -------
 >>> sorted(CLAIM_THEOREMS["kong.thm3.2"])
-['svf_fast_eq', 'svf_feasible', 'svf_sim_eq', 'thm32_svf_competitive']
+['svf_engine_eq', 'svf_feasible', 'svf_sim_eq', 'thm32_svf_competitive']
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
     "kong.prop3.1": ("prop31_lower_bound", "Q_eq_pairmin"),
     "kong.lemmaA.2": ("lemmaA2_peak_mass", "svf_js_sorted", "svf_starts_bound"),
     "kong.lemmaA.2.peak": ("lemmaA2_peak_mass", "lemmaA2_occupancy_refuted"),
-    "kong.thm3.2": ("thm32_svf_competitive", "svf_feasible", "svf_sim_eq", "svf_fast_eq"),
+    "kong.thm3.2": ("thm32_svf_competitive", "svf_feasible", "svf_sim_eq", "svf_engine_eq"),
     "kong.sjf_unbounded": ("sjf_not_competitive", "sjf_family_tel", "svf_family_tel"),
     "svf.lower_bound": ("svf_triangles_starts", "triangles_staggered_feasible"),
     "svf.fluid.k1": ("svf_group_competitive", "svf_group_start_bound", "svf_triangles_ratio",

@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases MergeSort SvfJump SvfEngine.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -54,3 +54,23 @@ Check svf_phase_start_bound.
 Print Assumptions svf_phase_start_bound.
 Check svf_phase_start_bound_abs.
 Print Assumptions svf_phase_start_bound_abs.
+Check msort_perm.
+Print Assumptions msort_perm.
+Check msort_sorted.
+Print Assumptions msort_sorted.
+Check sorted_perm_unique.
+Print Assumptions sorted_perm_unique.
+Check earliest_eq.
+Print Assumptions earliest_eq.
+Check place_jump_eq.
+Print Assumptions place_jump_eq.
+Check svf_engine_eq.
+Print Assumptions svf_engine_eq.
+Check sjf_engine_eq.
+Print Assumptions sjf_engine_eq.
+Check tel_engine_eq.
+Print Assumptions tel_engine_eq.
+Check feasibleb_engine_eq.
+Print Assumptions feasibleb_engine_eq.
+Check jumps_decrease.
+Print Assumptions jumps_decrease.
