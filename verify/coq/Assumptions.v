@@ -70,6 +70,8 @@ Check lemmaA2_peak_time.
 Print Assumptions lemmaA2_peak_time.
 Check lemmaA2_active_precede.
 Print Assumptions lemmaA2_active_precede.
+Check lemmaA2_double_count.
+Print Assumptions lemmaA2_double_count.
 Check lemmaA2_wait.
 Print Assumptions lemmaA2_wait.
 Check lemmaA2_summed.

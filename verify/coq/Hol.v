@@ -142,24 +142,45 @@ Proof. intros A Rel l H. induction H; constructor; auto. Qed.
 (** ** Lemma A.2's certificate in any order *)
 
 (** Request [e] of the placement waits [snd e] steps; at each of them the requests running
-    have peak mass > M - P (Lemma A.2, LemmaA2.place_a2, any order), so
-    (M - P) x_e <= sum_{b started before e} p_b o_b <= 2 sum_{b started before e} v_b. *)
+    have peak mass > M - P (Lemma A.2, LemmaA2.place_a2, any order). *)
+Lemma hol_waiting_mass : forall M P rs todo e t, order_of rs todo ->
+  (forall r, In r rs -> peak r <= P) -> In e (hol_js M todo) -> t < snd e ->
+  M - P <= active_peaks_js (hol_js M todo) t.
+Proof.
+  intros M P rs todo e t Ho HP He Ht. unfold hol_js in He. apply in_map_iff in He.
+  destruct He as [e0 [<- He0]].
+  destruct (place_a2 M todo [] 0 t) as [h [Hh [_ Hm]]]; [intros ? []|lia|exists e0; auto|].
+  assert (In (snd (fst h)) rs).
+  { apply (in_order rs todo (fst h) Ho). rewrite <- (place_fst M todo [] 0). apply in_map; auto. }
+  specialize (HP _ H). change ([] ++ map strip (place M [] 0 todo)) with (hol_js M todo) in Hm. lia.
+Qed.
+
+(** Summed over the waiting steps: (M - P) x_e <= sum_b p_b n_b, n_b the number of steps
+    before x_e at which b runs (Lemma A.2's double counting, step 8 of kong.lemmaA.2). *)
+Lemma hol_double_count : forall M P rs todo e, order_of rs todo ->
+  (forall r, In r rs -> peak r <= P) -> In e (hol_js M todo) ->
+  (M - P) * snd e <=
+  sumf (fun b => peak (fst b) * sum_upto (snd e) (fun t => if activeb b t then 1 else 0)) (hol_js M todo).
+Proof.
+  intros M P rs todo e Ho HP He. rewrite Nat.mul_comm, <- sum_upto_const.
+  eapply Nat.le_trans; [apply sum_upto_le; intros t Ht; exact (hol_waiting_mass M P rs todo e t Ho HP He Ht)|].
+  unfold active_peaks_js. rewrite sum_upto_sumf. apply Nat.eq_le_incl, sumf_ext. intros b _.
+  rewrite <- sum_upto_mul. apply sum_upto_ext. intros t _. destruct (activeb b t); lia.
+Qed.
+
+(** Each b runs on at most o_b of those steps, and p_b o_b <= 2 v_b:
+    (M - P) x_e <= 2 sum_{b started before e} v_b. *)
 Lemma hol_wait_bound : forall M P rs todo e, order_of rs todo ->
   (forall r, In r rs -> peak r <= P) -> In e (hol_js M todo) ->
   (M - P) * snd e <= 2 * sumf (before e) (hol_js M todo).
 Proof.
-  intros M P rs todo e Ho HP He. set (sl := hol_js M todo).
-  assert (Hstep : forall t, t < snd e -> M - P <= active_peaks_js sl t).
-  { intros t Ht. unfold sl, hol_js in He. apply in_map_iff in He.
-    destruct He as [e0 [<- He0]].
-    destruct (place_a2 M todo [] 0 t) as [h [Hh [_ Hm]]]; [intros ? []|lia|exists e0; auto|].
-    assert (In (snd (fst h)) rs).
-    { apply (in_order rs todo (fst h) Ho). rewrite <- (place_fst M todo [] 0). apply in_map; auto. }
-    specialize (HP _ H). change ([] ++ map strip (place M [] 0 todo)) with sl in Hm. lia. }
-  rewrite Nat.mul_comm, <- sum_upto_const.
-  eapply Nat.le_trans; [apply sum_upto_le; exact Hstep|].
-  unfold active_peaks_js. rewrite sum_upto_sumf. rewrite <- sumf_mul_l.
-  apply sumf_le. intros b _. eapply Nat.le_trans; [apply active_time_bound|].
+  intros M P rs todo e Ho HP He.
+  eapply Nat.le_trans; [exact (hol_double_count M P rs todo e Ho HP He)|].
+  rewrite <- sumf_mul_l. apply sumf_le. intros b _.
+  rewrite <- sum_upto_mul.
+  rewrite (sum_upto_ext _ _ (fun t => if activeb b t then peak (fst b) else 0))
+    by (intros t _; destruct (activeb b t); lia).
+  eapply Nat.le_trans; [apply active_time_bound|].
   unfold before. destruct (Nat.ltb (snd b) (snd e)); [rewrite volume2_eq|]; lia.
 Qed.
 

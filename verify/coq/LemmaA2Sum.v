@@ -10,7 +10,8 @@
     - item 2 ([lemmaA2_active_precede]): every request active while j waits has volume
       <= v_j (it was placed before j);
     - item 3 ([lemmaA2_peak_time]): p o + o <= 2 v;
-    - per request ([lemmaA2_wait]): (M - P) W_j <= 2 sum_{i : x_i < x_j} v_i;
+    - per request: (M - P) W_j <= sum_i p_i n_ij, n_ij the steps before W_j at which i runs
+      ([lemmaA2_double_count]), hence (M - P) W_j <= 2 sum_{i : x_i < x_j} v_i ([lemmaA2_wait]);
     - summed, the paper's form ([lemmaA2_summed]):
           (M - P) * sum_j W_j <= 2 * sum_j sum_{i before j} v_i,
       where the right side is [vol_before] of the requests in SVF's order, and
@@ -105,6 +106,21 @@ Lemma svf_order_requests_perm : forall rs, Permutation (map snd (svf_order rs)) 
 Proof.
   intros rs. rewrite <- (map_snd_combine (seq 0 (length rs)) rs) at 2 by (rewrite seq_length; lia).
   apply Permutation_map, svf_order_perm.
+Qed.
+
+(** The double counting (step 8): (M - P) W_k <= sum_i p_i n_ik, n_ik = the number of steps
+    before W_k at which i runs. *)
+Theorem lemmaA2_double_count : forall M P rs k, k < length rs ->
+  (forall r, In r rs -> peak r <= P) ->
+  (M - P) * nth k (svf M rs) 0 <=
+  sumf (fun e => peak (fst e) * sum_upto (nth k (svf M rs) 0) (fun t => if activeb e t then 1 else 0))
+       (combine rs (svf M rs)).
+Proof.
+  intros M P rs k Hk HP.
+  rewrite (sumf_perm _ _ _ (svf_js_perm M rs)).
+  apply (hol_double_count M P rs (svf_order rs) (nth k rs (0, 0), nth k (svf M rs) 0));
+    auto using svf_order_is_order.
+  apply in_svf_js; auto.
 Qed.
 
 (** The double sum over SVF's order is the sum of the pairs' minima. *)
