@@ -79,6 +79,23 @@ THEOREMS: dict[str, str] = {
     "triangles_staggered_feasible": "SvfTriangles",
     "svf_triangles_ratio": "SvfTriangles",
     "svf_phase_start_bound_abs": "SvfPhases",
+    "hol_feasible": "Hol",
+    "hol_sim_eq": "Hol",
+    "hol_starts_bound": "Hol",
+    "hol_inversion": "Inversion",
+    "hol_inversion_sqrt": "Inversion",
+    "thm32_from_inversion": "Inversion",
+    "lemmaA2_peak_time": "LemmaA2Sum",
+    "lemmaA2_active_precede": "LemmaA2Sum",
+    "lemmaA2_double_count": "LemmaA2Sum",
+    "lemmaA2_wait": "LemmaA2Sum",
+    "lemmaA2_summed": "LemmaA2Sum",
+    "lemmaA2_summed_pairs": "LemmaA2Sum",
+    "onebit_sim_eq": "OneBit",
+    "thm33_onebit_E1": "OneBit",
+    "thm33_onebit_E1_sqrt": "OneBit",
+    "thm33_onebit": "OneBit",
+    "thm33_onebit_T": "OneBit",
 }
 BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
 VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
