@@ -140,6 +140,23 @@ def test_lemmaA2_summed_holds_and_its_2_cannot_go_below_1_23():
     assert share == Fraction(117 * 1560, 2 * 148200) and share > Fraction(615, 1000)
 
 
+def test_lemmaA2_items_and_the_per_request_bounds_on_simulated_bursts():
+    # lemmaA2_active_precede (v_i <= v_j for i active while j waits), lemmaA2_double_count ((M - P) W_j <=
+    # sum_i p_i n_ij) and lemmaA2_wait ((M - P) W_j <= 2 sum_{x_i < x_j} v_i), with the simulator's SVF
+    waited = 0
+    for memory, lengths in random_bursts(7, 300, max_n=7, max_memory=24):
+        starts = starts_of(burst_instance(memory, lengths), "svf")
+        peak = max(s + o for s, o in lengths)
+        for j, x_j in enumerate(starts):
+            active = [[i for i, x in enumerate(starts) if x <= t < x + lengths[i][1]] for t in range(x_j)]
+            assert all(volume(*lengths[i]) <= volume(*lengths[j]) for step in active for i in step)
+            counted = sum((s + o) * sum(i in step for step in active) for i, (s, o) in enumerate(lengths))
+            before = sum(volume(*lengths[i]) for i, x in enumerate(starts) if x < x_j)
+            assert (memory - peak) * x_j <= counted <= 2 * before
+            waited += x_j > 0
+    assert waited >= 100  # the bounds were evaluated on requests that wait, not only on zeros
+
+
 def exact_opt(instance: Instance) -> int:
     result = brute_force_opt(instance)
     assert result.status == "optimal"
@@ -194,8 +211,15 @@ def test_hol_inversion_on_random_orders():
         vols = [volume(*lengths[k]) for k in order]
         ratio = max([Fraction(a, b) for i, a in enumerate(vols) for b in vols[i + 1:]], default=Fraction(1))
         big_r = max(1, math.ceil(ratio))
-        tel = check_schedule(instance, simulate(instance, RankPolicy(tuple(rank))).starts).metrics.tel
-        assert (memory - peak) * tel <= (memory - peak + 2 * big_r * memory) * exact_opt(instance)
+        rho = next(r for r in range(1, 10**6) if r * r >= ratio)  # hol_inversion_sqrt: v_i <= rho^2 v_j
+        starts = starts_of(instance, RankPolicy(tuple(rank)))
+        # hol_starts_bound: (M - P) sum_j x_j <= 2 sum_{(i, j): x_i < x_j} v_i
+        pairs = sum(volume(*lengths[i]) for i, x in enumerate(starts) for y in starts if x < y)
+        assert (memory - peak) * sum(starts) <= 2 * pairs
+        tel = check_schedule(instance, {r.id: x for r, x in zip(instance.requests, starts)}).metrics.tel
+        opt = exact_opt(instance)
+        assert (memory - peak) * tel <= (memory - peak + 2 * big_r * memory) * opt
+        assert (memory - peak) * tel <= (memory - peak + 2 * (2 * rho - 1) * memory) * opt
 
 
 # ------------------------------------------------------------------ sharpness of the pair constants
