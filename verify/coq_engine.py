@@ -96,6 +96,23 @@ THEOREMS: dict[str, str] = {
     "sjf_engine_eq": "SvfEngine",
     "tel_engine_eq": "SvfEngine",
     "feasibleb_engine_eq": "SvfEngine",
+    "hol_feasible": "Hol",
+    "hol_sim_eq": "Hol",
+    "hol_starts_bound": "Hol",
+    "hol_inversion": "Inversion",
+    "hol_inversion_sqrt": "Inversion",
+    "thm32_from_inversion": "Inversion",
+    "lemmaA2_peak_time": "LemmaA2Sum",
+    "lemmaA2_active_precede": "LemmaA2Sum",
+    "lemmaA2_double_count": "LemmaA2Sum",
+    "lemmaA2_wait": "LemmaA2Sum",
+    "lemmaA2_summed": "LemmaA2Sum",
+    "lemmaA2_summed_pairs": "LemmaA2Sum",
+    "onebit_sim_eq": "OneBit",
+    "thm33_onebit_E1": "OneBit",
+    "thm33_onebit_E1_sqrt": "OneBit",
+    "thm33_onebit": "OneBit",
+    "thm33_onebit_T": "OneBit",
 }
 # the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...)
 ENGINE_THEOREMS = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb_engine_eq")
