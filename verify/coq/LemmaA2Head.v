@@ -184,7 +184,7 @@ Proof.
   specialize (HPw h H ltac:(lia)). lia.
 Qed.
 
-Lemma in_svf_js : forall M rs r x, In (r, x) (svf_js M rs) <-> In (r, x) (combine rs (svf M rs)).
+Lemma in_svf_js_combine : forall M rs r x, In (r, x) (svf_js M rs) <-> In (r, x) (combine rs (svf M rs)).
 Proof.
   intros M rs r x. split; intros H.
   - apply (Permutation_in _ (Permutation_sym (svf_js_perm M rs))); auto.
@@ -200,7 +200,7 @@ Theorem svf_waiting_peak_bound : forall M Pw rs xs,
 Proof.
   intros M Pw rs xs HPw Hf.
   assert (HPw' : forall h, In h (svf_js M rs) -> 0 < snd h -> peak (fst h) <= Pw).
-  { intros [r x] Hh Hx. apply (HPw r x); auto. apply in_svf_js; auto. }
+  { intros [r x] Hh Hx. apply (HPw r x); auto. apply in_svf_js_combine; auto. }
   assert (Hs : (M - Pw) * sumf snd (svf_js M rs)
                <= sumf (fun e => sum_upto (snd e) (head_charge M (svf_js M rs))) (svf_js M rs)).
   { rewrite <- sumf_mul_l. apply sumf_le. intros e He. apply wait_le_head_charge; auto. }

@@ -57,7 +57,7 @@ Theorem svf_prompt_heavy_bound : forall M P a b rs xs,
 Proof.
   intros M P a b rs xs HP Hab Hf. set (sl := svf_js M rs).
   assert (Hin : forall e, In e sl -> In (fst e) rs).
-  { intros [r x] He. apply in_svf_js in He. apply in_combine_l in He. auto. }
+  { intros [r x] He. apply in_svf_js_combine in He. apply in_combine_l in He. auto. }
   (* the waits against the head charges (every peak <= P) *)
   assert (Hw : (M - P) * sumf snd sl <= sumf (fun e => sum_upto (snd e) (head_charge M sl)) sl).
   { rewrite <- sumf_mul_l. apply sumf_le. intros e He. apply wait_le_head_charge; [|exact He].
