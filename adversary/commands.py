@@ -37,18 +37,6 @@ def _hunt_policy(text: str) -> str:
     return text
 
 
-def _with_block_size(policy: str, block: int, memory: int) -> str:
-    """The hunt target at KV block grain ``block``: ``vllm-fcfs:block=16`` (vLLM targets only)."""
-    if block == 1:
-        return policy
-    if policy not in ("vllm-fcfs", "vllm-priority"):
-        raise ValidationError("--block-size", block, f"applies to the vLLM targets (vllm-fcfs, vllm-priority), "
-                              f"not {policy!r}: the priority rules' searches run at token grain")
-    if memory % block:
-        raise ValidationError("--memory", memory, f"must be a multiple of --block-size {block} (M is in tokens)")
-    return f"{policy}:block={block}"
-
-
 def add_commands(subparsers, common) -> None:
     _add_hunt(subparsers, common)
     _add_check_witness(subparsers, common)
@@ -70,8 +58,9 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="structured: robust scores the worse of the given and the reversed tie order")
     p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="vLLM targets: KV blocks of B tokens (ceil(tokens / B) blocks per request; --memory stays "
-                   "in tokens and must be a multiple of B); the witness schedule is checked at the same grain")
+                   help="vLLM targets: every instance searched counts memory in KV blocks of B tokens (its "
+                   "block_size: ceil(tokens / B) blocks per request; --memory stays in tokens and must be a "
+                   "multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -150,9 +139,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
-    policy = _with_block_size(args.policy, args.block_size, memory)
-    space = SearchSpace(policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
-                        arrivals=args.arrivals)
+    space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
+                        arrivals=args.arrivals, block_size=args.block_size)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,

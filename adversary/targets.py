@@ -15,7 +15,8 @@ recomputes. Two kinds:
   the last running request is the victim; ``priority``: heap on ``(priority, arrival, request
   id)``, every priority 0, the victim the largest ``(priority, arrival)``). The model request
   ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)`` on the
-  engine of :func:`engine_for` (block size 1, ``M`` usable blocks, budgets that never bind):
+  engine of :func:`engine_for` (the instance's block size ``B``, ``M / B`` usable blocks, budgets
+  that never bind): at ``B = 1``
   there a non-preemptive schedule of the model is also a vLLM schedule (``docs/vllm.md``,
   step correspondence), so ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a
   certified lower bound on vLLM's ratio to the best schedule. vLLM finishes a request in
@@ -51,7 +52,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -73,7 +74,6 @@ __all__ = [
     "SchedulerTarget",
     "VllmTarget",
     "hunt_target",
-    "block_size_of",
     "TIE_RULE_POSITION",
     "VLLM_TARGETS",
     "completions_tel",
@@ -106,8 +106,8 @@ class HuntTarget(Protocol):
     kind: str  # "simulator", "vllm" or "scheduler"
     tie_rule: str  # the rule equal keys are ordered by
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        """TEL on arrays (ids ``ids_for(n)``): the search's inner loop."""
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        """TEL on arrays (ids ``ids_for(n)``, memory in blocks of ``block_size``): the search's inner loop."""
         ...
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
@@ -134,7 +134,7 @@ def reversed_instance(instance: Instance, *, reverse_id_order: bool = False) -> 
         ranked = sorted(r.id for r in reqs)
         swap = {rid: ranked[len(ranked) - 1 - k] for k, rid in enumerate(ranked)}
         reqs = [Request(swap[r.id], r.arrival, r.prompt, r.output) for r in reqs]
-    return Instance(instance.memory, reqs)
+    return instance.with_requests(reqs)
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,9 @@ class SimulatorTarget:
     kind: str = "simulator"
     tie_rule: str = TIE_RULE_POSITION
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        if block_size != 1:  # SearchSpace refuses it first; this keeps the compiled evaluator honest
+            raise ValidationError("block_size", block_size, f"{self.name}: the compiled evaluator counts tokens")
         return _fast().policy_tel(self.name, a, s, o, memory)
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
@@ -159,16 +161,16 @@ class SimulatorTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def _array_instance(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> Instance:
+def _array_instance(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int) -> Instance:
     ids = _fast().ids_for(len(o))
-    return Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+    return Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)],
+                    block_size)
 
 
-def _checked_runs(instance: Instance, runs: Mapping[str, Any], block_size: int = 1
-                  ) -> tuple[int, dict[str, list[list[int]]]]:
+def _checked_runs(instance: Instance, runs: Mapping[str, Any]) -> tuple[int, dict[str, list[list[int]]]]:
     """The checker's TEL of a schedule with restarts (-1 when infeasible) and its runs as lists."""
     plain = {i: [[int(v) for v in run] for run in rs] for i, rs in runs.items()}
-    report = check_schedule(instance, plain, block_size=block_size)
+    report = check_schedule(instance, plain)
     return (report.metrics.tel if report.feasible else -1), plain
 
 
@@ -181,10 +183,10 @@ class SchedulerTarget:
     kind: str = "scheduler"
     tie_rule: str = TIE_RULE_POSITION
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
         # the search's score: the engine's own run (it checks M at every step); the independent
         # checker re-verifies the runs of every reported witness (run())
-        inst = _array_instance(a, s, o, memory)
+        inst = _array_instance(a, s, o, memory, block_size)
         return completions_tel(inst, simulate(inst, self.name).completions)
 
     def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
@@ -199,9 +201,9 @@ class SchedulerTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1) -> dict[str, Any]:
-    """The engine of the vLLM targets: ``M / B`` usable blocks of ``B = block_size`` tokens (1 by
-    default), ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step),
+def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
+    """The engine of the vLLM targets: ``M / B`` usable blocks of the instance's ``B = block_size``
+    tokens, ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step),
     as the differential harness's exact-agreement setting.
 
     >>> from geosched.reference_impl.model import burst_instance
@@ -210,19 +212,19 @@ def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1
     """
     n = max(instance.n, 1)
     budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
-    if instance.memory % block_size:
-        raise ValidationError("--block-size", block_size, f"must divide the memory M = {instance.memory}")
-    params = EngineParams(capacity_blocks=instance.memory // block_size, block_size=block_size, max_num_seqs=n,
+    block = instance.block_size
+    params = EngineParams(capacity_blocks=instance.memory // block, block_size=block, max_num_seqs=n,
                           max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=preemption)
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
 
 
 def _exact_model_engine(instance: Instance, params: EngineParams) -> bool:
-    """Whether the exact model represents this engine: ``M`` = the blocks' tokens, no watermark, every
-    sequence within ``max_model_len`` (a budget that splits a prefill is found while running)."""
+    """Whether the exact model represents this engine: blocks of the instance's size holding ``M``, no
+    watermark, every sequence within ``max_model_len`` (a budget that splits a prefill is found while
+    running)."""
     longest = max((r.prompt + r.output + 1 for r in instance.requests), default=0)
-    return (params.capacity_blocks * params.block_size == instance.memory and params.watermark == 0.0
-            and longest <= params.max_model_len)
+    return (params.block_size == instance.block_size and params.capacity_blocks * params.block_size == instance.memory
+            and params.watermark == 0.0 and longest <= params.max_model_len)
 
 
 def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
@@ -247,14 +249,13 @@ class VllmTarget:
     preemption: str  # "fcfs" or "priority"
     tie_rule: str
     kind: str = "vllm"
-    block_size: int = 1  # KV block grain of the default engine ("vllm-fcfs:block=16")
 
     def engine(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> EngineParams:
-        values = dict(engine) if engine is not None else engine_for(instance, self.preemption, self.block_size)
+        values = dict(engine) if engine is not None else engine_for(instance, self.preemption)
         return EngineParams(**values)
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        inst = _array_instance(a, s, o, memory)  # scored as in SchedulerTarget.array_tel
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        inst = _array_instance(a, s, o, memory, block_size)  # scored as in SchedulerTarget.array_tel
         params = self.engine(inst)
         if _exact_model_engine(inst, params):
             try:
@@ -272,11 +273,11 @@ class VllmTarget:
             scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens,
                                       self.name)
             try:
-                run = run_scheduler(instance, scheduler, block_size=params.block_size)
+                run = run_scheduler(instance, scheduler)
             except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
                 pass
             else:
-                tel, runs = _checked_runs(instance, run.runs, params.block_size)
+                tel, runs = _checked_runs(instance, run.runs)
                 return PolicyRun(tel, run.completions, None, run.preemptions, described,
                                  {"recomputed_tokens": run.recomputed_tokens}, runs)
         completions, preemptions = _semantics_run(instance, params)
@@ -357,20 +358,13 @@ def get_target(name: str) -> HuntTarget:
 
 
 def _vllm_target(name: str) -> VllmTarget:
-    """``vllm-fcfs`` / ``vllm-priority``, or with a block grain: ``vllm-fcfs:block=16``."""
+    """``vllm-fcfs`` / ``vllm-priority`` (they take no parameter: the block size is the instance's)."""
     base, _, spec = name.partition(":")
-    if not spec:
-        return VLLM_TARGETS[base]
-    key, _, value = spec.partition("=")
-    if key != "block" or not value.isdigit() or int(value) < 1:
-        raise ValidationError("hunt policy", name, "a vLLM target takes one parameter: block=B with B >= 1 "
-                              "(e.g. vllm-fcfs:block=16)")
-    return replace(VLLM_TARGETS[base], name=name if int(value) > 1 else base, block_size=int(value))
-
-
-def block_size_of(policy: str) -> int:
-    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``)."""
-    return getattr(get_target(policy), "block_size", 1)
+    if spec:
+        raise ValidationError("hunt policy", name, f"a vLLM target takes no parameter: the KV block size is the "
+                              f"instance's block_size (hunt --block-size B; a witness file's instance holds it), "
+                              f"so write {base!r}")
+    return VLLM_TARGETS[base]
 
 
 def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:

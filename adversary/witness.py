@@ -190,7 +190,7 @@ def make_witness(
     if run.tel < 0:  # would be a simulator bug: never hide it
         raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected by the checker")
     starts = {k: int(v) for k, v in witness_starts.items()}
-    report = check_schedule(instance, starts, block_size=_block_size(run.engine))
+    report = check_schedule(instance, starts)  # at the instance's grain, the one the policy ran at
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness schedule rejected: {report.first_violation.message}")
     lb, lb_name = lower_bound if lower_bound is not None else lower_bound_of(instance)
@@ -215,11 +215,6 @@ def make_witness(
         engine=run.engine,
         policy_runs=None if run.starts is not None else run.runs,
     )
-
-
-def _block_size(engine: Mapping[str, Any] | None) -> int:
-    """The KV block grain of a vLLM target's engine (1: token grain, every other target)."""
-    return int(engine.get("block_size", 1)) if engine else 1
 
 
 def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
@@ -456,9 +451,12 @@ def _target_and_engine(parsed: Mapping[str, Any]) -> tuple[Any, dict[str, Any] |
         raise WorkloadFormatError(f"witness: policy {policy!r} {need} an 'engine' object")
     if engine is not None:
         try:
-            EngineParams(**engine)
+            params = EngineParams(**engine)
         except (TypeError, ValueError) as exc:
             raise WorkloadFormatError(f"witness: engine: {exc}") from None
+        if params.block_size != parsed["instance"].block_size:  # the grain is the instance's, never the file's word
+            raise WorkloadFormatError(f"witness: engine: block_size {params.block_size} differs from the instance's "
+                                      f"block_size {parsed['instance'].block_size}")
         engine = dict(engine)
     return target, engine
 
@@ -485,8 +483,8 @@ def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
         problems.append("policy_schedule: the simulated schedule is infeasible for the checker")
     elif recorded["tel"] != run.tel:
         problems.append(f"policy_schedule: stated tel {recorded['tel']!r} but the recomputed TEL is {run.tel}")
-    # the witness schedule S is checked at the grain the policy ran at: OPT <= TEL(S) must hold there
-    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]), block_size=_block_size(run.engine))
+    # the witness schedule S is checked at the instance's grain, the one the policy ran at: OPT <= TEL(S) there
+    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]))
     tels["witness_schedule"] = report.metrics.tel if report.feasible else None
     if not report.feasible:
         problems.append(f"witness_schedule: infeasible: {report.first_violation.message}")

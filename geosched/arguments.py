@@ -26,7 +26,7 @@ from typing import NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
-           "show_progress", "configure_logging", "examples", "HelpFormatter"]
+           "add_block_size", "show_progress", "configure_logging", "examples", "HelpFormatter"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -172,6 +172,16 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
                        help="no progress and no library log lines below errors (vLLM, torch)")
     group.add_argument("-v", "--verbose", action="store_true",
                        help="progress even when stderr is not a terminal, and library INFO log lines")
+
+
+def add_block_size(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--block-size B``, the one spelling of the KV block size: it sets the instance's ``block_size``
+    (:class:`geosched.reference_impl.model.Instance`, through ``load_workload(block_size=...)``); a
+    workload that has another block size of its own is an error naming both."""
+    parser.add_argument("--block-size", type=positive_int, default=None, metavar="B",
+                        help="count memory in whole KV blocks of B tokens: a request holds ceil(tokens / B) blocks "
+                        "(M stays in tokens and must be a multiple of B; default: the workload's own block_size, "
+                        f"else 1, the paper's token grain){note}")
 
 
 def show_progress(args: argparse.Namespace) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from geosched.arguments import (
     OneLineParser,
+    add_block_size,
     add_verbosity,
     configure_logging,
     examples,
@@ -73,6 +74,7 @@ def _workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--predictor", default="oracle", help="oracle, noisy[:sigma=0.5], onebit[:flip_rate=0.1], "
                         "learned[:kind=point|onebit|dist,model=FILE]")
     parser.add_argument("--backfill", action="store_true", help="skip a misfit instead of stopping the scan")
+    add_block_size(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,9 +97,6 @@ def build_parser() -> argparse.ArgumentParser:
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
                    "or a scheduler of your own: FILE.py:Class")
-    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
-                   "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.add_argument("--engine", choices=("python", "coq"), default="python",
                    help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
                         "svf on bursts only, needs coqc")
@@ -123,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "honest status: optimal, or time_limit with the incumbent and the dual bound.",
         epilog=examples("geosched opt burst:n=8,seed=1 --time-limit 10"))
     p.add_argument("instance", help="instance .json or generator spec")
+    add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
     p.add_argument("--method", default="auto",
@@ -138,8 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=examples("geosched check example.json schedule.json"))
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
-    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
+    add_block_size(p)
     p.set_defaults(handler=_cmd_check)
 
     _add_export(sub, common)
@@ -183,6 +182,7 @@ def _load(args: argparse.Namespace, spec: str):
         arrivals=getattr(args, "arrivals", "burst"),
         step_seconds=getattr(args, "step_seconds", 0.025),
         limit=getattr(args, "limit", None),
+        block_size=getattr(args, "block_size", None),
     )
 
 
@@ -202,10 +202,9 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     from geosched.reference_impl.checker import check_schedule
 
     engine = getattr(args, "engine", "python")
-    block = getattr(args, "block_size", 1)
     predictor = args.predictor if engine == "coq" else _predictor(args)
-    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block)
-    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill)
+    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -240,11 +239,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
             row = _run_policy(instance, args.policy, args)
     if args.json:
-        emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
-                   "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
-                   **row})
+        emit_json({"workload": _workload_label(args), "memory": instance.memory,
+                   "block_size": getattr(instance, "block_size", 1), "n": instance.n, "policy": args.policy,
+                   "engine": args.engine, "predictor": args.predictor, "seed": args.seed, **row})
         return 0
-    print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}")
+    print(f"workload {args.workload}: n={instance.n} M={instance.memory}{_grain(instance)} "
+          f"alpha={float(instance.alpha):.3f}")
     print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''}"
           f"{', Coq engine' if args.engine == 'coq' else ''})")
     for key in ("tel", "mean_latency", "p95_latency", "p99_latency", "mean_wait", "makespan", "throughput",
@@ -254,9 +254,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _grain(instance: Any) -> str:
+    """`` B=16`` for an instance counted in blocks, nothing at token grain."""
+    block = getattr(instance, "block_size", 1)  # the column path's InstanceColumns: token grain
+    return f" B={block}" if block != 1 else ""
+
+
 def _simulate_columns(args: argparse.Namespace):
     """``(columns, row)`` from :mod:`geosched.reference_impl.columns` when its case applies, else None."""
-    if args.json or args.memory is not None or args.engine != "python" or args.block_size != 1 or args.backfill \
+    if args.json or args.memory is not None or args.engine != "python" or args.block_size is not None or args.backfill \
             or args.predictor != "oracle":
         return None
     from geosched.reference_impl.columns import simulate_file
@@ -278,6 +284,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         emit_json({
             "workload": _workload_label(args),
             "memory": instance.memory,
+            "block_size": instance.block_size,
             "n": instance.n,
             "alpha": float(instance.alpha),
             "seed": args.seed,
@@ -287,8 +294,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             "lower_bound_name": result.lower_bound_name,
         })
         return 0
-    print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}"
-          f"  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
+    print(f"workload {args.workload}: n={instance.n} M={instance.memory}{_grain(instance)} "
+          f"alpha={float(instance.alpha):.3f}  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
     denominator_label = "/OPT" if result.status == "opt" else "/LB"
     w = max([8] + [len(row.policy) for row in result.rows])
     header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
@@ -333,10 +340,11 @@ def _cmd_opt(args: argparse.Namespace) -> int:
         lower = best_lower_bound(instance)
         lower_value, lower_name = lower.value, lower.name
     if args.json:
-        emit_json({"instance": args.instance, "memory": instance.memory, "n": instance.n, **data,
+        emit_json({"instance": args.instance, "memory": instance.memory, "block_size": instance.block_size,
+                   "n": instance.n, **data,
                    "lower_bound": lower_value, "lower_bound_name": lower_name})
         return 0
-    print(f"instance {args.instance}: n={instance.n} M={instance.memory}")
+    print(f"instance {args.instance}: n={instance.n} M={instance.memory}{_grain(instance)}")
     print(f"status      {data['status']}")
     print(f"TEL         {data['tel']}")
     print(f"dual bound  {data['dual_bound']}")
@@ -353,12 +361,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.model import read_schedule
 
     with working("check", show_progress(args)):
-        fast = None if args.json or args.memory is not None or args.block_size != 1 else check_files(
+        fast = None if args.json or args.memory is not None or args.block_size is not None else check_files(
             args.instance, args.schedule)  # large instance files: on columns (or None: the general path)
         if fast is None:
             instance = _load(args, args.instance)
             starts = read_schedule(args.schedule)
-            report = check_schedule(instance, starts, block_size=args.block_size)
+            report = check_schedule(instance, starts)
         memory = instance.memory if fast is None else fast[0]
         report = report if fast is None else fast[1]
     if args.json:
@@ -370,7 +378,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if report.metrics is not None:
             m = report.metrics
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
-                  f"peak memory {m.peak_memory}/{memory}")
+                  f"peak memory {m.peak_memory}/{memory}{'' if fast is not None else _grain(instance)}")
     return 0 if report.feasible else 1
 
 
@@ -406,6 +414,7 @@ def _add_export(sub, common) -> None:
     p.add_argument("--step-seconds", type=positive_float, default=None,
                    help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
                    "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
+    add_block_size(p, "; vllm-bench: also the vllm serve settings' --block-size (GPU backends need multiples of 16)")
     for fmt in writable:
         if fmt.add_export_arguments is not None:
             fmt.add_export_arguments(p)
@@ -421,7 +430,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     fmt = get_format(args.format, writable=True)
     check_export_path(args.out, fmt)
     check_target(args.out, force=args.force)  # before any work
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
     plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
     for companion in plan.companions:

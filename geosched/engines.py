@@ -22,7 +22,7 @@ ENGINES = ("python", "coq")
 
 
 def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", backfill: bool = False,
-             observer: Any = None, block_size: int = 1, engine: str = "python") -> Any:
+             observer: Any = None, engine: str = "python") -> Any:
     """Run ``policy`` on ``instance`` with the Python simulator or the extracted Coq SVF.
 
     The discrete-time process of Kong et al. (arXiv 2606.22327, Algorithm 1); with
@@ -31,16 +31,17 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     Parameters
     ----------
     instance : Instance
-        The workload (``engine="coq"``: a burst, every arrival equal to the first).
+        The workload, its memory counted in whole blocks of its ``block_size`` (``engine="coq"``: a
+        burst, every arrival equal to the first, at token grain).
     policy : str or Policy
         A registered policy name or spec, or a policy object (``engine="coq"``: ``"svf"`` only).
     engine : {"python", "coq"}
         ``"python"``: :func:`geosched.reference_impl.simulator.simulate`; ``"coq"``: the
         extracted Coq function (needs ``coqc``; built once into a cache, see
         :mod:`geosched.verify.coq_engine`).
-    predictor, backfill, observer, block_size
+    predictor, backfill, observer
         Those of the Python simulator; ``engine="coq"`` takes only the defaults (exact lengths,
-        strict head-of-line, no observer, token grain).
+        strict head-of-line, no observer).
 
     Returns
     -------
@@ -62,7 +63,7 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     >>> simulate(burst_instance(12, [(6, 3), (1, 5)]), "svf", engine="coq").starts  # doctest: +SKIP
     {'r0': 5, 'r1': 0}
     """
-    options = {"predictor": predictor, "backfill": backfill, "observer": observer, "block_size": block_size}
+    options = {"predictor": predictor, "backfill": backfill, "observer": observer}
     if engine == "python":
         from geosched.reference_impl.simulator import simulate as python_simulate
 
@@ -76,7 +77,7 @@ def _require_coq_options(policy: Any, options: dict[str, Any]) -> None:
     if not (isinstance(policy, str) and policy.strip() == "svf"):
         shown = policy if isinstance(policy, str) else type(policy).__name__
         raise ValidationError("policy", shown, "engine 'coq' runs only 'svf' (the policy proved in Coq)")
-    defaults = {"predictor": "oracle", "backfill": False, "observer": None, "block_size": 1}
+    defaults = {"predictor": "oracle", "backfill": False, "observer": None}
     for name, value in options.items():
         if name not in defaults:
             raise ValidationError("option", name, f"must be one of {', '.join(defaults)}")
@@ -93,6 +94,9 @@ def simulate_coq_result(instance: Any, policy: Any = "svf", **options: Any) -> A
 
     started = time.perf_counter()
     _require_coq_options(policy, options)
+    if instance.block_size != 1:
+        raise ValidationError("block_size", instance.block_size, "engine 'coq' runs the proved SVF at token grain "
+                                                                 "(verify/coq/Svf.v counts tokens, not blocks)")
     starts = simulate_coq(instance)
     requests = instance.requests
     rank = {r.id: (starts[r.id], r.volume, k) for k, r in enumerate(requests)}  # bursts: a step's scan order

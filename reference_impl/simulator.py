@@ -376,7 +376,6 @@ def simulate(
     predictor: str | Predictor = "oracle",
     backfill: bool = False,
     observer: Callable[[BlockedInterval], None] | None = None,
-    block_size: int = 1,
 ) -> SimulationResult:
     """Run ``policy`` on ``instance`` and return the start times.
 
@@ -388,7 +387,10 @@ def simulate(
     Parameters
     ----------
     instance : Instance
-        The workload.
+        The workload. Its ``block_size`` ``B`` is the grain memory is counted in: a request holding
+        ``u`` tokens holds ``ceil(u / B)`` blocks of ``B`` tokens, as in vLLM. ``1`` is the paper's
+        token grain; at ``B > 1`` every scheduler runs on the step engine (priority rules with the
+        block-grain forward check, exact lengths only).
     policy : str, Policy or Scheduler
         A registered name or spec (``"svf"``, ``"svf1:theta=8"``, ``"geo-guess"``), a user's
         scheduler file ``"path/to/file.py:Class"``, a policy object, or a scheduler (object
@@ -404,11 +406,6 @@ def simulate(
         Called with a :class:`BlockedInterval` for every maximal run of steps with the same
         state during which some arrived request waits (the certificate monitor of
         :mod:`geosched.verify` uses it). Attaching one makes every completion an event.
-    block_size : int
-        KV block grain ``B`` (``M`` must be a multiple of it): a request holding ``u`` tokens holds
-        ``ceil(u / B)`` blocks of ``B`` tokens, as in vLLM. ``1`` is the paper's token grain; at
-        ``B > 1`` every scheduler runs on the step engine (priority rules with the block-grain
-        forward check, exact lengths only).
 
     Returns
     -------
@@ -430,8 +427,8 @@ def simulate(
     """
     started = time.perf_counter()
     policy_obj = resolve(policy)
-    if block_size != 1:
-        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, block_size, started)
+    if instance.block_size != 1:
+        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, started)
     if not isinstance(policy_obj, Policy) and hasattr(policy_obj, "decide"):
         return _simulate_steps(instance, policy_obj, predictor, backfill, started)
     if not isinstance(policy_obj, Policy):
@@ -544,8 +541,9 @@ def resolve(policy: Any) -> Any:
 
 
 def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfill: bool, observer: Any,
-                     block_size: int, started: float) -> SimulationResult:
-    """``simulate(..., block_size=B > 1)``: every scheduler on the step engine at block grain."""
+                     started: float) -> SimulationResult:
+    """:func:`simulate` of an instance with ``block_size > 1``: every scheduler on the step engine."""
+    block_size = instance.block_size
     if getattr(predictor, "name", predictor) != "oracle" or observer is not None:
         raise ValidationError("block_size", block_size, "block grain runs exact lengths without an observer "
                               "(predictor 'oracle')")
@@ -557,17 +555,17 @@ def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfi
                               f"scheduler {getattr(policy_obj, 'name', policy_obj)!r} counts tokens, not blocks "
                               "(block grain: the priority rules and vllm-fcfs/vllm-priority; a scheduler declares "
                               "block_grain = True when it reads SchedulerState.block_size)")
-    return _simulate_steps(instance, policy_obj, predictor, backfill, started, block_size)
+    return _simulate_steps(instance, policy_obj, predictor, backfill, started)
 
 
 def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
-                    started: float, block_size: int = 1) -> SimulationResult:
+                    started: float) -> SimulationResult:
     """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
     if getattr(predictor, "name", predictor) != "oracle" or backfill:
         raise ValidationError("policy", getattr(scheduler, "name", scheduler),
                               "a protocol scheduler sees what it declares: predictor and backfill apply "
                               "to priority rules only")
-    run: StepRun = run_scheduler(instance, scheduler, block_size=block_size)
+    run: StepRun = run_scheduler(instance, scheduler)
     name = getattr(scheduler, "name", type(scheduler).__name__)
     return SimulationResult(
         policy=name, predictor="oracle", backfill=False,

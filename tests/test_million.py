@@ -112,7 +112,7 @@ def test_falls_back_outside_its_case(monkeypatch):
     instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
     simulator.simulate(instance, "svf", backfill=True)
     simulator.simulate(instance, "svf", predictor=_Longer())
-    simulator.simulate(instance, "svf", block_size=2)
+    simulator.simulate(instance.with_block_size(2), "svf")
     simulator.simulate(instance, "svf", observer=lambda interval: None)
     huge = Instance(2**53, [Request(f"r{k}", 0, 0, 2**53) for k in range(10)])  # past fits_int64's bound
     assert simulator.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}

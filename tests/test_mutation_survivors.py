@@ -131,10 +131,10 @@ def test_block_grain_peak_and_first_overflow_match_a_step_by_step_count():
         block = rng.choice((2, 3, 4))
         memory = block * rng.randint(3, 8)
         lengths = [(rng.randint(0, 6), rng.randint(1, 6)) for _ in range(rng.randint(1, 4))]
-        instance = burst_instance(memory, [(min(s, memory - o), o) for s, o in lengths])
+        instance = burst_instance(memory, [(min(s, memory - o), o) for s, o in lengths], block)
         starts = {r.id: rng.randint(0, 8) for r in instance.requests}
         usage = _blocks_by_brute_force(instance, starts, block)
-        report = check_schedule(instance, starts, block_size=block)
+        report = check_schedule(instance, starts)
         assert report.metrics.peak_memory == max(usage.values())
         over = [t for t, used in usage.items() if used > instance.memory]
         memory = [v for v in report.violations if v.kind == "memory"]

@@ -41,7 +41,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from geosched.arguments import dotted_name, non_negative_float, positive_int
+from geosched.arguments import dotted_name, non_negative_float
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
@@ -101,7 +101,8 @@ def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, me
         raise ValidationError("--tie-gap-seconds", float(gap),
                               f"{widest + 1} requests share an arrival step: {widest} x gap must stay below "
                               f"step_seconds / 2 = {step / 2} (use a larger --step-seconds or a smaller gap)")
-    meta = {"format": "geosched-vllm-bench", "memory": instance.memory, "step_seconds": float(step),
+    grain = {"block_size": instance.block_size} if instance.block_size != 1 else {}
+    meta = {"format": "geosched-vllm-bench", "memory": instance.memory, **grain, "step_seconds": float(step),
             "tie_gap_seconds": float(gap),
             "timestamp_rule": "timestamp = arrival_step * step_seconds + rank * tie_gap_seconds, rank = place among "
                               "equal arrivals in send order; arrival_step = round(timestamp / step_seconds)",
@@ -168,7 +169,7 @@ def _read_vllm_bench(path: Path, rows: list[tuple[int, Any]], memory: int | None
             raise WorkloadFormatError(f"{path}: no single 'memory' field in the trace; pass --memory M")
         memory = memories.pop()
     ordered = [request for _, request in sorted(zip(positions, requests, strict=True), key=lambda pair: pair[0])]
-    return Instance(memory, ordered)
+    return Instance(memory, ordered, meta.get("block_size", 1))
 
 
 def _vllm_bench_request(row: Mapping[str, Any], where: str, step: float, index: int) -> Request:
@@ -202,14 +203,15 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int = 1,
+def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
                 scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
     """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
     the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
     tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
-    (:func:`geosched.reference_impl.vllm.serving.server_settings`). Stock vLLM's priority queue
+    (:func:`geosched.reference_impl.vllm.serving.server_settings`, at the instance's ``block_size``:
+    ``geosched export --block-size B`` sets it). Stock vLLM's priority queue
     orders equal priorities by arrival time, then by request id *string*: a witness of that
     target is sent in id-string order within each arrival step, so that the staggered arrival
     times a server stamps keep that order.
@@ -217,10 +219,7 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_
     from geosched.reference_impl.vllm.serving import server_settings
 
     engine = witness.get("engine") if witness else None
-    if engine is not None and block_size not in (1, engine.get("block_size", 1)):
-        raise ValidationError("--block-size", block_size,
-                              f"the witness's engine has block size {engine.get('block_size', 1)}")
-    settings = server_settings(instance, block_size=block_size, engine=engine, scheduler_cls=scheduler_cls)
+    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
     meta: dict[str, Any] = {"server": settings.to_dict()}
     order = None
     if witness:
@@ -241,9 +240,6 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
                         help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
                         "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    parser.add_argument("--block-size", type=positive_int, default=1,
-                        help="vllm-bench: KV block size of the vllm serve settings written beside the file (default "
-                        "1, or the witness's engine; GPU attention backends need multiples of 16)")
     parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
                         help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
 
@@ -253,8 +249,7 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
 
     instance = source.instance
-    order, meta = export_plan(instance, source.witness(), block_size=args.block_size,
-                              scheduler_cls=args.scheduler_cls)
+    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)
     server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
     script = Companion(stem + ".replay.sh", replay_script(server, args.out, instance.n),

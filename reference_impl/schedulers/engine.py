@@ -10,7 +10,7 @@ At every decision step ``t`` (the semantics of :mod:`geosched.reference_impl.sch
    preempted runs at ``t``, starts the admitted ones at ``t`` (a request preempted at ``t``
    may restart at ``t``: its new run holds memory from ``t + 1``), and checks that the batch holds
    at most ``M`` tokens at step ``t + 1`` (each run holds ``s + kept + (t + 1 - start)``, rounded up to
-   whole blocks of ``block_size`` tokens at block grain).
+   whole blocks of the instance's ``block_size`` tokens at block grain).
 
 Between completions a running batch only grows, so checking every next step is checking every
 step. The next decision step is ``t + 1``, or later when the decision's ``quiet_until`` says
@@ -32,7 +32,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, block_tokens
 from geosched.reference_impl.scheduling import (
     Capability,
@@ -80,9 +79,9 @@ def capabilities_of(scheduler: Any) -> frozenset[Capability]:
 class _Book:
     """The engine's state: per request (by position) its runs, restarts, kept outputs."""
 
-    def __init__(self, instance: Instance, scheduler: Any, block_size: int = 1) -> None:
+    def __init__(self, instance: Instance, scheduler: Any) -> None:
         self.instance = instance
-        self.block_size = block_size
+        self.block_size = instance.block_size
         self.requests = instance.requests
         self.name = getattr(scheduler, "name", type(scheduler).__name__)
         self.clairvoyant = getattr(scheduler, "clairvoyant", False) is True
@@ -186,14 +185,13 @@ class _Book:
         return max(t + 1, min(candidates))
 
 
-def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None,
-                  block_size: int = 1) -> StepRun:
+def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None) -> StepRun:
     """Run ``scheduler`` (an object of the protocol) on ``instance`` step by step.
 
     Parameters
     ----------
     instance : Instance
-        The workload.
+        The workload; memory is counted in whole blocks of its ``block_size`` tokens.
     scheduler : Scheduler
         A fresh scheduler object (it may keep state across the steps of this run).
     skip : bool
@@ -201,8 +199,6 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     max_steps : int, optional
         Decision steps before the run is declared a livelock (default: generous, from the
         instance: every request run alone, 64 times over).
-    block_size : int
-        KV block grain ``B`` (``M`` must be a multiple): memory is counted in whole blocks.
 
     Returns
     -------
@@ -216,10 +212,7 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     CapabilityError
         When a non-clairvoyant scheduler reads an output length.
     """
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1 \
-            or instance.memory % block_size:
-        raise ValidationError("block_size", block_size, f"must be an integer >= 1 dividing M = {instance.memory}")
-    book = _Book(instance, scheduler, block_size)
+    book = _Book(instance, scheduler)
     limit = max_steps if max_steps is not None else 64 * (instance.n + sum(r.prompt + r.output for r in
                                                                             instance.requests)) + 64
     t = min((r.arrival for r in instance.requests), default=0)

@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from geosched.arguments import examples, non_negative_int, positive_int, show_progress
+from geosched.arguments import add_block_size, examples, non_negative_int, show_progress
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -32,7 +32,7 @@ def add_commands(subparsers, common) -> None:
                    "scheduler: vllm-fcfs, vllm-priority or FILE.py:Class (compared in the exact model)")
     p.add_argument("--preemption", choices=("fcfs", "priority"), default="fcfs",
                    help="semantics: vLLM's SchedulerConfig.policy (victim rule and stock queue)")
-    p.add_argument("--block-size", type=positive_int, default=1, help="semantics: KV block size (default 1)")
+    add_block_size(p, "; semantics: the engine's KV block size")
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
     p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
@@ -55,13 +55,11 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 
-    if args.block_size < 1:
-        raise ValidationError("--block-size", args.block_size, "must be >= 1")
     if args.search < 0:
         raise ValidationError("--search", args.search, "must be >= 0")
     if args.policy is not None:
         resolve(args.policy)  # an unknown name lists the known ones; a bad scheduler file is one line
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     if instance.n == 0:
         raise ValidationError("workload", args.workload, "has no requests")
     if not vllm_available():
@@ -74,7 +72,7 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)",
                  show_progress(args) and bar is None):
         result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
-                           block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                           preemption=args.preemption, shrink=not args.no_shrink,
                            search=args.search, seed=0 if args.seed is None else args.seed,
                            progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
     if bar is not None:
