@@ -8,7 +8,7 @@ recomputes. Two kinds:
 * **simulator targets** (``fcfs``, ``sjf``, ``svf``, ``svf1``: the registry's policies with the
   ``FAST`` capability): strict head-of-line, exact lengths, no preemption (Kong et al.,
   arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115). Search: the compiled
-  evaluator :mod:`geosched.adversary.fast`; reference: :func:`geosched.reference_impl.simulator.simulate`.
+  evaluator :mod:`geosched.adversary.fast`; reference: :func:`geosched.reference_impl.simulation.simulate`.
 * **vLLM targets** (``vllm-fcfs``, ``vllm-priority``): *stock* vLLM 0.33 scheduling, the V1
   scheduler's rules as modelled by :class:`~geosched.reference_impl.vllm.semantics.VllmSemantics`
   (on-demand block allocation, no look-ahead, preemption by recompute; ``fcfs``: deque queue,
@@ -29,7 +29,7 @@ recomputes. Two kinds:
   token budget that splits a prefill over steps) runs in the vLLM-semantics model itself.
 * **scheduler targets** (``geo-guess``, ``geo-batch``, and a user's ``path/to/file.py:Class``):
   any protocol scheduler (:mod:`geosched.reference_impl.scheduling`) that is not a priority
-  rule, run by :func:`~geosched.reference_impl.simulator.simulate` on the step engine; its
+  rule, run by :func:`~geosched.reference_impl.simulation.simulate` on the step engine; its
   *runs* (restarts included) are what a witness records and the checker re-verifies.
 
 The hunt's list of names is :func:`target_names`: the registry's ``FAST`` policies, the vLLM
@@ -59,12 +59,12 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.engine import run_scheduler
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.schedulers.engine import run_scheduler
 from geosched.reference_impl.schedulers.vllm import ChunkedPrefillError, VllmScheduler
 from geosched.reference_impl.scheduling import REGISTRY, is_file_spec
-from geosched.reference_impl.simulator import resolve, simulate
+from geosched.reference_impl.simulation import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
 __all__ = [
@@ -194,8 +194,8 @@ class SchedulerTarget:
         out = {r.id: r.output for r in instance.requests}
         tel, runs = _checked_runs(instance, result.runs if result.runs is not None else
                                   {i: [(x, x + out[i], 0)] for i, x in result.starts.items()})
-        return PolicyRun(tel, dict(result.completions), None, result.evictions, None,
-                         {"lost_tokens": result.wasted_tokens}, runs)
+        return PolicyRun(tel, dict(result.completions), None, result.restarts, None,
+                         {"lost_tokens": result.lost_tokens}, runs)
 
     def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
         return self.run(reversed_instance(instance)).tel
@@ -278,7 +278,7 @@ class VllmTarget:
                 pass
             else:
                 tel, runs = _checked_runs(instance, run.runs)
-                return PolicyRun(tel, run.completions, None, run.preemptions, described,
+                return PolicyRun(tel, run.completions, None, run.restarts, described,
                                  {"recomputed_tokens": run.recomputed_tokens}, runs)
         completions, preemptions = _semantics_run(instance, params)
         tel = sum(completions[r.id] - r.arrival for r in instance.requests)

@@ -97,7 +97,7 @@ def _model_numbers(meta: dict) -> dict:
 def replay(export: Path, out: Path, port: int, timeout: float) -> dict:
     """Serve and replay; returns the report (see the module docstring)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from geosched.reference_impl.vllm.serving import ServerSettings, bench_args
+    from geosched.reference_impl.formats.serving import ServerSettings, bench_args
 
     first = json.loads(export.read_text().splitlines()[0])
     meta = first["geosched_workload"]

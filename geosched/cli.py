@@ -204,7 +204,7 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     engine = getattr(args, "engine", "python")
     predictor = args.predictor if engine == "coq" else _predictor(args)
     result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill)
-    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments)
+    report = check_schedule(instance, result.schedule)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -217,11 +217,11 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
         "makespan": metrics.makespan,
         "throughput": metrics.throughput,
         "peak_memory": metrics.peak_memory,
-        "evictions": result.evictions,
-        "wasted_tokens": result.wasted_tokens,
+        "restarts": metrics.restarts,  # the restart record, recounted by the checker from the runs
+        "lost_tokens": metrics.lost_tokens,
         "starts": result.starts,
-        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()},
-            "lost_tokens": metrics.lost_tokens} if result.runs is not None else {}),
+        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()}}
+           if result.runs is not None else {}),
         **({"parameters": result.extra} if result.extra else {}),
     }
 
@@ -248,7 +248,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''}"
           f"{', Coq engine' if args.engine == 'coq' else ''})")
     for key in ("tel", "mean_latency", "p95_latency", "p99_latency", "mean_wait", "makespan", "throughput",
-                "peak_memory", "evictions", "wasted_tokens"):
+                "peak_memory", "restarts", "lost_tokens"):
         value = row[key]
         print(f"  {key:<14} {value:.3f}" if isinstance(value, float) else f"  {key:<14} {value}")
     return 0
@@ -298,14 +298,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
           f"alpha={float(instance.alpha):.3f}  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
     denominator_label = "/OPT" if result.status == "opt" else "/LB"
     w = max([8] + [len(row.policy) for row in result.rows])
-    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
+    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'restart':>7} "
               f"{denominator_label:>7}")
     print(header)
     print("-" * len(header))
     for row in result.rows:
         ratio = f"{row.ratio:>7.3f}" if row.ratio is not None else f"{'-':>7}"
         print(f"{row.policy:<{w}} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
-              f"{row.makespan:>9} {row.throughput:>9.2f} {row.evictions:>6} {ratio}")
+              f"{row.makespan:>9} {row.throughput:>9.2f} {row.restarts:>7} {ratio}")
     if opt_data is not None:
         status = opt_data["status"]
         tel = opt_data["tel"]

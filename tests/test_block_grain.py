@@ -109,7 +109,7 @@ def _block_instances(draw):
 @given(_block_instances(), st.sampled_from(["svf", "sjf", "fcfs"]))
 def test_priority_rules_at_block_grain_equal_a_naive_scan(case, policy):
     from geosched.reference_impl.policies import make_policy
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     inst, block = case
     if any(-(-(r.prompt + r.output) // block) * block > inst.memory for r in inst.requests):
@@ -123,7 +123,7 @@ def test_priority_rules_at_block_grain_equal_a_naive_scan(case, policy):
 @settings(max_examples=80, deadline=None)
 @given(_block_instances(), st.sampled_from(["fcfs", "priority"]))
 def test_vllm_rules_at_block_grain_equal_the_semantics_model(case, rule):
-    from geosched.reference_impl.schedulers.engine import run_scheduler
+    from geosched.reference_impl.engine import run_scheduler
     from geosched.reference_impl.schedulers.vllm import VllmScheduler
     from geosched.reference_impl.vllm.semantics import EngineParams
 
@@ -141,7 +141,7 @@ def test_vllm_rules_at_block_grain_equal_the_semantics_model(case, rule):
 
 
 def test_a_scheduler_that_counts_tokens_is_refused_at_block_grain():
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     with pytest.raises(ValidationError, match="block_size"):
         simulate(burst_instance(32, [(1, 2)], 8), "geo-guess")
@@ -244,7 +244,7 @@ def test_every_command_reads_the_instance_block_size(tmp_path):
     import json
 
     from geosched.reference_impl.opt import brute_force_opt
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from tests.cli_harness import run_cli
 
     with_file, plain = _block_file(tmp_path, 16), _block_file(tmp_path, None)

@@ -71,7 +71,8 @@ def test_memory_and_seed_options(capsys):
 @pytest.mark.parametrize(
     "argv, pattern",
     [
-        (["simulate", "example", "--policy", "lifo"], "unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"),
+        (["simulate", "example", "--policy", "lifo"], "unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
+         "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority"),  # every name --help offers, not the 4 rules
         (["simulate", "{dir}/neg.json"], "request 'a': prompt: must be >= 0 (got -1)"),
         (["simulate", "{dir}/big.json"], "request 'a': prompt + output: must be <= memory 4"),
         (["simulate", "{dir}/broken.json"], "invalid JSON"),
@@ -100,4 +101,5 @@ def test_entry_point_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "geosched.cli", "simulate", "example", "--policy", "lifo"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "geosched: error: unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"
+    assert proc.stderr.strip() == ("geosched: error: unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
+                                   "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority")

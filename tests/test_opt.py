@@ -20,7 +20,7 @@ from geosched.reference_impl.opt import (
     heuristic_schedule,
     solve_opt,
 )
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.workloads import generate
 from geosched.testing import instances
 

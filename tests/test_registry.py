@@ -59,7 +59,7 @@ def test_argparse_choices_come_from_the_registry():
 def test_a_registered_policy_runs_in_the_simulator_only(monkeypatch):
     from dataclasses import dataclass
 
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     @dataclass(frozen=True)
     class LongestFirst:

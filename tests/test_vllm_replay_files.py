@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from geosched.adversary.witness import read_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.formats import read_workload_file, send_order, workload_text, write_workload
+from geosched.reference_impl.formats.serving import ServerSettings, server_settings
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.vllm.serving import ServerSettings, server_settings
 from geosched.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]

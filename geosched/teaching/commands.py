@@ -90,7 +90,7 @@ def _picture(args: argparse.Namespace):
 
         starts, label = read_schedule(args.schedule), f"schedule {args.schedule}"
     else:
-        from geosched.reference_impl.simulator import simulate
+        from geosched.reference_impl.simulation import simulate
 
         starts, label = simulate(instance, args.policy).starts, args.policy
     draw = plot.memory_picture if args.kind == "memory" else plot.gantt

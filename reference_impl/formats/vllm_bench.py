@@ -16,7 +16,7 @@ fresh id per 16-token chunk, so no two requests share a cached prefix), and geos
 text field of vLLM's ``custom`` dataset) and ``geosched_position`` (the order of the instance,
 restored on reading). The first line also carries ``geosched_workload``: the memory, the
 step-to-seconds mapping, the tie order and whether the witness's ratio depends on it, and the
-``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). vLLM ignores unknown fields.
+``vllm serve`` settings (:mod:`geosched.reference_impl.formats.serving`). vLLM ignores unknown fields.
 
 Exporting a witness (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``:
 the ``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
@@ -210,13 +210,13 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
     the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
     tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
-    (:func:`geosched.reference_impl.vllm.serving.server_settings`, at the instance's ``block_size``:
+    (:func:`geosched.reference_impl.formats.serving.server_settings`, at the instance's ``block_size``:
     ``geosched export --block-size B`` sets it). Stock vLLM's priority queue
     orders equal priorities by arrival time, then by request id *string*: a witness of that
     target is sent in id-string order within each arrival step, so that the staggered arrival
     times a server stamps keep that order.
     """
-    from geosched.reference_impl.vllm.serving import server_settings
+    from geosched.reference_impl.formats.serving import server_settings
 
     engine = witness.get("engine") if witness else None
     settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
@@ -246,7 +246,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``."""
-    from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
+    from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
     instance = source.instance
     order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)

@@ -31,7 +31,7 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.deadline import Deadline
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 __all__ = ["heuristic_schedule", "timed_heuristic", "HEURISTIC_POLICIES", "left_shift", "best_policy_schedule",
            "MAX_LEFT_SHIFT_STEPS"]

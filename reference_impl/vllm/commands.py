@@ -51,7 +51,7 @@ def _search_bar(total: int):
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json, working
-    from geosched.reference_impl.simulator import resolve
+    from geosched.reference_impl.simulation import resolve
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 

@@ -12,7 +12,7 @@ preempted, running, scheduled tokens, finished, KV blocks in use):
   vLLM's rules with the waiting queue ordered by that registry policy's key (what the
   geosched plugin does in ``native`` mode);
 * ``reference="policy"``: the verified simulator of ``policy``
-  (:func:`geosched.reference_impl.simulator.simulate`, Kong et al., arXiv 2606.22327,
+  (:func:`geosched.reference_impl.simulation.simulate`, Kong et al., arXiv 2606.22327,
   Algorithm 1), on the exact-agreement engine (block size 1, budgets that never bind):
   what the plugin does in ``paper`` mode; or, when ``policy`` is a protocol scheduler that
   is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``), its
