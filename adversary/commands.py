@@ -11,7 +11,7 @@ import sys
 
 from geosched.adversary.targets import hunt_target, target_names
 from geosched.arguments import (
-    examples,
+    add_command,
     integer,
     non_negative_int,
     positive_float,
@@ -44,13 +44,14 @@ def add_commands(subparsers, common) -> None:
 
 
 def _add_hunt(subparsers, common) -> None:
-    p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
-                              description=f"Search for instances on which a policy is far from the optimum "
-                                          f"(simulated annealing, differential evolution, Z3, structured groups); "
-                                          f"every ratio printed is certified by a witness file whose schedules "
-                                          f"the checker accepts. --memory defaults to {DEFAULT_HUNT_MEMORY}.",
-                              epilog=examples("geosched hunt --policy sjf --method anneal --time 5 --out hunt-demo",
-                                              "geosched hunt --policy svf --method anneal --rounds 2 --out hunt-svf"))
+    p = add_command(subparsers, "hunt", common, help="search for instances that hurt a policy (certified)",
+                    memory=f"the memory budget M of every instance searched (tokens; default {DEFAULT_HUNT_MEMORY})",
+                    description="Search for instances on which a policy is far from the optimum "
+                                "(simulated annealing, differential evolution, Z3, structured groups); "
+                                "every ratio printed is certified by a witness file whose schedules "
+                                f"the checker accepts. --memory defaults to {DEFAULT_HUNT_MEMORY}.",
+                    examples=["geosched hunt --policy sjf --method anneal --time 5 --out hunt-demo",
+                              "geosched hunt --policy svf --method anneal --rounds 2 --out hunt-svf"])
     p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY",
                    help=f"{', '.join(target_names())}, or a scheduler of your own: FILE.py:Class")
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
@@ -84,13 +85,13 @@ def _add_hunt(subparsers, common) -> None:
 
 
 def _add_check_witness(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "check-witness", parents=[common], help="re-verify a witness file from scratch",
+    p = add_command(
+        subparsers, "check-witness", common, help="re-verify a witness file from scratch",
         description="Re-verify a witness file from scratch: simulate the policy again, check both schedules with "
                     "the independent checker and recompute the certified ratio and its upper end. Exit 0 when it "
                     "verifies, 1 when it does not.",
-        epilog=examples("geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
-                        "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm"))
+        examples=["geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
+                  "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm"])
     p.add_argument("file", help="witness .json")
     p.add_argument("--vllm", action="store_true",
                    help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
@@ -98,25 +99,26 @@ def _add_check_witness(subparsers, common) -> None:
 
 
 def _add_family_and_z3(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "family", parents=[common], help="evaluate a member of a worst-case family and check its closed form",
+    p = add_command(
+        subparsers, "family", common, help="evaluate a member of a worst-case family and check its closed form",
         description="Build member k of a worst-case family, simulate the policy, check the witness schedule and "
                     "compare both TELs and the ratio with the family's sympy closed forms. Exit 0 when they "
                     "match, 1 when not.",
-        epilog=examples("geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2"))
+        examples=["geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2"])
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
     p.set_defaults(handler=_cmd_family)
 
-    p = subparsers.add_parser(
-        "z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds",
+    p = add_command(
+        subparsers, "z3-bisect", common, help="bisect the worst ratio with Z3 on small bounds",
+        memory="the smallest memory budget M of the bounds (tokens; required)",
         description="Bisect the worst ratio of a policy to OPT with Z3 over every instance within small bounds "
                     "(n requests, M, prompt and output lengths): sat gives a certified witness, unsat proves no "
                     "instance in the bounds reaches that ratio, a timeout is unknown. Needs --memory.",
-        epilog=examples("geosched z3-bisect --policy sjf --requests 3 --memory 8 --max-prompt 3 --max-output 4 "
-                        "--timeout 20 --out z3.json"))
+        examples=["geosched z3-bisect --policy sjf --requests 3 --memory 8 --max-prompt 3 --max-output 4 "
+                  "--timeout 20 --out z3.json"])
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..30)")
     p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")

@@ -4,7 +4,8 @@ Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``, an
 formats come from :mod:`geosched.reference_impl.formats`); the other
 subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
-Every command takes ``--memory``, ``--seed`` and ``--json``. User errors (any
+Every command takes ``--seed`` and ``--json`` (the ``common`` parent), and ``--memory`` where it reads it
+(:func:`geosched.arguments.add_command`). User errors (any
 :class:`~geosched.errors.GeoschedError`) print one line and exit 2, without a traceback.
 """
 
@@ -17,11 +18,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from geosched.arguments import (
+    MEMORY_OVERRIDE,
     OneLineParser,
     add_block_size,
+    add_command,
     add_verbosity,
     configure_logging,
-    examples,
     non_negative_int,
     positive_float,
     positive_int,
@@ -50,8 +52,8 @@ _EXTENSIONS = (
 
 
 def _common_parent() -> argparse.ArgumentParser:
+    """The options every command shares; ``--memory`` is added by the commands that read it (add_command)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--memory", type=positive_int, default=None, help="override the memory budget M (tokens)")
     common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_verbosity(common)
@@ -86,14 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
     common = _common_parent()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _add_simulate_and_compare(sub, common)
+    _add_opt_and_check(sub, common)
+    _add_export(sub, common)
+    for module_name in _EXTENSIONS:
+        importlib.import_module(module_name).add_commands(sub, common)
+    return parser
 
-    p = sub.add_parser(
-        "simulate", parents=[common], help="run one policy on a workload",
+
+def _add_simulate_and_compare(sub, common) -> None:
+    p = add_command(
+        sub, "simulate", common, help="run one policy on a workload", memory=MEMORY_OVERRIDE,
         description="Run one scheduling policy on a workload and print its checked metrics (TEL, mean and tail "
                     "latency, makespan, throughput, peak memory); the independent checker accepts the schedule "
                     "first.",
-        epilog=examples("geosched simulate example --policy svf",
-                        "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"))
+        examples=["geosched simulate example --policy svf",
+                  "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"])
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
                    "or a scheduler of your own: FILE.py:Class")
@@ -102,11 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "svf on bursts only, needs coqc")
     p.set_defaults(handler=_cmd_simulate)
 
-    p = sub.add_parser(
-        "compare", parents=[common], help="compare policies (and OPT) on a workload",
+    p = add_command(
+        sub, "compare", common, help="compare policies (and OPT) on a workload", memory=MEMORY_OVERRIDE,
         description="Run several policies on one workload and print a table of their metrics, with the ratio to "
                     "the exact optimum (--opt) or to the best lower bound on it.",
-        epilog=examples("geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"))
+        examples=["geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"])
     _workload_options(p)
     defaults = ",".join(policy_names(Capability.FAST))
     p.add_argument("--policies", default=defaults,
@@ -116,11 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
 
-    p = sub.add_parser(
-        "opt", parents=[common], help="solve the exact offline optimum",
+
+def _add_opt_and_check(sub, common) -> None:
+    p = add_command(
+        sub, "opt", common, help="solve the exact offline optimum", memory=MEMORY_OVERRIDE,
         description="Solve the offline optimum of an instance exactly (CP-SAT, MILP or brute force) and print its "
                     "honest status: optimal, or time_limit with the incumbent and the dual bound.",
-        epilog=examples("geosched opt burst:n=8,seed=1 --time-limit 10"))
+        examples=["geosched opt burst:n=8,seed=1 --time-limit 10"])
     p.add_argument("instance", help="instance .json or generator spec")
     add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
@@ -130,21 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "cpsat-hybrid, milp, milp-tight, brute")
     p.set_defaults(handler=_cmd_opt)
 
-    p = sub.add_parser(
-        "check", parents=[common], help="check a schedule against an instance",
+    p = add_command(
+        sub, "check", common, help="check a schedule against an instance", memory=MEMORY_OVERRIDE,
         description="Check a schedule (start step per request) against an instance with the independent "
                     "checker: arrivals, memory at every step, no preemption; print feasible or every violation, "
                     "and the metrics. Exit 0 when feasible, 1 when not.",
-        epilog=examples("geosched check example.json schedule.json"))
+        examples=["geosched check example.json schedule.json"])
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
     add_block_size(p)
     p.set_defaults(handler=_cmd_check)
-
-    _add_export(sub, common)
-    for module_name in _EXTENSIONS:
-        importlib.import_module(module_name).add_commands(sub, common)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -398,14 +405,13 @@ def _add_export(sub, common) -> None:
     suffixes: dict[str, list[str]] = {}  # the suffix an export is written with -> its formats
     for fmt in writable:
         suffixes.setdefault(fmt.suffixes[0], []).append(fmt.name)
-    p = sub.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
-                       + _spoken_list([f.label or f.name for f in writable], "or") + " file",
-                       description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
-                                   "a format other tools read; load_workload reads every format back. An "
-                                   "existing --out is kept unless --force.",
-                       epilog=examples("geosched export hunt-demo/best_witness.json --format vllm-bench "
-                                       "--out worst.jsonl",
-                                       "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"))
+    p = add_command(sub, "export", common, help="write a witness's or workload's instance as a "
+                    + _spoken_list([f.label or f.name for f in writable], "or") + " file", memory=MEMORY_OVERRIDE,
+                    description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
+                                "a format other tools read; load_workload reads every format back. An "
+                                "existing --out is kept unless --force.",
+                    examples=["geosched export hunt-demo/best_witness.json --format vllm-bench --out worst.jsonl",
+                              "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"])
     p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
     p.add_argument("--format", required=True, choices=[f.name for f in writable],
                    help="; ".join(f"{f.name}: {f.description}" for f in writable).replace("%", "%%"))

@@ -103,3 +103,26 @@ def test_entry_point_without_traceback():
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("geosched: error: unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
                                    "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority")
+
+
+def test_memory_is_an_option_only_where_a_command_reads_it():
+    # issue 31: claims, prove, predictor, lessons (and check-witness, family) accepted --memory and ignored it
+    import argparse
+
+    from geosched.cli import build_parser
+
+    def commands(parser, path=()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from commands(sub, (*path, name)) if sub._subparsers else [((*path, name), sub)]
+
+    with_memory = {" ".join(path) for path, sub in commands(build_parser())
+                   if any("--memory" in a.option_strings for a in sub._actions)}
+    assert with_memory == {"simulate", "compare", "opt", "check", "export", "hunt", "z3-bisect", "cluster",
+                           "vllm-diff", "plot"}
+    for argv in (["claims", "--memory", "5"], ["prove", "kong.volume", "--memory", "5"],
+                 ["lessons", "--memory", "5"], ["predictor", "eval", "--memory", "5"]):
+        with pytest.raises(SystemExit) as info:
+            build_parser().parse_args(argv)
+        assert info.value.code == 2, argv

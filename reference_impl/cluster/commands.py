@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import examples, positive_float, positive_int, probability_level, show_progress, unit_fraction
+from geosched.arguments import (
+    MEMORY_OVERRIDE,
+    add_command,
+    positive_float,
+    positive_int,
+    probability_level,
+    show_progress,
+    unit_fraction,
+)
 
 __all__ = ["add_commands"]
 
@@ -22,13 +30,14 @@ def add_commands(subparsers, common) -> None:
     from geosched.reference_impl.cluster.routers import ROUTER_NAMES
     from geosched.reference_impl.cluster.simulator import ABLATIONS, BELIEFS, LOCAL_POLICIES
 
-    p = subparsers.add_parser(
-        "cluster", parents=[common], help="serve a workload on a cluster (routers, SageSched)",
+    p = add_command(
+        subparsers, "cluster", common, memory=MEMORY_OVERRIDE,
+        help="serve a workload on a cluster (routers, SageSched)",
         description="Serve a workload on a cluster of replicas with a router (SageSched's uncertainty-aware "
                     "placement, or a baseline) and a local policy on each replica; print the latency and SLO "
                     "table and one row per replica, every replica's schedule accepted by the checker.",
-        epilog=examples("geosched cluster trace --limit 2000 --router sagesched --local svf",
-                        "geosched cluster poisson:mu=0.2,rho=0.6 --replicas 2xunit --memory 400 --lengths oracle"))
+        examples=["geosched cluster trace --limit 2000 --router sagesched --local svf",
+                  "geosched cluster poisson:mu=0.2,rho=0.6 --replicas 2xunit --memory 400 --lengths oracle"])
     p.add_argument("workload", nargs="?", default="trace",
                    help="instance .json, trace .csv, 'trace' (the shared Azure trace) or a generator spec "
                         "(default: trace)")

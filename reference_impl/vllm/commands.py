@@ -7,20 +7,21 @@ import logging
 import os
 import sys
 
-from geosched.arguments import add_block_size, examples, non_negative_int, show_progress
+from geosched.arguments import MEMORY_OVERRIDE, add_block_size, add_command, non_negative_int, show_progress
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
 
 
 def add_commands(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "vllm-diff", parents=[common], help="differential test of a vLLM scheduler class (needs vLLM)",
+    p = add_command(
+        subparsers, "vllm-diff", common, memory=MEMORY_OVERRIDE,
+        help="differential test of a vLLM scheduler class (needs vLLM)",
         description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
                     "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.",
-        epilog=examples("geosched vllm-diff burst:n=8,seed=1",
-                        "geosched vllm-diff burst:n=8,seed=1 --search 10"))
+        examples=["geosched vllm-diff burst:n=8,seed=1",
+                  "geosched vllm-diff burst:n=8,seed=1 --search 10"])
     p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
     p.add_argument("--scheduler", default=None,
                    help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
