@@ -39,7 +39,6 @@ from geosched.adversary.options import HuntOptions, SearchOptions
 from geosched.adversary.rounds import RoundsRun, checked_rounds_state, run_rounds
 from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
-    Candidate,
     SearchResult,
     SearchSpace,
     anneal,
@@ -654,10 +653,3 @@ def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None
     finally:
         plt.close(fig)
     return str(csv_path), str(plot)
-
-
-def candidate_from_instance(instance) -> Candidate:
-    """Arrays of an instance (for seeding a search with a known instance)."""
-    reqs = instance.requests
-    return Candidate(np.array([r.arrival for r in reqs], np.int64), np.array([r.prompt for r in reqs], np.int64),
-                     np.array([r.output for r in reqs], np.int64))
