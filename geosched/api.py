@@ -278,7 +278,7 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
         "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping()}),
         "load_workload": ("geosched.reference_impl.workloads", "load_workload", {
             "spec": text(), "memory": integer(1, optional=True), "seed": _OPTIONAL_INT, "arrivals": text(),
-            "step_seconds": _TIME, "limit": integer(1, optional=True)}),
+            "step_seconds": _TIME, "limit": integer(1, optional=True), "block_size": integer(1, optional=True)}),
         "generate": ("geosched.reference_impl.workloads", "generate", {"name": text()}),
     }
 
