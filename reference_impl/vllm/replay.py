@@ -1,7 +1,7 @@
 """Replay a ``vllm-bench`` export over HTTP with vLLM's own benchmark client, and measure the replay's fidelity.
 
 :func:`replay_export` starts a server with the export's settings, runs vLLM 0.33's real client
-(``vllm bench serve --dataset-name timed_trace``: :func:`geosched.reference_impl.vllm.serving.bench_args`)
+(``vllm bench serve --dataset-name timed_trace``: :func:`geosched.reference_impl.formats.serving.bench_args`)
 against it, and reads two records: the result file that vLLM's client writes
 (:func:`read_bench_result`: per-request ``latencies``, ``ttfts``, ``itls``... in file order) and the
 server's request log (:func:`read_arrival_log`: when the server received each request). The
@@ -55,8 +55,8 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.formats.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args
 from geosched.reference_impl.vllm.engine_replay import read_replay_file
-from geosched.reference_impl.vllm.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args
 from geosched.results import Result
 
 __all__ = ["SERVERS", "BenchResult", "HttpReplay", "ReplayError", "ReplayFidelity", "build_model_dir",

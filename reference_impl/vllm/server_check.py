@@ -1,7 +1,7 @@
 """Whether a GPU server of vLLM 0.33 accepts a replay's settings: vLLM's own argument parser, engine-config
 builder and attention backends' block-size rule, run at export time.
 
-A ``vllm-bench`` export writes ``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). Three
+A ``vllm-bench`` export writes ``vllm serve`` settings (:mod:`geosched.reference_impl.formats.serving`). Three
 things in vLLM 0.33 can refuse them, and :func:`check_server_settings` asks each of them:
 
 * the ``vllm serve`` argument parser (``vllm.entrypoints.common.cli_args.make_arg_parser``, then
@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from geosched.reference_impl.vllm.serving import ServerSettings
+from geosched.reference_impl.formats.serving import ServerSettings
 
 __all__ = ["CUDA_BACKENDS", "RECORDED_BLOCK_SIZES", "ServerCheck", "block_grain_fix", "check_server_settings",
            "recorded_block_rule"]

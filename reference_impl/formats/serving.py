@@ -114,20 +114,23 @@ class ServerSettings:
         return settings
 
 
-def server_settings(instance: Instance, *, block_size: int = 1, engine: Any = None,
-                    scheduler_cls: str | None = None) -> ServerSettings:
-    """The settings that reproduce ``instance``'s memory, from a witness's ``engine`` (EngineParams or dict) if given.
+def server_settings(instance: Instance, *, engine: Any = None, scheduler_cls: str | None = None) -> ServerSettings:
+    """The settings that reproduce ``instance``'s memory in whole blocks of its ``block_size``, from a
+    witness's ``engine`` (EngineParams or dict) if given.
 
     Without an engine, the batch limits never bind (``max_num_seqs = n``, a token budget of ``M + n``).
 
     Raises
     ------
     ValidationError
-        When ``M`` is not a multiple of the block size, or a request cannot be served in ``M``
+        When the engine's block size is not the instance's, or its blocks do not hold ``M``, or a
+        request cannot be served in ``M``
         (vLLM needs ``max_model_len = P + o = s + 1 + o`` tokens to fit in the usable blocks).
     """
     fields = engine if isinstance(engine, dict) else (asdict(engine) if engine is not None else {})
-    block = int(fields.get("block_size", block_size))
+    block = instance.block_size
+    if int(fields.get("block_size", block)) != block:
+        raise ValidationError("engine.block_size", fields["block_size"], f"must be the instance's block_size {block}")
     if "capacity_blocks" in fields and fields["capacity_blocks"] * block != instance.memory:
         raise ValidationError("engine.capacity_blocks", fields["capacity_blocks"],
                               f"times block_size {block} must equal the memory M = {instance.memory}")
