@@ -32,15 +32,15 @@ else:
 from geosched.adversary.witness import make_witness, write_witness  # noqa: E402
 from geosched.errors import ValidationError  # noqa: E402
 from geosched.reference_impl.formats import write_workload  # noqa: E402
-from geosched.reference_impl.formats.serving import ServerSettings  # noqa: E402
-from geosched.reference_impl.model import Instance, Request, burst_instance  # noqa: E402
-from geosched.reference_impl.vllm.harness import ensure_vllm_device  # noqa: E402
-from geosched.reference_impl.vllm.replay import read_arrival_log, vllm_logging_config  # noqa: E402
-from geosched.reference_impl.vllm.server_check import (  # noqa: E402
+from geosched.reference_impl.formats.server_check import (  # noqa: E402
     CUDA_BACKENDS,
     RECORDED_BLOCK_SIZES,
     check_server_settings,
 )
+from geosched.reference_impl.formats.serving import ServerSettings  # noqa: E402
+from geosched.reference_impl.model import Instance, Request, burst_instance  # noqa: E402
+from geosched.reference_impl.vllm.harness import ensure_vllm_device  # noqa: E402
+from geosched.reference_impl.vllm.replay import read_arrival_log, vllm_logging_config  # noqa: E402
 
 pytestmark = pytest.mark.vllm
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ step-to-seconds mapping, the tie order and whether the witness's ratio depends o
 Exporting (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``: the
 ``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
 (:func:`export_plan`, :func:`plan_export`), once vLLM 0.33's own parser, engine-config builder and
-GPU attention backends accept the settings (:mod:`geosched.reference_impl.vllm.server_check`; the
+GPU attention backends accept the settings (:mod:`geosched.reference_impl.formats.server_check`; the
 verdict is the first line's ``server_check``). A token-grain witness (block size 1, which every CUDA
 backend refuses) gets the file without the script, and a warning that names the block-grain path.
 
@@ -284,14 +284,14 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``.
 
     The server settings are checked as vLLM 0.33 checks them
-    (:func:`geosched.reference_impl.vllm.server_check.check_server_settings`) and the verdict goes into
+    (:func:`geosched.reference_impl.formats.server_check.check_server_settings`) and the verdict goes into
     the metadata (``server_check``). A block size that vLLM's GPU backends refuse is an error when asked
     for with ``--block-size``; when it is the witness's or workload's own grain (token grain: 1), the file is written
     without ``NAME.replay.sh`` and a warning names the block-grain path and the CPU replay. Any other
     refusal of vLLM (its parser, its engine config) is an error naming vLLM's reason.
     """
+    from geosched.reference_impl.formats.server_check import check_server_settings
     from geosched.reference_impl.formats.serving import ServerSettings, replay_script
-    from geosched.reference_impl.vllm.server_check import check_server_settings
 
     instance = source.instance
     order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)
@@ -320,7 +320,7 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
 def _refused(check: Any, args: argparse.Namespace, plan: ExportPlan, instance: Instance, meta: Mapping[str, Any],
              stem: str) -> ExportPlan:
     """A refused server: an error, or (the witness's own token grain) the file alone and a warning."""
-    from geosched.reference_impl.vllm.server_check import VLLM_VERSION, block_grain_fix
+    from geosched.reference_impl.formats.server_check import VLLM_VERSION, block_grain_fix
 
     witness = "policy" in meta
     fix = block_grain_fix(instance.memory, meta.get("policy"), Path(stem).name, witness=witness)
