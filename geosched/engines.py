@@ -31,7 +31,8 @@ def coq_engine() -> Any:
 
 
 def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", backfill: bool = False,
-             observer: Any = None, engine: str = "python") -> Any:
+             observer: Any = None, engine: str = "python", max_steps: int | None = None,
+             decide_seconds: float | None = None) -> Any:
     """Run ``policy`` on ``instance`` with the Python engines or the extracted Coq SVF.
 
     The discrete-time process of Kong et al. (arXiv 2606.22327, Algorithm 1); with
@@ -53,6 +54,9 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     backfill, observer
         Those of :func:`geosched.reference_impl.simulation.simulate`; ``engine="coq"`` takes only the
         defaults (exact lengths, strict head-of-line, no observer).
+    max_steps, decide_seconds : optional
+        The step engine's work limits (:mod:`geosched.limits`): a run spanning more than ``max_steps``
+        steps is refused before it starts; one ``decide()`` call may take ``decide_seconds``.
 
     Returns
     -------
@@ -83,4 +87,5 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
 
         predictor = make_predictor(predictor)
     return simulate_core(instance, policy, predictor=predictor, backfill=backfill, observer=observer,
-                         engine=coq_engine() if engine == "coq" else "python")
+                         engine=coq_engine() if engine == "coq" else "python", max_steps=max_steps,
+                         decide_seconds=decide_seconds)
