@@ -12,6 +12,7 @@ import sys
 from geosched.adversary.targets import hunt_target, target_names
 from geosched.arguments import (
     add_command,
+    add_work_limits,
     integer,
     non_negative_int,
     positive_float,
@@ -81,6 +82,7 @@ def _add_hunt(subparsers, common) -> None:
                    help="with --rounds: evaluations per restart (default 2000)")
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_hunt)
 
 
@@ -95,6 +97,7 @@ def _add_check_witness(subparsers, common) -> None:
     p.add_argument("file", help="witness .json")
     p.add_argument("--vllm", action="store_true",
                    help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_check_witness)
 
 
