@@ -63,6 +63,7 @@ import z3
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
+from geosched.output import check_folder
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
@@ -586,6 +587,8 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
+    if out is not None:
+        check_folder(out)  # before any check: a check that cannot write its files would end as 'error'
     _prepare_checkpoint(chosen_mode, out, restart)
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
