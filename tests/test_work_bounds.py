@@ -333,3 +333,42 @@ def test_claims_out_in_a_folder_it_cannot_write_is_one_line_before_any_check(tmp
         else:
             disk.chmod(0o755)
 
+
+
+# ---------------------------------------------------------------- item 5: waiting on a lock
+
+
+def test_a_wait_for_the_coq_build_lock_says_what_and_since_when(tmp_path, monkeypatch, capsys):
+    from geosched.verify import coq_engine
+
+    if coq_engine.missing_tools():
+        pytest.skip("coqc not installed")
+    monkeypatch.setenv("GEOSCHED_COQ_CACHE", str(tmp_path))
+    lock = tmp_path / f"{coq_engine.source_hash()[0][:16]}.lock"
+    built = []
+    with coq_engine._locked(lock):  # another holder (flock: another open file is another owner)
+        waiter = threading.Thread(target=lambda: built.append(coq_engine.build(cached_only=True)))
+        waiter.start()
+        said = ""
+        for _ in range(60_000):  # until the waiter has said it waits (a bound, not a timing)
+            said += capsys.readouterr().err
+            if "waiting for" in said:
+                break
+            threading.Event().wait(0.001)
+    waiter.join()
+    assert said.count("\n") == 1 and f"waiting for the Coq build lock {lock}" in said, said
+    assert f"held by process {os.getpid()} since " in said and "UTC" in said, said
+    assert built[0].status == "not_built" and built[0].lock_wait_seconds > 0
+
+
+def test_the_ledger_reports_a_lock_wait_apart_from_checking(monkeypatch):
+    from geosched.verify import coq_engine
+    from geosched.verify.ledger import run_claims
+
+    monkeypatch.setattr(coq_engine, "build", lambda **kw: coq_engine.CoqBuild(
+        "not_built", "no build", 6.6, lock_wait_seconds=6.5))
+    result = run_claims(["kong.volume"], mode="quick")
+    (claim,) = result.claims
+    assert claim.waited == 6.5 and claim.wall_time < 6.5
+    assert "+6.5s waiting" in result.table(width=200)
+    assert result.to_dict()["claims"][0]["waited"] == 6.5
