@@ -14,6 +14,7 @@ __all__ = [
     "InfeasibleScheduleError",
     "SolverError",
     "LimitError",
+    "TimeLimitError",
 ]
 
 
@@ -71,3 +72,8 @@ class LimitError(GeoschedError):
     """Work past a limit (steps, a ``decide()`` call's seconds, bytes, evaluations): refused before it
     starts, or stopped where it reached the limit; the message names the limit and the option that
     raises it (:mod:`geosched.limits`)."""
+
+
+class TimeLimitError(GeoschedError):
+    """A computation was stopped at its time limit before it answered; the message names the
+    limit and the option that raises it."""
