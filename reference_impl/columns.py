@@ -5,8 +5,8 @@ The command line's general path builds an :class:`~geosched.reference_impl.model
 ``completions`` dicts and the checker's ``Metrics.latencies``: about 450-600 MiB at a million
 requests. For a file in :func:`~geosched.reference_impl.model.write_instance`'s layout with at least
 :data:`COLUMN_MIN_REQUESTS` requests, this module reads the file straight into int64 columns (the
-ids kept as one bytes blob and offsets, :class:`IdColumn`), runs the compiled decision loop
-(:mod:`.fastsim`) and the checker's column sweep
+ids kept as one bytes blob and offsets, :class:`IdColumn`), runs the compiled kernel
+(:mod:`.kernel`) and the checker's column sweep
 (:func:`~geosched.reference_impl.checker.check_start_columns`) on them, and returns what the commands
 print. Every rule the strict reader enforces is checked on whole columns; on any doubt (another
 layout, a rule broken, a duplicate id, a schedule whose ids are not the instance's in its order)
@@ -207,16 +207,15 @@ def simulate_file(path: str, policy: str) -> tuple[InstanceColumns, dict[str, An
     columns = read_instance_columns(path)
     if columns is None or int((columns.prompt + columns.output).max()) >= _KEY_SAFE:
         return None
-    from geosched.reference_impl import fastsim  # numba: only once the column path runs
+    from geosched.reference_impl import kernel  # numba: only once the column path runs
     from geosched.reference_impl.policies import make_policy
 
-    if not fastsim.fits_int64(columns.memory, columns.arrival, columns.output):
+    if not kernel.fits_int64(columns.memory, columns.arrival, columns.output):
         return None
     keys = np.asarray(make_policy(policy).array_keys(columns.prompt, columns.output), dtype=np.int64)
     order = np.lexsort((np.arange(columns.n, dtype=np.int64), columns.arrival, keys))
     del keys
-    start, _, _ = fastsim.run_exact(columns.memory, columns.prompt, columns.output, columns.arrival, order,
-                                    np.argsort(columns.arrival, kind="stable"))
+    start, _, _ = kernel.run_exact(columns.memory, columns.prompt, columns.output, columns.arrival, order, False)
     del order
     report = _verdict(columns, start)  # the independent checker, as the general path runs it
     if report is None:

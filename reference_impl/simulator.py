@@ -473,10 +473,10 @@ COMPILED_MIN_REQUESTS = 20_000  # from here on the compiled loop pays for loadin
 
 def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: str, keys: list[Any],
                        predicted: list[int], started: float) -> SimulationResult | None:
-    """:func:`simulate`'s result from the compiled decision loop (:mod:`.fastsim`), for exact lengths,
-    int keys and int64-safe instances; None otherwise (the engine then runs). The loop is a port of
+    """:func:`simulate`'s result from the compiled kernel (:mod:`.kernel`), for exact lengths, int keys
+    and int64-safe instances; None otherwise (the engine then runs). The kernel is a port of
     :class:`ReplicaEngine`'s exact mode: the same decisions, starts and order (``tests/test_million.py``)."""
-    from geosched.reference_impl import fastsim
+    from geosched.reference_impl import kernel
 
     requests = instance.requests
     n, memory = len(requests), instance.memory
@@ -485,13 +485,12 @@ def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: s
     arrival = np.fromiter(map(operator.attrgetter("arrival"), requests), dtype=np.int64, count=n)
     belief = np.asarray(predicted)  # the engine's beliefs are min(prediction, M - s): exact mode needs them = o
     if belief.dtype != np.int64 or not np.array_equal(np.minimum(belief, memory - prompt), output) \
-            or not fastsim.fits_int64(memory, arrival, output):
+            or not kernel.fits_int64(memory, arrival, output):
         return None
-    order = fastsim.priority_order(keys, arrival)
+    order = kernel.priority_order(keys, arrival)
     if order is None:
         return None
-    start, admitted, decisions = fastsim.run_exact(memory, prompt, output, arrival, order,
-                                                   np.argsort(arrival, kind="stable"))
+    start, admitted, decisions = kernel.run_exact(memory, prompt, output, arrival, order, False)
     ids = [r.id for r in requests]
     starts = start.tolist()
     return SimulationResult(

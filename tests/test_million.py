@@ -1,6 +1,6 @@
 """Issue 21 item 8: the fast paths for 1,000,000 requests give exactly what the general paths give.
 
-The compiled decision loop (:mod:`geosched.reference_impl.fastsim`) against the simulator's
+The compiled kernel (:mod:`geosched.reference_impl.kernel`) against the simulator's
 ``ReplicaEngine`` (and the naive per-step reference); the column reader and the checker's column
 path against the general ones, on generated instances with ties and on bad inputs; the command
 line's column path (:mod:`geosched.reference_impl.columns`) against its general path.
@@ -25,7 +25,7 @@ from stepwise_reference import stepwise_simulate
 
 from geosched import cli
 from geosched.errors import GeoschedError
-from geosched.reference_impl import checker, columns, fastsim, model, simulator
+from geosched.reference_impl import checker, columns, kernel, model, simulator
 from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
@@ -64,7 +64,7 @@ def _engine_result(instance, policy):
 
 def _compiled_result(instance, policy):
     calls = []
-    real = fastsim.run_exact
+    real = kernel.run_exact
 
     def counted(*args):
         calls.append(1)
@@ -72,7 +72,7 @@ def _compiled_result(instance, policy):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
-        patch.setattr(fastsim, "run_exact", counted)
+        patch.setattr(kernel, "run_exact", counted)
         result = simulator.simulate(instance, policy)
     assert calls == [1], "the compiled loop did not run"
     return result
@@ -93,8 +93,8 @@ def test_compiled_loop_equals_the_engine(instance, policy):
 def test_compiled_loop_hand_worked():
     # M = 12: b (1, 5) first by volume, a (6, 3) waits until b's usage 1 + t leaves room: 6 + 3 + 6 > 12
     # until t = 5 (b holds 6 at step 5, a holds 7 at step 6 when b is gone)
-    start, order, decisions = fastsim.run_exact(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]),
-                                                np.array([1, 0]), np.array([0, 1]))
+    start, order, decisions = kernel.run_exact(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]),
+                                               np.array([1, 0]), False)
     assert start.tolist() == [5, 0] and order.tolist() == [1, 0] and decisions == 2
 
 
@@ -108,7 +108,7 @@ class _Longer:
 def test_falls_back_outside_its_case(monkeypatch):
     calls = []
     monkeypatch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
-    monkeypatch.setattr(fastsim, "run_exact", lambda *a: calls.append(1))
+    monkeypatch.setattr(kernel, "run_exact", lambda *a: calls.append(1))
     instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
     simulator.simulate(instance, "svf", backfill=True)
     simulator.simulate(instance, "svf", predictor=_Longer())
@@ -125,14 +125,14 @@ def test_falls_back_outside_its_case(monkeypatch):
     ([0] * 10, [2**53] * 10, 2**53, False),  # 4 * 12 * 13 * 2^53 >= 2^62
 ])
 def test_fits_int64(arrival, output, memory, fits):
-    assert fastsim.fits_int64(memory, np.array(arrival, dtype=np.int64), np.array(output, dtype=np.int64)) is fits
+    assert kernel.fits_int64(memory, np.array(arrival, dtype=np.int64), np.array(output, dtype=np.int64)) is fits
 
 
 def test_priority_order_is_key_arrival_position():
-    order = fastsim.priority_order([3, 1, 1, 1], np.array([0, 2, 1, 1]))
+    order = kernel.priority_order([3, 1, 1, 1], np.array([0, 2, 1, 1]))
     assert order.tolist() == [2, 3, 1, 0]
-    assert fastsim.priority_order([1.5, 2], np.array([0, 0])) is None
-    assert fastsim.priority_order([2**70, 1], np.array([0, 0])) is None
+    assert kernel.priority_order([1.5, 2], np.array([0, 0])) is None
+    assert kernel.priority_order([2**70, 1], np.array([0, 0])) is None
 
 
 # ---------------------------------------------------------------- the schedule reader
