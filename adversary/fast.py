@@ -24,6 +24,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
 ]
 
 FAST_POLICIES = policy_names(Capability.FAST)
+_rule = functools.cache(make_policy)  # the rules are frozen dataclasses; FAST_POLICIES is read at import too
 _KEY_SAFE = 2**30  # s + o below this keeps every key in int64 (the policies' own bound, policies._INT64_SAFE)
 
 
@@ -67,7 +69,7 @@ def priority_keys(policy: str, prompt: np.ndarray, output: np.ndarray, *, narrow
     s, o = np.asarray(prompt, dtype=np.int64), np.asarray(output, dtype=np.int64)
     if not narrow and s.size and int(s.max()) + int(o.max()) >= _KEY_SAFE:
         s, o = s.astype(object), o.astype(object)
-    return np.asarray(make_policy(policy).array_keys(s, o), dtype=s.dtype)
+    return np.asarray(_rule(policy).array_keys(s, o), dtype=s.dtype)
 
 
 def priority_order(policy: str, arrival: np.ndarray, prompt: np.ndarray, output: np.ndarray, *,
@@ -107,7 +109,7 @@ def simulate_arrays(
     a, s, o = _columns(arrival, prompt, output)
     ranks = _ranks(policy, a, s, o, memory, order)
     if 0 < memory < kernel.LIMIT:
-        start, _, decisions = kernel.run_exact(int(memory), s, o, a, ranks, bool(backfill))
+        start, decisions = kernel.starts_exact(int(memory), s, o, a, ranks, bool(backfill))
         if decisions != kernel.OUT_OF_RANGE:
             return start
     return _simulated_starts(a, s, o, memory, ranks, backfill)
@@ -189,7 +191,8 @@ def batch_policy_tel(
     return tels
 
 
-@njit(cache=True)
+# cached under the package name only, as the kernel: another import name leaves entries others cannot load
+@njit(cache=__name__ == "geosched.adversary.fast")
 def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
     # usage[t] = tokens held at step t by the requests placed so far
     usage = np.zeros(horizon + 2, np.int64)

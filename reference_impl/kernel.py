@@ -19,9 +19,10 @@ and usage-profile, ``adversary/fast.py``); ``benchmarks/bench_kernel.py`` times 
 Token grain only: neither of them had block grain (``simulate(..., block_size=B)`` runs the step
 engine, whose forward check counts blocks).
 
-Entry points: :func:`run_exact` (one instance: starts, admission order, decisions), :func:`tel_exact`
-(one instance's TEL: the searches' inner loop) and :func:`batch_tel` (the TELs of a population in one
-call). Each allocates its outputs and one int64 workspace; the loop allocates nothing.
+Entry points: :func:`run_exact` (one instance: starts, admission order, decisions; the simulator),
+:func:`starts_exact` (the starts alone), :func:`tel_exact` (one instance's TEL: the searches' inner
+loop) and :func:`batch_tel` (the TELs of a population in one call). Each allocates its outputs and
+one int64 workspace and runs the same loop, which allocates nothing.
 
 int64 cannot wrap: :func:`fits_int64` holds when every quantity of the loop stays below ``2^62``
 (no request waits while the batch is empty, so no step passes the last arrival plus the sum of the
@@ -44,7 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit  # a runtime dependency (pyproject); a million decisions need a compiled loop
 
-__all__ = ["OUT_OF_RANGE", "LIMIT", "run_exact", "tel_exact", "batch_tel", "fits_int64", "priority_order"]
+__all__ = ["OUT_OF_RANGE", "LIMIT", "run_exact", "starts_exact", "tel_exact", "batch_tel", "fits_int64",
+           "priority_order"]
 
 OUT_OF_RANGE = -1  # the decisions or TEL of an instance past fits_int64: the caller runs the engine instead
 LIMIT = 2**62  # every quantity of the loop stays below it (fits_int64); a budget M >= LIMIT never runs here
@@ -516,6 +518,17 @@ def run_exact(memory, prompt, output, arrival, order, backfill):  # pragma: no c
     decisions = _run(memory, prompt, output, arrival, order, by_arrival, backfill, start, admitted,
                      np.empty((_ROWS, n + 1), np.int64))
     return start, admitted, decisions
+
+
+@njit(cache=_CACHE)
+def starts_exact(memory, prompt, output, arrival, order, backfill):  # pragma: no cover - compiled
+    """``(start, decisions)`` of :func:`run_exact` without the admission order (one array less to
+    allocate and hand to Python: the searches' schedules)."""
+    n = prompt.size
+    start = np.empty(n, np.int64)
+    work = np.empty((_ROWS + 1, n + 1), np.int64)
+    by_arrival = np.empty(0, np.int64) if _ordered(arrival) else np.argsort(arrival, kind="mergesort")
+    return start, _run(memory, prompt, output, arrival, order, by_arrival, backfill, start, work[_ROWS], work)
 
 
 @njit(cache=_CACHE)

@@ -73,6 +73,8 @@ def _compare(instance, keys, backfill, stepwise=True):
     assert dict(zip(ids, start.tolist())) == engine.starts
     assert tuple(ids[i] for i in admitted.tolist()) == engine.admission_order
     assert decisions == engine.decisions
+    starts_only, again = kernel.starts_exact(instance.memory, prompt, output, arrival, order, backfill)
+    assert starts_only.tolist() == start.tolist() and again == decisions
     if stepwise:
         naive, _ = stepwise_simulate(instance, keys, output.tolist(), backfill=backfill)
         assert dict(zip(ids, start.tolist())) == naive
@@ -147,6 +149,7 @@ def test_past_int64_answers_out_of_range_and_the_wrapper_takes_the_engine():
     order = np.arange(n)
     assert not kernel.fits_int64(big, arrival, output)
     assert kernel.run_exact(big, prompt, output, arrival, order, False)[2] == kernel.OUT_OF_RANGE
+    assert kernel.starts_exact(big, prompt, output, arrival, order, True)[1] == kernel.OUT_OF_RANGE
     assert kernel.tel_exact(big, prompt, output, arrival, order, True) == kernel.OUT_OF_RANGE
     fine = (np.array([6, 1]), np.array([3, 5]), np.zeros(2, np.int64))
     tels = kernel.batch_tel(np.array([big, 12]), np.concatenate([arrival, fine[2]]),
