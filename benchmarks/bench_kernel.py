@@ -186,6 +186,8 @@ def _hunt_contenders(old: dict[str, ModuleType], pop: list, backfill: bool) -> t
     compiled = {
         "kernel.tel_exact per instance": lambda: [kernel.tel_exact(m, s_, o_, a_, r_, backfill)
                                                   for a_, s_, o_, r_, m, _ in prepared],
+        "kernel.starts_exact per instance (starts back, as the base's)": lambda: [
+            kernel.starts_exact(m, s_, o_, a_, r_, backfill) for a_, s_, o_, r_, m, _ in prepared],
         "kernel.batch_tel, one call": lambda: kernel.batch_tel(memories, a, s, o, offsets, orders, backfill),
         "base adversary kernel per instance": lambda: [each(a_, s_, o_, r_, m, backfill)
                                                        for a_, s_, o_, r_, m, _ in prepared],
