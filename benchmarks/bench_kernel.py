@@ -7,7 +7,8 @@ deleted from the tree, so this script loads them from git at the base commit (``
 ``70b4101``, the commit before the kernel): ``git show BASE:reference_impl/fastsim.py`` and
 ``git show BASE:adversary/fast.py`` are written to a temporary folder and imported from there, next
 to this checkout's kernel. Every contender runs on the same arrays and orders, their starts or TELs
-are asserted equal, and the timings alternate between them (a change of load hits all). Times are
+are asserted equal, and the timings alternate between them (a change of load hits all; the order is
+reversed every other round). Times are
 CPU seconds of this process (``time.process_time``: the machine is shared) and wall seconds; each
 cell is the median of ``--repeats`` runs; the load average is printed before and after each part.
 
@@ -78,11 +79,12 @@ def load() -> str:
 
 
 def timed(contenders: dict[str, Callable[[], Any]], repeats: int) -> dict[str, tuple[float, float]]:
-    """``{name: (median CPU s, median wall s)}``, the contenders alternating in every round."""
+    """``{name: (median CPU s, median wall s)}``, the contenders alternating in every round (in reverse
+    order every other round: none always runs first)."""
     cpu: dict[str, list[float]] = {name: [] for name in contenders}
     wall: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(repeats):
-        for name, run in contenders.items():
+    for round_ in range(repeats):
+        for name, run in (list(contenders.items())[::-1] if round_ % 2 else contenders.items()):
             began_cpu, began = time.process_time(), time.perf_counter()
             run()
             cpu[name].append(time.process_time() - began_cpu)
