@@ -514,10 +514,9 @@ def run_exact(memory, prompt, output, arrival, order, backfill):  # pragma: no c
     n = prompt.size
     start = np.empty(n, np.int64)
     admitted = np.empty(n, np.int64)
-    by_arrival = np.empty(0, np.int64) if _ordered(arrival) else np.argsort(arrival, kind="mergesort")
-    decisions = _run(memory, prompt, output, arrival, order, by_arrival, backfill, start, admitted,
-                     np.empty((_ROWS, n + 1), np.int64))
-    return start, admitted, decisions
+    work = np.empty((_ROWS, n + 1), np.int64)
+    by_arrival = work[0, :0] if _ordered(arrival) else np.argsort(arrival, kind="mergesort")  # no allocation
+    return start, admitted, _run(memory, prompt, output, arrival, order, by_arrival, backfill, start, admitted, work)
 
 
 @njit(cache=_CACHE)
@@ -527,7 +526,7 @@ def starts_exact(memory, prompt, output, arrival, order, backfill):  # pragma: n
     n = prompt.size
     start = np.empty(n, np.int64)
     work = np.empty((_ROWS + 1, n + 1), np.int64)
-    by_arrival = np.empty(0, np.int64) if _ordered(arrival) else np.argsort(arrival, kind="mergesort")
+    by_arrival = work[0, :0] if _ordered(arrival) else np.argsort(arrival, kind="mergesort")  # no allocation
     return start, _run(memory, prompt, output, arrival, order, by_arrival, backfill, start, work[_ROWS], work)
 
 
@@ -537,7 +536,7 @@ def tel_exact(memory, prompt, output, arrival, order, backfill):  # pragma: no c
     loop), or :data:`OUT_OF_RANGE`."""
     n = prompt.size
     work = np.empty((_ROWS + 2, n + 1), np.int64)
-    by_arrival = np.empty(0, np.int64) if _ordered(arrival) else np.argsort(arrival, kind="mergesort")
+    by_arrival = work[0, :0] if _ordered(arrival) else np.argsort(arrival, kind="mergesort")  # no allocation
     return _tel(memory, prompt, output, arrival, order, 0, n, by_arrival, backfill, work[_ROWS], work[_ROWS + 1],
                 work)
 
