@@ -2,7 +2,7 @@
 
 The searches of :mod:`geosched.adversary` evaluate hundreds of thousands of small instances of the
 strict head-of-line (or backfilling) continuous-batching process of
-:func:`geosched.reference_impl.simulator.simulate` (Kong et al., arXiv 2606.22327, Algorithm 1;
+:func:`geosched.reference_impl.simulation.simulate` (Kong et al., arXiv 2606.22327, Algorithm 1;
 Jaillet et al., arXiv 2502.07115, Algorithm 1) with *exact* output lengths. The loop that runs them
 is the compiled kernel :mod:`geosched.reference_impl.kernel`, the one the simulator also runs for
 large instances (issue 31); this module turns a policy name into the kernel's ranks, hands a
@@ -35,7 +35,7 @@ from geosched.errors import UnknownNameError
 from geosched.reference_impl import kernel
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, make_policy, policy_names
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 __all__ = [
     "FAST_POLICIES",

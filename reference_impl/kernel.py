@@ -1,10 +1,10 @@
 """The compiled kernel: the exact model's continuous batching as one numba loop (issue 31, item 1).
 
-The process of :func:`geosched.reference_impl.simulator.simulate` (Kong et al., arXiv 2606.22327,
+The process of :func:`geosched.reference_impl.simulation.simulate` (Kong et al., arXiv 2606.22327,
 Algorithm 1; Jaillet et al., arXiv 2502.07115, Algorithm 1) for exact lengths: every belief is the
 true length, so nothing is ever evicted and the finished members are a prefix of the batch sorted by
-end. It is a port of :class:`~geosched.reference_impl.simulator.ReplicaEngine`'s exact mode and of
-:class:`~geosched.reference_impl.simulator.ForwardCheck` (the two sufficient tests, the window check
+end. It is a port of :class:`~geosched.reference_impl.engine.ReplicaEngine`'s exact mode and of
+:class:`~geosched.reference_impl.admission.ForwardCheck` (the two sufficient tests, the window check
 on suffix sums, ``earliest_start``'s jumps) onto int64 arrays, for strict head-of-line and backfill:
 the waiting ranks are a sorted run (a burst's million ranks are one run, read in order) plus, at
 head-of-line, a heap for the few that arrive behind a long run; backfill scans the whole run at
@@ -16,10 +16,11 @@ are the caller's ``order``: ranks sorted by ``(key, arrival, position)``, never 
 It replaces the two compiled simulators of before (issue 31): the simulator's port for large
 instances (``reference_impl/fastsim.py``, head-of-line only) and the adversary's step kernels (batch
 and usage-profile, ``adversary/fast.py``); ``benchmarks/bench_kernel.py`` times it against both.
-Token grain only: neither of them had block grain (``simulate(..., block_size=B)`` runs the step
-engine, whose forward check counts blocks).
+Token grain only: neither of them had block grain (an instance with ``block_size > 1`` runs on the
+step engine, whose forward check counts blocks: :func:`~geosched.reference_impl.simulation.compiled_run`
+refuses it). It imports nothing of geosched (numba and numpy only).
 
-Entry points: :func:`run_exact` (one instance: starts, admission order, decisions; the simulator),
+Entry points: :func:`run_exact` (one instance: starts, admission order, decisions; ``simulate``),
 :func:`starts_exact` (the starts alone), :func:`tel_exact` (one instance's TEL: the searches' inner
 loop) and :func:`batch_tel` (the TELs of a population in one call). Each allocates its outputs and
 one int64 workspace and runs the same loop, which allocates nothing.

@@ -719,7 +719,8 @@ def classify(case: Case, run) -> tuple[str, str]:
         return ("accepted" if run.code == 0 else "unclean error"), run.describe()
     if run.clean_error:
         return "refused cleanly", run.stderr.strip()
-    if run.code in (0, 1) and not run.stderr.strip():
+    warnings_only = all(line.startswith("geosched: warning: ") for line in run.stderr.strip().splitlines())
+    if run.code in (0, 1) and warnings_only:  # a warning beside an answer is not an error
         why = case.check(run.stdout) if case.check is not None else None
         return ("answered", "") if why is None else ("wrong answer", why)
     return "unclean error", run.describe()
@@ -727,6 +728,9 @@ def classify(case: Case, run) -> tuple[str, str]:
 
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
+    from reliability_referee_cases import data_file_code_cases  # it builds on Case: imported here, not above
+
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
             + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
-            + input_cases())  # issue 21's input categories (tests/reliability_inputs.py)
+            + input_cases()  # issue 21's input categories (tests/reliability_inputs.py)
+            + data_file_code_cases())  # issue 30: files naming code (tests/reliability_referee_cases.py)

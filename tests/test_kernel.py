@@ -1,6 +1,6 @@
 """The compiled kernel (``reference_impl/kernel.py``, issue 31 item 1) against the reference engine.
 
-The engine is :func:`geosched.reference_impl.simulator.simulate` on instances far below its compiled
+The engine is :func:`geosched.reference_impl.simulation.simulate` on instances far below its compiled
 threshold (so its event-driven Python engine runs), the naive per-step simulator of
 ``tests/stepwise_reference.py`` a second, independent reference for the starts, and the checker
 computes the TELs. Both modes (strict head-of-line and backfill), every priority rule and arbitrary
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
 from geosched.adversary.fast import batch_policy_tel, policy_tel, simulate_arrays
-from geosched.reference_impl import kernel, simulator
+from geosched.reference_impl import kernel, simulation
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import make_policy
@@ -68,7 +68,7 @@ def _compare(instance, keys, backfill, stepwise=True):
     prompt, output, arrival = _columns(instance)
     order = _order(keys, instance)
     start, admitted, decisions = kernel.run_exact(instance.memory, prompt, output, arrival, order, backfill)
-    engine = simulator.simulate(instance, _Ranked(keys), backfill=backfill)
+    engine = simulation.simulate(instance, _Ranked(keys), backfill=backfill)
     ids = [r.id for r in instance.requests]
     assert dict(zip(ids, start.tolist())) == engine.starts
     assert tuple(ids[i] for i in admitted.tolist()) == engine.admission_order
@@ -173,7 +173,7 @@ def test_keys_past_int64_are_exact_in_the_wrapper():
     assert keys == [2**64 + 2**23 + 2**11, 2**24 + 1]
     assert kernel.priority_order(keys, np.zeros(2, np.int64)) is None  # the simulator's compiled path refuses
     starts = simulate_arrays("svf", np.zeros(2, np.int64), np.array([2**52, 2**24]), np.array([2**12, 1]), memory)
-    assert starts.tolist() == [1, 0] == [simulator.simulate(instance, "svf").starts[i] for i in "ab"]
+    assert starts.tolist() == [1, 0] == [simulation.simulate(instance, "svf").starts[i] for i in "ab"]
 
 
 @pytest.mark.parametrize("change, message", [

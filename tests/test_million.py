@@ -25,7 +25,7 @@ from stepwise_reference import stepwise_simulate
 
 from geosched import cli
 from geosched.errors import GeoschedError
-from geosched.reference_impl import checker, columns, kernel, model, simulator
+from geosched.reference_impl import checker, columns, kernel, model, simulation
 from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
@@ -56,13 +56,13 @@ def tied_instances(draw, max_n: int = 40):
     return Instance(memory, requests)
 
 
-def _engine_result(instance, policy):
+def _engine_result(instance, policy, backfill=False):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 10**18)
-        return simulator.simulate(instance, policy)
+        patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 10**18)
+        return simulation.simulate(instance, policy, backfill=backfill)
 
 
-def _compiled_result(instance, policy):
+def _compiled_result(instance, policy, backfill=False):
     calls = []
     real = kernel.run_exact
 
@@ -71,22 +71,22 @@ def _compiled_result(instance, policy):
         return real(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+        patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
         patch.setattr(kernel, "run_exact", counted)
-        result = simulator.simulate(instance, policy)
+        result = simulation.simulate(instance, policy, backfill=backfill)
     assert calls == [1], "the compiled loop did not run"
     return result
 
 
 @settings(deadline=None)
-@given(tied_instances(), st.sampled_from(["svf", "sjf", "fcfs", "svf1"]))
-def test_compiled_loop_equals_the_engine(instance, policy):
-    expected = _engine_result(instance, policy)
-    got = _compiled_result(instance, policy)
+@given(tied_instances(), st.sampled_from(["svf", "sjf", "fcfs", "svf1"]), st.booleans())
+def test_compiled_loop_equals_the_engine(instance, policy, backfill):
+    expected = _engine_result(instance, policy, backfill)
+    got = _compiled_result(instance, policy, backfill)
     assert got == expected  # every field: starts, completions, admission order, decisions, message
     assert got.message == expected.message and got.decisions == expected.decisions
     keys = make_policy(policy).keys(instance, [r.output for r in instance.requests])
-    starts, _ = stepwise_simulate(instance, keys, [r.output for r in instance.requests], backfill=False)
+    starts, _ = stepwise_simulate(instance, keys, [r.output for r in instance.requests], backfill=backfill)
     assert got.starts == starts
 
 
@@ -107,16 +107,34 @@ class _Longer:
 
 def test_falls_back_outside_its_case(monkeypatch):
     calls = []
-    monkeypatch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+    monkeypatch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
     monkeypatch.setattr(kernel, "run_exact", lambda *a: calls.append(1))
     instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
-    simulator.simulate(instance, "svf", backfill=True)
-    simulator.simulate(instance, "svf", predictor=_Longer())
-    simulator.simulate(instance, "svf", block_size=2)
-    simulator.simulate(instance, "svf", observer=lambda interval: None)
+    simulation.simulate(instance, "svf", predictor=_Longer())
+    simulation.simulate(instance.with_block_size(2), "svf")
+    simulation.simulate(instance, "svf", observer=lambda interval: None)
     huge = Instance(2**53, [Request(f"r{k}", 0, 0, 2**53) for k in range(10)])  # past fits_int64's bound
-    assert simulator.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}
+    assert simulation.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}
     assert calls == []
+
+
+def test_block_grain_never_reaches_the_kernel(monkeypatch):
+    # M = 12, B = 4, two requests (2, 3) at 0. Token grain: both start at 0 (each holds 3, 4, 5: 10 <= 12).
+    # Blocks: each holds 4, 4, 8, so the second at 0 would make 16 > 12 at step 3; at 1 it holds 4 there
+    # (8 + 4 <= 12) and 8 at step 4, when the first is gone: it starts at 1.
+    instance = Instance(12, [Request("a", 0, 2, 3), Request("b", 0, 2, 3)])
+    blocks = instance.with_block_size(4)
+    columns_ = (np.array([2, 2]), np.array([3, 3]), np.array([0, 0]))
+    assert simulation.compiled_run(12, *columns_, [1, 1], block_size=4) is None
+    assert simulation.compiled_run(12, *columns_, [1, 1], block_size=1)[0].tolist() == [0, 0]
+    calls = []
+    real = kernel.run_exact
+    monkeypatch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
+    monkeypatch.setattr(kernel, "run_exact", lambda *a: calls.append(1) or real(*a))
+    assert simulation.simulate(instance, "svf").starts == {"a": 0, "b": 0} and calls == [1]
+    got = simulation.simulate(blocks, "svf")
+    assert got.starts == {"a": 0, "b": 1} and calls == [1]  # the step engine, at block grain
+    assert check_schedule(blocks, got.starts).feasible and not check_schedule(blocks, {"a": 0, "b": 0}).feasible
 
 
 @pytest.mark.parametrize("arrival,output,memory,fits", [
@@ -322,7 +340,7 @@ def _both(argv):
 def _schedule_text(instance, kind, rng):
     ids = [r.id for r in instance.requests]
     if kind == "simulated":
-        starts = simulator.simulate(instance, "svf").starts
+        starts = simulation.simulate(instance, "svf").starts
     else:
         starts = {i: int(rng.integers(-3, 70)) for i in ids}  # early starts and memory violations
     if kind == "reversed":

@@ -12,7 +12,7 @@ preempted, running, scheduled tokens, finished, KV blocks in use):
   vLLM's rules with the waiting queue ordered by that registry policy's key (what the
   geosched plugin does in ``native`` mode);
 * ``reference="policy"``: the verified simulator of ``policy``
-  (:func:`geosched.reference_impl.simulator.simulate`, Kong et al., arXiv 2606.22327,
+  (:func:`geosched.reference_impl.simulation.simulate`, Kong et al., arXiv 2606.22327,
   Algorithm 1), on the exact-agreement engine (block size 1, budgets that never bind):
   what the plugin does in ``paper`` mode; or, when ``policy`` is a protocol scheduler that
   is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``), its
@@ -63,8 +63,8 @@ from geosched.reference_impl.vllm.harness import (
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
-__all__ = ["REFERENCES", "SchedulerDiff", "diff_scheduler", "engine_for", "find_divergence", "resolve_scheduler",
-           "shrink_instance", "vllm_diff"]
+__all__ = ["REFERENCES", "SchedulerDiff", "at_grain", "diff_scheduler", "engine_for", "find_divergence",
+           "resolve_scheduler", "shrink_instance", "vllm_diff"]
 
 REFERENCES = ("semantics", "policy")
 
@@ -129,7 +129,6 @@ def diff_scheduler(
     reference: str = "semantics",
     policy: str | None = None,
     params: EngineParams | None = None,
-    block_size: int = 1,
     preemption: str = "fcfs",
     max_steps: int | None = None,
 ) -> DiffResult:
@@ -148,12 +147,12 @@ def diff_scheduler(
         or the verified policy (``policy``: required).
     params : EngineParams, optional
         The engine (``semantics`` only), fixed whatever the instance's ``M``. By default it is
-        derived from the instance: :func:`engine_for` (``ceil(M / block_size)`` blocks of
-        ``block_size`` tokens, ``max_num_seqs = n``, a budget that never binds, ``preemption``).
+        derived from the instance: :func:`engine_for` (``M / B`` blocks of the instance's
+        ``block_size`` ``B``, ``max_num_seqs = n``, a budget that never binds, ``preemption``).
         ``policy`` always uses block size 1.
-    block_size, preemption
-        The default engine's block size and vLLM's ``SchedulerConfig.policy`` (victim rule, and
-        the stock queue: ``fcfs`` deque or ``priority`` heap).
+    preemption
+        vLLM's ``SchedulerConfig.policy`` (victim rule, and the stock queue: ``fcfs`` deque or
+        ``priority`` heap).
 
     Returns
     -------
@@ -178,22 +177,24 @@ def diff_scheduler(
             return diff_exact(instance, policy, scheduler=cls if cls is not None else _stock(),
                               preemption=preemption, max_steps=max_steps)
         return diff_paper(instance, policy, max_steps=max_steps, scheduler=cls if cls is not None else _stock())
-    engine = params if params is not None else engine_for(instance, block_size, preemption)
+    engine = params if params is not None else engine_for(instance, preemption)
     specs = requests_from_instance(instance, policy or "fcfs")
     return diff_native(specs, engine, policy=policy, mode="native", max_steps=max_steps,
                        scheduler=cls if cls is not None else _stock())
 
 
-def engine_for(instance: Instance, block_size: int = 1, preemption: str = "fcfs") -> EngineParams:
-    """The default engine of a workload: ``ceil(M / block_size)`` blocks, ``max_num_seqs = n``,
-    every prompt in one step (the exact-agreement setting of the harness at block size 1).
+def engine_for(instance: Instance, preemption: str = "fcfs") -> EngineParams:
+    """The default engine of a workload: ``M / B`` blocks of the instance's ``block_size`` ``B``,
+    ``max_num_seqs = n``, every prompt in one step (the exact-agreement setting of the harness at
+    block size 1).
 
     >>> from geosched.reference_impl.model import burst_instance
-    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]), 4).capacity_blocks
+    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)], block_size=4)).capacity_blocks
     3
     """
     base = paper_params(instance)
-    return EngineParams(capacity_blocks=-(-instance.memory // block_size), block_size=block_size,
+    block = instance.block_size
+    return EngineParams(capacity_blocks=instance.memory // block, block_size=block,
                         max_num_seqs=base.max_num_seqs, max_num_batched_tokens=base.max_num_batched_tokens,
                         preemption=preemption)
 
@@ -244,17 +245,18 @@ def _smaller(instance: Instance):
     reqs = list(instance.requests)
     for k in range(len(reqs)):  # drop one request
         if len(reqs) > 1:
-            yield Instance(instance.memory, reqs[:k] + reqs[k + 1:])
+            yield instance.with_requests(reqs[:k] + reqs[k + 1:])
     for k, r in enumerate(reqs):
         for field_name, low in (("output", 1), ("prompt", 0), ("arrival", 0)):
             value = getattr(r, field_name)
             for smaller in sorted({low, (value + low) // 2, value - 1}):
                 if low <= smaller < value:
-                    yield Instance(instance.memory, reqs[:k] + [replace(r, **{field_name: smaller})] + reqs[k + 1:])
+                    yield instance.with_requests(reqs[:k] + [replace(r, **{field_name: smaller})] + reqs[k + 1:])
     floor = max(r.peak for r in reqs)
-    for memory in sorted({floor, (floor + instance.memory) // 2, instance.memory - 1}):
+    b = instance.block_size  # a smaller M stays a multiple of the block size
+    for memory in sorted({b * -(-m // b) for m in (floor, (floor + instance.memory) // 2, instance.memory - 1)}):
         if floor <= memory < instance.memory:
-            yield Instance(memory, reqs)
+            yield instance.with_memory(memory)
 
 
 def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max_memory: int = 30,
@@ -319,19 +321,139 @@ class SchedulerDiff(Result):
     shrink_checks: int = 0  # differential runs spent shrinking or searching
     searched: int = 0  # random instances the search ran up to its first mismatch (0: no search)
     searched_agreed: int = 0  # of those, the ones on which both agreed (all when no mismatch was found)
+    instance_label: str = "the shrunk instance"  # what `instance` is: "the shrunk instance" or "the given workload"
 
     def report(self) -> str:
-        """The message, the shrunk instance and the divergence at its first differing call, with the
-        scheduler under test and the reference named on each side."""
+        """The divergence on the minimal instance: the first line, the instance with labelled fields (the model's
+        prompt ``s`` and what vLLM receives, ``P = s + 1``), the engine, both states at the first differing
+        ``schedule()`` call, a one-line interpretation, and the calls before it (which agreed)."""
         if self.status == "agree":
             return self.message
         subject = self.scheduler.rsplit(".", 1)[-1].replace(" (stock)", "") + " in vLLM"
-        return "\n".join([self.message, f"shrunk instance: {self.instance.to_dict()}",
-                          self.diff.report(subject, self.reference)])
+        diff, instance = self.diff, self.instance
+        width = max(len(subject), len(self.reference))
+        lines = [self.message, *instance_table(instance, self.instance_label),
+                 engine_line(diff.workload.get("params", {}), instance.memory),
+                 f"at schedule() call {diff.step} (the model's admissions of step {diff.step}; differing: "
+                 f"{', '.join(diff.fields)}):",
+                 f"  {subject:<{width}} : {state_line(diff.vllm_state)}",
+                 f"  {self.reference:<{width}} : {state_line(diff.model_state)}",
+                 "interpretation: " + interpret_divergence(diff.vllm_state, diff.model_state, subject, self.reference,
+                                                           instance)]
+        if diff.history:
+            lines.append("the calls before it (both sides agree):")
+            lines += [f"  call {ours.step}: {state_line(ours)}" for ours, _ in diff.history]
+        return "\n".join(lines)
+
+
+def instance_table(instance: Instance, title: str = "the instance") -> list[str]:
+    """The instance's requests with labelled fields: the model's ``(arrival, s, o)`` and vLLM's ``P = s + 1``.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> for line in instance_table(burst_instance(12, [(6, 3)])):
+    ...     print(line)
+    the instance, M = 12 tokens (the model's prompt s, output o; vLLM receives P = s + 1, max_tokens = o):
+      id | arrival | prompt s | output o || vLLM prompt P = s + 1 | vLLM max_tokens
+      r0 | 0       | 6        | 3        || 7                     | 3
+    """
+    head = ("id", "arrival", "prompt s", "output o", "vLLM prompt P = s + 1", "vLLM max_tokens")
+    rows = [head] + [(r.id, str(r.arrival), str(r.prompt), str(r.output), str(r.prompt + 1), str(r.output))
+                     for r in instance.requests]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(head))]
+
+    def cells(row: tuple[str, ...]) -> str:
+        padded = [f"{x:<{w}}" for x, w in zip(row, widths, strict=True)]
+        return ("  " + " | ".join(padded[:4]) + " || " + " | ".join(padded[4:])).rstrip()
+
+    return [f"{title}, M = {instance.memory} tokens (the model's prompt s, output o; vLLM receives P = s + 1, "
+            "max_tokens = o):", *(cells(row) for row in rows)]
+
+
+def engine_line(params: dict[str, Any], memory: int) -> str:
+    """The vLLM engine of the run, in words."""
+    if not params:
+        return "engine: (not recorded)"
+    block = params.get("block_size", 1)
+    return (f"engine: {params.get('capacity_blocks')} usable KV blocks of {block} token{'s' * (block != 1)} "
+            f"(+ vLLM's null block; M = {memory}), max_num_seqs {params.get('max_num_seqs')}, max_num_batched_tokens "
+            f"{params.get('max_num_batched_tokens')}, chunked prefill "
+            f"{'on' if params.get('enable_chunked_prefill', True) else 'off'}, preemption {params.get('preemption')}")
+
+
+def state_line(state: Any) -> str:
+    """One ``schedule()`` call's state with labelled fields."""
+    if state is None:
+        return "(no state)"
+    names = lambda ids: ", ".join(ids) or "none"  # noqa: E731
+    scheduled = ", ".join(f"{rid}: {tokens}" for rid, tokens in state.scheduled) or "none"
+    return (f"admitted {names(state.admitted)} | running {names(state.running)} | tokens scheduled {scheduled} | "
+            f"finished {names(state.finished)} | preempted {names(state.preempted)} | KV blocks in use "
+            f"{state.blocks_used}")
+
+
+def interpret_divergence(ours: Any, theirs: Any, subject: str, reference: str, instance: Instance) -> str:
+    """One line that reads the first differing call: what ``subject`` (the class in vLLM) did that
+    ``reference`` (the model) did not.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> from geosched.reference_impl.vllm.semantics import StepState
+    >>> leak = StepState(3, (), (), (), (), (), 1)
+    >>> interpret_divergence(leak, StepState(3, (), (), (), (), (), 0), "Mine in vLLM", "model",
+    ...                      burst_instance(4, [(1, 1)]))
+    'Mine in vLLM holds 1 KV block with nothing running (the model holds 0): a block leak'
+    """
+    label = {r.id: f"{r.id} (s = {r.prompt}, o = {r.output})" for r in instance.requests}
+    said = lambda ids: ", ".join(label.get(rid, rid) for rid in ids)  # noqa: E731
+    if ours.blocks_used != theirs.blocks_used and not ours.running and ours.blocks_used:
+        plural = "s" * (ours.blocks_used != 1)
+        return (f"{subject} holds {ours.blocks_used} KV block{plural} with nothing running (the {reference} holds "
+                f"{theirs.blocks_used}): a block leak")
+    if set(ours.preempted) != set(theirs.preempted):
+        return _preemption_reading(ours, theirs, subject, reference, said)
+    if ours.admitted != theirs.admitted:
+        return _admission_reading(ours, theirs, subject, reference, said)
+    if ours.running != theirs.running:
+        return (f"the same admissions, but the running lists differ ({subject}: {', '.join(ours.running)}; the "
+                f"{reference}: {', '.join(theirs.running)}): vLLM preempts from the end of this list")
+    if ours.scheduled != theirs.scheduled:
+        return (f"the same requests run, with other token counts ({subject}: {dict(ours.scheduled)}; the "
+                f"{reference}: {dict(theirs.scheduled)}): a prefill chunked differently (token budget)")
+    if ours.finished != theirs.finished:
+        return (f"{subject} finishes {said(ours.finished) or 'nothing'}, the {reference} "
+                f"{said(theirs.finished) or 'nothing'}: an output length (max_tokens) read differently")
+    return (f"the same requests run, but {subject} holds {ours.blocks_used} KV blocks and the {reference} "
+            f"{theirs.blocks_used}: blocks allocated or freed at another time")
+
+
+def _preemption_reading(ours: Any, theirs: Any, subject: str, reference: str, said: Callable) -> str:
+    extra, missing = set(ours.preempted) - set(theirs.preempted), set(theirs.preempted) - set(ours.preempted)
+    if extra and not missing:
+        return f"{subject} preempts {said(sorted(extra))}, which the {reference} keeps running"
+    if missing and not extra:
+        return f"the {reference} preempts {said(sorted(missing))}, which {subject} keeps running"
+    return (f"another victim: {subject} preempts {said(sorted(extra))}, the {reference} "
+            f"{said(sorted(missing))}")
+
+
+def _admission_reading(ours: Any, theirs: Any, subject: str, reference: str, said: Callable) -> str:
+    if set(ours.admitted) == set(theirs.admitted):
+        k = next(j for j, (a, b) in enumerate(zip(ours.admitted, theirs.admitted, strict=True)) if a != b)
+        return (f"the same requests are admitted in another order: {subject} starts {said([ours.admitted[k]])} "
+                f"before {said([theirs.admitted[k]])}, the {reference} the other way round (the queue order "
+                "differs)")
+    extra = [rid for rid in ours.admitted if rid not in theirs.admitted]
+    missing = [rid for rid in theirs.admitted if rid not in ours.admitted]
+    if extra and not missing:
+        return (f"{subject} admits {said(extra)}, which the {reference} holds back (its memory check or the head "
+                "of its queue)")
+    if missing and not extra:
+        return (f"the {reference} admits {said(missing)}, which {subject} holds back (a stricter admission or "
+                "another queue head)")
+    return f"another choice: {subject} admits {said(extra)}, the {reference} {said(missing)} (the queue order differs)"
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
-              params: EngineParams | None = None, block_size: int = 1, preemption: str = "fcfs",
+              params: EngineParams | None = None, preemption: str = "fcfs",
               shrink: bool = True, search: int = 0, seed: int = 0,
               progress: Callable[[int, int], None] | None = None) -> SchedulerDiff:
     """:func:`diff_scheduler` on ``instance``; on a divergence, :func:`shrink_instance` it. When
@@ -345,8 +467,8 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
     label = reference + (f":{policy}" if policy else "") + " model"
 
     def run(candidate: Instance) -> DiffResult:
-        return diff_scheduler(cls, candidate, reference=reference, policy=policy, params=params,
-                              block_size=block_size, preemption=preemption)
+        return diff_scheduler(cls, at_grain(candidate, instance.block_size), reference=reference, policy=policy,
+                              params=params, preemption=preemption)
 
     first = run(instance)
     minimal, checks, tally = None, 0, _SearchTally(run, search, progress)
@@ -356,6 +478,7 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
         minimal = instance
     elif search > 0:
         minimal = find_divergence(tally.diverges, max_examples=search, seed=seed)
+        minimal = None if minimal is None else at_grain(minimal, instance.block_size)
         checks = tally.ran
     counts = {"searched": tally.agreed + (1 if tally.found else 0), "searched_agreed": tally.agreed}
     if minimal is None:
@@ -364,12 +487,31 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
         return SchedulerDiff("agree", f"{name} agrees with the {label}: {first.message}{found}",
                              time.perf_counter() - started, name, label, first, shrink_checks=checks, **counts)
     diff = run(minimal)
-    where = first.message if not first.ok else (f"on random instance {counts['searched']} ({tally.agreed} before "
-                                                f"it agreed; {tally.ran - counts['searched']} runs shrank it)")
-    message = (f"{name} DIVERGES from the {label}: {where}; minimal instance: {minimal.n} requests, "
-               f"M = {minimal.memory}")
+    if not first.ok:
+        what = "the given workload" if minimal == instance else "the shrunk instance"
+        origin = ("not shrunk (--no-shrink)" if not shrink else "already minimal" if minimal == instance else
+                  f"shrunk from the given {instance.n} requests, M = {instance.memory}, in {checks} runs")
+    else:
+        what = "the shrunk instance"
+        origin = (f"random instance {counts['searched']} of the search, {tally.agreed} before it agreed; shrunk by "
+                  f"Hypothesis in {tally.ran - counts['searched']} runs")
+    message = (f"{name} DIVERGES from the {label} on {what} ({minimal.n} requests, M = {minimal.memory}; {origin}): "
+               f"first difference at schedule() call {diff.step}, in {', '.join(diff.fields)}")
     return SchedulerDiff("diverged", message, time.perf_counter() - started, name, label, first, minimal, diff,
-                         checks, **counts)
+                         checks, **counts, instance_label=what)
+
+
+def at_grain(candidate: Instance, block_size: int) -> Instance:
+    """``candidate`` (a random search's, at token grain) counted in blocks of the workload's
+    ``block_size``, its ``M`` rounded up to a multiple of it.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> at_grain(burst_instance(10, [(1, 2)]), 4).memory
+    12
+    """
+    if candidate.block_size == block_size:
+        return candidate
+    return Instance(block_size * -(-candidate.memory // block_size), candidate.requests, block_size)
 
 
 def _fits(candidate: Instance, params: EngineParams | None) -> bool:
