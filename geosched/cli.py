@@ -28,6 +28,7 @@ from geosched.arguments import (
 )
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.output import emit_json, working
+from geosched.progress import reporting
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduling import scheduler_names
 from geosched.version import __version__
@@ -153,7 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging(args)
     try:
-        return int(args.handler(args) or 0)
+        # one progress reporter per command: a line every few seconds on stderr, also off a terminal
+        with reporting(args.command, enabled=show_progress(args) and getattr(args, "progress", True)):
+            return int(args.handler(args) or 0)
     except GeoschedError as exc:
         print(f"geosched: error: {exc}", file=sys.stderr)
         return 2

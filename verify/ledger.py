@@ -63,6 +63,7 @@ import z3
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
+from geosched.progress import stage
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
@@ -443,9 +444,9 @@ _NOT_IN_QUICK = ("trace:svf_latency", "trace:onebit_vs_sjf", "trace:predictor_ov
 
 def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[Evidence]:
     evidence = []
+    report = progress if progress is not None else stage  # else the command's reporter (`prove`), if any
     for name in claim.methods:
-        if progress is not None:
-            progress(f"{claim.id} {name}")
+        report(f"{claim.id} {name}")
         if ctx.quick and name in _NOT_IN_QUICK:
             evidence.append(Evidence(name, "empirical", "not_run", "not run in --quick (the trace table takes "
                                      "about 20 s); the default run computes it"))
