@@ -81,8 +81,8 @@ def _require_coq_options(policy: Any, options: dict[str, Any]) -> None:
         if name not in defaults:
             raise ValidationError("option", name, f"must be one of {', '.join(defaults)}")
         if value != defaults[name] and not (name == "predictor" and getattr(value, "name", None) == "oracle"):
-            shown = value if isinstance(value, (str, bool)) or value is None else type(value).__name__
-            raise ValidationError(name, shown, f"engine 'coq' takes only {name}={defaults[name]!r} "
+            value_shown = value if isinstance(value, (str, bool)) or value is None else type(value).__name__
+            raise ValidationError(name, value_shown, f"engine 'coq' takes only {name}={defaults[name]!r} "
                                                "(the proved SVF: exact lengths, strict head-of-line)")
 
 

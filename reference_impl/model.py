@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes
@@ -164,6 +164,13 @@ class Instance:
 
     memory: int  # M: KV-cache capacity in tokens
     requests: tuple[Request, ...]  # in input order; policies never depend on this order
+
+    def __init__(self, memory: int, requests: Iterable[Request]) -> None:
+        # written out (dataclass keeps it) so that the signature says what is accepted: any iterable of
+        # requests, a list as in the README, kept as a tuple
+        object.__setattr__(self, "memory", memory)
+        object.__setattr__(self, "requests", requests)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "memory", _require_int("memory", self.memory, 1))
@@ -394,8 +401,9 @@ def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instan
     at a time; None if one fails."""
     if not 1 <= memory <= MAX_VALUE:
         return None
-    new, set_id, set_arrival, set_prompt, set_output = (object.__new__, Request.id.__set__, Request.arrival.__set__,
-                                                        Request.prompt.__set__, Request.output.__set__)
+    slots, instance_slots = cast(Any, Request), cast(Any, Instance)  # the slots' descriptors (typed as the fields)
+    new, set_id, set_arrival, set_prompt, set_output = (object.__new__, slots.id.__set__, slots.arrival.__set__,
+                                                        slots.prompt.__set__, slots.output.__set__)
     requests: list[Request] = []
     append = requests.append
     seen: set[str] = set()
@@ -423,8 +431,8 @@ def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instan
     if len(seen) != len(requests):
         return None
     instance = new(Instance)
-    Instance.memory.__set__(instance, memory)
-    Instance.requests.__set__(instance, tuple(requests))
+    instance_slots.memory.__set__(instance, memory)
+    instance_slots.requests.__set__(instance, tuple(requests))
     return instance
 
 
