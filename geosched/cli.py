@@ -146,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export(sub, common)
     for module_name in _EXTENSIONS:
         importlib.import_module(module_name).add_commands(sub, common)
+    _add_completion(sub)
     return parser
 
 
@@ -375,6 +376,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
                   f"peak memory {m.peak_memory}/{memory}")
     return 0 if report.feasible else 1
+
+
+# ---------------------------------------------------------------- completion: a shell script from this parser
+
+
+def _add_completion(sub) -> None:
+    from geosched.arguments import add_verbosity
+    from geosched.completion import SHELLS
+
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)",
+                       description="Print a completion script for your shell, generated from geosched's own argument "
+                                   "parser: commands, options and the values of options with fixed choices. Install "
+                                   "it once (bash: into ~/.local/share/bash-completion/completions/geosched; zsh: a "
+                                   "file _geosched on $fpath; fish: ~/.config/fish/completions/geosched.fish).",
+                       epilog=examples("geosched completion bash > ~/.local/share/bash-completion/completions/geosched",
+                                       "source <(geosched completion zsh)"))
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    add_verbosity(p)
+    p.set_defaults(handler=_cmd_completion, progress=False)
+
+
+def _cmd_completion(args: argparse.Namespace) -> int:
+    from geosched.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
 
 
 # ---------------------------------------------------------------- export: workload files for other tools
