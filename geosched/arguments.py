@@ -175,14 +175,15 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
 
 def show_progress(args: argparse.Namespace) -> bool:
     """Whether a command reports progress on stderr (never on stdout): always, on a terminal or
-    not (a line every few seconds off one, :mod:`geosched.progress`), except with ``--quiet``.
+    not (a line every few seconds off one, :mod:`geosched.progress`), except with ``--quiet`` (or a
+    command's ``--no-progress``).
 
     >>> show_progress(argparse.Namespace(quiet=True, verbose=False))
     False
     >>> show_progress(argparse.Namespace(quiet=False, verbose=False))
     True
     """
-    return not getattr(args, "quiet", False)
+    return not (getattr(args, "quiet", False) or getattr(args, "no_progress", False))
 
 
 def configure_logging(args: argparse.Namespace) -> None:

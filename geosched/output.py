@@ -91,17 +91,12 @@ def working(description: str, enabled: bool) -> Iterator[Any]:
     if not enabled:
         yield None
         return
-    outer = progress.current()
-    if outer is None:  # a library call (docs/build.py): a reporter of its own, named after the step
+    if progress.current() is None:  # a library call (docs/build.py): a reporter of its own, named after the step
         with progress.reporting(description) as reporter:
             yield _Stage(reporter)
         return
-    before = outer.now
-    outer.stage(description)
-    try:
+    with progress.staged(description) as outer:
         yield _Stage(outer)
-    finally:
-        outer.stage(before)
 
 
 class _Stage:

@@ -46,8 +46,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["Reporter", "reporting", "current", "update", "stage", "count", "detail", "note", "hold_lock", "lock_holder",
-           "DEFAULT_INTERVAL", "INTERVAL_ENV", "interval_seconds"]
+__all__ = ["Reporter", "reporting", "current", "update", "stage", "staged", "count", "detail", "note", "hold_lock",
+           "lock_holder", "DEFAULT_INTERVAL", "INTERVAL_ENV", "interval_seconds"]
 
 DEFAULT_INTERVAL = 5.0  # seconds between two lines off a terminal
 INTERVAL_ENV = "GEOSCHED_PROGRESS_SECONDS"  # overrides it (a test sets 0: a line at every update)
@@ -271,6 +271,21 @@ def detail(text: str) -> None:
     reporter = current()
     if reporter is not None:
         reporter.detail(text)
+
+
+@contextlib.contextmanager
+def staged(text: str) -> Iterator[Reporter | None]:
+    """The current reporter's stage is ``text`` for the block, then what it was (nothing when none is open)."""
+    reporter = current()
+    if reporter is None:
+        yield None
+        return
+    before = reporter.now
+    reporter.stage(text)
+    try:
+        yield reporter
+    finally:
+        reporter.stage(before)
 
 
 def note(text: str) -> None:

@@ -62,7 +62,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         raise UnknownNameError("claim", unknown[0], sorted(CLAIMS))
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
-    counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if not args.no_progress and show_progress(args) else None
+    counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if show_progress(args) else None
     result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
                         progress=counter, executor=args.cluster)
     if args.json:

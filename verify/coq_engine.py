@@ -47,7 +47,7 @@ from typing import Any
 
 from geosched.errors import SolverError, ValidationError
 from geosched.output import write_text_atomic
-from geosched.progress import hold_lock, note
+from geosched.progress import hold_lock, note, staged
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
@@ -249,7 +249,8 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
             return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
                             time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
         note(f"compiling the Coq proofs once ({_expected_duration(root)}; cached in {target})")
-        data = _build_into(target, digest, coqc)
+        with staged("compiling the Coq proofs (once)"):
+            data = _build_into(target, digest, coqc)
     return _from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False)
 
 
