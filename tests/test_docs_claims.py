@@ -93,3 +93,11 @@ def test_the_prove_status_line_is_one_sentence():
         assert line.startswith(f"Status: {status}") and line.endswith("says.") and line.count(".") >= 1
         assert ";" not in line and f"{status} ({status}" not in line and "\n" not in line
         assert not re.search(r"\([^)]*\(", line.replace("(via", "").replace("(x is", "")), line  # nothing nested
+
+
+def test_the_readme_says_how_long_its_two_commands_take_and_what_coqc_changes():
+    readme = (ROOT / "README.md").read_text()
+    opening = readme.split("## The model", 1)[0]
+    assert re.search(r"first `geosched claims` took \d+ minutes with `coqc`", opening)
+    assert re.search(r"The test command took\s+\d+ minutes", opening)
+    assert "without `coqc` nothing compiles" in opening and "fall back to\n`checked`" in opening
