@@ -101,3 +101,8 @@ def test_the_readme_says_how_long_its_two_commands_take_and_what_coqc_changes():
     assert re.search(r"first `geosched claims` took \d+ minutes with `coqc`", opening)
     assert re.search(r"The test command took\s+\d+ minutes", opening)
     assert "without `coqc` nothing compiles" in opening and "fall back to\n`checked`" in opening
+
+
+def test_the_readme_names_the_traces_public_source():
+    data = (ROOT / "README.md").read_text().split("## Data", 1)[1]
+    assert "https://github.com/Azure/AzurePublicDataset" in data and "AzureLLMInferenceTrace_conv.csv" in data
