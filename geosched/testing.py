@@ -232,9 +232,9 @@ def check_scheduler(scheduler: Any, *, examples: int = 100, max_n: int = 5, max_
     @given(strategy)
     def every_rule(instance: Instance) -> None:
         if block_size > 1:
-            instance = Instance(instance.memory * block_size, instance.requests)
+            instance = Instance(instance.memory * block_size, instance.requests, block_size=block_size)
         tally["examples"] += 1
-        tally["preemptions"] += _check_rules(make, instance, block_size, rules)
+        tally["preemptions"] += _check_rules(make, instance, rules)
 
     try:
         every_rule()
@@ -251,7 +251,7 @@ def _scheduler_factory(scheduler: Any) -> tuple[Callable[[], Any], str]:
     """A function making a fresh scheduler object, and the scheduler's name."""
     from geosched.errors import ValidationError
     from geosched.reference_impl.scheduling import load_scheduler_class
-    from geosched.reference_impl.simulator import resolve
+    from geosched.reference_impl.simulation import resolve
 
     if isinstance(scheduler, str):
         label = scheduler
@@ -269,20 +269,20 @@ def _scheduler_factory(scheduler: Any) -> tuple[Callable[[], Any], str]:
     return make, str(getattr(probe, "name", type(probe).__name__))
 
 
-def _check_rules(make: Callable[[], Any], instance: Instance, block_size: int, rules: tuple[str, ...]) -> int:
+def _check_rules(make: Callable[[], Any], instance: Instance, rules: tuple[str, ...]) -> int:
     """Every rule on one instance; raises :class:`SchedulerRuleError`; returns the run's preemptions."""
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.schedulers.engine import run_scheduler
+    from geosched.reference_impl.engine import run_scheduler
     from geosched.reference_impl.scheduling import CapabilityError, DecisionError
 
     def run(on: Instance, skip: bool = True) -> Any:
         try:
-            return run_scheduler(on, make(), skip=skip, block_size=block_size)
+            return run_scheduler(on, make(), skip=skip)  # the block size is the instance's
         except (DecisionError, CapabilityError) as exc:
             raise SchedulerRuleError("protocol", str(exc), on) from None
 
     first = run(instance)
-    report = check_schedule(instance, dict(first.runs), block_size=block_size)
+    report = check_schedule(instance, dict(first.runs))
     if not report.feasible:
         raise SchedulerRuleError("feasible", f"the checker rejects the runs: {report.message}", instance)
     if run(instance).runs != first.runs:
@@ -292,12 +292,12 @@ def _check_rules(make: Callable[[], Any], instance: Instance, block_size: int, r
                                  "quiet_until promises", instance)
     if "ids_are_labels" in rules:
         renamed = Instance(instance.memory, [Request(f"z{len(instance.requests) - k}", r.arrival, r.prompt, r.output)
-                                             for k, r in enumerate(instance.requests)])
+                                             for k, r in enumerate(instance.requests)], block_size=instance.block_size)
         again = run(renamed).runs
         if [again[r.id] for r in renamed.requests] != [first.runs[r.id] for r in instance.requests]:
             raise SchedulerRuleError("ids_are_labels", "renaming the requests (in reverse order of their names) "
                                      "changes the runs", instance)
-    return first.preemptions
+    return first.restarts
 
 
 def sample_instances(count: int = 40, *, seed: int = 0, max_n: int = 5, max_memory: int = 16) -> list[Instance]:
