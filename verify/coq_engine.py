@@ -59,6 +59,7 @@ from typing import Any
 
 from geosched.errors import SolverError, TimeLimitError, ValidationError
 from geosched.output import write_text_atomic
+from geosched.progress import note, staged
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
@@ -276,6 +277,24 @@ def _lines_of_coq(root: Path = COQ_DIR) -> int:
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
 
 
+# the last clean build measured on the project's 2-core machine (benchmarks/RESULTS.md, "The Coq build"):
+# the estimate when this machine's cache records no build of its own
+RECORDED_BUILD = (540.0, "the project's 2-core machine under load")
+
+
+def _expected_duration(root: Path) -> str:
+    """``about N minutes on this machine``: the newest build recorded in the cache folder ``root`` (a
+    measure of this machine, perhaps of older sources), else :data:`RECORDED_BUILD`. A measure, no promise."""
+    measured = []
+    for manifest in root.glob("*/build.json"):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            recorded = json.loads(manifest.read_text(encoding="utf-8"))
+            seconds = float(recorded.get("total_seconds") or recorded["build_seconds"])
+            measured.append((manifest.stat().st_mtime, seconds))
+    seconds, where = (max(measured)[1], "this machine's last build") if measured else RECORDED_BUILD
+    return f"about {max(1, round(seconds / 60))} minutes, as measured on {where}"
+
+
 @contextlib.contextmanager
 def _locked(path: Path, what: str = "the Coq build lock") -> Iterator[list[float]]:
     """Hold ``path``'s lock; yields ``[seconds waited for it]``. A process that must wait says so first, in
@@ -341,7 +360,9 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
             return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
                             time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
                             lock_wait_seconds=waited[0])
-        data = _build_into(target, digest, coqc)
+        note(f"compiling the Coq proofs once ({_expected_duration(root)}; cached in {target})")
+        with staged("compiling the Coq proofs (once)"):
+            data = _build_into(target, digest, coqc)
     return replace(_from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False),
                    lock_wait_seconds=waited[0])
 
@@ -399,9 +420,11 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
     shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
     data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
                             "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    began = time.perf_counter()
     try:
         _compile(src, data)
         data["engine"] = _extract_and_compile(src, work)
+        data["total_seconds"] = round(time.perf_counter() - began, 1)  # the whole build: the next one's estimate
         closed = sum(data["theorems"].values())
         data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
                                          f"main theorems closed under the global context; "

@@ -64,6 +64,7 @@ import z3
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.output import check_folder
+from geosched.progress import stage
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
@@ -349,8 +350,11 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
     coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
     if coq:  # rule 4: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
-        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
-        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
+        # the note adds what the text does not say: where the theorems were checked, and which lemmas the
+        # Coq proof does without (``independently of X (checked)``)
+        where = sorted({e.data.get("provenance") or e.message.rpartition(" (")[2].rstrip(")") for e in coq})
+        open_deps = [f"{d} ({s})" for d, s in deps.items() if s != "proved"]
+        note = "; ".join([f"Coq {', '.join(where)}"]
                          + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
         return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
                         reach="all values (Coq)", standalone=True)
@@ -452,9 +456,9 @@ _NOT_IN_QUICK = ("trace:svf_latency", "trace:onebit_vs_sjf", "trace:predictor_ov
 
 def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[Evidence]:
     evidence = []
+    report = progress if progress is not None else stage  # else the command's reporter (`prove`), if any
     for name in claim.methods:
-        if progress is not None:
-            progress(f"{claim.id} {name}")
+        report(f"{claim.id} {name}")
         if ctx.quick and name in _NOT_IN_QUICK:
             evidence.append(Evidence(name, "empirical", "not_run", "not run in --quick (the trace table takes "
                                      "about 20 s); the default run computes it"))
@@ -743,6 +747,14 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "/")
 
 
+def rows_table(rows: tuple[Claim, ...] = ROWS) -> str:
+    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table."""
+    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
+             "|---|---|---|---|"]
+    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |" for c in rows]
+    return "\n".join(lines)
+
+
 def rests_on(claim: dict[str, Any]) -> str:
     """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
     derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
@@ -791,12 +803,13 @@ def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
 
 def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
     """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; a quick
-    run also writes ``docs/proved.md``'s table of the papers' statements."""
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
+    texts as declared (no run needed); a quick run also writes ``docs/proved.md``'s table of the papers'
+    statements."""
     from geosched.output import write_text_atomic
 
     mode = result["mode"]
-    text = Path(path).read_text()
+    text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
     text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
     if mode == "default":
         text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
