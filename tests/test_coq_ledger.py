@@ -19,14 +19,21 @@ from geosched.verify import coq_engine, coq_evidence
 from geosched.verify.evidence import Evidence
 from geosched.verify.ledger import CLAIMS, combine, run_claims
 
-needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
-                               reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+_coq_installed = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                                    reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+
+
+def needs_coq(test):
+    """Skipped without coqc; marked ``coq_build`` (it compiles or reads the build cache: the mutation runner, whose
+    mutants change the cache key, leaves these out)."""
+    return pytest.mark.coq_build(_coq_installed(test))
 ROWS = {"kong.volume": "volume_is_memory_time", "kong.prop3.1": "prop31_lower_bound",
         "kong.lemmaA.2": "lemmaA2_peak_mass", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
         "kong.thm3.2": "thm32_svf_competitive"}
 
 
 def _coq(theorem: str, status: str = "proved") -> Evidence:
+    # a proved Coq evidence has matched the row's recorded statement (coq_evidence)
     return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
                     data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
 
@@ -38,39 +45,44 @@ def _sympy(status: str = "proved") -> Evidence:
 def test_every_row_of_the_issue_runs_its_coq_theorem():
     for claim_id, theorem in ROWS.items():
         assert f"coq:{theorem}" in CLAIMS[claim_id].methods, claim_id
-        assert theorem in coq_evidence.CLAIM_THEOREMS[claim_id]
+        assert theorem in coq_evidence.cited_statements(CLAIMS[claim_id])
     assert set(coq_evidence.COQ_METHODS) == {f"coq:{t}" for t in coq_engine.THEOREMS}
 
 
-def test_the_theorems_listed_per_row_are_the_rows_coq_methods():
-    listed = {claim_id: set(theorems) for claim_id, theorems in coq_evidence.CLAIM_THEOREMS.items()}
+def test_the_theorems_recorded_per_row_are_the_rows_coq_methods():
+    listed = {c.id: set(coq_evidence.cited_statements(c)) for c in CLAIMS.values()}
     declared = {c.id: {m[4:] for m in c.methods if m.startswith("coq:")} for c in CLAIMS.values()}
-    assert listed == {claim_id: theorems for claim_id, theorems in declared.items() if theorems}
+    assert listed == declared
 
 
 def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
     claim = CLAIMS["kong.thm3.2"]
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
-    status, text, _, note = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
-    assert status == "proved" and text == "proved (Coq, every n: thm32_svf_competitive)"
+    whole = [_coq(name) for name, _ in claim.coq_whole]
+    status, text, _, note = combine(claim, [_sympy(), *whole], deps)
+    assert status == "proved" and text == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
+                                           "svf_sim_eq, tel_finish_times)")
     assert "independently of kong.lemmaA.2 is checked" in note
+    # the bound alone is not the whole claim (an SVF starting everything at 0 satisfies it): it falls back
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
+    assert status == "checked" and "Coq" not in text
     # the same theorem not closed: the rule falls back, and the dependency caps it
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown")], deps)
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown"), *whole[1:]], deps)
     assert status == "checked" and "Coq" not in text
 
 
 def test_refuted_evidence_still_wins_over_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
     refuting = Evidence("exhaustive:thm3.2", "bounded", "refuted", "counterexample", counterexample="c.json")
-    assert combine(claim, [_coq("thm32_svf_competitive"), refuting], {})[0] == "refuted"
+    assert combine(claim, [*(_coq(name) for name, _ in claim.coq_whole), refuting], {})[0] == "refuted"
 
 
 def test_a_step_theorem_is_not_a_whole_claim_proof():
     # kong.lemmaA.2: Coq proves items 1 and 2 but its sum only in a weaker form, so no rule-3 proof
     evidence = [_sympy(), _coq("lemmaA2_peak_mass"), _coq("svf_js_sorted"), _coq("svf_starts_bound")]
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2", evidence) == []
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak", evidence[:2]) == []  # both theorems needed
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak",
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], evidence) == []
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"], evidence[:2]) == []  # both needed
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"],
                                            [_coq("lemmaA2_peak_mass"), _coq("lemmaA2_occupancy_refuted")])
 
 
@@ -105,14 +117,14 @@ def test_a_theorem_that_is_not_closed_is_unknown(monkeypatch):
 @needs_coq
 def test_with_coq_the_rows_name_their_theorems():
     assert coq_engine.build().status == "ok"  # compile (or read the cache) first: --quick only reads it
-    result = run_claims(list(ROWS), mode="quick")
+    result = run_claims([*ROWS, "kong.sjf_unbounded"], mode="quick")
     by_id = {c.id: c for c in result.claims}
     for claim_id, theorem in ROWS.items():
         coq = {e.method: e for e in by_id[claim_id].evidence}[f"coq:{theorem}"]
         assert coq.status == "proved", (claim_id, coq.message)
         assert coq.message.startswith(f"Coq, every n: {theorem} (")
         assert coq.message.endswith(("(compiled this run)",)) or "(build cache " in coq.message
-    for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2.peak", "kong.thm3.2"):
+    for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2.peak", "kong.thm3.2", "kong.sjf_unbounded"):
         assert by_id[claim_id].status == "proved", (claim_id, by_id[claim_id].message)
         assert "Coq, every n: " in by_id[claim_id].message
     assert by_id["kong.lemmaA.2"].status != "proved"  # its summed form is not the Coq one: stays bounded
@@ -143,16 +155,16 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
-    assert r"Status: proved (proved (Coq, every n: thm32\_svf\_competitive)" in latex
+    assert r"Status: proved (proved (Coq, every n: thm32\_svf\_competitive, thm32\_svf\_feasible" in latex
 
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")],
-                                 {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
+    whole = [_coq(name) for name, _ in claim.coq_whole]
+    status, text, _, _ = combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
     assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
     # an unknown (not refuted) dependency does not stop the Coq proof
-    assert combine(claim, [_sympy(), _coq("thm32_svf_competitive")], {"kong.lemmaA.2": "unknown"})[0] == "proved"
+    assert combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "unknown"})[0] == "proved"
 
 
 @needs_coq

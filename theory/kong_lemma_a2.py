@@ -43,6 +43,19 @@ CLAIM = Claim(
     ("derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "z3:lemmaA2_order_invariant", "cores:lemmaA.2",
      "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
      "coq:svf_js_sorted", "coq:svf_starts_bound", *SIMULATES), ("kong.volume",),
+    coq=(
+        ("lemmaA2_peak_mass",
+         "forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= P) -> (exists k : nat, k < length rs /\\ t < List.nth k (Svf.svf M rs) 0) "
+         "-> M < Model.active_peaks rs (Svf.svf M rs) t + P"),
+        ("svf_js_sorted",
+         "forall (M : nat) (rs : list Model.req), Sorted.StronglySorted Thm32.start_vol_le "
+         "(Thm32.svf_js M rs)"),
+        ("svf_starts_bound",
+         "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= P) -> (M - P) * Model.sumf snd (Thm32.svf_js M rs) <= 2 * Prop31.pairmin "
+         "rs"),
+    ),
     order=("kong", 30), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
