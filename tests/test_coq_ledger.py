@@ -151,7 +151,10 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert "established by: Coq, every n: svf_js_sorted (" in text  # step 5, item 2
     assert "established by: checked for n<=" in text  # steps 8 and 10: the cores' bound
     assert "established by: sympy" in text
-    assert text.rstrip().splitlines()[-1].startswith("Status: ")  # the ledger's word, last
+    last = text.rstrip().splitlines()[-1]
+    assert last.startswith("Status: ") and last.count(". ") == 0 and last.endswith(".")  # one sentence, last
+    assert "Marked by the ledger run in mode quick (bounds here are --quick's" in text
+    assert "Rests on (their own words in the same run): kong.lemmaA.2: " in text or "Rests on" in text
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
