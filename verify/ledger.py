@@ -68,7 +68,7 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, methods, sagesched_claims, z3ceiling
+from geosched.verify import empirical, implementation_claims, methods, sagesched_claims, z3ceiling
 from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
@@ -80,13 +80,14 @@ add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are le
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
+add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling)
+_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
