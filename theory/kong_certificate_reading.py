@@ -61,10 +61,16 @@ def derivation() -> Derivation:
                         r"current occupancy need not: with $M = 16$ and three requests $(s, o) = (0, 8)$ the head is "
                         r"blocked at $t = 1$ while the occupancy is $2 \le 8$.",
         hypotheses=(Hypothesis("H1", "strict SVF, burst arrivals, the forward-looking check",
-                               latex=r"strict SVF, burst arrivals, the forward-looking check"),
+                               latex=r"strict SVF, burst arrivals, the forward-looking check",
+                               outside="none for the peak reading: a blocked head fails the forward "
+                                       "check at some step, where each active request holds at most "
+                                       "its peak, whatever the order or the arrivals (only the check "
+                                       "is needed; the order matters for kong.lemmaA.2's item 2)"),
                     Hypothesis("H2", "occupancy at step t: sum over active i of s_i + (t - x_i); peak: s_i + o_i",
                                latex=r"occupancy at step $t$: $\sum_{i \text{ active}} s_i + (t - x_i)$; peak: $s_i + "
-                                     r"o_i$")),
+                                     r"o_i$",
+                               outside="none: H2 defines the two masses compared; the occupancy "
+                                       "reading is the one shown false (M = 16, three (0, 8))")),
         steps=(
             Step.substitution("alpha = p/M = 1/2, so (1 - alpha) M = M - p = 8", M - peak, 8, _POINT, "16 - 8"),
             Step.substitution("two requests started at 0 fit: at step 8 they hold 2 (s + 8) = 16 <= M",

@@ -100,9 +100,13 @@ def derivation() -> Derivation:
                         r"the sum of the $k$ smallest volumes, and $\sum_k P_k = \sum_i v_i + \sum_{a<b} \min(v_a, "
                         r"v_b)$; the reversed prefix form is false.",
         hypotheses=(Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (completion steps)",
-                               latex=r"burst arrivals: $a_i = 0$, so $\mathrm{TEL} = \sum_i C_i$ (completion steps)"),
+                               latex=r"burst arrivals: $a_i = 0$, so $\mathrm{TEL} = \sum_i C_i$ (completion steps)",
+                               outside="fails: with arrivals, M = 1, (a, s, o) = (0, 0, 1) and (1, 0, "
+                                       "1): M TEL(OPT) = 2 < sum_k P_k = 3"),
                     Hypothesis("H2", "feasibility: the usage U(t) <= M at every step t",
-                               latex=r"feasibility: the usage $U(t) \le M$ at every step $t$")),
+                               latex=r"feasibility: the usage $U(t) \le M$ at every step $t$",
+                               outside="fails: an infeasible schedule, M = 1, two (0, 1) both started "
+                                       "at 0: M TEL = 2 < 3")),
         steps=(
             Step.unchecked(
                 "memory-time work by C_(k): W_k = sum_{t <= C_(k)} U(t) <= M C_(k)",

@@ -99,15 +99,27 @@ def derivation() -> Derivation:
                         r"\rfloor$, under E1--E3.",
         hypotheses=(
             Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
-                       latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$"),
+                       latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$",
+                       outside="none known: with backfilling or arrivals the proof's order argument "
+                               "fails (the exhaustive variants svf_backfill and svf_arrivals break "
+                               "SVF's certificate order), but no instance above the bound is known; "
+                               "1-bit SVF was searched on bursts only"),
             Hypothesis("H2", "output lengths 1 <= o <= T",
-                       latex=r"output lengths $1 \le o_i \le T$"),
+                       latex=r"output lengths $1 \le o_i \le T$",
+                       outside="none: T is the largest output, so 1 <= o <= T defines T"),
             Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
-                       latex=r"extra (ours): all prompts equal, $s_i = s$"),
+                       latex=r"extra (ours): all prompts equal, $s_i = s$",
+                       outside="none known: the exhaustive variant svf1_sqrtT (prompts unequal) never "
+                               "exceeds the bound for n <= 3, s <= 2, o <= 3, M <= 8; E1 is what our "
+                               "proof uses"),
             Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
-                       latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)"),
+                       latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)",
+                       outside="none known (not searched): with flipped class bits 1-bit SVF is "
+                               "another priority order, which the proof does not cover"),
             Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
-                       latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones"),
+                       latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones",
+                       outside="none known (not searched): with O_0 >= O_1 the long class goes first, "
+                               "which the proof does not cover"),
         ),
         steps=(
             Step.unchecked(
