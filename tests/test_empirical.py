@@ -49,7 +49,8 @@ def test_partly_names_each_sub_comparison_and_the_tolerance_used():
     assert "within 100% of SJF" in loose.message and loose.sub[0][0].startswith("mean within 100%")
     assert loose.status == "reproduced"
     row = {c.id: c for c in empirical.CLAIMS}["kong.emp.onebit"]
-    assert f"within {empirical.COMPETITIVE:.0%}" in row.formalization and f"{1 + empirical.COMPETITIVE:.2f}" in row.flips
+    assert f"within {empirical.COMPETITIVE:.0%}" in row.formalization
+    assert f"{1 + empirical.COMPETITIVE:.2f}" in row.flips
     text = combine_empirical([EmpiricalEvidence("trace:onebit_vs_sjf", "empirical", outcome.status, outcome.message,
                                                 samples=10, data={"sub": list(outcome.sub)})])[1]
     assert text == ("partly on 10 trace requests (2 of 4 held: mean within 10% of SJF at load 0.8 failed, P95 below "

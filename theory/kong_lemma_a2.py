@@ -75,6 +75,28 @@ e_slack = sp.Symbol("e", positive=True)
 Wj, n_ij = sp.symbols("W_j n_ij", nonnegative=True)
 
 
+HYPOTHESES = (
+      Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
+                 latex=r"burst arrivals; strict head-of-line admission in increasing volume order",
+                 outside="fails: with arrivals (M = 3, (a, s, o) = (0, 0, 2), (1, 1, 1)) the "
+                         "second request waits with nothing before it: (M - P) W = 1 > 0; in "
+                         "FCFS order (M = 4, (0, 3) before (1, 2)): (M - P) W = 3 > 0"),
+      Hypothesis("H2", "forward-looking check: the head h is admitted at t iff for all t' > t, "
+                       "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M",
+                 latex=r"forward-looking check: the head $h$ is admitted at $t$ iff $\sum_{i \text{ active at "
+                       r"} t'} (s_i + t' - x_i) + (s_h + t' - t) \le M$ for all $t' > t$",
+                 outside="none in the model: every admission of the simulator and of the Coq "
+                         "SVF is forward-looking; an admission that checks only the current "
+                         "step can overflow M later, and an infeasible run has no waiting times "
+                         "to bound"),
+      Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)",
+                 latex=r"$\alpha = \max_i p_i / M < 1$ (written $\alpha = 1 - \beta$, $\beta > 0$)",
+                 outside="none: at alpha = 1 (P = M) the left side (1 - alpha) M W_j is 0, so "
+                         "the bound holds trivially; alpha > 1 is a request that never fits, "
+                         "outside the model"),
+  )
+
+
 def derivation(peak_time_inequality=None) -> Derivation:
     """``peak_time_inequality`` replaces ``2v - (p o + o)`` (tests break it on purpose)."""
     gap = peak_time_inequality if peak_time_inequality is not None else s * o
@@ -87,26 +109,7 @@ def derivation(peak_time_inequality=None) -> Derivation:
         statement_latex=r"While $j$ waits under strict SVF, the active peak mass exceeds $(1-\alpha)M$, every active "
                         r"request precedes $j$ in volume order, and $p\,o + o \le 2v$; summed: $(1-\alpha) M \sum_j "
                         r"W_j \le 2 \sum_j \sum_{i<j} v_i$.",
-        hypotheses=(
-            Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
-                       latex=r"burst arrivals; strict head-of-line admission in increasing volume order",
-                       outside="fails: with arrivals (M = 3, (a, s, o) = (0, 0, 2), (1, 1, 1)) the "
-                               "second request waits with nothing before it: (M - P) W = 1 > 0; in "
-                               "FCFS order (M = 4, (0, 3) before (1, 2)): (M - P) W = 3 > 0"),
-            Hypothesis("H2", "forward-looking check: the head h is admitted at t iff for all t' > t, "
-                             "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M",
-                       latex=r"forward-looking check: the head $h$ is admitted at $t$ iff $\sum_{i \text{ active at "
-                             r"} t'} (s_i + t' - x_i) + (s_h + t' - t) \le M$ for all $t' > t$",
-                       outside="none in the model: every admission of the simulator and of the Coq "
-                               "SVF is forward-looking; an admission that checks only the current "
-                               "step can overflow M later, and an infeasible run has no waiting times "
-                               "to bound"),
-            Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)",
-                       latex=r"$\alpha = \max_i p_i / M < 1$ (written $\alpha = 1 - \beta$, $\beta > 0$)",
-                       outside="none: at alpha = 1 (P = M) the left side (1 - alpha) M W_j is 0, so "
-                               "the bound holds trivially; alpha > 1 is a request that never fits, "
-                               "outside the model"),
-        ),
+        hypotheses=HYPOTHESES,
         steps=(
             Step.inequality(
                 "an active request's footprint is at most its peak: s + t' - x <= p while t' <= x + o",

@@ -85,6 +85,32 @@ def constant(t_max=T, a_=alpha):
     return 1 + 2 * t_max / (1 - a_)
 
 
+HYPOTHESES = (
+      Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
+                 latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$",
+                 outside="none known: with backfilling or arrivals the proof's order argument "
+                         "fails (the exhaustive variants svf_backfill and svf_arrivals break "
+                         "SVF's certificate order), but no instance above the bound is known; "
+                         "1-bit SVF was searched on bursts only"),
+      Hypothesis("H2", "output lengths 1 <= o <= T",
+                 latex=r"output lengths $1 \le o_i \le T$",
+                 outside="none: T is the largest output, so 1 <= o <= T defines T"),
+      Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
+                 latex=r"extra (ours): all prompts equal, $s_i = s$",
+                 outside="none known: the exhaustive variant svf1_sqrtT (prompts unequal) never "
+                         "exceeds the bound for n <= 3, s <= 2, o <= 3, M <= 8; E1 is what our "
+                         "proof uses"),
+      Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
+                 latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)",
+                 outside="none known (not searched): with flipped class bits 1-bit SVF is "
+                         "another priority order, which the proof does not cover"),
+      Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
+                 latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones",
+                 outside="none known (not searched): with O_0 >= O_1 the long class goes first, "
+                         "which the proof does not cover"),
+  )
+
+
 def derivation() -> Derivation:
     return Derivation(
         CLAIM_ID,
@@ -97,30 +123,7 @@ def derivation() -> Derivation:
                         r"derivation) $\mathrm{TEL} \le \bigl(1 + "
                         r"\frac{2T}{1-\alpha}\bigr)\,\mathrm{TEL}(\mathrm{OPT})$ with $\theta = \lfloor \sqrt{T} "
                         r"\rfloor$, under E1--E3.",
-        hypotheses=(
-            Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
-                       latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$",
-                       outside="none known: with backfilling or arrivals the proof's order argument "
-                               "fails (the exhaustive variants svf_backfill and svf_arrivals break "
-                               "SVF's certificate order), but no instance above the bound is known; "
-                               "1-bit SVF was searched on bursts only"),
-            Hypothesis("H2", "output lengths 1 <= o <= T",
-                       latex=r"output lengths $1 \le o_i \le T$",
-                       outside="none: T is the largest output, so 1 <= o <= T defines T"),
-            Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
-                       latex=r"extra (ours): all prompts equal, $s_i = s$",
-                       outside="none known: the exhaustive variant svf1_sqrtT (prompts unequal) never "
-                               "exceeds the bound for n <= 3, s <= 2, o <= 3, M <= 8; E1 is what our "
-                               "proof uses"),
-            Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
-                       latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)",
-                       outside="none known (not searched): with flipped class bits 1-bit SVF is "
-                               "another priority order, which the proof does not cover"),
-            Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
-                       latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones",
-                       outside="none known (not searched): with O_0 >= O_1 the long class goes first, "
-                               "which the proof does not cover"),
-        ),
+        hypotheses=HYPOTHESES,
         steps=(
             Step.unchecked(
                 "order-free certificate: for any strict head-of-line priority order, "
