@@ -208,3 +208,25 @@ def test_the_rows_statements_are_what_coqc_prints():
     for name, statement in _recorded_statements().items():
         assert build.statements[name] == statement, name
         assert build.closed(name), name
+
+
+def test_adding_a_coq_file_and_theorem_touches_only_the_file(tmp_path):
+    """Issue 31, item 3: a new .v file with a Theorem is ordered by build.sh (coqdep) and checked by the Assumptions.v
+    it generates, and the ledger may cite the theorem, with no list edited anywhere."""
+    copy = tmp_path / "coq"
+    shutil.copytree(COQ_DIR, copy, ignore=shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux"))
+    (copy / "AddedByTest.v").write_text("From GeoSched Require Import Model.\n"
+                                        "Theorem added_by_test : forall rs : list req, tel rs [] = 0.\n"
+                                        "Proof. intros rs. unfold tel, tel_js. destruct rs; reflexivity. Qed.\n")
+    assert coq_output.declared_theorems(copy)["added_by_test"] == "AddedByTest"
+    build = (COQ_DIR / "build.sh").read_text()
+    sources = re.search(r"^SOURCES=.*$", build, re.M).group(0)
+    files = re.search(r"^FILES=.*$", build, re.M).group(0)
+    if shutil.which("coqdep") is None:
+        pytest.skip("coqdep not installed (Debian package coq)")
+    done = subprocess.run(["bash", "-c", f"{sources}\n{files}\necho $FILES"], cwd=copy, capture_output=True, text=True,
+                          check=True)
+    order = done.stdout.split()
+    assert "AddedByTest" in order and order.index("Model") < order.index("AddedByTest")
+    assert order[0] == "Model" and "Assumptions" not in order and "Extract" not in order
+

@@ -293,7 +293,7 @@ CLAIMS = (
           "one hand-built bad schedule per violation kind, reported with the step and amount worked out by hand; "
           "seeded random schedules against a step-by-step count of the memory (verdict, first overflow, TEL)",
           "not a claim of the papers; bounded: the hand-built cases and the seeded sample",
-          ("referee:bad-schedules", "referee:brute-force"), order=("ours", 200), no_derivation=_WHY),
+          ("referee:brute-force", "referee:bad-schedules"), order=("ours", 200), no_derivation=_WHY),
     Claim("ours.block_grain", "ours (vLLM's KV blocks, issue 26)",
           "at block grain B, a request holding u tokens holds B ceil(u/B); the checker and the block-grain "
           "schedules respect it",
