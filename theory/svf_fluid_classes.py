@@ -94,7 +94,7 @@ def _claim(k: int) -> Claim:
          "supremum of SVF's limit ratio is 2 (every member <= 2M/(M+2) < 2)" if single else
          f"{k}-group burst families (gamma_j N identical requests of type j, every peak s_j + o_j <= M/2, distinct "
          f"volumes, gamma_j >= 0 summing to 1 so a group may be empty; M fixed, N -> infinity): the supremum of "
-         f"SVF's limit ratio is 2 (no member exceeds its worst single group)"),
+         f"SVF's limit ratio is 2 (no member exceeds its worst single group's rho = max_j M tau_j/v_j < 2)"),
         ("one type (s, o), 2(s+o) <= M, n identical requests, M fixed, n -> infinity: Coq for every n, "
          "(M+2) TEL(SVF) <= 2M TEL(S) + O(n) for every feasible S (counting on SVF's trace with Prop. 3.1), so "
          "lim sup <= 2M/(M+2); svf-triangles (0, 2b-1), M = b(2b-1): p TEL(S) <= b TEL(SVF) + p^2 n (Coq), "
