@@ -230,3 +230,20 @@ def test_adding_a_coq_file_and_theorem_touches_only_the_file(tmp_path):
     assert "AddedByTest" in order and order.index("Model") < order.index("AddedByTest")
     assert order[0] == "Model" and "Assumptions" not in order and "Extract" not in order
 
+
+def test_the_coqchk_summary_and_the_first_error_are_read_from_recorded_output():
+    summary = ("coqchk: some preamble\nCONTEXT SUMMARY\n===============\n\n* Theory: Set is predicative\n\n"
+               "* Axioms:\n    <none>\n\n* Constants/Inductives relying on type-in-type: <none>\n")
+    assert coq_output.axioms(summary) == "<none>"
+    assert coq_output.coqchk_summary(summary + "coqchk: OK\n") == (True, "<none>")
+    assert coq_output.coqchk_summary(summary) is None  # build.sh did not say it passed
+    assert coq_output.coqchk_summary("coqchk: OK\n") is None  # no summary printed
+    assert coq_output.axioms("no summary") == "unparsed"
+    failed = ('coqc -q -R . GeoSched Model.v\nFile "./Model.v", line 82, characters 37-48:\nError:\n'
+              "In environment\ns, o, x : nat\n")
+    assert coq_output.first_error(failed) == 'File "./Model.v", line 82, characters 37-48: Error: In environment'
+    assert coq_output.first_error("Anomaly: bug.\nPlease report.") == "Anomaly: bug. Please report."
+    assert coq_output.first_error("Error at the start") == "Error at the start"
+    assert coq_output.first_error("just a line\nthe last line\n") == "the last line"
+    assert coq_output.first_error("") == ""
+    assert len(coq_output.first_error("Error: " + "x" * 500)) == 400
