@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from geosched.adversary.targets import hunt_target, target_names
+from geosched.adversary.targets import VLLM_TARGETS, hunt_target, target_names
 from geosched.arguments import (
     examples,
     integer,
@@ -98,13 +98,21 @@ def _add_check_witness(subparsers, common) -> None:
     p = subparsers.add_parser(
         "check-witness", parents=[common], help="re-verify a witness file from scratch",
         description="Re-verify a witness file from scratch: simulate the policy again, check both schedules with "
-                    "the independent checker and recompute the certified ratio and its upper end. Exit 0 when it "
-                    "verifies, 1 when it does not.",
+                    "the independent checker and recompute the certified ratio and its upper end. Every number is "
+                    "derived from the instance and the policy's name (for vLLM: the engine too); a field of the file "
+                    "that disagrees is a failed check. A witness never runs code it names: the policy must be built "
+                    "in, or a scheduler file that you pass with --scheduler. Exit 0 when it verifies, 1 when it "
+                    "does not, 2 on a malformed file.",
         epilog=examples("geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
-                        "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm"))
+                        "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm",
+                        "geosched check-witness hunt-mine/best_witness.json --scheduler mine.py:MyScheduler"))
     p.add_argument("file", help="witness .json")
     p.add_argument("--vllm", action="store_true",
-                   help="vLLM targets: also replay the instance in vLLM's real scheduler and measure the ratio there")
+                   help="vLLM targets: also replay the instance in vLLM's real scheduler (on the engine derived from "
+                   "the instance) and measure the ratio there")
+    p.add_argument("--scheduler", default=None, metavar="FILE.py:Class",
+                   help="a witness of your own scheduler: the file to run (the same class; its SHA-256 must be the "
+                   "one the witness records). Without it such a witness is refused: no file named by a witness runs")
     p.set_defaults(handler=_cmd_check_witness)
 
 
@@ -114,11 +122,14 @@ def _add_family_and_z3(subparsers, common) -> None:
         description="Build member k of a worst-case family, simulate the policy, check the witness schedule and "
                     "compare both TELs and the ratio with the family's sympy closed forms. Exit 0 when they "
                     "match, 1 when not.",
-        epilog=examples("geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2"))
+        epilog=examples("geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2",
+                        "geosched family svf1-proxy-range --size 40 --out witness.json"))
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
+    p.add_argument("--out", default=None, help="write the member as a certified witness file (when it matches)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(handler=_cmd_family)
 
     p = subparsers.add_parser(
@@ -188,29 +199,26 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
     from geosched.adversary.witness import read_witness, verify_witness
     from geosched.output import emit_json
 
-    report = verify_witness(read_witness(args.file))
-    if args.json:
-        emit_json(report.to_dict())
-    elif report.ok:
-        line = (f"OK {args.file}: {report.policy} TEL {report.policy_tel} vs witness TEL {report.witness_tel}: "
-                f"certified ratio {report.certified_ratio} = {float(report.certified_ratio):.6f}")
-        if report.ratio_upper is not None:
-            line += (f", true ratio in [{float(report.certified_ratio):.6f}, {float(report.ratio_upper):.6f}] "
-                     f"(upper end from {report.lower_bound_name} = {report.lower_bound}, recomputed)")
-        print(line)
-        if report.reversed_ties_tel is not None and report.witness_tel:
-            verdict = "the ratio DEPENDS on the tie order" if report.depends_on_ties else "the ratio does not"
-            print(f"  ties: {report.tie_rule}; reversed tie order: TEL {report.reversed_ties_tel} "
-                  f"(ratio {report.reversed_ties_tel / report.witness_tel:.6f}): {verdict}")
-        if report.preemptions is not None:
-            print(f"  vLLM-semantics run: {report.preemptions} preemptions")
-        for note in report.notes:
-            print(f"  note: {note}")
-        if args.vllm:
-            from geosched.output import working
+    data = read_witness(args.file)
+    if args.vllm and data["policy"].partition(":")[0] not in VLLM_TARGETS:
+        raise ValidationError("--vllm", args.file, f"replays witnesses of the vLLM targets "
+                              f"({', '.join(VLLM_TARGETS)}), not of {data['policy']!r}")
+    report = verify_witness(data, scheduler=args.scheduler)
+    replay = None
+    if args.vllm and report.ok:
+        from geosched.output import working
 
-            with working("replaying in vLLM's scheduler", show_progress(args)):
-                replay = _vllm_replay(args.file)
+        with working("replaying in vLLM's scheduler", show_progress(args) and not args.json):
+            replay = _vllm_replay(data)
+    if args.json:
+        out = report.to_dict()
+        if args.vllm:
+            out["vllm_replay"] = replay.to_dict() if replay is not None else {
+                "status": "not_run", "message": "the witness does not verify: not replayed"}
+        emit_json(out)
+    elif report.ok:
+        _print_verified(args.file, report)
+        if replay is not None:
             print(f"  vLLM replay ({replay.status}): {replay.message}")
     else:
         print(f"geosched: error: witness {args.file} does not verify: " + "; ".join(report.problems),
@@ -218,12 +226,31 @@ def _cmd_check_witness(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _vllm_replay(path: str):
-    from geosched.adversary.vllm_replay import replay_in_vllm
-    from geosched.adversary.witness import read_witness
+def _print_verified(path: str, report) -> None:
+    line = (f"OK {path}: {report.policy} TEL {report.policy_tel} vs witness TEL {report.witness_tel}: "
+            f"certified ratio {report.certified_ratio} = {float(report.certified_ratio):.6f}")
+    if report.ratio_upper is not None:
+        line += (f", true ratio in [{float(report.certified_ratio):.6f}, {float(report.ratio_upper):.6f}] "
+                 f"(upper end from {report.lower_bound_name} = {report.lower_bound}, recomputed)")
+    print(line)
+    if report.reversed_ties_tel is not None and report.witness_tel:
+        verdict = "the ratio DEPENDS on the tie order" if report.depends_on_ties else "the ratio does not"
+        print(f"  ties: {report.tie_rule}; reversed tie order: TEL {report.reversed_ties_tel} "
+              f"(ratio {report.reversed_ties_tel / report.witness_tel:.6f}): {verdict}")
+    if report.engine is not None:
+        engine = report.engine
+        print(f"  vLLM model run: {report.preemptions} preemptions; engine derived from the instance: "
+              f"{engine['capacity_blocks']} blocks of {engine['block_size']} tokens (M = {report.memory})")
+    if report.scheduler_sha256 is not None:
+        print(f"  scheduler file: SHA-256 {report.scheduler_sha256} (the file you passed)")
+    for note in report.notes:
+        print(f"  note: {note}")
 
-    data = read_witness(path)
-    return replay_in_vllm({**data, "instance": data["instance"].to_dict()})
+
+def _vllm_replay(data):
+    from geosched.adversary.vllm_replay import replay_in_vllm
+
+    return replay_in_vllm(data)
 
 
 def _cmd_family(args: argparse.Namespace) -> int:
@@ -236,7 +263,16 @@ def _cmd_family(args: argparse.Namespace) -> int:
         if not sep or not key or not value.strip().lstrip("-").isdigit():
             raise ValidationError("--param", item, "must look like NAME=INTEGER")
         params[key.strip()] = int(value)
+    if args.out is not None:
+        from geosched.output import check_target
+
+        check_target(args.out, force=args.force)  # before the member is built
     report = evaluate_family(args.name, args.size, **params)
+    if args.out is not None and report.match:
+        from geosched.adversary.families import family_witness
+        from geosched.adversary.witness import write_witness
+
+        write_witness(family_witness(args.name, args.size, **params), args.out, force=args.force)
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -246,6 +282,8 @@ def _cmd_family(args: argparse.Namespace) -> int:
         ratio = f"{float(report.certified_ratio):.4f}" if report.certified_ratio is not None else "-"
         print(f"  certified ratio {ratio}  closed form {report.ratio_formula}  limit {report.limit}")
         print("  closed form matches" if report.match else "  MISMATCH between simulation and closed form")
+        if args.out is not None and report.match:
+            print(f"  witness written to {args.out}")
     return 0 if report.match else 1
 
 

@@ -15,21 +15,26 @@ recomputes. Two kinds:
   the last running request is the victim; ``priority``: heap on ``(priority, arrival, request
   id)``, every priority 0, the victim the largest ``(priority, arrival)``). The model request
   ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)`` on the
-  engine of :func:`engine_for` (block size 1, ``M`` usable blocks, budgets that never bind):
-  there a non-preemptive schedule of the model is also a vLLM schedule (``docs/vllm.md``,
-  step correspondence), so ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a
-  certified lower bound on vLLM's ratio to the best schedule. vLLM finishes a request in
-  call ``c``: its completion step is ``c + 1``.
+  engine of :func:`vllm_engine`, derived from the instance and the target's name alone
+  (``M / B`` usable blocks of ``B`` tokens, budgets that never bind): there a non-preemptive
+  schedule of the model is also a vLLM schedule (``docs/vllm.md``, step correspondence), so
+  ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a certified lower bound on
+  vLLM's ratio to the best schedule. vLLM finishes a request in call ``c``: its completion
+  step is ``c + 1``.
 
   The run is the exact-model scheduler of the same name
   (:mod:`geosched.reference_impl.schedulers.vllm`, the rules the vLLM-semantics model also
   runs: one code path) on the step engine; its runs go to the checker, which computes the TEL.
-  An engine the exact model cannot represent (blocks of more than one token, a watermark, a
-  token budget that splits a prefill over steps) runs in the vLLM-semantics model itself.
+  Where the token budget splits a prefill (a preempted request re-prefills its kept outputs
+  too), which the exact model does not represent, the vLLM-semantics model runs on the same
+  engine. No other engine is ever used: a witness's ``engine`` field is a record that
+  :func:`~geosched.adversary.witness.verify_witness` compares with this one, never an input.
 * **scheduler targets** (``geo-guess``, ``geo-batch``, and a user's ``path/to/file.py:Class``):
   any protocol scheduler (:mod:`geosched.reference_impl.scheduling`) that is not a priority
   rule, run by :func:`~geosched.reference_impl.simulator.simulate` on the step engine; its
-  *runs* (restarts included) are what a witness records and the checker re-verifies.
+  *runs* (restarts included) are what a witness records and the checker re-verifies. A file
+  is imported only when the caller names it (:func:`hunt_target`, :func:`get_target`): a
+  witness that names one is refused unless the user passes the file (its SHA-256 recorded).
 
 The hunt's list of names is :func:`target_names`: the registry's ``FAST`` policies, the vLLM
 targets, then the registry's other schedulers (:func:`hunt_target` also takes a scheduler file).
@@ -78,6 +83,8 @@ __all__ = [
     "VLLM_TARGETS",
     "completions_tel",
     "engine_for",
+    "vllm_engine",
+    "block_size_for",
     "get_target",
     "target_names",
     "reversed_instance",
@@ -110,11 +117,12 @@ class HuntTarget(Protocol):
         """TEL on arrays (ids ``ids_for(n)``): the search's inner loop."""
         ...
 
-    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
-        """The reference run that witness files record and verification recomputes."""
+    def run(self, instance: Instance) -> PolicyRun:
+        """The reference run that witness files record and verification recomputes (from the
+        instance and the target's name alone)."""
         ...
 
-    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+    def reversed_ties_tel(self, instance: Instance) -> int:
         """TEL with the tie order reversed (positions, and ids where they are compared)."""
         ...
 
@@ -148,14 +156,14 @@ class SimulatorTarget:
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
         return _fast().policy_tel(self.name, a, s, o, memory)
 
-    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+    def run(self, instance: Instance) -> PolicyRun:
         starts = simulate(instance, self.name).starts
         report = check_schedule(instance, starts)
         out = {r.id: r.output for r in instance.requests}
         return PolicyRun(report.metrics.tel if report.feasible else -1, {i: x + out[i] for i, x in starts.items()},
                          dict(starts))
 
-    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+    def reversed_ties_tel(self, instance: Instance) -> int:
         return self.run(reversed_instance(instance)).tel
 
 
@@ -187,7 +195,7 @@ class SchedulerTarget:
         inst = _array_instance(a, s, o, memory)
         return completions_tel(inst, simulate(inst, self.name).completions)
 
-    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
+    def run(self, instance: Instance) -> PolicyRun:
         result = simulate(instance, self.name)
         out = {r.id: r.output for r in instance.requests}
         tel, runs = _checked_runs(instance, result.runs if result.runs is not None else
@@ -195,97 +203,133 @@ class SchedulerTarget:
         return PolicyRun(tel, dict(result.completions), None, result.evictions, None,
                          {"lost_tokens": result.wasted_tokens}, runs)
 
-    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+    def reversed_ties_tel(self, instance: Instance) -> int:
         return self.run(reversed_instance(instance)).tel
 
 
+def block_size_for(instance: Instance, policy: str) -> int:
+    """The KV block grain ``B`` that ``policy`` runs at on ``instance``: the one place a
+    certificate reads it (today from the target's name, ``vllm-fcfs:block=16``; 1 for every
+    target but ``vllm-*:block=B``).
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> block_size_for(burst_instance(32, [(6, 3)]), "vllm-fcfs:block=16")
+    16
+    """
+    return block_size_of(policy)
+
+
+def vllm_engine(instance: Instance, policy: str) -> EngineParams:
+    """The vLLM engine of a vLLM target on ``instance``, from the instance and the target's name
+    alone (the one derivation: hunts, witnesses, their verification and the vLLM replay all
+    use it): ``M / B`` usable blocks of ``B = block_size_for(instance, policy)`` tokens,
+    ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step), the
+    preemption rule of the name, no watermark, vLLM's ``max_model_len``.
+
+    Raises
+    ------
+    ValidationError
+        When the engine cannot serve the instance: ``M`` is not a multiple of ``B``, or a
+        request needs ``s + 1 + o`` tokens, more than ``max_model_len``.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> e = vllm_engine(burst_instance(32, [(6, 3), (1, 5)]), "vllm-priority:block=8")
+    >>> e.capacity_blocks, e.block_size, e.max_num_seqs, e.max_num_batched_tokens, e.preemption
+    (4, 8, 2, 11, 'priority')
+    """
+    target = _vllm_target(policy)
+    block = block_size_for(instance, policy)
+    if instance.memory % block:
+        raise ValidationError("memory", instance.memory, f"must be a multiple of the KV block size {block} of "
+                              f"{policy!r} (M is in tokens)")
+    n = max(instance.n, 1)
+    budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
+    params = EngineParams(capacity_blocks=instance.memory // block, block_size=block, max_num_seqs=n,
+                          max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=target.preemption)
+    longest = max(instance.requests, key=lambda r: r.prompt + 1 + r.output, default=None)
+    if longest is not None and longest.prompt + 1 + longest.output > params.max_model_len:
+        raise ValidationError(f"request {longest.id!r}", longest.prompt + 1 + longest.output,
+                              f"needs s + 1 + o tokens, more than vLLM's max_model_len {params.max_model_len}: the "
+                              f"engine of {policy!r} cannot serve this instance")
+    return params
+
+
 def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1) -> dict[str, Any]:
-    """The engine of the vLLM targets: ``M / B`` usable blocks of ``B = block_size`` tokens (1 by
-    default), ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step),
-    as the differential harness's exact-agreement setting.
+    """:func:`vllm_engine` of ``vllm-<preemption>:block=<block_size>`` as a dict (a witness's
+    ``engine`` record).
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]
     11
     """
-    n = max(instance.n, 1)
-    budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
-    if instance.memory % block_size:
-        raise ValidationError("--block-size", block_size, f"must divide the memory M = {instance.memory}")
-    params = EngineParams(capacity_blocks=instance.memory // block_size, block_size=block_size, max_num_seqs=n,
-                          max_num_batched_tokens=budget, enable_chunked_prefill=True, preemption=preemption)
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValidationError("block_size", block_size, "must be an integer >= 1")
+    params = vllm_engine(instance, f"vllm-{preemption}:block={block_size}")
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
 
 
-def _exact_model_engine(instance: Instance, params: EngineParams) -> bool:
-    """Whether the exact model represents this engine: ``M`` = the blocks' tokens, no watermark, every
-    sequence within ``max_model_len`` (a budget that splits a prefill is found while running)."""
-    longest = max((r.prompt + r.output + 1 for r in instance.requests), default=0)
-    return (params.capacity_blocks * params.block_size == instance.memory and params.watermark == 0.0
-            and longest <= params.max_model_len)
-
-
 def _semantics_run(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
-    """Completion steps (finish call + 1) and preemptions of stock vLLM on ``instance``."""
+    """Completion steps (finish call + 1) and preemptions of stock vLLM on ``instance``, in the
+    vLLM-semantics model (chunked prefills included)."""
     model = VllmSemantics(params, queue_order=params.preemption)
     for r in instance.requests:
         model.add(SemRequest(r.id, r.arrival, r.prompt + 1, r.output))
     completions: dict[str, int] = {}
     limit = 20 * sum(r.prompt + 1 + r.output for r in instance.requests) + max(r.arrival for r in instance.requests)
-    for state in model.run(max_steps=limit + 100):
-        for rid in state.finished:
-            completions[rid] = state.step + 1
+    try:
+        for state in model.run(max_steps=limit + 100):
+            for rid in state.finished:
+                completions[rid] = state.step + 1
+    except RuntimeError:  # the model's livelock guard: one line, not a traceback
+        raise ValidationError("instance", f"{instance.n} requests", f"vLLM's engine ({params.capacity_blocks} "
+                              f"blocks of {params.block_size}) finished no request within {limit + 100} "
+                              "steps") from None
     return completions, model.preemptions
 
 
 @dataclass(frozen=True)
 class VllmTarget:
-    """Stock vLLM's scheduler (``preemption`` = ``SchedulerConfig.policy``), through the
-    vLLM-semantics model; replayed in vLLM itself by :mod:`geosched.adversary.vllm_replay`."""
+    """Stock vLLM's scheduler (``preemption`` = ``SchedulerConfig.policy``), as the exact-model
+    scheduler on the engine of :func:`vllm_engine`; replayed in vLLM itself by
+    :mod:`geosched.adversary.vllm_replay`."""
 
     name: str
     preemption: str  # "fcfs" or "priority"
     tie_rule: str
     kind: str = "vllm"
-    block_size: int = 1  # KV block grain of the default engine ("vllm-fcfs:block=16")
+    block_size: int = 1  # KV block grain of the engine ("vllm-fcfs:block=16")
 
-    def engine(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> EngineParams:
-        values = dict(engine) if engine is not None else engine_for(instance, self.preemption, self.block_size)
-        return EngineParams(**values)
+    def engine(self, instance: Instance) -> EngineParams:
+        """The one engine this target runs on for ``instance`` (:func:`vllm_engine`)."""
+        return vllm_engine(instance, self.name)
 
     def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
         inst = _array_instance(a, s, o, memory)  # scored as in SchedulerTarget.array_tel
         params = self.engine(inst)
-        if _exact_model_engine(inst, params):
-            try:
-                run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
-                                                        params.max_num_batched_tokens, self.name))
-                return completions_tel(inst, run.completions)
-            except ChunkedPrefillError:
-                pass
-        return self.run(inst).tel
+        try:
+            run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
+                                                    params.max_num_batched_tokens, self.name),
+                                block_size=params.block_size)
+        except ChunkedPrefillError:
+            return self.run(inst).tel
+        return completions_tel(inst, run.completions)
 
-    def run(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> PolicyRun:
-        params = self.engine(instance, engine)
+    def run(self, instance: Instance) -> PolicyRun:
+        params = self.engine(instance)
         described = {k: getattr(params, k) for k in params.__dataclass_fields__}
-        if _exact_model_engine(instance, params):
-            scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens,
-                                      self.name)
-            try:
-                run = run_scheduler(instance, scheduler, block_size=params.block_size)
-            except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
-                pass
-            else:
-                tel, runs = _checked_runs(instance, run.runs, params.block_size)
-                return PolicyRun(tel, run.completions, None, run.preemptions, described,
-                                 {"recomputed_tokens": run.recomputed_tokens}, runs)
-        completions, preemptions = _semantics_run(instance, params)
-        tel = sum(completions[r.id] - r.arrival for r in instance.requests)
-        return PolicyRun(tel, completions, None, preemptions, described)
+        scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens, self.name)
+        try:
+            run = run_scheduler(instance, scheduler, block_size=params.block_size)
+        except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
+            completions, preemptions = _semantics_run(instance, params)
+            return PolicyRun(completions_tel(instance, completions), completions, None, preemptions, described)
+        tel, runs = _checked_runs(instance, run.runs, params.block_size)
+        return PolicyRun(tel, run.completions, None, run.preemptions, described,
+                         {"recomputed_tokens": run.recomputed_tokens}, runs)
 
-    def reversed_ties_tel(self, instance: Instance, engine: Mapping[str, Any] | None = None) -> int:
+    def reversed_ties_tel(self, instance: Instance) -> int:
         flipped = reversed_instance(instance, reverse_id_order=self.preemption == "priority")
-        return self.run(flipped, engine).tel
+        return self.run(flipped).tel
 
 
 VLLM_TARGETS: dict[str, VllmTarget] = {
@@ -362,15 +406,19 @@ def _vllm_target(name: str) -> VllmTarget:
     if not spec:
         return VLLM_TARGETS[base]
     key, _, value = spec.partition("=")
-    if key != "block" or not value.isdigit() or int(value) < 1:
+    if key != "block" or not (value.isascii() and value.isdigit()) or int(value) < 1:
         raise ValidationError("hunt policy", name, "a vLLM target takes one parameter: block=B with B >= 1 "
                               "(e.g. vllm-fcfs:block=16)")
-    return replace(VLLM_TARGETS[base], name=name if int(value) > 1 else base, block_size=int(value))
+    block = int(value)
+    return replace(VLLM_TARGETS[base], name=f"{base}:block={block}" if block > 1 else base, block_size=block)
 
 
 def block_size_of(policy: str) -> int:
-    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``)."""
-    return getattr(get_target(policy), "block_size", 1)
+    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``); read
+    from the name alone (a scheduler file is not imported)."""
+    if isinstance(policy, str) and policy.partition(":")[0] in VLLM_TARGETS:
+        return _vllm_target(policy).block_size
+    return 1
 
 
 def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:

@@ -4,11 +4,14 @@ Hunts against the vLLM targets (``vllm-fcfs``, ``vllm-priority``: :mod:`geosched
 score instances with the vLLM-semantics model, for speed. A reported witness is then run
 through vLLM 0.33's own V1 ``Scheduler`` (CPU, fake model outputs) by the differential
 harness (:func:`geosched.reference_impl.vllm.harness.diff_native`, stock scheduler against the
-semantics model, call by call) on the witness's engine, and the TEL is measured from the
-calls in which vLLM finished each request (completion step = call + 1). The report gives
-both numbers, the model's and vLLM's, against the witness schedule's TEL: the ratio measured
-in vLLM is ``TEL(vLLM) / TEL(S)``, with ``S`` a schedule of the paper's model checked by the
-checker, which vLLM can also run on this engine (block size 1, budgets that never bind:
+semantics model, call by call) on the engine derived from the instance and the policy's name
+(:func:`geosched.adversary.targets.vllm_engine`; the file's ``engine`` is only compared with
+it, by :func:`~geosched.adversary.witness.verify_witness`, which runs first: a witness that
+does not verify is not replayed), and the TEL is measured from the calls in which vLLM
+finished each request (completion step = call + 1). The report gives both numbers, the
+model's and vLLM's, against the witness schedule's TEL recomputed by the checker: the ratio
+measured in vLLM is ``TEL(vLLM) / TEL(S)``, with ``S`` a schedule of the paper's model checked
+by the checker, which vLLM can also run on this engine (budgets that never bind:
 ``docs/vllm.md``, step correspondence).
 
 Example (needs vLLM)
@@ -27,8 +30,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from geosched.adversary.targets import get_target
-from geosched.adversary.witness import Witness, witness_from_dict
+from geosched.adversary.targets import VLLM_TARGETS, vllm_engine
+from geosched.adversary.witness import Witness, WitnessError, verify_witness, witness_from_dict
+from geosched.errors import ValidationError
 from geosched.reference_impl.formats.vllm_bench import export_plan  # re-exported: it lives with its format
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.vllm.harness import DiffResult, VllmDriver, diff_native, vllm_available
@@ -86,7 +90,8 @@ def _requests(instance: Instance) -> list[SemRequest]:
 
 
 def _run_to_end(instance: Instance, params: EngineParams) -> tuple[dict[str, int], int]:
-    """vLLM alone: the call each request finished in, and the preemptions."""
+    """vLLM alone: the call each request finished in (a request missing: not finished within the
+    step limit), and the preemptions."""
     driver = VllmDriver(params)
     for spec in _requests(instance):
         driver.add(spec)
@@ -103,39 +108,49 @@ def _run_to_end(instance: Instance, params: EngineParams) -> tuple[dict[str, int
 
 
 def replay_in_vllm(witness: Witness | Mapping[str, Any]) -> VllmReplay:
-    """Run the witness's instance through stock vLLM (its ``engine``) and the semantics model in
-    lockstep, and measure vLLM's TEL; see the module docstring.
+    """Verify the witness (:func:`~geosched.adversary.witness.verify_witness`), then run its
+    instance through stock vLLM and the semantics model in lockstep on the engine derived from
+    the instance and the policy's name, and measure vLLM's TEL; see the module docstring.
 
     Raises
     ------
     ValidationError
         When the witness's policy is not a vLLM target.
+    WitnessError
+        When the witness does not verify (nothing is replayed), or its engine cannot serve the instance.
     WorkloadFormatError
         For a malformed witness.
     """
     started = time.perf_counter()
     data = witness.to_dict() if isinstance(witness, Witness) else dict(witness)
+    if isinstance(data.get("instance"), Instance):  # as read_witness returns it
+        data["instance"] = data["instance"].to_dict()
     parsed = witness_from_dict(data)
-    target = get_target(parsed["policy"])
-    if target.kind != "vllm":
-        from geosched.errors import ValidationError
-
-        raise ValidationError("witness policy", parsed["policy"], "is not a vLLM target (vllm-fcfs, vllm-priority)")
+    policy = parsed["policy"]
+    if policy.partition(":")[0] not in VLLM_TARGETS:
+        raise ValidationError("witness policy", policy, f"is not a vLLM target ({', '.join(VLLM_TARGETS)})")
+    report = verify_witness(parsed)
+    if not report.ok:
+        raise WitnessError(f"the witness does not verify, so it is not replayed: {report.message}")
     instance: Instance = parsed["instance"]
-    params = EngineParams(**parsed["engine"])
-    model = target.run(instance, parsed["engine"])
-    witness_tel = int(parsed["witness_schedule"]["tel"])
-    common = dict(policy=parsed["policy"], n=instance.n, witness_tel=witness_tel, model_tel=model.tel,
-                  model_preemptions=model.preemptions)
+    params = vllm_engine(instance, policy)
+    common = dict(policy=policy, n=instance.n, witness_tel=report.witness_tel, model_tel=report.policy_tel,
+                  model_preemptions=report.preemptions)
     if not vllm_available():
         return VllmReplay("unavailable", "vLLM is not installed here: not replayed", time.perf_counter() - started,
                           **common)
     diff = diff_native(_requests(instance), params, policy=None)
     finish, preemptions = (diff.finish_calls, diff.preemptions) if diff.ok else _run_to_end(instance, params)
+    unfinished = [r.id for r in instance.requests if r.id not in finish]
+    if unfinished:
+        return VllmReplay("diverged", f"{policy}: vLLM did not finish {len(unfinished)} request(s) (e.g. "
+                          f"{unfinished[0]}) within the step limit; {diff.message}", time.perf_counter() - started,
+                          **common, vllm_preemptions=preemptions, steps=diff.steps, diff=diff)
     vllm_tel = sum(finish[r.id] + 1 - r.arrival for r in instance.requests)
     status = "agree" if diff.ok else "diverged"
-    message = (f"{parsed['policy']}: vLLM TEL {vllm_tel} ({preemptions} preemptions), model TEL {model.tel} "
-               f"({model.preemptions}), witness TEL {witness_tel}: ratio in vLLM {vllm_tel / witness_tel:.4f}; "
-               f"{diff.message}")
+    message = (f"{policy}: vLLM TEL {vllm_tel} ({preemptions} preemptions), model TEL {report.policy_tel} "
+               f"({report.preemptions}), witness TEL {report.witness_tel}: ratio in vLLM "
+               f"{vllm_tel / report.witness_tel:.4f}; engine {params.capacity_blocks} blocks of {params.block_size} "
+               f"(M = {instance.memory}); {diff.message}")
     return VllmReplay(status, message, time.perf_counter() - started, **common, vllm_tel=vllm_tel,
                       vllm_preemptions=preemptions, steps=diff.steps, diff=diff)

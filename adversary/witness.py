@@ -8,9 +8,18 @@ feasible schedule ``S`` has ``OPT(I) <= TEL(S)``, so
 is a *proved* lower bound on ``A``'s ratio on ``I`` that needs no exact optimum; when a lower
 bound ``LB <= OPT(I)`` is known, ``TEL(A, I) / LB`` is an upper bound, and the true ratio lies in
 ``[certified, upper]``. Every number in a witness file is recomputed by
-:func:`verify_witness` from the instance alone: the policy's schedule by the reference
-simulator, both schedules' feasibility and TEL by the independent checker
-(:func:`geosched.reference_impl.checker.check_schedule`), and the ratio.
+:func:`verify_witness` from the instance and the policy's name alone: the policy's schedule by
+the reference simulator, both schedules' feasibility and TEL by the independent checker
+(:func:`geosched.reference_impl.checker.check_schedule`), the ratio, the tie rule and, for a
+vLLM target, the engine (:func:`geosched.adversary.targets.vllm_engine`: capacity ``M / B``
+blocks, the block size ``B`` of the name). A field of the file is never an input: one that
+disagrees with the derived value is a problem naming the field.
+
+**No witness runs code.** The policy of a witness must be a built-in name (the registry's, or a
+vLLM target). A witness of a user's scheduler file (``path/to/file.py:Class``) records the
+file's SHA-256 (``scheduler_sha256``); :func:`verify_witness` refuses it unless the caller
+names the file (``scheduler=``, ``check-witness --scheduler FILE.py:Class``), and refuses a
+file whose SHA-256 differs, before importing anything.
 
 Witness JSON (issue 4)::
 
@@ -24,7 +33,8 @@ Policies are strict head-of-line with exact output lengths (the setting of Kong 
 Thm. 3.2 and Jaillet et al., Thm. 4.3), or stock vLLM's scheduler (the hunt targets
 ``vllm-fcfs`` and ``vllm-priority`` of :mod:`geosched.adversary.targets`); for those the
 policy schedule is ``{"completions": {...}, "tel": T_A, "preemptions": k}`` (a preempted
-request has no single start) and ``"engine"`` holds the vLLM engine parameters. A scheduler
+request has no single start) and ``"engine"`` records the vLLM engine parameters (derived, and
+compared field by field on verification). A scheduler
 that restarts requests (the vLLM targets, ``geo-guess``, a user's ``file.py:Class``) also
 records its ``"runs"``: ``{id: [[start, end, kept], ...]}``; verification re-runs it and the
 checker recomputes the TEL from the runs (:mod:`geosched.reference_impl.checker`).
@@ -54,13 +64,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from geosched.adversary.targets import PolicyRun, get_target
-from geosched.errors import GeoschedError, InfeasibleScheduleError, WorkloadFormatError
+from geosched.adversary.targets import PolicyRun, block_size_for, get_target, vllm_engine
+from geosched.errors import GeoschedError, InfeasibleScheduleError, ValidationError, WorkloadFormatError
 from geosched.output import write_json_atomic
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, instance_from_dict, instance_to_dict
 from geosched.reference_impl.opt import best_lower_bound
+from geosched.reference_impl.scheduling import is_file_spec, scheduler_file_sha256
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
@@ -86,7 +97,9 @@ WITNESS_KEYS = (
     "found_by",
     "seed",
 )
-OPTIONAL_KEYS = ("tie_rule", "tie_check", "engine")  # engine: vLLM targets only
+OPTIONAL_KEYS = ("tie_rule", "tie_check", "engine", "scheduler_sha256")  # engine: vLLM targets only;
+# scheduler_sha256: witnesses of a scheduler file only
+ENGINE_KEYS = tuple(EngineParams.__dataclass_fields__)
 TIE_CHECK_KEYS = ("order", "policy_tel", "certified_ratio", "depends_on_ties")
 
 
@@ -114,6 +127,7 @@ class Witness:
     preemptions: int = 0  # vLLM targets: preemptions in the policy's run
     engine: dict[str, Any] | None = None  # vLLM targets: engine parameters
     policy_runs: dict[str, list[list[int]]] | None = None  # schedulers with restarts: every run
+    scheduler_sha256: str | None = None  # a scheduler file's SHA-256 (policy "path/to/file.py:Class")
 
     @property
     def certified_ratio(self) -> float:
@@ -154,6 +168,8 @@ class Witness:
             data["tie_check"] = dict(self.tie_check)
         if self.engine is not None:
             data["engine"] = dict(self.engine)
+        if self.scheduler_sha256 is not None:
+            data["scheduler_sha256"] = self.scheduler_sha256
         return data
 
 
@@ -183,18 +199,19 @@ def make_witness(
     reversed, and bundle them.
 
     Raises :class:`~geosched.errors.InfeasibleScheduleError` when the witness schedule is
-    infeasible. ``lower_bound`` defaults to the best known bound of OPT.
+    infeasible. ``lower_bound`` defaults to the best known bound of OPT. A scheduler file
+    (``policy = "path/to/file.py:Class"``, named by the caller) is recorded with its SHA-256.
     """
     target = get_target(policy)
     run = target.run(instance)
     if run.tel < 0:  # would be a simulator bug: never hide it
         raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected by the checker")
     starts = {k: int(v) for k, v in witness_starts.items()}
-    report = check_schedule(instance, starts, block_size=_block_size(run.engine))
+    report = check_schedule(instance, starts, block_size=block_size_for(instance, policy))
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness schedule rejected: {report.first_violation.message}")
     lb, lb_name = lower_bound if lower_bound is not None else lower_bound_of(instance)
-    reversed_tel = target.reversed_ties_tel(instance, run.engine)
+    reversed_tel = target.reversed_ties_tel(instance)
     tie_check = {"order": "reversed", "policy_tel": reversed_tel,
                  "certified_ratio": reversed_tel / report.metrics.tel, "depends_on_ties": reversed_tel != run.tel}
     return Witness(
@@ -214,12 +231,8 @@ def make_witness(
         preemptions=run.preemptions,
         engine=run.engine,
         policy_runs=None if run.starts is not None else run.runs,
+        scheduler_sha256=scheduler_file_sha256(policy) if is_file_spec(policy) else None,
     )
-
-
-def _block_size(engine: Mapping[str, Any] | None) -> int:
-    """The KV block grain of a vLLM target's engine (1: token grain, every other target)."""
-    return int(engine.get("block_size", 1)) if engine else 1
 
 
 def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
@@ -300,8 +313,13 @@ def _check_optional_shapes(data: Mapping[str, Any], source: str) -> None:
                 or not isinstance(check["depends_on_ties"], bool):
             raise WorkloadFormatError(f"{source}: tie_check needs an integer policy_tel, a finite certified_ratio "
                                       "and a boolean depends_on_ties")
-    if "engine" in data and not isinstance(data["engine"], Mapping):
-        raise WorkloadFormatError(f"{source}: 'engine' must be an object of vLLM engine parameters")
+    if "engine" in data and (not isinstance(data["engine"], Mapping) or set(data["engine"]) != set(ENGINE_KEYS)):
+        raise WorkloadFormatError(f"{source}: 'engine' must be an object with exactly the vLLM engine parameters "
+                                  f"{', '.join(ENGINE_KEYS)}")
+    sha = data.get("scheduler_sha256")
+    if "scheduler_sha256" in data and not (isinstance(sha, str) and len(sha) == 64
+                                           and all(c in "0123456789abcdef" for c in sha)):
+        raise WorkloadFormatError(f"{source}: 'scheduler_sha256' must be 64 lowercase hex digits, got {sha!r}")
 
 
 def _is_int(value: Any) -> bool:
@@ -357,6 +375,9 @@ class WitnessReport(Result):
     reversed_ties_tel: int | None = None  # TEL(A) with the tie order reversed (recomputed)
     depends_on_ties: bool | None = None  # reversed_ties_tel != policy_tel
     preemptions: int | None = None  # vLLM targets: preemptions in the reference run
+    block_size: int = 1  # the KV block grain both schedules were checked at (derived from the policy)
+    engine: dict[str, Any] | None = None  # vLLM targets: the engine derived from the instance and the policy
+    scheduler_sha256: str | None = None  # a scheduler file's SHA-256, checked against the file the caller named
 
     @property
     def ok(self) -> bool:
@@ -373,22 +394,27 @@ class WitnessReport(Result):
         return data
 
 
-def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
-    """Re-verify a witness from scratch, with the simulator (or, for a vLLM target, the
-    vLLM-semantics model) and the checker alone.
+def verify_witness(data: Mapping[str, Any], *, scheduler: str | None = None) -> WitnessReport:
+    """Re-verify a witness from scratch, with the simulator (or, for a vLLM target, the exact
+    model of vLLM's scheduler on the engine derived from the instance) and the checker alone.
 
     Parameters
     ----------
     data : mapping
         A witness object (as read by :func:`read_witness`, or :meth:`Witness.to_dict`).
+    scheduler : str, optional
+        ``"path/to/file.py:Class"``: the scheduler file of a witness whose policy is one (the
+        same class name; its SHA-256 must be the witness's ``scheduler_sha256``). A witness
+        never names code that this function runs: without ``scheduler`` such a witness is refused.
 
     Returns
     -------
     WitnessReport
         ``verified`` when the policy schedule is the reference run's, both schedules
         are feasible for the checker, both stated TELs equal the checker's, the certified ratio
-        equals ``TEL(A)/TEL(S)``, a stated upper ratio is at least the certified one, and a
-        stated tie rule and reversed-tie re-run equal the recomputed ones.
+        equals ``TEL(A)/TEL(S)``, a stated upper ratio is at least the certified one, a stated
+        tie rule and reversed-tie re-run equal the recomputed ones and, for a vLLM target, every
+        field of ``engine`` equals the engine derived from the instance and the policy's name.
 
     Raises
     ------
@@ -396,7 +422,9 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
         When the witness is malformed (a missing or extra field, a NaN, an empty instance,
         bad engine parameters).
     WitnessError
-        When the witness names a policy that neither the simulator nor a hunt target knows.
+        When the witness names a policy that neither the simulator nor a hunt target knows, a
+        scheduler file the caller did not pass (or another file than the one recorded), or a
+        vLLM target whose engine cannot serve the instance.
 
     Examples
     --------
@@ -412,14 +440,16 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
     parsed = witness_from_dict(data)
     instance: Instance = parsed["instance"]
     policy = parsed["policy"]
-    target, engine = _target_and_engine(parsed)
+    spec = _policy_to_run(parsed, scheduler)
+    problems: list[str] = []
+    target, engine = _target_and_engine(parsed, spec, problems)
     try:
-        run = target.run(instance, engine)
+        run = target.run(instance)
+        reversed_tel = target.reversed_ties_tel(instance)
     except GeoschedError as exc:
         raise WitnessError(f"policy {policy!r}: {exc}") from None
-    problems: list[str] = []
     notes: list[str] = []
-    tels = _recomputed_tels(instance, parsed, run, problems)
+    tels = _recomputed_tels(instance, parsed, run, block_size_for(instance, spec), problems)
     ratio = None
     upper = None
     lower, lower_name = lower_bound_of(instance)
@@ -430,7 +460,6 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
                             f"({float(ratio)!r})")
         upper = _checked_upper(parsed["ratio_upper"], ratio, tels["policy_schedule"], lower, lower_name,
                                problems, notes)
-    reversed_tel = target.reversed_ties_tel(instance, engine)
     _check_ties(parsed, target.tie_rule, reversed_tel, tels, problems, notes)
     status = "rejected" if problems else "verified"
     message = ("; ".join(problems) if problems else
@@ -440,30 +469,83 @@ def verify_witness(data: Mapping[str, Any]) -> WitnessReport:
     return WitnessReport(status, message, time.perf_counter() - started, tuple(problems), tuple(notes), policy,
                          instance.n, instance.memory, instance.alpha, instance.is_burst,
                          tels.get("policy_schedule"), tels.get("witness_schedule"), ratio, lower, lower_name, upper,
-                         target.tie_rule, reversed_tel, depends, run.preemptions if engine is not None else None)
+                         target.tie_rule, reversed_tel, depends, run.preemptions if engine is not None else None,
+                         block_size_for(instance, spec), engine, parsed.get("scheduler_sha256"))
 
 
-def _target_and_engine(parsed: Mapping[str, Any]) -> tuple[Any, dict[str, Any] | None]:
-    """The hunt target named by the witness and, for a vLLM target, its validated engine."""
+def _policy_to_run(parsed: Mapping[str, Any], scheduler: str | None = None) -> str:
+    """The policy a witness's verification runs: its built-in name, or, for a witness of a
+    scheduler file, the file the caller named (``scheduler``), after checking its class name and
+    SHA-256 against the witness; nothing is imported here.
+
+    Raises
+    ------
+    WitnessError
+        A witness of a scheduler file without ``scheduler``, or with another file.
+    ValidationError
+        ``scheduler`` given for a built-in policy, not a ``FILE.py:Class``, or of another class.
+    """
+    policy = parsed["policy"]
+    if not is_file_spec(policy):
+        if scheduler is not None:
+            raise ValidationError("--scheduler", scheduler, f"the witness names the built-in policy {policy!r}; "
+                                  "--scheduler is for a witness of a scheduler file")
+        if "scheduler_sha256" in parsed:
+            raise WorkloadFormatError("witness: 'scheduler_sha256' belongs to a witness of a scheduler file, not "
+                                      f"of the built-in policy {policy!r}")
+        return policy
+    class_name = policy.partition(":")[2]
+    if scheduler is None:
+        raise WitnessError(f"witness policy {policy!r} is a scheduler file: a witness never runs code it names; "
+                           f"pass the file yourself: check-witness --scheduler FILE.py:{class_name} "
+                           "(verify_witness(..., scheduler=...))")
+    if not is_file_spec(scheduler) or scheduler.partition(":")[2] != class_name:
+        raise ValidationError("--scheduler", scheduler, f"must be a scheduler file FILE.py:{class_name} (the class "
+                              f"of the witness's policy {policy!r})")
+    recorded = parsed.get("scheduler_sha256")
+    if recorded is None:
+        raise WitnessError(f"witness policy {policy!r}: the witness records no scheduler_sha256, so no file can be "
+                           "shown to be the one it was made with")
+    actual = scheduler_file_sha256(scheduler)
+    if actual != recorded:
+        raise WitnessError(f"--scheduler {scheduler}: its SHA-256 {actual} differs from the witness's "
+                           f"scheduler_sha256 {recorded}: not the file the witness was made with")
+    return scheduler
+
+
+def _target_and_engine(parsed: Mapping[str, Any], spec: str, problems: list[str]
+                       ) -> tuple[Any, dict[str, Any] | None]:
+    """The hunt target of ``spec`` and, for a vLLM target, the engine derived from the instance
+    and the name (:func:`~geosched.adversary.targets.vllm_engine`); every field of the file's
+    ``engine`` that differs from it goes to ``problems``."""
     policy = parsed["policy"]
     try:
-        target = get_target(policy)
+        target = get_target(spec)
     except GeoschedError as exc:
         raise WitnessError(f"policy {policy!r}: {exc}") from None
-    engine = parsed.get("engine")
-    if (target.kind == "vllm") != (engine is not None):
+    stated = parsed.get("engine")
+    if (target.kind == "vllm") != (stated is not None):
         need = "needs" if target.kind == "vllm" else "must not have"
         raise WorkloadFormatError(f"witness: policy {policy!r} {need} an 'engine' object")
-    if engine is not None:
-        try:
-            EngineParams(**engine)
-        except (TypeError, ValueError) as exc:
-            raise WorkloadFormatError(f"witness: engine: {exc}") from None
-        engine = dict(engine)
+    steps = "starts" if target.kind == "simulator" else "completions"
+    if steps not in parsed["policy_schedule"]:
+        raise WorkloadFormatError(f"witness: policy {policy!r} is a {target.kind} target: its policy_schedule "
+                                  f"records {steps}")
+    if stated is None:
+        return target, None
+    try:
+        params = vllm_engine(parsed["instance"], spec)
+    except ValidationError as exc:
+        raise WitnessError(f"witness instance: {exc}") from None
+    engine = {key: getattr(params, key) for key in ENGINE_KEYS}
+    for key, value in engine.items():
+        if type(stated[key]) is not type(value) or stated[key] != value:
+            problems.append(f"engine.{key}: stated {stated[key]!r} but the engine of {policy!r} derived from the "
+                            f"instance (M = {parsed['instance'].memory}) has {value!r}")
     return target, engine
 
 
-def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
+def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun, block_size: int,
                      problems: list[str]) -> dict[str, int | None]:
     """The recomputed TEL of both schedules; every disagreement with the file goes to ``problems``."""
     recorded = parsed["policy_schedule"]
@@ -486,7 +568,7 @@ def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
     elif recorded["tel"] != run.tel:
         problems.append(f"policy_schedule: stated tel {recorded['tel']!r} but the recomputed TEL is {run.tel}")
     # the witness schedule S is checked at the grain the policy ran at: OPT <= TEL(S) must hold there
-    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]), block_size=_block_size(run.engine))
+    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]), block_size=block_size)
     tels["witness_schedule"] = report.metrics.tel if report.feasible else None
     if not report.feasible:
         problems.append(f"witness_schedule: infeasible: {report.first_violation.message}")

@@ -18,7 +18,14 @@ Every case of ``tests/reliability_cases.py`` is run in this process through
   changed, removed, duplicated, NaN, Infinity, null): rejected (exit 1 with problems),
   malformed (clean exit 2), harmless (the untampered numbers), re-derived (other numbers,
   each equal to an independent re-computation: the per-step reference simulator and a
-  per-step memory sum), or accepted with a wrong number.
+  per-step memory sum), or accepted with a wrong number;
+* tampered witnesses of every kind (issue 30, ``tests/witness_audit.py``): every shipped witness,
+  every leaf tampered (``--audit-samples`` positions per per-request collection), through
+  ``check-witness --json``, by kind: refused, rejected, harmless, re-derived (to numbers an
+  independent implementation gives), accepted with a wrong number, tracebacks;
+* code named by data files (issue 30, ``tests/reliability_referee_cases.py``): witnesses,
+  workloads and checkpoints naming a scheduler file that marks its import; counted as a category
+  of cases, plus how many ran the file.
 
 Each case runs under a time limit (``--case-timeout``) and the process under a data limit
 (``--memory-gib``), so that a command that would run away is counted and the campaign goes
@@ -28,6 +35,7 @@ checkout's ``geosched`` by running it with that checkout's interpreter (the case
 this file's ``tests/``).
 
     python benchmarks/reliability_campaign.py [--json] [--show-failures] [--isolate]
+    python benchmarks/reliability_campaign.py --only "code named by data files" --audit
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from _machine import machine_summary  # noqa: E402
 from cli_harness import run_cli  # noqa: E402
 from reliability_cases import OUTCOMES, TAMPER_OK, all_cases, classify, tamper_verdict, tampers  # noqa: E402
 from reliability_output_cases import KILL_OUTCOMES, kill_cases, kill_verdict, output_cases, prepared  # noqa: E402
+from reliability_referee_cases import audit_outcome, audit_rows, code_ran  # noqa: E402
 
 
 class CaseTimeout(BaseException):
@@ -120,6 +129,10 @@ def main() -> int:
                         "(e.g. the categories of tests/reliability_inputs.py), plus the API table")
     parser.add_argument("--api", action="store_true", help="only the public API's bad arguments "
                         "(tests/reliability_inputs.py), in this process without the data limit")
+    parser.add_argument("--audit", action="store_true", help="with --only: also the tampered witnesses of every "
+                        "kind (always run without --only)")
+    parser.add_argument("--audit-samples", type=int, default=2, help="tampered positions per per-request "
+                        "collection of each witness (default 2)")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # --isolate's worker: one case by name
     args = parser.parse_args()
     if args.api:
@@ -156,10 +169,12 @@ def main() -> int:
     kill_rows = [] if prefixes else _run_kills()
     tamper_rows = [] if prefixes else [{"tamper": label, "verdict": _run_tamper(text, args.case_timeout)}
                                        for label, text in tampers()]
+    audit = audit_rows(args.audit_samples) if args.audit or not prefixes else []
     wall = time.perf_counter() - began
     if args.json:
         print(json.dumps({"geosched": geosched.__version__, "geosched_path": str(Path(geosched.__file__).parent),
-                          "cases": rows, "kills": kill_rows, "tampers": tamper_rows, "wall_time": wall}, indent=1))
+                          "cases": rows, "kills": kill_rows, "tampers": tamper_rows, "audit": audit,
+                          "wall_time": wall}, indent=1))
         return 0
     print(f"machine: {machine_summary()}; geosched from {Path(geosched.__file__).parent}; {wall:.0f} s")
     _print_tables(rows, tamper_rows)
@@ -167,6 +182,7 @@ def main() -> int:
         _print_kills(kill_rows)
     if prefixes:
         _print_categories(rows)
+    _print_referee(rows, audit)
     if args.show_failures:
         for row in rows:
             if row["outcome"] not in ("clean error", "answered", "refused cleanly"):
@@ -177,7 +193,36 @@ def main() -> int:
         for row in tamper_rows:
             if row["verdict"] not in TAMPER_OK:
                 print(f"- tamper {row['tamper']}: {row['verdict'][:300]}")
+        for row in audit:
+            if audit_outcome(row["verdict"]) not in ("refused", "rejected", "harmless", "re-derived"):
+                print(f"- audit {row['tamper']}: {row['verdict'][:300]}")
     return 0
+
+
+def _print_referee(rows: list[dict], audit: list[dict]) -> None:
+    """Issue 30's tables: the tampered witnesses by kind, and the cases whose files name code."""
+    columns = ("refused", "rejected", "harmless", "re-derived", "accepted with a wrong number", "traceback", "other")
+    if audit:
+        print()
+        print("| tampered witnesses, by kind | files | tried | " + " | ".join(columns) + " |")
+        print("|---|---|---|" + "---|" * len(columns))
+        kinds: dict[str, list[dict]] = {}
+        for row in audit:
+            kinds.setdefault(row["kind"], []).append(row)
+        for kind, members in [*kinds.items(), ("all", audit)]:
+            counts = collections.Counter(audit_outcome(r["verdict"]) for r in members)
+            files = len({r["file"] for r in members})
+            print(f"| {kind} | {files} | {len(members)} | " + " | ".join(str(counts[c]) for c in columns) + " |")
+    code = [r for r in rows if r["case"].startswith("code named by data files")]
+    if code:
+        ran = sum(code_ran(r["detail"]) for r in code)
+        right = sum(r["outcome"] in ("clean error", "answered", "refused cleanly") for r in code)
+        tracebacks = sum(r["outcome"] == "traceback" for r in code)
+        print()
+        print("| code named by data files | tried | clean error or clean answer | code executed | tracebacks |")
+        print("|---|---|---|---|---|")
+        print(f"| witnesses, workloads, checkpoints naming a scheduler file | {len(code)} | {right} | {ran} | "
+              f"{tracebacks} |")
 
 
 def _run_kills() -> list[dict]:

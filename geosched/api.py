@@ -251,7 +251,8 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
         "simulate": ("geosched.engines", "simulate", {
             **_INSTANCE, "policy": policy_like, "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1), "engine": text()}),
+            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1), "engine": text(),
+            "coq_work_limit": integer(1, optional=True), "coq_time_limit": positive_real(optional=True)}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
             "opt": boolean, "time_limit": _TIME, "progress": boolean}),
@@ -275,7 +276,8 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
                 "ties": text(), "rounds": integer(1, optional=True), "restarts": integer(1), "evals": integer(1),
                 "max_evals": integer(1, optional=True), "max_groups": integer(1), "popsize": integer(1),
                 "proposals": boolean})}),
-        "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping()}),
+        "verify_witness": ("geosched.adversary.witness", "verify_witness", {"data": mapping(),
+                                                                            "scheduler": text(optional=True)}),
         "load_workload": ("geosched.reference_impl.workloads", "load_workload", {
             "spec": text(), "memory": integer(1, optional=True), "seed": _OPTIONAL_INT, "arrivals": text(),
             "step_seconds": _TIME, "limit": integer(1, optional=True)}),

@@ -100,7 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.add_argument("--engine", choices=("python", "coq"), default="python",
                    help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
-                        "svf on bursts only, needs coqc")
+                        "svf on bursts only, needs coqc and Zarith")
+    p.add_argument("--coq-work-limit", type=positive_int, default=None, metavar="N",
+                   help="--engine coq: refuse before running when the estimated work exceeds N element visits "
+                        "(default 50000000, about 25 s at worst on a loaded 2-core machine)")
+    p.add_argument("--coq-time-limit", type=positive_float, default=None, metavar="S",
+                   help="--engine coq: stop the engine after S seconds (default 50)")
     p.set_defaults(handler=_cmd_simulate)
 
     p = sub.add_parser(
@@ -204,7 +209,9 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     engine = getattr(args, "engine", "python")
     block = getattr(args, "block_size", 1)
     predictor = args.predictor if engine == "coq" else _predictor(args)
-    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block)
+    limits = {f"coq_{name}": getattr(args, f"coq_{name}", None) for name in ("work_limit", "time_limit")}
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block,
+                      **{key: value for key, value in limits.items() if value is not None})
     report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")

@@ -22,7 +22,8 @@ ENGINES = ("python", "coq")
 
 
 def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", backfill: bool = False,
-             observer: Any = None, block_size: int = 1, engine: str = "python") -> Any:
+             observer: Any = None, block_size: int = 1, engine: str = "python", coq_work_limit: int | None = None,
+             coq_time_limit: float | None = None) -> Any:
     """Run ``policy`` on ``instance`` with the Python simulator or the extracted Coq SVF.
 
     The discrete-time process of Kong et al. (arXiv 2606.22327, Algorithm 1); with
@@ -41,6 +42,11 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     predictor, backfill, observer, block_size
         Those of the Python simulator; ``engine="coq"`` takes only the defaults (exact lengths,
         strict head-of-line, no observer, token grain).
+    coq_work_limit, coq_time_limit
+        ``engine="coq"`` only: refuse before running when the estimated work exceeds
+        ``coq_work_limit`` (default :data:`geosched.verify.coq_engine.WORK_LIMIT`), and stop the
+        process after ``coq_time_limit`` seconds (default
+        :data:`geosched.verify.coq_engine.TIME_LIMIT`, a :class:`~geosched.errors.TimeLimitError`).
 
     Returns
     -------
@@ -52,7 +58,10 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     UnknownNameError
         For an unknown engine (or policy) name.
     ValidationError
-        ``engine="coq"`` with another policy, a non-burst instance, other options, or no ``coqc``.
+        ``engine="coq"`` with another policy, a non-burst instance, other options, no ``coqc``
+        or Zarith, or work estimated past ``coq_work_limit``; a ``coq_*`` limit with another engine.
+    TimeLimitError
+        ``engine="coq"`` ran past ``coq_time_limit``.
 
     Examples
     --------
@@ -63,13 +72,19 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     {'r0': 5, 'r1': 0}
     """
     options = {"predictor": predictor, "backfill": backfill, "observer": observer, "block_size": block_size}
+    limits = {"work_limit": coq_work_limit, "time_limit": coq_time_limit}
+    if engine != "coq":
+        for name, value in limits.items():
+            if value is not None:
+                raise ValidationError(f"coq_{name}", value, "applies to engine='coq' only")
     if engine == "python":
         from geosched.reference_impl.simulator import simulate as python_simulate
 
         return python_simulate(instance, policy, **options)
     if engine != "coq":
         raise UnknownNameError("engine", engine, ENGINES)
-    return simulate_coq_result(instance, policy, **options)
+    return simulate_coq_result(instance, policy, **options,
+                               **{f"coq_{name}": value for name, value in limits.items() if value is not None})
 
 
 def _require_coq_options(policy: Any, options: dict[str, Any]) -> None:
@@ -92,8 +107,9 @@ def simulate_coq_result(instance: Any, policy: Any = "svf", **options: Any) -> A
     from geosched.verify.coq_engine import simulate_coq
 
     started = time.perf_counter()
+    limits = {name[4:]: options.pop(name) for name in ("coq_work_limit", "coq_time_limit") if name in options}
     _require_coq_options(policy, options)
-    starts = simulate_coq(instance)
+    starts = simulate_coq(instance, **limits)
     requests = instance.requests
     rank = {r.id: (starts[r.id], r.volume, k) for k, r in enumerate(requests)}  # bursts: a step's scan order
     return SimulationResult(

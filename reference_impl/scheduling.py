@@ -43,6 +43,7 @@ Example
 from __future__ import annotations
 
 import enum
+import hashlib
 import importlib
 import importlib.util
 import os
@@ -72,6 +73,7 @@ __all__ = [
     "resolve_factory",
     "load_scheduler_class",
     "is_file_spec",
+    "scheduler_file_sha256",
 ]
 
 
@@ -291,6 +293,21 @@ def is_file_spec(spec: object) -> bool:
 
 
 _LOADED: dict[str, Any] = {}  # absolute file path -> module, so a file is executed once
+_LOADED_SHA256: dict[str, str] = {}  # absolute file path -> SHA-256 of the bytes it executed
+
+
+def scheduler_file_sha256(spec: str) -> str:
+    """The SHA-256 (hex) of the scheduler file of ``"path/to/file.py:Class"``: of the bytes this
+    process executed if it loaded the file, else of the file now (read, never imported).
+    A witness records it, and ``check-witness`` refuses a file that differs."""
+    full = os.path.abspath(spec.partition(":")[0])
+    if full in _LOADED_SHA256:
+        return _LOADED_SHA256[full]
+    try:
+        with open(full, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError as exc:
+        raise ValidationError("policy", spec, f"cannot read the scheduler file ({exc.strerror})") from None
 
 
 def load_scheduler_class(spec: str) -> type:
@@ -324,10 +341,13 @@ def _import_file(full: str, spec: str) -> Any:
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:
-        module_spec.loader.exec_module(module)
+        with open(full, "rb") as handle:
+            source = handle.read()  # hashed and executed: the same bytes
+        exec(compile(source, full, "exec"), module.__dict__)  # noqa: S102 - the file the user named
     except Exception as exc:  # the user's file: report it in one line
         del sys.modules[name]
         raise ValidationError("policy", spec, f"the file fails to import ({type(exc).__name__}: {exc})") from None
     _LOADED[full] = module
+    _LOADED_SHA256[full] = hashlib.sha256(source).hexdigest()
     return module
 

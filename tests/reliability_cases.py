@@ -727,6 +727,9 @@ def classify(case: Case, run) -> tuple[str, str]:
 
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
+    from reliability_referee_cases import data_file_code_cases  # it builds on Case: imported here, not above
+
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
             + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
-            + input_cases())  # issue 21's input categories (tests/reliability_inputs.py)
+            + input_cases()  # issue 21's input categories (tests/reliability_inputs.py)
+            + data_file_code_cases())  # issue 30: files naming code (tests/reliability_referee_cases.py)

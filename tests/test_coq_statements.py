@@ -192,12 +192,16 @@ def test_a_cached_build_is_parsed_again_on_every_read(tmp_path, monkeypatch):
     assert not coq_engine._from_manifest(manifest, tmp_path, "0" * 64, 0.0, from_cache=True).closed("tel_finish_times")
 
 
-def test_the_engine_checks_the_statement_it_relies_on(fake):
-    theorem, statement = coq_engine.ENGINE_RELIES_ON
-    assert _recorded_statements()[theorem] == statement
-    fake(_fake_build(dict(_recorded_statements(), svf_fast_eq="forall M rs, True"), directory="/nonexistent"))
-    with pytest.raises(Exception, match="not the equality the engine relies on"):
-        coq_engine._ready_build()
+def test_the_engine_checks_the_statements_it_relies_on(fake):
+    # the executable runs the *_engine functions: each equality is checked by what coqc printed, not by its name
+    engine = coq_engine.ENGINE_THEOREMS
+    assert _recorded_statements()["svf_engine_eq"] == engine["svf_engine_eq"]  # kong.thm3.2 cites it too
+    fake(_fake_build({**_recorded_statements(), **engine}, engine=True))  # as printed: accepted
+    assert coq_engine._ready_build().engine
+    for theorem in engine:
+        fake(_fake_build({**_recorded_statements(), **engine, theorem: "forall M rs, True"}, engine=True))
+        with pytest.raises(Exception, match=f"{theorem} states .*not the equality the engine relies on"):
+            coq_engine._ready_build()
 
 
 @needs_coq

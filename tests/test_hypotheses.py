@@ -106,6 +106,19 @@ def _fluid_outside() -> None:
     assert growth[0] < growth[1] < growth[2] and growth[2] > 3
 
 
+def _onebit_proxy_range() -> None:
+    from geosched.adversary.families import FAMILIES, svf1_proxy_range
+
+    # T = 2, alpha = 1/2: Coq's reading (a) bounds 1-bit SVF by 1 + (4T - 2)/(1 - alpha) = 13 with proxies in [1, T];
+    # the long proxy O_1 = 2^20 > T sends the blockers first and a feasible schedule is 13-fold better
+    instance, witness = svf1_proxy_range(40)
+    policy = check_schedule(instance, simulate(instance, FAMILIES["svf1-proxy-range"].policy).starts)
+    feasible = check_schedule(instance, witness)
+    assert feasible.feasible and max(r.output for r in instance.requests) == 2
+    assert 2 * max(r.peak for r in instance.requests) <= instance.memory  # alpha <= 1/2
+    assert Fraction(policy.metrics.tel, feasible.metrics.tel) > 1 + Fraction(4 * 2 - 2, 1 - Fraction(1, 2))
+
+
 # (claim, premise) -> the computation of the instance its ``outside`` text names
 COMPUTED = {
     ("kong.volume", "H1"): _volume_growth,
@@ -116,6 +129,7 @@ COMPUTED = {
     ("kong.thm3.5", "H1"): _onebit_geometric,
     ("kong.thm3.5", "H2"): _onebit_threshold,
     ("kong.sjf_unbounded", "H1"): _sjf_backfill,
+    ("kong.thm3.3", "E3'"): _onebit_proxy_range,
     **{(f"svf.fluid.k{k}", "H2"): _fluid_outside for k in (2, 3, 4)},
 }
 

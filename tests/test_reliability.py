@@ -106,6 +106,7 @@ BASE = {
     ("lessons",): ["lessons", "--out", "L"],
     ("export",): ["export", "w.json", "--format", "jsonl", "--out", "o.jsonl"],
     ("vllm-diff",): ["vllm-diff", "burst:n=3", "--no-shrink"],
+    ("serve-model",): ["serve-model", "w.json", "--timeout", "1"],
     ("cluster",): ["cluster", "chat:n=20", "--replicas", "2xunit"],
 }
 BASE_FILES = {"i.json": README, "s.json": '{"r0": 0, "r1": 1}', "t.csv": GOOD_TRACE,
@@ -470,6 +471,18 @@ def test_tampered_witness_every_field():
     assert len(TAMPERS) > 500
 
 
+def test_the_campaign_sees_a_scheduler_file_run(tmp_path):
+    """The code-named-by-data-files count can fail: a file the user names on the command line
+    does run, and the case's outcome shows it (a MARKER file, the sign on stderr)."""
+    from reliability_referee_cases import MARKER_SCHEDULER, code_ran
+
+    case = next(c for c in CASES if c.name.startswith("code named by data files: check-witness of"))
+    write_files(tmp_path, {"sub/p.py": MARKER_SCHEDULER})
+    run = run_cli(["simulate", "example", "--policy", "sub/p.py:X"], tmp_path)
+    outcome, detail = classify(case, run)
+    assert outcome != "clean error" and code_ran(detail)
+
+
 def test_tamper_check_can_fail(monkeypatch):
     """The tamper verdict sees a forged number: with verify_witness made to trust the file's
     stated TEL, a raised tel is accepted and caught as wrong."""
@@ -477,8 +490,8 @@ def test_tamper_check_can_fail(monkeypatch):
 
     real = witness_module._recomputed_tels
 
-    def trusting(instance, parsed, simulated, problems):
-        tels = real(instance, parsed, simulated, problems)
+    def trusting(instance, parsed, simulated, block_size, problems):
+        tels = real(instance, parsed, simulated, block_size, problems)
         problems.clear()
         return {"policy_schedule": parsed["policy_schedule"]["tel"], "witness_schedule": tels["witness_schedule"]}
 

@@ -29,6 +29,8 @@ from geosched.reference_impl.vllm import differential, harness  # noqa: E402
 pytestmark = pytest.mark.vllm
 
 WRONG_SCHEDULER = '''
+from vllm.v1.core.sched.scheduler import Scheduler
+
 from geosched.reference_impl.vllm.config import GeoschedSchedulerConfig
 from geosched.reference_impl.vllm.plugin import GeoschedScheduler
 
@@ -43,6 +45,11 @@ class MySJF(GeoschedScheduler):
 
 class RightSJF(GeoschedScheduler):
     geosched_config = GeoschedSchedulerConfig(policy="sjf", mode="native")
+
+
+class Leaky(Scheduler):
+    def _free_blocks(self, request):  # the bug: a finished request keeps its KV blocks
+        del self.requests[request.request_id]
 '''
 
 
@@ -65,7 +72,17 @@ def test_wrong_user_scheduler_diverges_and_is_shrunk(user_module):
     # equal prompts (MySJF's keys tie: position order) and the first has the longer output
     assert a.prompt == b.prompt and a.output > b.output
     assert result.diff.step == 0 and "admitted" in result.diff.fields
-    assert "shrunk instance" in result.report() and "first divergence at step 0" in result.report()
+    report = result.report().splitlines()
+    # the first line describes the shrunk instance, as the detail does, and says so
+    assert "on the shrunk instance (2 requests, M = " in report[0] and "shrunk from the given 6 requests" in report[0]
+    assert report[0].endswith("first difference at schedule() call 0, in admitted, running, scheduled")
+    assert report[1].startswith(f"the shrunk instance, M = {small.memory} tokens")
+    rows = {cells[0]: cells for cells in ([c.strip() for c in line.replace("||", "|").split("|")]
+                                          for line in report[3:5])}
+    for r in small.requests:  # the model's prompt s, and vLLM's P = s + 1, both labelled columns
+        assert rows[r.id] == [r.id, str(r.arrival), str(r.prompt), str(r.output), str(r.prompt + 1), str(r.output)]
+    assert any(line.startswith("interpretation: the same requests are admitted in another order: MySJF in vLLM "
+                               f"starts {a.id} (s = {a.prompt}, o = {a.output}) before {b.id}") for line in report)
 
 
 def test_right_user_scheduler_agrees(user_module):
@@ -158,9 +175,9 @@ def test_vllm_hunt_replays_every_witness_in_vllm(tmp_path):
 def test_report_names_the_users_class_and_the_reference(user_module):
     workload = Instance(60, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate([(12, 3), (3, 9), (20, 2)])])
     report = differential.vllm_diff(f"{user_module}.MySJF", workload, reference="semantics", policy="sjf").report()
-    assert re.search(r"^MySJF in vLLM +: step 0", report, re.M) and re.search(r"^semantics:sjf model +: step 0",
-                                                                                   report, re.M)
-    assert not re.search(r"^vLLM +:", report, re.M)  # the user's class is not called "vLLM"
+    assert re.search(r"^  MySJF in vLLM +: admitted ", report, re.M) and re.search(
+        r"^  semantics:sjf model +: admitted ", report, re.M)
+    assert not re.search(r"^\s*vLLM +:", report, re.M)  # the user's class is not called "vLLM"
 
 
 def test_search_reports_how_many_random_instances_agreed(user_module):
@@ -174,4 +191,15 @@ def test_search_reports_how_many_random_instances_agreed(user_module):
     wrong = differential.vllm_diff(f"{user_module}.MySJF", burst_instance(30, [(1, 1)]), reference="semantics",
                                    policy="sjf", search=50, seed=0)
     assert wrong.status == "diverged" and wrong.searched == wrong.searched_agreed + 1
-    assert f"on random instance {wrong.searched} ({wrong.searched_agreed} before it agreed" in wrong.message
+    assert (f"random instance {wrong.searched} of the search, {wrong.searched_agreed} before it agreed; shrunk by "
+            "Hypothesis") in wrong.message and "on the shrunk instance" in wrong.message
+
+
+def test_a_leaking_scheduler_is_read_as_a_block_leak(user_module):
+    workload = burst_instance(60, [(12, 3), (3, 9), (20, 2), (0, 7), (5, 5), (8, 1)])
+    result = differential.vllm_diff(f"{user_module}.Leaky", workload)
+    assert result.status == "diverged" and result.instance.n <= 3, result.report()
+    ours = result.diff.vllm_state
+    assert not ours.running and ours.blocks_used > 0  # the state the interpretation reads
+    assert (f"interpretation: Leaky in vLLM holds {ours.blocks_used} KV block" in result.report()
+            and "with nothing running" in result.report() and result.report().count("a block leak") == 1)

@@ -98,21 +98,28 @@ def test_server_settings_reproduce_the_memory():
 
 
 def test_export_command_writes_the_replay_script(tmp_path):
+    block16 = ROOT / "docs" / "witnesses" / "vllm-fcfs_block16_burst_ratio86.176.json"
     out = tmp_path / "worst.jsonl"
-    done = _geosched("export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", str(out), cwd=tmp_path)
+    done = _geosched("export", str(block16), "--format", "vllm-bench", "--out", str(out), "--no-vllm-check",
+                     cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     rows = _lines(out.read_text())
     meta = rows[0]["geosched_workload"]
-    witness = read_witness(FCFS_WITNESS)
+    witness = read_witness(block16)
     assert meta["policy_tel"] == witness["policy_schedule"]["tel"]
     assert meta["tie_order_sensitive"] is witness["tie_check"]["depends_on_ties"]
     assert meta["server"]["num_gpu_blocks_override"] == witness["engine"]["capacity_blocks"] + 1
     script = (tmp_path / "worst.replay.sh").read_text()
-    assert "vllm serve" in script and "--num-gpu-blocks-override 201" in script
+    assert "vllm serve" in script and "--block-size 16 --num-gpu-blocks-override 201" in script
     assert f"--dataset-path {out}" in script and "--dataset-name timed_trace" in script
-    bad = _geosched("export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", str(tmp_path / "b.jsonl"),
-                    "--step-seconds", "0.025", cwd=tmp_path)
+    bad = _geosched("export", str(block16), "--format", "vllm-bench", "--out", str(tmp_path / "b.jsonl"),
+                    "--step-seconds", "0.025", "--no-vllm-check", cwd=tmp_path)
     assert bad.returncode == 2 and "--tie-gap-seconds" in bad.stderr and "Traceback" not in bad.stderr
+    # a token-grain witness: the file, no script (tests/test_vllm_replay_checks.py has the warning)
+    token = _geosched("export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", str(tmp_path / "t.jsonl"),
+                      cwd=tmp_path)
+    assert token.returncode == 0 and not (tmp_path / "t.replay.sh").exists()
+    assert "--num-gpu-blocks-override 201" not in token.stderr
 
 
 def test_priority_witness_is_sent_in_id_string_order():

@@ -38,14 +38,14 @@ CLAIM = Claim(
     "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
     ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
      "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
-     "coq:svf_fast_eq", "coq:thm32_svf_feasible", "coq:tel_finish_times", *SIMULATES),
+     "coq:svf_engine_eq", "coq:thm32_svf_feasible", "coq:tel_finish_times", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1"),
     coq=(
         ("svf_feasible",
          "forall (M : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak "
          "r <= M) -> Model.feasible M rs (Svf.svf M rs)"),
-        ("svf_fast_eq",
-         "forall (M : nat) (rs : list Model.req), SvfFast.svf_fast M rs = Svf.svf M rs"),
+        ("svf_engine_eq",
+         "forall (M : nat) (rs : list Model.req), SvfEngine.svf_engine M rs = Svf.svf M rs"),
     ),
     coq_whole=(
         ("thm32_svf_competitive",

@@ -42,6 +42,75 @@ __all__ = ["COQ_METHODS", "COQ_BOUND", "coq_method_name", "theorem_of", "cited_s
 COQ_BOUND = "every n (Coq)"  # the reach a closed Coq theorem gives
 
 
+# What each whole-claim theorem states, as the build's `Check` prints it (whitespace collapsed): a row is
+# proved by a closed theorem only while it still says this. A statement weakened under the same name (a
+# hypothesis added, a constant grown) makes the row's Coq evidence `unknown` until this table is changed on
+# purpose; tests/test_coq_ledger.py compares it with a build.
+STATEMENTS: dict[str, str] = {
+    "volume_is_memory_time": (
+        r"Volume.volume_is_memory_time : forall (r : Model.req) (x T : nat), x + Model.output r <= T -> "
+        r"Model.sum_upto T (fun t : nat => Model.req_usage r x (S t)) = Model.volume r"),
+    "prop31_lower_bound": (
+        r"Prop31.prop31_lower_bound : forall (M : nat) (rs : list Model.req) (xs : list nat), "
+        r"Model.feasible M rs xs -> Prop31.Q rs <= M * Model.tel rs xs"),
+    "lemmaA2_peak_mass": (
+        r"LemmaA2.lemmaA2_peak_mass : forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : "
+        r"Model.req, List.In r rs -> Model.peak r <= P) -> (exists k : nat, k < length rs /\ t < List.nth k"
+        r" (Svf.svf M rs) 0) -> M < Model.active_peaks rs (Svf.svf M rs) t + P"),
+    "lemmaA2_active_precede": (
+        r"LemmaA2Sum.lemmaA2_active_precede : forall (M : nat) (rs : list Model.req) (t i j : nat), i < "
+        r"length rs -> j < length rs -> Model.activeb (List.nth i rs (0, 0), List.nth i (Svf.svf M rs) 0) t"
+        r" = true -> t < List.nth j (Svf.svf M rs) 0 -> Model.volume (List.nth i rs (0, 0)) <= Model.volume"
+        r" (List.nth j rs (0, 0))"),
+    "lemmaA2_peak_time": (
+        r"LemmaA2Sum.lemmaA2_peak_time : forall r : Model.req, Model.peak r * Model.output r + Model.output"
+        r" r <= 2 * Model.volume r"),
+    "lemmaA2_summed": (
+        r"LemmaA2Sum.lemmaA2_summed : forall (M P : nat) (rs : list Model.req), (forall r : Model.req, "
+        r"List.In r rs -> Model.peak r <= P) -> (M - P) * Model.sumf (fun x : nat => x) (Svf.svf M rs) <= 2"
+        r" * LemmaA2Sum.vol_before (List.map snd (Svf.svf_order rs))"),
+    "lemmaA2_occupancy_refuted": (
+        r"LemmaA2.lemmaA2_occupancy_refuted : ~ (forall (M : nat) (rs : list Model.req) (t : nat), (forall "
+        r"r : Model.req, List.In r rs -> 1 <= Model.output r /\ 2 * Model.peak r <= M) -> (exists k : nat, "
+        r"k < length rs /\ t < List.nth k (Svf.svf M rs) 0) -> M < 2 * Model.usage rs (Svf.svf M rs) t)"),
+    "thm32_svf_competitive": (
+        r"Thm32.thm32_svf_competitive : forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r"
+        r" : Model.req, List.In r rs -> Model.peak r <= P) -> P < M -> (forall r : Model.req, List.In r rs "
+        r"-> 1 <= Model.output r) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= (3 "
+        r"* M - P) * Model.tel rs xs"),
+    "thm33_onebit_T": (
+        r"OneBit.thm33_onebit_T : forall (M P T theta O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1"
+        r" <= O0 -> O0 < O1 -> O1 <= T -> (forall r : Model.req, List.In r rs -> 1 <= Model.output r <= T) "
+        r"-> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P)"
+        r" * Model.tel rs (OneBit.onebit M theta O0 O1 rs) <= (M - P + 2 * (2 * T - 1) * M) * Model.tel rs "
+        r"xs"),
+    "thm33_onebit_E1": (
+        r"OneBit.thm33_onebit_E1 : forall (M P T s O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <="
+        r" T -> O0 < O1 -> (forall r : Model.req, List.In r rs -> Model.prompt r = s /\ 1 <= Model.output r"
+        r" <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> "
+        r"(M - P) * Model.tel rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * T * M) * "
+        r"Model.tel rs xs"),
+    "sjf_not_competitive": (
+        r"SjfFamily.sjf_not_competitive : forall c : nat, exists (M : nat) (rs : list Model.req) (xs : list"
+        r" nat), (forall r : Model.req, List.In r rs -> 8 * Model.peak r <= 5 * M) /\ Model.feasible M rs "
+        r"xs /\ c * Model.tel rs xs < Model.tel rs (SjfFamily.sjf M rs)"),
+}
+
+
+def normalized(statement: str) -> str:
+    """``statement`` with its whitespace collapsed (how :data:`STATEMENTS` holds it).
+
+    >>> normalized("Volume.volume_is_memory_time\\n     : forall r : req, r = r")
+    'Volume.volume_is_memory_time : forall r : req, r = r'
+    """
+    return " ".join(statement.split())
+
+
+def states_as_pinned(theorem: str, statement: str) -> bool:
+    """True when ``theorem`` has no pinned statement, or ``statement`` (as built) is the pinned one."""
+    return theorem not in STATEMENTS or normalized(statement) == STATEMENTS[theorem]
+
+
 def coq_method_name(theorem: str) -> str:
     """``coq:THEOREM``, the ledger method (and the ``covered_by`` name) of a Coq theorem."""
     return f"coq:{theorem}"

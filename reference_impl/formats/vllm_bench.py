@@ -18,9 +18,12 @@ restored on reading). The first line also carries ``geosched_workload``: the mem
 step-to-seconds mapping, the tie order and whether the witness's ratio depends on it, and the
 ``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). vLLM ignores unknown fields.
 
-Exporting a witness (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``:
-the ``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
-(:func:`export_plan`, :func:`plan_export`).
+Exporting (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``: the
+``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
+(:func:`export_plan`, :func:`plan_export`), once vLLM 0.33's own parser, engine-config builder and
+GPU attention backends accept the settings (:mod:`geosched.reference_impl.vllm.server_check`; the
+verdict is the first line's ``server_check``). A token-grain witness (block size 1, which every CUDA
+backend refuses) gets the file without the script, and a warning that names the block-grain path.
 
 Example
 -------
@@ -35,8 +38,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -202,25 +207,33 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int = 1,
+def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int | None = None,
                 scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
     """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
     the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
     tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
-    (:func:`geosched.reference_impl.vllm.serving.server_settings`). Stock vLLM's priority queue
-    orders equal priorities by arrival time, then by request id *string*: a witness of that
-    target is sent in id-string order within each arrival step, so that the staggered arrival
-    times a server stamps keep that order.
+    (:func:`geosched.reference_impl.vllm.serving.server_settings`; ``block_size``: the witness's
+    engine's, else 1, unless given). Stock vLLM's priority queue orders equal priorities by arrival
+    time, then by request id *string*: a witness of that target is sent in id-string order within
+    each arrival step, so that the staggered arrival times a server stamps keep that order.
+
+    Raises
+    ------
+    ValidationError
+        When ``block_size`` is not the grain the witness was certified at (its engine's).
     """
     from geosched.reference_impl.vllm.serving import server_settings
 
     engine = witness.get("engine") if witness else None
-    if engine is not None and block_size not in (1, engine.get("block_size", 1)):
+    grain = int(engine.get("block_size", 1)) if engine else 1
+    if engine is not None and block_size is not None and block_size != grain:
         raise ValidationError("--block-size", block_size,
-                              f"the witness's engine has block size {engine.get('block_size', 1)}")
-    settings = server_settings(instance, block_size=block_size, engine=engine, scheduler_cls=scheduler_cls)
+                              f"the witness was certified at block size {grain} (its engine): a server at "
+                              f"{block_size} would not run its schedule; export at {grain}, or hunt at block grain "
+                              f"{block_size} (hunt --block-size {block_size})")
+    settings = server_settings(instance, block_size=block_size or 1, engine=engine, scheduler_cls=scheduler_cls)
     meta: dict[str, Any] = {"server": settings.to_dict()}
     order = None
     if witness:
@@ -241,26 +254,73 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
                         help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
                         "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    parser.add_argument("--block-size", type=positive_int, default=1,
-                        help="vllm-bench: KV block size of the vllm serve settings written beside the file (default "
-                        "1, or the witness's engine; GPU attention backends need multiples of 16)")
+    parser.add_argument("--block-size", type=positive_int, default=None,
+                        help="vllm-bench: KV block size of the vllm serve settings written beside the file (default: "
+                        "the witness's engine, else 1); vLLM 0.33's GPU attention backends need multiples of 16")
     parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
                         help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
+    parser.add_argument("--no-vllm-check", dest="vllm_check", action="store_false",
+                        help="vllm-bench: check the server settings with geosched's record of vLLM 0.33's block-size "
+                        "rule only, not with vLLM's own parser, engine config and backends (when vLLM is installed "
+                        "they run, in a subprocess: about the time of `import vllm`)")
 
 
 def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
-    """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``."""
+    """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``.
+
+    The server settings are checked as vLLM 0.33 checks them
+    (:func:`geosched.reference_impl.vllm.server_check.check_server_settings`) and the verdict goes into
+    the metadata (``server_check``). A block size that vLLM's GPU backends refuse is an error when asked
+    for with ``--block-size``; when it is the witness's own grain (token grain: 1), the file is written
+    without ``NAME.replay.sh`` and a warning names the block-grain path and the CPU replay. Any other
+    refusal of vLLM (its parser, its engine config) is an error naming vLLM's reason.
+    """
+    from geosched.reference_impl.vllm.server_check import check_server_settings
     from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
 
     instance = source.instance
     order, meta = export_plan(instance, source.witness(), block_size=args.block_size,
                               scheduler_cls=args.scheduler_cls)
-    server = ServerSettings(**{k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"})
+    server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
+
+    def progress(line: str) -> None:
+        if not getattr(args, "quiet", False):
+            print(f"export: {line} (--no-vllm-check skips it)", file=sys.stderr, flush=True)
+
+    check = check_server_settings(server, use_vllm=None if getattr(args, "vllm_check", True) else False,
+                                  progress=progress)
+    meta["server_check"] = check.to_dict()
+    plan = ExportPlan(options={"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order},
+                      step_seconds=vllm_bench_step_seconds(instance, args.tie_gap_seconds))
     script = Companion(stem + ".replay.sh", replay_script(server, args.out, instance.n),
                        "the vllm serve settings and the vllm bench serve command that replay it")
-    return ExportPlan(options={"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order},
-                      step_seconds=vllm_bench_step_seconds(instance, args.tie_gap_seconds), companions=(script,))
+    if check.accepted is None:
+        print(f"geosched: warning: vLLM could not check the server settings ({'; '.join(check.problems)}); "
+              f"{script.path} is written unchecked", file=sys.stderr)
+    if check.accepted is not False:
+        return replace(plan, companions=(script,))
+    return _refused(check, args, plan, instance, meta, stem)
+
+
+def _refused(check: Any, args: argparse.Namespace, plan: ExportPlan, instance: Instance, meta: Mapping[str, Any],
+             stem: str) -> ExportPlan:
+    """A refused server: an error, or (the witness's own token grain) the file alone and a warning."""
+    from geosched.reference_impl.vllm.server_check import VLLM_VERSION, block_grain_fix
+
+    witness = "policy" in meta
+    fix = block_grain_fix(instance.memory, meta.get("policy"), Path(stem).name, witness=witness)
+    if not check.block_refused:
+        raise ValidationError("server settings", meta["server"], f"vLLM {VLLM_VERSION} refuses them: "
+                              + "; ".join(check.problems))
+    rule = f"rejected by every CUDA attention backend of vLLM {VLLM_VERSION} (multiples of 16)"
+    if args.block_size is not None:
+        raise ValidationError("--block-size", args.block_size, f"{rule}; {fix}")
+    grain = "the witness's grain" if witness else "token grain, the default"
+    print(f"geosched: warning: {stem}.replay.sh not written: block size {check.block_size} ({grain}) is {rule}; "
+          f"for a GPU replay, {fix}; {args.out} itself replays on CPU, at its grain, in vLLM's engine core: "
+          f"`python benchmarks/gpu_replay.py {args.out} --server step`", file=sys.stderr)
+    return plan
 
 
 FORMAT = WorkloadFormat(

@@ -1,4 +1,5 @@
-"""Commands of :mod:`geosched.reference_impl.vllm`: ``vllm-diff`` (a vLLM scheduler class under test)."""
+"""Commands of :mod:`geosched.reference_impl.vllm`: ``vllm-diff`` (a vLLM scheduler class under test) and
+``serve-model`` (a dry-run server of an export's settings: vLLM's engine core at the model's step timing)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import logging
 import os
 import sys
 
-from geosched.arguments import examples, non_negative_int, positive_int, show_progress
+from geosched.arguments import examples, non_negative_int, positive_float, positive_int, show_progress
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
@@ -37,6 +38,31 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
     p.set_defaults(handler=_cmd_vllm_diff)
+    _add_serve_model(subparsers, common)
+
+
+def _add_serve_model(subparsers, common) -> None:
+    p = subparsers.add_parser(
+        "serve-model", parents=[common], help="dry-run OpenAI-compatible server of a vllm-bench export (needs vLLM)",
+        description="Serve EXPORT's vLLM settings (block size, KV blocks, batch limits, policy) on 127.0.0.1 with "
+                    "vLLM's own engine core and no model: one engine step every --step-seconds, tokens streamed as "
+                    "vLLM streams them. For replaying the export with `vllm bench serve` without a GPU "
+                    "(benchmarks/gpu_replay.py --server step). Stops after --requests responses or --timeout "
+                    "seconds; prints the port, then a summary.",
+        epilog=examples("geosched serve-model worst.jsonl --port 8000",
+                        "geosched serve-model worst.jsonl --port 0 --out dry-run"))
+    p.add_argument("export", help="a geosched export --format vllm-bench file (its first line has the settings)")
+    p.add_argument("--port", type=non_negative_int, default=8000, help="loopback port (0: a free one; default 8000)")
+    p.add_argument("--step-seconds", type=positive_float, default=None,
+                   help="wall seconds of one engine step (default: the export's step_seconds)")
+    p.add_argument("--requests", type=positive_int, default=None,
+                   help="stop after this many responses (default: the export's number of requests)")
+    p.add_argument("--timeout", type=positive_float, default=600.0, help="stop after this many seconds (default 600)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
+                   "(every request's arrival, first-token and finish step)")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
+    p.set_defaults(handler=_cmd_serve_model)
 
 
 def _search_bar(total: int):
@@ -87,3 +113,38 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     else:
         print(result.report())
     return 0 if result.status == "agree" else 1
+
+
+def _cmd_serve_model(args: argparse.Namespace) -> int:
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+    from geosched.output import check_target, emit_json
+    from geosched.reference_impl.vllm.harness import vllm_available
+
+    arrivals = summary = None
+    if args.out is not None:
+        from pathlib import Path
+
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        arrivals, summary = Path(args.out) / "arrivals.log", Path(args.out) / "server.json"
+        for path in (arrivals, summary):
+            check_target(path, force=args.force, field="--out")  # before the engine is built
+        arrivals.unlink(missing_ok=True)
+    if not vllm_available():
+        raise ValidationError("vllm", "not importable", "serve-model needs vLLM 0.33 (ci/install-vllm.sh installs the "
+                              "lean CPU build)")
+    from geosched.reference_impl.vllm.step_server import serve_export
+
+    logging.getLogger("vllm").setLevel(logging.ERROR)
+
+    def announce(line: str) -> None:
+        print(f"serve-model: {line}", flush=True)
+
+    data = serve_export(args.export, port=args.port, step_seconds=args.step_seconds, max_requests=args.requests,
+                        timeout=args.timeout, arrival_log=arrivals, summary=summary, force=args.force,
+                        announce=announce)
+    if args.json:
+        emit_json(data)
+    else:
+        print(f"serve-model: stopped after {data['responses']} responses ({data['stopped']}), {data['steps']} steps "
+              f"of {data['step_seconds']} s, {data['preemptions']} preemptions")
+    return 0 if data["stopped"] == "requests" else 1

@@ -319,15 +319,135 @@ class SchedulerDiff(Result):
     shrink_checks: int = 0  # differential runs spent shrinking or searching
     searched: int = 0  # random instances the search ran up to its first mismatch (0: no search)
     searched_agreed: int = 0  # of those, the ones on which both agreed (all when no mismatch was found)
+    instance_label: str = "the shrunk instance"  # what `instance` is: "the shrunk instance" or "the given workload"
 
     def report(self) -> str:
-        """The message, the shrunk instance and the divergence at its first differing call, with the
-        scheduler under test and the reference named on each side."""
+        """The divergence on the minimal instance: the first line, the instance with labelled fields (the model's
+        prompt ``s`` and what vLLM receives, ``P = s + 1``), the engine, both states at the first differing
+        ``schedule()`` call, a one-line interpretation, and the calls before it (which agreed)."""
         if self.status == "agree":
             return self.message
         subject = self.scheduler.rsplit(".", 1)[-1].replace(" (stock)", "") + " in vLLM"
-        return "\n".join([self.message, f"shrunk instance: {self.instance.to_dict()}",
-                          self.diff.report(subject, self.reference)])
+        diff, instance = self.diff, self.instance
+        width = max(len(subject), len(self.reference))
+        lines = [self.message, *instance_table(instance, self.instance_label),
+                 engine_line(diff.workload.get("params", {}), instance.memory),
+                 f"at schedule() call {diff.step} (the model's admissions of step {diff.step}; differing: "
+                 f"{', '.join(diff.fields)}):",
+                 f"  {subject:<{width}} : {state_line(diff.vllm_state)}",
+                 f"  {self.reference:<{width}} : {state_line(diff.model_state)}",
+                 "interpretation: " + interpret_divergence(diff.vllm_state, diff.model_state, subject, self.reference,
+                                                           instance)]
+        if diff.history:
+            lines.append("the calls before it (both sides agree):")
+            lines += [f"  call {ours.step}: {state_line(ours)}" for ours, _ in diff.history]
+        return "\n".join(lines)
+
+
+def instance_table(instance: Instance, title: str = "the instance") -> list[str]:
+    """The instance's requests with labelled fields: the model's ``(arrival, s, o)`` and vLLM's ``P = s + 1``.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> for line in instance_table(burst_instance(12, [(6, 3)])):
+    ...     print(line)
+    the instance, M = 12 tokens (the model's prompt s, output o; vLLM receives P = s + 1, max_tokens = o):
+      id | arrival | prompt s | output o || vLLM prompt P = s + 1 | vLLM max_tokens
+      r0 | 0       | 6        | 3        || 7                     | 3
+    """
+    head = ("id", "arrival", "prompt s", "output o", "vLLM prompt P = s + 1", "vLLM max_tokens")
+    rows = [head] + [(r.id, str(r.arrival), str(r.prompt), str(r.output), str(r.prompt + 1), str(r.output))
+                     for r in instance.requests]
+    widths = [max(len(row[k]) for row in rows) for k in range(len(head))]
+
+    def cells(row: tuple[str, ...]) -> str:
+        padded = [f"{x:<{w}}" for x, w in zip(row, widths, strict=True)]
+        return ("  " + " | ".join(padded[:4]) + " || " + " | ".join(padded[4:])).rstrip()
+
+    return [f"{title}, M = {instance.memory} tokens (the model's prompt s, output o; vLLM receives P = s + 1, "
+            "max_tokens = o):", *(cells(row) for row in rows)]
+
+
+def engine_line(params: dict[str, Any], memory: int) -> str:
+    """The vLLM engine of the run, in words."""
+    if not params:
+        return "engine: (not recorded)"
+    block = params.get("block_size", 1)
+    return (f"engine: {params.get('capacity_blocks')} usable KV blocks of {block} token{'s' * (block != 1)} "
+            f"(+ vLLM's null block; M = {memory}), max_num_seqs {params.get('max_num_seqs')}, max_num_batched_tokens "
+            f"{params.get('max_num_batched_tokens')}, chunked prefill "
+            f"{'on' if params.get('enable_chunked_prefill', True) else 'off'}, preemption {params.get('preemption')}")
+
+
+def state_line(state: Any) -> str:
+    """One ``schedule()`` call's state with labelled fields."""
+    if state is None:
+        return "(no state)"
+    names = lambda ids: ", ".join(ids) or "none"  # noqa: E731
+    scheduled = ", ".join(f"{rid}: {tokens}" for rid, tokens in state.scheduled) or "none"
+    return (f"admitted {names(state.admitted)} | running {names(state.running)} | tokens scheduled {scheduled} | "
+            f"finished {names(state.finished)} | preempted {names(state.preempted)} | KV blocks in use "
+            f"{state.blocks_used}")
+
+
+def interpret_divergence(ours: Any, theirs: Any, subject: str, reference: str, instance: Instance) -> str:
+    """One line that reads the first differing call: what ``subject`` (the class in vLLM) did that
+    ``reference`` (the model) did not.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> from geosched.reference_impl.vllm.semantics import StepState
+    >>> leak = StepState(3, (), (), (), (), (), 1)
+    >>> interpret_divergence(leak, StepState(3, (), (), (), (), (), 0), "Mine in vLLM", "model",
+    ...                      burst_instance(4, [(1, 1)]))
+    'Mine in vLLM holds 1 KV block with nothing running (the model holds 0): a block leak'
+    """
+    label = {r.id: f"{r.id} (s = {r.prompt}, o = {r.output})" for r in instance.requests}
+    said = lambda ids: ", ".join(label.get(rid, rid) for rid in ids)  # noqa: E731
+    if ours.blocks_used != theirs.blocks_used and not ours.running and ours.blocks_used:
+        plural = "s" * (ours.blocks_used != 1)
+        return (f"{subject} holds {ours.blocks_used} KV block{plural} with nothing running (the {reference} holds "
+                f"{theirs.blocks_used}): a block leak")
+    if set(ours.preempted) != set(theirs.preempted):
+        return _preemption_reading(ours, theirs, subject, reference, said)
+    if ours.admitted != theirs.admitted:
+        return _admission_reading(ours, theirs, subject, reference, said)
+    if ours.running != theirs.running:
+        return (f"the same admissions, but the running lists differ ({subject}: {', '.join(ours.running)}; the "
+                f"{reference}: {', '.join(theirs.running)}): vLLM preempts from the end of this list")
+    if ours.scheduled != theirs.scheduled:
+        return (f"the same requests run, with other token counts ({subject}: {dict(ours.scheduled)}; the "
+                f"{reference}: {dict(theirs.scheduled)}): a prefill chunked differently (token budget)")
+    if ours.finished != theirs.finished:
+        return (f"{subject} finishes {said(ours.finished) or 'nothing'}, the {reference} "
+                f"{said(theirs.finished) or 'nothing'}: an output length (max_tokens) read differently")
+    return (f"the same requests run, but {subject} holds {ours.blocks_used} KV blocks and the {reference} "
+            f"{theirs.blocks_used}: blocks allocated or freed at another time")
+
+
+def _preemption_reading(ours: Any, theirs: Any, subject: str, reference: str, said: Callable) -> str:
+    extra, missing = set(ours.preempted) - set(theirs.preempted), set(theirs.preempted) - set(ours.preempted)
+    if extra and not missing:
+        return f"{subject} preempts {said(sorted(extra))}, which the {reference} keeps running"
+    if missing and not extra:
+        return f"the {reference} preempts {said(sorted(missing))}, which {subject} keeps running"
+    return (f"another victim: {subject} preempts {said(sorted(extra))}, the {reference} "
+            f"{said(sorted(missing))}")
+
+
+def _admission_reading(ours: Any, theirs: Any, subject: str, reference: str, said: Callable) -> str:
+    if set(ours.admitted) == set(theirs.admitted):
+        k = next(j for j, (a, b) in enumerate(zip(ours.admitted, theirs.admitted, strict=True)) if a != b)
+        return (f"the same requests are admitted in another order: {subject} starts {said([ours.admitted[k]])} "
+                f"before {said([theirs.admitted[k]])}, the {reference} the other way round (the queue order "
+                "differs)")
+    extra = [rid for rid in ours.admitted if rid not in theirs.admitted]
+    missing = [rid for rid in theirs.admitted if rid not in ours.admitted]
+    if extra and not missing:
+        return (f"{subject} admits {said(extra)}, which the {reference} holds back (its memory check or the head "
+                "of its queue)")
+    if missing and not extra:
+        return (f"the {reference} admits {said(missing)}, which {subject} holds back (a stricter admission or "
+                "another queue head)")
+    return f"another choice: {subject} admits {said(extra)}, the {reference} {said(missing)} (the queue order differs)"
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
@@ -364,12 +484,18 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
         return SchedulerDiff("agree", f"{name} agrees with the {label}: {first.message}{found}",
                              time.perf_counter() - started, name, label, first, shrink_checks=checks, **counts)
     diff = run(minimal)
-    where = first.message if not first.ok else (f"on random instance {counts['searched']} ({tally.agreed} before "
-                                                f"it agreed; {tally.ran - counts['searched']} runs shrank it)")
-    message = (f"{name} DIVERGES from the {label}: {where}; minimal instance: {minimal.n} requests, "
-               f"M = {minimal.memory}")
+    if not first.ok:
+        what = "the given workload" if minimal == instance else "the shrunk instance"
+        origin = ("not shrunk (--no-shrink)" if not shrink else "already minimal" if minimal == instance else
+                  f"shrunk from the given {instance.n} requests, M = {instance.memory}, in {checks} runs")
+    else:
+        what = "the shrunk instance"
+        origin = (f"random instance {counts['searched']} of the search, {tally.agreed} before it agreed; shrunk by "
+                  f"Hypothesis in {tally.ran - counts['searched']} runs")
+    message = (f"{name} DIVERGES from the {label} on {what} ({minimal.n} requests, M = {minimal.memory}; {origin}): "
+               f"first difference at schedule() call {diff.step}, in {', '.join(diff.fields)}")
     return SchedulerDiff("diverged", message, time.perf_counter() - started, name, label, first, minimal, diff,
-                         checks, **counts)
+                         checks, **counts, instance_label=what)
 
 
 def _fits(candidate: Instance, params: EngineParams | None) -> bool:

@@ -41,7 +41,7 @@ from geosched.reference_impl.vllm.harness import SAMPLED_TOKEN, ensure_vllm_devi
 from geosched.reference_impl.vllm.serving import ServerSettings
 from geosched.results import Result
 
-__all__ = ["EngineReplay", "ReplayRequest", "read_replay_file", "replay_in_engine_core"]
+__all__ = ["EngineReplay", "ReplayRequest", "add_request", "engine_core", "read_replay_file", "replay_in_engine_core"]
 
 _KV_BYTES_PER_TOKEN = 8  # the fake model's FullAttentionSpec: 1 head x 1 dim x float32 x (K, V)
 
@@ -117,8 +117,9 @@ def _reversed_ties(requests: list[ReplayRequest], gap: float, step: float) -> li
     return out
 
 
-def _engine_core(settings: ServerSettings) -> Any:
-    """vLLM's EngineCore with the server settings and :func:`_fake_executor_class` as its executor."""
+def engine_core(settings: ServerSettings) -> Any:
+    """vLLM's EngineCore with the server settings and a fake executor (no model: one sampled token per
+    request whose prompt is computed); also the engine of ``geosched serve-model``."""
     ensure_vllm_device()
     from vllm.config import CacheConfig, SchedulerConfig, VllmConfig
     from vllm.v1.engine.core import EngineCore
@@ -202,20 +203,26 @@ def _fake_executor_class(block_size: int, num_blocks: int) -> type:
     return FakeExecutor
 
 
-def _add(core: Any, request: ReplayRequest) -> None:
+def add_request(core: Any, request_id: str, prompt_tokens: int, max_tokens: int, arrival_time: float) -> None:
+    """Add one request to :func:`engine_core`'s engine the way vLLM's frontend does (EOS ignored)."""
     from vllm import SamplingParams
     from vllm.v1.engine import EngineCoreRequest
 
     engine_request = EngineCoreRequest(
-        request_id=request.id, prompt_token_ids=[1] * request.input_length, mm_features=None,
-        sampling_params=SamplingParams(max_tokens=request.output_length, ignore_eos=True), pooling_params=None,
-        arrival_time=request.timestamp, lora_request=None, cache_salt=None, data_parallel_rank=None)
+        request_id=request_id, prompt_token_ids=[1] * prompt_tokens, mm_features=None,
+        sampling_params=SamplingParams(max_tokens=max_tokens, ignore_eos=True), pooling_params=None,
+        arrival_time=arrival_time, lora_request=None, cache_salt=None, data_parallel_rank=None)
     vllm_request, wave = core.preprocess_add_request(engine_request)
     core.add_request(vllm_request, wave)
 
 
-def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False) -> EngineReplay:
+def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False,
+                          scheduler_cls: str | None = None) -> EngineReplay:
     """Replay ``path`` (a ``geosched export --format vllm-bench`` file) through vLLM's EngineCore.
+
+    ``scheduler_cls``: a vLLM plugin scheduler (``"module.Class"``) to replay with. A file never
+    names code that runs: its ``server.scheduler_cls`` (which vLLM would import) is refused
+    unless the caller passes the same one.
 
     Returns
     -------
@@ -225,10 +232,14 @@ def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False) -> En
     started = time.perf_counter()
     requests, meta = read_replay_file(path)
     server = {k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"}
+    if server.get("scheduler_cls") not in (None, scheduler_cls):
+        raise WorkloadFormatError(f"{path}: server.scheduler_cls {server['scheduler_cls']!r} names code, and a "
+                                  "workload file never names code that runs: pass it yourself (scheduler_cls=...)")
+    server["scheduler_cls"] = scheduler_cls
     settings = ServerSettings(**server)
     if reverse_ties:
         requests = _reversed_ties(requests, meta.get("tie_gap_seconds", 0.0), meta["step_seconds"])
-    core = _engine_core(settings)
+    core = engine_core(settings)
     preempted: list[str] = []
     schedule = core.scheduler.schedule
 
@@ -244,7 +255,8 @@ def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False) -> En
     limit = sum(r.input_length + r.output_length for r in requests) * 4 + max((r.arrival for r in requests), default=0)
     while (pending or core.scheduler.has_requests()) and step <= limit:
         while pending and pending[0].arrival <= step:
-            _add(core, pending.pop(0))
+            request = pending.pop(0)
+            add_request(core, request.id, request.input_length, request.output_length, request.timestamp)
         if not core.scheduler.has_requests() and pending:
             step = pending[0].arrival
             continue

@@ -10,8 +10,10 @@ reproduces them with these flags of ``vllm serve`` (vLLM 0.33):
   (vLLM checks at start that one request of ``L`` tokens fits in the usable blocks, and a request
   of ``P`` prompt and ``o`` output tokens needs ``L >= P + o``);
 * ``--no-enable-prefix-caching`` (the model has no prefix sharing), ``--scheduling-policy``
-  (``fcfs`` or ``priority``: the preemption rule), ``--no-enable-chunked-prefill`` where the
-  model does not split prefills, and ``--scheduler-cls`` for geosched's plugin.
+  (``fcfs`` or ``priority``: the preemption rule), ``--no-async-scheduling`` (the model's steps are
+  vLLM's synchronous ones: each step schedules after the previous one's outputs),
+  ``--no-enable-chunked-prefill`` where the model does not split prefills, and ``--scheduler-cls`` for
+  geosched's plugin.
 
 :func:`bench_args` is the ``vllm bench serve`` command that replays an exported ``vllm-bench``
 file (``--dataset-name timed_trace``, which keeps the file's order and timestamps and ignores
@@ -24,7 +26,7 @@ Example
 >>> " ".join(settings.serve_args("MODEL"))  # doctest: +NORMALIZE_WHITESPACE
 'vllm serve MODEL --block-size 16 --num-gpu-blocks-override 5 --max-num-seqs 8
  --max-num-batched-tokens 4096 --max-model-len 64 --no-enable-prefix-caching --scheduling-policy fcfs
- --load-format dummy --enforce-eager'
+ --no-async-scheduling --load-format dummy --enforce-eager'
 """
 
 from __future__ import annotations
@@ -36,9 +38,12 @@ from typing import Any
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 
-__all__ = ["ServerSettings", "server_settings", "bench_args", "replay_script"]
+__all__ = ["REQUEST_ID_PREFIX", "ServerSettings", "server_settings", "bench_args", "replay_script"]
 
 SCHEDULING_POLICIES = ("fcfs", "priority")
+# vllm bench serve's --request-id-prefix of a replay: request k of the file (its k-th line) reaches the server with
+# the header X-Request-Id: geosched-k, which the server's request log prints (the replay's order check reads it)
+REQUEST_ID_PREFIX = "geosched-"
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,7 @@ class ServerSettings:
                 "--num-gpu-blocks-override", str(self.num_gpu_blocks_override),
                 "--max-num-seqs", str(self.max_num_seqs), "--max-num-batched-tokens", str(self.max_num_batched_tokens),
                 "--max-model-len", str(self.max_model_len), "--no-enable-prefix-caching",
-                "--scheduling-policy", self.scheduling_policy]
+                "--scheduling-policy", self.scheduling_policy, "--no-async-scheduling"]
         if not self.enable_chunked_prefill:
             args.append("--no-enable-chunked-prefill")
         if self.scheduler_cls:
@@ -89,6 +94,24 @@ class ServerSettings:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "num_gpu_blocks_override": self.num_gpu_blocks_override}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ServerSettings:
+        """The settings of :meth:`to_dict` (an export's ``geosched_workload.server``); the derived block count
+        must agree with the stated one."""
+        if not isinstance(data, dict):
+            raise ValidationError("geosched_workload.server", data, "must be an object")
+        fields = {k: v for k, v in data.items() if k != "num_gpu_blocks_override"}
+        try:
+            settings = cls(**fields)
+        except TypeError as exc:
+            raise ValidationError("geosched_workload.server", sorted(fields), f"are not the server settings ({exc})") \
+                from None
+        stated = data.get("num_gpu_blocks_override", settings.num_gpu_blocks_override)
+        if stated != settings.num_gpu_blocks_override:
+            raise ValidationError("geosched_workload.server.num_gpu_blocks_override", stated,
+                                  f"must be memory / block_size + 1 = {settings.num_gpu_blocks_override}")
+        return settings
 
 
 def server_settings(instance: Instance, *, block_size: int = 1, engine: Any = None,
@@ -121,12 +144,24 @@ def server_settings(instance: Instance, *, block_size: int = 1, engine: Any = No
         enable_chunked_prefill=bool(fields.get("enable_chunked_prefill", True)), scheduler_cls=scheduler_cls)
 
 
-def bench_args(dataset_path: str, model: str, n: int, *, port: int = 8000) -> list[str]:
-    """``vllm bench serve`` replaying an exported ``vllm-bench`` file in its order and timestamps."""
-    return ["vllm", "bench", "serve", "--backend", "vllm", "--model", model, "--port", str(port),
+def bench_args(dataset_path: str, model: str, n: int, *, port: int = 8000, host: str = "127.0.0.1",
+               result_dir: str | None = None) -> list[str]:
+    """``vllm bench serve`` replaying an exported ``vllm-bench`` file in its order and timestamps.
+
+    No ready-check request (``--ready-check-timeout-sec 0``: the server is up before the client starts, and
+    a test request would reach the server before the replay's first one), request ids
+    ``geosched-<line>`` (:data:`REQUEST_ID_PREFIX`), and the per-request result file
+    (``--save-result --save-detailed``: ``latencies``, ``ttfts``, ``itls``, ``start_times``...), written
+    to ``result_dir/bench.json`` when ``result_dir`` is given.
+    """
+    args = ["vllm", "bench", "serve", "--backend", "vllm", "--model", model, "--host", host, "--port", str(port),
             "--dataset-name", "timed_trace", "--dataset-path", dataset_path, "--num-prompts", str(n),
-            "--timed-trace-chunk-hash-size", "16", "--ignore-eos", "--save-result", "--percentile-metrics",
+            "--timed-trace-chunk-hash-size", "16", "--ignore-eos", "--request-id-prefix", REQUEST_ID_PREFIX,
+            "--ready-check-timeout-sec", "0", "--save-result", "--save-detailed", "--percentile-metrics",
             "ttft,tpot,itl,e2el"]
+    if result_dir is not None:
+        args += ["--result-dir", result_dir, "--result-filename", "bench.json"]
+    return args
 
 
 def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model: str = "$MODEL") -> str:
@@ -136,11 +171,12 @@ def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model:
     return ("#!/usr/bin/env bash\n"
             "# Replays a geosched vllm-bench export in vLLM with the memory and batching of the model.\n"
             "# MODEL: a model directory (random weights are enough: --load-format dummy); a GPU is needed.\n"
-            "# benchmarks/gpu_replay.py builds a small model locally and runs both commands.\n"
+            "# benchmarks/gpu_replay.py builds a small model locally, runs both commands and checks the order and\n"
+            "# timing in which the server received the requests (docs/vllm.md, replay fidelity).\n"
             "set -euo pipefail\n"
             'MODEL="${MODEL:?set MODEL to a model directory}"\n'
             f"{serve} &\n"
             "server=$!\n"
             "trap 'kill $server' EXIT\n"
-            "until curl -sf localhost:8000/health >/dev/null; do sleep 2; done\n"
+            "until curl -sf 127.0.0.1:8000/health >/dev/null; do sleep 2; done\n"
             f"{bench}\n")

@@ -42,7 +42,7 @@ Proof.
   - exists (k + o + 1); nia.
 Qed.
 
-Lemma volume2_eq : forall r, volume2 r = 2 * volume r.
+Theorem volume2_eq : forall r, volume2 r = 2 * volume r.
 Proof.
   intros r. unfold volume2, volume.
   destruct (oo_even (output r)) as [k Hk]. rewrite Hk.

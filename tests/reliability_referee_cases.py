@@ -1,0 +1,146 @@
+"""The reliability campaign's referee categories (issue 30).
+
+* ``code named by data files``: witnesses, workloads and checkpoints that name a scheduler file
+  (relative or absolute) whose import writes ``MARKER`` into the working folder and prints
+  :data:`IMPORT_SIGN` on stderr. Every case must be a clean error or a clean answer: an import
+  shows as a changed file or an extra stderr line, and :func:`code_ran` counts it.
+* ``tampered witnesses``: :func:`audit_rows` runs ``check-witness --json`` on every tampered
+  file of ``tests/witness_audit.py`` (every shipped witness, every leaf, ``samples`` positions
+  per per-request collection) and judges each (``witness_audit.judge``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from cli_harness import run_cli
+from reliability_cases import Case
+from witness_audit import OK_VERDICTS, WITNESS_FILES, judge, tampers
+
+ROOT = Path(__file__).resolve().parent.parent
+IMPORT_SIGN = "IMPORTED-BY-A-DATA-FILE"
+SVF_WITNESS = ROOT / "docs" / "witnesses" / "svf_burst_alpha0.5_ratio1.345.json"
+
+MARKER_SCHEDULER = f'''
+import pathlib
+import sys
+
+pathlib.Path("MARKER").write_text("imported")  # the working folder: the campaign sees it as a changed file
+print("{IMPORT_SIGN}", file=sys.stderr)
+from geosched.reference_impl.scheduling import Decision
+
+
+class X:
+    name = "x"
+    clairvoyant = True
+    preempts = False
+
+    def decide(self, state):
+        return Decision(admit=tuple(w.id for w in state.waiting))
+'''
+
+
+def code_ran(detail: str) -> bool:
+    """Whether a case's outcome shows the marker scheduler's import (a changed MARKER, the sign)."""
+    return "MARKER" in detail or IMPORT_SIGN in detail
+
+
+def _absolute_scheduler() -> Path:
+    """The marker scheduler at an absolute path outside the case's folder."""
+    folder = Path(tempfile.gettempdir()) / "geosched-campaign-abs"
+    folder.mkdir(exist_ok=True)
+    path = folder / "p.py"
+    path.write_text(MARKER_SCHEDULER)
+    return path
+
+
+def _witness(policy: str, **extra) -> str:
+    return json.dumps({**json.loads(SVF_WITNESS.read_text()), "policy": policy, **extra})
+
+
+def _files(policy: str, **extra):
+    def files() -> dict[str, str]:
+        name = str(_absolute_scheduler()) + ":X" if policy == "ABSOLUTE" else policy
+        return {"sub/p.py": MARKER_SCHEDULER, "w.json": _witness(name, **extra)}
+
+    return files
+
+
+def _no_sign(stdout: str) -> str | None:
+    return "the scheduler file ran" if IMPORT_SIGN in stdout else None
+
+
+def _checkpoint_files() -> dict[str, str]:
+    space = {"policy": "sub/p.py:X", "max_requests": 3, "memory": 12, "alpha_max": 0.5, "arrivals": "burst",
+             "max_arrival": None}
+    return {"sub/p.py": MARKER_SCHEDULER, "h/checkpoint.json": json.dumps({"space": space, "seed": 0, "methods": {}})}
+
+
+def data_file_code_cases() -> list[Case]:
+    """Every command that reads a file naming a scheduler file, and check-witness's ways in."""
+    c = "code named by data files"
+    other_sha = {"scheduler_sha256": "0" * 64}
+    hunt = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--time", "0.5",
+            "--quiet", "--resume", "--out", "h"]
+    return [
+        Case(f"{c}: check-witness of a witness naming sub/p.py:X", ["check-witness", "w.json"], _files("sub/p.py:X")),
+        Case(f"{c}: check-witness --json, sub/p.py:X", ["check-witness", "w.json", "--json"], _files("sub/p.py:X")),
+        Case(f"{c}: check-witness --vllm, sub/p.py:X", ["check-witness", "w.json", "--vllm"], _files("sub/p.py:X")),
+        Case(f"{c}: check-witness of a witness naming an absolute path", ["check-witness", "w.json"],
+             _files("ABSOLUTE")),
+        Case(f"{c}: check-witness, ./sub/p.py:X", ["check-witness", "w.json"], _files("./sub/p.py:X")),
+        Case(f"{c}: check-witness --scheduler, recorded SHA-256 of another file",
+             ["check-witness", "w.json", "--scheduler", "sub/p.py:X"], _files("sub/p.py:X", **other_sha)),
+        Case(f"{c}: check-witness --scheduler, no SHA-256 recorded",
+             ["check-witness", "w.json", "--scheduler", "sub/p.py:X"], _files("sub/p.py:X")),
+        Case(f"{c}: check-witness --scheduler of another class", ["check-witness", "w.json", "--scheduler",
+                                                                   "sub/p.py:Y"], _files("sub/p.py:X", **other_sha)),
+        Case(f"{c}: check-witness of a built-in policy with --scheduler",
+             ["check-witness", "w.json", "--scheduler", "sub/p.py:X"], _files("svf")),
+        Case(f"{c}: export of a witness naming sub/p.py:X", ["export", "w.json", "--format", "jsonl", "--out",
+                                                             "o.jsonl"], _files("sub/p.py:X"), "answer", _no_sign),
+        Case(f"{c}: simulate a witness naming sub/p.py:X (as a workload)", ["simulate", "w.json", "--json"],
+             _files("sub/p.py:X"), "answer", _no_sign),
+        Case(f"{c}: compare a witness naming an absolute path (as a workload)",
+             ["compare", "w.json", "--policies", "svf", "--json"], _files("ABSOLUTE"), "answer", _no_sign),
+        Case(f"{c}: hunt --resume of a checkpoint naming sub/p.py:X", hunt, _checkpoint_files),
+    ]
+
+
+def audit_rows(samples: int = 1) -> list[dict]:
+    """``check-witness --json`` on every tampered witness of ``tests/witness_audit.py``, judged."""
+    rows = []
+    for path in WITNESS_FILES:
+        original = json.loads(path.read_text())
+        original_report = _report(original)[0]
+        kind = original["policy"]
+        for label, data in tampers(path, samples):
+            report, trouble = _report(data)
+            verdict = trouble or judge(report, data, original, original_report)
+            rows.append({"kind": kind, "file": path.name, "tamper": label, "verdict": verdict})
+    return rows
+
+
+def _report(data: dict) -> tuple[dict | None, str | None]:
+    """``check-witness --json``'s report (None for a clean exit-2 error), or what went wrong."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "w.json").write_text(json.dumps(data))
+        run = run_cli(["check-witness", "w.json", "--json"], Path(folder))
+    if run.traceback:
+        return None, f"traceback: {run.describe()}"
+    if run.code == 2:
+        return None, (None if run.clean_error else f"unclean: {run.describe()}")
+    if run.code in (0, 1):
+        return json.loads(run.stdout), None
+    return None, f"exit {run.code}: {run.describe()}"
+
+
+def audit_outcome(verdict: str) -> str:
+    """The table's column of a verdict."""
+    if verdict in OK_VERDICTS:
+        return verdict
+    if verdict.startswith("ACCEPTED"):
+        return "accepted with a wrong number"
+    return "traceback" if verdict.startswith("traceback") else "other"
