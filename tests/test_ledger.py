@@ -383,7 +383,8 @@ def test_default_ledger_lists_every_claim_with_a_status():
     from geosched.verify.coq_engine import coq_available
 
     if coq_available():  # proved as a whole in Coq (verify/coq, docs/proved.md)
-        assert by_id["kong.thm3.2"].message == "proved (Coq, every n: thm32_svf_competitive)"
+        assert by_id["kong.thm3.2"].message == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
+                                                "svf_sim_eq, tel_finish_times)")
         assert by_id["kong.lemmaA.2.peak"].status == "proved"
         assert by_id["kong.lemmaA.2"].status == "proved"  # items 1-3 and the summed form (LemmaA2Sum.v)
         assert by_id["kong.thm3.3"].status == "proved"  # both readings (OneBit.v)
