@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from geosched.reference_impl.model import Instance
 from geosched.verify import implementation_claims as ic
 from geosched.verify.evidence import Context
 from geosched.verify.ledger import CLAIMS, run_claims
@@ -47,8 +48,8 @@ def test_a_checker_off_by_one_at_block_grain_is_refuted(monkeypatch):
 
     honest = checker.check_schedule
 
-    def token_grain(instance, starts, **kw):
-        return honest(instance, starts, **{**kw, "block_size": 1})
+    def token_grain(instance, starts, **kw):  # the instance's block size ignored
+        return honest(Instance(instance.memory, instance.requests), starts, **kw)
 
     monkeypatch.setattr(checker, "check_schedule", token_grain)
     assert _run("referee:block-grain").status == "refuted"

@@ -95,7 +95,8 @@ def _bad_schedules(claim: Any, ctx: Context) -> Evidence:
     label, t0 = "referee:bad-schedules", time.perf_counter()
     problems, kinds = [], []
     for name, instance, starts, block, (kind, step, amount) in bad_schedule_cases():
-        report = check_schedule(instance, starts, block_size=block)
+        # the grain is the instance's (block_size), as every referee reads it
+        report = check_schedule(Instance(instance.memory, instance.requests, block_size=block), starts)
         found = [v for v in report.violations if v.kind == kind]
         kinds.append(name)
         if report.feasible or not found or (found[0].step, found[0].amount) != (step, amount):
@@ -121,7 +122,8 @@ def _random_cases(seed: int, count: int, block: int) -> list[tuple[Any, list[tup
         peak = max(block * -(-(s + o) // block) for _, s, o in shapes)
         memory = block * -(-(peak + rng.randint(0, 8)) // block)
         starts = [a + rng.randint(0, 8) for a, _, _ in shapes]
-        instance = Instance(memory, [Request(f"r{k}", a, s, o) for k, (a, s, o) in enumerate(shapes)])
+        instance = Instance(memory, [Request(f"r{k}", a, s, o) for k, (a, s, o) in enumerate(shapes)],
+                            block_size=block)
         cases.append((instance, shapes, starts))
     return cases
 
@@ -133,7 +135,7 @@ def _brute_force_problems(cases: list, block: int) -> tuple[list[str], int]:
     problems, infeasible = [], 0
     for instance, shapes, starts in cases:
         first, over, _ = brute_force_memory(shapes, starts, instance.memory, block)
-        report = check_schedule(instance, {f"r{k}": x for k, x in enumerate(starts)}, block_size=block)
+        report = check_schedule(instance, {f"r{k}": x for k, x in enumerate(starts)})  # at the instance's grain
         memory = [v for v in report.violations if v.kind == "memory"]
         infeasible += first is not None
         got = (memory[0].step, memory[0].amount) if memory else (None, 0)
@@ -170,7 +172,7 @@ def _block_grain(claim: Any, ctx: Context) -> Evidence:
         infeasible += bad
         for instance, shapes, _ in cases[: count // 4]:
             for policy in ("svf", "fcfs"):
-                starts = simulate(instance, policy, block_size=block).starts
+                starts = simulate(instance, policy).starts  # the instance carries the block size
                 first, _, _ = brute_force_memory(shapes, [starts[f"r{k}"] for k in range(len(shapes))],
                                                  instance.memory, block)
                 simulated += 1
@@ -215,7 +217,7 @@ def _lower_bounds(claim: Any, ctx: Context) -> Evidence:
 def _engine_restarts(claim: Any, ctx: Context) -> Evidence:
     """vLLM's rules on the step engine (preemption by recompute) against the vLLM-semantics model."""
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.schedulers.engine import run_scheduler
+    from geosched.reference_impl.engine import run_scheduler
     from geosched.reference_impl.schedulers.vllm import VllmScheduler
     from geosched.reference_impl.vllm.semantics import EngineParams
 
@@ -231,7 +233,7 @@ def _engine_restarts(claim: Any, ctx: Context) -> Evidence:
         run = run_scheduler(instance, VllmScheduler(params.preemption, params.max_num_seqs,
                                                     params.max_num_batched_tokens))
         exact = {i: [(r.start, r.end) for r in runs] for i, runs in run.runs.items()}
-        preemptions += run.preemptions
+        preemptions += run.restarts  # every run ended before completion: a preemption by recompute
         model = _semantics_runs(instance, params)
         if exact != model or not check_schedule(instance, run.runs).feasible:
             problems.append(f"M={instance.memory}, {[(r.arrival, r.prompt, r.output) for r in instance.requests]}, "
