@@ -105,6 +105,9 @@ class Hypothesis:
     label: str  # short name, e.g. "H1"
     statement: str  # the premise in words / ascii math
     latex: str = ""  # the premise in LaTeX (text mode, math in $...$); "" falls back to the escaped statement
+    # outside this premise: "fails: ..." names an instance where the conclusion fails (tests/test_hypotheses.py
+    # computes it), else why no such instance is known; every premise of every claim says one (a test checks)
+    outside: str = ""
 
     def render_latex(self) -> str:
         """The premise in LaTeX: :attr:`latex`, else the statement escaped as text."""

@@ -123,11 +123,19 @@ def derivation(volume_formula=None) -> Derivation:
         hypotheses=(
             Hypothesis("H1", "Poisson arrivals of rate lambda; o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1",
                        latex=r"Poisson arrivals of rate $\lambda$; $o \sim \mathrm{Geometric}(\mu)$ on $\{1, 2, "
-                             r"\dots\}$, $0 < \mu < 1$"),
+                             r"\dots\}$, $0 < \mu < 1$",
+                       outside="none as an instance: a statement about expectations under Poisson "
+                               "arrivals and geometric outputs; another law changes E[v] and rho's "
+                               "meaning, and no finite sample refutes an expectation"),
             Hypothesis("H2", "prompts independent of o, mean E[s]",
-                       latex=r"prompts independent of $o$, with mean $\mathbb{E}[s]$"),
+                       latex=r"prompts independent of $o$, with mean $\mathbb{E}[s]$",
+                       outside="none known: prompts that grow with o change E[v]; the Monte Carlo "
+                               "keeps them independent"),
             Hypothesis("H3", "rho < 1 (stability) and alpha < 1 (see the caveat on unbounded lengths)",
-                       latex=r"$\rho < 1$ (stability) and $\alpha < 1$ (see the caveat on unbounded lengths)"),
+                       latex=r"$\rho < 1$ (stability) and $\alpha < 1$ (see the caveat on unbounded lengths)",
+                       outside="none as an instance: at rho >= 1 the factor 1 - rho is <= 0 and the "
+                               "bound is undefined (the queue is unstable); the Monte Carlo's points "
+                               "at rho = 2, 4 are reported, never judged"),
         ),
         steps=(
             Step.identity("E[o] = 1/mu", e_o, 1 / mu, "differentiated geometric series",

@@ -168,7 +168,7 @@ def _check_closure(claim_id: str, memo: dict[str, DerivationCheck]) -> Derivatio
             message = f"all {len(own.steps)} steps mechanically checked" + (
                 f", and every step of {', '.join(own.depends_on)}" if own.depends_on else "")
     elif own.status == "unknown" and relative:
-        message += f"; relies on {', '.join(relative)} (not proved)"
+        message += f"; relies on {', '.join(relative)} (not proved by sympy alone: see the ledger's words)"
     result = DerivationCheck(status, message, own.wall_time + sum(d.wall_time for d in deps), claim_id, own.steps,
                              own.depends_on, tuple(open_steps), relative if status != "proved" else ())
     memo[claim_id] = result

@@ -21,7 +21,8 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
 3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
    naming it;
 4. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
-   (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`, compiled this run or read from the build cache):
+   (the row's ``coq_whole`` theorems, each closed with the statement the row records, compiled this run or
+   read from the build cache):
    ``proved``, naming it, whatever else its dependencies say (the Coq proof contains its own lemmas);
 5. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
    ``not_run``): ``unknown``, naming it;
@@ -69,8 +70,8 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, methods, sagesched_claims, z3ceiling
-from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
+from geosched.verify import empirical, implementation_claims, methods, sagesched_claims, z3ceiling
+from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.family_evidence import FAMILY_METHODS
@@ -81,13 +82,14 @@ add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are le
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
+add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling)
+_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
@@ -122,10 +124,26 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
                 raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
                                        sorted(earlier))
         _check_derivation(claim, derivations)
+        _check_coq_citations(claim)
         earlier.add(claim.id)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
+
+
+def _check_coq_citations(claim: Claim) -> None:
+    """A row runs ``coq:THEOREM`` exactly for the theorems whose statements it records (``coq``, ``coq_whole``),
+    each a theorem of verify/coq; a whole-claim list is never empty when given."""
+    cited = {m[4:] for m in claim.methods if m.startswith("coq:")}
+    recorded = cited_statements(claim)
+    if cited != set(recorded):
+        raise ValidationError(f"{claim.id}: coq statements", sorted(set(recorded) ^ cited),
+                              "every coq:THEOREM method needs its statement in Claim.coq or Claim.coq_whole, and "
+                              "every recorded statement its method")
+    for name, statement in recorded.items():
+        if theorem_of(f"coq:{name}") is None or not statement.strip():
+            raise ValidationError(f"{claim.id}: coq theorem", name, "must be a Theorem or Corollary of verify/coq "
+                                  "with its statement (python -m geosched.verify.coq_engine --statements)")
 
 
 def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
@@ -346,7 +364,7 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
         return _Verdict("unknown", f"unknown: supporting check did not finish: {names}",
                         note="; ".join(f"{e.method}: {e.status}: {e.message}" for e in broken))
     refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
-    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
+    coq = whole_claim_proofs(claim, evidence) if not refuted_deps else []
     if coq:  # rule 4: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
         # the note adds what the text does not say: where the theorems were checked, and which lemmas the
         # Coq proof does without (``independently of X (checked)``)
