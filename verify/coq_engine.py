@@ -113,6 +113,11 @@ THEOREMS: dict[str, str] = {
     "thm33_onebit_E1_sqrt": "OneBit",
     "thm33_onebit": "OneBit",
     "thm33_onebit_T": "OneBit",
+    "osvf_feasible": "OnlineA2",
+    "osvf_after_arrival": "OnlineA2",
+    "online_ahead": "OnlineA2",
+    "online_lemmaA2": "OnlineA2",
+    "online_wait_bound": "OnlineA2",
 }
 # the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...)
 ENGINE_THEOREMS = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb_engine_eq")

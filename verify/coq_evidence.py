@@ -46,6 +46,8 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
     "kong.thm3.3": ("thm33_onebit_T", "thm33_onebit", "thm33_onebit_E1", "thm33_onebit_E1_sqrt", "hol_inversion",
                     "hol_inversion_sqrt", "onebit_sim_eq"),
     "kong.sjf_unbounded": ("sjf_not_competitive", "sjf_family_tel", "svf_family_tel"),
+    "svf.online.lemmaA2": ("online_lemmaA2", "online_wait_bound", "online_ahead", "osvf_feasible",
+                           "osvf_after_arrival"),
     "svf.lower_bound": ("svf_triangles_starts", "triangles_staggered_feasible"),
     "svf.fluid.k1": ("svf_group_competitive", "svf_group_start_bound", "svf_triangles_ratio",
                      "triangles_staggered_feasible"),
@@ -63,6 +65,8 @@ WHOLE_CLAIM: dict[str, tuple[str, ...]] = {
     # reading (a), unequal prompts, and reading (b), E1-E3 with the package's constant
     "kong.thm3.3": ("thm33_onebit_T", "thm33_onebit_E1"),
     "kong.sjf_unbounded": ("sjf_not_competitive",),
+    # the online Lemma A.2 and the wait bound (the sample-path part of a Poisson bound)
+    "svf.online.lemmaA2": ("online_lemmaA2", "online_wait_bound"),
 }
 
 
@@ -114,6 +118,20 @@ STATEMENTS: dict[str, str] = {
         r" <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> "
         r"(M - P) * Model.tel rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * T * M) * "
         r"Model.tel rs xs"),
+    "online_lemmaA2": (
+        r"OnlineA2.online_lemmaA2 : forall (M : nat) (ks ars : list nat) (rs : list Model.req) (t : nat), (f"
+        r"orall r : Model.req, List.In r rs -> Model.peak r <= M) -> (exists k : nat, k < length rs /\ List."
+        r"nth k ars 0 <= t < List.nth k (OnlineSvf.osvf M ks ars rs) 0) -> exists h : nat, h < length rs /\ "
+        r"List.nth h ars 0 <= t < List.nth h (OnlineSvf.osvf M ks ars rs) 0 /\ M < Model.active_peaks rs (On"
+        r"lineSvf.osvf M ks ars rs) t + Model.peak (List.nth h rs (0, 0)) /\ (forall k : nat, k < length rs "
+        r"-> List.nth k ars 0 <= t < List.nth k (OnlineSvf.osvf M ks ars rs) 0 -> List.nth h ks 0 < List.nth"
+        r" k ks 0 \/ List.nth h ks 0 = List.nth k ks 0 /\ (List.nth h ars 0 < List.nth k ars 0 \/ List.nth h"
+        r" ars 0 = List.nth k ars 0 /\ h <= k))"),
+    "online_wait_bound": (
+        r"OnlineA2.online_wait_bound : forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (j : nat"
+        r"), (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> j < length rs -> let xs := OnlineS"
+        r"vf.osvf M ks ars rs in (M - P) * (List.nth j xs 0 - List.nth j ars 0) <= OnlineA2.oresidual rs xs "
+        r"(List.nth j ars 0) + OnlineA2.oahead_work rs xs (List.nth j ars 0) (List.nth j xs 0)"),
     "sjf_not_competitive": (
         r"SjfFamily.sjf_not_competitive : forall c : nat, exists (M : nat) (rs : list Model.req) (xs : list"
         r" nat), (forall r : Model.req, List.In r rs -> 8 * Model.peak r <= 5 * M) /\ Model.feasible M rs "

@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases MergeSort SvfJump SvfEngine Hol Inversion LemmaA2Sum OneBit.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases MergeSort SvfJump SvfEngine Hol Inversion LemmaA2Sum OneBit OnlineSvf OnlineA2.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -110,3 +110,13 @@ Check thm33_onebit.
 Print Assumptions thm33_onebit.
 Check thm33_onebit_T.
 Print Assumptions thm33_onebit_T.
+Check osvf_feasible.
+Print Assumptions osvf_feasible.
+Check osvf_after_arrival.
+Print Assumptions osvf_after_arrival.
+Check online_ahead.
+Print Assumptions online_ahead.
+Check online_lemmaA2.
+Print Assumptions online_lemmaA2.
+Check online_wait_bound.
+Print Assumptions online_wait_bound.
