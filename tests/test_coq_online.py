@@ -1,5 +1,5 @@
-"""The online Lemma A.2 and the wait bound (verify/coq/OnlineSvf.v, OnlineA2.v; row svf.online.lemmaA2):
-Coq's osvf is the package's simulator with arrivals, the inequalities hold on simulated traces, and the row's word."""
+"""The online Lemma A.2 and the wait bound (verify/coq/OnlineSvf.v, OnlineA2.v; rows svf.online.lemmaA2, svf.poisson):
+Coq's osvf is the package's simulator with arrivals, the inequalities hold on simulated traces, and the rows' words."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ import pytest
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulator import simulate
+from geosched.theory import svf_poisson
 from geosched.verify import coq_engine, coq_evidence
-from geosched.verify.evidence import Evidence
+from geosched.verify.evidence import Context, Evidence
 from geosched.verify.ledger import CLAIMS, combine
 from geosched.verify.methods import METHODS
+from geosched.verify.poisson_residual import POISSON_METHODS
 
 needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
                                reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
@@ -95,3 +97,37 @@ def test_the_online_row_is_proved_only_by_both_of_its_theorems():
     status, text, _, _ = combine(claim, both, {"kong.lemmaA.2": "proved"})
     assert status == "proved" and "online_lemmaA2" in text and "online_wait_bound" in text
     assert combine(claim, both[:2], {"kong.lemmaA.2": "proved"})[0] != "proved"
+
+
+def test_the_poisson_row_is_proved_relative_to_its_named_hypotheses_and_states_them():
+    claim = CLAIMS["svf.poisson"]
+    derivation = METHODS["derivation"](claim, None)
+    labels = [h.label for h in svf_poisson.HYPOTHESES]
+    assert labels[0] == "MODEL" and [x.split(" (")[0] for x in derivation.data["assumed"]] == labels[1:]
+    evidence = [derivation, _coq("online_wait_bound"), _coq("online_ahead")]
+    status, text, _, _ = combine(claim, evidence, {"svf.online.lemmaA2": "proved"})
+    assert status == "proved relative to" and text.startswith("proved relative to STABLE (rho < 1")
+    assert all(h.statement in text for h in svf_poisson.HYPOTHESES[1:])
+    # without the sample-path step in Coq it is not even that
+    status, _, _, _ = combine(claim, [derivation, _coq("online_wait_bound", "unknown"), _coq("online_ahead")],
+                              {"svf.online.lemmaA2": "unknown"})
+    assert status not in ("proved", "proved relative to")
+
+
+def test_a_wrong_constant_in_our_poisson_bound_is_refuted(monkeypatch):
+    assert svf_poisson.derivation().check().status == "unknown"  # open: the Coq step, assumed: the hypotheses
+    monkeypatch.setattr(svf_poisson, "bound", lambda r=svf_poisson.rho, hh=svf_poisson.h, eo=svf_poisson.Eo:
+                        1 + r * (1 + hh) / ((1 - r) * eo))  # (1 - rho)^-1 where the proof gives (1 - rho)^-2
+    assert svf_poisson.derivation().check().status == "refuted"
+
+
+def test_the_residual_check_agrees_and_discriminates_and_a_wrong_residual_is_refuted(monkeypatch):
+    from geosched.verify import poisson_residual
+
+    ctx = Context("quick", None, 0, ())
+    evidence = POISSON_METHODS["monte-carlo:poisson-residual"](None, ctx)
+    assert evidence.status == "consistent" and evidence.discriminating and abs(evidence.data["z"]) <= 4
+    # the continuous-time residual o(o + 1)/2 instead of the discrete o(o - 1)/2: refuted
+    monkeypatch.setattr(poisson_residual, "residual_formula", lambda rate: rate * sum(
+        (s + o) * o * (o + 1) / 2 for s, o in poisson_residual.CLASSES) / len(poisson_residual.CLASSES))
+    assert POISSON_METHODS["monte-carlo:poisson-residual"](None, ctx).status == "refuted"

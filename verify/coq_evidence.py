@@ -48,6 +48,7 @@ CLAIM_THEOREMS: dict[str, tuple[str, ...]] = {
     "kong.sjf_unbounded": ("sjf_not_competitive", "sjf_family_tel", "svf_family_tel"),
     "svf.online.lemmaA2": ("online_lemmaA2", "online_wait_bound", "online_ahead", "osvf_feasible",
                            "osvf_after_arrival"),
+    "svf.poisson": ("online_wait_bound", "online_ahead"),
     "svf.lower_bound": ("svf_triangles_starts", "triangles_staggered_feasible"),
     "svf.fluid.k1": ("svf_group_competitive", "svf_group_start_bound", "svf_triangles_ratio",
                      "triangles_staggered_feasible"),

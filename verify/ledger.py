@@ -76,12 +76,14 @@ from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
+add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
