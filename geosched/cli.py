@@ -438,6 +438,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
                           **plan.options)
     for companion in plan.companions:
         write_text_atomic(companion.path, companion.text, force=args.force)
+    for warning in plan.warnings:  # after the write: a refusal before it stays one line
+        print(f"geosched: warning: {warning}", file=sys.stderr)
     if args.json:
         emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
                    "replay_script": plan.companions[0].path if plan.companions else None})
