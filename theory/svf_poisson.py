@@ -73,13 +73,23 @@ _slack = sp.symbols("e_w1:4", nonnegative=True)
 HYPOTHESES = (
     Hypothesis("MODEL", "discrete steps; Poisson(lambda) arrivals per step, independent; class k w.p. pi_k with "
                         "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes; strict SVF with the "
-                        "forward-looking check; D = (1 - alpha) M"),
-    Hypothesis("STABLE", "rho < 1 gives a stationary regime with finite mean waits w_k"),
-    Hypothesis("PASTA", "Poisson arrivals see time averages (arrivals independent of the past; stationary)"),
+                        "forward-looking check; D = (1 - alpha) M",
+               latex=r"discrete steps; Poisson($\lambda$) arrivals per step, independent; class $k$ with probability "
+                     r"$\pi_k$ has $(s_k, o_k)$, $o_k \ge 1$, $p_k = s_k + o_k \le \alpha M$, distinct volumes; strict "
+                     r"SVF with the forward-looking check; $D = (1-\alpha)M$"),
+    Hypothesis("STABLE", "rho < 1 gives a stationary regime with finite mean waits w_k",
+               latex=r"$\rho < 1$ gives a stationary regime with finite mean waits $w_k$"),
+    Hypothesis("PASTA", "Poisson arrivals see time averages (arrivals independent of the past; stationary)",
+               latex=r"Poisson arrivals see time averages (arrivals independent of the past; stationary)"),
     Hypothesis("LITTLE", "H = lambda G for the residual R and the waiting counts lambda_i w_i (stationary; "
-                         "finite means)"),
-    Hypothesis("WALD", "class-i arrivals during a wait W: lambda_i E[W] in mean (its end is a stopping time)"),
-    Hypothesis("BATCH", "an arrival's batch mates are Poisson(lambda): their work ahead is at most rho D in mean"),
+                         "finite means)",
+               latex=r"$H = \lambda G$ for the residual $R$ and the waiting counts $\lambda_i w_i$ (stationary; "
+                     r"finite means)"),
+    Hypothesis("WALD", "class-i arrivals during a wait W: lambda_i E[W] in mean (its end is a stopping time)",
+               latex=r"class-$i$ arrivals during a wait $W$: $\lambda_i \mathbb{E}[W]$ in mean (its end is a "
+                     r"stopping time)"),
+    Hypothesis("BATCH", "an arrival's batch mates are Poisson(lambda): their work ahead is at most rho D in mean",
+               latex=r"an arrival's batch mates are Poisson($\lambda$): their work ahead is at most $\rho D$ in mean"),
 )
 
 
