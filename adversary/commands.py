@@ -11,7 +11,7 @@ import sys
 
 from geosched.adversary.targets import VLLM_TARGETS, hunt_target, target_names
 from geosched.arguments import (
-    examples,
+    add_command,
     integer,
     non_negative_int,
     positive_float,
@@ -37,18 +37,6 @@ def _hunt_policy(text: str) -> str:
     return text
 
 
-def _with_block_size(policy: str, block: int, memory: int) -> str:
-    """The hunt target at KV block grain ``block``: ``vllm-fcfs:block=16`` (vLLM targets only)."""
-    if block == 1:
-        return policy
-    if policy not in ("vllm-fcfs", "vllm-priority"):
-        raise ValidationError("--block-size", block, f"applies to the vLLM targets (vllm-fcfs, vllm-priority), "
-                              f"not {policy!r}: the priority rules' searches run at token grain")
-    if memory % block:
-        raise ValidationError("--memory", memory, f"must be a multiple of --block-size {block} (M is in tokens)")
-    return f"{policy}:block={block}"
-
-
 def add_commands(subparsers, common) -> None:
     _add_hunt(subparsers, common)
     _add_check_witness(subparsers, common)
@@ -56,13 +44,14 @@ def add_commands(subparsers, common) -> None:
 
 
 def _add_hunt(subparsers, common) -> None:
-    p = subparsers.add_parser("hunt", parents=[common], help="search for instances that hurt a policy (certified)",
-                              description=f"Search for instances on which a policy is far from the optimum "
-                                          f"(simulated annealing, differential evolution, Z3, structured groups); "
-                                          f"every ratio printed is certified by a witness file whose schedules "
-                                          f"the checker accepts. --memory defaults to {DEFAULT_HUNT_MEMORY}.",
-                              epilog=examples("geosched hunt --policy sjf --method anneal --time 5 --out hunt-demo",
-                                              "geosched hunt --policy svf --method anneal --rounds 2 --out hunt-svf"))
+    p = add_command(subparsers, "hunt", common, help="search for instances that hurt a policy (certified)",
+                    memory=f"the memory budget M of every instance searched (tokens; default {DEFAULT_HUNT_MEMORY})",
+                    description="Search for instances on which a policy is far from the optimum "
+                                "(simulated annealing, differential evolution, Z3, structured groups); "
+                                "every ratio printed is certified by a witness file whose schedules "
+                                f"the checker accepts. --memory defaults to {DEFAULT_HUNT_MEMORY}.",
+                    examples=["geosched hunt --policy sjf --method anneal --time 5 --out hunt-demo",
+                              "geosched hunt --policy svf --method anneal --rounds 2 --out hunt-svf"])
     p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY",
                    help=f"{', '.join(target_names())}, or a scheduler of your own: FILE.py:Class")
     p.add_argument("--method", default="all", choices=("anneal", "de", "z3", "structured", "all"),
@@ -70,8 +59,9 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="structured: robust scores the worse of the given and the reversed tie order")
     p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="vLLM targets: KV blocks of B tokens (ceil(tokens / B) blocks per request; --memory stays "
-                   "in tokens and must be a multiple of B); the witness schedule is checked at the same grain")
+                   help="vLLM targets: every instance searched counts memory in KV blocks of B tokens (its "
+                   "block_size: ceil(tokens / B) blocks per request; --memory stays in tokens and must be a "
+                   "multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
@@ -95,17 +85,17 @@ def _add_hunt(subparsers, common) -> None:
 
 
 def _add_check_witness(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "check-witness", parents=[common], help="re-verify a witness file from scratch",
+    p = add_command(
+        subparsers, "check-witness", common, help="re-verify a witness file from scratch",
         description="Re-verify a witness file from scratch: simulate the policy again, check both schedules with "
                     "the independent checker and recompute the certified ratio and its upper end. Every number is "
                     "derived from the instance and the policy's name (for vLLM: the engine too); a field of the file "
                     "that disagrees is a failed check. A witness never runs code it names: the policy must be built "
                     "in, or a scheduler file that you pass with --scheduler. Exit 0 when it verifies, 1 when it "
                     "does not, 2 on a malformed file.",
-        epilog=examples("geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
-                        "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm",
-                        "geosched check-witness hunt-mine/best_witness.json --scheduler mine.py:MyScheduler"))
+        examples=["geosched check-witness docs/witnesses/sjf_burst_alpha0.5_ratio3.268.json",
+                  "geosched check-witness docs/witnesses/vllm-fcfs_burst_ratio15.264.json --vllm",
+                  "geosched check-witness hunt-mine/best_witness.json --scheduler mine.py:MyScheduler"])
     p.add_argument("file", help="witness .json")
     p.add_argument("--vllm", action="store_true",
                    help="vLLM targets: also replay the instance in vLLM's real scheduler (on the engine derived from "
@@ -117,13 +107,13 @@ def _add_check_witness(subparsers, common) -> None:
 
 
 def _add_family_and_z3(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "family", parents=[common], help="evaluate a member of a worst-case family and check its closed form",
+    p = add_command(
+        subparsers, "family", common, help="evaluate a member of a worst-case family and check its closed form",
         description="Build member k of a worst-case family, simulate the policy, check the witness schedule and "
                     "compare both TELs and the ratio with the family's sympy closed forms. Exit 0 when they "
                     "match, 1 when not.",
-        epilog=examples("geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2",
-                        "geosched family svf1-proxy-range --size 40 --out witness.json"))
+        examples=["geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2",
+                  "geosched family svf1-proxy-range --size 40 --out witness.json"])
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
@@ -132,13 +122,14 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(handler=_cmd_family)
 
-    p = subparsers.add_parser(
-        "z3-bisect", parents=[common], help="bisect the worst ratio with Z3 on small bounds",
+    p = add_command(
+        subparsers, "z3-bisect", common, help="bisect the worst ratio with Z3 on small bounds",
+        memory="the smallest memory budget M of the bounds (tokens; required)",
         description="Bisect the worst ratio of a policy to OPT with Z3 over every instance within small bounds "
                     "(n requests, M, prompt and output lengths): sat gives a certified witness, unsat proves no "
                     "instance in the bounds reaches that ratio, a timeout is unknown. Needs --memory.",
-        epilog=examples("geosched z3-bisect --policy sjf --requests 3 --memory 8 --max-prompt 3 --max-output 4 "
-                        "--timeout 20 --out z3.json"))
+        examples=["geosched z3-bisect --policy sjf --requests 3 --memory 8 --max-prompt 3 --max-output 4 "
+                  "--timeout 20 --out z3.json"])
     p.add_argument("--policy", required=True, choices=policy_names(Capability.Z3))
     p.add_argument("--requests", type=integer, required=True, help="exactly n requests (1..30)")
     p.add_argument("--memory-max", type=positive_int, default=None, help="M ranges over [--memory, --memory-max]")
@@ -161,9 +152,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
-    policy = _with_block_size(args.policy, args.block_size, memory)
-    space = SearchSpace(policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
-                        arrivals=args.arrivals)
+    space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
+                        arrivals=args.arrivals, block_size=args.block_size)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,

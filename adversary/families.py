@@ -78,7 +78,7 @@ import sympy as sp
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
 

@@ -2,7 +2,7 @@
 
 The searches of :mod:`geosched.adversary` evaluate hundreds of thousands of small instances.
 This module re-implements, for *exact* output lengths only, the strict head-of-line (or
-backfilling) continuous-batching process of :func:`geosched.reference_impl.simulator.simulate`
+backfilling) continuous-batching process of :func:`geosched.reference_impl.simulation.simulate`
 (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115, Algorithm 1)
 as a compiled step loop (numba), plus a greedy *list-scheduling* builder used to construct
 witness schedules.

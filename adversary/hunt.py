@@ -39,7 +39,6 @@ from geosched.adversary.options import HuntOptions, SearchOptions
 from geosched.adversary.rounds import RoundsRun, checked_rounds_state, run_rounds
 from geosched.adversary.schedules import best_witness_schedule
 from geosched.adversary.search import (
-    Candidate,
     SearchResult,
     SearchSpace,
     anneal,
@@ -48,7 +47,7 @@ from geosched.adversary.search import (
     differential_evolution_search,
 )
 from geosched.adversary.structured import checked_structured_state, structured_search
-from geosched.adversary.targets import block_size_of, get_target
+from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -75,17 +74,17 @@ def certify(instance, policy: str, *, found_by: str, seed: int | None, rng: Any 
     """Best witness schedule (:func:`~geosched.adversary.schedules.best_witness_schedule`) as a
     checked :class:`Witness`, with the best proved lower bound on OPT for the upper ratio.
 
-    At block grain (``vllm-fcfs:block=B``) the schedule is searched on the instance with every
-    prompt padded by ``B - 1`` tokens (``B ceil(u / B) <= u + B - 1``, so a schedule feasible there
-    holds its whole blocks in ``M``), checked at block grain, and replaced by the serial schedule if
-    the padding did not fit; the lower bound is the token-grain one (block-grain OPT is at least it),
-    never the padded instance's optimum."""
-    block = block_size_of(policy)
+    At block grain (the instance's ``block_size`` ``B > 1``) the schedule is searched on the token-grain
+    instance with every prompt padded by ``B - 1`` tokens (``B ceil(u / B) <= u + B - 1``, so a schedule
+    feasible there holds its whole blocks in ``M``), checked at block grain, and replaced by the serial
+    schedule if the padding did not fit; the lower bound is the token-grain one (block-grain OPT is at
+    least it), never the padded instance's optimum."""
+    block = instance.block_size
     search = instance if block == 1 else _padded(instance, block)
     ws = best_witness_schedule(search, rng=rng, time_budget=time_budget, exact_n=exact_n if block == 1 else 0,
                                exact_time_limit=exact_time_limit)
     starts, source = ws.starts, ws.source
-    if block > 1 and not check_schedule(instance, starts, block_size=block).feasible:
+    if block > 1 and not check_schedule(instance, starts).feasible:
         starts, source = _serial_starts(instance), "serial (block grain)"
     lb, name = lower_bound_of(instance)
     if block == 1 and ws.lower_bound is not None and ws.lower_bound > lb:
@@ -95,9 +94,10 @@ def certify(instance, policy: str, *, found_by: str, seed: int | None, rng: Any 
 
 
 def _padded(instance: Instance, block: int) -> Instance:
-    """Every prompt ``s`` as ``min(s + B - 1, M - o)``: token-grain feasibility there bounds the blocks."""
+    """Every prompt ``s`` as ``min(s + B - 1, M - o)``, at token grain: token-grain feasibility there
+    bounds the blocks."""
     return Instance(instance.memory, [Request(r.id, r.arrival, min(r.prompt + block - 1, instance.memory - r.output),
-                                              r.output) for r in instance.requests])
+                                              r.output) for r in instance.requests], block_size=1)
 
 
 def _serial_starts(instance: Instance) -> dict[str, int]:
@@ -518,7 +518,7 @@ def _certify_elite(run: _Hunt, results: dict[str, Any]) -> tuple[list[tuple[str,
             continue
         certified = []
         for k, cand in enumerate(res.elite[:3]):
-            inst = candidate_to_instance(cand, space.memory)
+            inst = candidate_to_instance(cand, space.memory, space.block_size)
             found_by = f"hunt:{m}" + (f" [{cand.note}]" if cand.note else "")
             w = certify(inst, space.policy, found_by=found_by, seed=seed, rng=k,
                         time_budget=run.options.certify_budget)
@@ -653,10 +653,3 @@ def _write_progress(out: Path, results: dict[str, Any]) -> tuple[str, str | None
     finally:
         plt.close(fig)
     return str(csv_path), str(plot)
-
-
-def candidate_from_instance(instance) -> Candidate:
-    """Arrays of an instance (for seeding a search with a known instance)."""
-    reqs = instance.requests
-    return Candidate(np.array([r.arrival for r in reqs], np.int64), np.array([r.prompt for r in reqs], np.int64),
-                     np.array([r.output for r in reqs], np.int64))

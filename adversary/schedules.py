@@ -73,11 +73,10 @@ def heuristic_pool_tel(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int)
     v = s * o + (o * o + o) // 2
     # strict sjf/fcfs rarely win where their backfilling versions do not: left out for speed
     for name, backfill in (("svf", False), ("svf", True), ("sjf", True), ("fcfs", True)):
-        if True:
-            x = simulate_arrays(name, a, s, o, memory, backfill=backfill)
-            tel = _tel(x, a, o)
-            if best is None or tel < best[0]:
-                best = (tel, x, f"{name}{'+backfill' if backfill else ''}")
+        x = simulate_arrays(name, a, s, o, memory, backfill=backfill)
+        tel = _tel(x, a, o)
+        if best is None or tel < best[0]:
+            best = (tel, x, f"{name}{'+backfill' if backfill else ''}")
     n = len(a)
     for label, key in (("volume", v),):
         order = np.lexsort((np.arange(n), a, key))

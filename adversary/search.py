@@ -77,9 +77,10 @@ class SearchSpace:
     alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
     arrivals: str = "burst"  # "burst" (all at 0) or "online"
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
+    block_size: int = 1  # every instance's KV block size (vLLM targets only; M must be a multiple)
 
     def __post_init__(self) -> None:
-        hunt_target(self.policy)  # a name of target_names() or a scheduler file; else one line listing them
+        target = hunt_target(self.policy)  # a name of target_names() or a scheduler file; else one line listing them
         for name, value, limit in (("requests", self.max_requests, MAX_SEARCH_REQUESTS),
                                    ("memory", self.memory, MAX_SEARCH_MEMORY)):
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
@@ -89,6 +90,10 @@ class SearchSpace:
             raise ValidationError("alpha-max", self.alpha_max, "must be in (0, 1]")
         if self.peak_max < 1:
             raise ValidationError("alpha-max", self.alpha_max, f"leaves no room for a request in M = {self.memory}")
+        if self.block_size != 1 and target.kind != "vllm":
+            raise ValidationError("block-size", self.block_size, f"applies to the vLLM targets (vllm-fcfs, "
+                                  f"vllm-priority), not {self.policy!r}: the other searches run at token grain")
+        Instance(self.memory, [], self.block_size)  # the block size: an integer >= 1 dividing M (model.py's rule)
         if self.arrivals not in ("burst", "online"):
             raise ValidationError("arrivals", self.arrivals, "must be 'burst' or 'online'")
         if self.max_arrival is not None and (isinstance(self.max_arrival, bool) or not isinstance(self.max_arrival, int)
@@ -108,7 +113,8 @@ class SearchSpace:
         return self.max_arrival if self.max_arrival is not None else 2 * self.peak_max
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "max_requests": self.max_requests, "memory": self.memory,
+        grain = {"block_size": self.block_size} if self.block_size != 1 else {}  # older checkpoints have none
+        return {"policy": self.policy, "max_requests": self.max_requests, "memory": self.memory, **grain,
                 "alpha_max": self.alpha_max, "arrivals": self.arrivals, "max_arrival": self.max_arrival}
 
 
@@ -141,15 +147,16 @@ class Candidate:
         return (tuple(self.a.tolist()), tuple(self.s.tolist()), tuple(self.o.tolist()))
 
 
-def candidate_to_instance(c: Candidate, memory: int) -> Instance:
+def candidate_to_instance(c: Candidate, memory: int, block_size: int = 1) -> Instance:
     """The :class:`Instance` with ids ``ids_for(n)``."""
     ids = ids_for(len(c.o))
-    return Instance(memory, [Request(i, int(a), int(s), int(o)) for i, a, s, o in zip(ids, c.a, c.s, c.o)])
+    return Instance(memory, [Request(i, int(a), int(s), int(o)) for i, a, s, o in zip(ids, c.a, c.s, c.o)],
+                    block_size)
 
 
 def fitness(space: SearchSpace, c: Candidate) -> float:
     """Set and return ``c.score = TEL(policy) / min TEL(pool)`` (certified)."""
-    tel = get_target(space.policy).array_tel(c.a, c.s, c.o, space.memory)
+    tel = get_target(space.policy).array_tel(c.a, c.s, c.o, space.memory, space.block_size)
     pool, _, _ = heuristic_pool_tel(c.a, c.s, c.o, space.memory)
     c.policy_tel, c.pool_tel = tel, pool
     c.score = tel / pool
@@ -343,7 +350,7 @@ class _Annealing:
 
     def result(self, space: SearchSpace, gen: np.random.Generator, status: str, elapsed: float) -> SearchResult:
         return SearchResult(
-            x=candidate_to_instance(self.best, space.memory), fun=self.best.score, status=status,
+            x=candidate_to_instance(self.best, space.memory, space.block_size), fun=self.best.score, status=status,
             message=_status_message(status), nfev=self.nfev, nit=self.nit, wall_time=elapsed, method="anneal",
             seed=self.seed, elite=list(self.elite.items), history=list(self.history),
             state={"rng": gen.bit_generator.state, "wall_time": elapsed, "nfev": self.nfev, "nit": self.nit,
@@ -488,7 +495,7 @@ class _Evolution:
         elapsed = self.base_time + time.perf_counter() - self.t0
         b, pop = self.best, self.population
         return SearchResult(
-            x=candidate_to_instance(b, self.space.memory) if b is not None else None,
+            x=candidate_to_instance(b, self.space.memory, self.space.block_size) if b is not None else None,
             fun=b.score if b is not None else float("nan"), status=self.status,
             message=_status_message(self.status), nfev=self.nfev, nit=self.nit, wall_time=elapsed, method="de",
             seed=self.seed, elite=list(self.elite.items), history=list(self.history),

@@ -306,9 +306,10 @@ def score_description(space: SearchSpace, d: Description, ties: str = "given") -
     """
     a, s, o = d.expand(space)
     target = get_target(space.policy)
-    tel = target.array_tel(a, s, o, space.memory)
+    tel = target.array_tel(a, s, o, space.memory, space.block_size)
     if ties == "robust":  # reversed arrays: positions (and the ids_for(n) id order) reversed
-        tel = min(tel, target.array_tel(a[::-1].copy(), s[::-1].copy(), o[::-1].copy(), space.memory))
+        tel = min(tel, target.array_tel(a[::-1].copy(), s[::-1].copy(), o[::-1].copy(), space.memory,
+                                        space.block_size))
     pool, _, _ = heuristic_pool_tel(a, s, o, space.memory)
     return Candidate(a, s, o, tel / pool, tel, pool)
 
@@ -511,7 +512,7 @@ def _snapshot(space: SearchSpace, walk: _Walk, gen: np.random.Generator, status:
     messages = {"time_limit": "time limit reached", "max_evaluations": "evaluation limit reached",
                 "target_reached": "target ratio reached", "stopped_by_callback": "stopped by callback"}
     return SearchResult(
-        x=candidate_to_instance(best, space.memory), fun=walk.best_score, status=status,
+        x=candidate_to_instance(best, space.memory, space.block_size), fun=walk.best_score, status=status,
         message=f"{messages[status]}; best: {walk.best.describe()}{_proposal_note(walk)}", nfev=walk.nfev, nit=walk.nit,
         wall_time=elapsed, method="structured", seed=run.seed,
         elite=_elite_candidates(space, walk, run.options.ties) if with_elite else [], history=list(walk.history),

@@ -8,7 +8,7 @@ recomputes. Two kinds:
 * **simulator targets** (``fcfs``, ``sjf``, ``svf``, ``svf1``: the registry's policies with the
   ``FAST`` capability): strict head-of-line, exact lengths, no preemption (Kong et al.,
   arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115). Search: the compiled
-  evaluator :mod:`geosched.adversary.fast`; reference: :func:`geosched.reference_impl.simulator.simulate`.
+  evaluator :mod:`geosched.adversary.fast`; reference: :func:`geosched.reference_impl.simulation.simulate`.
 * **vLLM targets** (``vllm-fcfs``, ``vllm-priority``): *stock* vLLM 0.33 scheduling, the V1
   scheduler's rules as modelled by :class:`~geosched.reference_impl.vllm.semantics.VllmSemantics`
   (on-demand block allocation, no look-ahead, preemption by recompute; ``fcfs``: deque queue,
@@ -16,11 +16,11 @@ recomputes. Two kinds:
   id)``, every priority 0, the victim the largest ``(priority, arrival)``). The model request
   ``(a, s, o)`` is vLLM's ``(arrival a, P = s + 1 prompt tokens, max_tokens = o)`` on the
   engine of :func:`vllm_engine`, derived from the instance and the target's name alone
-  (``M / B`` usable blocks of ``B`` tokens, budgets that never bind): there a non-preemptive
-  schedule of the model is also a vLLM schedule (``docs/vllm.md``, step correspondence), so
-  ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a certified lower bound on
-  vLLM's ratio to the best schedule. vLLM finishes a request in call ``c``: its completion
-  step is ``c + 1``.
+  (``M / B`` usable blocks of the instance's block size ``B``, budgets that never bind): there
+  a non-preemptive schedule of the model is also a vLLM schedule (``docs/vllm.md``, step
+  correspondence), so ``TEL(vLLM) / TEL(S)`` with ``S`` a checked model schedule is a certified
+  lower bound on vLLM's ratio to the best schedule. vLLM finishes a request in call ``c``: its
+  completion step is ``c + 1``.
 
   The run is the exact-model scheduler of the same name
   (:mod:`geosched.reference_impl.schedulers.vllm`, the rules the vLLM-semantics model also
@@ -31,7 +31,7 @@ recomputes. Two kinds:
   :func:`~geosched.adversary.witness.verify_witness` compares with this one, never an input.
 * **scheduler targets** (``geo-guess``, ``geo-batch``, and a user's ``path/to/file.py:Class``):
   any protocol scheduler (:mod:`geosched.reference_impl.scheduling`) that is not a priority
-  rule, run by :func:`~geosched.reference_impl.simulator.simulate` on the step engine; its
+  rule, run by :func:`~geosched.reference_impl.simulation.simulate` on the step engine; its
   *runs* (restarts included) are what a witness records and the checker re-verifies. A file
   is imported only when the caller names it (:func:`hunt_target`, :func:`get_target`): a
   witness that names one is refused unless the user passes the file (its SHA-256 recorded).
@@ -56,19 +56,19 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.engine import run_scheduler
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.schedulers.engine import run_scheduler
 from geosched.reference_impl.schedulers.vllm import ChunkedPrefillError, VllmScheduler
 from geosched.reference_impl.scheduling import REGISTRY, is_file_spec
-from geosched.reference_impl.simulator import resolve, simulate
+from geosched.reference_impl.simulation import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
 __all__ = [
@@ -78,7 +78,6 @@ __all__ = [
     "SchedulerTarget",
     "VllmTarget",
     "hunt_target",
-    "block_size_of",
     "TIE_RULE_POSITION",
     "VLLM_TARGETS",
     "completions_tel",
@@ -113,8 +112,8 @@ class HuntTarget(Protocol):
     kind: str  # "simulator", "vllm" or "scheduler"
     tie_rule: str  # the rule equal keys are ordered by
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        """TEL on arrays (ids ``ids_for(n)``): the search's inner loop."""
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        """TEL on arrays (ids ``ids_for(n)``, memory in blocks of ``block_size``): the search's inner loop."""
         ...
 
     def run(self, instance: Instance) -> PolicyRun:
@@ -142,7 +141,7 @@ def reversed_instance(instance: Instance, *, reverse_id_order: bool = False) -> 
         ranked = sorted(r.id for r in reqs)
         swap = {rid: ranked[len(ranked) - 1 - k] for k, rid in enumerate(ranked)}
         reqs = [Request(swap[r.id], r.arrival, r.prompt, r.output) for r in reqs]
-    return Instance(instance.memory, reqs)
+    return instance.with_requests(reqs)
 
 
 @dataclass(frozen=True)
@@ -153,7 +152,9 @@ class SimulatorTarget:
     kind: str = "simulator"
     tie_rule: str = TIE_RULE_POSITION
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        if block_size != 1:  # SearchSpace refuses it first; this keeps the compiled evaluator honest
+            raise ValidationError("block_size", block_size, f"{self.name}: the compiled evaluator counts tokens")
         return _fast().policy_tel(self.name, a, s, o, memory)
 
     def run(self, instance: Instance) -> PolicyRun:
@@ -167,16 +168,16 @@ class SimulatorTarget:
         return self.run(reversed_instance(instance)).tel
 
 
-def _array_instance(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> Instance:
+def _array_instance(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int) -> Instance:
     ids = _fast().ids_for(len(o))
-    return Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+    return Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)],
+                    block_size)
 
 
-def _checked_runs(instance: Instance, runs: Mapping[str, Any], block_size: int = 1
-                  ) -> tuple[int, dict[str, list[list[int]]]]:
+def _checked_runs(instance: Instance, runs: Mapping[str, Any]) -> tuple[int, dict[str, list[list[int]]]]:
     """The checker's TEL of a schedule with restarts (-1 when infeasible) and its runs as lists."""
     plain = {i: [[int(v) for v in run] for run in rs] for i, rs in runs.items()}
-    report = check_schedule(instance, plain, block_size=block_size)
+    report = check_schedule(instance, plain)
     return (report.metrics.tel if report.feasible else -1), plain
 
 
@@ -189,10 +190,10 @@ class SchedulerTarget:
     kind: str = "scheduler"
     tie_rule: str = TIE_RULE_POSITION
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
         # the search's score: the engine's own run (it checks M at every step); the independent
         # checker re-verifies the runs of every reported witness (run())
-        inst = _array_instance(a, s, o, memory)
+        inst = _array_instance(a, s, o, memory, block_size)
         return completions_tel(inst, simulate(inst, self.name).completions)
 
     def run(self, instance: Instance) -> PolicyRun:
@@ -200,8 +201,8 @@ class SchedulerTarget:
         out = {r.id: r.output for r in instance.requests}
         tel, runs = _checked_runs(instance, result.runs if result.runs is not None else
                                   {i: [(x, x + out[i], 0)] for i, x in result.starts.items()})
-        return PolicyRun(tel, dict(result.completions), None, result.evictions, None,
-                         {"lost_tokens": result.wasted_tokens}, runs)
+        return PolicyRun(tel, dict(result.completions), None, result.restarts, None,
+                         {"lost_tokens": result.lost_tokens}, runs)
 
     def reversed_ties_tel(self, instance: Instance) -> int:
         return self.run(reversed_instance(instance)).tel
@@ -209,14 +210,15 @@ class SchedulerTarget:
 
 def block_size_for(instance: Instance, policy: str) -> int:
     """The KV block grain ``B`` that ``policy`` runs at on ``instance``: the one place a
-    certificate reads it (today from the target's name, ``vllm-fcfs:block=16``; 1 for every
-    target but ``vllm-*:block=B``).
+    certificate reads it. It is the instance's ``block_size``
+    (:class:`~geosched.reference_impl.model.Instance`, validated there: an integer >= 1 dividing
+    ``M``); no target name carries one (``vllm-fcfs:block=16`` is refused by :func:`get_target`).
 
     >>> from geosched.reference_impl.model import burst_instance
-    >>> block_size_for(burst_instance(32, [(6, 3)]), "vllm-fcfs:block=16")
+    >>> block_size_for(burst_instance(32, [(6, 3)], block_size=16), "vllm-fcfs")
     16
     """
-    return block_size_of(policy)
+    return instance.block_size
 
 
 def vllm_engine(instance: Instance, policy: str) -> EngineParams:
@@ -229,19 +231,16 @@ def vllm_engine(instance: Instance, policy: str) -> EngineParams:
     Raises
     ------
     ValidationError
-        When the engine cannot serve the instance: ``M`` is not a multiple of ``B``, or a
-        request needs ``s + 1 + o`` tokens, more than ``max_model_len``.
+        When the name is not a vLLM target, or the engine cannot serve the instance: a request
+        needs ``s + 1 + o`` tokens, more than ``max_model_len``.
 
     >>> from geosched.reference_impl.model import burst_instance
-    >>> e = vllm_engine(burst_instance(32, [(6, 3), (1, 5)]), "vllm-priority:block=8")
+    >>> e = vllm_engine(burst_instance(32, [(6, 3), (1, 5)], block_size=8), "vllm-priority")
     >>> e.capacity_blocks, e.block_size, e.max_num_seqs, e.max_num_batched_tokens, e.preemption
     (4, 8, 2, 11, 'priority')
     """
     target = _vllm_target(policy)
     block = block_size_for(instance, policy)
-    if instance.memory % block:
-        raise ValidationError("memory", instance.memory, f"must be a multiple of the KV block size {block} of "
-                              f"{policy!r} (M is in tokens)")
     n = max(instance.n, 1)
     budget = max(sum(r.prompt + 1 for r in instance.requests) + n, 2)
     params = EngineParams(capacity_blocks=instance.memory // block, block_size=block, max_num_seqs=n,
@@ -254,17 +253,18 @@ def vllm_engine(instance: Instance, policy: str) -> EngineParams:
     return params
 
 
-def engine_for(instance: Instance, preemption: str = "fcfs", block_size: int = 1) -> dict[str, Any]:
-    """:func:`vllm_engine` of ``vllm-<preemption>:block=<block_size>`` as a dict (a witness's
-    ``engine`` record).
+def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
+    """:func:`vllm_engine` of ``vllm-<preemption>`` as a dict (a witness's ``engine`` record):
+    ``M / B`` usable blocks of the instance's ``B = block_size`` tokens, ``max_num_seqs = n`` and
+    a token budget that never binds (every prompt in one step).
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]
     11
     """
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValidationError("block_size", block_size, "must be an integer >= 1")
-    params = vllm_engine(instance, f"vllm-{preemption}:block={block_size}")
+    if preemption not in ("fcfs", "priority"):
+        raise ValidationError("preemption", preemption, "must be 'fcfs' or 'priority'")
+    params = vllm_engine(instance, f"vllm-{preemption}")
     return {k: getattr(params, k) for k in params.__dataclass_fields__}
 
 
@@ -297,19 +297,17 @@ class VllmTarget:
     preemption: str  # "fcfs" or "priority"
     tie_rule: str
     kind: str = "vllm"
-    block_size: int = 1  # KV block grain of the engine ("vllm-fcfs:block=16")
 
     def engine(self, instance: Instance) -> EngineParams:
         """The one engine this target runs on for ``instance`` (:func:`vllm_engine`)."""
         return vllm_engine(instance, self.name)
 
-    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int) -> int:
-        inst = _array_instance(a, s, o, memory)  # scored as in SchedulerTarget.array_tel
+    def array_tel(self, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, block_size: int = 1) -> int:
+        inst = _array_instance(a, s, o, memory, block_size)  # scored as in SchedulerTarget.array_tel
         params = self.engine(inst)
         try:
             run = run_scheduler(inst, VllmScheduler(params.preemption, params.max_num_seqs,
-                                                    params.max_num_batched_tokens, self.name),
-                                block_size=params.block_size)
+                                                    params.max_num_batched_tokens, self.name))
         except ChunkedPrefillError:
             return self.run(inst).tel
         return completions_tel(inst, run.completions)
@@ -319,12 +317,12 @@ class VllmTarget:
         described = {k: getattr(params, k) for k in params.__dataclass_fields__}
         scheduler = VllmScheduler(params.preemption, params.max_num_seqs, params.max_num_batched_tokens, self.name)
         try:
-            run = run_scheduler(instance, scheduler, block_size=params.block_size)
+            run = run_scheduler(instance, scheduler)  # memory in blocks of the instance's block_size
         except ChunkedPrefillError:  # the budget split a prefill: only the semantics model has that
             completions, preemptions = _semantics_run(instance, params)
             return PolicyRun(completions_tel(instance, completions), completions, None, preemptions, described)
-        tel, runs = _checked_runs(instance, run.runs, params.block_size)
-        return PolicyRun(tel, run.completions, None, run.preemptions, described,
+        tel, runs = _checked_runs(instance, run.runs)
+        return PolicyRun(tel, run.completions, None, run.restarts, described,
                          {"recomputed_tokens": run.recomputed_tokens}, runs)
 
     def reversed_ties_tel(self, instance: Instance) -> int:
@@ -401,24 +399,13 @@ def get_target(name: str) -> HuntTarget:
 
 
 def _vllm_target(name: str) -> VllmTarget:
-    """``vllm-fcfs`` / ``vllm-priority``, or with a block grain: ``vllm-fcfs:block=16``."""
+    """``vllm-fcfs`` / ``vllm-priority`` (they take no parameter: the block size is the instance's)."""
     base, _, spec = name.partition(":")
-    if not spec:
-        return VLLM_TARGETS[base]
-    key, _, value = spec.partition("=")
-    if key != "block" or not (value.isascii() and value.isdigit()) or int(value) < 1:
-        raise ValidationError("hunt policy", name, "a vLLM target takes one parameter: block=B with B >= 1 "
-                              "(e.g. vllm-fcfs:block=16)")
-    block = int(value)
-    return replace(VLLM_TARGETS[base], name=f"{base}:block={block}" if block > 1 else base, block_size=block)
-
-
-def block_size_of(policy: str) -> int:
-    """The KV block grain a hunt target runs at (1 for every target but ``vllm-*:block=B``); read
-    from the name alone (a scheduler file is not imported)."""
-    if isinstance(policy, str) and policy.partition(":")[0] in VLLM_TARGETS:
-        return _vllm_target(policy).block_size
-    return 1
+    if spec:
+        raise ValidationError("hunt policy", name, f"a vLLM target takes no parameter: the KV block size is the "
+                              f"instance's block_size (hunt --block-size B; a witness file's instance holds it), "
+                              f"so write {base!r}")
+    return VLLM_TARGETS[base]
 
 
 def completions_tel(instance: Instance, completions: Mapping[str, int]) -> int:

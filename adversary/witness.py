@@ -12,8 +12,9 @@ bound ``LB <= OPT(I)`` is known, ``TEL(A, I) / LB`` is an upper bound, and the t
 the reference simulator, both schedules' feasibility and TEL by the independent checker
 (:func:`geosched.reference_impl.checker.check_schedule`), the ratio, the tie rule and, for a
 vLLM target, the engine (:func:`geosched.adversary.targets.vllm_engine`: capacity ``M / B``
-blocks, the block size ``B`` of the name). A field of the file is never an input: one that
-disagrees with the derived value is a problem naming the field.
+blocks, ``B`` the instance's ``block_size``, the grain both schedules are checked at). A field of
+the file is never an input: one that disagrees with the derived value is a problem naming the
+field (an ``engine`` whose block size is not the instance's is refused outright).
 
 **No witness runs code.** The policy of a witness must be a built-in name (the registry's, or a
 vLLM target). A witness of a user's scheduler file (``path/to/file.py:Class``) records the
@@ -207,7 +208,7 @@ def make_witness(
     if run.tel < 0:  # would be a simulator bug: never hide it
         raise InfeasibleScheduleError(f"{policy}: simulator schedule rejected by the checker")
     starts = {k: int(v) for k, v in witness_starts.items()}
-    report = check_schedule(instance, starts, block_size=block_size_for(instance, policy))
+    report = check_schedule(instance, starts)  # at the instance's grain (block_size_for), the one the policy ran at
     if not report.feasible:
         raise InfeasibleScheduleError(f"witness schedule rejected: {report.first_violation.message}")
     lb, lb_name = lower_bound if lower_bound is not None else lower_bound_of(instance)
@@ -375,7 +376,7 @@ class WitnessReport(Result):
     reversed_ties_tel: int | None = None  # TEL(A) with the tie order reversed (recomputed)
     depends_on_ties: bool | None = None  # reversed_ties_tel != policy_tel
     preemptions: int | None = None  # vLLM targets: preemptions in the reference run
-    block_size: int = 1  # the KV block grain both schedules were checked at (derived from the policy)
+    block_size: int = 1  # the KV block grain both schedules were checked at (the instance's: block_size_for)
     engine: dict[str, Any] | None = None  # vLLM targets: the engine derived from the instance and the policy
     scheduler_sha256: str | None = None  # a scheduler file's SHA-256, checked against the file the caller named
 
@@ -449,7 +450,7 @@ def verify_witness(data: Mapping[str, Any], *, scheduler: str | None = None) -> 
     except GeoschedError as exc:
         raise WitnessError(f"policy {policy!r}: {exc}") from None
     notes: list[str] = []
-    tels = _recomputed_tels(instance, parsed, run, block_size_for(instance, spec), problems)
+    tels = _recomputed_tels(instance, parsed, run, problems)
     ratio = None
     upper = None
     lower, lower_name = lower_bound_of(instance)
@@ -533,6 +534,9 @@ def _target_and_engine(parsed: Mapping[str, Any], spec: str, problems: list[str]
                                   f"records {steps}")
     if stated is None:
         return target, None
+    if stated["block_size"] != parsed["instance"].block_size:  # the grain is the instance's, never the file's word
+        raise WorkloadFormatError(f"witness: engine: block_size {stated['block_size']!r} differs from the "
+                                  f"instance's block_size {parsed['instance'].block_size}")
     try:
         params = vllm_engine(parsed["instance"], spec)
     except ValidationError as exc:
@@ -545,7 +549,7 @@ def _target_and_engine(parsed: Mapping[str, Any], spec: str, problems: list[str]
     return target, engine
 
 
-def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun, block_size: int,
+def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
                      problems: list[str]) -> dict[str, int | None]:
     """The recomputed TEL of both schedules; every disagreement with the file goes to ``problems``."""
     recorded = parsed["policy_schedule"]
@@ -567,8 +571,8 @@ def _recomputed_tels(instance: Instance, parsed: dict[str, Any], run: PolicyRun,
         problems.append("policy_schedule: the simulated schedule is infeasible for the checker")
     elif recorded["tel"] != run.tel:
         problems.append(f"policy_schedule: stated tel {recorded['tel']!r} but the recomputed TEL is {run.tel}")
-    # the witness schedule S is checked at the grain the policy ran at: OPT <= TEL(S) must hold there
-    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]), block_size=block_size)
+    # the witness schedule S is checked at the instance's grain, the one the policy ran at: OPT <= TEL(S) there
+    report = check_schedule(instance, dict(parsed["witness_schedule"]["starts"]))
     tels["witness_schedule"] = report.metrics.tel if report.feasible else None
     if not report.feasible:
         problems.append(f"witness_schedule: infeasible: {report.first_violation.message}")

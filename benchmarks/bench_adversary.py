@@ -7,7 +7,7 @@ and the search's fitness per structured description).
 
 For random burst and online instances of n = 10 and 30 (M = 40, peaks <= M/2, the hunts'
 regime) it times, in the same process: the reference simulator
-(:func:`geosched.reference_impl.simulator.simulate`, building the Instance included), the
+(:func:`geosched.reference_impl.simulation.simulate`, building the Instance included), the
 compiled per-instance evaluator (:func:`geosched.adversary.fast.simulate_arrays`), the
 population call (:func:`geosched.adversary.fast.batch_policy_tel`) and the search's full
 fitness (policy + heuristic pool). Median of ``--repeats`` runs; prints a markdown table.
@@ -25,7 +25,7 @@ import numpy as np
 from geosched.adversary.fast import batch_policy_tel, ids_for, simulate_arrays
 from geosched.adversary.search import Candidate, SearchSpace, fitness
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 
 def population(n: int, count: int, online: bool, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]:

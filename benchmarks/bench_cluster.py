@@ -9,7 +9,7 @@ online arrivals (0.025 s per step) sped up ``--speedup`` times. Configurations:
   (belief expiries, evictions);
 * ``jsq+svf (oracle)``: join-shortest-queue with exact lengths (the engine's exact path).
 
-Baseline in the same process: :func:`geosched.reference_impl.simulator.simulate` of the same
+Baseline in the same process: :func:`geosched.reference_impl.simulation.simulate` of the same
 trace on one replica (unit steps, SVF, exact lengths). Medians of ``--repeats`` runs, wall and
 CPU seconds; the load average is printed, since the machine is shared.
 
@@ -32,7 +32,7 @@ from _machine import machine_summary  # noqa: E402
 from geosched.reference_impl.cluster import simulate_cluster  # noqa: E402
 from geosched.reference_impl.cluster.empirical import serving_split  # noqa: E402
 from geosched.reference_impl.cluster.steptime import replica_models  # noqa: E402
-from geosched.reference_impl.simulator import simulate  # noqa: E402
+from geosched.reference_impl.simulation import simulate  # noqa: E402
 from geosched.reference_impl.workloads import default_trace_path, read_trace  # noqa: E402
 
 

@@ -30,7 +30,7 @@ from _machine import machine_summary  # noqa: E402
 def prepare(folder: Path, n: int) -> tuple[Path, Path]:
     """The instance and schedule files (made once, kept in ``folder``)."""
     from geosched.reference_impl.model import write_instance
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.reference_impl.workloads import load_workload
 
     instance_path, schedule_path = folder / f"burst{n}.json", folder / f"burst{n}.schedule.json"

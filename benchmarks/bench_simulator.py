@@ -31,10 +31,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _machine import machine_summary  # noqa: E402
 
+from geosched.reference_impl.admission import ForwardCheck  # noqa: E402
 from geosched.reference_impl.checker import check_schedule  # noqa: E402
 from geosched.reference_impl.model import burst_instance  # noqa: E402
 from geosched.reference_impl.policies import make_policy  # noqa: E402
-from geosched.reference_impl.simulator import ForwardCheck, simulate  # noqa: E402
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.workloads import default_trace_path, read_trace  # noqa: E402
 
 

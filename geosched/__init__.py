@@ -8,7 +8,7 @@ that ``import geosched`` stays fast (no numpy, sympy, Z3 or OR-Tools until asked
 ``Request``         one request: id, arrival, prompt and output tokens
 ``load_workload``   an instance from a file, the shared trace or a generator spec
 ``generate``        a synthetic workload by name (``burst``, ``poisson``, ``example``...)
-``simulate``        one policy on an instance (:mod:`geosched.reference_impl.simulator`; ``engine="coq"``:
+``simulate``        one policy on an instance (:mod:`geosched.reference_impl.simulation`; ``engine="coq"``:
                     the SVF proved in Coq, extracted, :mod:`geosched.engines`)
 ``compare``         several policies against OPT or a lower bound
 ``check_schedule``  the independent referee of a schedule

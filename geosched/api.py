@@ -251,13 +251,13 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
         "simulate": ("geosched.engines", "simulate", {
             **_INSTANCE, "policy": policy_like, "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none, "block_size": integer(1), "engine": text(),
+            "backfill": boolean, "observer": callable_or_none, "engine": text(),
             "coq_work_limit": integer(1, optional=True), "coq_time_limit": positive_real(optional=True)}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
             "opt": boolean, "time_limit": _TIME, "progress": boolean}),
         "check_schedule": ("geosched.reference_impl.checker", "check_schedule", {
-            **_INSTANCE, "starts": mapping(), "evicted_segments": segments, "block_size": integer(1)}),
+            **_INSTANCE, "starts": mapping(), "evicted_segments": segments}),
         "solve_opt": ("geosched.reference_impl.opt", "solve_opt", {
             **_INSTANCE, "time_limit": _TIME, "method": text(), "warm_start": mapping(optional=True),
             "progress": boolean, "seed": integer(0)}),
@@ -280,7 +280,7 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
                                                                             "scheduler": text(optional=True)}),
         "load_workload": ("geosched.reference_impl.workloads", "load_workload", {
             "spec": text(), "memory": integer(1, optional=True), "seed": _OPTIONAL_INT, "arrivals": text(),
-            "step_seconds": _TIME, "limit": integer(1, optional=True)}),
+            "step_seconds": _TIME, "limit": integer(1, optional=True), "block_size": integer(1, optional=True)}),
         "generate": ("geosched.reference_impl.workloads", "generate", {"name": text()}),
     }
 

@@ -22,11 +22,13 @@ import math
 import os
 import re
 import sys
-from typing import NoReturn
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
-           "show_progress", "configure_logging", "examples", "HelpFormatter"]
+           "add_block_size", "add_command", "MEMORY_OVERRIDE", "show_progress", "configure_logging", "examples",
+           "HelpFormatter"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -53,6 +55,9 @@ def examples(*commands: str) -> str:
       geosched simulate example --policy svf
     """
     return ("example:" if len(commands) == 1 else "examples:") + "".join(f"\n  {c}" for c in commands)
+
+
+_example_lines = examples  # add_command's keyword ``examples`` shadows the function there
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -172,6 +177,39 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
                        help="no progress and no library log lines below errors (vLLM, torch)")
     group.add_argument("-v", "--verbose", action="store_true",
                        help="progress even when stderr is not a terminal, and library INFO log lines")
+
+
+MEMORY_OVERRIDE = "override the workload's memory budget M (tokens)"  # --memory of the workload commands
+
+
+def add_command(subparsers: Any, name: str, common: argparse.ArgumentParser | None, *, help: str,
+                description: str, examples: Sequence[str], memory: str | None = None) -> argparse.ArgumentParser:
+    """One ``geosched`` subcommand, the way every ``commands.py`` adds it: the shared options of
+    ``common`` (``--seed``, ``--json``, ``--quiet``/``--verbose``; None for a group of subcommands),
+    a description, an ``example:`` epilog, and ``--memory`` only for a command that reads it
+    (``memory``: its help line).
+
+    >>> parser = OneLineParser(prog="geosched")
+    >>> p = add_command(parser.add_subparsers(), "demo", None, help="a demo", description="A demo.",
+    ...                 examples=["geosched demo"], memory=MEMORY_OVERRIDE)
+    >>> p.parse_args(["--memory", "12"]).memory, p.epilog.splitlines()
+    (12, ['example:', '  geosched demo'])
+    """
+    parser = subparsers.add_parser(name, parents=[common] if common is not None else [], help=help,
+                                   description=description, epilog=_example_lines(*examples))
+    if memory is not None:
+        parser.add_argument("--memory", type=positive_int, default=None, help=memory)
+    return parser
+
+
+def add_block_size(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """``--block-size B``, the one spelling of the KV block size: it sets the instance's ``block_size``
+    (:class:`geosched.reference_impl.model.Instance`, through ``load_workload(block_size=...)``); a
+    workload that has another block size of its own is an error naming both."""
+    parser.add_argument("--block-size", type=positive_int, default=None, metavar="B",
+                        help="count memory in whole KV blocks of B tokens: a request holds ceil(tokens / B) blocks "
+                        "(M stays in tokens and must be a multiple of B; default: the workload's own block_size, "
+                        f"else 1, the paper's token grain){note}")
 
 
 def show_progress(args: argparse.Namespace) -> bool:

@@ -4,7 +4,8 @@ Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``, an
 formats come from :mod:`geosched.reference_impl.formats`); the other
 subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
-Every command takes ``--memory``, ``--seed`` and ``--json``. User errors (any
+Every command takes ``--seed`` and ``--json`` (the ``common`` parent), and ``--memory`` where it reads it
+(:func:`geosched.arguments.add_command`). User errors (any
 :class:`~geosched.errors.GeoschedError`) print one line and exit 2, without a traceback.
 """
 
@@ -17,10 +18,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from geosched.arguments import (
+    MEMORY_OVERRIDE,
     OneLineParser,
+    add_block_size,
+    add_command,
     add_verbosity,
     configure_logging,
-    examples,
     non_negative_int,
     positive_float,
     positive_int,
@@ -49,8 +52,8 @@ _EXTENSIONS = (
 
 
 def _common_parent() -> argparse.ArgumentParser:
+    """The options every command shares; ``--memory`` is added by the commands that read it (add_command)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--memory", type=positive_int, default=None, help="override the memory budget M (tokens)")
     common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_verbosity(common)
@@ -73,6 +76,7 @@ def _workload_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--predictor", default="oracle", help="oracle, noisy[:sigma=0.5], onebit[:flip_rate=0.1], "
                         "learned[:kind=point|onebit|dist,model=FILE]")
     parser.add_argument("--backfill", action="store_true", help="skip a misfit instead of stopping the scan")
+    add_block_size(parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,20 +88,25 @@ def build_parser() -> argparse.ArgumentParser:
     common = _common_parent()
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _add_simulate_and_compare(sub, common)
+    _add_opt_and_check(sub, common)
+    _add_export(sub, common)
+    for module_name in _EXTENSIONS:
+        importlib.import_module(module_name).add_commands(sub, common)
+    return parser
 
-    p = sub.add_parser(
-        "simulate", parents=[common], help="run one policy on a workload",
+
+def _add_simulate_and_compare(sub, common) -> None:
+    p = add_command(
+        sub, "simulate", common, help="run one policy on a workload", memory=MEMORY_OVERRIDE,
         description="Run one scheduling policy on a workload and print its checked metrics (TEL, mean and tail "
                     "latency, makespan, throughput, peak memory); the independent checker accepts the schedule "
                     "first.",
-        epilog=examples("geosched simulate example --policy svf",
-                        "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"))
+        examples=["geosched simulate example --policy svf",
+                  "geosched simulate poisson:mu=0.2,rho=0.6 --policy svf1 --predictor onebit:flip_rate=0.1"])
     _workload_options(p)
     p.add_argument("--policy", default="svf", help=f"{', '.join(scheduler_names())} (or name:k=v,...), "
                    "or a scheduler of your own: FILE.py:Class")
-    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="KV blocks of B tokens: a request holds ceil(tokens / B) blocks (M must be a multiple of B; "
-                   "priority rules and vllm-fcfs/vllm-priority; default 1, the paper's token grain)")
     p.add_argument("--engine", choices=("python", "coq"), default="python",
                    help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
                         "svf on bursts only, needs coqc and Zarith")
@@ -108,11 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--engine coq: stop the engine after S seconds (default 50)")
     p.set_defaults(handler=_cmd_simulate)
 
-    p = sub.add_parser(
-        "compare", parents=[common], help="compare policies (and OPT) on a workload",
+    p = add_command(
+        sub, "compare", common, help="compare policies (and OPT) on a workload", memory=MEMORY_OVERRIDE,
         description="Run several policies on one workload and print a table of their metrics, with the ratio to "
                     "the exact optimum (--opt) or to the best lower bound on it.",
-        epilog=examples("geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"))
+        examples=["geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"])
     _workload_options(p)
     defaults = ",".join(policy_names(Capability.FAST))
     p.add_argument("--policies", default=defaults,
@@ -122,12 +131,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
     p.set_defaults(handler=_cmd_compare)
 
-    p = sub.add_parser(
-        "opt", parents=[common], help="solve the exact offline optimum",
+
+def _add_opt_and_check(sub, common) -> None:
+    p = add_command(
+        sub, "opt", common, help="solve the exact offline optimum", memory=MEMORY_OVERRIDE,
         description="Solve the offline optimum of an instance exactly (CP-SAT, MILP or brute force) and print its "
                     "honest status: optimal, or time_limit with the incumbent and the dual bound.",
-        epilog=examples("geosched opt burst:n=8,seed=1 --time-limit 10"))
+        examples=["geosched opt burst:n=8,seed=1 --time-limit 10"])
     p.add_argument("instance", help="instance .json or generator spec")
+    add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
     p.add_argument("--time-limit", type=positive_float, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
     p.add_argument("--method", default="auto",
@@ -135,22 +147,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "cpsat-hybrid, milp, milp-tight, brute")
     p.set_defaults(handler=_cmd_opt)
 
-    p = sub.add_parser(
-        "check", parents=[common], help="check a schedule against an instance",
+    p = add_command(
+        sub, "check", common, help="check a schedule against an instance", memory=MEMORY_OVERRIDE,
         description="Check a schedule (start step per request) against an instance with the independent "
                     "checker: arrivals, memory at every step, no preemption; print feasible or every violation, "
                     "and the metrics. Exit 0 when feasible, 1 when not.",
-        epilog=examples("geosched check example.json schedule.json"))
+        examples=["geosched check example.json schedule.json"])
     p.add_argument("instance", help="instance .json")
     p.add_argument("schedule", help='schedule .json: {"starts": {"r0": 0, ...}} or {"r0": 0, ...}')
-    p.add_argument("--block-size", type=positive_int, default=1, metavar="B",
-                   help="check in whole KV blocks of B tokens (M must be a multiple of B; default 1)")
+    add_block_size(p)
     p.set_defaults(handler=_cmd_check)
-
-    _add_export(sub, common)
-    for module_name in _EXTENSIONS:
-        importlib.import_module(module_name).add_commands(sub, common)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -188,6 +194,7 @@ def _load(args: argparse.Namespace, spec: str):
         arrivals=getattr(args, "arrivals", "burst"),
         step_seconds=getattr(args, "step_seconds", 0.025),
         limit=getattr(args, "limit", None),
+        block_size=getattr(args, "block_size", None),
     )
 
 
@@ -207,12 +214,11 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
     from geosched.reference_impl.checker import check_schedule
 
     engine = getattr(args, "engine", "python")
-    block = getattr(args, "block_size", 1)
     predictor = args.predictor if engine == "coq" else _predictor(args)
     limits = {f"coq_{name}": getattr(args, f"coq_{name}", None) for name in ("work_limit", "time_limit")}
-    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill, block_size=block,
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill,
                       **{key: value for key, value in limits.items() if value is not None})
-    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments, block_size=block)
+    report = check_schedule(instance, result.schedule)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     metrics = report.metrics
@@ -225,11 +231,11 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
         "makespan": metrics.makespan,
         "throughput": metrics.throughput,
         "peak_memory": metrics.peak_memory,
-        "evictions": result.evictions,
-        "wasted_tokens": result.wasted_tokens,
+        "restarts": metrics.restarts,  # the restart record, recounted by the checker from the runs
+        "lost_tokens": metrics.lost_tokens,
         "starts": result.starts,
-        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()},
-            "lost_tokens": metrics.lost_tokens} if result.runs is not None else {}),
+        **({"runs": {i: [list(run) for run in rs] for i, rs in result.runs.items()}}
+           if result.runs is not None else {}),
         **({"parameters": result.extra} if result.extra else {}),
     }
 
@@ -247,23 +253,30 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 bar.set_description_str(f"simulate {args.policy} on {instance.n} requests")
             row = _run_policy(instance, args.policy, args)
     if args.json:
-        emit_json({"workload": _workload_label(args), "memory": instance.memory, "n": instance.n,
-                   "policy": args.policy, "engine": args.engine, "predictor": args.predictor, "seed": args.seed,
-                   **row})
+        emit_json({"workload": _workload_label(args), "memory": instance.memory,
+                   "block_size": getattr(instance, "block_size", 1), "n": instance.n, "policy": args.policy,
+                   "engine": args.engine, "predictor": args.predictor, "seed": args.seed, **row})
         return 0
-    print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}")
+    print(f"workload {args.workload}: n={instance.n} M={instance.memory}{_grain(instance)} "
+          f"alpha={float(instance.alpha):.3f}")
     print(f"policy {args.policy} ({args.predictor}{', backfill' if args.backfill else ''}"
           f"{', Coq engine' if args.engine == 'coq' else ''})")
     for key in ("tel", "mean_latency", "p95_latency", "p99_latency", "mean_wait", "makespan", "throughput",
-                "peak_memory", "evictions", "wasted_tokens"):
+                "peak_memory", "restarts", "lost_tokens"):
         value = row[key]
         print(f"  {key:<14} {value:.3f}" if isinstance(value, float) else f"  {key:<14} {value}")
     return 0
 
 
+def _grain(instance: Any) -> str:
+    """`` B=16`` for an instance counted in blocks, nothing at token grain."""
+    block = getattr(instance, "block_size", 1)  # the column path's InstanceColumns: token grain
+    return f" B={block}" if block != 1 else ""
+
+
 def _simulate_columns(args: argparse.Namespace):
     """``(columns, row)`` from :mod:`geosched.reference_impl.columns` when its case applies, else None."""
-    if args.json or args.memory is not None or args.engine != "python" or args.block_size != 1 or args.backfill \
+    if args.json or args.memory is not None or args.engine != "python" or args.block_size is not None or args.backfill \
             or args.predictor != "oracle":
         return None
     from geosched.reference_impl.columns import simulate_file
@@ -285,6 +298,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         emit_json({
             "workload": _workload_label(args),
             "memory": instance.memory,
+            "block_size": instance.block_size,
             "n": instance.n,
             "alpha": float(instance.alpha),
             "seed": args.seed,
@@ -294,18 +308,18 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             "lower_bound_name": result.lower_bound_name,
         })
         return 0
-    print(f"workload {args.workload}: n={instance.n} M={instance.memory} alpha={float(instance.alpha):.3f}"
-          f"  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
+    print(f"workload {args.workload}: n={instance.n} M={instance.memory}{_grain(instance)} "
+          f"alpha={float(instance.alpha):.3f}  predictor={args.predictor}{'  backfill' if args.backfill else ''}")
     denominator_label = "/OPT" if result.status == "opt" else "/LB"
     w = max([8] + [len(row.policy) for row in result.rows])
-    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'evict':>6} "
+    header = (f"{'policy':<{w}} {'TEL':>10} {'mean':>9} {'P95':>9} {'makespan':>9} {'tok/step':>9} {'restart':>7} "
               f"{denominator_label:>7}")
     print(header)
     print("-" * len(header))
     for row in result.rows:
         ratio = f"{row.ratio:>7.3f}" if row.ratio is not None else f"{'-':>7}"
         print(f"{row.policy:<{w}} {row.tel:>10} {row.mean_latency:>9.2f} {row.p95_latency:>9.2f} "
-              f"{row.makespan:>9} {row.throughput:>9.2f} {row.evictions:>6} {ratio}")
+              f"{row.makespan:>9} {row.throughput:>9.2f} {row.restarts:>7} {ratio}")
     if opt_data is not None:
         status = opt_data["status"]
         tel = opt_data["tel"]
@@ -340,10 +354,11 @@ def _cmd_opt(args: argparse.Namespace) -> int:
         lower = best_lower_bound(instance)
         lower_value, lower_name = lower.value, lower.name
     if args.json:
-        emit_json({"instance": args.instance, "memory": instance.memory, "n": instance.n, **data,
+        emit_json({"instance": args.instance, "memory": instance.memory, "block_size": instance.block_size,
+                   "n": instance.n, **data,
                    "lower_bound": lower_value, "lower_bound_name": lower_name})
         return 0
-    print(f"instance {args.instance}: n={instance.n} M={instance.memory}")
+    print(f"instance {args.instance}: n={instance.n} M={instance.memory}{_grain(instance)}")
     print(f"status      {data['status']}")
     print(f"TEL         {data['tel']}")
     print(f"dual bound  {data['dual_bound']}")
@@ -360,12 +375,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from geosched.reference_impl.model import read_schedule
 
     with working("check", show_progress(args)):
-        fast = None if args.json or args.memory is not None or args.block_size != 1 else check_files(
+        fast = None if args.json or args.memory is not None or args.block_size is not None else check_files(
             args.instance, args.schedule)  # large instance files: on columns (or None: the general path)
         if fast is None:
             instance = _load(args, args.instance)
             starts = read_schedule(args.schedule)
-            report = check_schedule(instance, starts, block_size=args.block_size)
+            report = check_schedule(instance, starts)
         memory = instance.memory if fast is None else fast[0]
         report = report if fast is None else fast[1]
     if args.json:
@@ -377,7 +392,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if report.metrics is not None:
             m = report.metrics
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
-                  f"peak memory {m.peak_memory}/{memory}")
+                  f"peak memory {m.peak_memory}/{memory}{'' if fast is not None else _grain(instance)}")
     return 0 if report.feasible else 1
 
 
@@ -397,14 +412,13 @@ def _add_export(sub, common) -> None:
     suffixes: dict[str, list[str]] = {}  # the suffix an export is written with -> its formats
     for fmt in writable:
         suffixes.setdefault(fmt.suffixes[0], []).append(fmt.name)
-    p = sub.add_parser("export", parents=[common], help="write a witness's or workload's instance as a "
-                       + _spoken_list([f.label or f.name for f in writable], "or") + " file",
-                       description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
-                                   "a format other tools read; load_workload reads every format back. An "
-                                   "existing --out is kept unless --force.",
-                       epilog=examples("geosched export hunt-demo/best_witness.json --format vllm-bench "
-                                       "--out worst.jsonl",
-                                       "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"))
+    p = add_command(sub, "export", common, help="write a witness's or workload's instance as a "
+                    + _spoken_list([f.label or f.name for f in writable], "or") + " file", memory=MEMORY_OVERRIDE,
+                    description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
+                                "a format other tools read; load_workload reads every format back. An "
+                                "existing --out is kept unless --force.",
+                    examples=["geosched export hunt-demo/best_witness.json --format vllm-bench --out worst.jsonl",
+                              "geosched export burst:n=20,seed=1 --format azure-csv --out burst.csv"])
     p.add_argument("workload", help="a witness .json or any workload (instance file, trace, generator spec)")
     p.add_argument("--format", required=True, choices=[f.name for f in writable],
                    help="; ".join(f"{f.name}: {f.description}" for f in writable).replace("%", "%%"))
@@ -413,6 +427,7 @@ def _add_export(sub, common) -> None:
     p.add_argument("--step-seconds", type=positive_float, default=None,
                    help="seconds per step for timestamps (default 0.025; for vllm-bench, wider where many requests "
                    "share an arrival step: 2 x k x tie-gap for k equal arrivals)")
+    add_block_size(p, "; vllm-bench: also the vllm serve settings' --block-size (GPU backends need multiples of 16)")
     for fmt in writable:
         if fmt.add_export_arguments is not None:
             fmt.add_export_arguments(p)
@@ -428,7 +443,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     fmt = get_format(args.format, writable=True)
     check_export_path(args.out, fmt)
     check_target(args.out, force=args.force)  # before any work
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
     plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
     for companion in plan.companions:

@@ -6,12 +6,13 @@ from typing import TYPE_CHECKING
 from geosched.lazy import lazy_exports
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
+    from geosched.reference_impl.admission import admission_step
     from geosched.reference_impl.checker import CheckReport, Metrics, Violation, check_schedule
     from geosched.reference_impl.model import Instance, Request, burst_instance, read_instance, volume, write_instance
     from geosched.reference_impl.policies import REGISTRY, Capability, make_policy, policy_names, register_policy
     from geosched.reference_impl.predictors import PREDICTORS, make_predictor, register_predictor
     from geosched.reference_impl.scheduling import Decision, SchedulerState, register_scheduler, scheduler_names
-    from geosched.reference_impl.simulator import SimulationResult, admission_step, simulate
+    from geosched.reference_impl.simulation import SimulationResult, simulate
     from geosched.reference_impl.workloads import generate, load_workload, read_trace
 
 # public name -> the module that defines it (imported on first access)
@@ -38,9 +39,9 @@ _EXPORTS = {
     "SchedulerState": "geosched.reference_impl.scheduling",
     "register_scheduler": "geosched.reference_impl.scheduling",
     "scheduler_names": "geosched.reference_impl.scheduling",
-    "SimulationResult": "geosched.reference_impl.simulator",
-    "admission_step": "geosched.reference_impl.simulator",
-    "simulate": "geosched.reference_impl.simulator",
+    "SimulationResult": "geosched.reference_impl.simulation",
+    "admission_step": "geosched.reference_impl.admission",
+    "simulate": "geosched.reference_impl.simulation",
     "generate": "geosched.reference_impl.workloads",
     "load_workload": "geosched.reference_impl.workloads",
     "read_trace": "geosched.reference_impl.workloads",

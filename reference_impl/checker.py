@@ -187,13 +187,11 @@ def _columns_first(check: Callable[..., CheckReport]) -> Callable[..., CheckRepo
     """``check`` preceded by :func:`_check_columns`, the common case computed on whole columns."""
     @functools.wraps(check)
     def checked(instance: Instance, starts: Mapping[str, int], *,
-                evicted_segments: Iterable[tuple[str, int, int]] = (), block_size: int = 1) -> CheckReport:
+                evicted_segments: Iterable[tuple[str, int, int]] = ()) -> CheckReport:
         fast = None
-        _check_block_size(block_size, instance.memory if isinstance(instance, Instance) else 1)
-        if not evicted_segments and block_size == 1:  # the column path is token grain only
+        if not evicted_segments and getattr(instance, "block_size", 1) == 1:  # the column path: token grain
             fast = _check_columns(instance, starts, time.perf_counter())
-        return fast if fast is not None else check(instance, starts, evicted_segments=evicted_segments,
-                                                   block_size=block_size)
+        return fast if fast is not None else check(instance, starts, evicted_segments=evicted_segments)
 
     return checked
 
@@ -204,7 +202,6 @@ def check_schedule(
     starts: Mapping[str, int],
     *,
     evicted_segments: Iterable[tuple[str, int, int]] = (),
-    block_size: int = 1,
 ) -> CheckReport:
     """Check feasibility of ``starts`` for ``instance`` and compute its metrics.
 
@@ -214,7 +211,9 @@ def check_schedule(
     Parameters
     ----------
     instance : Instance
-        The instance.
+        The instance. Its ``block_size`` ``B`` (vLLM's ``--block-size``) is the grain memory is
+        counted in: a request holding ``u`` tokens holds ``ceil(u / B)`` blocks of ``B`` tokens, so
+        the memory check is ``sum_i B * ceil(u_i(t) / B) <= M``. ``1`` is the paper's token grain.
     starts : mapping of str to int or to a list of runs
         Start step of every request, keyed by id, or its runs ``[(start, end[, kept]), ...]``
         (see the module docstring).
@@ -222,11 +221,6 @@ def check_schedule(
         ``(id, start, last_step)`` for runs that were evicted before completion (a request
         whose predicted length was wrong); such a run held ``s + t - start`` tokens at
         ``start < t <= last_step``, and counts towards memory but not towards latency.
-    block_size : int
-        KV block grain ``B`` (vLLM's ``--block-size``): a request holding ``u`` tokens holds
-        ``ceil(u / B)`` blocks of ``B`` tokens, so the memory check is
-        ``sum_i B * ceil(u_i(t) / B) <= M``; ``M`` must be a multiple of ``B``. ``1`` is the
-        paper's token grain.
 
     Returns
     -------
@@ -244,7 +238,7 @@ def check_schedule(
     'step 3: 13 tokens held by 2 request(s), 1 over M = 12'
     """
     started = time.perf_counter()
-    _check_block_size(block_size, instance.memory)
+    block_size = instance.block_size  # validated by the Instance (model.py), once
     by_id = instance.by_id()
     violations: list[Violation] = []
     clean, runs = _read_starts(by_id, starts, violations)
@@ -453,13 +447,6 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[:1] = True
     np.not_equal(values[1:], values[:-1], out=keep[1:])
     return values[keep]
-
-
-def _check_block_size(block_size: Any, memory: int) -> None:
-    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
-        raise ValidationError("block_size", block_size, "must be an integer >= 1")
-    if memory % block_size:
-        raise ValidationError("block_size", block_size, f"must divide the memory M = {memory} (M is in tokens)")
 
 
 def _sweep_blocks(memory: int, ids: list[str], lo: np.ndarray, hi: np.ndarray, offset: np.ndarray,

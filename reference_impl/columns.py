@@ -5,8 +5,8 @@ The command line's general path builds an :class:`~geosched.reference_impl.model
 ``completions`` dicts and the checker's ``Metrics.latencies``: about 450-600 MiB at a million
 requests. For a file in :func:`~geosched.reference_impl.model.write_instance`'s layout with at least
 :data:`COLUMN_MIN_REQUESTS` requests, this module reads the file straight into int64 columns (the
-ids kept as one bytes blob and offsets, :class:`IdColumn`), runs the compiled decision loop
-(:mod:`.fastsim`) and the checker's column sweep
+ids kept as one bytes blob and offsets, :class:`IdColumn`), runs the compiled kernel
+(:func:`~geosched.reference_impl.simulation.compiled_run`) and the checker's column sweep
 (:func:`~geosched.reference_impl.checker.check_start_columns`) on them, and returns what the commands
 print. Every rule the strict reader enforces is checked on whole columns; on any doubt (another
 layout, a rule broken, a duplicate id, a schedule whose ids are not the instance's in its order)
@@ -33,7 +33,7 @@ from geosched.reference_impl.model import MAX_VALUE, canonical_rows, canonical_s
 __all__ = ["COLUMN_MIN_REQUESTS", "IdColumn", "InstanceColumns", "ColumnReport", "read_instance_columns",
            "read_start_column", "check_files", "simulate_file"]
 
-COLUMN_MIN_REQUESTS = 20_000  # as simulator.COMPILED_MIN_REQUESTS: below it the general path is fast enough
+COLUMN_MIN_REQUESTS = 20_000  # as simulation.COMPILED_MIN_REQUESTS: below it the general path is fast enough
 _KEY_SAFE = 2**30  # s + o below this keeps every priority key in int64 (policies' _INT64_SAFE)
 _POLICIES = ("svf", "sjf", "fcfs")  # priority rules with int keys from array_keys, exact lengths
 
@@ -207,17 +207,16 @@ def simulate_file(path: str, policy: str) -> tuple[InstanceColumns, dict[str, An
     columns = read_instance_columns(path)
     if columns is None or int((columns.prompt + columns.output).max()) >= _KEY_SAFE:
         return None
-    from geosched.reference_impl import fastsim  # numba: only once the column path runs
     from geosched.reference_impl.policies import make_policy
+    from geosched.reference_impl.simulation import compiled_run
 
-    if not fastsim.fits_int64(columns.memory, columns.arrival, columns.output):
-        return None
     keys = np.asarray(make_policy(policy).array_keys(columns.prompt, columns.output), dtype=np.int64)
-    order = np.lexsort((np.arange(columns.n, dtype=np.int64), columns.arrival, keys))
+    compiled = compiled_run(columns.memory, columns.prompt, columns.output, columns.arrival, keys)
     del keys
-    start, _, _ = fastsim.run_exact(columns.memory, columns.prompt, columns.output, columns.arrival, order,
-                                    np.argsort(columns.arrival, kind="stable"))
-    del order
+    if compiled is None:
+        return None
+    start = compiled[0]
+    del compiled
     report = _verdict(columns, start)  # the independent checker, as the general path runs it
     if report is None:
         return None
@@ -226,4 +225,4 @@ def simulate_file(path: str, policy: str) -> tuple[InstanceColumns, dict[str, An
     m = report.metrics
     return columns, {"tel": m.tel, "mean_latency": m.mean_latency, "p95_latency": m.p95_latency,
                      "p99_latency": m.p99_latency, "mean_wait": m.mean_wait, "makespan": m.makespan,
-                     "throughput": m.throughput, "peak_memory": m.peak_memory, "evictions": 0, "wasted_tokens": 0}
+                     "throughput": m.throughput, "peak_memory": m.peak_memory, "restarts": 0, "lost_tokens": 0}

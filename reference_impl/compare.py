@@ -25,7 +25,8 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import OptResult, best_lower_bound, solve_opt
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.predictors import make_predictor
+from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 
 __all__ = ["PolicyRow", "Comparison", "compare", "DEFAULT_POLICIES"]
@@ -46,8 +47,8 @@ class PolicyRow:
     makespan: int
     throughput: float  # output tokens per step
     peak_memory: int
-    evictions: int  # 0 with exact predictions
-    wasted_tokens: int
+    restarts: int  # runs ended before completion (0 with exact predictions and no preemption)
+    lost_tokens: int  # outputs those runs decoded and the next did not keep
     ratio: float | None  # tel / reference (None when the reference is 0)
     starts: dict[str, int] = field(repr=False)
     parameters: dict[str, Any] = field(default_factory=dict)  # resolved at run time (1-bit SVF)
@@ -103,7 +104,7 @@ def compare(
     policies : sequence of str
         Registered names or specs (``"svf1:theta=8"``, ``"geo-guess"``, ``"vllm-fcfs"``) or a
         user's scheduler file ``"path/to/file.py:Class"`` (any name
-        :func:`~geosched.reference_impl.simulator.simulate` takes).
+        :func:`~geosched.reference_impl.simulation.simulate` takes).
     predictor : str or Predictor
         What the policies believe the output lengths to be (default: exact).
     backfill : bool
@@ -137,6 +138,8 @@ def compare(
     started = time.perf_counter()
     if not policies:
         raise ValidationError("policies", list(policies), "give at least one policy name")
+    if isinstance(predictor, str) and predictor != "oracle":  # a name: resolved here, above the core
+        predictor = make_predictor(predictor)
     measured = [_measure(instance, spec, predictor, backfill) for spec in policies]
     lower = best_lower_bound(instance, chain=True)
     opt_result = None
@@ -158,7 +161,7 @@ def compare(
 
 def _measure(instance: Instance, spec: str, predictor: Any, backfill: bool):
     result = simulate(instance, spec, predictor=predictor, backfill=backfill)
-    report = check_schedule(instance, result.schedule, evicted_segments=result.evicted_segments)
+    report = check_schedule(instance, result.schedule)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{spec}: the checker rejected the schedule: {report.first_violation.message}")
     return report.metrics, result.starts, result
@@ -175,8 +178,8 @@ def _row(spec: str, metrics, result, reference: int) -> PolicyRow:
         makespan=metrics.makespan,
         throughput=metrics.throughput,
         peak_memory=metrics.peak_memory,
-        evictions=result.evictions,
-        wasted_tokens=result.wasted_tokens,
+        restarts=metrics.restarts,  # the checker's count from the runs
+        lost_tokens=metrics.lost_tokens,
         ratio=metrics.tel / reference if reference else None,
         starts=dict(result.starts),
         parameters=dict(result.extra),

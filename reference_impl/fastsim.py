@@ -1,12 +1,12 @@
 """The simulator's default case compiled: a priority rule with exact lengths, strict head-of-line.
 
-The same process as :func:`geosched.reference_impl.simulator.simulate` (Kong et al.,
+The same process as :func:`geosched.reference_impl.simulation.simulate` (Kong et al.,
 arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115, Algorithm 1) for the case that
 1,000,000-request runs use (issue 21): every belief is the true length (so nothing is ever
 evicted and the finished members are a prefix of the batch sorted by end), no backfill, no
 observer or listener, token grain. It is a line-by-line port of
-:class:`~geosched.reference_impl.simulator.ReplicaEngine`'s decision loop and of
-:class:`~geosched.reference_impl.simulator.ForwardCheck`'s exact forward check and
+:class:`~geosched.reference_impl.engine.ReplicaEngine`'s decision loop and of
+:class:`~geosched.reference_impl.admission.ForwardCheck`'s exact forward check and
 ``earliest_start`` jumps onto int64 arrays in one compiled loop (numba), so it takes the same
 decisions at the same steps; ``tests/test_million.py`` compares the two on generated instances.
 

@@ -69,6 +69,7 @@ MAX_VALUE = 2**53  # the largest arrival, prompt, output or memory (see the modu
 STEP_LIMIT = 2**63  # a start time is a step in [-STEP_LIMIT, STEP_LIMIT) (int64, as in every solver)
 _REQUEST_KEYS = ("id", "arrival", "prompt", "output")
 _INSTANCE_KEYS = ("memory", "requests")
+_OPTIONAL_INSTANCE_KEYS = ("block_size",)  # written only when it is not 1
 
 
 def volume(prompt: int, output: int) -> int:
@@ -154,19 +155,35 @@ class Request:
         return self.prompt + self.output
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Instance:
-    """A memory budget ``M`` (tokens) and a tuple of requests with unique ids.
+    """A memory budget ``M`` (tokens), a tuple of requests with unique ids, and the KV block size ``B``.
 
     Every request must satisfy ``peak <= M``: otherwise it can never run and no schedule
-    exists, which is reported naming the request.
+    exists, which is reported naming the request. ``block_size`` is the grain memory is counted
+    in: a request holding ``u`` tokens holds ``B * ceil(u / B)`` of them (whole KV blocks, as in
+    vLLM); ``M`` stays in tokens and must be a multiple of ``B``. ``1`` (the default) is the paper's
+    token grain. It is validated here, once, and every simulator, checker, solver and search reads it
+    from the instance, as it reads ``M``.
+
+    >>> Instance(32, [Request("a", 0, 17, 3)], block_size=16).block_size
+    16
+    >>> Instance(30, [], block_size=16)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: block_size: must divide the memory M = 30 (M is in tokens) (got 16)
     """
 
     memory: int  # M: KV-cache capacity in tokens
     requests: tuple[Request, ...]  # in input order; policies never depend on this order
+    block_size: int = 1  # B: memory counted in whole blocks of B tokens (1: token grain); M % B == 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "memory", _require_int("memory", self.memory, 1))
+        object.__setattr__(self, "block_size", _require_int("block_size", self.block_size, 1))
+        if self.memory % self.block_size:
+            raise ValidationError("block_size", self.block_size,
+                                  f"must divide the memory M = {self.memory} (M is in tokens)")
         if isinstance(self.requests, (str, bytes, Mapping)) or not isinstance(self.requests, Iterable):
             raise ValidationError("requests", self.requests, "must be a list or tuple of Request")
         requests = tuple(self.requests)
@@ -179,12 +196,16 @@ class Instance:
             if request.id in seen:
                 raise ValidationError("id", request.id, "request ids must be unique")
             seen.add(request.id)
-            if request.peak > self.memory:
+            if request.peak > self.memory:  # with M a multiple of B, also: its whole blocks fit in M
                 raise ValidationError(
                     f"request {request.id!r}: prompt + output",
                     request.peak,
                     f"must be <= memory {self.memory}, else the request can never run",
                 )
+
+    def __repr__(self) -> str:
+        grain = f", block_size={self.block_size}" if self.block_size != 1 else ""
+        return f"Instance(memory={self.memory!r}, requests={self.requests!r}{grain})"
 
     @property
     def n(self) -> int:
@@ -208,29 +229,44 @@ class Instance:
         return {r.id: r for r in self.requests}
 
     def with_memory(self, memory: int) -> Instance:
-        """The same requests under another budget (validated again)."""
-        return Instance(memory, self.requests)
+        """The same requests and block size under another budget (validated again)."""
+        return Instance(memory, self.requests, self.block_size)
+
+    def with_requests(self, requests: Iterable[Request]) -> Instance:
+        """Other requests under the same budget and block size (validated again)."""
+        return Instance(self.memory, requests, self.block_size)
+
+    def with_block_size(self, block_size: int) -> Instance:
+        """The same requests and budget counted in blocks of ``block_size`` tokens (validated again)."""
+        return Instance(self.memory, self.requests, block_size)
 
     def to_dict(self) -> dict[str, Any]:
         """The instance JSON object (see :func:`instance_to_dict`)."""
         return instance_to_dict(self)
 
 
-def burst_instance(memory: int, lengths: Iterable[tuple[int, int]]) -> Instance:
+def burst_instance(memory: int, lengths: Iterable[tuple[int, int]], block_size: int = 1) -> Instance:
     """Instance with all arrivals at 0 from ``(prompt, output)`` pairs, ids ``r0, r1, ...``.
 
     >>> burst_instance(12, [(6, 3), (1, 5)]).requests[1]
     Request(id='r1', arrival=0, prompt=1, output=5)
     """
     return Instance(
-        memory, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate(lengths)]
+        memory, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate(lengths)], block_size
     )
 
 
 def instance_to_dict(instance: Instance) -> dict[str, Any]:
-    """``{"memory": M, "requests": [{"id", "arrival", "prompt", "output"}, ...]}``."""
+    """``{"memory": M, "requests": [{"id", "arrival", "prompt", "output"}, ...]}``, with
+    ``"block_size": B`` after ``memory`` when ``B != 1`` (a token-grain file is unchanged).
+
+    >>> instance_to_dict(burst_instance(32, [(1, 2)]).with_block_size(16))
+    {'memory': 32, 'block_size': 16, 'requests': [{'id': 'r0', 'arrival': 0, 'prompt': 1, 'output': 2}]}
+    """
+    grain = {"block_size": instance.block_size} if instance.block_size != 1 else {}
     return {
         "memory": instance.memory,
+        **grain,
         "requests": [
             {"id": r.id, "arrival": r.arrival, "prompt": r.prompt, "output": r.output}
             for r in instance.requests
@@ -242,7 +278,7 @@ def instance_from_dict(data: Any, source: str = "instance") -> Instance:
     """Parse the instance JSON object; unknown or missing keys are errors naming the key."""
     if not isinstance(data, Mapping):
         raise WorkloadFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
-    _check_keys(data, _INSTANCE_KEYS, source)
+    _check_keys(data, _INSTANCE_KEYS, source, optional=_OPTIONAL_INSTANCE_KEYS)
     raw_requests = data["requests"]
     if not isinstance(raw_requests, list):
         raise WorkloadFormatError(f"{source}: 'requests' must be a list")
@@ -253,15 +289,16 @@ def instance_from_dict(data: Any, source: str = "instance") -> Instance:
             raise WorkloadFormatError(f"{where}: expected an object, got {type(item).__name__}")
         _check_keys(item, _REQUEST_KEYS, where)
         requests.append(Request(item["id"], item["arrival"], item["prompt"], item["output"]))
-    return Instance(data["memory"], requests)
+    return Instance(data["memory"], requests, data.get("block_size", 1))
 
 
-def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str) -> None:
-    extra = sorted(set(data) - set(expected))
+def _check_keys(data: Mapping[str, Any], expected: tuple[str, ...], where: str,
+                optional: tuple[str, ...] = ()) -> None:
+    extra = sorted(set(data) - set(expected) - set(optional))
     if extra:
         raise WorkloadFormatError(
             f"{where}: unexpected key(s) {', '.join(map(repr, extra))}; "
-            f"allowed: {', '.join(expected)}"
+            f"allowed: {', '.join(expected + optional)}"
         )
     missing = [key for key in expected if key not in data]
     if missing:
@@ -425,6 +462,7 @@ def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instan
     instance = new(Instance)
     Instance.memory.__set__(instance, memory)
     Instance.requests.__set__(instance, tuple(requests))
+    Instance.block_size.__set__(instance, 1)  # the canonical layout has no block_size key
     return instance
 
 

@@ -49,7 +49,6 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import MAX_VALUE, Instance
-from geosched.reference_impl.predictors import one_bit_parameters
 from geosched.reference_impl.scheduling import REGISTRY, Capability, SchedulerEntry
 
 __all__ = [
@@ -65,6 +64,7 @@ __all__ = [
     "make_policy",
     "register_policy",
     "parse_spec",
+    "one_bit_parameters",
 ]
 
 
@@ -148,6 +148,32 @@ class SmallestVolumeFirst(_NoParameters):
     def array_keys(self, prompt: np.ndarray, predicted: np.ndarray) -> np.ndarray:
         """Keys of many requests at once."""
         return _volumes(np.asarray(prompt, dtype=_dtype_of(prompt)), np.asarray(predicted, dtype=_dtype_of(predicted)))
+
+
+def one_bit_parameters(
+    lengths: Sequence[int],
+    theta: int | None = None,
+    short_length: int | None = None,
+    long_length: int | None = None,
+) -> tuple[int, int, int]:
+    """``(theta, O_0, O_1)`` of a short/long split of ``lengths``; given values are kept.
+
+    Defaults: ``theta`` is the median length (short iff ``o <= theta``); ``O_0`` and ``O_1``
+    are the rounded mean lengths of each class, the empirical ``E[o | o <= theta]`` and
+    ``E[o | o > theta]`` of Kong et al., Thm. 3.5 (an empty class gets ``theta // 2`` or
+    ``2 * theta``). Shared by the ``svf1`` policy and the ``onebit`` predictor
+    (:mod:`geosched.reference_impl.predictors`, which imports it from here).
+
+    >>> one_bit_parameters([1, 2, 9, 10])
+    (5, 2, 10)
+    """
+    values = np.asarray(lengths, dtype=np.int64)
+    if theta is None:
+        theta = int(np.median(values)) if values.size else 1
+    short, long_ = values[values <= theta], values[values > theta]
+    o0 = short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
+    o1 = long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
+    return theta, o0, o1
 
 
 @dataclass(frozen=True)

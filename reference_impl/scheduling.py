@@ -4,7 +4,7 @@ A *scheduler* is asked, at every decision step ``t``, what to do with the reques
 see. It receives a :class:`SchedulerState` (the time, the memory ``M``, the waiting requests
 and the running requests with their age and usage) and returns a :class:`Decision`: which
 waiting requests to start now and which running requests to preempt. The engine
-(:func:`geosched.reference_impl.schedulers.engine.run_scheduler`) applies the decision,
+(:func:`geosched.reference_impl.engine.run_scheduler`) applies the decision,
 checks that the batch fits ``M`` at the next step, and records every *run* of every request:
 a run started at ``x`` with ``k`` outputs kept holds ``s + k + (t - x)`` tokens at
 ``x < t <= end``; only the last run completes, ``o - k`` steps after its start.
@@ -23,12 +23,14 @@ preemption gets a :class:`DecisionError`. Both are checked by the engine, not tr
 **Priority rules** (:mod:`geosched.reference_impl.policies`: ``fcfs``, ``sjf``, ``svf``,
 ``svf1``) are one implementation of the protocol
 (:class:`geosched.reference_impl.schedulers.priority.PriorityRuleScheduler`) that declares
-:attr:`Capability.PRIORITY_RULE`: :func:`~geosched.reference_impl.simulator.simulate` routes
-them to its event-driven engine, the fast path, and everything else to the step engine.
+:attr:`Capability.PRIORITY_RULE`: :func:`~geosched.reference_impl.simulation.simulate` routes
+them to the event-driven engine, the fast path, and everything else to the step engine.
 
-**The registry** (:data:`REGISTRY`) holds every built-in name with its capabilities; a
-factory is a ``"module:attribute"`` path resolved on first use (the convention of
-:mod:`geosched.lazy`), so reading the registry imports no scheduler. A user's scheduler is
+**The registry** (:data:`REGISTRY`) holds every name with its capabilities. Each module of
+:mod:`geosched.reference_impl.schedulers` declares its own entries, ``SCHEDULERS = (SchedulerEntry(...),
+...)``, beside the classes they build; the registry finds them by scanning that package on first use
+(as the workload formats and the claims are found: no hand list), so adding a scheduler is one new
+module there. :func:`register_scheduler` adds one from outside. A user's scheduler is
 named by its file: ``path/to/file.py:ClassName`` (:func:`load_scheduler_class`), everywhere a
 policy name is accepted (``simulate``, ``compare``, ``hunt``, the CLI's ``--policy``).
 
@@ -47,8 +49,9 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import pkgutil
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
@@ -65,6 +68,7 @@ __all__ = [
     "Decision",
     "Scheduler",
     "SchedulerEntry",
+    "SchedulerRegistry",
     "CapabilityError",
     "DecisionError",
     "REGISTRY",
@@ -80,7 +84,7 @@ __all__ = [
 class Capability(enum.Enum):
     """What a registered scheduler is, and what can run it."""
 
-    SIMULATOR = "simulator"  # geosched.reference_impl.simulator.simulate (every scheduler)
+    SIMULATOR = "simulator"  # geosched.reference_impl.simulation.simulate (every scheduler)
     FAST = "fast"  # geosched.adversary.fast, the compiled evaluator (priority rules with array_keys)
     Z3 = "z3"  # the Z3 specifications encode its key (verify.policy_spec, adversary.z3search)
     VLLM = "vllm"  # the vLLM scheduler plugin (geosched.reference_impl.vllm) runs it
@@ -214,6 +218,7 @@ class SchedulerEntry:
     factory: Callable[..., Any] | str  # builds it from its parameters, or "module:attribute"
     summary: str  # one line for help texts
     capabilities: frozenset[Capability]  # what it is and what can run it
+    order: int = 100  # place in listings (then the declaring module's order): the paper's rules first
 
     def build(self, **params: Any) -> Any:
         """The object, built from ``params`` (a bad parameter: :class:`ValidationError`)."""
@@ -224,31 +229,59 @@ class SchedulerEntry:
             raise ValidationError(f"policy {self.name!r}", params, f"bad parameters ({exc})") from None
 
 
-_RULE = frozenset({Capability.SIMULATOR, Capability.FAST, Capability.Z3, Capability.VLLM,
-                   Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
 _RULE_ONLY = frozenset({Capability.FAST, Capability.Z3, Capability.VLLM, Capability.PRIORITY_RULE})
-_SCHEDULERS = "geosched.reference_impl.schedulers"
-REGISTRY: dict[str, SchedulerEntry] = {
-    "fcfs": SchedulerEntry("fcfs", "geosched.reference_impl.policies:FCFS", "first come, first served", _RULE),
-    "sjf": SchedulerEntry("sjf", "geosched.reference_impl.policies:ShortestJobFirst",
-                          "shortest predicted output first (MC-SF)", _RULE),
-    "svf": SchedulerEntry("svf", "geosched.reference_impl.policies:SmallestVolumeFirst",
-                          "smallest predicted volume first (SVF)", _RULE),
-    "svf1": SchedulerEntry("svf1", "geosched.reference_impl.policies:OneBitSVF",
-                           "1-bit SVF: proxy volume of the short/long class", _RULE - {Capability.Z3}),
-    "vllm-fcfs": SchedulerEntry("vllm-fcfs", f"{_SCHEDULERS}.vllm:VllmFcfs",
-                                "stock vLLM FCFS: on-demand memory, recompute preemption of the last running",
-                                frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
-    "vllm-priority": SchedulerEntry("vllm-priority", f"{_SCHEDULERS}.vllm:VllmPriority",
-                                    "stock vLLM priority: preempts the largest (priority, arrival)",
-                                    frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
-    "geo-guess": SchedulerEntry("geo-guess", f"{_SCHEDULERS}.geometric:GeometricGuess",
-                                "non-clairvoyant: doubling length guesses, restart when exceeded (geosched's own)",
-                                frozenset({Capability.SIMULATOR, Capability.PREEMPTS})),
-    "geo-batch": SchedulerEntry("geo-batch", f"{_SCHEDULERS}.geometric:GeometricBatch",
-                                "clairvoyant batches by geometric length class (geosched's own)",
-                                frozenset({Capability.SIMULATOR, Capability.CLAIRVOYANT})),
-}
+SCHEDULER_PACKAGE = "geosched.reference_impl.schedulers"  # every module there may declare SCHEDULERS
+
+
+class SchedulerRegistry(MutableMapping[str, SchedulerEntry]):
+    """name -> :class:`SchedulerEntry`: the entries the modules of :data:`SCHEDULER_PACKAGE` declare
+    (``SCHEDULERS``), found by scanning the package on first use and listed by ``order``, then
+    those added here (:func:`register_scheduler`, ``register_policy``), in the order they came."""
+
+    def __init__(self, package: str) -> None:
+        self._package = package
+        self._entries: dict[str, SchedulerEntry] | None = None
+        self._added: dict[str, SchedulerEntry] = {}  # entries set before the scan, kept over it
+
+    def _all(self) -> dict[str, SchedulerEntry]:
+        if self._entries is None:
+            found: list[SchedulerEntry] = []
+            package = importlib.import_module(self._package)
+            for info in pkgutil.iter_modules(package.__path__):
+                declared = getattr(importlib.import_module(f"{self._package}.{info.name}"), "SCHEDULERS", ())
+                found += [entry for entry in declared if isinstance(entry, SchedulerEntry)]
+            entries: dict[str, SchedulerEntry] = {}
+            for entry in sorted(found, key=lambda e: e.order):  # stable: a module's own order is kept
+                if entry.name in entries:
+                    raise ValidationError("scheduler", entry.name, f"is declared twice in {self._package}")
+                entries[entry.name] = entry
+            self._entries = {**entries, **self._added}
+        return self._entries
+
+    def __getitem__(self, name: str) -> SchedulerEntry:
+        return self._all()[name]
+
+    def __setitem__(self, name: str, entry: SchedulerEntry) -> None:
+        if self._entries is None:
+            self._added[name] = entry
+        else:
+            self._entries[name] = entry
+
+    def __delitem__(self, name: str) -> None:
+        del self._all()[name]
+        self._added.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return f"SchedulerRegistry({list(self)})"
+
+
+REGISTRY = SchedulerRegistry(SCHEDULER_PACKAGE)
 
 
 def scheduler_names(capability: Capability | None = None) -> tuple[str, ...]:

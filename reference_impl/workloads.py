@@ -62,6 +62,7 @@ __all__ = [
     "generate",
     "register_generator",
     "load_workload",
+    "with_block_size",
     "DEFAULT_STEP_SECONDS",
     "default_trace_path",
     "poisson_rate",
@@ -384,6 +385,7 @@ def load_workload(
     arrivals: str = "burst",
     step_seconds: float = DEFAULT_STEP_SECONDS,
     limit: int | None = None,
+    block_size: int | None = None,
 ) -> Instance:
     """Resolve a workload argument: a ``.json`` instance or witness file, a ``.jsonl`` or ``.csv``
     export (:mod:`geosched.reference_impl.formats`), a ``.csv`` trace, ``trace`` (the shared
@@ -403,6 +405,10 @@ def load_workload(
         For online traces: seconds per decode step.
     limit : int, optional
         For traces: read at most this many rows.
+    block_size : int, optional
+        Counts the instance's memory in whole blocks of this many tokens (the CLI's ``--block-size``).
+        A workload that already has another block size (an instance file's ``"block_size"``) is an
+        error naming both: the flag never silently changes what a file says.
 
     Returns
     -------
@@ -455,4 +461,23 @@ def load_workload(
         instance = generate(name, **params)
     if memory is not None and instance.memory != memory:
         instance = instance.with_memory(memory)
-    return instance
+    return with_block_size(instance, block_size)
+
+
+def with_block_size(instance: Instance, block_size: int | None) -> Instance:
+    """``instance`` counted in blocks of ``block_size`` tokens (None: as it is); the one rule of the
+    command line's ``--block-size``: a workload with another block size of its own is refused.
+
+    >>> with_block_size(generate("example"), 3).block_size
+    3
+    >>> with_block_size(generate("example").with_block_size(2), 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --block-size: the workload's own block_size is 2; ... (got 3)
+    """
+    if block_size is None or block_size == instance.block_size:
+        return instance
+    if instance.block_size != 1:
+        raise ValidationError("--block-size", block_size, f"the workload's own block_size is {instance.block_size}; "
+                              "drop the flag or give the same value")
+    return instance.with_block_size(block_size)

@@ -17,7 +17,7 @@ from geosched.adversary.witness import make_witness, read_witness, verify_witnes
 from geosched.cli import main
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 
 def _random_instance(rng: np.random.Generator, burst: bool) -> Instance:

@@ -4,12 +4,16 @@ Every ``import geosched...`` / ``from geosched... import`` anywhere in a module,
 inside a function, is an edge. The graph must be acyclic, and the layers of DEVELOPERS.md
 hold: ``reference_impl`` never imports ``verify`` or ``adversary``; ``theory`` imports only
 ``reference_impl.model`` (and the root's errors); no module imports another module's
-underscore names.
+underscore names. Inside ``reference_impl/`` the core is layered floor by floor (:data:`CORE_FLOORS`,
+the one table of its floors): a core unit imports only units of the floors below its own, so no
+core unit imports a client (:data:`CLIENTS`: workload I/O and formats, predictors, opt, cluster, vllm,
+the command line's column path, compare), and the units of ``reference_impl/`` form no loop.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from pathlib import Path
 
@@ -80,6 +84,7 @@ def _drop_type_checking_blocks(tree: ast.AST) -> None:
                                                      and b.test.id == "TYPE_CHECKING")]
 
 
+@functools.cache  # every test reads the same graph: built once per session
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {m: set() for m in MODULES}
     for module, path in MODULES.items():
@@ -198,3 +203,69 @@ def test_building_the_command_line_loads_no_heavy_library():
             "if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]", loaded
+
+
+# -- the layered core inside reference_impl/ (issue 31) ---------------------------------------------------------
+# A unit is a top-level module of reference_impl/ or one of its subpackages. The core, floor by floor from the
+# bottom: a core unit may import only units of lower floors (imports inside functions included).
+CORE_FLOORS: tuple[tuple[str, ...], ...] = (
+    ("jsonfile", "fastsim"),  # strict JSON input; the compiled kernel (numba, imports nothing of geosched)
+    ("model",),  # Request, Instance: the memory in tokens and the block size, validated once
+    ("checker", "admission", "scheduling", "z3model"),  # the referee; the one forward check; the protocol; Z3
+    ("policies", "engine"),  # the priority rules; the event-driven and the step engine
+    ("schedulers",),  # every scheduler module, each declaring its registry entries
+    ("simulation",),  # simulate(): the kernel, an engine, or an external (Coq) engine
+    ("simulator",),  # deprecated re-export for geosched.verify (edited on another branch)
+)
+# The clients: they use the core and are never imported by it (nor by one another in a loop).
+CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare")
+_CORE = "geosched.reference_impl."
+
+
+def _unit(module: str) -> str | None:
+    return module[len(_CORE):].split(".")[0] if module.startswith(_CORE) else None
+
+
+def _unit_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, targets in _graph().items():
+        unit = _unit(module)
+        if unit is not None:
+            graph.setdefault(unit, set()).update(u for u in map(_unit, targets) if u is not None and u != unit)
+    return graph
+
+
+def test_every_unit_of_reference_impl_has_one_place_in_the_table():
+    placed = [u for floor in CORE_FLOORS for u in floor] + list(CLIENTS)
+    assert len(placed) == len(set(placed)), "a unit is named twice"
+    missing = sorted(set(_unit_graph()) - set(placed))
+    assert not missing, f"name the floor (CORE_FLOORS) or the client role (CLIENTS) of: {missing}"
+    assert not set(placed) - set(_unit_graph()), sorted(set(placed) - set(_unit_graph()))
+
+
+def test_the_core_imports_only_floors_below_and_never_a_client():
+    floor = {u: k for k, units in enumerate(CORE_FLOORS) for u in units}
+    bad = []
+    for unit, targets in _unit_graph().items():
+        if unit in floor:
+            bad += [f"{unit} (floor {floor[unit] + 1}) -> {t}" + (" (a client)" if t in CLIENTS else
+                                                                   f" (floor {floor[t] + 1})")
+                    for t in sorted(targets) if t in CLIENTS or floor[t] >= floor[unit]]
+    assert not bad, bad
+
+
+def test_the_checker_imports_only_the_model():
+    assert _unit_graph()["checker"] <= {"model"}
+
+
+def test_no_loop_among_the_units_of_reference_impl():
+    cycle = _find_cycle(_unit_graph())
+    assert cycle is None, "loop inside reference_impl/: " + " -> ".join(cycle)
+
+
+def test_the_layering_test_can_fail():
+    # the table's rule, applied to a graph with an upward arrow and a core -> client arrow
+    floor = {u: k for k, units in enumerate(CORE_FLOORS) for u in units}
+    upward = {"admission": {"engine"}, "engine": {"vllm"}}
+    found = [(u, t) for u, ts in upward.items() for t in ts if t in CLIENTS or floor[t] >= floor[u]]
+    assert found == [("admission", "engine"), ("engine", "vllm")]

@@ -142,7 +142,7 @@ def test_big_no_overlap_intervals_are_disjoint_in_feasible_schedules(inst, polic
     # the implied constraint of the cpsat-completion model, on simulator and brute-force schedules
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.opt.cpsat import big_separation_spans
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     spans = big_separation_spans(inst)
     for starts in (simulate(inst, policy, backfill=backfill).starts, brute_force_opt(inst).starts):

@@ -71,7 +71,8 @@ def test_memory_and_seed_options(capsys):
 @pytest.mark.parametrize(
     "argv, pattern",
     [
-        (["simulate", "example", "--policy", "lifo"], "unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"),
+        (["simulate", "example", "--policy", "lifo"], "unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
+         "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority"),  # every name --help offers, not the 4 rules
         (["simulate", "{dir}/neg.json"], "request 'a': prompt: must be >= 0 (got -1)"),
         (["simulate", "{dir}/big.json"], "request 'a': prompt + output: must be <= memory 4"),
         (["simulate", "{dir}/broken.json"], "invalid JSON"),
@@ -100,4 +101,28 @@ def test_entry_point_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "geosched.cli", "simulate", "example", "--policy", "lifo"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "geosched: error: unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"
+    assert proc.stderr.strip() == ("geosched: error: unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
+                                   "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority")
+
+
+def test_memory_is_an_option_only_where_a_command_reads_it():
+    # issue 31: claims, prove, predictor, lessons (and check-witness, family) accepted --memory and ignored it
+    import argparse
+
+    from geosched.cli import build_parser
+
+    def commands(parser, path=()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from commands(sub, (*path, name)) if sub._subparsers else [((*path, name), sub)]
+
+    with_memory = {" ".join(path) for path, sub in commands(build_parser())
+                   if any("--memory" in a.option_strings for a in sub._actions)}
+    assert with_memory == {"simulate", "compare", "opt", "check", "export", "hunt", "z3-bisect", "cluster",
+                           "vllm-diff", "plot"}
+    for argv in (["claims", "--memory", "5"], ["prove", "kong.volume", "--memory", "5"],
+                 ["lessons", "--memory", "5"], ["predictor", "eval", "--memory", "5"]):
+        with pytest.raises(SystemExit) as info:
+            build_parser().parse_args(argv)
+        assert info.value.code == 2, argv

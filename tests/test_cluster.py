@@ -30,7 +30,7 @@ from geosched.reference_impl.cluster.steptime import replica_models
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy
 from geosched.reference_impl.predictors import LengthDistribution, NoisyPredictor, OneBitPredictor
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 # ------------------------------------------------------------------ helpers
 
@@ -65,12 +65,12 @@ def point_beliefs(predicted_by_id):
     return lambda request: LengthDistribution.point(int(predicted_by_id[request.id]))
 
 
-def naive_clock(model: StepTimeModel, instance: Instance, starts, segments):
+def naive_clock(model: StepTimeModel, instance: Instance, starts, restarted):
     """tau_k for k = 0..horizon, summing d_k = c0 + c1 n_k + c2 U_k + c_p P_k step by step from the
-    schedule alone (runs: final starts and evicted segments)."""
+    schedule alone (runs: final starts, and the earlier runs of each request that restarted)."""
     by_id = instance.by_id()
     runs = [(starts[r.id], starts[r.id] + r.output, r.prompt) for r in instance.requests]
-    runs += [(x, last, by_id[rid].prompt) for rid, x, last in segments]
+    runs += [(run.start, run.end, by_id[rid].prompt) for rid, rs in restarted.items() for run in rs[:-1]]
     horizon = max(end for _, end, _ in runs)
     tau = [0.0]
     for k in range(1, horizon + 1):
@@ -113,7 +113,7 @@ def test_single_unit_replica_equals_simulate(inst, policy, backfill, predictor_n
                               local=policy, distribution=point_beliefs(by_id), belief="mean", backfill=backfill)
     (replica,) = result.replicas
     assert replica.starts == expected.starts
-    assert replica.evictions == expected.evictions
+    assert replica.restarts == expected.restarts
     assert replica.instance == inst  # arrival steps are the instance's own
     report = check_schedule(inst, expected.starts)
     for r in inst.requests:
@@ -141,9 +141,9 @@ def test_every_replica_is_simulate_on_its_own_steps(inst, coefficients, replicas
             continue
         again = simulate(replica.instance, FixedKeys(replica.keys), predictor=FixedPredictions(replica.beliefs))
         assert again.starts == replica.starts
-        assert again.evictions == replica.evictions
-        assert check_schedule(replica.instance, replica.starts, evicted_segments=replica.evicted_segments).feasible
-        tau = naive_clock(model, replica.instance, replica.starts, replica.evicted_segments)
+        assert again.restarts == replica.restarts
+        assert check_schedule(replica.instance, replica.schedule).feasible
+        tau = naive_clock(model, replica.instance, replica.starts, replica.runs)
         for r in replica.instance.requests:
             k = r.arrival  # the first step whose time reaches the arrival
             assert tau[k] >= arrival_seconds[r.id] - 1e-9
@@ -419,7 +419,7 @@ def test_trace_slice_on_a_heterogeneous_cluster():
     assert sum(rep.requests for rep in result.replicas) == len(split.serve)
     for replica in result.replicas:
         again = simulate(replica.instance, FixedKeys(replica.keys), predictor=FixedPredictions(replica.beliefs))
-        assert again.starts == replica.starts and again.evictions == replica.evictions
+        assert again.starts == replica.starts and again.restarts == replica.restarts
     assert result.metrics["mean_latency"] > 0
 
 

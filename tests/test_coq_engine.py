@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import geosched as gs
 from geosched.cli import main
 from geosched.errors import UnknownNameError, ValidationError
-from geosched.reference_impl import simulator
+from geosched.reference_impl import admission
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import ShortestJobFirst, SmallestVolumeFirst
 from geosched.reference_impl.workloads import read_trace
@@ -129,7 +129,7 @@ def test_a_mutated_python_svf_makes_the_comparison_fail(built, monkeypatch, muta
     corpus = _seeded_corpus(2, 400, 6, 16)
     assert coq_engine.differential(corpus).mismatches == ()
     if mutation == "window":
-        monkeypatch.setattr(simulator.ForwardCheck, "fits", _window_shortened)
+        monkeypatch.setattr(admission.ForwardCheck, "fits", _window_shortened)
     elif mutation == "key":  # shortest output first instead of smallest volume
         monkeypatch.setattr(SmallestVolumeFirst, "array_keys", lambda self, prompt, predicted: predicted)
     else:  # SJF by prompt instead of output

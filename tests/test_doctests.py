@@ -33,7 +33,7 @@ MODULES = _modules()
 
 
 def test_every_package_module_is_collected():
-    assert "geosched.reference_impl.simulator" in MODULES and len(MODULES) > 50
+    assert "geosched.reference_impl.simulation" in MODULES and len(MODULES) > 50
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -175,7 +175,7 @@ def test_svf_suboptimal_by_hand():
     # and r0 at 1 (step 2 holds 4 + 1 = 5): TEL 2 + 4 = 6.
     inst = burst_instance(5, [(0, 3), (2, 2)])
     assert ex.dp_opt(inst)[0] == 6
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     assert check_schedule(inst, simulate(inst, "svf").starts).metrics.tel == 8
 

@@ -15,7 +15,7 @@ from geosched.cli import main
 from geosched.errors import WorkloadFormatError
 from geosched.reference_impl.formats import FORMATS, read_workload_file, workload_text, write_workload
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.workloads import load_workload, read_trace
 from geosched.testing import instances
 

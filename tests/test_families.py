@@ -14,7 +14,7 @@ from geosched.adversary.families import FAMILIES, best_svf_lower_bound, evaluate
 from geosched.cli import main
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_lower_bound
 
 

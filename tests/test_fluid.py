@@ -26,7 +26,7 @@ from geosched.adversary.fluid import (
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 
 @pytest.mark.parametrize("s, o, memory, rate", [

@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
+from geosched.reference_impl.admission import ForwardCheck
 from geosched.reference_impl.model import burst_instance
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.simulator import ForwardCheck, simulate
+from geosched.reference_impl.simulation import simulate
 
 
 def _held(members: list[tuple[int, int]], step: int) -> int:

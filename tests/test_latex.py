@@ -16,7 +16,6 @@ import pytest
 from geosched.cli import main
 from geosched.theory import claim_ids, get_derivation
 
-
 _DOCUMENTS: dict[str, str] = {}  # claim -> its document: `prove` runs the claim's checks, once per claim here
 
 

@@ -199,7 +199,7 @@ def test_lesson5_no_longer_calls_the_check_consistent():
 def test_lesson4_says_what_sjf_does_with_the_b():
     # simulated: under SJF no B starts before the last A (step m - 1); m^2 - 1 start beside it, the last
     # at step m; under SVF every B starts at 0
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.theory.kong_sjf_unbounded import sjf_family
 
     for m in range(2, 7):

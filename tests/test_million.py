@@ -25,7 +25,7 @@ from stepwise_reference import stepwise_simulate
 
 from geosched import cli
 from geosched.errors import GeoschedError
-from geosched.reference_impl import checker, columns, fastsim, model, simulator
+from geosched.reference_impl import checker, columns, fastsim, model, simulation
 from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
@@ -58,8 +58,8 @@ def tied_instances(draw, max_n: int = 40):
 
 def _engine_result(instance, policy):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 10**18)
-        return simulator.simulate(instance, policy)
+        patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 10**18)
+        return simulation.simulate(instance, policy)
 
 
 def _compiled_result(instance, policy):
@@ -71,9 +71,9 @@ def _compiled_result(instance, policy):
         return real(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+        patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
         patch.setattr(fastsim, "run_exact", counted)
-        result = simulator.simulate(instance, policy)
+        result = simulation.simulate(instance, policy)
     assert calls == [1], "the compiled loop did not run"
     return result
 
@@ -107,15 +107,15 @@ class _Longer:
 
 def test_falls_back_outside_its_case(monkeypatch):
     calls = []
-    monkeypatch.setattr(simulator, "COMPILED_MIN_REQUESTS", 0)
+    monkeypatch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
     monkeypatch.setattr(fastsim, "run_exact", lambda *a: calls.append(1))
     instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
-    simulator.simulate(instance, "svf", backfill=True)
-    simulator.simulate(instance, "svf", predictor=_Longer())
-    simulator.simulate(instance, "svf", block_size=2)
-    simulator.simulate(instance, "svf", observer=lambda interval: None)
+    simulation.simulate(instance, "svf", backfill=True)
+    simulation.simulate(instance, "svf", predictor=_Longer())
+    simulation.simulate(instance.with_block_size(2), "svf")
+    simulation.simulate(instance, "svf", observer=lambda interval: None)
     huge = Instance(2**53, [Request(f"r{k}", 0, 0, 2**53) for k in range(10)])  # past fits_int64's bound
-    assert simulator.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}
+    assert simulation.simulate(huge, "svf").starts == {f"r{k}": k * 2**53 for k in range(10)}
     assert calls == []
 
 
@@ -322,7 +322,7 @@ def _both(argv):
 def _schedule_text(instance, kind, rng):
     ids = [r.id for r in instance.requests]
     if kind == "simulated":
-        starts = simulator.simulate(instance, "svf").starts
+        starts = simulation.simulate(instance, "svf").starts
     else:
         starts = {i: int(rng.integers(-3, 70)) for i in ids}  # early starts and memory violations
     if kind == "reversed":

@@ -134,3 +134,29 @@ def test_nan_in_file_names_the_field(tmp_path):
 def test_missing_file():
     with pytest.raises(WorkloadFormatError, match="cannot read"):
         read_instance("/nonexistent/x.json")
+
+
+# -- the block size, carried by the instance (issue 31) ------------------------------------------------------------
+
+@pytest.mark.parametrize("block, message", [(0, "must be >= 1"), (True, "must be an integer"),
+                                            (2.0, "must be an integer"), (7, "must divide the memory M = 48")])
+def test_bad_block_sizes_name_the_field(block, message):
+    with pytest.raises(ValidationError, match=f"block_size.*{message}"):
+        Instance(48, [Request("a", 0, 1, 2)], block)
+
+
+def test_block_size_round_trips_and_is_written_only_when_not_one(tmp_path):
+    token = Instance(48, [Request("a", 0, 1, 2)])
+    block = token.with_block_size(16)
+    assert token.block_size == 1 and block.block_size == 16 and block != token
+    assert "block_size" not in instance_to_dict(token) and instance_to_dict(block)["block_size"] == 16
+    assert repr(token).endswith("))") and repr(block).endswith("block_size=16)")
+    for inst in (token, block):
+        path = tmp_path / f"i{inst.block_size}.json"
+        write_instance(inst, path)
+        assert read_instance(path) == inst
+    assert block.with_memory(64).block_size == 16 and block.with_requests([]).block_size == 16
+    with pytest.raises(ValidationError, match="block_size"):
+        block.with_memory(40)  # 40 is not a multiple of 16
+    with pytest.raises(ValidationError, match="block_size"):
+        instance_from_dict({"memory": 48, "block_size": "16", "requests": []})

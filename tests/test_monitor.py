@@ -7,9 +7,10 @@ import random
 
 import pytest
 
+from geosched.reference_impl.engine import BlockedInterval
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.predictors import make_predictor
-from geosched.reference_impl.simulator import BlockedInterval, simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.verify.monitor import CertificateMonitor, monitor_run
 
 

@@ -20,7 +20,7 @@ from geosched.reference_impl.opt import (
     heuristic_schedule,
     solve_opt,
 )
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.workloads import generate
 from geosched.testing import instances
 
@@ -103,6 +103,17 @@ def test_brute_force_equals_naive_enumeration(inst):
     assert result.status == "optimal"
     assert_feasible(inst, result)
     assert result.tel == naive_opt(inst)
+
+
+@settings(max_examples=30)
+@given(tiny_instances(max_n=3, max_len=3), st.sampled_from([2, 3, 4]))
+def test_brute_force_at_block_grain_equals_naive_enumeration(inst, block):
+    # the naive enumeration judges by the checker, which counts whole blocks of the instance's block_size
+    inst = Instance(block * -(-inst.memory // block), inst.requests, block)
+    result = brute_force_opt(inst)
+    assert result.status == "optimal"
+    assert_feasible(inst, result)
+    assert result.tel == naive_opt(inst) >= naive_opt(inst.with_block_size(1))
 
 
 @settings(max_examples=40)

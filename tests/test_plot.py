@@ -343,7 +343,7 @@ def band_problems(instance, starts, layout, *, connected=()) -> list[str]:
 
 
 def test_lesson3_bands_are_continuous():
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     starts = simulate(LESSON3, "svf").starts
     assert starts["r2"] == 6 and starts["r2"] + 16 == 22  # r2 runs 7..22; bands below it used to end at 9
@@ -359,7 +359,7 @@ def test_lesson3_bands_are_continuous():
 
 def test_sjf_family_bands_never_fall():
     # Lesson 4's SJF panel: the B used to sit on a3 and drop to the floor when a3 finished
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.theory.kong_sjf_unbounded import sjf_family
 
     for size in (2, 3, 4):
@@ -381,7 +381,7 @@ def test_bands_keep_their_place_on_any_schedule(data):
     # staircases can promise it (three requests (0, 2) started together: the top one sits on 2t tokens
     # while it holds t, so its columns [2, 3] and [4, 6] do not touch, whatever the order).
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.testing import instances
 
     instance = data.draw(instances(max_n=6, max_memory=20))

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import pytest
 
 from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl.admission import admission_step
 from geosched.reference_impl.model import Instance, Request, volume
-from geosched.reference_impl.simulator import admission_step
 from geosched.verify.policy_spec import (
     Bounds,
     State,
@@ -161,17 +161,19 @@ def test_every_decision_of_simulated_runs_meets_the_spec():
 
 def test_a_simulator_whose_strict_path_backfills_is_caught(monkeypatch):
     """The spec is checked against the very function simulate calls (one code path)."""
-    from geosched.reference_impl import simulator
+    from geosched.reference_impl import admission, engine, simulation
     from geosched.reference_impl.model import burst_instance
     from geosched.verify.policy_spec import check_runs_against_spec
 
-    original = simulator._admit
-    monkeypatch.setattr(simulator, "_admit", lambda *args: original(*args[:-1], True))
+    original = admission.admit_from_queue
+    backfilling = lambda *args: original(*args[:-1], True)  # noqa: E731
+    monkeypatch.setattr(admission, "admit_from_queue", backfilling)  # admission_step's scan
+    monkeypatch.setattr(engine, "admit_from_queue", backfilling)  # the event-driven engine's
     # by hand: M = 4, volumes 3 (s=0,o=2), 6 (s=0,o=3), 1 (s=0,o=1): strict SVF starts (0,1) and (0,2) at 0,
     # then (0,3) waits; a backfilling scan would not change that here, so add a misfit head:
     inst = burst_instance(5, [(0, 1), (3, 2), (0, 2)])  # volumes 1, 9, 3: order (0,1), (0,2), (3,2)
     result = check_runs_against_spec([inst], "svf")
-    strict = simulator.simulate(inst, "svf").starts
+    strict = simulation.simulate(inst, "svf").starts
     assert result.status == "violated", (result.message, strict)
     assert check_policy_equivalence("svf", max_memory=4, max_waiting=2).status == "refuted"
 

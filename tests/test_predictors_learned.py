@@ -308,7 +308,7 @@ def test_learned_history_in_an_instance_uses_only_nominally_finished_requests():
 
 
 def test_importing_predictors_does_not_import_torch():
-    code = ("import sys, geosched.reference_impl.predictors, geosched.reference_impl.simulator, geosched.cli;"
+    code = ("import sys, geosched.reference_impl.predictors, geosched.reference_impl.simulation, geosched.cli;"
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

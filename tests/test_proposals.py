@@ -15,7 +15,7 @@ from geosched.adversary.proposals import propose_families, single_group_pool
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 
 @pytest.fixture(scope="module")

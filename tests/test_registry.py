@@ -59,7 +59,7 @@ def test_argparse_choices_come_from_the_registry():
 def test_a_registered_policy_runs_in_the_simulator_only(monkeypatch):
     from dataclasses import dataclass
 
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     @dataclass(frozen=True)
     class LongestFirst:
@@ -83,3 +83,34 @@ def test_a_registered_policy_runs_in_the_simulator_only(monkeypatch):
 def test_unknown_policy_lists_the_known_ones():
     with pytest.raises(UnknownNameError, match="known: fcfs, sjf, svf, svf1"):
         make_policy("nope")
+
+
+def test_a_scheduler_module_declares_its_own_entries_and_the_registry_finds_it(tmp_path, monkeypatch):
+    # issue 31: no hand list; a module of the package with SCHEDULERS is found by scanning it
+    import textwrap
+
+    from geosched.errors import ValidationError
+    from geosched.reference_impl.scheduling import SchedulerEntry, SchedulerRegistry
+
+    package = tmp_path / "my_schedulers"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "zeta.py").write_text(textwrap.dedent("""
+        from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+        SCHEDULERS = (SchedulerEntry("late", object, "late", frozenset({Capability.SIMULATOR}), order=9),
+                      SchedulerEntry("later", object, "later", frozenset({Capability.SIMULATOR}), order=9))
+    """))
+    (package / "alpha.py").write_text(textwrap.dedent("""
+        from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+        SCHEDULERS = (SchedulerEntry("first", object, "first", frozenset({Capability.SIMULATOR}), order=1),)
+        OTHER = 3  # a module's other names are not entries
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry = SchedulerRegistry("my_schedulers")
+    registry["added"] = SchedulerEntry("added", object, "added", frozenset())  # before the scan: kept after it
+    assert list(registry) == ["first", "late", "later", "added"]  # by order, then each module's own order
+    (package / "beta.py").write_text(
+        "from geosched.reference_impl.scheduling import Capability, SchedulerEntry\n"
+        "SCHEDULERS = (SchedulerEntry('first', object, 'x', frozenset()),)\n")
+    with pytest.raises(ValidationError, match="declared twice in my_schedulers .got .first"):
+        list(SchedulerRegistry("my_schedulers"))

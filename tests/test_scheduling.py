@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from geosched.adversary.witness import make_witness, verify_witness
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.engine import capabilities_of, run_scheduler
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy, policy_names
-from geosched.reference_impl.schedulers.engine import capabilities_of, run_scheduler
 from geosched.reference_impl.schedulers.geometric import GeometricBatch, GeometricGuess
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
 from geosched.reference_impl.schedulers.vllm import VllmScheduler
@@ -31,7 +31,7 @@ from geosched.reference_impl.scheduling import (
     register_scheduler,
     scheduler_names,
 )
-from geosched.reference_impl.simulator import resolve, simulate
+from geosched.reference_impl.simulation import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 from geosched.testing import instances
 
@@ -44,7 +44,7 @@ def test_priority_rules_through_the_protocol_equal_the_simulator(instance, polic
     rule = PriorityRuleScheduler(make_policy(policy), instance, backfill=backfill)
     run = run_scheduler(instance, rule, skip=skip)
     expected = simulate(instance, policy, backfill=backfill)
-    assert run.preemptions == 0 and all(len(runs) == 1 for runs in run.runs.values())
+    assert run.restarts == 0 and all(len(runs) == 1 for runs in run.runs.values())
     assert {i: runs[0].start for i, runs in run.runs.items()} == expected.starts
     assert run.admission_order == expected.admission_order
 
@@ -260,7 +260,7 @@ def test_vllm_fcfs_hand_example():
     # with its 2 outputs and completes at 3 + 5 - 2 = 6; r0 completes at 3. TEL 9.
     result = simulate(burst_instance(12, [(6, 3), (1, 5)]), "vllm-fcfs")
     assert result.runs == {"r0": ((0, 3, 0),), "r1": ((0, 2, 0), (3, 6, 2))}
-    assert result.completions == {"r0": 3, "r1": 6} and result.evictions == 1
+    assert result.completions == {"r0": 3, "r1": 6} and result.restarts == 1
     assert check_schedule(burst_instance(12, [(6, 3), (1, 5)]), result.schedule).metrics.tel == 9
 
 
@@ -273,7 +273,7 @@ def test_geo_guess_hand_example():
     assert [tuple(r) for r in result.runs["r0"]] == [(0, 1, 0), (1, 3, 0), (6, 9, 0)]
     assert [tuple(r) for r in result.runs["r1"]] == [(0, 1, 0), (1, 3, 0), (3, 7, 0), (9, 14, 0)]
     report = check_schedule(burst_instance(12, [(6, 3), (1, 5)]), result.schedule)
-    assert report.metrics.tel == 9 + 14 and report.metrics.lost_tokens == 3 + 7 == result.wasted_tokens
+    assert report.metrics.tel == 9 + 14 and report.metrics.lost_tokens == 3 + 7 == result.lost_tokens
 
 
 @settings(deadline=None)

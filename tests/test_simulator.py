@@ -6,11 +6,13 @@ from hypothesis import strategies as st
 from stepwise_reference import stepwise_simulate
 
 from geosched.errors import UnknownNameError, ValidationError
+from geosched.reference_impl.admission import admission_step, earliest_start
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.engine import BlockedInterval
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy
 from geosched.reference_impl.predictors import NoisyPredictor, OneBitPredictor, make_predictor
-from geosched.reference_impl.simulator import BlockedInterval, admission_step, earliest_start, simulate
+from geosched.reference_impl.simulation import simulate
 
 
 def tel(instance, starts):
@@ -113,18 +115,19 @@ def test_event_driven_equals_per_step_reference(inst, policy, backfill, predicto
     result = simulate(inst, policy, predictor=predictor, backfill=backfill)
     expected_starts, expected_evictions = stepwise_simulate(inst, keys, predicted, backfill=backfill)
     assert result.starts == expected_starts
-    assert result.evictions == expected_evictions
-    # memory never exceeds M, counting the evicted runs too
-    report = check_schedule(inst, result.starts, evicted_segments=result.evicted_segments)
+    assert result.restarts == expected_evictions
+    # memory never exceeds M, counting the evicted runs too (the runs of each request that restarted)
+    report = check_schedule(inst, result.schedule)
     assert report.feasible, report.violations
+    assert (report.metrics.restarts, report.metrics.lost_tokens) == (result.restarts, result.lost_tokens)
     if predictor_name == "oracle":
-        assert result.evictions == 0 and result.wasted_tokens == 0
+        assert result.restarts == 0 and result.lost_tokens == 0 and result.runs is None
 
 
 @given(small_instances, st.sampled_from(["fcfs", "sjf", "svf", "svf1"]), st.booleans())
 def test_exact_lengths_never_evict(inst, policy, backfill):
     result = simulate(inst, policy, backfill=backfill)
-    assert result.evictions == 0
+    assert result.restarts == 0
     assert check_schedule(inst, result.starts).feasible
     assert result.completions == {r.id: result.starts[r.id] + r.output for r in inst.requests}
 
@@ -140,8 +143,9 @@ def test_wrong_predictions_evict_and_stay_within_memory():
             return [1, 6]
 
     result = simulate(inst, "fcfs", predictor=Wrong())
-    assert result.evictions >= 1 and result.wasted_tokens >= 1
-    assert check_schedule(inst, result.starts, evicted_segments=result.evicted_segments).feasible
+    assert result.restarts >= 1 and result.lost_tokens >= 1
+    assert check_schedule(inst, result.schedule).feasible
+    assert not check_schedule(inst, result.starts).metrics.restarts  # the starts alone hide the evicted runs
 
 
 @given(small_instances.filter(lambda i: i.is_burst or True))
@@ -162,11 +166,17 @@ def test_observer_certificate_for_strict_svf_on_bursts(inst):
 
 
 def test_unknown_names_list_the_known_ones():
+    import geosched as gs
+    from geosched.reference_impl.scheduling import scheduler_names
+
     inst = burst_instance(5, [(1, 1)])
-    with pytest.raises(UnknownNameError, match="unknown policy 'lifo'; known: fcfs, sjf, svf, svf1"):
+    with pytest.raises(UnknownNameError, match="unknown policy 'lifo'; known: ") as info:
         simulate(inst, "lifo")
+    assert all(name in str(info.value) for name in (*scheduler_names(), "FILE.py:Class"))  # every one, not 4
     with pytest.raises(UnknownNameError, match="known: learned, noisy, onebit, oracle"):
-        simulate(inst, "svf", predictor="psychic")
+        gs.simulate(inst, "svf", predictor="psychic")  # names are resolved above the core
+    with pytest.raises(ValidationError, match="predictor.*the core simulator takes 'oracle' or a predictor object"):
+        simulate(inst, "svf", predictor="noisy")
     with pytest.raises(ValidationError, match="svf1 theta"):
         make_policy("svf1", theta=0)
 

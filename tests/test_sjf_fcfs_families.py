@@ -15,7 +15,7 @@ import sympy as sp
 from geosched.adversary.families import FAMILIES, evaluate_family
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import fcfs_families, sjf_families
 from geosched.verify.evidence import Context
 from geosched.verify.family_evidence import FAMILY_METHODS

@@ -28,7 +28,7 @@ from geosched.cli import main
 from geosched.errors import UnknownNameError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 
 def _random_arrays(rng, n, memory, burst):

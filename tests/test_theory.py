@@ -22,7 +22,7 @@ from geosched.cli import main
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import (
     CLAIMS,
     DERIVATIONS,

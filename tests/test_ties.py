@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.predictors import NoisyPredictor
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.testing import instances
 
 
@@ -56,7 +56,7 @@ def test_simulator_with_predictions_survives_renaming(case, policy, seed):
     first = simulate(instance, policy, predictor=NoisyPredictor(sigma=0.7, seed=seed))
     second = simulate(other, policy, predictor=NoisyPredictor(sigma=0.7, seed=seed))
     assert by_position(instance, first.starts) == by_position(other, second.starts)
-    assert first.evictions == second.evictions
+    assert first.restarts == second.restarts
 
 
 @given(instance_and_names(), st.sampled_from(policy_names(Capability.FAST)), st.booleans())

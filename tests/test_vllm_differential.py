@@ -1,6 +1,6 @@
 """Differential tests: vLLM 0.33's real V1 scheduler vs the pure-Python model, step by step.
 
-* ``paper`` mode of the plugin vs :func:`geosched.reference_impl.simulator.simulate` (exact
+* ``paper`` mode of the plugin vs :func:`geosched.reference_impl.simulation.simulate` (exact
   lengths, block size 1, budgets that never bind): must agree exactly at every step.
 * ``native`` mode of the plugin, and vLLM's stock FCFS/priority scheduler, vs the
   vLLM-semantics model (block sizes, token budgets, chunked prefill, preemption).

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from geosched.errors import WorkloadFormatError
+from geosched.reference_impl.formats.server_check import CUDA_BACKENDS, recorded_block_rule
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.vllm.differential import SchedulerDiff, instance_table, interpret_divergence
 from geosched.reference_impl.vllm.harness import DiffResult
 from geosched.reference_impl.vllm.replay import read_arrival_log, read_bench_result, replay_fidelity
 from geosched.reference_impl.vllm.semantics import StepState
-from geosched.reference_impl.vllm.server_check import CUDA_BACKENDS, recorded_block_rule
 
 ROOT = Path(__file__).resolve().parents[1]
 FCFS_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_burst_ratio15.264.json"

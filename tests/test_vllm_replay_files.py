@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from geosched.adversary.witness import read_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.formats import read_workload_file, send_order, workload_text, write_workload
+from geosched.reference_impl.formats.serving import ServerSettings, server_settings
 from geosched.reference_impl.model import Instance, Request, burst_instance
-from geosched.reference_impl.vllm.serving import ServerSettings, server_settings
 from geosched.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,16 +80,16 @@ def test_send_order_refuses_a_non_permutation():
 
 
 def test_server_settings_reproduce_the_memory():
-    inst = burst_instance(64, [(10, 5), (3, 7)])
-    s = server_settings(inst, block_size=16)
+    inst = burst_instance(64, [(10, 5), (3, 7)], block_size=16)
+    s = server_settings(inst)
     assert s.num_gpu_blocks_override == 64 // 16 + 1  # vLLM keeps one null block
     assert s.max_model_len == 10 + 1 + 5
     args = s.serve_args("M")
     for flag, value in (("--block-size", "16"), ("--num-gpu-blocks-override", "5"), ("--max-model-len", "16")):
         assert args[args.index(flag) + 1] == value
     assert "--no-enable-prefix-caching" in args
-    with pytest.raises(ValidationError, match="multiple of the block size"):
-        server_settings(burst_instance(60, [(1, 1)]), block_size=16)
+    with pytest.raises(ValidationError, match="instance's block_size 16"):
+        server_settings(inst, engine={"block_size": 8, "capacity_blocks": 8})
     with pytest.raises(ValidationError, match="max_model_len"):
         server_settings(burst_instance(20, [(10, 10)]))  # s + 1 + o = 21 > M = 20
     with pytest.raises(ValidationError, match="scheduling_policy"):
@@ -206,4 +206,7 @@ def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tm
 
 
 def test_block_grain_witnesses_are_shipped():
-    assert {read_witness(p)["engine"]["block_size"] for p in BLOCK_WITNESSES} == {16, 32}
+    # the block size is the instance's (issue 31); the engine's is derived from it
+    assert {read_witness(p)["instance"].block_size for p in BLOCK_WITNESSES} == {16, 32}
+    assert all(read_witness(p)["engine"]["block_size"] == read_witness(p)["instance"].block_size
+               for p in BLOCK_WITNESSES)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.vllm.admission import PaperGate
 from geosched.reference_impl.vllm.config import GeoschedSchedulerConfig, LengthQuery, order_key, resolve_predictor
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics

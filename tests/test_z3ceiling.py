@@ -19,7 +19,7 @@ import z3
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import burst_instance, volume
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.z3model import CUTS, BurstBounds, BurstVariables, ceiling_constraints
 from geosched.verify.evidence import Context
 from geosched.verify.methods import METHODS, SOLVER_SWEEPS

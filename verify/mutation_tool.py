@@ -69,7 +69,7 @@ __all__ = ["module_name", "TARGETS", "MODULE_TESTS", "MODULE_CLAIMS", "ToolMutan
 TARGETS: dict[str, tuple[str, ...]] = {
     "model": ("reference_impl/model.py",),
     "checker": ("reference_impl/checker.py",),
-    "simulator": ("reference_impl/simulator.py",),
+    "simulator": ("reference_impl/admission.py", "reference_impl/engine.py", "reference_impl/simulation.py"),
     "policies": ("reference_impl/policies.py::-OneBitSVF", "reference_impl/predictors/simple.py"),
     "onebit": ("reference_impl/policies.py::OneBitSVF",),
     "opt-bounds": ("reference_impl/opt/bounds.py", "reference_impl/opt/lower.py"),

@@ -125,12 +125,12 @@ MUTATIONS: tuple[Mutation, ...] = (
       "    return prompt * output + (output * output) // 2", "kong.lemmaA.2", "SVF's priority key (the volume)"),
     M("impl-sjf-key", "reference_impl/policies.py", "        return np.array(predicted, dtype=_dtype_of(predicted))",
       "        return np.array(prompt, dtype=_dtype_of(prompt))", "jaillet.thm4.3", "SJF's key (output -> prompt)"),
-    M("impl-strict-backfills", "reference_impl/simulator.py", "    if backfill:\n        candidates = [",
+    M("impl-strict-backfills", "reference_impl/admission.py", "    if backfill:\n        candidates = [",
       "    if True:\n        candidates = [", "kong.lemmaA.2", "simulate's strict path backfills"),
-    M("impl-fits", "reference_impl/simulator.py", "usage(start + output) + prompt + output <= memory\n",
+    M("impl-fits", "reference_impl/admission.py", "usage(start + output) + prompt + output <= memory\n",
       "usage(start + output) + prompt + output <= memory + 1\n", "kong.lemmaA.2",
       "the forward-looking check one token loose"),
-    M("impl-earliest-start", "reference_impl/simulator.py", "bound = max(bound, ends[idx] - output + 1)",
+    M("impl-earliest-start", "reference_impl/admission.py", "bound = max(bound, ends[idx] - output + 1)",
       "bound = max(bound, ends[idx] - output + 2)", "kong.lemmaA.2",
       "the event-driven jump skips a feasible start"),
     # issue 24: the audit's blind spots, each now caught by a named check
@@ -156,7 +156,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     M("impl-alpha", "reference_impl/model.py", "return Fraction(max(r.peak for r in self.requests), self.memory)",
       "return Fraction(max(r.prompt for r in self.requests), self.memory)", "kong.thm3.2",
       "Instance.alpha = max(s)/M instead of max(s + o)/M"),
-    M("impl-ties", "reference_impl/simulator.py", "key=lambda i: (keys[i], self.arrival[i], i))",
+    M("impl-ties", "reference_impl/engine.py", "key=lambda i: (keys[i], self.arrival[i], i))",
       "key=lambda i: (keys[i], -i, self.arrival[i]))", "kong.lemmaA.2", "ties broken by reverse position"),
 )
 

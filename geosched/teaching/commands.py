@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import examples, positive_float, show_progress
+from geosched.arguments import MEMORY_OVERRIDE, add_command, positive_float, show_progress
 
 __all__ = ["add_commands"]
 
@@ -20,15 +20,16 @@ PLOT_KINDS = ("memory", "gantt", "certificate", "compare", "family")
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     """Register ``plot`` and ``lessons``."""
-    p = subparsers.add_parser(
-        "plot", parents=[common], help="draw a schedule, its certificate, a family's ratio or policies beside OPT",
+    p = add_command(
+        subparsers, "plot", common, memory=MEMORY_OVERRIDE,
+        help="draw a schedule, its certificate, a family's ratio or policies beside OPT",
         description="Draw one picture and write it to --out (.png, .svg or .pdf). memory: the memory-time "
                     "picture (staircases, M, blocked steps); gantt: a Gantt chart; certificate: Lemma A.2's "
                     "peak mass against (1 - alpha) M at every blocked step; compare: policies and OPT side by "
                     "side; family: a bad family's ratio against its size. An existing --out is kept unless "
                     "--force.",
-        epilog=examples("geosched plot memory example --policy svf --out svf.png",
-                        "geosched plot compare burst:n=8,seed=1 --out compare.svg"))
+        examples=["geosched plot memory example --policy svf --out svf.png",
+                  "geosched plot compare burst:n=8,seed=1 --out compare.svg"])
     p.add_argument("kind", choices=PLOT_KINDS, help="which picture")
     p.add_argument("workload", nargs="?", default="example",
                    help="instance .json or generator spec (default: example, the paper's {(6,3), (1,5)}, M = 12)")
@@ -43,11 +44,11 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     p.set_defaults(handler=_cmd_plot)
 
-    p = subparsers.add_parser(
-        "lessons", parents=[common], help="copy the lessons as Jupyter notebooks to a folder",
+    p = add_command(
+        subparsers, "lessons", common, help="copy the lessons as Jupyter notebooks to a folder",
         description="Convert the documentation's lessons (MyST markdown) to .ipynb notebooks in --out and say "
                     "how to open them. Existing notebooks are kept unless --force.",
-        epilog=examples("geosched lessons --out geosched-lessons"))
+        examples=["geosched lessons --out geosched-lessons"])
     p.add_argument("--out", default="geosched-lessons", help="folder (default: geosched-lessons)")
     p.add_argument("--force", action="store_true", help="overwrite existing notebooks")
     p.set_defaults(handler=_cmd_lessons)
@@ -90,7 +91,7 @@ def _picture(args: argparse.Namespace):
 
         starts, label = read_schedule(args.schedule), f"schedule {args.schedule}"
     else:
-        from geosched.reference_impl.simulator import simulate
+        from geosched.reference_impl.simulation import simulate
 
         starts, label = simulate(instance, args.policy).starts, args.policy
     draw = plot.memory_picture if args.kind == "memory" else plot.gantt

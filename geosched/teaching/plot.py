@@ -544,7 +544,7 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
     >>> certificate_picture(burst_instance(12, [(6, 6), (1, 5)])).message
     'certificate of svf: alpha = 1: Thm 3.2 does not apply; no threshold (5 blocked step(s) drawn)'
     """
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify.monitor import CertificateMonitor
 
     began = time.perf_counter()
@@ -642,7 +642,7 @@ def _adversary_member(name: str, size: int) -> tuple[int, int, int, int]:
 
 def _kong_member(size: int) -> tuple[int, int, int, int]:
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.theory.kong_sjf_unbounded import closed_form_tels, sjf_family
 
     instance = sjf_family(size)
@@ -776,7 +776,7 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
     >>> d.labels, d.tels, d.opt_status
     (('svf', 'sjf', 'OPT'), (13, 9, 9), 'optimal')
     """
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     began = time.perf_counter()
     labels, schedules = [], []

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import examples, positive_float, positive_int, probability_level, show_progress, unit_fraction
+from geosched.arguments import (
+    MEMORY_OVERRIDE,
+    add_command,
+    positive_float,
+    positive_int,
+    probability_level,
+    show_progress,
+    unit_fraction,
+)
 
 __all__ = ["add_commands"]
 
@@ -22,13 +30,14 @@ def add_commands(subparsers, common) -> None:
     from geosched.reference_impl.cluster.routers import ROUTER_NAMES
     from geosched.reference_impl.cluster.simulator import ABLATIONS, BELIEFS, LOCAL_POLICIES
 
-    p = subparsers.add_parser(
-        "cluster", parents=[common], help="serve a workload on a cluster (routers, SageSched)",
+    p = add_command(
+        subparsers, "cluster", common, memory=MEMORY_OVERRIDE,
+        help="serve a workload on a cluster (routers, SageSched)",
         description="Serve a workload on a cluster of replicas with a router (SageSched's uncertainty-aware "
                     "placement, or a baseline) and a local policy on each replica; print the latency and SLO "
                     "table and one row per replica, every replica's schedule accepted by the checker.",
-        epilog=examples("geosched cluster trace --limit 2000 --router sagesched --local svf",
-                        "geosched cluster poisson:mu=0.2,rho=0.6 --replicas 2xunit --memory 400 --lengths oracle"))
+        examples=["geosched cluster trace --limit 2000 --router sagesched --local svf",
+                  "geosched cluster poisson:mu=0.2,rho=0.6 --replicas 2xunit --memory 400 --lengths oracle"])
     p.add_argument("workload", nargs="?", default="trace",
                    help="instance .json, trace .csv, 'trace' (the shared Azure trace) or a generator spec "
                         "(default: trace)")
@@ -105,11 +114,11 @@ def _print(summary, result) -> None:
           f"P99 {m['p99_latency']:.3f}")
     print(f"  SLO ({summary['slo_scale']:g}x isolated)  attainment {m['slo_attainment']:.3f}  goodput "
           f"{m['goodput']:.2f} req/s   throughput {m['throughput']:.0f} tok/s")
-    print(f"  preemptions {m['preemptions']}  wasted tokens {m['wasted_tokens']}  routing "
+    print(f"  restarts {m['preemptions']}  lost tokens {m['wasted_tokens']}  routing "
           f"{result.routing_seconds * 1e6:.1f} us/request  wall {result.wall_time:.2f} s")
-    header = f"  {'replica':<8} {'model':<24} {'M':>8} {'requests':>9} {'preempt':>8} {'TEL (steps)':>12} {'peak':>8}"
+    header = f"  {'replica':<8} {'model':<24} {'M':>8} {'requests':>9} {'restarts':>8} {'TEL (steps)':>12} {'peak':>8}"
     print(header)
     for rep in result.replicas:
-        print(f"  {rep.index:<8} {rep.model:<24} {rep.memory:>8} {rep.requests:>9} {rep.evictions:>8} "
+        print(f"  {rep.index:<8} {rep.model:<24} {rep.memory:>8} {rep.requests:>9} {rep.restarts:>8} "
               f"{rep.tel_steps:>12} {rep.peak_memory:>8}")
     print("  every replica's schedule accepted by the checker")

@@ -1,7 +1,7 @@
 """One replica of a cluster: the simulator's engine, a seconds clock, and what a router may read.
 
-A :class:`Replica` wraps a :class:`~geosched.reference_impl.simulator.ReplicaEngine`, the very
-engine :func:`~geosched.reference_impl.simulator.simulate` runs, so a replica schedules with the
+A :class:`Replica` wraps a :class:`~geosched.reference_impl.engine.ReplicaEngine`, the very
+engine :func:`~geosched.reference_impl.simulation.simulate` runs, so a replica schedules with the
 same forward-looking check, the same head-of-line or backfill scan, the same evictions with
 recompute and the same ties. What it adds is time in seconds.
 
@@ -19,7 +19,7 @@ step ``k`` with ``tau_k >= T``: the replica first processes every decision whose
 ``T`` (:meth:`Replica.advance_to`), then the clock runs on to ``k``. Nothing placed later can
 change steps ``<= k`` (a request admitted at ``k`` holds memory from ``k + 1``), so the engine
 sees exactly the instance whose arrival steps are these ``k``: a single replica equals
-:func:`~geosched.reference_impl.simulator.simulate` on it (tested), and with the unit step
+:func:`~geosched.reference_impl.simulation.simulate` on it (tested), and with the unit step
 model (``c0 = 1``, nothing else) ``k = ceil(T)`` and seconds are steps.
 
 **vLLM-style preemption.** When beliefs are wrong, the engine evicts the lowest-priority running
@@ -50,8 +50,8 @@ import math
 from dataclasses import dataclass, field
 
 from geosched.reference_impl.cluster.steptime import StepTimeModel
+from geosched.reference_impl.engine import ReplicaEngine
 from geosched.reference_impl.model import Request
-from geosched.reference_impl.simulator import ReplicaEngine
 
 __all__ = ["StepClock", "Replica", "RequestStats"]
 
@@ -213,7 +213,7 @@ class Replica:
         self.start_time[handle] = self.clock.time
         self.prompt_tokens -= request.prompt
 
-    def evicted(self, handle: int, step: int) -> None:
+    def restarted(self, handle: int, step: int) -> None:
         self.clock.leave(handle)
         self.prompt_tokens += self.requests[handle].prompt
 

@@ -20,7 +20,7 @@ Every replica's schedule is then re-checked by the independent checker
 * for ``sagesched``: ``E[o]``, ``E[v]`` exact over the bins, and the reserve ``= belief``.
 
 **Local policies**: every simulator policy of the registry (``fcfs``, ``sjf``, ``svf``,
-``svf1``), keyed on the belief exactly as :func:`~geosched.reference_impl.simulator.simulate`
+``svf1``), keyed on the belief exactly as :func:`~geosched.reference_impl.simulation.simulate`
 keys on predictions, plus ``sagesched``: smallest expected hybrid cost first
 (:mod:`.cost`, weights of the replica's own step-time model). 1-bit SVF resolves its
 threshold and proxies from the whole workload's predictions in :func:`simulate`; online that
@@ -65,6 +65,7 @@ from geosched.reference_impl.cluster.steptime import StepTimeModel
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, OneBitSVF, make_policy, policy_names
 from geosched.reference_impl.predictors import LengthDistribution, one_bit_parameters
+from geosched.reference_impl.scheduling import Run
 from geosched.results import Result
 
 __all__ = ["ClusterResult", "ReplicaReport", "simulate_cluster", "LOCAL_POLICIES", "ABLATIONS", "BELIEFS"]
@@ -82,22 +83,27 @@ class ReplicaReport:
     model: str  # step-time model name
     memory: int  # KV budget M
     requests: int  # requests placed here
-    evictions: int  # preemptions (recompute)
-    wasted_tokens: int  # output tokens decoded by evicted runs
+    restarts: int  # runs ended before completion (evictions: recompute from scratch)
+    lost_tokens: int  # output tokens decoded by those runs
     tel_steps: int  # sum of (completion step - arrival step), from the checker
     peak_memory: int  # from the checker
     feasible: bool  # the checker's verdict (always True, else simulate_cluster raises)
     decisions: int  # decision points the engine processed
     instance: Instance = field(repr=False)  # its requests, in workload order, with their arrival *steps* here
-    starts: dict[str, int] = field(repr=False)  # start steps
-    evicted_segments: tuple[tuple[str, int, int], ...] = field(repr=False)
+    starts: dict[str, int] = field(repr=False)  # start steps of every request's last run
+    runs: dict[str, tuple[Run, ...]] = field(repr=False)  # every run of each request that restarted
     keys: dict[str, Any] = field(repr=False)  # local priority keys
     beliefs: dict[str, int] = field(repr=False)  # initial beliefs (uncapped)
 
     def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in ("index", "model", "memory", "requests", "evictions",
-                                                       "wasted_tokens", "tel_steps", "peak_memory", "feasible",
+        return {name: getattr(self, name) for name in ("index", "model", "memory", "requests", "restarts",
+                                                       "lost_tokens", "tel_steps", "peak_memory", "feasible",
                                                        "decisions")}
+
+    @property
+    def schedule(self) -> dict[str, Any]:
+        """What the checker takes: the runs of each request that restarted, the start of every other."""
+        return {**self.starts, **self.runs}
 
 
 @dataclass(frozen=True)
@@ -332,15 +338,18 @@ def _report(node: Replica, prepared: _Prepared) -> ReplicaReport:
     instance = Instance(node.model.memory, [Request(node.requests[h].id, engine.arrival[h], node.requests[h].prompt,
                                                     node.requests[h].output) for h in handles])
     starts = {node.requests[h].id: engine.start[h] for h in handles}
-    check = check_schedule(instance, starts, evicted_segments=engine.segments)
+    log = engine.restarts
+    runs = {node.requests[h].id: log.runs(h, Run(engine.start[h], engine.start[h] + node.requests[h].output))
+            for h in handles if h in log.earlier}
+    check = check_schedule(instance, {**starts, **runs})
     if not check.feasible:
         raise InfeasibleScheduleError(f"replica {node.index}: the checker rejected the schedule: {check.message}")
     return ReplicaReport(
         index=node.index, model=node.model.name, memory=node.model.memory, requests=len(node.requests),
-        evictions=engine.evictions, wasted_tokens=engine.wasted,
+        restarts=log.count, lost_tokens=log.lost_tokens,
         tel_steps=check.metrics.tel if check.metrics else 0,
         peak_memory=check.metrics.peak_memory if check.metrics else 0, feasible=True,
-        decisions=engine.decisions, instance=instance, starts=starts, evicted_segments=tuple(engine.segments),
+        decisions=engine.decisions, instance=instance, starts=starts, runs=runs,
         keys={node.requests[h].id: engine.rank[h][0] for h in handles},
         beliefs={node.requests[h].id: prepared.beliefs[node.positions[h]] for h in handles},
     )
@@ -365,8 +374,9 @@ def _metrics(requests, arrival, latencies, nodes, reports, models, slo_scale) ->
         "slo_attainment": met / len(requests),
         "goodput": met / span if span > 0 else 0.0,
         "throughput": sum(r.output for r in requests) / span if span > 0 else 0.0,
-        "preemptions": sum(rep.evictions for rep in reports),
-        "wasted_tokens": sum(rep.wasted_tokens for rep in reports),
+        # the restart record under the cluster report's older keys: geosched.verify.sagesched_claims reads them
+        "preemptions": sum(rep.restarts for rep in reports),
+        "wasted_tokens": sum(rep.lost_tokens for rep in reports),
         "tel_steps": sum(rep.tel_steps for rep in reports),
         "makespan": float(end),
     }

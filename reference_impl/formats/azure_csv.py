@@ -45,7 +45,11 @@ _HALF_TICK = Fraction(1, 2 * 10**_STAMP_DIGITS)  # a written TIMESTAMP is within
 
 
 def write(instance: Instance, *, step_seconds: float = 0.025) -> str:
-    """The file's text: ``TIMESTAMP = AZURE_EPOCH + arrival * step_seconds``, one row per request."""
+    """The file's text: ``TIMESTAMP = AZURE_EPOCH + arrival * step_seconds``, one row per request
+    (token grain only: the trace's columns have no place for a block size)."""
+    if instance.block_size != 1:
+        raise ValidationError("block_size", instance.block_size, "azure-csv has no block size column: export a "
+                              "block-grain instance as jsonl or vllm-bench (which keep it)")
     step = check_step_seconds(step_seconds)
     buffer = io.StringIO()
     # csv's own "\r\n" line ends: a field holding either character is then quoted (ids are free text)

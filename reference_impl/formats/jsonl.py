@@ -32,8 +32,10 @@ HEADER = "geosched-workload"  # the first line's "format"
 
 
 def write(instance: Instance, *, step_seconds: float = 0.025) -> str:
-    """The file's text (``step_seconds``: not used, arrivals are steps)."""
-    lines = [json.dumps({"format": HEADER, "memory": instance.memory})]
+    """The file's text (``step_seconds``: not used, arrivals are steps); the header carries the
+    instance's ``block_size`` when it is not 1."""
+    grain = {"block_size": instance.block_size} if instance.block_size != 1 else {}
+    lines = [json.dumps({"format": HEADER, "memory": instance.memory, **grain})]
     lines += [json.dumps({"id": r.id, "arrival": r.arrival, "prompt": r.prompt, "output": r.output})
               for r in instance.requests]
     return "\n".join(lines) + "\n"
@@ -58,11 +60,11 @@ def read(path: str | Path, *, memory: int | None = None, step_seconds: float = 0
     if first.get("format") != HEADER:
         raise WorkloadFormatError(f"{path}:{number}: neither a geosched-workload header nor a line of "
                                   "another .jsonl format")
-    if set(first) != {"format", "memory"}:
-        raise WorkloadFormatError(f"{path}:{number}: the header must be exactly {{format, memory}}")
+    if not {"format", "memory"} <= set(first) <= {"format", "memory", "block_size"}:
+        raise WorkloadFormatError(f"{path}:{number}: the header must be exactly {{format, memory[, block_size]}}")
     requests = [instance_from_dict({"memory": first["memory"], "requests": [row]},
                                    source=f"{path}:{line}").requests[0] for line, row in rows[1:]]
-    return Instance(first["memory"], requests)
+    return Instance(first["memory"], requests, first.get("block_size", 1))
 
 
 def detect(path: Path) -> bool:

@@ -16,12 +16,12 @@ fresh id per 16-token chunk, so no two requests share a cached prefix), and geos
 text field of vLLM's ``custom`` dataset) and ``geosched_position`` (the order of the instance,
 restored on reading). The first line also carries ``geosched_workload``: the memory, the
 step-to-seconds mapping, the tie order and whether the witness's ratio depends on it, and the
-``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). vLLM ignores unknown fields.
+``vllm serve`` settings (:mod:`geosched.reference_impl.formats.serving`). vLLM ignores unknown fields.
 
 Exporting (``geosched export WITNESS --format vllm-bench``) also writes ``NAME.replay.sh``: the
 ``vllm serve`` settings and the ``vllm bench serve`` command that replay the file
 (:func:`export_plan`, :func:`plan_export`), once vLLM 0.33's own parser, engine-config builder and
-GPU attention backends accept the settings (:mod:`geosched.reference_impl.vllm.server_check`; the
+GPU attention backends accept the settings (:mod:`geosched.reference_impl.formats.server_check`; the
 verdict is the first line's ``server_check``). A token-grain witness (block size 1, which every CUDA
 backend refuses) gets the file without the script, and a warning that names the block-grain path.
 
@@ -46,7 +46,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from geosched.arguments import dotted_name, non_negative_float, positive_int
+from geosched.arguments import dotted_name, non_negative_float
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
@@ -106,7 +106,8 @@ def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, me
         raise ValidationError("--tie-gap-seconds", float(gap),
                               f"{widest + 1} requests share an arrival step: {widest} x gap must stay below "
                               f"step_seconds / 2 = {step / 2} (use a larger --step-seconds or a smaller gap)")
-    meta = {"format": "geosched-vllm-bench", "memory": instance.memory, "step_seconds": float(step),
+    grain = {"block_size": instance.block_size} if instance.block_size != 1 else {}
+    meta = {"format": "geosched-vllm-bench", "memory": instance.memory, **grain, "step_seconds": float(step),
             "tie_gap_seconds": float(gap),
             "timestamp_rule": "timestamp = arrival_step * step_seconds + rank * tie_gap_seconds, rank = place among "
                               "equal arrivals in send order; arrival_step = round(timestamp / step_seconds)",
@@ -173,7 +174,7 @@ def _read_vllm_bench(path: Path, rows: list[tuple[int, Any]], memory: int | None
             raise WorkloadFormatError(f"{path}: no single 'memory' field in the trace; pass --memory M")
         memory = memories.pop()
     ordered = [request for _, request in sorted(zip(positions, requests, strict=True), key=lambda pair: pair[0])]
-    return Instance(memory, ordered)
+    return Instance(memory, ordered, meta.get("block_size", 1))
 
 
 def _vllm_bench_request(row: Mapping[str, Any], where: str, step: float, index: int) -> Request:
@@ -207,33 +208,36 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_size: int | None = None,
+def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
                 scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
     """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
     the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
     tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
-    (:func:`geosched.reference_impl.vllm.serving.server_settings`; ``block_size``: the witness's
-    engine's, else 1, unless given). Stock vLLM's priority queue orders equal priorities by arrival
-    time, then by request id *string*: a witness of that target is sent in id-string order within
-    each arrival step, so that the staggered arrival times a server stamps keep that order.
+    (:func:`geosched.reference_impl.formats.serving.server_settings`, at the instance's ``block_size``:
+    ``geosched export --block-size B`` sets it). Stock vLLM's priority queue
+    orders equal priorities by arrival time, then by request id *string*: a witness of that
+    target is sent in id-string order within each arrival step, so that the staggered arrival
+    times a server stamps keep that order.
 
     Raises
     ------
     ValidationError
-        When ``block_size`` is not the grain the witness was certified at (its engine's).
+        When the instance's ``block_size`` is not the grain the witness was certified at (its own
+        instance's, else its engine's): a server at another block size would not run its schedule.
     """
-    from geosched.reference_impl.vllm.serving import server_settings
+    from geosched.reference_impl.formats.serving import server_settings
 
     engine = witness.get("engine") if witness else None
-    grain = int(engine.get("block_size", 1)) if engine else 1
-    if engine is not None and block_size is not None and block_size != grain:
-        raise ValidationError("--block-size", block_size,
-                              f"the witness was certified at block size {grain} (its engine): a server at "
-                              f"{block_size} would not run its schedule; export at {grain}, or hunt at block grain "
-                              f"{block_size} (hunt --block-size {block_size})")
-    settings = server_settings(instance, block_size=block_size or 1, engine=engine, scheduler_cls=scheduler_cls)
+    grain = _certified_grain(witness)
+    if grain is not None and grain != instance.block_size:
+        block = instance.block_size
+        raise ValidationError("--block-size", block,
+                              f"the witness was certified at block size {grain}: a server at {block} would not run "
+                              f"its schedule; export at {grain}, or hunt at block grain {block} "
+                              f"(hunt --block-size {block})")
+    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
     meta: dict[str, Any] = {"server": settings.to_dict()}
     order = None
     if witness:
@@ -249,14 +253,25 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, block_
     return order, meta
 
 
+def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
+    """The block size a witness was certified at: its instance's (the one place it is carried), else its
+    engine's; None for a workload or a witness that states neither."""
+    if not witness:
+        return None
+    own = witness.get("instance")
+    if isinstance(own, Instance):
+        return own.block_size
+    if isinstance(own, Mapping):
+        return int(own.get("block_size", 1))
+    engine = witness.get("engine")
+    return int(engine["block_size"]) if isinstance(engine, Mapping) and "block_size" in engine else None
+
+
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """``geosched export``'s options for this format."""
     parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
                         help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
                         "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    parser.add_argument("--block-size", type=positive_int, default=None,
-                        help="vllm-bench: KV block size of the vllm serve settings written beside the file (default: "
-                        "the witness's engine, else 1); vLLM 0.33's GPU attention backends need multiples of 16")
     parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
                         help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
     parser.add_argument("--no-vllm-check", dest="vllm_check", action="store_false",
@@ -269,18 +284,17 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     """The send order and metadata (:func:`export_plan`), the default step, and ``NAME.replay.sh``.
 
     The server settings are checked as vLLM 0.33 checks them
-    (:func:`geosched.reference_impl.vllm.server_check.check_server_settings`) and the verdict goes into
+    (:func:`geosched.reference_impl.formats.server_check.check_server_settings`) and the verdict goes into
     the metadata (``server_check``). A block size that vLLM's GPU backends refuse is an error when asked
-    for with ``--block-size``; when it is the witness's own grain (token grain: 1), the file is written
+    for with ``--block-size``; when it is the witness's or workload's own grain (token grain: 1), the file is written
     without ``NAME.replay.sh`` and a warning names the block-grain path and the CPU replay. Any other
     refusal of vLLM (its parser, its engine config) is an error naming vLLM's reason.
     """
-    from geosched.reference_impl.vllm.server_check import check_server_settings
-    from geosched.reference_impl.vllm.serving import ServerSettings, replay_script
+    from geosched.reference_impl.formats.server_check import check_server_settings
+    from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
     instance = source.instance
-    order, meta = export_plan(instance, source.witness(), block_size=args.block_size,
-                              scheduler_cls=args.scheduler_cls)
+    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)
     server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
 
@@ -306,7 +320,7 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
 def _refused(check: Any, args: argparse.Namespace, plan: ExportPlan, instance: Instance, meta: Mapping[str, Any],
              stem: str) -> ExportPlan:
     """A refused server: an error, or (the witness's own token grain) the file alone and a warning."""
-    from geosched.reference_impl.vllm.server_check import VLLM_VERSION, block_grain_fix
+    from geosched.reference_impl.formats.server_check import VLLM_VERSION, block_grain_fix
 
     witness = "policy" in meta
     fix = block_grain_fix(instance.memory, meta.get("policy"), Path(stem).name, witness=witness)
@@ -314,9 +328,10 @@ def _refused(check: Any, args: argparse.Namespace, plan: ExportPlan, instance: I
         raise ValidationError("server settings", meta["server"], f"vLLM {VLLM_VERSION} refuses them: "
                               + "; ".join(check.problems))
     rule = f"rejected by every CUDA attention backend of vLLM {VLLM_VERSION} (multiples of 16)"
-    if args.block_size is not None:
+    if getattr(args, "block_size", None) is not None:
         raise ValidationError("--block-size", args.block_size, f"{rule}; {fix}")
-    grain = "the witness's grain" if witness else "token grain, the default"
+    grain = ("the witness's grain" if witness else "token grain, the default" if instance.block_size == 1
+             else "the workload's own block size")
     return replace(plan, warnings=(
         f"{stem}.replay.sh not written: block size {check.block_size} ({grain}) is {rule}; for a GPU replay, {fix}; "
         f"{args.out} itself replays on CPU, at its grain, in vLLM's engine core: "

@@ -14,6 +14,10 @@ never be completed). This enumerates every feasible schedule. Three exact prunin
 
 If no request has arrived, ``t`` jumps to the next arrival (nothing can be decided before).
 
+**Block grain.** With the instance's ``block_size`` ``B > 1`` a request holding ``u`` tokens holds
+``B * ceil(u / B)``; each member's blocks only grow while it runs, so, as at token grain, checking
+every completion step of the batch checks every step (:func:`_fits`).
+
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
@@ -29,8 +33,9 @@ import time
 
 from geosched.errors import InfeasibleScheduleError, ValidationError
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.model import Instance
+from geosched.reference_impl.model import Instance, block_tokens
 from geosched.reference_impl.opt.bounds import best_cheap_bound
+from geosched.reference_impl.opt.deadline import Deadline
 from geosched.reference_impl.opt.result import OptResult
 
 __all__ = ["brute_force_opt"]
@@ -40,8 +45,12 @@ class _NodeLimit(Exception):
     pass
 
 
-def _fits(members: list[tuple[int, int]], memory: int) -> bool:
-    """Members ``(end, c)`` hold ``c + t'`` tokens at steps ``t' <= end``: check every end."""
+def _fits(members: list[tuple[int, int]], memory: int, block: int = 1) -> bool:
+    """Members ``(end, c)`` hold ``c + t'`` tokens at steps ``t' <= end`` (whole blocks of ``block``):
+    check every end."""
+    if block != 1:
+        return all(sum(block_tokens(c + end, block) for e, c in members if e >= end) <= memory
+                   for end, _ in members)
     ordered = sorted(members, reverse=True)
     count = 0
     offset = 0
@@ -58,16 +67,19 @@ def _fits(members: list[tuple[int, int]], memory: int) -> bool:
     return True
 
 
-def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> OptResult:
+def brute_force_opt(instance: Instance, *, node_limit: int | None = None,
+                    deadline: Deadline | None = None) -> OptResult:
     """Exact OPT by exhaustive search (see module doc); for ``n <= 6`` or so with short outputs.
 
     Parameters
     ----------
     instance : Instance
-        The workload.
+        The workload, at its own grain (``block_size``).
     node_limit : int, optional
         Caps the search nodes; when reached the result is ``"time_limit"`` with the best
         schedule found (or ``"no_solution"``) and the cheap lower bound as dual bound.
+    deadline : Deadline, optional
+        Stops the search the same way when it passes (checked every 1024 nodes).
 
     Returns
     -------
@@ -86,19 +98,22 @@ def brute_force_opt(instance: Instance, *, node_limit: int | None = None) -> Opt
         raise ValidationError("node_limit", node_limit, "must be a positive integer or None")
     if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, "brute", "empty instance", 0)
-    search = _BruteSearch(instance, node_limit)
+    search = _BruteSearch(instance, node_limit, deadline or Deadline.never())
     hit_limit = search.run()
-    return _result(instance, search, hit_limit, node_limit, t0)
+    return _result(instance, search, hit_limit, t0)
 
 
 class _BruteSearch:
     """Depth-first search over the admitted subset at every step, with memoisation of
     ``(step, unstarted set, running batch)`` and a bound on the remaining latency."""
 
-    def __init__(self, instance: Instance, node_limit: int | None) -> None:
+    def __init__(self, instance: Instance, node_limit: int | None, deadline: Deadline) -> None:
         requests = instance.requests
         self.n = len(requests)
         self.memory = instance.memory
+        self.block = instance.block_size
+        self.deadline = deadline
+        self.stopped_by = ""
         self.arrival = [r.arrival for r in requests]
         self.prompt = [r.prompt for r in requests]
         self.output = [r.output for r in requests]
@@ -136,6 +151,10 @@ class _BruteSearch:
     def visit(self, t: int, unstarted: int, batch: tuple[tuple[int, int], ...], cost: int) -> None:
         self.nodes += 1
         if self.node_limit is not None and self.nodes > self.node_limit:
+            self.stopped_by = f"node limit {self.node_limit}"
+            raise _NodeLimit
+        if self.nodes % 1024 == 0 and self.deadline.passed():
+            self.stopped_by = "time limit"
             raise _NodeLimit
         if unstarted == 0:
             if self.best_cost is None or cost < self.best_cost:
@@ -173,7 +192,7 @@ class _BruteSearch:
             # symmetry: i may start now only if its earlier twin has started or starts now
             if j < 0 or not (unstarted >> j & 1) or j in chosen:
                 trial = members + [(t + self.output[i], self.prompt[i] - t)]
-                if _fits(trial, self.memory):
+                if _fits(trial, self.memory, self.block):
                     chosen.append(i)
                     extend(pos + 1, chosen, trial)
                     chosen.pop()
@@ -195,12 +214,11 @@ class _BruteSearch:
             self.start[i] = -1
 
 
-def _result(instance: Instance, search: _BruteSearch, hit_limit: bool, node_limit: int | None,
-            t0: float) -> OptResult:
+def _result(instance: Instance, search: _BruteSearch, hit_limit: bool, t0: float) -> OptResult:
     """The search's outcome, its schedule re-checked by the checker."""
     if search.best_starts is None:
         return OptResult("no_solution", None, None, float(best_cheap_bound(instance).value),
-                         time.perf_counter() - t0, "brute", f"node limit {node_limit} reached before any schedule",
+                         time.perf_counter() - t0, "brute", f"{search.stopped_by} reached before any schedule",
                          search.nodes)
     starts = {r.id: search.best_starts[i] for i, r in enumerate(instance.requests)}
     report = check_schedule(instance, starts)
@@ -210,6 +228,6 @@ def _result(instance: Instance, search: _BruteSearch, hit_limit: bool, node_limi
     if hit_limit:
         dual = float(min(tel, best_cheap_bound(instance).value))
         return OptResult("time_limit", starts, tel, dual, time.perf_counter() - t0, "brute",
-                         f"node limit {node_limit} reached; incumbent not proved optimal", search.nodes)
+                         f"{search.stopped_by} reached; incumbent not proved optimal", search.nodes)
     return OptResult("optimal", starts, tel, float(tel), time.perf_counter() - t0, "brute",
                      "exhaustive search complete", search.nodes)

@@ -31,7 +31,7 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.deadline import Deadline
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 
 __all__ = ["heuristic_schedule", "timed_heuristic", "HEURISTIC_POLICIES", "left_shift", "best_policy_schedule",
            "MAX_LEFT_SHIFT_STEPS"]
@@ -81,11 +81,18 @@ def _policy_run(instance: Instance, name: str, backfill: bool) -> tuple[dict[str
     return starts, sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
 
 
+def _held(instance: Instance, r) -> np.ndarray:
+    """What ``r`` holds at each step of its run (whole blocks of the instance's ``block_size``)."""
+    tokens = r.prompt + np.arange(1, r.output + 1, dtype=np.int64)
+    b = instance.block_size
+    return tokens if b == 1 else -(-tokens // b) * b
+
+
 def _usage(instance: Instance, starts: dict[str, int], horizon: int) -> np.ndarray:
     profile = np.zeros(horizon + 2, dtype=np.int64)
     for r in instance.requests:
         x = starts[r.id]
-        profile[x + 1 : x + r.output + 1] += r.prompt + np.arange(1, r.output + 1)
+        profile[x + 1 : x + r.output + 1] += _held(instance, r)
     return profile
 
 
@@ -114,7 +121,7 @@ def left_shift(instance: Instance, starts: dict[str, int], *, max_rounds: int = 
             x = starts[r.id]
             if x == r.arrival:
                 continue
-            best = _earliest_fit(profile, r, x, memory, deadline)
+            best = _earliest_fit(profile, r, _held(instance, r), x, memory, deadline)
             if best != x:
                 starts[r.id] = best
                 moved = True
@@ -123,10 +130,9 @@ def left_shift(instance: Instance, starts: dict[str, int], *, max_rounds: int = 
     return starts
 
 
-def _earliest_fit(profile: np.ndarray, r, x: int, memory: int, deadline: Deadline) -> int:
-    """Move ``r`` from ``x`` to the earliest step it fits with the others held (``profile``
-    updated in place); ``x`` itself when nothing earlier fits or the deadline passes."""
-    own = r.prompt + np.arange(1, r.output + 1)
+def _earliest_fit(profile: np.ndarray, r, own: np.ndarray, x: int, memory: int, deadline: Deadline) -> int:
+    """Move ``r`` (holding ``own`` at its steps) from ``x`` to the earliest step it fits with the
+    others held (``profile`` updated in place); ``x`` itself when nothing earlier fits or the deadline passes."""
     profile[x + 1 : x + r.output + 1] -= own
     best = x
     for y in range(r.arrival, x):

@@ -22,8 +22,14 @@ search. Otherwise solve one formulation (``method``):
 ``cpsat-hybrid``      ``cpsat-ti-dom`` + the cumulative, starts channelled
 ``milp``              HiGHS via ``scipy.optimize.milp``, time-indexed, plain windows (baseline)
 ``milp-tight``        HiGHS, time-indexed, tight windows ``UB - o_i - LB(I - i)``
-``brute``             :func:`~.brute.brute_force_opt` (tiny instances; ignores ``time_limit``)
+``brute``             :func:`~.brute.brute_force_opt` (tiny instances; stops at ``time_limit``)
 ===================== =========================================================================
+
+**Block grain.** The integer programs count memory in tokens. For an instance with ``block_size``
+``B > 1`` (whole KV blocks) ``auto`` and ``brute`` run the exhaustive search, which models blocks
+exactly; every other method is refused in one line naming the limitation (never a token-grain
+answer for a block-grain instance). The lower bounds count tokens, which bounds the block-grain
+optimum from below as well (every block-feasible schedule is token-feasible).
 
 The returned schedule is the better of the solver's and the incumbent's, re-checked by
 :func:`~geosched.reference_impl.checker.check_schedule`; the dual bound is the larger of the
@@ -199,8 +205,11 @@ def solve_opt(
     """
     t0 = time.perf_counter()
     _validate(method, time_limit)
-    if method == "brute":
-        return brute_force_opt(instance)
+    if instance.block_size != 1 and method not in ("auto", "brute"):
+        raise ValidationError("method", method, f"models memory in tokens, not in blocks of block_size "
+                              f"{instance.block_size}: at block grain use method brute (or auto, which runs it)")
+    if method == "brute" or instance.block_size != 1:
+        return brute_force_opt(instance, deadline=Deadline(t0 + time_limit))
     if instance.n == 0:
         return OptResult("optimal", {}, 0, 0.0, time.perf_counter() - t0, method, "empty instance")
     deadline = Deadline(t0 + time_limit)

@@ -18,7 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from geosched.arguments import examples, integer, positive_int, show_progress
+from geosched.arguments import add_command, integer, positive_int, show_progress
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.output import emit_json
 
@@ -27,20 +27,20 @@ __all__ = ["add_commands"]
 
 def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     """Register ``predictor train`` and ``predictor eval``."""
-    parser = subparsers.add_parser(
-        "predictor", help="train and evaluate learned output-length predictors",
+    parser = add_command(
+        subparsers, "predictor", None, help="train and evaluate learned output-length predictors",
         description="Learned output-length predictors (torch): train a model on the first 70%% of a trace by "
                     "time, or print the accuracy table of models and baselines on the last 30%%.",
-        epilog=examples("geosched predictor eval", "geosched predictor train --kind onebit --out onebit.json"))
+        examples=["geosched predictor eval", "geosched predictor train --kind onebit --out onebit.json"])
     sub = parser.add_subparsers(dest="predictor_command", metavar="ACTION")
     sub.required = True
 
-    p = sub.add_parser(
-        "train", parents=[common], help="train a model on a trace (70/30 split by time)",
+    p = add_command(
+        sub, "train", common, help="train a model on a trace (70/30 split by time)",
         description="Train a point, 1-bit or distribution model on the first 70%% of an Azure-format trace by time, "
                     "score it on the rest, and write the model file (an existing one is kept unless --force; "
                     "when the write fails the trained model is kept in a fallback file and the error says where).",
-        epilog=examples("geosched predictor train --kind onebit --out onebit.json --epochs 10"))
+        examples=["geosched predictor train --kind onebit --out onebit.json --epochs 10"])
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--kind", required=True, choices=("point", "onebit", "dist"))
     p.add_argument("--out", required=True, help="model file to write (JSON)")
@@ -51,11 +51,11 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=integer, default=None, help="read at most this many rows")
     p.set_defaults(handler=_cmd_train)
 
-    p = sub.add_parser(
-        "eval", parents=[common], help="accuracy table of models and baselines on the test part",
+    p = add_command(
+        sub, "eval", common, help="accuracy table of models and baselines on the test part",
         description="Print the accuracy table on the last 30%% of a trace by time: the baselines (global median, "
                     "per-bucket empirical distribution) and each model (default: the three shipped ones).",
-        epilog=examples("geosched predictor eval", "geosched predictor eval --model onebit.json --json"))
+        examples=["geosched predictor eval", "geosched predictor eval --model onebit.json --json"])
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
     p.add_argument("--model", action="append", default=None,
                    help="model file (repeatable; default: the shipped point, onebit and dist models)")

@@ -29,7 +29,7 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -37,6 +37,7 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import MAX_VALUE, Instance
+from geosched.reference_impl.policies import one_bit_parameters  # the svf1 rule's split, shared with onebit
 
 __all__ = [
     "Predictor",
@@ -135,31 +136,6 @@ class OneBitPredictor:
 def _check_seed(seed: Any) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValidationError("seed", seed, "must be an integer >= 0")
-
-
-def one_bit_parameters(
-    lengths: Sequence[int],
-    theta: int | None = None,
-    short_length: int | None = None,
-    long_length: int | None = None,
-) -> tuple[int, int, int]:
-    """``(theta, O_0, O_1)`` of a short/long split of ``lengths``; given values are kept.
-
-    Defaults: ``theta`` is the median length (short iff ``o <= theta``); ``O_0`` and ``O_1``
-    are the rounded mean lengths of each class, the empirical ``E[o | o <= theta]`` and
-    ``E[o | o > theta]`` of Kong et al., Thm. 3.5 (an empty class gets ``theta // 2`` or
-    ``2 * theta``). Shared by the ``onebit`` predictor and the ``svf1`` policy.
-
-    >>> one_bit_parameters([1, 2, 9, 10])
-    (5, 2, 10)
-    """
-    values = np.asarray(lengths, dtype=np.int64)
-    if theta is None:
-        theta = int(np.median(values)) if values.size else 1
-    short, long_ = values[values <= theta], values[values > theta]
-    o0 = short_length or (max(1, round(float(short.mean()))) if short.size else max(1, theta // 2))
-    o1 = long_length or (max(1, round(float(long_.mean()))) if long_.size else 2 * theta)
-    return theta, o0, o1
 
 
 def _learned(**params: Any) -> Any:

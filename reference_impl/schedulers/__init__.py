@@ -1,16 +1,17 @@
-"""geosched.reference_impl.schedulers: schedulers of the protocol
-(:mod:`geosched.reference_impl.scheduling`) beyond priority rules, and the step engine.
+"""geosched.reference_impl.schedulers: the schedulers of the protocol (:mod:`geosched.reference_impl.scheduling`),
+one module per family, each declaring its registry entries (``SCHEDULERS``) beside its classes.
 
-* :mod:`~geosched.reference_impl.schedulers.engine`: the step-driven loop that runs any
-  scheduler in the exact model with restarts (:func:`run_scheduler`);
-* :mod:`~geosched.reference_impl.schedulers.priority`: the priority rules as protocol
-  schedulers (the simulator's fast path runs the same rules event by event);
+* :mod:`~geosched.reference_impl.schedulers.priority`: the priority rules as protocol schedulers
+  (the event-driven engine runs the same rules event by event) and the entries of ``fcfs``, ``sjf``,
+  ``svf``, ``svf1``;
 * :mod:`~geosched.reference_impl.schedulers.vllm`: stock vLLM's rules (``vllm-fcfs``,
   ``vllm-priority``), the one implementation the vLLM-semantics model also runs;
 * :mod:`~geosched.reference_impl.schedulers.geometric`: the non-clairvoyant geometric-guess
   scheduler (``geo-guess``) and its clairvoyant batching counterpart (``geo-batch``).
 
-Nothing is imported here: each module is loaded when a registry entry names it, or when one of
+A new module here that defines ``SCHEDULERS = (SchedulerEntry(...), ...)`` is found by the registry
+with no other file edited. The engines that run them are in :mod:`geosched.reference_impl.engine`.
+Nothing is imported here: each module is loaded when the registry scans the package, or when one of
 the names below is first used (:mod:`geosched.lazy`).
 """
 
@@ -18,8 +19,6 @@ from geosched.lazy import lazy_exports
 
 # public name -> the module that defines it (imported on first access)
 _EXPORTS = {
-    "run_scheduler": "geosched.reference_impl.schedulers.engine",
-    "StepRun": "geosched.reference_impl.schedulers.engine",
     "PriorityRuleScheduler": "geosched.reference_impl.schedulers.priority",
     "VllmFcfs": "geosched.reference_impl.schedulers.vllm",
     "VllmPriority": "geosched.reference_impl.schedulers.vllm",
@@ -27,5 +26,4 @@ _EXPORTS = {
     "GeometricBatch": "geosched.reference_impl.schedulers.geometric",
 }
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-__all__ = ["run_scheduler", "StepRun", "PriorityRuleScheduler", "VllmFcfs", "VllmPriority", "GeometricGuess",
-           "GeometricBatch"]
+__all__ = ["PriorityRuleScheduler", "VllmFcfs", "VllmPriority", "GeometricGuess", "GeometricBatch"]

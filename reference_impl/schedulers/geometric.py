@@ -22,7 +22,7 @@ same spirit, not implementations of GSA or GBA, and no bound of that paper is cl
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
->>> from geosched.reference_impl.schedulers.engine import run_scheduler
+>>> from geosched.reference_impl.engine import run_scheduler
 >>> run = run_scheduler(burst_instance(12, [(6, 3), (1, 5)]), GeometricGuess())
 >>> [tuple(run) for run in run.runs["r1"]], run.lost_tokens
 ([(0, 1, 0), (1, 3, 0), (3, 7, 0), (9, 14, 0)], 10)
@@ -33,10 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from geosched.errors import ValidationError
-from geosched.reference_impl.scheduling import Decision, SchedulerState
-from geosched.reference_impl.simulator import admission_step, earliest_start
+from geosched.reference_impl.admission import admission_step, earliest_start
+from geosched.reference_impl.scheduling import Capability, Decision, SchedulerEntry, SchedulerState
 
-__all__ = ["GeometricGuess", "GeometricBatch", "length_class"]
+__all__ = ["GeometricGuess", "GeometricBatch", "length_class", "SCHEDULERS"]
 
 
 def _volume(prompt: int, output: int) -> int:
@@ -109,3 +109,12 @@ class GeometricBatch:
         batch = [w for w in state.waiting if length_class(w.output) == smallest]
         chosen = admission_step(state.memory, state.time, [], [(w.prompt, w.output) for w in batch], backfill=True)
         return Decision(admit=tuple(batch[k].id for k in chosen))
+
+
+SCHEDULERS = (  # this module's registry entries (geosched.reference_impl.scheduling finds them)
+    SchedulerEntry("geo-guess", GeometricGuess,
+                   "non-clairvoyant: doubling length guesses, restart when exceeded (geosched's own)",
+                   frozenset({Capability.SIMULATOR, Capability.PREEMPTS}), order=30),
+    SchedulerEntry("geo-batch", GeometricBatch, "clairvoyant batches by geometric length class (geosched's own)",
+                   frozenset({Capability.SIMULATOR, Capability.CLAIRVOYANT}), order=30),
+)

@@ -21,7 +21,7 @@ chunked prefill) both call them: one code path for the rules.
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
->>> from geosched.reference_impl.schedulers.engine import run_scheduler
+>>> from geosched.reference_impl.engine import run_scheduler
 >>> run_scheduler(burst_instance(12, [(6, 3), (1, 5)]), VllmFcfs()).completions
 {'r0': 3, 'r1': 6}
 """
@@ -34,10 +34,17 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import block_tokens
-from geosched.reference_impl.scheduling import Decision, DecisionError, Restart, SchedulerState
+from geosched.reference_impl.scheduling import (
+    Capability,
+    Decision,
+    DecisionError,
+    Restart,
+    SchedulerEntry,
+    SchedulerState,
+)
 
 __all__ = ["serve_running", "admit_waiting", "VllmScheduler", "VllmFcfs", "VllmPriority", "PREEMPTION_RULES",
-           "ChunkedPrefillError"]
+           "ChunkedPrefillError", "SCHEDULERS"]
 
 PREEMPTION_RULES = ("fcfs", "priority")
 
@@ -229,3 +236,12 @@ class VllmPriority(VllmScheduler):
 
     preemption: str = "priority"
     name: str = "vllm-priority"
+
+
+SCHEDULERS = (  # this module's registry entries (geosched.reference_impl.scheduling finds them)
+    SchedulerEntry("vllm-fcfs", VllmFcfs,
+                   "stock vLLM FCFS: on-demand memory, recompute preemption of the last running",
+                   frozenset({Capability.SIMULATOR, Capability.PREEMPTS}), order=20),
+    SchedulerEntry("vllm-priority", VllmPriority, "stock vLLM priority: preempts the largest (priority, arrival)",
+                   frozenset({Capability.SIMULATOR, Capability.PREEMPTS}), order=20),
+)

@@ -5,8 +5,8 @@ are described in the model's terms ``(s, x, e)``: prompt ``s``, start step ``x``
 end ``e = x + o_hat``; they hold ``s + t - x`` slots at ``x < t <= e``. A waiting
 candidate ``(s, o_hat)`` is admitted at ``c`` when the batch with it added fits at every
 future step (Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115,
-Algorithm 1). The check is :class:`geosched.reference_impl.simulator.ForwardCheck` and the scan
-is :func:`geosched.reference_impl.simulator.scan_admissions`: the very code the verified simulator
+Algorithm 1). The check is :class:`geosched.reference_impl.admission.ForwardCheck` and the scan
+is :func:`geosched.reference_impl.admission.scan_admissions`: the very code the verified simulator
 runs, not a re-implementation.
 
 **Blocks.** With block size ``B`` a request holding ``y`` slots takes ``ceil(y / B) <= (y +
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
-from geosched.reference_impl.simulator import ForwardCheck, scan_admissions
+from geosched.reference_impl.admission import ForwardCheck, scan_admissions
 
 __all__ = ["PaperGate", "Belief"]
 

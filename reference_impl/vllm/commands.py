@@ -8,20 +8,29 @@ import logging
 import os
 import sys
 
-from geosched.arguments import examples, non_negative_int, positive_float, positive_int, show_progress
+from geosched.arguments import (
+    MEMORY_OVERRIDE,
+    add_block_size,
+    add_command,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    show_progress,
+)
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
 
 
 def add_commands(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "vllm-diff", parents=[common], help="differential test of a vLLM scheduler class (needs vLLM)",
+    p = add_command(
+        subparsers, "vllm-diff", common, memory=MEMORY_OVERRIDE,
+        help="differential test of a vLLM scheduler class (needs vLLM)",
         description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "
                     "one. Exit 0 when they agree, 1 when they diverge, 2 on bad input.",
-        epilog=examples("geosched vllm-diff burst:n=8,seed=1",
-                        "geosched vllm-diff burst:n=8,seed=1 --search 10"))
+        examples=["geosched vllm-diff burst:n=8,seed=1",
+                  "geosched vllm-diff burst:n=8,seed=1 --search 10"])
     p.add_argument("workload", help="instance or witness .json, .jsonl/.csv export, trace or generator spec")
     p.add_argument("--scheduler", default=None,
                    help="the class under test, 'pkg.module.Class' (default: vLLM's stock scheduler)")
@@ -33,7 +42,7 @@ def add_commands(subparsers, common) -> None:
                    "scheduler: vllm-fcfs, vllm-priority or FILE.py:Class (compared in the exact model)")
     p.add_argument("--preemption", choices=("fcfs", "priority"), default="fcfs",
                    help="semantics: vLLM's SchedulerConfig.policy (victim rule and stock queue)")
-    p.add_argument("--block-size", type=positive_int, default=1, help="semantics: KV block size (default 1)")
+    add_block_size(p, "; semantics: the engine's KV block size")
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
     p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
@@ -42,15 +51,16 @@ def add_commands(subparsers, common) -> None:
 
 
 def _add_serve_model(subparsers, common) -> None:
-    p = subparsers.add_parser(
-        "serve-model", parents=[common], help="dry-run OpenAI-compatible server of a vllm-bench export (needs vLLM)",
+    p = add_command(
+        subparsers, "serve-model", common,
+        help="dry-run OpenAI-compatible server of a vllm-bench export (needs vLLM)",
         description="Serve EXPORT's vLLM settings (block size, KV blocks, batch limits, policy) on 127.0.0.1 with "
                     "vLLM's own engine core and no model: one engine step every --step-seconds, tokens streamed as "
                     "vLLM streams them. For replaying the export with `vllm bench serve` without a GPU "
                     "(benchmarks/gpu_replay.py --server step). Stops after --requests responses or --timeout "
                     "seconds; prints the port, then a summary.",
-        epilog=examples("geosched serve-model worst.jsonl --port 8000",
-                        "geosched serve-model worst.jsonl --port 0 --out dry-run"))
+        examples=["geosched serve-model worst.jsonl --port 8000",
+                  "geosched serve-model worst.jsonl --port 0 --out dry-run"])
     p.add_argument("export", help="a geosched export --format vllm-bench file (its first line has the settings)")
     p.add_argument("--port", type=non_negative_int, default=8000, help="loopback port (0: a free one; default 8000)")
     p.add_argument("--step-seconds", type=positive_float, default=None,
@@ -77,17 +87,15 @@ def _search_bar(total: int):
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json, working
-    from geosched.reference_impl.simulator import resolve
+    from geosched.reference_impl.simulation import resolve
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 
-    if args.block_size < 1:
-        raise ValidationError("--block-size", args.block_size, "must be >= 1")
     if args.search < 0:
         raise ValidationError("--search", args.search, "must be >= 0")
     if args.policy is not None:
         resolve(args.policy)  # an unknown name lists the known ones; a bad scheduler file is one line
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
+    instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     if instance.n == 0:
         raise ValidationError("workload", args.workload, "has no requests")
     if not vllm_available():
@@ -100,7 +108,7 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)",
                  show_progress(args) and bar is None):
         result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
-                           block_size=args.block_size, preemption=args.preemption, shrink=not args.no_shrink,
+                           preemption=args.preemption, shrink=not args.no_shrink,
                            search=args.search, seed=0 if args.seed is None else args.seed,
                            progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
     if bar is not None:

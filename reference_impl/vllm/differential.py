@@ -12,7 +12,7 @@ preempted, running, scheduled tokens, finished, KV blocks in use):
   vLLM's rules with the waiting queue ordered by that registry policy's key (what the
   geosched plugin does in ``native`` mode);
 * ``reference="policy"``: the verified simulator of ``policy``
-  (:func:`geosched.reference_impl.simulator.simulate`, Kong et al., arXiv 2606.22327,
+  (:func:`geosched.reference_impl.simulation.simulate`, Kong et al., arXiv 2606.22327,
   Algorithm 1), on the exact-agreement engine (block size 1, budgets that never bind):
   what the plugin does in ``paper`` mode; or, when ``policy`` is a protocol scheduler that
   is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``), its
@@ -63,8 +63,8 @@ from geosched.reference_impl.vllm.harness import (
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
-__all__ = ["REFERENCES", "SchedulerDiff", "diff_scheduler", "engine_for", "find_divergence", "resolve_scheduler",
-           "shrink_instance", "vllm_diff"]
+__all__ = ["REFERENCES", "SchedulerDiff", "at_grain", "diff_scheduler", "engine_for", "find_divergence",
+           "resolve_scheduler", "shrink_instance", "vllm_diff"]
 
 REFERENCES = ("semantics", "policy")
 
@@ -129,7 +129,6 @@ def diff_scheduler(
     reference: str = "semantics",
     policy: str | None = None,
     params: EngineParams | None = None,
-    block_size: int = 1,
     preemption: str = "fcfs",
     max_steps: int | None = None,
 ) -> DiffResult:
@@ -148,12 +147,12 @@ def diff_scheduler(
         or the verified policy (``policy``: required).
     params : EngineParams, optional
         The engine (``semantics`` only), fixed whatever the instance's ``M``. By default it is
-        derived from the instance: :func:`engine_for` (``ceil(M / block_size)`` blocks of
-        ``block_size`` tokens, ``max_num_seqs = n``, a budget that never binds, ``preemption``).
+        derived from the instance: :func:`engine_for` (``M / B`` blocks of the instance's
+        ``block_size`` ``B``, ``max_num_seqs = n``, a budget that never binds, ``preemption``).
         ``policy`` always uses block size 1.
-    block_size, preemption
-        The default engine's block size and vLLM's ``SchedulerConfig.policy`` (victim rule, and
-        the stock queue: ``fcfs`` deque or ``priority`` heap).
+    preemption
+        vLLM's ``SchedulerConfig.policy`` (victim rule, and the stock queue: ``fcfs`` deque or
+        ``priority`` heap).
 
     Returns
     -------
@@ -178,22 +177,24 @@ def diff_scheduler(
             return diff_exact(instance, policy, scheduler=cls if cls is not None else _stock(),
                               preemption=preemption, max_steps=max_steps)
         return diff_paper(instance, policy, max_steps=max_steps, scheduler=cls if cls is not None else _stock())
-    engine = params if params is not None else engine_for(instance, block_size, preemption)
+    engine = params if params is not None else engine_for(instance, preemption)
     specs = requests_from_instance(instance, policy or "fcfs")
     return diff_native(specs, engine, policy=policy, mode="native", max_steps=max_steps,
                        scheduler=cls if cls is not None else _stock())
 
 
-def engine_for(instance: Instance, block_size: int = 1, preemption: str = "fcfs") -> EngineParams:
-    """The default engine of a workload: ``ceil(M / block_size)`` blocks, ``max_num_seqs = n``,
-    every prompt in one step (the exact-agreement setting of the harness at block size 1).
+def engine_for(instance: Instance, preemption: str = "fcfs") -> EngineParams:
+    """The default engine of a workload: ``M / B`` blocks of the instance's ``block_size`` ``B``,
+    ``max_num_seqs = n``, every prompt in one step (the exact-agreement setting of the harness at
+    block size 1).
 
     >>> from geosched.reference_impl.model import burst_instance
-    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]), 4).capacity_blocks
+    >>> engine_for(burst_instance(12, [(6, 3), (1, 5)], block_size=4)).capacity_blocks
     3
     """
     base = paper_params(instance)
-    return EngineParams(capacity_blocks=-(-instance.memory // block_size), block_size=block_size,
+    block = instance.block_size
+    return EngineParams(capacity_blocks=instance.memory // block, block_size=block,
                         max_num_seqs=base.max_num_seqs, max_num_batched_tokens=base.max_num_batched_tokens,
                         preemption=preemption)
 
@@ -244,17 +245,18 @@ def _smaller(instance: Instance):
     reqs = list(instance.requests)
     for k in range(len(reqs)):  # drop one request
         if len(reqs) > 1:
-            yield Instance(instance.memory, reqs[:k] + reqs[k + 1:])
+            yield instance.with_requests(reqs[:k] + reqs[k + 1:])
     for k, r in enumerate(reqs):
         for field_name, low in (("output", 1), ("prompt", 0), ("arrival", 0)):
             value = getattr(r, field_name)
             for smaller in sorted({low, (value + low) // 2, value - 1}):
                 if low <= smaller < value:
-                    yield Instance(instance.memory, reqs[:k] + [replace(r, **{field_name: smaller})] + reqs[k + 1:])
+                    yield instance.with_requests(reqs[:k] + [replace(r, **{field_name: smaller})] + reqs[k + 1:])
     floor = max(r.peak for r in reqs)
-    for memory in sorted({floor, (floor + instance.memory) // 2, instance.memory - 1}):
+    b = instance.block_size  # a smaller M stays a multiple of the block size
+    for memory in sorted({b * -(-m // b) for m in (floor, (floor + instance.memory) // 2, instance.memory - 1)}):
         if floor <= memory < instance.memory:
-            yield Instance(memory, reqs)
+            yield instance.with_memory(memory)
 
 
 def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max_memory: int = 30,
@@ -451,7 +453,7 @@ def _admission_reading(ours: Any, theirs: Any, subject: str, reference: str, sai
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
-              params: EngineParams | None = None, block_size: int = 1, preemption: str = "fcfs",
+              params: EngineParams | None = None, preemption: str = "fcfs",
               shrink: bool = True, search: int = 0, seed: int = 0,
               progress: Callable[[int, int], None] | None = None) -> SchedulerDiff:
     """:func:`diff_scheduler` on ``instance``; on a divergence, :func:`shrink_instance` it. When
@@ -465,8 +467,8 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
     label = reference + (f":{policy}" if policy else "") + " model"
 
     def run(candidate: Instance) -> DiffResult:
-        return diff_scheduler(cls, candidate, reference=reference, policy=policy, params=params,
-                              block_size=block_size, preemption=preemption)
+        return diff_scheduler(cls, at_grain(candidate, instance.block_size), reference=reference, policy=policy,
+                              params=params, preemption=preemption)
 
     first = run(instance)
     minimal, checks, tally = None, 0, _SearchTally(run, search, progress)
@@ -476,6 +478,7 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
         minimal = instance
     elif search > 0:
         minimal = find_divergence(tally.diverges, max_examples=search, seed=seed)
+        minimal = None if minimal is None else at_grain(minimal, instance.block_size)
         checks = tally.ran
     counts = {"searched": tally.agreed + (1 if tally.found else 0), "searched_agreed": tally.agreed}
     if minimal is None:
@@ -496,6 +499,19 @@ def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics
                f"first difference at schedule() call {diff.step}, in {', '.join(diff.fields)}")
     return SchedulerDiff("diverged", message, time.perf_counter() - started, name, label, first, minimal, diff,
                          checks, **counts, instance_label=what)
+
+
+def at_grain(candidate: Instance, block_size: int) -> Instance:
+    """``candidate`` (a random search's, at token grain) counted in blocks of the workload's
+    ``block_size``, its ``M`` rounded up to a multiple of it.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> at_grain(burst_instance(10, [(1, 2)]), 4).memory
+    12
+    """
+    if candidate.block_size == block_size:
+        return candidate
+    return Instance(block_size * -(-candidate.memory // block_size), candidate.requests, block_size)
 
 
 def _fits(candidate: Instance, params: EngineParams | None) -> bool:

@@ -6,7 +6,7 @@ vLLM 0.33's ``EngineCore`` (``vllm.v1.engine.core``), which builds the scheduler
 cache manager itself from a ``VllmConfig`` (``--block-size``, ``--num-gpu-blocks-override``,
 ``--max-num-seqs``, ``--max-num-batched-tokens``, ``--max-model-len``, prefix caching off, the
 scheduling policy: the file's ``geosched_workload.server`` settings,
-:mod:`geosched.reference_impl.vllm.serving`), turns each ``EngineCoreRequest`` into a vLLM
+:mod:`geosched.reference_impl.formats.serving`), turns each ``EngineCoreRequest`` into a vLLM
 ``Request`` with its own ``preprocess_add_request`` and runs ``step()``. Only the model executor is
 replaced: :class:`FakeExecutor` reports the KV memory of the configured blocks and answers every
 ``execute_model`` with one sampled token per request whose prefill completed.
@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import WorkloadFormatError
+from geosched.reference_impl.formats.serving import ServerSettings
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.vllm.harness import SAMPLED_TOKEN, ensure_vllm_device, model_config
-from geosched.reference_impl.vllm.serving import ServerSettings
 from geosched.results import Result
 
 __all__ = ["EngineReplay", "ReplayRequest", "add_request", "engine_core", "read_replay_file", "replay_in_engine_core"]

@@ -3,7 +3,7 @@
 ``geosched vllm-diff --reference policy --policy NAME`` with ``NAME`` a protocol scheduler
 that is not a priority rule (``vllm-fcfs``, ``vllm-priority``, a user's ``FILE.py:Class``):
 the scheduler runs on the step engine
-(:func:`~geosched.reference_impl.schedulers.engine.run_scheduler`) and its *runs* are read as
+(:func:`~geosched.reference_impl.engine.run_scheduler`) and its *runs* are read as
 vLLM calls (``docs/vllm.md``, step correspondence): a run ``(x, e, k)`` is admitted at call
 ``x`` computing ``s + 1 + k`` tokens, decodes one token per call, and is preempted at call
 ``e`` (an earlier run) or finishes in call ``e - 1`` (the last run); the KV blocks in use
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from geosched.reference_impl.engine import StepRun, run_scheduler
 from geosched.reference_impl.model import Instance
-from geosched.reference_impl.schedulers.engine import StepRun, run_scheduler
-from geosched.reference_impl.simulator import resolve
+from geosched.reference_impl.simulation import resolve
 from geosched.reference_impl.vllm.harness import DiffResult, VllmDriver, lockstep
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, StepState
 

@@ -5,7 +5,7 @@ Two comparisons, step by step (every ``schedule()`` call), field by field of
 scheduled tokens, finished, KV blocks in use):
 
 * :func:`diff_paper` -- the plugin in ``paper`` mode (block size 1, budgets that never
-  bind, exact lengths from ``max_tokens``) against :func:`geosched.reference_impl.simulator.simulate`
+  bind, exact lengths from ``max_tokens``) against :func:`geosched.reference_impl.simulation.simulate`
   of the same policy, whose per-step state is derived from its start times and whose
   memory comes from the independent checker (:func:`geosched.reference_impl.checker.check_schedule`).
 * :func:`diff_native` -- the plugin in ``native`` mode (or vLLM's stock scheduler) against
@@ -54,7 +54,7 @@ from geosched.errors import GeoschedError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.vllm.admission import PaperGate
 from geosched.reference_impl.vllm.config import order_key
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, StepState, VllmSemantics
@@ -490,8 +490,8 @@ def diff_paper(
     for spec in requests:
         driver.add(spec)
     result = simulate(instance, policy, predictor="oracle", backfill=backfill)
-    if result.evictions:
-        raise AssertionError(f"simulate evicted with exact lengths: {result.evictions}")
+    if result.restarts:
+        raise AssertionError(f"simulate restarted requests with exact lengths: {result.restarts}")
     starts = result.starts
     outputs = {r.id: r.output for r in instance.requests}
     prompts = {r.id: r.prompt for r in instance.requests}

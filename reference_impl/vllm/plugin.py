@@ -24,7 +24,7 @@ What it changes in vLLM's ``Scheduler`` (``vllm/v1/core/sched/scheduler.py``):
   (the verified simulator's forward-looking check over predicted lengths); only the admitted
   prefix is left in the queue vLLM scans, the rest is put back after ``schedule()``. With
   exact predictions, block size 1 and budgets that never bind, nothing is ever preempted and
-  the start steps equal :func:`geosched.reference_impl.simulator.simulate`'s (tested by the
+  the start steps equal :func:`geosched.reference_impl.simulation.simulate`'s (tested by the
   differential harness). ``mode="native"`` keeps vLLM's on-demand allocation and preemption.
 * **Learned predictions off the critical path** (``predictor="learned:..."`` or a
   :class:`~geosched.reference_impl.predictors.background.BackgroundPredictor`). ``add_request``

@@ -1,15 +1,16 @@
 """Replay a ``vllm-bench`` export over HTTP with vLLM's own benchmark client, and measure the replay's fidelity.
 
 :func:`replay_export` starts a server with the export's settings, runs vLLM 0.33's real client
-(``vllm bench serve --dataset-name timed_trace``: :func:`geosched.reference_impl.vllm.serving.bench_args`)
+(``vllm bench serve --dataset-name timed_trace``: :func:`geosched.reference_impl.formats.serving.bench_args`)
 against it, and reads two records: the result file that vLLM's client writes
 (:func:`read_bench_result`: per-request ``latencies``, ``ttfts``, ``itls``... in file order) and the
 server's request log (:func:`read_arrival_log`: when the server received each request). The
 server is one of
 
 * ``"vllm"``: ``vllm serve`` on a GPU (random weights, a local model directory from
-  :func:`build_model_dir`), its request log (``--enable-log-requests``) written with microsecond
-  times by the logging configuration :func:`vllm_logging_config`;
+  :func:`~geosched.reference_impl.formats.serving.build_model_dir`), its request log
+  (``--enable-log-requests``) written with microsecond times by the logging configuration
+  :func:`vllm_logging_config`;
 * ``"step"``: ``geosched serve-model`` (:mod:`geosched.reference_impl.vllm.step_server`), vLLM's engine
   core with no model at one engine step per ``step_seconds``, on CPU. It also reports each
   request's engine steps, so the server's TEL in steps is compared with the model's.
@@ -55,17 +56,15 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.formats.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args, build_model_dir
 from geosched.reference_impl.vllm.engine_replay import read_replay_file
-from geosched.reference_impl.vllm.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args
 from geosched.results import Result
 
-__all__ = ["SERVERS", "BenchResult", "HttpReplay", "ReplayError", "ReplayFidelity", "build_model_dir",
-           "read_arrival_log", "read_bench_result", "replay_export", "replay_fidelity", "run_bench_client",
-           "vllm_logging_config"]
+__all__ = ["SERVERS", "BenchResult", "HttpReplay", "ReplayError", "ReplayFidelity", "read_arrival_log",
+           "read_bench_result", "replay_export", "replay_fidelity", "run_bench_client", "vllm_logging_config"]
 
 SERVERS = ("step", "vllm")
 REQUEST_LOGGER = "vllm.entrypoints.serve.utils.request_logger"  # the logger of vLLM's "Received request" lines
-VOCAB = 4096  # the local tokenizer's words: enough that the client's random token ids are all valid
 _ARRIVAL = re.compile(r"^(\d+(?:\.\d+)?) .*?Received request cmpl-" + re.escape(REQUEST_ID_PREFIX) + r"(\d+)-\d+:")
 _EPS = 1e-6  # seconds: below the log's resolution
 
@@ -238,30 +237,6 @@ class HttpReplay(Result):
             lines.append(self.server_steps["verdict"])
         return "\n".join(lines)
 
-
-def build_model_dir(folder: str | Path, max_len: int) -> Path:
-    """A tiny Llama config and a word-level tokenizer, written locally: what ``vllm serve --load-format dummy``
-    serves (random weights) and what ``vllm bench serve`` tokenizes with. Nothing is downloaded."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    length = max(max_len, 2048)
-    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256,
-              "intermediate_size": 512, "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 4,
-              "vocab_size": VOCAB, "max_position_embeddings": length, "torch_dtype": "bfloat16",
-              "bos_token_id": 1, "eos_token_id": 2, "rms_norm_eps": 1e-5, "tie_word_embeddings": False}
-    (folder / "config.json").write_text(json.dumps(config, indent=1))
-    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, **{f"w{k}": k for k in range(3, VOCAB)}}
-    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer.save(str(folder / "tokenizer.json"))
-    (folder / "tokenizer_config.json").write_text(json.dumps({
-        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
-        "model_max_length": length}))
-    (folder / "special_tokens_map.json").write_text(json.dumps({"bos_token": "<s>", "eos_token": "</s>",
-                                                                "unk_token": "<unk>"}))
-    return folder
 
 
 class ReplayError(GeoschedError):

@@ -378,8 +378,3 @@ class VllmSemantics:
             self.skip_idle()
             yield self.step()
         raise RuntimeError(f"no completion within {max_steps} steps (livelock?)")
-
-
-def describe_params(params: EngineParams) -> dict[str, Any]:
-    """The engine parameters as a plain dict (for reports)."""
-    return {k: getattr(params, k) for k in params.__dataclass_fields__}

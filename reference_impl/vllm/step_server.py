@@ -1,7 +1,7 @@
 """A dry-run OpenAI-compatible server: vLLM's engine core at the model's step timing, with no model and no GPU.
 
 ``geosched serve-model EXPORT`` serves the ``vllm-bench`` export's server settings (block size, KV
-blocks, batch limits, scheduling policy: :mod:`geosched.reference_impl.vllm.serving`) on a loopback port,
+blocks, batch limits, scheduling policy: :mod:`geosched.reference_impl.formats.serving`) on a loopback port,
 so that the real ``vllm bench serve`` client can replay the file on a laptop before a GPU is spent on
 it (``benchmarks/gpu_replay.py --server step``). What answers is vLLM 0.33's own ``EngineCore``
 (its scheduler and KV cache manager, built from the settings) with a fake executor
@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.formats.serving import ServerSettings
 from geosched.reference_impl.vllm.engine_replay import add_request, engine_core, read_replay_file
-from geosched.reference_impl.vllm.serving import ServerSettings
 
 __all__ = ["StepServer", "ServedRequest", "serve_export"]
 

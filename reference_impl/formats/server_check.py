@@ -1,13 +1,13 @@
 """Whether a GPU server of vLLM 0.33 accepts a replay's settings: vLLM's own argument parser, engine-config
 builder and attention backends' block-size rule, run at export time.
 
-A ``vllm-bench`` export writes ``vllm serve`` settings (:mod:`geosched.reference_impl.vllm.serving`). Three
+A ``vllm-bench`` export writes ``vllm serve`` settings (:mod:`geosched.reference_impl.formats.serving`). Three
 things in vLLM 0.33 can refuse them, and :func:`check_server_settings` asks each of them:
 
 * the ``vllm serve`` argument parser (``vllm.entrypoints.common.cli_args.make_arg_parser``, then
   ``validate_parsed_serve_args``);
 * the engine-config builder (``AsyncEngineArgs.from_cli_args(...).create_engine_config()``), on the
-  model directory the GPU replay serves (:func:`geosched.reference_impl.vllm.replay.build_model_dir`);
+  model directory the GPU replay serves (:func:`geosched.reference_impl.formats.serving.build_model_dir`);
   the check also confirms that vLLM kept the block size, block count, length and batch limits;
 * the KV block size: a GPU worker runs ``select_common_block_size(block_size, [backend])`` for its
   attention backend, which refuses a block size that none of the backend's kernel block sizes
@@ -16,7 +16,7 @@ things in vLLM 0.33 can refuse them, and :func:`check_server_settings` asks each
 
 vLLM is imported in a subprocess (its import is slow, changes logging and resolves a platform: nothing of
 that touches the caller). Without vLLM installed, only :data:`RECORDED_BLOCK_SIZES` (geosched's record of
-what those backends declare, compared with vLLM's own classes by ``tests/test_vllm_server_check.py``)
+what those backends declare, compared with vLLM's own classes by ``tests/test_vllm_replay_http.py``)
 is applied, and the result says so. That record also answers first: a block size it refuses is
 refused without starting vLLM (every CUDA backend needs a multiple of 16).
 
@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from geosched.reference_impl.vllm.serving import ServerSettings
+from geosched.reference_impl.formats.serving import ServerSettings, build_model_dir
 
 __all__ = ["CUDA_BACKENDS", "RECORDED_BLOCK_SIZES", "ServerCheck", "block_grain_fix", "check_server_settings",
            "recorded_block_rule"]
@@ -229,8 +229,6 @@ def _vllm_verdict(settings: ServerSettings) -> dict[str, Any]:
     """vLLM's three checks (module docstring), in this process; the fields of a :class:`ServerCheck`."""
     from importlib.metadata import version
 
-    from geosched.reference_impl.vllm.replay import build_model_dir
-
     by = (f"vLLM {version('vllm')}: vllm serve's parser, create_engine_config, select_common_block_size of "
           f"{len(CUDA_BACKENDS)} CUDA attention backends")
     with tempfile.TemporaryDirectory(prefix="geosched-server-check-") as folder:
@@ -246,9 +244,10 @@ def _vllm_verdict(settings: ServerSettings) -> dict[str, Any]:
 
 
 def _main(argv: list[str]) -> int:
-    from geosched.reference_impl.vllm.harness import ensure_vllm_device
-
-    ensure_vllm_device()
+    # a fresh process whose environment check_server_settings set (VLLM_TARGET_DEVICE=cpu, HF_HUB_OFFLINE=1) before
+    # vLLM resolves its platform: what vllm.harness.ensure_vllm_device does, without importing the vllm/ client
+    os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     settings = ServerSettings.from_dict(json.loads(argv[0]))
     with contextlib.redirect_stdout(sys.stderr):  # vLLM's own prints stay off the verdict line
         verdict = _vllm_verdict(settings)

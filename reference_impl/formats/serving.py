@@ -17,7 +17,9 @@ reproduces them with these flags of ``vllm serve`` (vLLM 0.33):
 
 :func:`bench_args` is the ``vllm bench serve`` command that replays an exported ``vllm-bench``
 file (``--dataset-name timed_trace``, which keeps the file's order and timestamps and ignores
-EOS). Nothing here imports vLLM.
+EOS); :func:`build_model_dir` writes the small local model directory both serve (random weights,
+a word-level tokenizer: nothing is downloaded). Nothing here imports vLLM. Whether vLLM accepts the
+settings is :mod:`geosched.reference_impl.formats.server_check`'s question.
 
 Example
 -------
@@ -31,19 +33,22 @@ Example
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 
-__all__ = ["REQUEST_ID_PREFIX", "ServerSettings", "server_settings", "bench_args", "replay_script"]
+__all__ = ["REQUEST_ID_PREFIX", "ServerSettings", "server_settings", "bench_args", "replay_script", "build_model_dir"]
 
 SCHEDULING_POLICIES = ("fcfs", "priority")
 # vllm bench serve's --request-id-prefix of a replay: request k of the file (its k-th line) reaches the server with
 # the header X-Request-Id: geosched-k, which the server's request log prints (the replay's order check reads it)
 REQUEST_ID_PREFIX = "geosched-"
+VOCAB = 4096  # the local tokenizer's words (build_model_dir): enough that the client's random token ids are all valid
 
 
 @dataclass(frozen=True)
@@ -114,20 +119,23 @@ class ServerSettings:
         return settings
 
 
-def server_settings(instance: Instance, *, block_size: int = 1, engine: Any = None,
-                    scheduler_cls: str | None = None) -> ServerSettings:
-    """The settings that reproduce ``instance``'s memory, from a witness's ``engine`` (EngineParams or dict) if given.
+def server_settings(instance: Instance, *, engine: Any = None, scheduler_cls: str | None = None) -> ServerSettings:
+    """The settings that reproduce ``instance``'s memory in whole blocks of its ``block_size``, from a
+    witness's ``engine`` (EngineParams or dict) if given.
 
     Without an engine, the batch limits never bind (``max_num_seqs = n``, a token budget of ``M + n``).
 
     Raises
     ------
     ValidationError
-        When ``M`` is not a multiple of the block size, or a request cannot be served in ``M``
+        When the engine's block size is not the instance's, or its blocks do not hold ``M``, or a
+        request cannot be served in ``M``
         (vLLM needs ``max_model_len = P + o = s + 1 + o`` tokens to fit in the usable blocks).
     """
     fields = engine if isinstance(engine, dict) else (asdict(engine) if engine is not None else {})
-    block = int(fields.get("block_size", block_size))
+    block = instance.block_size
+    if int(fields.get("block_size", block)) != block:
+        raise ValidationError("engine.block_size", fields["block_size"], f"must be the instance's block_size {block}")
     if "capacity_blocks" in fields and fields["capacity_blocks"] * block != instance.memory:
         raise ValidationError("engine.capacity_blocks", fields["capacity_blocks"],
                               f"times block_size {block} must equal the memory M = {instance.memory}")
@@ -180,3 +188,28 @@ def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model:
             "trap 'kill $server' EXIT\n"
             "until curl -sf 127.0.0.1:8000/health >/dev/null; do sleep 2; done\n"
             f"{bench}\n")
+
+
+def build_model_dir(folder: str | Path, max_len: int) -> Path:
+    """A tiny Llama config and a word-level tokenizer, written locally: what ``vllm serve --load-format dummy``
+    serves (random weights) and what ``vllm bench serve`` tokenizes with. Nothing is downloaded."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    length = max(max_len, 2048)
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 256,
+              "intermediate_size": 512, "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 4,
+              "vocab_size": VOCAB, "max_position_embeddings": length, "torch_dtype": "bfloat16",
+              "bos_token_id": 1, "eos_token_id": 2, "rms_norm_eps": 1e-5, "tie_word_embeddings": False}
+    (folder / "config.json").write_text(json.dumps(config, indent=1))
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2, **{f"w{k}": k for k in range(3, VOCAB)}}
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({
+        "tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>",
+        "model_max_length": length}))
+    (folder / "special_tokens_map.json").write_text(json.dumps({"bos_token": "<s>", "eos_token": "</s>",
+                                                                "unk_token": "<unk>"}))
+    return folder
