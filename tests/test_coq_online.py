@@ -115,7 +115,7 @@ def test_the_poisson_row_is_proved_relative_to_its_named_hypotheses_and_states_t
 
 
 def test_a_wrong_constant_in_our_poisson_bound_is_refuted(monkeypatch):
-    assert svf_poisson.derivation().check().status == "unknown"  # open: the Coq step, assumed: the hypotheses
+    # (unmutated it is 'unknown' on its own, open: the Coq step; tests/test_theory.py checks every step)
     monkeypatch.setattr(svf_poisson, "bound", lambda r=svf_poisson.rho, hh=svf_poisson.h, eo=svf_poisson.Eo:
                         1 + r * (1 + hh) / ((1 - r) * eo))  # (1 - rho)^-1 where the proof gives (1 - rho)^-2
     assert svf_poisson.derivation().check().status == "refuted"
