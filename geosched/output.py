@@ -45,7 +45,7 @@ from typing import Any
 from geosched.errors import GeoschedError
 
 __all__ = ["emit_json", "json_default", "to_json", "install_hint", "working", "OutputError", "check_target",
-           "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
+           "check_folder", "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
 
 
 def json_default(value: Any) -> Any:
@@ -173,6 +173,37 @@ def check_target(path: str | Path, *, force: bool = False, field: str = "--out")
         raise OutputError(f"{field}: cannot write {path} ({_os_reason(exc)})") from None
     if why is not None:
         raise OutputError(why)
+    return path
+
+
+def check_folder(path: str | Path, *, field: str = "--out") -> Path:
+    """Refuse an output *folder* before any work: a file or a symlink in its place, or (for the
+    folder or, when it does not exist yet, the nearest folder above it) one this process cannot
+    write in, a read-only file system included (:class:`OutputError`, one line); returns the path.
+    Nothing is created.
+
+    >>> import tempfile
+    >>> check_folder(tempfile.mkstemp()[1])
+    Traceback (most recent call last):
+    ...
+    geosched.output.OutputError: --out: ... is not a folder
+    """
+    path = Path(path)
+    try:
+        if os.path.islink(path) or (path.exists() and not path.is_dir()):
+            raise OutputError(f"{field}: {path} is not a folder")
+        existing = path
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise OutputError(f"{field}: cannot write in {path} ({existing} is not a folder)")
+        if not os.access(existing, os.W_OK | os.X_OK) or _read_only(existing):  # root: only the flag tells
+            reason = "Read-only file system" if _read_only(existing) else "Permission denied"
+            raise OutputError(f"{field}: cannot write in {path} ({reason}: the folder {existing} is not writable)")
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(f"{field}: cannot write in {path} ({_os_reason(exc)})") from None
     return path
 
 

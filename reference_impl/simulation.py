@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from geosched import limits
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.engine import BlockedInterval, ReplicaEngine, StepRun, capabilities_of, run_scheduler
 from geosched.reference_impl.model import Instance
@@ -136,6 +137,8 @@ def simulate(
     backfill: bool = False,
     observer: Callable[[BlockedInterval], None] | None = None,
     engine: str | ExternalEngine = "python",
+    max_steps: int | None = None,
+    decide_seconds: float | None = None,
 ) -> SimulationResult:
     """Run ``policy`` on ``instance`` and return the start times (see the module docstring).
 
@@ -163,6 +166,11 @@ def simulate(
     engine : "python" or ExternalEngine
         ``"python"``: the kernel, the event-driven engine or the step engine, as the case requires;
         an :class:`ExternalEngine`: that engine (``geosched.simulate`` maps ``"coq"`` to it).
+    max_steps, decide_seconds : optional
+        The step engine's limits (:mod:`geosched.limits`; default: those in force): a run spanning
+        more than ``max_steps`` steps is refused before it starts, and one ``decide()`` call may take
+        ``decide_seconds``. The event-driven engine and the compiled kernel jump between events: their
+        work grows with the requests, not the steps, and needs no step limit.
 
     Returns
     -------
@@ -176,6 +184,8 @@ def simulate(
     ValidationError
         When the predictor does not return one prediction ``>= 1`` per request, or an option the
         chosen engine cannot honour.
+    LimitError
+        When the step engine's run would pass ``max_steps`` or a ``decide()`` call ``decide_seconds``.
 
     Examples
     --------
@@ -188,11 +198,12 @@ def simulate(
         return _simulate_external(instance, policy, engine, predictor, backfill, observer, started)
     if engine != "python":
         raise UnknownNameError("engine", engine, ["python", "an ExternalEngine (geosched.simulate: coq)"])
+    steps = {"max_steps": limits.max_steps(max_steps), "decide_seconds": limits.decide_seconds(decide_seconds)}
     policy_obj = resolve(policy)
     if instance.block_size != 1:
-        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, started)
+        return _simulate_blocks(instance, policy_obj, predictor, backfill, observer, started, steps)
     if not isinstance(policy_obj, Policy) and hasattr(policy_obj, "decide"):
-        return _simulate_steps(instance, policy_obj, predictor, backfill, started)
+        return _simulate_steps(instance, policy_obj, predictor, backfill, started, steps)
     if not isinstance(policy_obj, Policy):
         raise ValidationError("policy", type(policy_obj).__name__,
                               "must have name, keys(instance, predicted) and parameters(predicted)")
@@ -345,7 +356,7 @@ def _registered(spec: str) -> Any:
 
 
 def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfill: bool, observer: Any,
-                     started: float) -> SimulationResult:
+                     started: float, steps: dict[str, Any]) -> SimulationResult:
     """:func:`simulate` of an instance with ``block_size > 1``: every scheduler on the step engine."""
     block_size = instance.block_size
     if getattr(predictor, "name", predictor) != "oracle" or observer is not None:
@@ -359,17 +370,17 @@ def _simulate_blocks(instance: Instance, policy_obj: Any, predictor: Any, backfi
                               f"scheduler {getattr(policy_obj, 'name', policy_obj)!r} counts tokens, not blocks "
                               "(block grain: the priority rules and vllm-fcfs/vllm-priority; a scheduler declares "
                               "block_grain = True when it reads SchedulerState.block_size)")
-    return _simulate_steps(instance, policy_obj, predictor, backfill, started)
+    return _simulate_steps(instance, policy_obj, predictor, backfill, started, steps)
 
 
 def _simulate_steps(instance: Instance, scheduler: Any, predictor: Any, backfill: bool,
-                    started: float) -> SimulationResult:
+                    started: float, steps: dict[str, Any]) -> SimulationResult:
     """A protocol scheduler on the step engine, as a :class:`SimulationResult` with its runs."""
     if getattr(predictor, "name", predictor) != "oracle" or backfill:
         raise ValidationError("policy", getattr(scheduler, "name", scheduler),
                               "a protocol scheduler sees what it declares: predictor and backfill apply "
                               "to priority rules only")
-    run: StepRun = run_scheduler(instance, scheduler)
+    run: StepRun = run_scheduler(instance, scheduler, **steps)
     name = getattr(scheduler, "name", type(scheduler).__name__)
     return SimulationResult(
         policy=name, predictor="oracle", backfill=False,

@@ -49,10 +49,11 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,7 @@ class CoqBuild(Result):
     lines_of_coq: int = 0  # lines of the .v files (Extract.v included)
     directory: str = ""  # the cache folder (compiled library under src/, the executable)
     failed_step: str = ""  # "failed": which step ("coqc", "extraction", "ocamlopt", "coqchk")
+    lock_wait_seconds: float = 0.0  # of wall_time, seconds spent waiting for another process's build lock
     engine: bool = False  # the executable was linked (needs Zarith; the proofs do not)
 
     def closed(self, theorem: str) -> bool:
@@ -270,12 +272,28 @@ def _lines_of_coq(root: Path = COQ_DIR) -> int:
 
 
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path, what: str = "the Coq build lock") -> Iterator[list[float]]:
+    """Hold ``path``'s lock; yields ``[seconds waited for it]``. A process that must wait says so first, in
+    one line on stderr: what it waits for, and which process holds it since when (the holder writes its
+    pid and the UTC time it took the lock into the file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    waited = [0.0]
+    with open(path, "a+") as handle:  # "a+": a waiter must not erase the holder's line
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            print(f"geosched: waiting for {what} {path} (held by {holder}); "
+                  f"waiting since {time.strftime('%H:%M:%S', time.gmtime())} UTC", file=sys.stderr, flush=True)
+            began = time.perf_counter()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            waited[0] = time.perf_counter() - began
+        handle.truncate(0)
+        handle.write(f"process {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC\n")
+        handle.flush()
+        try:
+            yield waited
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -309,15 +327,18 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
     digest, coqc = source_hash()
     root = cache_root()
     target = root / digest[:16]
-    with _locked(root / f"{digest[:16]}.lock"):
+    with _locked(root / f"{digest[:16]}.lock") as waited:
         cached = None if force else _read_manifest(target, digest)
         if cached is not None:
-            return _from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True)
+            return replace(_from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True),
+                           lock_wait_seconds=waited[0])
         if cached_only:
             return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
-                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
+                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
+                            lock_wait_seconds=waited[0])
         data = _build_into(target, digest, coqc)
-    return _from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False)
+    return replace(_from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False),
+                   lock_wait_seconds=waited[0])
 
 
 def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:

@@ -66,6 +66,7 @@ import z3
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
+from geosched.output import check_folder
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
@@ -188,6 +189,7 @@ class ClaimResult(Result):
     used: float | None = None  # the headline bounded/statistical evidence's share of its constant
     discriminating: bool | None = None  # ... and whether the check with the constant 10% stronger fails
     reach: str = ""  # how far it is established: "all values", "n<=6 symbolic requests", a space
+    waited: float = 0.0  # seconds spent waiting for another process's lock (not in wall_time)
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ class LedgerResult(Result):
         (default: the terminal's, ``$COLUMNS``, else 80); the status word is never cut, the last column
         wraps; a legend for every column and a count per status follow."""
         width = width or _terminal_width()
-        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), f"{c.wall_time:.1f}s",
+        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), _seconds(c),
                  f"{c.message}. {c.statement}") for c in self.claims]
         table = _layout(("id", "status", "used", "disc.", "time", "established; statement"), rows,
                         width)
@@ -247,6 +249,11 @@ LEGEND = ("Legend: status = the row's word by the ledger's one rule (docs/claims
           "the constant; - when the check has no constant); disc. = discriminating: the same check with the "
           "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's checks "
           "(a run shared by several rows is charged to the first).")
+
+
+def _seconds(claim: ClaimResult) -> str:
+    """The time column: checking seconds, and apart from them any wait for another process's lock."""
+    return f"{claim.wall_time:.1f}s" + (f" +{claim.waited:.1f}s waiting" if claim.waited >= 0.05 else "")
 
 
 def _terminal_width() -> int:
@@ -511,7 +518,7 @@ def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
 def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResult:
     if claim.id in ctx.statuses:
         return ctx.statuses[claim.id]
-    t0 = time.perf_counter()
+    t0, waited_before = time.perf_counter(), ctx.lock_wait
     evidence = _run_methods(claim, ctx, progress)
     deps = ({d: _run_one(CLAIMS[d], ctx, progress) for d in _dependencies(claim, evidence)}
             if ctx.follow_dependencies else {})
@@ -520,10 +527,11 @@ def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResu
     note = verdict.note if ctx.follow_dependencies else "; ".join(
         x for x in (verdict.note, "dependencies not evaluated (follow_dependencies=False)") if x)
     headline = _headline(evidence)
+    waited = ctx.lock_wait - waited_before  # reported apart: waiting for another process is not checking
     result = ClaimResult(claim.id, claim.source, claim.statement, verdict.status, verdict.text, tuple(claim.methods),
-                         tuple(evidence), verdict.counterexample, note, time.perf_counter() - t0, claim.formalization,
-                         claim.difference, tuple(deps), headline.used if headline else None,
-                         headline.discriminating if headline else None, verdict.reach)
+                         tuple(evidence), verdict.counterexample, note, max(time.perf_counter() - t0 - waited, 0.0),
+                         claim.formalization, claim.difference, tuple(deps), headline.used if headline else None,
+                         headline.discriminating if headline else None, verdict.reach, waited)
     ctx.statuses[claim.id] = result
     return result
 
@@ -605,6 +613,8 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
+    if out is not None:
+        check_folder(out)  # before any check: a check that cannot write its files would end as 'error'
     _prepare_checkpoint(chosen_mode, out, restart)
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)

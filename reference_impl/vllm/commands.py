@@ -8,10 +8,12 @@ import logging
 import os
 import sys
 
+from geosched import limits
 from geosched.arguments import (
     MEMORY_OVERRIDE,
     add_block_size,
     add_command,
+    add_work_limits,
     non_negative_int,
     positive_float,
     positive_int,
@@ -46,6 +48,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
     p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_vllm_diff)
     _add_serve_model(subparsers, common)
 
@@ -98,6 +101,8 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     if instance.n == 0:
         raise ValidationError("workload", args.workload, "has no requests")
+    limits.check_steps(limits.busy_steps((r.arrival, r.output) for r in instance.requests), None,
+                       "vllm-diff: vLLM's scheduler, one step at a time")  # before vLLM is imported
     if not vllm_available():
         raise ValidationError("vllm", "not importable", "vllm-diff needs vLLM 0.33 (ci/install-vllm.sh installs the "
                               "lean CPU build)")
