@@ -40,7 +40,9 @@ CLAIM = Claim(
     "rho up to 0.99 of the sampled lengths), seeded bootstrap CI; refuted if the CI lies above the bound, "
     "or if a sample has OPT > TEL(SVF) or a lower bound > OPT, or the lengths or load are not the "
     "statement's; vacuous unless a 10% stronger constant refutes it",
-    "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed",
+    "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed; the "
+    "package's own bound, 1 + rho(1+h)/((1-rho)^2 E[o]) with rho = lambda E[p o]/((1-a)M), is svf.poisson "
+    "(proved relative to named queueing results; neither bound implies the other)",
     ("derivation", "monte-carlo:svf", "consts:poisson", *SIMULATES), ("kong.lemmaA.2", "kong.volume"),
     order=("kong", 70))
 CLAIM_ID = CLAIM.id
@@ -182,5 +184,6 @@ def derivation(volume_formula=None) -> Derivation:
         notes="Moments, E[v], W0, the recursion's algebra and the reduction of the bound to a bound on the mean "
               "wait are checked; two steps are not: the queueing recursion (step 6) and the wait bound E[W] <= "
               "2 E[o]/((1-alpha)(1-mu)(1-rho)) (step 14), which we could not derive from the recursion. Caveat: "
-              "p <= alpha M cannot hold for unbounded geometric lengths.",
+              "p <= alpha M cannot hold for unbounded geometric lengths. The package's own Poisson bound, its "
+              "sample path in Coq and the queueing results named hypotheses, is svf.poisson.",
     )

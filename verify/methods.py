@@ -89,10 +89,13 @@ def _derivation(claim: Any, ctx: Context) -> Evidence:
 
     check = get_derivation(claim.id).check()
     status = {"proved": "proved", "proved relative": "proved", "refuted": "refuted"}.get(check.status, "unknown")
+    if status == "proved" and check.assumed:  # every step checked or an applied named hypothesis
+        status = "proved relative to"
     counterexample = ctx.write(f"derivation_{claim.id}.json", check.to_dict()) if status == "refuted" else None
     open_steps = [o.to_dict() for o in check.open_steps]
     return Evidence("derivation", "proof", status, check.message, depends_on=check.depends_on,
-                    wall_time=check.wall_time, counterexample=counterexample, data={"open_steps": open_steps})
+                    wall_time=check.wall_time, counterexample=counterexample,
+                    data={"open_steps": open_steps, "assumed": list(check.assumed)})
 
 
 def _both_solvers(lemma_name: str, label: str, kind: str, **params: Any) -> Method:

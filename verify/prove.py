@@ -81,6 +81,9 @@ def step_marks(derivation: Any, check: Any, result: Any) -> dict[int, str]:
         if step_check.status == "failed":
             marks[index] = "refuted by sympy"
             continue
+        if step_check.status == "assumed":  # a named hypothesis applied: stated, never called established
+            marks[index] = f"assumed: the named hypotheses {', '.join(step.uses)}"
+            continue
         best = _best(covers, step.covered_by)
         if best is not None and best[1] == "proved" and best[0].startswith("coq:"):
             marks[index] = f"Coq, every n: {best[0][4:]} ({provenance.get(best[0], '')})"
