@@ -109,5 +109,7 @@ def test_rows_on_the_trace(monkeypatch, trace_path):
         for c in comparisons:
             assert f"[{c['low']:+.1%}, {c['high']:+.1%}] {c['result']}" in evidence.message
         assert claim.status == ks.word([c["result"] for c in comparisons])
+    fairness = result.claims[1].evidence[0].message
+    assert "Jain's index" in fairness and all(f"{name} " in fairness for name in ("FCFS", "1-bit SVF", "Oracle-SJF"))
     long_ = result.claims[2].evidence[0].data["means"]["1.0"]
     assert set(long_) == {*ks.LONG_POLICIES, "alpha"} and not math.isnan(long_["alpha"])

@@ -91,7 +91,7 @@ STARVATION_SECONDS = 60.0  # a wait longer than a minute is starvation
 TRACE_POLICIES = ("fcfs", "sjf", "oracle-sjf", "svf", "svf1")
 LABELS = {"requests_per_step": "requests/step", "tokens_per_step": "tokens/step", "mean_latency_s": "mean latency",
           "top_volume_slowdown": "top-volume-decile slowdown", "top_output_slowdown": "top-output-decile slowdown",
-          "max_wait_s": "max wait", "sjf": "SJF", "oracle-sjf": "Oracle-SJF", "fcfs": "FCFS"}
+          "max_wait_s": "max wait", "sjf": "SJF", "oracle-sjf": "Oracle-SJF", "fcfs": "FCFS", "svf1": "1-bit SVF"}
 LONG_POLICIES = ("fcfs", "sjf", "oracle-sjf", "svf", "oracle-svf")
 
 
@@ -323,8 +323,12 @@ def fairness_claim(runs: dict[str, Any]) -> dict[str, Any]:
     outcome = _outcome("kong.emp.fairness", runs, "trace", plan)
     outcome["means"] = _means(runs, "trace", ("top_volume_slowdown", "top_output_slowdown", "max_wait_s", "starved",
                                               "jain_slowdown"))
-    outcome["message"] = (f"large requests, 1 - m(SVF) / m(baseline) (learned predictions; starvation: a wait over "
-                          f"{STARVATION_SECONDS:g} s): {outcome['detail']}")
+    beside = "; ".join(f"u={float(load):g} " + ", ".join(
+        f"{LABELS.get(p, p.upper())} {m[p]['jain_slowdown']:.3f} / {m[p]['starved']:g} / {m[p]['max_wait_s']:.1f} s"
+        for p in TRACE_POLICIES) for load, m in outcome["means"].items())
+    outcome["message"] = (f"large requests, 1 - m(SVF) / m(baseline) (learned predictions): {outcome['detail']} "
+                          f"(beside the word, means over the seeds: Jain's index of slowdowns / requests waiting over "
+                          f"{STARVATION_SECONDS:g} s / max wait: {beside})")
     return outcome
 
 
