@@ -112,11 +112,14 @@ def _add_family_and_z3(subparsers, common) -> None:
         description="Build member k of a worst-case family, simulate the policy, check the witness schedule and "
                     "compare both TELs and the ratio with the family's sympy closed forms. Exit 0 when they "
                     "match, 1 when not.",
-        examples=["geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2"])
+        examples=["geosched family sjf-blocking --size 4", "geosched family svf-pairs --size 4 --param q=2",
+                  "geosched family svf1-proxy-range --size 40 --out witness.json"])
     p.add_argument("name", help="family name (see geosched.adversary.families.FAMILIES)")
     p.add_argument("--size", type=integer, required=True, help="family parameter k")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="another parameter of the family (e.g. q=2 for svf-pairs); repeatable")
+    p.add_argument("--out", default=None, help="write the member as a certified witness file (when it matches)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(handler=_cmd_family)
 
     p = add_command(
@@ -250,7 +253,16 @@ def _cmd_family(args: argparse.Namespace) -> int:
         if not sep or not key or not value.strip().lstrip("-").isdigit():
             raise ValidationError("--param", item, "must look like NAME=INTEGER")
         params[key.strip()] = int(value)
+    if args.out is not None:
+        from geosched.output import check_target
+
+        check_target(args.out, force=args.force)  # before the member is built
     report = evaluate_family(args.name, args.size, **params)
+    if args.out is not None and report.match:
+        from geosched.adversary.families import family_witness
+        from geosched.adversary.witness import write_witness
+
+        write_witness(family_witness(args.name, args.size, **params), args.out, force=args.force)
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -260,6 +272,8 @@ def _cmd_family(args: argparse.Namespace) -> int:
         ratio = f"{float(report.certified_ratio):.4f}" if report.certified_ratio is not None else "-"
         print(f"  certified ratio {ratio}  closed form {report.ratio_formula}  limit {report.limit}")
         print("  closed form matches" if report.match else "  MISMATCH between simulation and closed form")
+        if args.out is not None and report.match:
+            print(f"  witness written to {args.out}")
     return 0 if report.match else 1
 
 

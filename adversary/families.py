@@ -34,6 +34,14 @@ request is *long*, where the proxy volume orders by prompt alone. Two blockers `
 ``(2k^3 + 4k^2 + 4k + 3)/(4k^2 + 10k + 5)`` grows like ``k/2 = sqrt(T)/2``: slope 1/2 in ``sqrt(T)``,
 below the claimed ``O(T)`` (unequal prompts: outside the hypothesis E1 of our derivation of Thm. 3.3).
 
+``svf1-proxy-range`` (size ``k >= 2``; 1-bit SVF with ``theta = 1 = floor(sqrt T)``, ``T = 2``,
+``O_0 = 1``, ``O_1 = 2^20``): the ``sjf-blocking`` member. Its blockers ``(K - 1, 1)`` are short (key
+``K``), its smalls ``(0, 2)`` long with the proxy key ``(O_1^2 + O_1)/2 > K``, so every blocker goes first,
+as under SJF: the ratio ``(k^3 + 3k^2 + k)/(3k^2 + 4k - 1) ~ k/3`` grows without bound at ``T = 2``. It
+satisfies E2 (exact class bits), E3 (``O_0 < O_1``) and the threshold of our Thm. 3.3 derivation; what
+it breaks is the proxy range ``O_1 <= T`` of the Coq theorem for unequal prompts
+(``verify/coq/OneBit.v``, ``thm33_onebit_T``), so 1-bit SVF is O(T) only with proxies in range.
+
 ``svf-pairs`` (size ``m >= 1``, width ``q >= 1``; ``svf-triangles`` with ``r = 1``;
 :mod:`geosched.theory.svf_lower_bound`, the claim ``svf.lower_bound``): ``2m`` identical requests
 ``(0, 3q)``, ``M = 6q``, alpha = 1/2, the shape the structured search (:mod:`geosched.adversary.structured`)
@@ -76,7 +84,7 @@ from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
            "family_witness", "fcfs_convoy", "sjf_blocking", "sjf_long_blockers", "svf_pairs",
-           "svf_triangles", "svf1_blockers"]
+           "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -139,6 +147,14 @@ def sjf_blocking(size: int) -> tuple[Instance, dict[str, int]]:
     for q, rid in enumerate(blockers[1:]):
         witness[rid] = 2 + q // 2
     return Instance(2 * big_k, requests), witness
+
+
+SVF1_PROXY_LONG = 2**20  # O_1 of svf1-proxy-range: far above T = 2 (the Coq theorem needs O_1 <= T)
+
+
+def svf1_proxy_range(size: int) -> tuple[Instance, dict[str, int]]:
+    """The ``svf1-proxy-range`` member ``k = size``: ``sjf-blocking``'s instance and witness (the policy differs)."""
+    return sjf_blocking(size)
 
 
 def svf_pairs(size: int, q: int = 1) -> tuple[Instance, dict[str, int]]:
@@ -231,6 +247,19 @@ FAMILIES: dict[str, Family] = {
         description="1-bit SVF (default median threshold): 2k+3 dummies (0, 1), blockers 2x(P-T, T), 2k requests "
                     "(P-2, 2); T = k^2, P = 3T, M = 2P; ratio ~ k/2 = sqrt(T)/2",
         requests=lambda size, **_: 4 * size + 5,
+    ),
+    "svf1-proxy-range": Family(
+        name="svf1-proxy-range",
+        policy=f"svf1:theta=1,short_length=1,long_length={SVF1_PROXY_LONG}",
+        build=svf1_proxy_range,
+        # the sjf-blocking member: the blockers (K - 1, 1) are short, key K; the smalls (0, 2) long, key
+        # (O_1^2 + O_1)/2 > K (k^2 = K < 2^39), so 1-bit SVF serves them in SJF's order
+        policy_tel=k * (k + 1) + k**2 * (k + 2),
+        witness_tel=2 * k**2 + k**2 + 4 * k - 1,
+        min_size=2,
+        description="1-bit SVF with a long proxy O_1 = 2^20 > T = 2 (theta = 1, O_0 = 1) on the sjf-blocking "
+                    "member: 2k blockers (K-1, 1), K = k^2 smalls (0, 2), M = 2K; ratio ~ k/3 at fixed T",
+        requests=lambda size, **_: 2 * size + size * size,
     ),
     "svf-triangles": Family(
         name="svf-triangles",

@@ -12,8 +12,9 @@ bound ``LB <= OPT(I)`` is known, ``TEL(A, I) / LB`` is an upper bound, and the t
 the reference simulator, both schedules' feasibility and TEL by the independent checker
 (:func:`geosched.reference_impl.checker.check_schedule`), the ratio, the tie rule and, for a
 vLLM target, the engine (:func:`geosched.adversary.targets.vllm_engine`: capacity ``M / B``
-blocks, the block size ``B`` of the name). A field of the file is never an input: one that
-disagrees with the derived value is a problem naming the field.
+blocks, ``B`` the instance's ``block_size``, the grain both schedules are checked at). A field of
+the file is never an input: one that disagrees with the derived value is a problem naming the
+field (an ``engine`` whose block size is not the instance's is refused outright).
 
 **No witness runs code.** The policy of a witness must be a built-in name (the registry's, or a
 vLLM target). A witness of a user's scheduler file (``path/to/file.py:Class``) records the

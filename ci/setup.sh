@@ -25,6 +25,8 @@ command -v pdflatex >/dev/null 2>&1 || missing_debs+=(texlive-latex-base)
 # extracted to OCaml by geosched.verify.coq_engine (tests/test_coq_*.py)
 command -v coqc >/dev/null 2>&1 || missing_debs+=(coq)
 command -v ocamlopt >/dev/null 2>&1 || missing_debs+=(ocaml-nox)
+# Zarith (arbitrary-precision integers): the extracted engine's nat (verify/coq/Extract.v); the proofs build without it
+[ -f /usr/lib/ocaml/zarith/zarith.cmxa ] || missing_debs+=(libzarith-ocaml-dev)
 if [ "${#missing_debs[@]}" -gt 0 ]; then
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         echo "ci/setup.sh: apt-get install ${missing_debs[*]}"

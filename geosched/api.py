@@ -251,7 +251,8 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
         "simulate": ("geosched.engines", "simulate", {
             **_INSTANCE, "policy": policy_like, "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none, "engine": text()}),
+            "backfill": boolean, "observer": callable_or_none, "engine": text(),
+            "coq_work_limit": integer(1, optional=True), "coq_time_limit": positive_real(optional=True)}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
             "opt": boolean, "time_limit": _TIME, "progress": boolean}),

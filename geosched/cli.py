@@ -109,7 +109,12 @@ def _add_simulate_and_compare(sub, common) -> None:
                    "or a scheduler of your own: FILE.py:Class")
     p.add_argument("--engine", choices=("python", "coq"), default="python",
                    help="python (default) or coq: the SVF proved in Coq (verify/coq), extracted to OCaml; "
-                        "svf on bursts only, needs coqc")
+                        "svf on bursts only, needs coqc and Zarith")
+    p.add_argument("--coq-work-limit", type=positive_int, default=None, metavar="N",
+                   help="--engine coq: refuse before running when the estimated work exceeds N element visits "
+                        "(default 50000000, about 25 s at worst on a loaded 2-core machine)")
+    p.add_argument("--coq-time-limit", type=positive_float, default=None, metavar="S",
+                   help="--engine coq: stop the engine after S seconds (default 50)")
     p.set_defaults(handler=_cmd_simulate)
 
     p = add_command(
@@ -210,7 +215,9 @@ def _run_policy(instance, policy: str, args: argparse.Namespace) -> dict[str, An
 
     engine = getattr(args, "engine", "python")
     predictor = args.predictor if engine == "coq" else _predictor(args)
-    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill)
+    limits = {f"coq_{name}": getattr(args, f"coq_{name}", None) for name in ("work_limit", "time_limit")}
+    result = simulate(instance, policy, engine=engine, predictor=predictor, backfill=args.backfill,
+                      **{key: value for key, value in limits.items() if value is not None})
     report = check_schedule(instance, result.schedule)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
@@ -446,6 +453,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
                           **plan.options)
     for companion in plan.companions:
         write_text_atomic(companion.path, companion.text, force=args.force)
+    for warning in plan.warnings:  # after the write: a refusal before it stays one line
+        print(f"geosched: warning: {warning}", file=sys.stderr)
     if args.json:
         emit_json({"out": str(path), "format": args.format, "n": instance.n, "memory": instance.memory,
                    "replay_script": plan.companions[0].path if plan.companions else None})

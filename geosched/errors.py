@@ -13,6 +13,7 @@ __all__ = [
     "UnknownNameError",
     "InfeasibleScheduleError",
     "SolverError",
+    "TimeLimitError",
 ]
 
 
@@ -64,3 +65,8 @@ class InfeasibleScheduleError(GeoschedError):
 
 class SolverError(GeoschedError):
     """An external solver failed in a way that is not a time limit."""
+
+
+class TimeLimitError(GeoschedError):
+    """A computation was stopped at its time limit before it answered; the message names the
+    limit and the option that raises it."""

@@ -719,7 +719,8 @@ def classify(case: Case, run) -> tuple[str, str]:
         return ("accepted" if run.code == 0 else "unclean error"), run.describe()
     if run.clean_error:
         return "refused cleanly", run.stderr.strip()
-    if run.code in (0, 1) and not run.stderr.strip():
+    warnings_only = all(line.startswith("geosched: warning: ") for line in run.stderr.strip().splitlines())
+    if run.code in (0, 1) and warnings_only:  # a warning beside an answer is not an error
         why = case.check(run.stdout) if case.check is not None else None
         return ("answered", "") if why is None else ("wrong answer", why)
     return "unclean error", run.describe()

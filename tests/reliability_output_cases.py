@@ -82,6 +82,7 @@ _WRITERS = {
                    "--max-output", "2", "--timeout", "30"], ".json", {}),
     "predictor train": (["predictor", "train", "--trace", "t.csv", "--kind", "point", "--epochs", "1",
                          "--features", "log_prompt"], ".json", {"t.csv": TRACE}),
+    "family": (["family", "sjf-blocking", "--size", "3"], ".json", {}),
 }
 # the big version for a full disk: a write far larger than the tmpfs
 _BIG = {"export jsonl": "burst:n=3000,seed=1", "export azure-csv": "burst:n=3000,seed=1",

@@ -178,22 +178,126 @@ def test_unknown_engine_is_named():
         gs.simulate(burst_instance(12, [(6, 3)]), "svf", engine="lean")
 
 
-def test_values_past_63_bits_are_refused_before_and_inside_the_engine(built):
-    big = burst_instance(2**53, [(2**52, 2**52)])
-    with pytest.raises(ValidationError, match="63-bit"):
-        coq_engine.simulate_coq(big)
-    # the executable guards itself too: bypass the Python check
+def _python_starts(inst):
+    return gs.simulate(inst, "svf").starts
+
+
+def test_outputs_of_a_billion_tokens_run_without_stack_overflow(built):
+    # issue 30: the step-by-step extraction overflowed its stack at ~10^6-token outputs
+    for memory in (2 * 10**9, 15 * 10**8, 10**9 + 7):
+        inst = burst_instance(memory, [(5, 10**9), (7, 10**9)])
+        assert coq_engine.simulate_coq(inst) == _python_starts(inst)
+    # by hand: M = 2e9, both fit once (5 + 1e9) + (7 + 1e9 - x) <= 2e9 at the first one's finish, x >= 12
+    assert coq_engine.simulate_coq(burst_instance(2 * 10**9, [(5, 10**9), (7, 10**9)])) == {"r0": 0, "r1": 12}
+
+
+def test_prompts_near_2_53_and_values_past_63_bits(built):
+    # volumes (2so + o^2 + o) past 2^73: Zarith integers, no guard, no wrap-around
+    big = 2**53
+    inst = burst_instance(big, [(big - 2, 1), (big - 10**6, 999_999), (17, 10**9), (big // 2, 3)])
+    assert coq_engine.simulate_coq(inst) == _python_starts(inst)
+    lengths = [(r.prompt, r.output) for r in inst.requests]
+    starts = [_python_starts(inst)[r.id] for r in inst.requests]
+    (run,) = coq_engine.run_batch([(inst.memory, lengths, [starts])])
+    assert run.tel == sum(x + o for x, (_, o) in zip(starts, lengths))  # TEL from the definition
+    assert run.feasible and run.checks == (True,) and run.tels == (run.tel,)
+    assert list(run.sjf) == [gs.simulate(inst, "sjf").starts[r.id] for r in inst.requests]
+
+
+def test_many_requests_run_without_stack_overflow(built):
+    # n unit requests in M = 1: one at a time, in the instance order (equal volumes: ties by position),
+    # so request k starts at k; every list pass of the engine is tail-recursive
+    n = 200_000
+    (run,) = coq_engine.run_batch([(1, [(0, 1)] * n, ())], starts_only=True)
+    assert run.starts == tuple(range(n))
+
+
+def test_the_work_estimate_and_the_batch_bound():
+    assert coq_engine.batch_bound(10, [0, 0, 4, 9]) == 3  # 1 + 1 + 5 <= 10 < 1 + 1 + 5 + 10
+    assert coq_engine.batch_bound(5, [4, 0]) == 1 and coq_engine.batch_bound(0, [0]) == 0
+    small = coq_engine.estimate_work(12, [(6, 3), (1, 5)], starts_only=True)
+    assert small == 2 * 2 * 2 + 2 * (2 + 1)  # sorts 2 n bit_length(n), placement n (k + 1), k = 2 (2 + 7 <= 12)
+    # grows with n and the batch, not with the lengths (below 62 bits)
+    assert coq_engine.estimate_work(12, [(6, 3 * 10**12), (1, 5)], starts_only=True) == small
+    assert coq_engine.estimate_work(10**6, [(0, 1)] * 100, starts_only=True) > \
+        coq_engine.estimate_work(1, [(0, 1)] * 100, starts_only=True)
+    # the full output adds SJF and the n^2 feasibility checks, per schedule
+    full = coq_engine.estimate_work(12, [(6, 3), (1, 5)], [[0, 0]])
+    assert full == 2 * small + 2 * 2 * 2
+    assert coq_engine.estimate_work(2**200, [(1, 1)], starts_only=True) == 4 * \
+        coq_engine.estimate_work(2**40, [(1, 1)], starts_only=True)  # 201 bits: 4 words of 62
+
+
+def test_work_past_the_limit_is_refused_before_running(built, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the engine ran")
+
+    monkeypatch.setattr(coq_engine.subprocess, "run", never)
+    inst = burst_instance(50, [(1, 2)] * 40)
+    needed = coq_engine.estimate_work(50, [(1, 2)] * 40, starts_only=True)
+    with pytest.raises(ValidationError) as info:
+        coq_engine.simulate_coq(inst, work_limit=needed - 1)
+    message = str(info.value)
+    assert "\n" not in message and str(needed - 1) in message and "--coq-work-limit" in message
+    with pytest.raises(ValidationError, match="coq-work-limit"):
+        gs.simulate(inst, "svf", engine="coq", coq_work_limit=needed - 1)
+    monkeypatch.undo()
+    assert coq_engine.simulate_coq(inst, work_limit=needed) == _python_starts(inst)
+
+
+def test_the_default_work_limit_refuses_a_size_bomb(built, monkeypatch, capsys):
+    monkeypatch.setattr(coq_engine.subprocess, "run", lambda *a, **k: pytest.fail("the engine ran"))
+    # M past the sum of the peaks: the whole burst is one batch, n^2 = 10^10 visits
+    assert main(["simulate", "burst:n=100000", "--memory", str(10**9), "--engine", "coq"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(coq_engine.WORK_LIMIT) in err and "--coq-work-limit" in err
+
+
+def test_a_run_past_the_time_limit_is_reported_as_such(built, monkeypatch, capsys):
+    seen = {}
+    real_run = subprocess.run
+
+    def timed_out(command, **kwargs):  # the engine ran past its limit: subprocess.run's own report
+        if not command[0].endswith(coq_engine.BINARY):
+            return real_run(command, **kwargs)  # coqc --version and the like, for the build cache's key
+        seen["timeout"] = kwargs["timeout"]
+        raise subprocess.TimeoutExpired(command, kwargs["timeout"])
+
+    monkeypatch.setattr(coq_engine.subprocess, "run", timed_out)
+    with pytest.raises(gs.TimeLimitError, match="time limit of 7 s.*--coq-time-limit"):
+        coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]), time_limit=7)
+    assert seen["timeout"] == 7
+    assert main(["simulate", "burst:n=5", "--engine", "coq", "--coq-time-limit", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "time limit of 3 s" in err and seen["timeout"] == 3
+    with pytest.raises(gs.TimeLimitError):
+        coq_engine.simulate_coq(burst_instance(12, [(6, 3)]))
+    assert seen["timeout"] == coq_engine.TIME_LIMIT
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"coq_work_limit": 0}, "coq_work_limit"), ({"coq_time_limit": -1.0}, "coq_time_limit"),
+    ({"coq_work_limit": 10, "engine": "python"}, "coq_work_limit"),
+])
+def test_the_limits_are_validated(kwargs, field):
+    with pytest.raises(ValidationError) as info:
+        gs.simulate(burst_instance(12, [(6, 3), (1, 5)]), "svf", **{"engine": "coq", **kwargs})
+    assert info.value.field.endswith(field)
+
+
+def test_the_cli_help_states_the_default_limits(capsys):
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"default {coq_engine.WORK_LIMIT}" in out and f"default {coq_engine.TIME_LIMIT:g}" in out
+
+
+def test_the_executable_refuses_malformed_input_in_one_line(built):
     binary = Path(built.directory) / coq_engine.BINARY
-    done = subprocess.run([str(binary)], input=f"{2**53} 1\n{2**52} {2**52}\n0\n", capture_output=True, text=True)
-    assert done.returncode == 3 and done.stderr.startswith("refused: instance 1")
-    assert done.stdout == ""
-
-
-def test_fits_63_bits_bound():
-    assert coq_engine.fits_63_bits(12, [(6, 3), (1, 5)])
-    assert not coq_engine.fits_63_bits(2**62, [(1, 1)])  # M alone past 2^61
-    assert not coq_engine.fits_63_bits(2**40, [(2**31, 2**31)])  # the volume's square passes 2^61
-    assert coq_engine.fits_63_bits(2**40, [(2**29, 2**29)])
+    for text in ("12 2 6 3 1 x 0\n", "12 2 6 3 1 -5 0\n", "12 2 6 3\n"):
+        done = subprocess.run([str(binary)], input=text, capture_output=True, text=True)
+        assert done.returncode == 2 and done.stderr.startswith("bad input: instance 1") and \
+            done.stderr.count("\n") == 1, (text, done.stderr)
 
 
 def test_cli_simulate_engine_coq_matches_python(built, capsys):
@@ -222,12 +326,36 @@ def test_cli_without_coqc_says_so_in_one_line(monkeypatch, capsys):
     assert "coqc" in err and "not installed" in err and err.count("\n") == 1
 
 
-def test_the_engine_runs_only_while_svf_fast_is_proved_equal_to_svf(built, monkeypatch):
+@pytest.mark.parametrize("theorem", coq_engine.ENGINE_THEOREMS)
+def test_the_engine_runs_only_while_its_functions_are_proved_equal_to_the_model(built, monkeypatch, theorem):
     import dataclasses
 
     from geosched.errors import SolverError
 
-    opened = dataclasses.replace(built, theorems={**built.theorems, "svf_fast_eq": False})
+    opened = dataclasses.replace(built, theorems={**built.theorems, theorem: False})
     monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: opened)
-    with pytest.raises(SolverError, match="svf_fast_eq is not closed"):
+    with pytest.raises(SolverError, match=f"{theorem} not closed"):
         coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))
+
+
+def test_without_zarith_the_extraction_runs_and_nothing_is_linked(built, monkeypatch, tmp_path):
+    import shutil
+
+    src, work = tmp_path / "src", tmp_path / "work"
+    shutil.copytree(Path(built.directory) / "src", src)
+    work.mkdir()
+    monkeypatch.setattr(coq_engine, "_zarith_dir", lambda: None)
+    assert coq_engine._extract_and_compile(src, work) is False
+    assert (src / coq_engine.EXTRACTED).is_file() and not (work / coq_engine.BINARY).exists()
+    assert coq_engine.engine_missing() == ["zarith (Debian package libzarith-ocaml-dev)"]
+
+
+def test_without_zarith_the_engine_says_so_in_one_line(built, monkeypatch):
+    import dataclasses
+
+    unlinked = dataclasses.replace(built, engine=False)
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: unlinked)
+    monkeypatch.setattr(coq_engine, "engine_missing", lambda: ["zarith (Debian package libzarith-ocaml-dev)"])
+    with pytest.raises(ValidationError, match="libzarith-ocaml-dev") as info:
+        coq_engine.simulate_coq(burst_instance(12, [(6, 3), (1, 5)]))
+    assert info.value.field == "engine" and "\n" not in str(info.value)

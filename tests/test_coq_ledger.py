@@ -22,8 +22,8 @@ from geosched.verify.ledger import CLAIMS, combine, run_claims
 needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
                                reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
 ROWS = {"kong.volume": "volume_is_memory_time", "kong.prop3.1": "prop31_lower_bound",
-        "kong.lemmaA.2": "lemmaA2_peak_mass", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
-        "kong.thm3.2": "thm32_svf_competitive"}
+        "kong.lemmaA.2": "lemmaA2_summed", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
+        "kong.thm3.2": "thm32_svf_competitive", "kong.thm3.3": "thm33_onebit_T"}
 
 
 def _coq(theorem: str, status: str = "proved") -> Evidence:
@@ -66,12 +66,50 @@ def test_refuted_evidence_still_wins_over_a_coq_proof():
 
 
 def test_a_step_theorem_is_not_a_whole_claim_proof():
-    # kong.lemmaA.2: Coq proves items 1 and 2 but its sum only in a weaker form, so no rule-3 proof
-    evidence = [_sympy(), _coq("lemmaA2_peak_mass"), _coq("svf_js_sorted"), _coq("svf_starts_bound")]
+    # kong.lemmaA.2 is proved as a whole only with its three items and the summed form; kong.thm3.3 with both readings
+    items = ["lemmaA2_peak_mass", "lemmaA2_active_precede", "lemmaA2_peak_time"]
+    evidence = [_sympy(), *(_coq(t) for t in items), _coq("svf_js_sorted"), _coq("lemmaA2_double_count")]
     assert coq_evidence.whole_claim_proofs("kong.lemmaA.2", evidence) == []
+    whole = coq_evidence.whole_claim_proofs("kong.lemmaA.2", [*evidence, _coq("lemmaA2_summed")])
+    assert [e.data["theorem"] for e in whole] == [*items, "lemmaA2_summed"]
+    assert coq_evidence.whole_claim_proofs("kong.thm3.3", [_coq("thm33_onebit_E1"), _coq("hol_inversion")]) == []
+    assert coq_evidence.whole_claim_proofs("kong.thm3.3", [_coq("thm33_onebit_E1"), _coq("thm33_onebit_T")])
     assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak", evidence[:2]) == []  # both theorems needed
     assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak",
                                            [_coq("lemmaA2_peak_mass"), _coq("lemmaA2_occupancy_refuted")])
+
+
+def test_every_whole_claim_theorem_has_a_pinned_statement():
+    pinned = {t for theorems in coq_evidence.WHOLE_CLAIM.values() for t in theorems}
+    assert pinned == set(coq_evidence.STATEMENTS)
+    for theorem, statement in coq_evidence.STATEMENTS.items():
+        module = coq_engine.THEOREMS[theorem]
+        assert statement.startswith(f"{module}.{theorem} : ") and statement == coq_evidence.normalized(statement)
+
+
+def test_a_changed_statement_under_the_same_name_is_not_proved(monkeypatch):
+    real = coq_engine.build
+
+    def weakened(*args, **kwargs):
+        result = real(*args, **kwargs)
+        theorems = {**result.theorems, "thm32_svf_competitive": True}
+        statements = {**result.statements, "thm32_svf_competitive": coq_evidence.STATEMENTS["thm32_svf_competitive"]
+                      .replace("(3 * M - P)", "(30 * M - P)")}  # a weaker theorem, closed, same name
+        return dataclasses.replace(result, status="ok", theorems=theorems, statements=statements, coqchk=True)
+
+    monkeypatch.setattr(coq_engine, "build", weakened)
+    claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
+    coq = {e.method: e for e in claim.evidence}["coq:thm32_svf_competitive"]
+    assert coq.status == "unknown" and "no longer states what its row rests on" in coq.message
+    assert "thm32_svf_competitive" not in claim.message
+
+
+@needs_coq
+def test_the_pinned_statements_are_the_built_ones():
+    built = coq_engine.build()
+    assert built.status == "ok", built.message
+    for theorem, statement in coq_evidence.STATEMENTS.items():
+        assert coq_evidence.normalized(built.statements[theorem]) == statement, theorem
 
 
 def test_without_coqc_the_coq_evidence_is_unknown_and_no_row_is_proved_by_it(monkeypatch):
@@ -112,14 +150,17 @@ def test_with_coq_the_rows_name_their_theorems():
         assert coq.status == "proved", (claim_id, coq.message)
         assert coq.message.startswith(f"Coq, every n: {theorem} (")
         assert coq.message.endswith(("(compiled this run)",)) or "(build cache " in coq.message
-    for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2.peak", "kong.thm3.2"):
+    for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2",
+                     "kong.thm3.3"):
         assert by_id[claim_id].status == "proved", (claim_id, by_id[claim_id].message)
         assert "Coq, every n: " in by_id[claim_id].message
-    assert by_id["kong.lemmaA.2"].status != "proved"  # its summed form is not the Coq one: stays bounded
+    assert by_id["kong.lemmaA.2"].message == ("proved (Coq, every n: lemmaA2_peak_mass, lemmaA2_active_precede, "
+                                              "lemmaA2_peak_time, lemmaA2_summed)")
+    assert by_id["kong.thm3.3"].message == "proved (Coq, every n: thm33_onebit_T, thm33_onebit_E1)"
 
 
 @needs_coq
-@pytest.mark.parametrize("claim_id", ["kong.prop3.1", "kong.thm3.2", "kong.lemmaA.2"])
+@pytest.mark.parametrize("claim_id", ["kong.prop3.1", "kong.thm3.2", "kong.lemmaA.2", "kong.thm3.3"])
 def test_prove_prints_the_ledgers_word(claim_id, capsys):
     assert coq_engine.build().status == "ok"
     assert main(["claims", "--quick", "--claim", claim_id, "--json", "--no-progress"]) in (0, 1)
@@ -137,7 +178,8 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert main(["prove", "kong.lemmaA.2"]) == 0
     text = capsys.readouterr().out
     assert "established by: Coq, every n: svf_js_sorted (" in text  # step 5, item 2
-    assert "established by: checked for n<=" in text  # steps 8 and 10: the cores' bound
+    assert "established by: Coq, every n: lemmaA2_double_count (" in text  # step 8
+    assert "established by: Coq, every n: lemmaA2_summed (" in text  # step 10, the summed form
     assert "established by: sympy" in text
     assert text.rstrip().splitlines()[-1].startswith("Status: ")  # the ledger's word, last
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
@@ -167,6 +209,13 @@ def test_the_single_group_and_triangle_rows_are_proved_through_their_coq_steps()
     for claim_id in ("svf.fluid.k1", "svf.fluid.k2", "svf.lower_bound"):
         coq = [e for e in by_id[claim_id].evidence if e.kind == "coq"]
         assert coq and all(e.status == "proved" for e in coq)
+
+
+def test_without_coqc_lemma_a2_and_thm33_stay_checked(monkeypatch):
+    monkeypatch.setattr(coq_engine, "missing_tools", lambda: ["coqc"])
+    by_id = {c.id: c for c in run_claims(["kong.lemmaA.2", "kong.thm3.3"], mode="quick").claims}
+    for claim_id in ("kong.lemmaA.2", "kong.thm3.3"):
+        assert by_id[claim_id].status == "checked" and "Coq" not in by_id[claim_id].message, by_id[claim_id].message
 
 
 def test_without_coqc_the_single_group_row_falls_back_to_its_simulation(monkeypatch):

@@ -122,3 +122,57 @@ def test_svf1_blockers_grow_like_sqrt_t():
     inst, witness = families.svf1_blockers(3)
     assert check_schedule(inst, simulate(inst, "svf1").starts).metrics.tel == 105
     assert check_schedule(inst, witness).metrics.tel == 71
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 8])
+def test_svf1_proxy_range_is_sjf_blocking_under_1bit_svf(size):
+    # theta = 1 = floor(sqrt 2): the blockers (K-1, 1) are short with key K, the smalls (0, 2) long with key
+    # (O_1^2 + O_1)/2 > K, so 1-bit SVF serves the blockers first, as SJF does on the same member
+    report = evaluate_family("svf1-proxy-range", size)
+    assert report.match, report.message
+    inst, _ = families.svf1_proxy_range(size)
+    assert simulate(inst, FAMILIES["svf1-proxy-range"].policy).starts == simulate(inst, "sjf").starts
+    assert max(r.output for r in inst.requests) == 2 and report.alpha == sp.Rational(1, 2)
+
+
+def test_svf1_proxy_range_exceeds_the_in_range_bound_at_fixed_t():
+    # Coq (OneBit.thm33_onebit_T): with proxies in [1, T] the ratio is at most 1 + (4T - 2)/(1 - alpha) = 13 at
+    # T = 2, alpha = 1/2; the long proxy 2^20 > T breaks that hypothesis and the ratio grows like k/3
+    fam = FAMILIES["svf1-proxy-range"]
+    size = sp.Symbol("k", positive=True, integer=True)
+    assert fam.limit == sp.oo and sp.limit(fam.ratio / size, size, sp.oo) == sp.Rational(1, 3)
+    assert evaluate_family("svf1-proxy-range", 40).certified_ratio > 13
+    assert evaluate_family("svf1-proxy-range", 37).certified_ratio < 13
+    # the same member with the long proxy in range (O_1 = T = 2): the smalls go first and the ratio is 1
+    inst, witness = families.svf1_proxy_range(10)
+    in_range = simulate(inst, "svf1:theta=1,short_length=1,long_length=2").starts
+    assert check_schedule(inst, in_range).metrics.tel <= check_schedule(inst, witness).metrics.tel
+
+
+def test_committed_svf1_proxy_range_witness_is_the_member():
+    # tests/test_witnesses.py re-verifies the file with the checker; here: it is member k = 40, written by
+    # `geosched family svf1-proxy-range --size 40 --out ...`
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "docs" / "witnesses" / \
+        "svf1_burst_alpha0.5_family_proxy_range_k40_T2.json"
+    data = json.loads(path.read_text())
+    k = 40
+    assert data["policy"] == FAMILIES["svf1-proxy-range"].policy
+    assert data["policy_schedule"]["tel"] == k**3 + 3 * k**2 + k
+    assert data["witness_schedule"]["tel"] == 3 * k**2 + 4 * k - 1
+    assert data["certified_ratio"] > 13  # above 1 + (4T - 2)/(1 - alpha) at T = 2, alpha = 1/2
+
+
+def test_family_out_writes_a_witness_and_never_overwrites(tmp_path, capsys):
+    out = tmp_path / "w.json"
+    assert main(["family", "svf1-proxy-range", "--size", "3", "--out", str(out)]) == 0
+    assert "witness written" in capsys.readouterr().out
+    assert main(["check-witness", str(out)]) == 0
+    capsys.readouterr()
+    before = out.read_text()
+    assert main(["family", "svf1-proxy-range", "--size", "4", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--force" in err and out.read_text() == before
+    assert main(["family", "svf1-proxy-range", "--size", "4", "--out", str(out), "--force"]) == 0

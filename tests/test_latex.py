@@ -16,10 +16,14 @@ import pytest
 from geosched.cli import main
 from geosched.theory import claim_ids, get_derivation
 
+_DOCUMENTS: dict[str, str] = {}  # claim -> its document: `prove` runs the claim's checks, once per claim here
+
 
 def standalone(claim: str, capsys) -> str:
-    assert main(["prove", claim, "--latex", "--standalone"]) in (0, 1)
-    return capsys.readouterr().out
+    if claim not in _DOCUMENTS:
+        assert main(["prove", claim, "--latex", "--standalone"]) in (0, 1)
+        _DOCUMENTS[claim] = capsys.readouterr().out
+    return _DOCUMENTS[claim]
 
 
 @pytest.mark.parametrize("claim", claim_ids())

@@ -490,8 +490,8 @@ def test_tamper_check_can_fail(monkeypatch):
 
     real = witness_module._recomputed_tels
 
-    def trusting(instance, parsed, simulated, block_size, problems):
-        tels = real(instance, parsed, simulated, block_size, problems)
+    def trusting(instance, parsed, simulated, problems):
+        tels = real(instance, parsed, simulated, problems)
         problems.clear()
         return {"policy_schedule": parsed["policy_schedule"]["tel"], "witness_schedule": tels["witness_schedule"]}
 

@@ -53,11 +53,11 @@ def _geosched(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def _block16_witness(folder: Path) -> tuple[Path, int]:
     """A 5-request burst at block grain 16 (M = 64: 4 blocks); stock vLLM FCFS preempts once on it."""
-    inst = burst_instance(64, [(20, 10), (5, 12), (30, 3), (1, 16), (9, 9)])
+    inst = burst_instance(64, [(20, 10), (5, 12), (30, 3), (1, 16), (9, 9)], block_size=16)
     serial, t = {}, 0
     for r in inst.requests:
         serial[r.id], t = t, t + r.output
-    witness = make_witness(inst, "vllm-fcfs:block=16", serial, found_by="hand")
+    witness = make_witness(inst, "vllm-fcfs", serial, found_by="hand")
     return write_witness(witness, folder / "w16.json"), witness.policy_tel
 
 
@@ -197,10 +197,10 @@ def test_export_asks_vllms_parser_and_engine_config(tmp_path):
     assert accepted.accepted is True and accepted.by.startswith("vLLM 0.33")
     assert accepted.backends["FLASH_ATTN"] == "kernel block 16" and not accepted.problems
     # a witness engine without chunked prefill and a budget below the longest request: vLLM's config refuses it
-    inst = Instance(64, [Request("a", 0, 20, 5), Request("b", 0, 1, 2)])
+    inst = Instance(64, [Request("a", 0, 20, 5), Request("b", 0, 1, 2)], block_size=16)
     engine = {"capacity_blocks": 4, "block_size": 16, "max_num_seqs": 2, "max_num_batched_tokens": 16,
               "enable_chunked_prefill": False, "preemption": "fcfs"}
-    witness = {"policy": "vllm-fcfs:block=16", "policy_schedule": {"tel": 1}, "witness_schedule": {"tel": 1},
+    witness = {"policy": "vllm-fcfs", "policy_schedule": {"tel": 1}, "witness_schedule": {"tel": 1},
                "engine": engine}
     args = Namespace(block_size=None, scheduler_cls=None, tie_gap_seconds=0.002, out=str(tmp_path / "x.jsonl"),
                      vllm_check=True, quiet=True)

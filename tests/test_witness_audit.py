@@ -4,11 +4,15 @@
   independent recomputation (``tests/witness_audit.py``: ``truth``).
 * Every leaf of every shipped witness tampered (numbers +1, -1, x2 and another valid value;
   strings to other valid values; one sampled leaf per per-request collection and file, all
-  the others) is refused, rejected, harmless or re-derived to true numbers; 1,335 tampered
-  files in all today (``witness_audit.tampers(path, samples=1)``).
-* The audit can fail: a referee that takes the engine's capacity from the file is caught.
-* The cases of the issue: ``instance.memory = 400`` of the 15.264 witness, ``block=64`` in
-  the name of the block-16 witness, ``--vllm --json``, an engine that cannot serve its instance.
+  the others, and a block size added to the token-grain vLLM witnesses) is refused, rejected,
+  harmless or re-derived to true numbers (``witness_audit.tampers(path, samples=1)``).
+* The audit can fail: a referee that takes the engine's capacity from the file is caught, and so
+  is one that takes the block grain from the file's engine record instead of the instance.
+* The cases of the issue: ``instance.memory = 400`` of the 15.264 witness; the block size of the
+  block-16 witness changed (since issue 31 the block size is the instance's ``block_size``: a
+  changed one, or one added to a token-grain witness, differs from the engine record and is
+  refused; the old spelling ``vllm-fcfs:block=64`` in the name is refused too); ``--vllm --json``;
+  an engine that cannot serve its instance.
 * A witness naming a scheduler file (relative or absolute) never imports it; ``--scheduler``
   runs the file the user names only when its SHA-256 is the recorded one; a ``vllm-bench``
   file naming a vLLM scheduler class is refused before vLLM is asked to import it.
@@ -41,7 +45,7 @@ def _data(path: Path) -> dict:
 def test_the_glob_finds_every_kind_of_witness():
     policies = {_data(p)["policy"].partition(":")[0] for p in WITNESS_FILES}
     assert {"fcfs", "sjf", "svf", "svf1", "geo-guess", "vllm-fcfs", "vllm-priority"} <= policies
-    assert any(":block=" in _data(p)["policy"] for p in WITNESS_FILES)
+    assert any(_data(p)["instance"].get("block_size", 1) > 1 for p in WITNESS_FILES)  # block grain: the instance's
 
 
 @pytest.mark.parametrize("path", WITNESS_FILES, ids=IDS)
@@ -64,7 +68,8 @@ def test_every_tampered_leaf_is_refused_or_rederived(path):
     original_report = verify_api(original)
     cases = tampers(path, samples=1)
     # every kind of leaf of the file is tampered (one sampled position per per-request collection)
-    tampered_patterns = {pattern(tuple(_label_path(label, original))) for label, _ in cases}
+    tampered_patterns = {pattern(tuple(_label_path(label, original))) for label, _ in cases
+                         if not label.endswith("(added)")}
     kinds = {pattern(p) for p, _ in leaves(original)}
     assert kinds <= tampered_patterns, kinds - tampered_patterns
     wrong = []
@@ -128,14 +133,48 @@ def test_raised_memory_of_the_vllm_witness_is_rejected_naming_the_engine(tmp_pat
     assert "OK" not in run.stdout
 
 
-def test_a_block_size_in_the_name_that_differs_from_the_engine_is_rejected(tmp_path):
+def test_a_block_size_of_the_instance_that_differs_from_the_engine_is_refused(tmp_path):
     data = _data(BLOCK_16)
-    data["policy"] = "vllm-fcfs:block=64"
+    assert data["instance"]["block_size"] == 16 and data["policy"] == "vllm-fcfs"
+    data["instance"]["block_size"] = 64  # divides M: a valid instance, certified at 16 by its engine record
     run = _check(tmp_path, data)
-    assert run.code == 1 and "engine.block_size: stated 16" in run.stderr and "has 64" in run.stderr
+    assert run.clean_error and "engine: block_size 16 differs from the instance's block_size 64" in run.stderr
+    assert "OK" not in run.stdout
+    added = _data(FCFS_15)  # token grain: no block_size key; one added differs from the engine's 1
+    added["instance"]["block_size"] = 8
+    run = _check(tmp_path, added)
+    assert run.clean_error and "engine: block_size 1 differs from the instance's block_size 8" in run.stderr
     data["engine"]["capacity_blocks"], data["engine"]["block_size"] = 50, 64  # a consistent lie: the run says so
     run = _check(tmp_path, data, "--json")
     assert run.code == 1 and json.loads(run.stdout)["problems"]
+    old = _data(BLOCK_16)
+    old["policy"] = "vllm-fcfs:block=64"  # the spelling before issue 31: refused, whatever B
+    run = _check(tmp_path, old)
+    assert run.clean_error and "block size is the instance's block_size" in run.stderr
+    old["policy"] = "vllm-fcfs:block=16"  # even naming the instance's own block size
+    assert _check(tmp_path, old).clean_error
+
+
+def test_the_audit_catches_a_referee_that_takes_the_grain_from_the_engine_record(monkeypatch):
+    """A referee that reads the block size from the file's ``engine`` record (the instance's own
+    ``block_size`` overwritten with it): the block-16 witness with ``instance.block_size = 32``
+    is then verified with its block-16 numbers, and the audit calls it a wrong certificate."""
+    import geosched.adversary.witness as witness_module
+
+    real = witness_module.witness_from_dict
+
+    def grain_from_the_engine(data, **kwargs):
+        parsed = real(data, **kwargs)
+        if parsed.get("engine"):
+            parsed["instance"] = parsed["instance"].with_block_size(parsed["engine"]["block_size"])
+        return parsed
+
+    monkeypatch.setattr(witness_module, "witness_from_dict", grain_from_the_engine)
+    original = _data(BLOCK_16)
+    tampered = json.loads(json.dumps(original))
+    tampered["instance"]["block_size"] = 32
+    verdict = judge(verify_api(tampered), tampered, original, verify_api(original))
+    assert verdict.startswith("ACCEPTED WITH WRONG") and "block_size" in verdict
 
 
 def test_an_engine_that_cannot_serve_the_instance_is_one_line(tmp_path):
@@ -145,7 +184,7 @@ def test_an_engine_that_cannot_serve_the_instance_is_one_line(tmp_path):
     run = _check(tmp_path, data)
     assert run.clean_error and "max_model_len" in run.stderr and "request 'r000'" in run.stderr
     data = _data(BLOCK_16)
-    data["instance"]["memory"] = 3201  # not a multiple of the name's block size
+    data["instance"]["memory"] = 3201  # not a multiple of the instance's block size (the Instance refuses it)
     run = _check(tmp_path, data)
     assert run.clean_error and "memory" in run.stderr and "3201" in run.stderr
 

@@ -3,11 +3,13 @@
 For each file of ``docs/witnesses/*.json`` (a glob, never a list), :func:`tampers` changes one
 leaf of the JSON at a time: a number by +1, -1, x2 and to another valid value (half, or +2), a
 boolean negated, a null set, a string to another valid value (every other built-in policy name,
-the other block sizes of a vLLM name, the other tie rules, another preemption rule, another
-request id). Leaves outside the per-request collections (memory, the TELs, the ratios, the
-engine, the tie check, the policy, the seed) are all tampered; in each per-request collection
+a vLLM name with a block size in the old spelling ``vllm-fcfs:block=B``, which must be refused,
+the other tie rules, another preemption rule, another request id). Leaves outside the
+per-request collections (memory, the instance's block size, the TELs, the ratios, the engine,
+the tie check, the policy, the seed) are all tampered; in each per-request collection
 (``instance.requests[*].arrival`` etc., the starts, completions and runs) ``samples`` leaves are
-drawn, deterministically per file and collection.
+drawn, deterministically per file and collection. A vLLM witness at token grain (no
+``instance.block_size`` key: 1) also gets one added (:data:`ADDED_BLOCK_SIZES`).
 
 :func:`judge` classifies what the referee did with a tampered file:
 
@@ -22,7 +24,10 @@ TEL by an independent implementation (the compiled evaluator ``adversary.fast`` 
 rules, the vLLM-semantics model on an engine built here for the vLLM targets; ``geo-guess`` and
 ``geo-batch`` have no second implementation, so their TEL is summed here from the simulator's
 completions), the witness schedule's feasibility and TEL by a per-step memory sum (numpy, at the
-block grain read here from the name), the engine's capacity from ``M`` and that grain.
+block grain read here from the instance's ``block_size``), the engine's capacity from ``M`` and
+that grain. The priority rules have no second implementation at block grain: :func:`policy_tel`
+refuses one rather than compare with a token-grain number (no shipped witness has one, and no
+tamper adds one to them).
 """
 
 from __future__ import annotations
@@ -30,7 +35,6 @@ from __future__ import annotations
 import functools
 import json
 import random
-import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -44,6 +48,7 @@ PRIORITY_RULES = ("fcfs", "sjf", "svf", "svf1")
 SCHEDULERS = ("geo-guess", "geo-batch")
 VLLM = ("vllm-fcfs", "vllm-priority")
 OK_VERDICTS = ("refused", "rejected", "harmless", "re-derived")
+ADDED_BLOCK_SIZES = (2, 8, 16)  # instance.block_size added to a token-grain vLLM witness
 
 
 # ---------------------------------------------------------------- the tampered files
@@ -83,10 +88,10 @@ def set_at(data: Any, path: tuple, value: Any) -> Any:
     return data
 
 
-def block_of(policy: str) -> int:
-    """The KV block grain a policy name states (``vllm-fcfs:block=16``), read here, not by geosched."""
-    match = re.fullmatch(r"(vllm-fcfs|vllm-priority):block=([0-9]+)", policy)
-    return int(match.group(2)) if match else 1
+def block_of(instance: dict) -> int:
+    """The KV block grain of an instance (its ``block_size``, 1 when the key is absent), read here
+    from the JSON, not by geosched."""
+    return instance.get("block_size", 1)
 
 
 @functools.cache
@@ -107,10 +112,11 @@ def _kind(policy: str) -> str:
 def _string_values(path: tuple, value: str, data: dict) -> list[Any]:
     last = path[-1]
     if path == ("policy",):
-        base, block = value.partition(":")[0], block_of(value)
+        base, block = value.partition(":")[0], block_of(data["instance"])
         names = [*PRIORITY_RULES, *SCHEDULERS, *VLLM]
-        if base in VLLM:
-            names += [f"{name}:block={b}" for name in VLLM for b in sorted({1, 2, block // 2 or 1, 2 * block, 64})]
+        if base in VLLM:  # the old spelling, the block size in the name: refused, whatever B
+            blocks = sorted({1, 2, block // 2 or 1, block, 2 * block, 64})
+            names += [f"{name}:block={b}" for name in VLLM for b in blocks]
         return [n for n in names if n != value]
     if last == "tie_rule":
         return [rule for rule in tie_rules().values() if rule != value]
@@ -147,6 +153,10 @@ def tampers(path: Path, samples: int = 1) -> list[tuple[str, dict]]:
     for leaf_path, value in leaves(data):
         groups.setdefault(pattern(leaf_path), []).append((leaf_path, value))
     out = []
+    if data["policy"].partition(":")[0] in VLLM and "block_size" not in data["instance"]:
+        for block in ADDED_BLOCK_SIZES:
+            out.append((f"{path.name}: instance.block_size = {block!r} (added)",
+                        set_at(data, ("instance", "block_size"), block)))
     for group_pattern, members in groups.items():
         if "*" in group_pattern and len(members) > samples:
             rng = random.Random(f"{path.name}|{group_pattern}")  # a string seed: the same draw on every run
@@ -187,7 +197,7 @@ def _reversed(instance: dict, swap_ids: bool) -> dict:
         ranked = sorted(r["id"] for r in requests)
         swap = {rid: ranked[len(ranked) - 1 - k] for k, rid in enumerate(ranked)}
         requests = [dict(r, id=swap[r["id"]]) for r in requests]
-    return {"memory": instance["memory"], "requests": requests}
+    return {**instance, "requests": requests}
 
 
 def policy_tel(instance: dict, policy: str) -> int:
@@ -197,12 +207,15 @@ def policy_tel(instance: dict, policy: str) -> int:
     if policy in PRIORITY_RULES:
         from geosched.adversary import fast
 
+        if block_of(instance) != 1:
+            raise NotImplementedError(f"{policy} at block grain {block_of(instance)}: no second implementation here")
+
         a, s, o = (np.array([r[k] for r in requests], dtype=np.int64) for k in ("arrival", "prompt", "output"))
         return int(fast.policy_tel(policy, a, s, o, instance["memory"]))
     if base in VLLM:
         from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
-        block, rule = block_of(policy), base.partition("-")[2]
+        block, rule = block_of(instance), base.partition("-")[2]
         params = EngineParams(capacity_blocks=instance["memory"] // block, block_size=block,
                               max_num_seqs=len(requests), max_num_batched_tokens=1 << 40, preemption=rule)
         model = VllmSemantics(params, queue_order=rule)
@@ -223,7 +236,7 @@ def truth(data: dict) -> dict[str, Any]:
     """The numbers a correct referee certifies for ``data`` (a witness whose instance and policy
     are taken as given), computed here."""
     instance, policy = data["instance"], data["policy"]
-    block = block_of(policy)
+    block = block_of(instance)
     tel_a = policy_tel(instance, policy)
     tel_s = schedule_tel(instance, data["witness_schedule"]["starts"], block)
     reversed_tel = policy_tel(_reversed(instance, policy.startswith("vllm-priority")), policy)

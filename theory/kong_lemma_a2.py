@@ -19,7 +19,9 @@ combination that sympy checks. Item 3 is a polynomial identity with a nonnegativ
 certificate (``2v - p o - o = s o``); we also check the stronger ``p (o + 1) <= 2 v`` that
 covers the convention where a request is counted active on ``o + 1`` decision steps.
 Items 2 and the double counting are combinatorial (not sympy-checkable); verify/ proves the
-one-step invariant with Z3 and checks the certificate on every small instance.
+one-step invariant with Z3 and checks the certificate on every small instance, and Coq proves
+them for every n (``verify/coq/LemmaA2Sum.v``: items 1-3, the double counting and the summed
+form, for the Coq SVF).
 
 Example
 -------
@@ -36,13 +38,20 @@ from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
     "kong.lemmaA.2", f"{KONG} Lemma A.2", "blocked => active peaks > (1-alpha)M and precede j; summed bound",
-    "item 1 for k <= K active requests with symbolic lengths (Z3); item 2 and both summations for n <= N "
-    "symbolic requests (Z3 and cvc5); p o + o <= 2v for all integers; exhaustive with exact OPT",
-    "burst arrivals, exact lengths, strict head-of-line; bounded k and n; about peaks, not occupancy; Coq "
-    "proves item 1 and item 2 for every n, and the sum only in the weaker form (M-P) sum W <= 2 (V + Q)",
+    "Coq, every n (LemmaA2.v, LemmaA2Sum.v), for the Coq SVF of a burst with every peak <= P, alpha = P/M: item 1 "
+    "active peaks + P > M at every step some request waits (lemmaA2_peak_mass); item 2 every request active while "
+    "j waits has v_i <= v_j (lemmaA2_active_precede); item 3 p o + o <= 2v (lemmaA2_peak_time); summed, the "
+    "paper's form (M - P) sum_j W_j <= 2 sum_j sum_{i before j} v_i, W_j = x_j, i before j in SVF's order "
+    "(lemmaA2_summed), the right side = 2 sum_{i<j} min(v_i, v_j) (lemmaA2_summed_pairs); without coqc: item 1 for "
+    "k <= K active requests with symbolic lengths (Z3), item 2 and both summations for n <= N symbolic requests "
+    "(Z3 and cvc5), p o + o <= 2v for all integers, exhaustive with exact OPT",
+    "burst arrivals (W_j = x_j), exact lengths, integer steps, strict head-of-line with the forward-looking check, "
+    "ties by position; alpha = P/M for any bound P on the peaks; about peaks, not occupancy (kong.lemmaA.2.peak); "
+    "without coqc bounded k and n",
     ("derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "z3:lemmaA2_order_invariant", "cores:lemmaA.2",
      "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
-     "coq:svf_js_sorted", "coq:svf_starts_bound", *SIMULATES), ("kong.volume",),
+     "coq:lemmaA2_active_precede", "coq:lemmaA2_peak_time", "coq:lemmaA2_double_count", "coq:lemmaA2_summed",
+     "coq:lemmaA2_summed_pairs", "coq:svf_js_sorted", *SIMULATES), ("kong.volume",),
     order=("kong", 30), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
@@ -112,7 +121,8 @@ def derivation(peak_time_inequality=None) -> Derivation:
                 "never admitted before the requests ahead of it",
                 "an invariant of the admission process over time; verify/ proves the one-step inductive invariant "
                 "with Z3, the consequence for n symbolic requests with Z3 and cvc5, and checks it exhaustively",
-                covered_by=("core:lemmaA2_precede", "z3:lemmaA2_order_invariant", "coq:svf_js_sorted")),
+                covered_by=("core:lemmaA2_precede", "z3:lemmaA2_order_invariant", "coq:svf_js_sorted",
+                            "coq:lemmaA2_active_precede")),
             Step.inequality("item 3: p o + o <= 2 v", FACTOR * v, ">=", p * o + o, "2v - (p o + o) = s o >= 0",
                             certificate=[gap]),
             Step.inequality("stronger form: p (o + 1) <= 2 v", 2 * v, ">=", p * (o + 1),
@@ -122,8 +132,9 @@ def derivation(peak_time_inequality=None) -> Derivation:
                 "double counting: (1 - alpha) M W_j <= sum_{i before j} p_i n_ij, n_ij = #steps j waits while i runs",
                 "sum the certificate (steps 3-4) over the W_j steps at which j waits; by item 2 every term is a "
                 "request before j",
-                "a sum over the steps of the SVF schedule (induction on the number of blocked steps, Z3 and cvc5)",
-                covered_by=("core:lemmaA2_blocked_sum",)),
+                "a sum over the steps of the SVF schedule (induction on the number of blocked steps, Z3 and cvc5; "
+                "Coq for every n)",
+                covered_by=("core:lemmaA2_blocked_sum", "coq:lemmaA2_double_count")),
             Step.inequality(
                 "n_ij <= o_i, hence p_i n_ij <= p_i o_i <= 2 v_i - o_i <= 2 v_i",
                 FACTOR * v, ">=", p * n_ij,
@@ -132,10 +143,12 @@ def derivation(peak_time_inequality=None) -> Derivation:
             Step.unchecked(
                 "sum over j: (1 - alpha) M sum_j W_j <= 2 sum_j sum_{i before j} v_i",
                 "add the per-j bounds (step 8 with step 9)",
-                "a finite sum of the per-j inequalities over the instance (Z3 and cvc5 for every n up to a bound)",
-                covered_by=("core:lemmaA2_sum_over_j",)),
+                "a finite sum of the per-j inequalities over the instance (Z3 and cvc5 for every n up to a bound; Coq "
+                "for every n)",
+                covered_by=("core:lemmaA2_sum_over_j", "coq:lemmaA2_summed")),
         ),
         depends_on=("kong.volume",),
         notes="Item 1 (the certificate) reduces to checked algebra once the failed forward-looking check is "
-              "written down (H2); items 2 and the summations are combinatorial and are checked in verify/.",
+              "written down (H2); items 2 and the summations are combinatorial: Coq proves them for every n "
+              "(LemmaA2Sum.v), Z3 and cvc5 for n up to a bound.",
     )

@@ -38,7 +38,7 @@ CLAIM = Claim(
     "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
     ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
      "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
-     "coq:svf_fast_eq", *SIMULATES),
+     "coq:svf_engine_eq", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1"),
     order=("kong", 50), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id

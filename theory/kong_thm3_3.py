@@ -19,9 +19,16 @@ proof was not available to us):
 
   .. math::  TEL(\\text{1-bit SVF}) \\le \\Bigl(1 + \\frac{2T}{1-\\alpha}\\Bigr) TEL(OPT)
 
-  (``1 + 4T`` at ``alpha = 1/2``). Without (E1) a long request with a small prompt can precede
-  a short one with a large prompt; we did not bound that case, so the O(T) claim is
-  unresolved for unequal prompts.
+  (``1 + 4T`` at ``alpha = 1/2``).
+* **Without E1** (unequal prompts): Coq proves O(T) for every threshold when the proxies lie
+  in the outputs' range, ``1 <= O_0 < O_1 <= T`` (``verify/coq/OneBit.v``, ``thm33_onebit_T``):
+  every pair the order places has ``2 v_i <= T (T + 1) v_j`` (a long request with a small prompt
+  before a short one needs the larger prompt on the short one; a short one before a long one
+  has a prompt at most ``s_j T + T (T + 1)/2``), and the square-root inversion lemma
+  (``Inversion.hol_inversion_sqrt``: ``v_i <= rho^2 v_j`` for every placed pair gives
+  ``(M - P) TEL <= (M - P + 2 (2 rho - 1) M) TEL(S)``) with ``rho = T`` gives
+  ``TEL <= (1 + (4T - 2)/(1 - alpha)) TEL(OPT)``. The same lemma under E1 gives O(sqrt T)
+  (``thm33_onebit_E1_sqrt``).
 
 Example
 -------
@@ -39,11 +46,20 @@ from geosched.theory.kong_thm3_2 import composition_step
 
 CLAIM = Claim(
     "kong.thm3.3", f"{KONG} Thm. 3.3", "1-bit SVF is O(T)-competitive",
-    "ours: TEL <= (1 + 2T/(1-alpha)) TEL(OPT) with theta = floor(sqrt T) under E1 equal prompts, E2 exact "
-    "class bits, E3 O_0 < O_1; exhaustive on equal-prompt instances in every request order; 1-bit SVF "
-    "orders by the proxy volume but admits by the exact lengths (its memory check uses the true o)",
-    "constant, threshold and E1-E3 are ours; unequal prompts unresolved; admission by exact lengths",
-    ("derivation", "cores:lemmaA.2", "exhaustive:thm3.3", "consts:thm3.3", *SIMULATES),
+    "Coq, every n (OneBit.v, Inversion.v): 1-bit SVF = strict head-of-line placement of a burst in the order of "
+    "the proxy volume s O + (O^2+O)/2 (O = O_0 if o <= theta, else O_1; E2: the class bit is exact), ties by "
+    "position, admitted by the forward-looking check with the exact lengths; outputs 1 <= o <= T, every peak <= P, "
+    "alpha = P/M. (a) unequal prompts, any theta, proxies 1 <= O_0 < O_1 <= T: (M-P) TEL <= (M-P+2(2T-1)M) TEL(S) "
+    "for every feasible S, i.e. TEL <= (1 + (4T-2)/(1-alpha)) TEL(OPT) = O(T) (thm33_onebit_T); (b) under E1 equal "
+    "prompts, E3 O_0 < O_1, theta = floor(sqrt T): (M-P) TEL <= (M-P+2TM) TEL(S), i.e. 1 + 2T/(1-alpha) "
+    "(thm33_onebit_E1; sympy composition); without coqc: (b) by sympy relative to kong.lemmaA.2 and exhaustively "
+    "on equal-prompt instances in every request order",
+    "(a) holds without E1 but needs the proxies within the outputs' range (the class means satisfy it when both "
+    "classes are non-empty); constants, thresholds and E1-E3 are ours; burst arrivals, exact class bits, "
+    "admission by exact lengths",
+    ("derivation", "cores:lemmaA.2", "exhaustive:thm3.3", "consts:thm3.3", "coq:thm33_onebit_T", "coq:thm33_onebit",
+     "coq:thm33_onebit_E1", "coq:thm33_onebit_E1_sqrt", "coq:hol_inversion", "coq:hol_inversion_sqrt",
+     "coq:onebit_sim_eq", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2"),
     order=("kong", 60), exhaustive_variants=("svf1_sqrtT_equal",))
 CLAIM_ID = CLAIM.id
@@ -108,6 +124,10 @@ def derivation() -> Derivation:
                        latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)"),
             Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
                        latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones"),
+            Hypothesis("E3'", "reading (a), without E1 (Coq thm33_onebit_T): any theta, proxies within the outputs' "
+                              "range, 1 <= O_0 < O_1 <= T (needed: docs/adversary.md, svf1-proxy-range)",
+                       latex=r"reading (a), without E1 (Coq \texttt{thm33\_onebit\_T}): any $\theta$, proxies "
+                             r"within the outputs' range, $1 \le O_0 < O_1 \le T$"),
         ),
         steps=(
             Step.unchecked(
@@ -116,7 +136,8 @@ def derivation() -> Derivation:
                 "Lemma A.2 items 1 and 3 do not use the volume order; item 2 holds with 'before' in the policy's "
                 "own order",
                 "the same combinatorial argument as kong.lemmaA.2 (its solver checks take arbitrary priority ranks)",
-                covered_by=("core:lemmaA2_precede", "core:lemmaA2_blocked_sum", "core:lemmaA2_sum_over_j")),
+                covered_by=("core:lemmaA2_precede", "core:lemmaA2_blocked_sum", "core:lemmaA2_sum_over_j",
+                            "coq:hol_inversion")),
             Step.inequality(
                 "pair bound, case v_e <= v_l: v_e <= R min(v_e, v_l) = R v_e", R * ve, ">=", ve,
                 "R >= 1: R v_e - v_e = (R - 1) v_e", certificate=[k1 * ve], substitutions={R: 1 + k1}),
@@ -156,7 +177,8 @@ def derivation() -> Derivation:
                               {alpha: sp.Rational(1, 2)}, "2T/(1/2) = 4T"),
         ),
         depends_on=("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2"),
-        notes="Our own derivation (constant and extra hypotheses E1-E3 are ours). Unresolved: an O(T) bound for "
-              "unequal prompts, where a long request with a small prompt can precede a short one with a large "
-              "prompt (cross-class inversions).",
+        notes="Our own derivation of reading (b) (constant and extra hypotheses E1-E3 are ours). Reading (a), "
+              "unequal prompts: a long request with a small prompt can precede a short one with a larger prompt, "
+              "and the volume ratio of such a pair reaches order T^2; Coq bounds it by T(T+1)/2 when "
+              "1 <= O_0 < O_1 <= T and proves O(T) through the square-root inversion lemma (thm33_onebit_T).",
     )

@@ -16,10 +16,19 @@ ties by position). This module links that development to the package:
 * :func:`simulate_coq` runs the extracted SVF on a burst instance; :func:`run_batch` sends
   many instances (and schedules to check) to one process.
 
-The extracted program computes on OCaml's 63-bit ints (``nat`` is mapped to ``int``: unary
-``nat`` would take time exponential in the values' bit length). The mapped operations are
-exact on non-negative values below ``max_int``; the driver refuses, and this module rejects
-first, every instance on which a value could reach ``2^61`` (:func:`fits_63_bits`).
+The executable runs ``svf_engine``, ``sjf_engine``, ``tel_engine`` and ``feasibleb_engine``
+(``verify/coq/SvfEngine.v``), proved equal to ``svf``, ``sjf``, ``tel`` and ``feasibleb`` on
+every input (``svf_engine_eq`` ...): the placement jumps between events instead of stepping
+through time (SvfJump.v), so its cost depends on the number of requests and the batch size,
+not on the lengths. ``nat`` is extracted to Zarith's arbitrary-precision integers (Debian
+package ``libzarith-ocaml-dev``; ``Extract.v`` states the trusted mapping): no value can
+overflow. Without Zarith the proofs still build and are checked; only the engine is unavailable.
+
+Work is bounded before it starts: :func:`estimate_work` bounds the element visits from the
+instance, and a run past ``work_limit`` (default :data:`WORK_LIMIT`; ``--coq-work-limit``)
+is refused in one line; the process runs under ``time_limit`` seconds (default
+:data:`TIME_LIMIT`; ``--coq-time-limit``), and a run past it is a
+:class:`~geosched.errors.TimeLimitError`.
 
 Example
 -------
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -46,14 +56,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geosched.errors import SolverError, ValidationError
+from geosched.errors import SolverError, TimeLimitError, ValidationError
 from geosched.output import write_text_atomic
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
-__all__ = ["COQ_DIR", "THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools", "source_hash",
-           "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths", "fits_63_bits", "VALUE_LIMIT",
-           "Differential", "differential", "probe_schedules", "unary_arithmetic"]
+__all__ = ["COQ_DIR", "THEOREMS", "ENGINE_THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools",
+           "engine_missing", "source_hash", "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths",
+           "estimate_work", "batch_bound", "WORK_LIMIT", "TIME_LIMIT", "Differential", "differential",
+           "probe_schedules", "unary_arithmetic"]
 
 COQ_DIR = Path(__file__).resolve().parent / "coq"
 # the main theorems: name -> the module (file) of verify/coq that proves it
@@ -79,9 +90,36 @@ THEOREMS: dict[str, str] = {
     "triangles_staggered_feasible": "SvfTriangles",
     "svf_triangles_ratio": "SvfTriangles",
     "svf_phase_start_bound_abs": "SvfPhases",
+    "earliest_eq": "SvfJump",
+    "place_jump_eq": "SvfJump",
+    "svf_engine_eq": "SvfEngine",
+    "sjf_engine_eq": "SvfEngine",
+    "tel_engine_eq": "SvfEngine",
+    "feasibleb_engine_eq": "SvfEngine",
+    "hol_feasible": "Hol",
+    "hol_sim_eq": "Hol",
+    "hol_starts_bound": "Hol",
+    "hol_inversion": "Inversion",
+    "hol_inversion_sqrt": "Inversion",
+    "thm32_from_inversion": "Inversion",
+    "lemmaA2_peak_time": "LemmaA2Sum",
+    "lemmaA2_active_precede": "LemmaA2Sum",
+    "lemmaA2_double_count": "LemmaA2Sum",
+    "lemmaA2_wait": "LemmaA2Sum",
+    "lemmaA2_summed": "LemmaA2Sum",
+    "lemmaA2_summed_pairs": "LemmaA2Sum",
+    "onebit_sim_eq": "OneBit",
+    "thm33_onebit_E1": "OneBit",
+    "thm33_onebit_E1_sqrt": "OneBit",
+    "thm33_onebit": "OneBit",
+    "thm33_onebit_T": "OneBit",
 }
-BUILD_FORMAT = 1  # bump when the build procedure or the manifest changes (part of the cache key)
-VALUE_LIMIT = 2**61  # every value the extracted program computes stays below this (engine/main.ml's guard)
+# the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...)
+ENGINE_THEOREMS = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb_engine_eq")
+BUILD_FORMAT = 2  # bump when the build procedure or the manifest changes (part of the cache key)
+WORK_LIMIT = 5 * 10**7  # default bound on estimate_work: 1 to 7 million units a second measured (benchmarks/RESULTS.md)
+TIME_LIMIT = 50.0  # default seconds the engine process may run
+_MAX_BITS = 4096  # the driver reads decimal numbers (Python writes at most 4300 digits by default)
 CLOSED = "Closed under the global context"
 BINARY = "geosched-coq"
 EXTRACTED = "geosched_coq.ml"
@@ -119,6 +157,7 @@ class CoqBuild(Result):
     lines_of_coq: int = 0  # lines of the .v files (Extract.v included)
     directory: str = ""  # the cache folder (compiled library under src/, the executable)
     failed_step: str = ""  # "failed": which step ("coqc", "extraction", "ocamlopt", "coqchk")
+    engine: bool = False  # the executable was linked (needs Zarith; the proofs do not)
 
     def closed(self, theorem: str) -> bool:
         """``theorem`` compiled, with no assumption beyond the global context."""
@@ -154,12 +193,40 @@ def coq_available() -> bool:
     return not missing_tools()
 
 
+@functools.lru_cache(maxsize=1)
+def _zarith_dir() -> Path | None:
+    """The folder of Zarith's native library (``zarith.cmxa``), found with ``ocamlfind`` or under
+    ``ocamlopt -where``; None when it is not installed (Debian: ``libzarith-ocaml-dev``)."""
+    found = []
+    if shutil.which("ocamlfind"):
+        found.append(_version(["ocamlfind", "query", "zarith"]))
+    if shutil.which("ocamlopt"):
+        found.append(str(Path(_version(["ocamlopt", "-where"])) / "zarith"))
+    for folder in found:
+        if folder and (Path(folder) / "zarith.cmxa").is_file() and (Path(folder) / "z.cmi").is_file():
+            return Path(folder)
+    return None
+
+
+def engine_missing() -> list[str]:
+    """What the extracted engine needs beyond :func:`missing_tools`: Zarith's native library
+    (the Coq ``nat`` is extracted to its integers). The proofs build without it."""
+    return [] if _zarith_dir() is not None else ["zarith (Debian package libzarith-ocaml-dev)"]
+
+
 def _version(command: list[str]) -> str:
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"unavailable ({type(exc).__name__})"
     return " ".join(done.stdout.split("\n")[0].split())
+
+
+@functools.cache
+def _tool_version(*command: str) -> str:
+    """:func:`_version`, asked once per process (``coqc --version`` alone takes 0.1-0.2 s, and the
+    cache key is computed on every engine call)."""
+    return _version(list(command))
 
 
 def _sources(root: Path = COQ_DIR) -> list[Path]:
@@ -171,11 +238,14 @@ def _sources(root: Path = COQ_DIR) -> list[Path]:
 
 def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
     """``(sha256 hex, coqc version)``: the build cache's key."""
-    coqc = _version(["coqc", "--version"])
+    coqc = _tool_version("coqc", "--version")
     digest = hashlib.sha256()
     for path in _sources(root):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(coqc.encode() + b"\0" + _version(["ocamlopt", "-version"]).encode())
+    digest.update(coqc.encode() + b"\0" + _tool_version("ocamlopt", "-version").encode())
+    zarith = _zarith_dir()  # whether the engine can be linked, and against which Zarith
+    meta = zarith / "META" if zarith is not None else None
+    digest.update(b"\0" + (meta.read_bytes() if meta is not None and meta.is_file() else str(zarith).encode()))
     # what a build records depends on this module's theorem list and procedure too
     digest.update(json.dumps([BUILD_FORMAT, THEOREMS], sort_keys=True).encode())
     return digest.hexdigest(), coqc
@@ -250,14 +320,14 @@ def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
         data = json.loads((target / "build.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if data.get("source_hash") != digest or not (target / BINARY).exists():
+    if data.get("source_hash") != digest or (data.get("engine", True) and not (target / BINARY).exists()):
         return None
     return data
 
 
 def _from_manifest(data: dict[str, Any], target: Path, digest: str, wall: float, *, from_cache: bool) -> CoqBuild:
     names = ("status", "message", "coqc_version", "theorems", "assumptions", "statements", "coqchk", "coqchk_axioms",
-             "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step")
+             "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step", "engine")
     keep = {k: data[k] for k in names if k in data}
     return CoqBuild(wall_time=wall, source_hash=digest, from_cache=from_cache,
                     built_this_run=digest in _BUILT_THIS_PROCESS,
@@ -300,11 +370,13 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
                             "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
     try:
         _compile(src, data)
-        _extract_and_compile(src, work)
+        data["engine"] = _extract_and_compile(src, work)
         closed = sum(data["theorems"].values())
         data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
                                          f"main theorems closed under the global context; "
-                                         f"coqchk passed (axioms: {data['coqchk_axioms']})")
+                                         f"coqchk passed (axioms: {data['coqchk_axioms']})"
+                                         + ("" if data["engine"] else f"; engine not linked: "
+                                                                      f"{', '.join(engine_missing())} missing"))
     except _StepFailed as exc:
         data.update(status="failed", message=str(exc), failed_step=exc.step)
         shutil.rmtree(work, ignore_errors=True)
@@ -439,45 +511,70 @@ def unary_arithmetic(code: str) -> list[str]:
     return found
 
 
-def _extract_and_compile(src: Path, work: Path) -> None:
+def _extract_and_compile(src: Path, work: Path) -> bool:
+    """Extract (Extract.v), check that no arithmetic is left unary, and link the executable against
+    Zarith; False (nothing linked) when Zarith is not installed."""
     _run("extraction", ["coqc", "-R", ".", "GeoSched", "Extract.v"], src)
     code = (src / EXTRACTED).read_text(encoding="utf-8")
     unary = unary_arithmetic(code)
     if unary:
         raise _StepFailed("extraction", f"nat operations left unary in {EXTRACTED}: {', '.join(unary)} "
                                         "(map them in Extract.v)")
+    zarith = _zarith_dir()
+    if zarith is None:
+        return False
     for name in (EXTRACTED, EXTRACTED + "i"):
         shutil.copy(src / name, work / name)
     shutil.copy(src / "engine" / "main.ml", work / "main.ml")
-    compiler = ["ocamlfind", "ocamlopt"] if shutil.which("ocamlfind") else ["ocamlopt"]
-    _run("ocamlopt", [*compiler, f"{EXTRACTED}i", EXTRACTED, "main.ml", "-o", BINARY], work)
-    for leftover in work.glob("*.cm*"):
-        leftover.unlink()
-    for leftover in work.glob("*.o"):
-        leftover.unlink()
+    _run("ocamlopt", ["ocamlopt", "-I", str(zarith), str(zarith / "zarith.cmxa"), f"{EXTRACTED}i", EXTRACTED,
+                      "main.ml", "-o", BINARY], work)
+    for pattern in ("*.cm*", "*.o"):
+        for leftover in work.glob(pattern):
+            leftover.unlink()
+    return True
 
 
 # --------------------------------------------------------------------------- running the extracted SVF
 
 
-def fits_63_bits(memory: int, lengths: Sequence[tuple[int, int]], schedules: Sequence[Sequence[int]] = ()) -> bool:
-    """Every value the extracted program computes on this input stays below :data:`VALUE_LIMIT`.
+def batch_bound(memory: int, prompts: Sequence[int]) -> int:
+    """The most requests that can hold memory at once in a feasible schedule: each holds at least
+    ``s + 1`` while it runs, so at most the largest ``k`` whose ``k`` smallest ``s + 1`` fit in ``M``.
 
-    The same bound as ``engine/main.ml``'s guard: the SVF starts nobody later than the sum of
-    the outputs, a usage is at most the sum of the peaks, a volume at most its peak squared,
-    and a TEL at most ``n`` times the last completion.
-
-    >>> fits_63_bits(12, [(6, 3), (1, 5)]), fits_63_bits(2**53, [(2**52, 2**52)])
-    (True, False)
+    >>> batch_bound(10, [0, 0, 4, 9]), batch_bound(10, []), batch_bound(0, [0])
+    (3, 0, 0)
     """
-    peaks = sum(s + o for s, o in lengths)
-    biggest = max((s + o for s, o in lengths), default=0)
-    latest = max((x for xs in schedules for x in xs), default=0)
-    values = [memory, *(v for pair in lengths for v in pair), *(x for xs in schedules for x in xs)]
-    if any(v < 0 or v > VALUE_LIMIT for v in values):
-        return False
-    horizon = peaks + latest + memory + 1
-    return (len(lengths) + 1) * 2 * horizon <= VALUE_LIMIT and biggest * biggest + biggest <= VALUE_LIMIT
+    total, count = 0, 0
+    for prompt in sorted(prompts):
+        total += prompt + 1
+        if total > memory:
+            break
+        count += 1
+    return count
+
+
+def estimate_work(memory: int, lengths: Sequence[tuple[int, int]], schedules: Sequence[Sequence[int]] = (),
+                  *, starts_only: bool = False) -> int:
+    """Element visits of the extracted engine on one instance, estimated before it runs.
+
+    With ``n`` requests and a batch of at most ``k + 1`` (:func:`batch_bound`): the two merge
+    sorts visit ``2 n log2 n`` elements; each placement step passes over the batch a few times
+    per jump, ``n (k + 1)`` in all when a start takes O(1) jumps (SvfJump.v proves at most
+    ``2k + 1``; the time limit covers the rest); without ``starts_only`` the SJF placement
+    again, and the feasibility check (at every finish) of the SVF starts and of each schedule,
+    ``n^2`` each. Numbers past 62 bits cost one unit per 62-bit word.
+
+    >>> estimate_work(12, [(6, 3), (1, 5)], starts_only=True)
+    14
+    """
+    n = len(lengths)
+    k = min(n, batch_bound(memory, [s for s, _ in lengths]))
+    sort = 2 * n * max(1, n.bit_length())
+    work = sort + n * (k + 1)
+    if not starts_only:
+        work = 2 * work + (len(schedules) + 1) * n * n
+    biggest = max([memory, *(v for pair in lengths for v in pair), *(x for xs in schedules for x in xs)])
+    return work * max(1, -(-biggest.bit_length() // 62))
 
 
 Item = tuple[int, Sequence[tuple[int, int]], Sequence[Sequence[int]]]
@@ -493,9 +590,9 @@ def _encode(items: Sequence[Item]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _decode(text: str, items: Sequence[Item]) -> list[CoqRun]:
+def _decode(text: str, items: Sequence[Item], starts_only: bool = False) -> list[CoqRun]:
     lines = text.splitlines()
-    keys = ["starts", "tel", "feasible", "checks", "tels", "sjf"]
+    keys = ["starts"] if starts_only else ["starts", "tel", "feasible", "checks", "tels", "sjf"]
     if len(lines) != len(keys) * len(items):
         raise SolverError(f"the Coq engine printed {len(lines)} lines for {len(items)} instances")
     runs = []
@@ -503,6 +600,9 @@ def _decode(text: str, items: Sequence[Item]) -> list[CoqRun]:
         block = [line.split() for line in lines[len(keys) * k: len(keys) * (k + 1)]]
         if [b[0] if b else "" for b in block] != keys:
             raise SolverError(f"the Coq engine's output for instance {k + 1} is malformed: {lines[len(keys) * k]!r}")
+        if starts_only:
+            runs.append(CoqRun(tuple(map(int, block[0][1:])), 0, False))
+            continue
         runs.append(CoqRun(tuple(map(int, block[0][1:])), int(block[1][1]), block[2][1] == "1",
                            tuple(v == "1" for v in block[3][1:]), tuple(map(int, block[4][1:])),
                            tuple(map(int, block[5][1:]))))
@@ -516,12 +616,26 @@ def _ready_build() -> CoqBuild:
                                                "which is not installed")
     if result.status != "ok":
         raise SolverError(f"the Coq development did not build: {result.message}")
-    if not result.closed("svf_fast_eq"):  # the executable runs svf_fast: only its proved equality makes it svf
-        raise SolverError("the extracted svf_fast is not proved equal to svf (svf_fast_eq is not closed)")
+    if not result.engine:
+        raise ValidationError("engine", "coq", f"needs {', '.join(engine_missing()) or 'zarith'}, which is not "
+                                               "installed (the proofs build without it; the engine does not)")
+    # the executable runs the *_engine functions: only their proved equalities make them svf, sjf, tel, feasibleb
+    opened = [name for name in ENGINE_THEOREMS if not result.closed(name)]
+    if opened:
+        raise SolverError(f"the extracted engine is not proved equal to the model ({', '.join(opened)} not closed)")
     return result
 
 
-def run_batch(items: Sequence[Item]) -> list[CoqRun]:
+def _check_limits(work_limit: Any, time_limit: Any) -> None:
+    if isinstance(work_limit, bool) or not isinstance(work_limit, int) or work_limit < 1:
+        raise ValidationError("work_limit", work_limit, "must be an integer >= 1")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0 \
+            or time_limit == float("inf"):
+        raise ValidationError("time_limit", time_limit, "must be a finite number of seconds > 0")
+
+
+def run_batch(items: Sequence[Item], *, starts_only: bool = False, work_limit: int = WORK_LIMIT,
+              time_limit: float = TIME_LIMIT) -> list[CoqRun]:
     """Run the extracted program once on many instances.
 
     Parameters
@@ -529,6 +643,13 @@ def run_batch(items: Sequence[Item]) -> list[CoqRun]:
     items : sequence of (memory, lengths, schedules)
         ``lengths`` are ``(prompt, output)`` pairs (a burst at step 0, ties by position);
         ``schedules`` are start lists (one start per request) for Coq's ``feasibleb`` and ``tel``.
+    starts_only : bool
+        Only the SVF starts (``CoqRun.tel`` is then 0 and the other fields empty).
+    work_limit : int
+        Refuse, before running, when :func:`estimate_work` summed over the items exceeds it
+        (default :data:`WORK_LIMIT`; ``--coq-work-limit`` in the CLI).
+    time_limit : float
+        Seconds the process may run (default :data:`TIME_LIMIT`; ``--coq-time-limit``).
 
     Returns
     -------
@@ -538,24 +659,39 @@ def run_batch(items: Sequence[Item]) -> list[CoqRun]:
     Raises
     ------
     ValidationError
-        No ``coqc`` (``engine``), a value outside the model, or an instance too large for 63-bit ints.
+        No ``coqc`` or Zarith (``engine``), a value outside the model, or the estimated work past ``work_limit``.
+    TimeLimitError
+        The process ran past ``time_limit`` (it is killed).
     SolverError
         The development does not build, or the program failed.
     """
+    _check_limits(work_limit, time_limit)
+    work = 0
     for k, (memory, lengths, schedules) in enumerate(items):
         if any(len(xs) != len(lengths) for xs in schedules):
             raise ValidationError(f"items[{k}]: schedules", [len(xs) for xs in schedules],
                                   f"need one start per request ({len(lengths)})")
-        if not fits_63_bits(memory, lengths, schedules):
+        values = [memory, *(v for pair in lengths for v in pair), *(x for xs in schedules for x in xs)]
+        if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 or v.bit_length() > _MAX_BITS for v in values):
             raise ValidationError(f"items[{k}]", f"M={memory}, n={len(lengths)}",
-                                  "values could reach 2^61: too large for the Coq engine's 63-bit ints")
+                                  f"every value must be an int >= 0 of at most {_MAX_BITS} bits")
+        work += estimate_work(memory, lengths, schedules, starts_only=starts_only)
+    if work > work_limit:
+        raise ValidationError("Coq engine work", work, f"the estimate must be at most the limit {work_limit} "
+                                                       "(raise it with --coq-work-limit, or work_limit=)")
     if not items:
         return []
     binary = Path(_ready_build().directory) / BINARY
-    done = subprocess.run([str(binary)], input=_encode(items), capture_output=True, text=True, check=False)
+    command = [str(binary), *(["--starts-only"] if starts_only else [])]
+    try:
+        done = subprocess.run(command, input=_encode(items), capture_output=True, text=True, check=False,
+                              timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        raise TimeLimitError(f"the Coq engine ran past its time limit of {time_limit:g} s and was stopped "
+                             "(raise it with --coq-time-limit, or time_limit=)") from None
     if done.returncode != 0:
         raise SolverError(f"the Coq engine failed (exit {done.returncode}): {done.stderr.strip()[:300]}")
-    return _decode(done.stdout, items)
+    return _decode(done.stdout, items, starts_only)
 
 
 def burst_lengths(instance: Instance) -> tuple[int, list[tuple[int, int]]]:
@@ -572,16 +708,20 @@ def burst_lengths(instance: Instance) -> tuple[int, list[tuple[int, int]]]:
     return first, [(r.prompt, r.output) for r in requests]
 
 
-def simulate_coq(instance: Instance) -> dict[str, int]:
+def simulate_coq(instance: Instance, *, work_limit: int = WORK_LIMIT, time_limit: float = TIME_LIMIT
+                 ) -> dict[str, int]:
     """Start steps of the Coq-proved SVF (extracted) on a burst instance, keyed by id.
 
     Every arrival must equal the first (a burst; the starts are shifted by it), prompts are
     ``>= 0`` and outputs ``>= 1`` (the :class:`~geosched.reference_impl.model.Instance` checks).
+    ``work_limit`` and ``time_limit`` are :func:`run_batch`'s.
     """
+    _check_limits(work_limit, time_limit)
     first, lengths = burst_lengths(instance)
     if not lengths:
         return {}
-    run = run_batch([(instance.memory, lengths, ())])[0]
+    run = run_batch([(instance.memory, lengths, ())], starts_only=True, work_limit=work_limit,
+                    time_limit=time_limit)[0]
     return {r.id: first + x for r, x in zip(instance.requests, run.starts)}
 
 

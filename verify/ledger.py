@@ -725,9 +725,64 @@ def figures_table(claims: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE) -> None:
+PROVED_FILE = DOCS_FILE.parent / "proved.md"
+PAPER_SECTIONS = ("kong", "jaillet", "kong.experiments")  # the rows that are statements of the papers
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "/")
+
+
+def rests_on(claim: dict[str, Any]) -> str:
+    """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
+    derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
+    empirical checks with their words."""
+    evidence = claim["evidence"]
+    coq = [e["data"]["theorem"] for e in evidence if e["kind"] == "coq" and e["status"] == "proved"]
+    missing = [e["message"] for e in evidence if e["kind"] == "coq" and e["status"] != "proved"]
+    parts = [f"Coq (every n): {', '.join(coq)}"] if coq else []
+    if missing and not coq:
+        parts.append(f"Coq: not in this run ({missing[0]})")
+    parts += [f"sympy: {e['message']}" for e in evidence if e["method"] == "derivation"]
+    solved = [e["method"] for e in evidence if e["kind"] == "proof" and e["method"] != "derivation"
+              and e["status"] == "proved"]
+    parts += [f"solver proofs: {', '.join(solved)}"] if solved else []
+    bounded = [f"{e['method']} ({e['bound']})" for e in evidence if e["kind"] == "bounded" and e["status"] == "checked"]
+    parts += [f"bounded checks: {', '.join(bounded)}"] if bounded else []
+    vacuous = [e["method"] for e in evidence if e["kind"] == "bounded" and e["status"] == "vacuous"]
+    parts += [f"vacuous checks: {', '.join(vacuous)}"] if vacuous else []
+    parts += [f"{e['method']}: {e['status']}" for e in evidence if e["kind"] in ("statistical", "empirical")]
+    return "; ".join(parts) or "nothing in this run"
+
+
+def model_of(row: Claim) -> str:
+    """The model and hypotheses a row is about: its derivation's named hypotheses, then how it differs
+    from the paper's statement."""
+    hypotheses = DERIVATIONS[row.id]().hypotheses if row.id in DERIVATIONS else ()
+    named = "; ".join(f"{h.label}: {h.statement}" for h in hypotheses)
+    return "; ".join(x for x in (named, f"differs from the paper: {row.difference}") if x)
+
+
+def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
+    """docs/proved.md's table: every statement of the papers the ledger tracks (Kong et al., Jaillet et al.),
+    its word in a ``mode`` run, what the word rests on in that run, and the model and hypotheses."""
+    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}` "
+             "(the run that writes docs/claims.md's table; tests/test_ledger.py compares the words).", "",
+             "| claim | the paper's statement | word | rests on (this run) | model and hypotheses |",
+             "|---|---|---|---|---|"]
+    for claim in claims:
+        row = CLAIMS.get(claim["id"])
+        if row is None or row.order is None or row.order[0] not in PAPER_SECTIONS:
+            continue
+        lines.append(f"| `{claim['id']}` | {_cell(row.statement)} | `{claim['status']}` | {_cell(rests_on(claim))} "
+                     f"| {_cell(model_of(row))} |")
+    return "\n".join(lines)
+
+
+def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
     """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures."""
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; a quick
+    run also writes ``docs/proved.md``'s table of the papers' statements."""
     from geosched.output import write_text_atomic
 
     mode = result["mode"]
@@ -736,6 +791,9 @@ def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE) -> None:
     if mode == "default":
         text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
     write_text_atomic(Path(path), text)
+    if mode == "quick":
+        page = replace_block(Path(proved).read_text(), "papers table", papers_table(result["claims"], mode))
+        write_text_atomic(Path(proved), page)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -743,7 +801,8 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
 
-    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's status tables from a ledger run")
+    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's (and docs/proved.md's) tables from a "
+                                                 "ledger run")
     parser.add_argument("--write-docs", action="store_true", required=True)
     parser.add_argument("--mode", choices=MODES, default="quick")
     parser.add_argument("--from", dest="source", default=None, metavar="RUN.json",
@@ -751,7 +810,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = json.loads(Path(args.source).read_text()) if args.source else run_claims(mode=args.mode).to_dict()
     write_docs(data)
-    print(f"docs/claims.md: {data['mode']} tables written ({data['message']})")
+    print(f"docs/claims.md{' and docs/proved.md' if data['mode'] == 'quick' else ''}: {data['mode']} tables written "
+          f"({data['message']})")
     return 0
 
 

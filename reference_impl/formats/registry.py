@@ -84,6 +84,7 @@ class ExportPlan:
     options: Mapping[str, Any] = field(default_factory=dict)  # keyword arguments of the writer
     step_seconds: float | None = None  # the default --step-seconds (None: 0.025)
     companions: tuple[Companion, ...] = ()  # written after the export, refused before it if present
+    warnings: tuple[str, ...] = ()  # printed on stderr once the export is written (an error stays one line)
 
 
 @dataclass(frozen=True)

@@ -310,8 +310,8 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     script = Companion(stem + ".replay.sh", replay_script(server, args.out, instance.n),
                        "the vllm serve settings and the vllm bench serve command that replay it")
     if check.accepted is None:
-        print(f"geosched: warning: vLLM could not check the server settings ({'; '.join(check.problems)}); "
-              f"{script.path} is written unchecked", file=sys.stderr)
+        plan = replace(plan, warnings=(f"vLLM could not check the server settings ({'; '.join(check.problems)}); "
+                                       f"{script.path} is written unchecked",))
     if check.accepted is not False:
         return replace(plan, companions=(script,))
     return _refused(check, args, plan, instance, meta, stem)
@@ -332,10 +332,10 @@ def _refused(check: Any, args: argparse.Namespace, plan: ExportPlan, instance: I
         raise ValidationError("--block-size", args.block_size, f"{rule}; {fix}")
     grain = ("the witness's grain" if witness else "token grain, the default" if instance.block_size == 1
              else "the workload's own block size")
-    print(f"geosched: warning: {stem}.replay.sh not written: block size {check.block_size} ({grain}) is {rule}; "
-          f"for a GPU replay, {fix}; {args.out} itself replays on CPU, at its grain, in vLLM's engine core: "
-          f"`python benchmarks/gpu_replay.py {args.out} --server step`", file=sys.stderr)
-    return plan
+    return replace(plan, warnings=(
+        f"{stem}.replay.sh not written: block size {check.block_size} ({grain}) is {rule}; for a GPU replay, {fix}; "
+        f"{args.out} itself replays on CPU, at its grain, in vLLM's engine core: "
+        f"`python benchmarks/gpu_replay.py {args.out} --server step`",))
 
 
 FORMAT = WorkloadFormat(

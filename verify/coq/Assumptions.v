@@ -1,5 +1,5 @@
 (* Every main theorem must print "Closed under the global context" (build.sh checks). *)
-From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases.
+From GeoSched Require Import Model Svf SvfFacts Volume Prop31 LemmaA2 Thm32 SjfFamily Sim SvfFast SvfCount SvfGroup SvfTriangles SvfPhases MergeSort SvfJump SvfEngine Hol Inversion LemmaA2Sum OneBit.
 Check feasibleb_correct.
 Print Assumptions feasibleb_correct.
 Check volume2_eq.
@@ -54,3 +54,59 @@ Check svf_phase_start_bound.
 Print Assumptions svf_phase_start_bound.
 Check svf_phase_start_bound_abs.
 Print Assumptions svf_phase_start_bound_abs.
+Check msort_perm.
+Print Assumptions msort_perm.
+Check msort_sorted.
+Print Assumptions msort_sorted.
+Check sorted_perm_unique.
+Print Assumptions sorted_perm_unique.
+Check earliest_eq.
+Print Assumptions earliest_eq.
+Check place_jump_eq.
+Print Assumptions place_jump_eq.
+Check svf_engine_eq.
+Print Assumptions svf_engine_eq.
+Check sjf_engine_eq.
+Print Assumptions sjf_engine_eq.
+Check tel_engine_eq.
+Print Assumptions tel_engine_eq.
+Check feasibleb_engine_eq.
+Print Assumptions feasibleb_engine_eq.
+Check jumps_decrease.
+Print Assumptions jumps_decrease.
+Check hol_feasible.
+Print Assumptions hol_feasible.
+Check hol_sim_eq.
+Print Assumptions hol_sim_eq.
+Check hol_starts_bound.
+Print Assumptions hol_starts_bound.
+Check hol_inversion.
+Print Assumptions hol_inversion.
+Check hol_inversion_sqrt.
+Print Assumptions hol_inversion_sqrt.
+Check thm32_from_inversion.
+Print Assumptions thm32_from_inversion.
+Check lemmaA2_peak_time.
+Print Assumptions lemmaA2_peak_time.
+Check lemmaA2_active_precede.
+Print Assumptions lemmaA2_active_precede.
+Check lemmaA2_double_count.
+Print Assumptions lemmaA2_double_count.
+Check lemmaA2_wait.
+Print Assumptions lemmaA2_wait.
+Check lemmaA2_summed.
+Print Assumptions lemmaA2_summed.
+Check lemmaA2_summed_pairs.
+Print Assumptions lemmaA2_summed_pairs.
+Check onebit_sim_eq.
+Print Assumptions onebit_sim_eq.
+Check onebit_feasible.
+Print Assumptions onebit_feasible.
+Check thm33_onebit_E1.
+Print Assumptions thm33_onebit_E1.
+Check thm33_onebit_E1_sqrt.
+Print Assumptions thm33_onebit_E1_sqrt.
+Check thm33_onebit.
+Print Assumptions thm33_onebit.
+Check thm33_onebit_T.
+Print Assumptions thm33_onebit_T.

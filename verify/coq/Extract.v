@@ -1,43 +1,47 @@
-(** Extraction of the Coq SVF (and SJF, SjfFamily.v) and of the model's usage, TEL and
-    feasibility to OCaml.
+(** Extraction of the engine's functions (SvfEngine.v) to OCaml, on arbitrary-precision integers.
 
-    [nat] becomes OCaml's 63-bit [int] (ExtrOcamlNatInt plus the [Nat] operations the
-    development uses).  These realizers are exact on non-negative ints as long as no value
-    reaches [max_int]: the driver (engine/main.ml) refuses every instance for which a bound
-    on every value computed (starts, usages, TEL) could reach 2^61; geosched.verify.coq_engine
-    checks the same bound first.  Unary [nat] would be exponentially slow in the values'
-    bit length; this mapping is what makes the extracted program usable. *)
+    The driver (engine/main.ml) runs [svf_engine], [sjf_engine], [tel_engine] and
+    [feasibleb_engine], which SvfEngine.v proves equal to [svf], [sjf], [tel] and [feasibleb]
+    on every input ([svf_engine_eq], [sjf_engine_eq], [tel_engine_eq], [feasibleb_engine_eq]).
+
+    Trusted base of this mapping (what the proofs do not cover):
+    - [nat] is realized by Zarith's [Z.t] (Debian package libzarith-ocaml-dev, GMP-backed):
+      [O] is [Z.zero], [S] is [Z.succ], and a match on n is [Z.sign n <= 0] (then [O]) or
+      the branch [S] applied to [Z.pred n].  Every value the extracted code builds is >= 0
+      (the inputs are checked by the driver, and [Z.succ], the operations below and the
+      truncated subtraction keep it so), so this is a bijection onto the values used;
+    - the [Nat] operations the engine uses are Zarith's exact operations: [add] is [Z.add],
+      [mul] is [Z.mul], [sub] is [max 0 (n - m)] (Coq's truncated subtraction), [max], [min],
+      [eqb], [leb] and [ltb] are [Z.max], [Z.min], [Z.equal], [Z.leq] and [Z.lt];
+    - [bool], [list], [option] and pairs are OCaml's ([ExtrOcamlBasic]).
+    No value can overflow (arbitrary precision), so no range guard is needed; unlike
+    [ExtrOcamlNatInt]'s 63-bit [int], which silently wraps past 2^62.  The cost of each
+    operation grows with the operands' bit length (constant below 2^62, where Zarith stores
+    the value unboxed). *)
 From Coq Require Extraction.
-From Coq Require Import ExtrOcamlBasic ExtrOcamlNatInt.
-From GeoSched Require Import Model Svf SvfFast SjfFamily.
+From Coq Require Import ExtrOcamlBasic.
+From GeoSched Require Import Model SvfEngine.
 
 Extraction Language OCaml.
 
-Extract Inlined Constant Coq.Init.Nat.add => "(+)".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.add => "(+)".
-Extract Inlined Constant Coq.Init.Nat.mul => "( * )".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.mul => "( * )".
-Extract Constant Coq.Init.Nat.sub => "fun n m -> Stdlib.max 0 (n - m)".
-Extract Constant Coq.Arith.PeanoNat.Nat.sub => "fun n m -> Stdlib.max 0 (n - m)".
-Extract Constant Coq.Init.Nat.pred => "fun n -> Stdlib.max 0 (n - 1)".
-Extract Constant Coq.Arith.PeanoNat.Nat.pred => "fun n -> Stdlib.max 0 (n - 1)".
-Extract Inlined Constant Coq.Init.Nat.max => "Stdlib.max".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.max => "Stdlib.max".
-Extract Inlined Constant Coq.Init.Nat.min => "Stdlib.min".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.min => "Stdlib.min".
-Extract Inlined Constant Coq.Init.Nat.eqb => "(=)".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.eqb => "(=)".
-Extract Inlined Constant Coq.Init.Nat.leb => "(<=)".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.leb => "(<=)".
-Extract Inlined Constant Coq.Init.Nat.ltb => "(<)".
-Extract Inlined Constant Coq.Arith.PeanoNat.Nat.ltb => "(<)".
-Extract Constant Coq.Init.Nat.div => "fun n m -> if m = 0 then 0 else n / m".
-Extract Constant Coq.Arith.PeanoNat.Nat.div => "fun n m -> if m = 0 then 0 else n / m".
-Extract Constant Coq.Init.Nat.modulo => "fun n m -> if m = 0 then n else n mod m".
-Extract Constant Coq.Arith.PeanoNat.Nat.modulo => "fun n m -> if m = 0 then n else n mod m".
-Extract Constant Coq.Init.Nat.compare => "fun n m -> if n = m then Eq else if n < m then Lt else Gt".
-Extract Constant Coq.Arith.PeanoNat.Nat.compare => "fun n m -> if n = m then Eq else if n < m then Lt else Gt".
+Extract Inductive nat => "Z.t" [ "Z.zero" "Z.succ" ]
+  "(fun fO fS n -> if Z.sign n <= 0 then fO () else fS (Z.pred n))".
 
-(* The driver runs svf_fast, which SvfFast.svf_fast_eq proves equal to svf for every input
-   (finished requests are dropped from the check's sum: several times faster on long bursts). *)
-Extraction "geosched_coq.ml" svf svf_fast sjf usage tel feasibleb.
+Extract Inlined Constant Coq.Init.Nat.add => "Z.add".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.add => "Z.add".
+Extract Inlined Constant Coq.Init.Nat.mul => "Z.mul".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.mul => "Z.mul".
+Extract Constant Coq.Init.Nat.sub => "fun n m -> Z.max Z.zero (Z.sub n m)".
+Extract Constant Coq.Arith.PeanoNat.Nat.sub => "fun n m -> Z.max Z.zero (Z.sub n m)".
+Extract Inlined Constant Coq.Init.Nat.max => "Z.max".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.max => "Z.max".
+Extract Inlined Constant Coq.Init.Nat.min => "Z.min".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.min => "Z.min".
+Extract Inlined Constant Coq.Init.Nat.eqb => "Z.equal".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.eqb => "Z.equal".
+Extract Inlined Constant Coq.Init.Nat.leb => "Z.leq".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.leb => "Z.leq".
+Extract Inlined Constant Coq.Init.Nat.ltb => "Z.lt".
+Extract Inlined Constant Coq.Arith.PeanoNat.Nat.ltb => "Z.lt".
+
+Extraction "geosched_coq.ml" svf_engine sjf_engine tel_engine feasibleb_engine.

@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 for tool in coqc coqchk; do
   command -v "$tool" >/dev/null || { echo "$tool not installed" >&2; exit 3; }
 done
-FILES="Model Svf SvfFacts Sim SvfFast Volume Prop31 LemmaA2 Thm32 SjfFamily SvfCount SvfGroup SvfTriangles SvfPhases"
+FILES="Model Svf SvfFacts Sim SvfFast Volume Prop31 LemmaA2 Thm32 SjfFamily SvfCount SvfGroup SvfTriangles SvfPhases MergeSort SvfJump SvfEngine Hol Inversion LemmaA2Sum OneBit"
 rm -f ./*.vo ./*.vok ./*.vos ./*.glob ./.*.aux ./.lia.cache ./.nia.cache Assumptions.out
 start=$(date +%s%N)
 for f in $FILES; do
