@@ -53,7 +53,7 @@ def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependenc
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
     status, text, _, note = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
     assert status == "proved" and text == "proved (Coq, every n: thm32_svf_competitive)"
-    assert "independently of kong.lemmaA.2 is checked" in note
+    assert note == "Coq build cache 0123; independently of kong.lemmaA.2 (checked)"
     # the same theorem not closed: the rule falls back, and the dependency caps it
     status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown")], deps)
     assert status == "checked" and "Coq" not in text
@@ -185,7 +185,7 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
-    assert r"Status: proved (proved (Coq, every n: thm32\_svf\_competitive)" in latex
+    assert r"Status: proved (Coq, every n: thm32\_svf\_competitive), Coq " in latex
 
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():

@@ -163,21 +163,6 @@ def test_restart_needs_thorough_and_out(capsys):
     assert err.count("\n") == 0 and "--restart" in err
 
 
-def test_progress_bar_on_stderr_on_a_terminal_or_verbose(capsys):
-    """The bar is drawn on a terminal or with --verbose (never on stdout: --json stays one
-    object); captured stderr is no terminal, so without --verbose there is none."""
-    assert main(["claims", "--quick", "--claim", "kong.volume", "--verbose"]) == 0
-    captured = capsys.readouterr()
-    assert "kong.volume" in captured.err and "check" in captured.err  # tqdm's bar, unit "check"
-    assert main(["claims", "--quick", "--json", "--verbose", "--claim", "kong.volume"]) == 0
-    captured = capsys.readouterr()
-    assert "check" in captured.err and json.loads(captured.out)["claims"]
-    assert main(["claims", "--quick", "--claim", "kong.volume"]) == 0
-    assert capsys.readouterr().err == ""
-    with pytest.raises(SystemExit, match="2"):  # exclusive: a usage error
-        main(["claims", "--quick", "--claim", "kong.volume", "--verbose", "--quiet"])
-
-
 def test_unknown_claim_raises():
     with pytest.raises(UnknownNameError):
         run_claims(["nope"])

@@ -49,15 +49,17 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import SolverError, TimeLimitError, ValidationError
 from geosched.output import write_text_atomic
+from geosched.progress import note, staged
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
 
@@ -157,6 +159,7 @@ class CoqBuild(Result):
     lines_of_coq: int = 0  # lines of the .v files (Extract.v included)
     directory: str = ""  # the cache folder (compiled library under src/, the executable)
     failed_step: str = ""  # "failed": which step ("coqc", "extraction", "ocamlopt", "coqchk")
+    lock_wait_seconds: float = 0.0  # of wall_time, seconds spent waiting for another process's build lock
     engine: bool = False  # the executable was linked (needs Zarith; the proofs do not)
 
     def closed(self, theorem: str) -> bool:
@@ -264,13 +267,47 @@ def _lines_of_coq(root: Path = COQ_DIR) -> int:
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
 
 
+# the last clean build measured on the project's 2-core machine (benchmarks/RESULTS.md, "The Coq build"):
+# the estimate when this machine's cache records no build of its own
+RECORDED_BUILD = (540.0, "the project's 2-core machine under load")
+
+
+def _expected_duration(root: Path) -> str:
+    """``about N minutes on this machine``: the newest build recorded in the cache folder ``root`` (a
+    measure of this machine, perhaps of older sources), else :data:`RECORDED_BUILD`. A measure, no promise."""
+    measured = []
+    for manifest in root.glob("*/build.json"):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            recorded = json.loads(manifest.read_text(encoding="utf-8"))
+            seconds = float(recorded.get("total_seconds") or recorded["build_seconds"])
+            measured.append((manifest.stat().st_mtime, seconds))
+    seconds, where = (max(measured)[1], "this machine's last build") if measured else RECORDED_BUILD
+    return f"about {max(1, round(seconds / 60))} minutes, as measured on {where}"
+
+
 @contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
+def _locked(path: Path, what: str = "the Coq build lock") -> Iterator[list[float]]:
+    """Hold ``path``'s lock; yields ``[seconds waited for it]``. A process that must wait says so first, in
+    one line on stderr: what it waits for, and which process holds it since when (the holder writes its
+    pid and the UTC time it took the lock into the file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+    waited = [0.0]
+    with open(path, "a+") as handle:  # "a+": a waiter must not erase the holder's line
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            print(f"geosched: waiting for {what} {path} (held by {holder}); "
+                  f"waiting since {time.strftime('%H:%M:%S', time.gmtime())} UTC", file=sys.stderr, flush=True)
+            began = time.perf_counter()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            waited[0] = time.perf_counter() - began
+        handle.truncate(0)
+        handle.write(f"process {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())} UTC\n")
+        handle.flush()
+        try:
+            yield waited
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -304,15 +341,20 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
     digest, coqc = source_hash()
     root = cache_root()
     target = root / digest[:16]
-    with _locked(root / f"{digest[:16]}.lock"):
+    with _locked(root / f"{digest[:16]}.lock") as waited:
         cached = None if force else _read_manifest(target, digest)
         if cached is not None:
-            return _from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True)
+            return replace(_from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True),
+                           lock_wait_seconds=waited[0])
         if cached_only:
             return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
-                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
-        data = _build_into(target, digest, coqc)
-    return _from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False)
+                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
+                            lock_wait_seconds=waited[0])
+        note(f"compiling the Coq proofs once ({_expected_duration(root)}; cached in {target})")
+        with staged("compiling the Coq proofs (once)"):
+            data = _build_into(target, digest, coqc)
+    return replace(_from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False),
+                   lock_wait_seconds=waited[0])
 
 
 def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
@@ -368,9 +410,11 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
     shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
     data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
                             "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    began = time.perf_counter()
     try:
         _compile(src, data)
         data["engine"] = _extract_and_compile(src, work)
+        data["total_seconds"] = round(time.perf_counter() - began, 1)  # the whole build: the next one's estimate
         closed = sum(data["theorems"].values())
         data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
                                          f"main theorems closed under the global context; "

@@ -159,7 +159,12 @@ def whole_claim_proofs(claim_id: str, evidence: list[Evidence]) -> list[Evidence
 
 def _build(ctx: Context) -> tuple[Any, float]:
     # --quick never compiles (a clean build takes minutes): it reads the build cache or says it could not
-    return ctx.cached("coq-build", lambda: coq_engine.build(cached_only=ctx.quick))
+    result, elapsed = ctx.cached("coq-build", lambda: coq_engine.build(cached_only=ctx.quick))
+    if elapsed:  # built (or read) now: the time waited for another process's build lock is not checking time
+        waited = getattr(result, "lock_wait_seconds", 0.0)
+        ctx.lock_wait += waited
+        elapsed = max(elapsed - waited, 0.0)
+    return result, elapsed
 
 
 def _method(theorem: str):

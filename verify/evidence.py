@@ -102,6 +102,7 @@ class Context:
         self.follow_dependencies = True
         self.cache: dict[str, Any] = {}
         self.statuses: dict[str, Any] = {}
+        self.lock_wait = 0.0  # seconds spent waiting for another process's lock (the Coq build): not checking
 
     def pick(self, quick: Any, default: Any, thorough: Any) -> Any:
         """The setting for this run's mode."""

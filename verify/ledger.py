@@ -63,6 +63,8 @@ import z3
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
+from geosched.output import check_folder
+from geosched.progress import stage
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
@@ -185,6 +187,7 @@ class ClaimResult(Result):
     used: float | None = None  # the headline bounded/statistical evidence's share of its constant
     discriminating: bool | None = None  # ... and whether the check with the constant 10% stronger fails
     reach: str = ""  # how far it is established: "all values", "n<=6 symbolic requests", a space
+    waited: float = 0.0  # seconds spent waiting for another process's lock (not in wall_time)
 
 
 @dataclass(frozen=True)
@@ -212,7 +215,7 @@ class LedgerResult(Result):
         (default: the terminal's, ``$COLUMNS``, else 80); the status word is never cut, the last column
         wraps; a legend for every column and a count per status follow."""
         width = width or _terminal_width()
-        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), f"{c.wall_time:.1f}s",
+        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), _seconds(c),
                  f"{c.message}. {c.statement}") for c in self.claims]
         table = _layout(("id", "status", "used", "disc.", "time", "established; statement"), rows,
                         width)
@@ -244,6 +247,11 @@ LEGEND = ("Legend: status = the row's word by the ledger's one rule (docs/claims
           "the constant; - when the check has no constant); disc. = discriminating: the same check with the "
           "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's checks "
           "(a run shared by several rows is charged to the first).")
+
+
+def _seconds(claim: ClaimResult) -> str:
+    """The time column: checking seconds, and apart from them any wait for another process's lock."""
+    return f"{claim.wall_time:.1f}s" + (f" +{claim.waited:.1f}s waiting" if claim.waited >= 0.05 else "")
 
 
 def _terminal_width() -> int:
@@ -342,8 +350,11 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
     coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
     if coq:  # rule 4: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
-        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
-        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
+        # the note adds what the text does not say: where the theorems were checked, and which lemmas the
+        # Coq proof does without (``independently of X (checked)``)
+        where = sorted({e.data.get("provenance") or e.message.rpartition(" (")[2].rstrip(")") for e in coq})
+        open_deps = [f"{d} ({s})" for d, s in deps.items() if s != "proved"]
+        note = "; ".join([f"Coq {', '.join(where)}"]
                          + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
         return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
                         reach="all values (Coq)", standalone=True)
@@ -445,9 +456,9 @@ _NOT_IN_QUICK = ("trace:svf_latency", "trace:onebit_vs_sjf", "trace:predictor_ov
 
 def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[Evidence]:
     evidence = []
+    report = progress if progress is not None else stage  # else the command's reporter (`prove`), if any
     for name in claim.methods:
-        if progress is not None:
-            progress(f"{claim.id} {name}")
+        report(f"{claim.id} {name}")
         if ctx.quick and name in _NOT_IN_QUICK:
             evidence.append(Evidence(name, "empirical", "not_run", "not run in --quick (the trace table takes "
                                      "about 20 s); the default run computes it"))
@@ -494,7 +505,7 @@ def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
 def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResult:
     if claim.id in ctx.statuses:
         return ctx.statuses[claim.id]
-    t0 = time.perf_counter()
+    t0, waited_before = time.perf_counter(), ctx.lock_wait
     evidence = _run_methods(claim, ctx, progress)
     deps = ({d: _run_one(CLAIMS[d], ctx, progress) for d in _dependencies(claim, evidence)}
             if ctx.follow_dependencies else {})
@@ -503,10 +514,11 @@ def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResu
     note = verdict.note if ctx.follow_dependencies else "; ".join(
         x for x in (verdict.note, "dependencies not evaluated (follow_dependencies=False)") if x)
     headline = _headline(evidence)
+    waited = ctx.lock_wait - waited_before  # reported apart: waiting for another process is not checking
     result = ClaimResult(claim.id, claim.source, claim.statement, verdict.status, verdict.text, tuple(claim.methods),
-                         tuple(evidence), verdict.counterexample, note, time.perf_counter() - t0, claim.formalization,
-                         claim.difference, tuple(deps), headline.used if headline else None,
-                         headline.discriminating if headline else None, verdict.reach)
+                         tuple(evidence), verdict.counterexample, note, max(time.perf_counter() - t0 - waited, 0.0),
+                         claim.formalization, claim.difference, tuple(deps), headline.used if headline else None,
+                         headline.discriminating if headline else None, verdict.reach, waited)
     ctx.statuses[claim.id] = result
     return result
 
@@ -588,6 +600,8 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
+    if out is not None:
+        check_folder(out)  # before any check: a check that cannot write its files would end as 'error'
     _prepare_checkpoint(chosen_mode, out, restart)
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
@@ -733,6 +747,14 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "/")
 
 
+def rows_table(rows: tuple[Claim, ...] = ROWS) -> str:
+    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table."""
+    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
+             "|---|---|---|---|"]
+    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |" for c in rows]
+    return "\n".join(lines)
+
+
 def rests_on(claim: dict[str, Any]) -> str:
     """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
     derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
@@ -781,12 +803,13 @@ def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
 
 def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
     """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; a quick
-    run also writes ``docs/proved.md``'s table of the papers' statements."""
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
+    texts as declared (no run needed); a quick run also writes ``docs/proved.md``'s table of the papers'
+    statements."""
     from geosched.output import write_text_atomic
 
     mode = result["mode"]
-    text = Path(path).read_text()
+    text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
     text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
     if mode == "default":
         text = replace_block(text, "ledger default figures", figures_table(result["claims"]))

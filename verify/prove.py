@@ -86,10 +86,11 @@ def step_marks(derivation: Any, check: Any, result: Any) -> dict[int, str]:
 
 
 def ledger_footer(result: Any, mode: str, claim: str) -> str:
-    """``Status: WORD (the ledger's text; where)``: the row's word, as ``geosched claims`` computes it."""
-    note = f"; {result.note}" if result.note else ""
-    return (f"Status: {result.status} ({result.message}{note}; the ledger's word: "
-            f"geosched claims --{mode} --claim {claim})")
+    """``Status: WORD ..., as geosched claims --MODE --claim ID says.``: the row's word, as ``geosched claims``
+    computes it, in one sentence: the ledger's text (which starts with the word), then its note's parts."""
+    text = result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
+    parts = [text] + [part for part in (result.note or "").split("; ") if part]
+    return f"Status: {', '.join(parts).rstrip('.')}, as geosched claims --{mode} --claim {claim} says."
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
