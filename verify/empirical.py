@@ -72,6 +72,8 @@ __all__ = [
     "CLAIMS",
     "combine_empirical",
     "sub_results_text",
+    "SeedInterval",
+    "seed_interval",
 ]
 
 LOADS = (0.8, 1.0, 1.2)  # offered KV demand / M
@@ -166,6 +168,54 @@ class EmpiricalEvidence(Result):
     depends_on: tuple[str, ...] = ()  # unused
     wall_time: float = 0.0  # seconds
     data: dict[str, Any] = field(default_factory=dict)  # compared statement, numbers, source
+
+
+# ------------------------------------------------------------------ intervals over seeds
+
+LEVEL = 0.95  # two-sided level of every interval over seeds
+
+
+@dataclass(frozen=True)
+class SeedInterval:
+    """The mean of a per-seed statistic and its Student-t interval over the seeds (``LEVEL``, two-sided).
+
+    ``result`` is the word of one sub-comparison whose statistic is positive when the claim's side wins:
+    ``"better"`` when the whole interval lies above 0, ``"worse"`` when it lies below, else ``"tie"``.
+    """
+
+    mean: float
+    low: float
+    high: float
+    seeds: int
+
+    @property
+    def result(self) -> str:
+        return "better" if self.low > 0 else "worse" if self.high < 0 else "tie"
+
+    def text(self, percent: bool = True) -> str:
+        """``+4.1% [+1.0%, +7.2%]`` (or plain numbers)."""
+        f = (lambda x: f"{x:+.1%}") if percent else (lambda x: f"{x:+.3g}")
+        return f"{f(self.mean)} [{f(self.low)}, {f(self.high)}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "seeds": self.seeds, "result": self.result}
+
+
+def seed_interval(values: Sequence[float], level: float = LEVEL) -> SeedInterval:
+    """Mean and Student-t interval of one value per seed (at least 2 seeds; equal values give a point).
+
+    >>> iv = seed_interval([0.1, 0.2, 0.3])
+    >>> round(iv.mean, 3), round(iv.low, 3), round(iv.high, 3), iv.result
+    (0.2, -0.048, 0.448, 'tie')
+    """
+    from scipy import stats
+
+    data = np.asarray(values, dtype=np.float64)
+    if data.size < 2 or not np.all(np.isfinite(data)):
+        raise ValueError(f"an interval over seeds needs at least 2 finite values, got {list(values)}")
+    mean = float(data.mean())
+    half = float(stats.t.ppf(0.5 + level / 2, data.size - 1) * data.std(ddof=1) / math.sqrt(data.size))
+    return SeedInterval(mean, mean - half, mean + half, int(data.size))
 
 
 # ------------------------------------------------------------------ the workload

@@ -73,16 +73,18 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, implementation_claims, methods, sagesched_claims, z3ceiling
+from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
 from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.family_evidence import FAMILY_METHODS
+from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
 from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
+add_methods(SERVING_METHODS)  # throughput, fairness, memory-intensive workloads on the trace (issue 35)
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
@@ -94,7 +96,7 @@ __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS",
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling, implementation_claims)
+_ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
