@@ -1,8 +1,8 @@
 """The ledger rows of SVF's upper side (issue 32, item 3) and their Coq theorems (SvfSharp.v, LemmaA2Head.v).
 
-With coqc every row is ``proved``, naming its theorems, and each theorem's statement is the one the row relies
-on (``coq_evidence.STATEMENTS``); without coqc every row falls back to ``checked`` by the exhaustive check and
-the simulated triangles, never ``proved`` through Coq; a theorem with another statement is not evidence.
+With coqc every row is ``proved``, naming its theorems, and each theorem's statement is the one the row records
+(``Claim.coq`` / ``coq_whole``); without coqc every row falls back to ``checked`` by the exhaustive check and the
+simulated triangles, never ``proved`` through Coq; a theorem that prints another statement refutes the row.
 """
 
 from __future__ import annotations
@@ -12,43 +12,115 @@ import os
 
 import pytest
 
-from geosched.verify import coq_engine, coq_evidence
-from geosched.verify.ledger import CLAIMS, run_claims
+from geosched.verify import coq_engine, coq_evidence, coq_output
+from geosched.verify.evidence import Context
+from geosched.verify.ledger import CLAIMS, METHODS, ROWS, combine, run_claims
 
-needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
-                               reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
-ROWS = ("svf.sharp_bound", "svf.constant_two", "svf.lemmaA2.head", "svf.prompt_heavy", "svf.heavy_limit")
+_coq_installed = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                                    reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+
+
+def needs_coq(test):
+    """Skipped without coqc; marked ``coq_build`` (it compiles or reads the build cache)."""
+    return pytest.mark.coq_build(_coq_installed(test))
+
+
+FRONTIER = ("svf.sharp_bound", "svf.constant_two", "svf.lemmaA2.head", "svf.prompt_heavy", "svf.heavy_limit")
 NEW = ("lemmaA2_blocked_head", "svf_head_charge_po", "svf_head_charge_pairmin", "svf_head_charge_competitive",
        "svf_waiting_peak_bound", "svf_sharp_bound", "svf_prompt_heavy_bound", "svf_sharp_bound_tight")
+# what makes a bound on the Coq svf's TEL a statement about SVF (as for kong.thm3.2)
+MEANING = ["svf_feasible", "svf_sim_eq", "tel_finish_times"]
+WHOLE = {"svf.sharp_bound": ["svf_sharp_bound", *MEANING],
+         "svf.constant_two": ["svf_sharp_bound_tight", "svf_sim_eq", "tel_finish_times"],
+         "svf.lemmaA2.head": ["lemmaA2_blocked_head", "svf_head_charge_competitive", "svf_waiting_peak_bound",
+                              *MEANING],
+         "svf.prompt_heavy": ["svf_prompt_heavy_bound", *MEANING], "svf.heavy_limit": []}
 
 
-def test_the_new_theorems_are_listed_everywhere():
-    coq = coq_engine.COQ_DIR
-    assumptions = (coq / "Assumptions.v").read_text()
-    for theorem in NEW:
+def _statement(row: str, theorem: str) -> str:
+    return coq_evidence.cited_statements(CLAIMS[row])[theorem]
+
+
+def _fake_build(statements: dict[str, str]) -> coq_engine.CoqBuild:
+    """A build whose theorems are closed and print exactly ``statements``."""
+    return coq_engine.CoqBuild("ok", "fake", 0.0, source_hash="f" * 64, coqc_version="test",
+                               theorems={n: True for n in statements}, statements=statements,
+                               assumptions={n: coq_output.CLOSED for n in statements}, coqchk=True,
+                               coqchk_axioms="<none>", from_cache=True)
+
+
+def _recorded() -> dict[str, str]:
+    statements: dict[str, str] = {}
+    for claim in ROWS:
+        statements.update(coq_evidence.cited_statements(claim))
+    return statements
+
+
+def _word(claim) -> tuple[str, str, dict]:
+    """The ledger's word for ``claim`` from its Coq evidence alone (its other checks take seconds; none refutes)."""
+    ctx = Context("quick", None, 0, ())
+    evidence = [METHODS[m](claim, ctx) for m in claim.methods if m.startswith("coq:")]
+    status, text, _, _ = combine(claim, evidence, {})
+    return status, text, {e.method: e for e in evidence}
+
+
+def test_the_new_theorems_are_found_in_the_sources_and_cited_with_their_statements():
+    for theorem in NEW:  # no list: coq_engine.THEOREMS is read from the .v files
         assert coq_engine.THEOREMS[theorem] in ("LemmaA2Head", "SvfSharp")
-        assert f"Print Assumptions {theorem}." in assumptions and theorem in coq_evidence.STATEMENTS
-    for module in ("LemmaA2Head", "SvfSharp"):
-        assert f"{module}.v" in (coq / "_CoqProject").read_text() and module in (coq / "build.sh").read_text()
-    for row in ROWS:  # every row's text states the hypotheses its proof uses
-        assert "burst" in CLAIMS[row].statement + CLAIMS[row].formalization
-        assert CLAIMS[row].order[0] == "ours"
+    cited = {name for row in FRONTIER for name in coq_evidence.cited_statements(CLAIMS[row])}
+    assert set(NEW) <= cited
+    for row in FRONTIER:  # every row's text states the hypotheses its proof uses
+        claim = CLAIMS[row]
+        assert [name for name, _ in claim.coq_whole] == WHOLE[row]
+        assert {m[4:] for m in claim.methods if m.startswith("coq:")} == set(coq_evidence.cited_statements(claim))
+        assert "burst" in claim.statement + claim.formalization and claim.order[0] == "ours"
 
 
-def test_the_pinned_statements_say_what_the_rows_say():
-    sharp = coq_evidence.STATEMENTS["svf_sharp_bound"]
-    assert "Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * M * " \
-           "Model.tel rs xs + (M - P) * Model.sumf Model.output rs" in sharp
-    assert "a * Model.output r <= b * Model.prompt r" in coq_evidence.STATEMENTS["svf_prompt_heavy_bound"]
-    assert coq_evidence.STATEMENTS["svf_sharp_bound_tight"].startswith(
-        "SvfSharp.svf_sharp_bound_tight : forall a b : nat, a < 2 * b -> exists")
-    assert "0 < x -> Model.peak r <= Pw" in coq_evidence.STATEMENTS["svf_waiting_peak_bound"]
+def test_the_recorded_statements_say_what_the_rows_say():
+    assert _statement("svf.sharp_bound", "svf_sharp_bound").endswith(
+        "Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * M * "
+        "Model.tel rs xs + (M - P) * Model.sumf Model.output rs")
+    assert "a * Model.output r <= b * Model.prompt r" in _statement("svf.prompt_heavy", "svf_prompt_heavy_bound")
+    assert _statement("svf.constant_two", "svf_sharp_bound_tight").startswith("forall a b : nat, a < 2 * b -> exists")
+    assert "0 < x -> Model.peak r <= Pw" in _statement("svf.lemmaA2.head", "svf_waiting_peak_bound")
+    # a theorem two rows cite is recorded once: the same text on both
+    assert _statement("svf.sharp_bound", "svf_sim_eq") == _statement("kong.thm3.2", "svf_sim_eq")
+    assert _statement("svf.heavy_limit", "svf_sharp_bound") == _statement("svf.sharp_bound", "svf_sharp_bound")
+
+
+def test_the_rows_are_proved_when_coqc_prints_their_statements(monkeypatch):
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: _fake_build(_recorded()))
+    for row in FRONTIER[:4]:
+        status, text, _ = _word(CLAIMS[row])
+        assert (status, text) == ("proved", f"proved (Coq, every n: {', '.join(WHOLE[row])})"), row
+
+
+def test_a_theorem_with_another_statement_refutes_its_row(monkeypatch):
+    printed = _recorded()
+    assert "<= 2 * M *" in printed["svf_sharp_bound"]
+    printed["svf_sharp_bound"] = printed["svf_sharp_bound"].replace("<= 2 * M *", "<= 3 * M *")  # a weaker bound
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: _fake_build(printed))
+    for row in ("svf.sharp_bound", "svf.heavy_limit"):
+        status, text, evidence = _word(CLAIMS[row])
+        coq = evidence["coq:svf_sharp_bound"]
+        assert coq.status == "refuted" and "svf_sharp_bound states" in coq.message and "3 * M" in coq.message
+        assert status == "refuted" and "coq:svf_sharp_bound" in text, row
+
+
+def test_the_whole_claim_needs_svf_to_be_the_process(monkeypatch):
+    # without svf_sim_eq the bound could be about any function named svf: not proved by Coq
+    recorded = _recorded()
+    build = dataclasses.replace(_fake_build(recorded), theorems={**{n: True for n in recorded}, "svf_sim_eq": False})
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: build)
+    for row in FRONTIER[:4]:
+        status, text, _ = _word(CLAIMS[row])
+        assert status != "proved" and "Coq" not in text, row
 
 
 def test_without_coqc_the_rows_are_checked_not_proved(monkeypatch):
     monkeypatch.setattr(coq_engine, "missing_tools", lambda: ["coqc"])
-    by_id = {c.id: c for c in run_claims(list(ROWS), mode="quick").claims}
-    for row in ROWS:
+    by_id = {c.id: c for c in run_claims(list(FRONTIER), mode="quick").claims}
+    for row in FRONTIER:
         claim = by_id[row]
         assert claim.status == "checked" and "Coq" not in claim.message, (row, claim.message)
         assert all(e.status == "unknown" for e in claim.evidence if e.kind == "coq")
@@ -59,32 +131,11 @@ def test_without_coqc_the_rows_are_checked_not_proved(monkeypatch):
 @needs_coq
 def test_with_coq_every_row_is_proved_and_names_its_theorems():
     assert coq_engine.build().status == "ok"  # compile (or read the cache) first: --quick only reads it
-    by_id = {c.id: c for c in run_claims(list(ROWS), mode="quick").claims}
-    assert by_id["svf.sharp_bound"].message == "proved (Coq, every n: svf_sharp_bound)"
-    assert by_id["svf.constant_two"].message == "proved (Coq, every n: svf_sharp_bound_tight)"
-    assert by_id["svf.prompt_heavy"].message == "proved (Coq, every n: svf_prompt_heavy_bound)"
-    assert by_id["svf.lemmaA2.head"].message == ("proved (Coq, every n: lemmaA2_blocked_head, "
-                                                 "svf_head_charge_competitive, svf_waiting_peak_bound)")
+    by_id = {c.id: c for c in run_claims(list(FRONTIER), mode="quick").claims}
+    for row in FRONTIER[:4]:
+        assert by_id[row].message == f"proved (Coq, every n: {', '.join(WHOLE[row])})", row
     # svf.heavy_limit: no single theorem; every step sympy cannot check is a closed Coq theorem (rule 6)
     assert by_id["svf.heavy_limit"].status == "proved"
-    for row in ROWS:
+    for row in FRONTIER:
         coq = [e for e in by_id[row].evidence if e.kind == "coq"]
         assert coq and all(e.status == "proved" for e in coq), row
-
-
-@needs_coq
-def test_a_theorem_with_another_statement_is_not_evidence(monkeypatch):
-    real = coq_engine.build
-
-    def weakened(*args, **kwargs):
-        result = real(*args, **kwargs)
-        text = coq_evidence.normalized(result.statements["svf_sharp_bound"])
-        assert "<= 2 * M *" in text
-        statements = {**result.statements, "svf_sharp_bound": text.replace("<= 2 * M *", "<= 3 * M *")}
-        return dataclasses.replace(result, statements=statements)
-
-    monkeypatch.setattr(coq_engine, "build", weakened)
-    claim = run_claims(["svf.sharp_bound"], mode="quick", follow_dependencies=False).claims[0]
-    coq = {e.method: e for e in claim.evidence}["coq:svf_sharp_bound"]
-    assert coq.status == "unknown" and "no longer states" in coq.message
-    assert claim.status != "proved" or "svf_sharp_bound" not in claim.message

@@ -32,7 +32,17 @@ import sympy as sp
 
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
-from geosched.theory.svf_sharp_bound import BURST_SVF
+from geosched.theory.svf_sharp_bound import (
+    BURST_SVF,
+    OUTSIDE_BURST,
+    OUTSIDE_PROP31,
+    SVF_MEANING,
+    coq_cited,
+    coq_methods,
+)
+
+STEPS = ("svf_head_charge_po", "svf_head_charge_pairmin")  # Coq steps of the derivation
+WHOLE = ("lemmaA2_blocked_head", "svf_head_charge_competitive", "svf_waiting_peak_bound", *SVF_MEANING)
 
 CLAIM = Claim(
     "svf.lemmaA2.head", f"ours; {KONG} Lemma A.2, Prop. 3.1",
@@ -47,9 +57,8 @@ CLAIM = Claim(
     "sympy: the algebra; exhaustively on small bursts against the simulator and the exact optimum, at every blocked "
     "step",
     "not a claim of the papers: Lemma A.2 charges M - P at every blocked step",
-    ("derivation", "exhaustive:svf-sharp", "coq:lemmaA2_blocked_head", "coq:svf_head_charge_po",
-     "coq:svf_head_charge_pairmin", "coq:svf_head_charge_competitive", "coq:svf_waiting_peak_bound",
-     *SIMULATES), ("kong.prop3.1",), order=("ours", 130))
+    ("derivation", "exhaustive:svf-sharp", *coq_methods(*STEPS, *WHOLE), *SIMULATES), ("kong.prop3.1",),
+    coq=coq_cited(*STEPS), coq_whole=coq_cited(*WHOLE), order=("ours", 130))
 CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
@@ -74,11 +83,14 @@ def derivation() -> Derivation:
                         r"$M - p_{h(t)}$ are at most $2\sum_k P_k \le 2M\,\mathrm{TEL}(S)$ for every feasible $S$; so "
                         r"$(M - P_w)\,\mathrm{TEL}(\mathrm{SVF}) \le 2M\,\mathrm{TEL}(S) + (M - P_w)\sum_i o_i$, $P_w$ "
                         r"the largest peak among the requests SVF starts after step 0.",
-        hypotheses=(Hypothesis("H1", BURST_SVF),
+        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "h(t) = the first request in SVF's order (volume, ties by position) not started "
-                               "by t; j is active at t when x_j <= t < x_j + o_j; S a feasible schedule of the burst"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)"),
-                    Hypothesis("H4", "P_w >= the peak of every request with x_j > 0 (0 if none waits)")),
+                               "by t; j is active at t when x_j <= t < x_j + o_j; S a feasible schedule of the burst",
+                               outside="none computed here: H2 defines h(t) and activity; without S feasible the "
+                                       "bound fails as svf.sharp_bound's H2 shows (the same instance, Pw = P = 1)"),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", outside=OUTSIDE_PROP31),
+                    Hypothesis("H4", "P_w >= the peak of every request with x_j > 0 (0 if none waits)",
+                               outside="none: H4 defines P_w")),
         steps=(
             Step.unchecked("at every step t at which some request waits, sum_{j active at t} p_j > M - p_h(t)",
                            "h(t)'s forward check failed at t (strict head-of-line: it starts at the first step its "

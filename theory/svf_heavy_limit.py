@@ -28,7 +28,9 @@ import sympy as sp
 
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
-from geosched.theory.svf_sharp_bound import BURST_SVF
+from geosched.theory.svf_sharp_bound import BURST_SVF, OUTSIDE_BURST, OUTSIDE_PROP31, coq_cited, coq_methods
+
+STEPS = ("svf_sharp_bound", "svf_triangles_ratio", "triangles_staggered_feasible")  # Coq steps of the derivation
 
 CLAIM = Claim(
     "svf.heavy_limit", f"ours (family svf-triangles); {KONG} Prop. 3.1, Thm. 3.2",
@@ -41,8 +43,8 @@ CLAIM = Claim(
     "inequality and the simulated triangles",
     "not a claim of the papers: a two-sided limit in the class of heavy bursts; the sup is approached, not "
     "attained",
-    ("derivation", "exhaustive:svf-sharp", "simulation:svf-frontier", "coq:svf_sharp_bound", "coq:svf_triangles_ratio",
-     "coq:triangles_staggered_feasible", *SIMULATES), ("kong.prop3.1",), order=("ours", 150))
+    ("derivation", "exhaustive:svf-sharp", "simulation:svf-frontier", *coq_methods(*STEPS), *SIMULATES),
+    ("kong.prop3.1",), coq=coq_cited(*STEPS), order=("ours", 150))
 CLAIM_ID = CLAIM.id
 
 a, e = sp.symbols("a e", positive=True)  # the class: alpha <= a < 1, sum(o) <= e OPT
@@ -133,10 +135,12 @@ def derivation() -> Derivation:
         statement_latex=r"With $R(a, e) = \sup \mathrm{TEL}(\mathrm{SVF})/\mathrm{OPT}$ over the bursts with $\alpha "
                         r"\le a < 1$ and $\sum_i o_i \le e\,\mathrm{OPT}$: $2 \le R(a, e) \le 2/(1 - a) + e$, so "
                         r"$R(a, e) \to 2$ as $a, e \to 0$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF),
+        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "heavy bursts H(a, e): alpha = P/M <= a < 1 with P the largest peak, and "
-                               "sum_i o_i <= e OPT, e > 0"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M OPT")),
+                               "sum_i o_i <= e OPT, e > 0",
+                               outside="none: H2 defines the class whose supremum R(a, e) is computed; outside it "
+                                       "Thm. 3.2's 1 + 2/(1 - alpha) is the bound"),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M OPT", outside=OUTSIDE_PROP31)),
         steps=(*upper_steps(), *lower_steps()),
         depends_on=("kong.prop3.1",),
         notes="The supremum 2 is approached by the triangles (q -> infinity, n -> infinity), not attained. Outside "

@@ -31,7 +31,15 @@ import sympy as sp
 
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
-from geosched.theory.svf_sharp_bound import BURST_SVF
+from geosched.theory.svf_sharp_bound import (
+    BURST_SVF,
+    OUTSIDE_BURST,
+    OUTSIDE_PROP31,
+    OUTSIDE_RATIO,
+    SVF_MEANING,
+    coq_cited,
+    coq_methods,
+)
 
 CLAIM = Claim(
     "svf.prompt_heavy", f"ours; {KONG} Lemma A.2, Prop. 3.1, Thm. 3.2",
@@ -44,8 +52,10 @@ CLAIM = Claim(
     "constant and its values; exhaustively on the small bursts of the classes (a, b) = (0, 1), (1, 2), (1, 1), "
     "(2, 1) against the exact optimum",
     "not a claim of the papers; an upper bound for the class only (how close its worst case comes is not proved)",
-    ("derivation", "exhaustive:svf-sharp", "coq:svf_prompt_heavy_bound", "coq:svf_head_charge_po", *SIMULATES),
-    ("kong.prop3.1",), order=("ours", 140))
+    ("derivation", "exhaustive:svf-sharp", *coq_methods("svf_head_charge_po", "svf_prompt_heavy_bound", *SVF_MEANING),
+     *SIMULATES), ("kong.prop3.1",),
+    coq=coq_cited("svf_head_charge_po"), coq_whole=coq_cited("svf_prompt_heavy_bound", *SVF_MEANING),
+    order=("ours", 140))
 CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
@@ -78,11 +88,14 @@ def derivation() -> Derivation:
                         r"$\mathrm{TEL}(\mathrm{SVF})/\mathrm{OPT} \le c_\lambda/(1 - \alpha) + "
                         r"\sum_i o_i/\mathrm{OPT}$, "
                         r"$c_\lambda = 2(\lambda + 1)/(2\lambda + 1) < 2$ for $\lambda = a/b > 0$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF),
+        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "a o_i <= b s_i for every request (a, b naturals, b >= 1 for the ratio form); "
-                               "every peak <= P; S a feasible schedule of the burst"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)"),
-                    Hypothesis("H4", "for the ratio form only: alpha = P/M < 1")),
+                               "every peak <= P; S a feasible schedule of the burst",
+                               outside="fails: (a, b) = (1, 1) and svf-triangles q = 8 (640 requests (0, 15), prompt "
+                                       "0 < output, M = 120, P = 15; S one start per step, feasible): 3(M - P) "
+                                       "TEL(SVF) = 122,472,000 > 4M TEL(S) + 3(M - P) sum o = 105,782,400"),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", outside=OUTSIDE_PROP31),
+                    Hypothesis("H4", "for the ratio form only: alpha = P/M < 1", outside=OUTSIDE_RATIO)),
         steps=(
             Step.unchecked("the charges C of the waiting steps (Lemma A.2 with the head, svf.lemmaA2.head): (M - P) "
                            "sum x <= C <= sum over the pairs (j started before k) of p_j o_j",

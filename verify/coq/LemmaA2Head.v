@@ -145,7 +145,7 @@ Qed.
 
 (** The summed head charges against the pairs: sum over the requests k of the charges of the
     steps k waits, at most the sum over the pairs (j started before k) of p_j o_j. *)
-Lemma svf_head_charge_po : forall M rs,
+Theorem svf_head_charge_po : forall M rs,
   sumf (fun e => sum_upto (snd e) (head_charge M (svf_js M rs))) (svf_js M rs)
   <= dsum before_po (svf_js M rs).
 Proof. intros M rs. unfold dsum. apply sumf_le. intros e _. apply head_wait_bound. Qed.
