@@ -12,6 +12,7 @@ import sys
 from geosched.adversary.targets import VLLM_TARGETS, hunt_target, target_names
 from geosched.arguments import (
     add_command,
+    add_work_limits,
     integer,
     non_negative_int,
     positive_float,
@@ -81,6 +82,7 @@ def _add_hunt(subparsers, common) -> None:
                    help="with --rounds: evaluations per restart (default 2000)")
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_hunt)
 
 
@@ -103,6 +105,7 @@ def _add_check_witness(subparsers, common) -> None:
     p.add_argument("--scheduler", default=None, metavar="FILE.py:Class",
                    help="a witness of your own scheduler: the file to run (the same class; its SHA-256 must be the "
                    "one the witness records). Without it such a witness is refused: no file named by a witness runs")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_check_witness)
 
 

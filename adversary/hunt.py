@@ -50,9 +50,10 @@ from geosched.adversary.structured import checked_structured_state, structured_s
 from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, lower_bound_of, make_witness, write_witness
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
-from geosched.errors import ValidationError, WorkloadFormatError
-from geosched.executor import SerialExecutor, parse_spec
-from geosched.output import OutputError, atomic_path, write_json_atomic, write_text_atomic
+from geosched.errors import LimitError, ValidationError, WorkloadFormatError
+from geosched.executor import SerialExecutor, parse_spec, using_executor
+from geosched.output import OutputError, atomic_path, working, write_json_atomic, write_text_atomic
+from geosched.progress import update
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
@@ -145,27 +146,19 @@ class HuntResult(Result):
 
 
 class _Progress:
+    """A search's best certified ratio and its rate, told to the command's progress reporter
+    (:mod:`geosched.progress`: a line every few seconds off a terminal)."""
+
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
 
     def show(self, method: str, best: float, nfev: int, elapsed: float, rate: float, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if not force and now - self.last < (0.5 if self.tty else 10.0):
-            return
-        self.last = now
-        line = f"[{method}] {elapsed:7.1f}s  best certified ratio {best:.4f}  evals {nfev}  {rate:.0f} evals/s"
-        if self.tty:
-            print("\r" + line.ljust(90), end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
+        if self.enabled:
+            update(detail=f"best certified ratio {best:.4f}, {nfev} evaluations, {rate:.0f} evals/s",
+                   stage=f"{method} ({elapsed:.0f} s in)")
 
     def done(self) -> None:
-        if self.enabled and self.tty:
-            print(file=sys.stderr)
+        pass
 
 
 _HUNT_FILES = ("checkpoint.json", "summary.json", "best_witness.json", "progress.csv")
@@ -184,6 +177,7 @@ class _HuntDirectory:
         if earlier and not resume and not force:
             raise ValidationError("--out", str(self.path), f"holds an earlier hunt ({', '.join(earlier)}); pass "
                                   "--resume to continue it or --force to start over and replace it")
+        self.created = not self.path.exists()  # removed again if the hunt fails before writing anything
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -215,6 +209,8 @@ class _HuntDirectory:
     def __exit__(self, *exc_info: Any) -> None:
         try:
             self.lock_path.unlink(missing_ok=True)
+            if exc_info[0] is not None and self.created and not any(self.path.iterdir()):
+                self.path.rmdir()  # a hunt that failed before its first file leaves no empty folder
         except OSError:  # the folder became read-only: the lock names a dead pid, which the next hunt removes
             pass
 
@@ -416,25 +412,68 @@ def hunt(
     if opts.rounds is None and not _is_serial(executor):
         raise ValidationError("--cluster", executor, "needs --rounds (a time-limited search cannot be split into "
                               "reproducible jobs; rounds of restarts can)")
-    directory = _HuntDirectory(out, resume=resume, force=force)
-    with directory:
-        if resume:
-            saved = directory.load(space, opts.seed)
-            opts = replace(opts, seed=saved.get("seed", opts.seed))
-            checkpoint = {"space": saved["space"], "seed": opts.seed, "options": opts.to_dict(),
-                          "methods": saved["methods"]}
-        else:
-            checkpoint = {"space": space.to_dict(), "seed": opts.seed, "options": opts.to_dict(), "methods": {}}
-        run = _Hunt(space, opts, directory, checkpoint, _Progress(progress))
-        results: dict[str, Any] = {}
+    if opts.rounds is not None:
+        check_rounds_budget(opts, _local_workers(executor))  # before connecting, for the clusters we can count
+    # the cluster is joined before the folder is made: a peer that is not a Dask scheduler leaves nothing behind
+    with using_executor(executor if opts.rounds is not None else None) as pool:
         if opts.rounds is not None:
-            results[opts.method] = _run_rounds(run, executor)
-            return _finish(run, results)
-        children = dict(zip(METHODS, np.random.SeedSequence(opts.seed).spawn(len(METHODS))))
-        shares = _shares(methods)
-        for m in methods:
-            results[m] = _run_method(run, m, opts.time_limit * shares[m], children[m])
-        return _finish(run, results)
+            check_rounds_budget(opts, pool.workers)
+        with _HuntDirectory(out, resume=resume, force=force) as directory, working(f"hunt {space.policy}", progress):
+            if resume:
+                saved = directory.load(space, opts.seed)
+                opts = replace(opts, seed=saved.get("seed", opts.seed))
+                checkpoint = {"space": saved["space"], "seed": opts.seed, "options": opts.to_dict(),
+                              "methods": saved["methods"]}
+            else:
+                checkpoint = {"space": space.to_dict(), "seed": opts.seed, "options": opts.to_dict(), "methods": {}}
+            run = _Hunt(space, opts, directory, checkpoint, _Progress(progress))
+            if opts.rounds is not None:
+                return _finish(run, {opts.method: _run_rounds(run, pool)})
+            return _finish(run, _run_methods(run, methods, opts))
+
+
+# The fastest a worker evaluates candidates, with room to spare: about 250/s on this project's 2-core
+# machine, a few thousand on a fast core (benchmarks/RESULTS.md); a plan that cannot finish within
+# --time even at this rate is refused before it starts.
+EVALUATIONS_PER_SECOND = 10_000
+
+
+def check_rounds_budget(options: HuntOptions, workers: int) -> None:
+    """Refuse rounds of restarts (``--rounds R --restarts K --evals E``) that cannot finish within
+    ``--time`` even at :data:`EVALUATIONS_PER_SECOND` on each of ``workers`` workers, before any
+    evaluation (:class:`~geosched.errors.LimitError`, naming ``--time``, ``--evals`` and ``--restarts``).
+
+    >>> check_rounds_budget(HuntOptions(method="anneal", rounds=1, restarts=8, evals=10**9, time_limit=60.0), 1)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.LimitError: --rounds 1 x --restarts 8 x --evals 1000000000 = 8000000000 evaluations: ...
+    """
+    total = options.rounds * options.restarts * options.evals
+    seconds = total / (EVALUATIONS_PER_SECOND * max(workers, 1))
+    if seconds > options.time_limit:
+        raise LimitError(f"--rounds {options.rounds} x --restarts {options.restarts} x --evals {options.evals} = "
+                         f"{total} evaluations: at least {seconds:.3g} s at {EVALUATIONS_PER_SECOND} evaluations/s "
+                         f"on each of {max(workers, 1)} worker(s) (faster than geosched evaluates), past --time "
+                         f"{options.time_limit:g} s (raise --time, or lower --evals or --restarts; Python: "
+                         "time_limit=, evals=, restarts=)")
+
+
+def _local_workers(executor: Any) -> int:
+    """Workers known before connecting: ``local:N`` has N; serial 1; a remote cluster at least 1 (counted after)."""
+    if isinstance(executor, str):
+        kind, value = parse_spec(executor)
+        return value if kind == "local" else 1
+    return getattr(executor, "workers", 1) if executor is not None else 1
+
+
+def _run_methods(run: _Hunt, methods: list[str], opts: HuntOptions) -> dict[str, Any]:
+    """The time-limited searches, one after another, each with its share of ``time_limit``."""
+    results: dict[str, Any] = {}
+    children = dict(zip(METHODS, np.random.SeedSequence(opts.seed).spawn(len(METHODS))))
+    shares = _shares(methods)
+    for m in methods:
+        results[m] = _run_method(run, m, opts.time_limit * shares[m], children[m])
+    return results
 
 
 @dataclass
@@ -462,8 +501,10 @@ def _run_method(run: _Hunt, m: str, budget: float, seed_sequence: Any) -> Any:
         run.save_method("z3", res.state)
         return res
     last_save = [time.perf_counter()]
+    latest: list[dict[str, Any]] = []  # the search's state at its last callback
 
     def callback(result: SearchResult) -> bool:
+        latest[:] = [result.state]
         show.show(m, result.fun, result.nfev, result.wall_time, result.evaluations_per_second)
         if time.perf_counter() - last_save[0] >= run.options.checkpoint_every:
             run.save_method(m, {"kind": "search", "state": result.state})
@@ -471,8 +512,13 @@ def _run_method(run: _Hunt, m: str, budget: float, seed_sequence: Any) -> Any:
         return False
 
     search = _SEARCHES[m]
-    res = search(space, run.options.search.updated(time_limit=budget), rng=np.random.default_rng(seed_sequence),
-                 callback=callback, state=state["state"] if state else None)
+    try:
+        res = search(space, run.options.search.updated(time_limit=budget), rng=np.random.default_rng(seed_sequence),
+                     callback=callback, state=state["state"] if state else None)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (geosched.cli): the last state the search reported is kept
+        if latest:
+            run.save_method(m, {"kind": "search", "state": latest[-1]})
+        raise
     show.show(m, res.fun, res.nfev, res.wall_time, res.evaluations_per_second, force=True)
     show.done()
     run.save_method(m, {"kind": "search", "state": res.state})

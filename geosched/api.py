@@ -231,6 +231,7 @@ def _checked(module: str, attribute: str, checks: dict[str, Check]) -> Callable[
 _OPTIONAL_INT = integer(0, optional=True)
 _TIME = positive_real()
 _INSTANCE = {"instance": instance}
+_LIMITS = {"max_steps": integer(1, optional=True), "decide_seconds": positive_real(optional=True)}  # geosched.limits
 
 
 def unchecked(name: str) -> list[str]:
@@ -251,11 +252,11 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
     return {
         "simulate": ("geosched.engines", "simulate", {
             **_INSTANCE, "policy": policy_like, "predictor": rule("predict", "predictor"),
-            "backfill": boolean, "observer": callable_or_none, "engine": text(),
+            "backfill": boolean, "observer": callable_or_none, "engine": text(), **_LIMITS,
             "coq_work_limit": integer(1, optional=True), "coq_time_limit": positive_real(optional=True)}),
         "compare": ("geosched.reference_impl.compare", "compare", {
             **_INSTANCE, "policies": names(), "predictor": rule("predict", "predictor"), "backfill": boolean,
-            "opt": boolean, "time_limit": _TIME, "progress": boolean}),
+            "opt": boolean, "time_limit": _TIME, "progress": boolean, **_LIMITS}),
         "check_schedule": ("geosched.reference_impl.checker", "check_schedule", {
             **_INSTANCE, "starts": mapping(), "evicted_segments": segments}),
         "solve_opt": ("geosched.reference_impl.opt", "solve_opt", {

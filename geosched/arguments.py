@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
            "add_block_size", "add_command", "MEMORY_OVERRIDE", "show_progress", "configure_logging", "examples",
-           "HelpFormatter"]
+           "HelpFormatter", "add_work_limits", "LIMIT_OPTIONS"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -174,9 +174,8 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
     """``--quiet``/``--verbose`` (exclusive), on the parent parser every command shares."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress and no library log lines below errors (vLLM, torch)")
-    group.add_argument("-v", "--verbose", action="store_true",
-                       help="progress even when stderr is not a terminal, and library INFO log lines")
+                       help="no progress lines and no library log lines below errors (vLLM, torch)")
+    group.add_argument("-v", "--verbose", action="store_true", help="library INFO log lines on stderr")
 
 
 MEMORY_OVERRIDE = "override the workload's memory budget M (tokens)"  # --memory of the workload commands
@@ -212,18 +211,42 @@ def add_block_size(parser: argparse.ArgumentParser, note: str = "") -> None:
                         f"else 1, the paper's token grain){note}")
 
 
+LIMIT_OPTIONS = ("max_steps", "decide_seconds", "max_bytes")  # geosched.limits.work_limits, set by cli.main
+
+
+def add_work_limits(parser: argparse.ArgumentParser, *, steps: bool = True, decide: bool = True,
+                    max_bytes: bool = False) -> None:
+    """The work limits of :mod:`geosched.limits` a command's work depends on, one spelling each:
+    ``--max-steps`` (a step-by-step run), ``--decide-seconds`` (one ``decide()`` call of a scheduler),
+    ``--max-bytes`` (a file built in memory). :func:`geosched.cli.main` sets them for the whole command."""
+    from geosched.limits import DEFAULT_DECIDE_SECONDS, DEFAULT_MAX_BYTES, DEFAULT_MAX_STEPS
+
+    if steps:
+        parser.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
+                            help="refuse, before it starts, a step-by-step run (the step engine, vLLM's scheduler) "
+                            f"that spans more than N steps, and stop one that decides more often (default "
+                            f"{DEFAULT_MAX_STEPS})")
+    if decide:
+        parser.add_argument("--decide-seconds", type=positive_float, default=None, metavar="S",
+                            help="seconds one decide() call of a scheduler may take, a scheduler of your own "
+                            f"included (default {DEFAULT_DECIDE_SECONDS:g})")
+    if max_bytes:
+        parser.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
+                            help=f"refuse, before building it, a file of more than N bytes (default "
+                            f"{DEFAULT_MAX_BYTES})")
+
+
 def show_progress(args: argparse.Namespace) -> bool:
-    """Whether a command draws progress (on stderr, never on stdout): not with ``--quiet``;
-    with ``--verbose``; otherwise only when stderr is a terminal.
+    """Whether a command reports progress on stderr (never on stdout): always, on a terminal or
+    not (a line every few seconds off one, :mod:`geosched.progress`), except with ``--quiet`` (or a
+    command's ``--no-progress``).
 
     >>> show_progress(argparse.Namespace(quiet=True, verbose=False))
     False
-    >>> show_progress(argparse.Namespace(quiet=False, verbose=True))
+    >>> show_progress(argparse.Namespace(quiet=False, verbose=False))
     True
     """
-    if getattr(args, "quiet", False):
-        return False
-    return bool(getattr(args, "verbose", False)) or sys.stderr.isatty()
+    return not (getattr(args, "quiet", False) or getattr(args, "no_progress", False))
 
 
 def configure_logging(args: argparse.Namespace) -> None:

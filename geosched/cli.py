@@ -12,17 +12,22 @@ Every command takes ``--seed`` and ``--json`` (the ``common`` parent), and ``--m
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from geosched.arguments import (
+    LIMIT_OPTIONS,
     MEMORY_OVERRIDE,
     OneLineParser,
     add_block_size,
     add_command,
     add_verbosity,
+    add_work_limits,
     configure_logging,
     non_negative_int,
     positive_float,
@@ -30,7 +35,9 @@ from geosched.arguments import (
     show_progress,
 )
 from geosched.errors import GeoschedError, WorkloadFormatError
+from geosched.limits import work_limits
 from geosched.output import emit_json, working
+from geosched.progress import reporting
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduling import scheduler_names
 from geosched.version import __version__
@@ -93,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export(sub, common)
     for module_name in _EXTENSIONS:
         importlib.import_module(module_name).add_commands(sub, common)
+    _add_completion(sub)
     return parser
 
 
@@ -115,6 +123,7 @@ def _add_simulate_and_compare(sub, common) -> None:
                         "(default 50000000, about 25 s at worst on a loaded 2-core machine)")
     p.add_argument("--coq-time-limit", type=positive_float, default=None, metavar="S",
                    help="--engine coq: stop the engine after S seconds (default 50)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_simulate)
 
     p = add_command(
@@ -129,6 +138,7 @@ def _add_simulate_and_compare(sub, common) -> None:
                         f"all: {','.join(scheduler_names())})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
     p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_compare)
 
 
@@ -159,12 +169,39 @@ def _add_opt_and_check(sub, common) -> None:
     p.set_defaults(handler=_cmd_check)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, as Ctrl-C's KeyboardInterrupt is: every ``finally`` and
+    every ``except KeyboardInterrupt`` (a hunt's checkpoint and lock, a cluster's shutdown, a temporary
+    file) runs as for Ctrl-C, then :func:`main` says so in one line and exits 143 (128 + SIGTERM)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM handled like SIGINT while a command runs (main thread only; the handler before is restored)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args)
     try:
-        return int(args.handler(args) or 0)
+        # the work limits of the command's options (geosched.limits), for everything it calls; one progress
+        # reporter per command: a line every few seconds on stderr, also off a terminal
+        with (_sigterm_as_interrupt(), work_limits(**{name: getattr(args, name, None) for name in LIMIT_OPTIONS}),
+              reporting(args.command, enabled=show_progress(args) and getattr(args, "progress", True))):
+            return int(args.handler(args) or 0)
     except GeoschedError as exc:
         print(f"geosched: error: {exc}", file=sys.stderr)
         return 2
@@ -172,6 +209,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+    except _Terminated:
+        print("geosched: terminated (SIGTERM); what was saved is kept (a hunt continues with --resume)",
+              file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("geosched: interrupted", file=sys.stderr)
         return 130
@@ -396,6 +437,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if report.feasible else 1
 
 
+# ---------------------------------------------------------------- completion: a shell script from this parser
+
+
+def _add_completion(sub) -> None:
+    from geosched.arguments import add_verbosity
+    from geosched.completion import SHELLS
+
+    p = add_command(sub, "completion", None, help="print a shell completion script (bash, zsh, fish)",
+                    description="Print a completion script for your shell, generated from geosched's own argument "
+                                "parser: commands, options and the values of options with fixed choices. Install "
+                                "it once (bash: into ~/.local/share/bash-completion/completions/geosched; zsh: a "
+                                "file _geosched on $fpath; fish: ~/.config/fish/completions/geosched.fish).",
+                    examples=["geosched completion bash > ~/.local/share/bash-completion/completions/geosched",
+                              "source <(geosched completion zsh)"])
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    add_verbosity(p)
+    p.set_defaults(handler=_cmd_completion, progress=False)
+
+
+def _cmd_completion(args: argparse.Namespace) -> int:
+    from geosched.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
+
+
 # ---------------------------------------------------------------- export: workload files for other tools
 
 
@@ -432,6 +499,7 @@ def _add_export(sub, common) -> None:
         if fmt.add_export_arguments is not None:
             fmt.add_export_arguments(p)
     p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
+    add_work_limits(p, steps=False, decide=False, max_bytes=True)
     p.set_defaults(handler=_cmd_export)
 
 

@@ -40,7 +40,8 @@ def coq_engine(**limits: Any) -> Any:
 
 
 def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", backfill: bool = False,
-             observer: Any = None, engine: str = "python", coq_work_limit: int | None = None,
+             observer: Any = None, engine: str = "python", max_steps: int | None = None,
+             decide_seconds: float | None = None, coq_work_limit: int | None = None,
              coq_time_limit: float | None = None) -> Any:
     """Run ``policy`` on ``instance`` with the Python engines or the extracted Coq SVF.
 
@@ -63,6 +64,9 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
     backfill, observer
         Those of :func:`geosched.reference_impl.simulation.simulate`; ``engine="coq"`` takes only the
         defaults (exact lengths, strict head-of-line, no observer).
+    max_steps, decide_seconds : optional
+        The step engine's work limits (:mod:`geosched.limits`): a run spanning more than ``max_steps``
+        steps is refused before it starts; one ``decide()`` call may take ``decide_seconds``.
     coq_work_limit, coq_time_limit
         ``engine="coq"`` only: refuse before running when the estimated work exceeds
         ``coq_work_limit`` (default :data:`geosched.verify.coq_engine.WORK_LIMIT`), and stop the
@@ -106,4 +110,5 @@ def simulate(instance: Any, policy: Any = "svf", *, predictor: Any = "oracle", b
 
         predictor = make_predictor(predictor)
     chosen = coq_engine(**{k: v for k, v in limits.items() if v is not None}) if engine == "coq" else "python"
-    return simulate_core(instance, policy, predictor=predictor, backfill=backfill, observer=observer, engine=chosen)
+    return simulate_core(instance, policy, predictor=predictor, backfill=backfill, observer=observer, engine=chosen,
+                         max_steps=max_steps, decide_seconds=decide_seconds)

@@ -13,6 +13,7 @@ __all__ = [
     "UnknownNameError",
     "InfeasibleScheduleError",
     "SolverError",
+    "LimitError",
     "TimeLimitError",
 ]
 
@@ -65,6 +66,12 @@ class InfeasibleScheduleError(GeoschedError):
 
 class SolverError(GeoschedError):
     """An external solver failed in a way that is not a time limit."""
+
+
+class LimitError(GeoschedError):
+    """Work past a limit (steps, a ``decide()`` call's seconds, bytes, evaluations): refused before it
+    starts, or stopped where it reached the limit; the message names the limit and the option that
+    raises it (:mod:`geosched.limits`)."""
 
 
 class TimeLimitError(GeoschedError):

@@ -14,7 +14,8 @@ a context manager) made by :func:`make_executor` from a *spec*:
 * ``"local:N"``: a Dask ``LocalCluster`` of ``N`` single-threaded worker processes on this
   machine, started here and closed with the executor;
 * ``"tcp://HOST:PORT"``: join a running Dask scheduler (``dask scheduler`` /
-  ``dask-jobqueue`` / ``dask-kubernetes``; docs/cluster.md); the cluster stays up afterwards.
+  ``dask-jobqueue`` / ``dask-kubernetes``; docs/cluster.md); the cluster stays up afterwards. A peer
+  that is not a Dask scheduler is refused in at most 10 s (:func:`check_dask_peer`).
 
 The Dask executors need the optional extra ``geosched[cluster]`` (``distributed``); without
 it a spec other than ``serial`` is a one-line error naming the extra.
@@ -38,6 +39,9 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import re
+import socket
+import struct
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -47,7 +51,7 @@ from geosched.errors import GeoschedError, ValidationError
 from geosched.output import install_hint
 
 __all__ = ["SerialExecutor", "DaskExecutor", "make_executor", "parse_spec", "cluster_spec", "using_executor",
-           "ClusterUnavailableError", "SPEC_HELP"]
+           "ClusterUnavailableError", "SPEC_HELP", "check_dask_peer"]
 
 SPEC_HELP = "serial, local:N (N >= 1 Dask worker processes here) or tcp://HOST:PORT (a running Dask scheduler)"
 _LOCAL = re.compile(r"local:([0-9]{1,4})")
@@ -177,7 +181,7 @@ def _distributed() -> Any:
 
 
 _CLOSE_SECONDS = 60
-_NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
+_HANDSHAKE_SECONDS = 5.0  # to connect, then again to receive a Dask scheduler's greeting
 
 
 def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
@@ -187,36 +191,67 @@ def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
     sends. Here every connection is TLS with an ephemeral certificate authority made in this
     process (:meth:`distributed.security.Security.temporary`, which needs ``cryptography``), so
     another local user who finds the port on 127.0.0.1 cannot connect, let alone submit work.
-    The HTTP servers (dashboard, health and metrics routes) get no routes and are stopped once
-    the cluster is up: Dask starts one on the scheduler (127.0.0.1:8787) and on each worker even
-    with the dashboard off.
+    No HTTP server ever listens (:mod:`geosched.dask_nodes`: the scheduler and the workers never
+    bind one, not even during start-up).
     """
-    import dask.config
-
     try:
         security = distributed.security.Security.temporary()
     except ImportError:
         raise ClusterUnavailableError("--cluster local:N needs the cryptography package for its private TLS "
                                       f"certificates: {install_hint('cluster')}") from None
-    with dask.config.set(_NO_HTTP):  # the worker processes inherit it through their nanny
-        # one thread per worker process: the checks are CPU-bound Python (the GIL), and processes can be killed
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", protocol="tls://", security=security,
-                                           dashboard_address=None, worker_dashboard_address=None)
-        client = distributed.Client(cluster, security=security)
+    from geosched.dask_nodes import private_cluster
+
+    cluster = private_cluster(workers, security)
     try:
-        cluster.scheduler.http_server.stop()  # the scheduler lives in this process
-        client.run(_stop_http_server)
+        client = distributed.Client(cluster, security=security)
     except BaseException:
-        client.close()
         cluster.close()
         raise
     return DaskExecutor(spec, client, cluster)
 
 
-def _stop_http_server(dask_worker: Any) -> None:
-    """Run on each worker (``Client.run``): close its HTTP listener."""
-    dask_worker.http_server.stop()
+def check_dask_peer(address: str, seconds: float = _HANDSHAKE_SECONDS) -> None:
+    """Refuse, in at most ``2 * seconds``, a ``tcp://HOST:PORT`` peer that is not a Dask scheduler.
+
+    A Dask scheduler greets every connection at once with its handshake: an 8-byte length, then a
+    msgpack message naming ``pickle-protocol``. Anything else (a peer that waits for a request, as an
+    HTTP server does, or sends something else) would make Dask read foreign bytes as a frame length and
+    try to allocate it; here it is one :class:`ClusterUnavailableError` instead, before Dask connects.
+    Bounded: ``seconds`` to connect, then ``seconds`` for the greeting, whatever the peer sends.
+    """
+    host, _, port = address[len("tcp://"):].rpartition(":")
+    host = host.strip("[]")
+    not_dask = f"--cluster {address}: the peer is not a Dask scheduler"
+    try:
+        conn = socket.create_connection((host, int(port)), timeout=seconds)
+    except OSError as exc:
+        raise ClusterUnavailableError(f"--cluster {address}: no Dask scheduler reachable "
+                                      f"({exc.strerror or exc or 'timed out'})") from None
+    try:
+        with conn:
+            deadline = time.monotonic() + seconds
+            (size,) = struct.unpack("<Q", _receive(conn, 8, deadline))
+            if not 0 < size <= 1 << 16:
+                raise ClusterUnavailableError(f"{not_dask} (its first bytes are no Dask handshake)")
+            greeting = _receive(conn, size, deadline)
+    except TimeoutError:
+        raise ClusterUnavailableError(f"{not_dask} (no Dask handshake within {seconds:g} s: a Dask scheduler "
+                                      "greets every connection at once)") from None
+    except OSError as exc:
+        raise ClusterUnavailableError(f"{not_dask} ({exc.strerror or 'it closed the connection'})") from None
+    if b"pickle-protocol" not in greeting:
+        raise ClusterUnavailableError(f"{not_dask} (its first message is no Dask handshake)")
+
+
+def _receive(conn: socket.socket, count: int, deadline: float) -> bytes:
+    data = b""
+    while len(data) < count:
+        conn.settimeout(max(deadline - time.monotonic(), 1e-3))
+        chunk = conn.recv(count - len(data))
+        if not chunk:
+            raise ConnectionError(0, "it closed the connection before a Dask handshake")
+        data += chunk
+    return data
 
 
 def make_executor(spec: str | None = "serial") -> concurrent.futures.Executor:
@@ -251,6 +286,7 @@ def make_executor(spec: str | None = "serial") -> concurrent.futures.Executor:
     distributed = _distributed()
     if kind == "local":
         return _local_cluster(distributed, str(spec), value)
+    check_dask_peer(value)
     try:
         client = distributed.Client(value, timeout="20s")
     except OSError as exc:

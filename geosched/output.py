@@ -45,7 +45,7 @@ from typing import Any
 from geosched.errors import GeoschedError
 
 __all__ = ["emit_json", "json_default", "to_json", "install_hint", "working", "OutputError", "check_target",
-           "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
+           "check_folder", "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
 
 
 def json_default(value: Any) -> Any:
@@ -76,40 +76,37 @@ def emit_json(data: Any) -> None:
 
 @contextlib.contextmanager
 def working(description: str, enabled: bool) -> Iterator[Any]:
-    """Progress on stderr for a step that reports none of its own: a tqdm line with the step's
-    name and the time spent, refreshed twice a second, gone when the step ends. Yields the bar
-    (``set_description_str`` names the next stage) or ``None`` when disabled.
-
-    Commands pass :func:`geosched.arguments.show_progress` as ``enabled`` (a terminal, or
-    ``--verbose``; never with ``--quiet``); it never writes to stdout, so ``--json`` stays clean.
+    """Progress on stderr for a step that reports none of its own: the step's name as the stage
+    of the command's :class:`~geosched.progress.Reporter` (its heartbeat prints a line every few
+    seconds off a terminal, redraws one on a terminal), or of a reporter opened for the step when
+    the command has none. Yields an object whose ``set_description_str`` names the next stage, or
+    ``None`` when disabled (``--quiet``); it never writes to stdout, so ``--json`` stays clean.
 
     >>> with working("solving", enabled=False) as bar:
     ...     bar is None
     True
     """
+    from geosched import progress
+
     if not enabled:
         yield None
         return
-    import sys
-    import threading
+    if progress.current() is None:  # a library call (docs/build.py): a reporter of its own, named after the step
+        with progress.reporting(description) as reporter:
+            yield _Stage(reporter)
+        return
+    with progress.staged(description) as outer:
+        yield _Stage(outer)
 
-    from tqdm import tqdm
 
-    bar = tqdm(total=None, desc=description, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}")
-    stop = threading.Event()
+class _Stage:
+    """What :func:`working` yields: ``set_description_str(text)`` sets the stage."""
 
-    def tick() -> None:
-        while not stop.wait(0.5):
-            bar.refresh()
+    def __init__(self, reporter: Any) -> None:
+        self.reporter = reporter
 
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    try:
-        yield bar
-    finally:
-        stop.set()
-        thread.join()
-        bar.close()
+    def set_description_str(self, text: str) -> None:
+        self.reporter.stage(text)
 
 
 def install_hint(extra: str) -> str:
@@ -173,6 +170,37 @@ def check_target(path: str | Path, *, force: bool = False, field: str = "--out")
         raise OutputError(f"{field}: cannot write {path} ({_os_reason(exc)})") from None
     if why is not None:
         raise OutputError(why)
+    return path
+
+
+def check_folder(path: str | Path, *, field: str = "--out") -> Path:
+    """Refuse an output *folder* before any work: a file or a symlink in its place, or (for the
+    folder or, when it does not exist yet, the nearest folder above it) one this process cannot
+    write in, a read-only file system included (:class:`OutputError`, one line); returns the path.
+    Nothing is created.
+
+    >>> import tempfile
+    >>> check_folder(tempfile.mkstemp()[1])
+    Traceback (most recent call last):
+    ...
+    geosched.output.OutputError: --out: ... is not a folder
+    """
+    path = Path(path)
+    try:
+        if os.path.islink(path) or (path.exists() and not path.is_dir()):
+            raise OutputError(f"{field}: {path} is not a folder")
+        existing = path
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise OutputError(f"{field}: cannot write in {path} ({existing} is not a folder)")
+        if not os.access(existing, os.W_OK | os.X_OK) or _read_only(existing):  # root: only the flag tells
+            reason = "Read-only file system" if _read_only(existing) else "Permission denied"
+            raise OutputError(f"{field}: cannot write in {path} ({reason}: the folder {existing} is not writable)")
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(f"{field}: cannot write in {path} ({_os_reason(exc)})") from None
     return path
 
 

@@ -94,6 +94,8 @@ def compare(
     opt: bool = False,
     time_limit: float = 60.0,
     progress: bool = False,
+    max_steps: int | None = None,
+    decide_seconds: float | None = None,
 ) -> Comparison:
     """Run each policy, check its schedule, and compare with OPT or a lower bound.
 
@@ -115,6 +117,8 @@ def compare(
         Seconds for the optimum.
     progress : bool
         Show the solver's progress line on stderr.
+    max_steps, decide_seconds : optional
+        The step engine's limits for every policy (:func:`~geosched.reference_impl.simulation.simulate`).
 
     Returns
     -------
@@ -140,7 +144,8 @@ def compare(
         raise ValidationError("policies", list(policies), "give at least one policy name")
     if isinstance(predictor, str) and predictor != "oracle":  # a name: resolved here, above the core
         predictor = make_predictor(predictor)
-    measured = [_measure(instance, spec, predictor, backfill) for spec in policies]
+    limits = {"max_steps": max_steps, "decide_seconds": decide_seconds}
+    measured = [_measure(instance, spec, predictor, backfill, limits) for spec in policies]
     lower = best_lower_bound(instance, chain=True)
     opt_result = None
     if opt:
@@ -159,8 +164,8 @@ def compare(
                       lower.name, opt_result)
 
 
-def _measure(instance: Instance, spec: str, predictor: Any, backfill: bool):
-    result = simulate(instance, spec, predictor=predictor, backfill=backfill)
+def _measure(instance: Instance, spec: str, predictor: Any, backfill: bool, limits: dict[str, Any]):
+    result = simulate(instance, spec, predictor=predictor, backfill=backfill, **limits)
     report = check_schedule(instance, result.schedule)
     if not report.feasible:
         raise InfeasibleScheduleError(f"{spec}: the checker rejected the schedule: {report.first_violation.message}")

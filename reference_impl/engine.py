@@ -24,7 +24,8 @@ decisions to a batch (``docs/architecture.md``). There are two, for two kinds of
   2. requests with ``a <= t`` join the waiting list (in ``(arrival, position)`` order);
   3. the scheduler sees a :class:`~geosched.reference_impl.scheduling.SchedulerState` (output
      lengths only if it declares ``clairvoyant``) and returns a ``Decision``;
-  4. the engine checks it (ids waiting or running, no undeclared preemption), ends the preempted
+  4. the engine checks it field by field (``admit`` and ``preempt`` tuples of ids waiting or running,
+     ``quiet_until`` an integer or None, no undeclared preemption), ends the preempted
      runs at ``t``, starts the admitted ones at ``t`` (a request preempted at ``t`` may restart at
      ``t``: its new run holds memory from ``t + 1``), and checks that the batch holds at most ``M``
      tokens at step ``t + 1`` (each run holds ``s + kept + (t + 1 - start)``, rounded up to whole
@@ -34,6 +35,11 @@ decisions to a batch (``docs/architecture.md``). There are two, for two kinds of
   step. The next decision step is ``t + 1``, or later when the decision's ``quiet_until`` says so
   and no request arrives or completes before (``skip=False`` ignores the promise: the tests check
   that both give the same runs).
+
+  Its work is bounded before it starts (:mod:`geosched.limits`): a run whose span is at least
+  ``max_steps`` steps is refused, one that decides more often stops at the limit, and each
+  ``decide()`` call runs under ``decide_seconds``; a ``decide()`` that raises is one line naming the
+  scheduler, the step and the line that raised.
 
 Both keep their restarts in one record, :class:`Restarts`: the runs that ended before their request
 completed, the outputs lost and the tokens recomputed.
@@ -55,7 +61,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from geosched.errors import ValidationError
+from geosched import limits
+from geosched.errors import GeoschedError, ValidationError
 from geosched.reference_impl.admission import ForwardCheck, admit_from_queue
 from geosched.reference_impl.model import Instance, Request, block_tokens
 from geosched.reference_impl.scheduling import (
@@ -521,9 +528,7 @@ class _Book:
         return SchedulerState(t, self.instance.memory, waiting, tuple(running), self.block_size)
 
     def apply(self, t: int, decision: Decision) -> None:
-        if not isinstance(decision, Decision):
-            raise DecisionError(f"scheduler {self.name!r} at step {t}", type(decision).__name__,
-                                "decide() must return a Decision")
+        _check_decision(f"scheduler {self.name!r} at step {t}", decision)
         preempt = self._ids(t, decision.preempt, self.running, "preempt", "running")
         if preempt and not self.preempts:
             raise DecisionError(f"scheduler {self.name!r} at step {t}", list(decision.preempt),
@@ -576,7 +581,40 @@ class _Book:
         return max(t + 1, min(candidates))
 
 
-def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None) -> StepRun:
+def _check_decision(where: str, decision: Any) -> None:
+    """A decision of the protocol, field by field: one line naming the field, never a TypeError later."""
+    if not isinstance(decision, Decision):
+        raise DecisionError(where, type(decision).__name__, "decide() must return a Decision")
+    for name in ("admit", "preempt"):
+        ids = getattr(decision, name)
+        if not isinstance(ids, (tuple, list)):
+            raise DecisionError(f"{where}: Decision.{name}", ids, "must be a tuple of request ids (strings)")
+        for k, rid in enumerate(ids):
+            if not isinstance(rid, str):
+                raise DecisionError(f"{where}: Decision.{name}[{k}]", rid, "must be a request id (a string)")
+    quiet = decision.quiet_until
+    if quiet is not None and (isinstance(quiet, bool) or not isinstance(quiet, int)):
+        raise DecisionError(f"{where}: Decision.quiet_until", quiet, "must be an integer step or None")
+
+
+def _decide(scheduler: Any, state: SchedulerState, name: str) -> Any:
+    """``scheduler.decide(state)``; an exception of the scheduler's own (not one of geosched's, which
+    already names its field) becomes one line naming the scheduler, the step and where it was raised."""
+    try:
+        return scheduler.decide(state)
+    except GeoschedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a user's scheduler may raise anything: one line, not a traceback
+        frame = exc.__traceback__
+        while frame is not None and frame.tb_next is not None:
+            frame = frame.tb_next
+        where = f" (at {frame.tb_frame.f_code.co_filename}:{frame.tb_lineno})" if frame is not None else ""
+        raise DecisionError(f"scheduler {name!r} at step {state.time}", f"{type(exc).__name__}: {exc}",
+                            f"decide() raised{where}") from None
+
+
+def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_steps: int | None = None,
+                  decide_seconds: float | None = None) -> StepRun:
     """Run ``scheduler`` (an object of the protocol) on ``instance`` step by step.
 
     Parameters
@@ -588,8 +626,12 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     skip : bool
         Honour the decisions' ``quiet_until`` (skip steps the scheduler promises are empty).
     max_steps : int, optional
-        Decision steps before the run is declared a livelock (default: generous, from the
-        instance: every request run alone, 64 times over).
+        The most steps the run may span and decide (default: the limit in force,
+        :data:`geosched.limits.DEFAULT_MAX_STEPS`, or the command line's ``--max-steps``): a run of
+        at least :func:`geosched.limits.busy_steps` steps past it is refused before its first step.
+    decide_seconds : float, optional
+        The most seconds one ``decide()`` call may take (default: the limit in force,
+        ``--decide-seconds``).
 
     Returns
     -------
@@ -599,27 +641,30 @@ def run_scheduler(instance: Instance, scheduler: Any, *, skip: bool = True, max_
     Raises
     ------
     DecisionError
-        When the scheduler breaks the protocol or makes no progress within ``max_steps``.
+        When the scheduler breaks the protocol (a field of its decision named), or its ``decide()`` raises.
+    LimitError
+        When the run would span more than ``max_steps`` steps (before it starts), decides more often,
+        or a ``decide()`` call takes longer than ``decide_seconds``.
     CapabilityError
         When a non-clairvoyant scheduler reads an output length.
     """
     book = _Book(instance, scheduler)
-    limit = max_steps if max_steps is not None else 64 * (instance.n + sum(r.prompt + r.output for r in
-                                                                            instance.requests)) + 64
+    limit, what = limits.max_steps(max_steps), f"scheduler {book.name!r} on the step engine"
+    limits.check_steps(limits.busy_steps((r.arrival, r.output) for r in instance.requests), limit, what)
     t = min((r.arrival for r in instance.requests), default=0)
     decisions = 0
-    while book.done < instance.n:
-        book.complete(t)
-        book.arrive(t)
-        decision = Decision()
-        if book.waiting or book.running:
-            decision = scheduler.decide(book.state(t))
-            book.apply(t, decision)
-            decisions += 1
-            if decisions > limit:
-                raise DecisionError(f"scheduler {book.name!r}", decisions,
-                                    f"made no complete schedule within {limit} decision steps (a livelock?)")
-        t = book.next_step(t, decision, skip)
+    with limits.time_limited(decide_seconds, f"scheduler {book.name!r}") as call:
+        while book.done < instance.n:
+            book.complete(t)
+            book.arrive(t)
+            decision = Decision()
+            if book.waiting or book.running:
+                decision = call(_decide, scheduler, book.state(t), book.name)
+                book.apply(t, decision)
+                decisions += 1
+                if decisions > limit:
+                    raise limits.steps_exceeded(limit, what)
+            t = book.next_step(t, decision, skip)
     runs = {r.id: book.restarts.runs(k, book.final[k]) for k, r in enumerate(instance.requests)}
     last = {k: pos for pos, k in enumerate(book.admission_order)}  # the final admission of each
     order = tuple(instance.requests[k].id for k in sorted(last, key=last.__getitem__))

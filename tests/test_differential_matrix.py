@@ -6,7 +6,7 @@ The roles (``docs/architecture.md``, "Roles"): the reference engine (event-drive
 oracle (``tests/stepwise_reference.py``), the vLLM-semantics model (its paper gate), the Z3
 specification (solved step by step), the Coq SVF and SJF (extracted) and the referee (the checker's
 verdict and TEL of the oracle's schedule). A row is one (instance, policy, backfill, predictor); a
-role that does not model the row (the kernel and Coq: exact lengths, strict head-of-line; Coq:
+role that does not model the row (the kernel: exact lengths; Coq: exact lengths, strict head-of-line,
 bursts, svf and sjf) leaves its cell empty. Every answer is ``(starts, TEL, restarts)``; the
 majority answer of a row is the reference, and every role that differs from it is named.
 
@@ -94,14 +94,14 @@ def step_engine(rows: list[Row]) -> list:
 def compiled_kernel(rows: list[Row]) -> list:
     out = []
     for row in rows:
-        if not row.exact or row.backfill:
+        if not row.exact:
             out.append(None)
             continue
         inst = row.instance
         prompt, output, arrival = (np.array(values, dtype=np.int64) for values in
                                    zip(*((r.prompt, r.output, r.arrival) for r in inst.requests)))
         keys = make_policy(row.policy).keys(inst, [r.output for r in inst.requests])
-        ran = simulation.compiled_run(inst.memory, prompt, output, arrival, keys)
+        ran = simulation.compiled_run(inst.memory, prompt, output, arrival, keys, backfill=row.backfill)
         out.append(None if ran is None else _answer(inst, {r.id: int(x) for r, x in zip(inst.requests, ran[0])}))
     return out
 

@@ -296,13 +296,18 @@ def _stranger_ran(address: str, kind: str) -> bool:
     return "RAN" in proc.stdout
 
 
-def test_local_cluster_has_no_http_listener_and_refuses_strangers():
+def test_local_cluster_has_no_http_listener_and_refuses_strangers(monkeypatch):
     pytest.importorskip("distributed")
     pytest.importorskip("cryptography")
     psutil = pytest.importorskip("psutil")
+    from tornado.httpserver import HTTPServer
+
     from geosched.executor import make_executor
 
+    bound = []  # an HTTP listener of the scheduler (in this process), even for a moment during start-up
+    monkeypatch.setattr(HTTPServer, "listen", lambda self, *args, **kwargs: bound.append(args or kwargs))
     with make_executor("local:2") as pool:
+        assert bound == []
         assert pool.submit(sum, [1, 2]).result() == 3
         me = psutil.Process()
         ports = _listening_ports({me.pid} | {p.pid for p in me.children(recursive=True)})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import MEMORY_OVERRIDE, add_command, positive_float, show_progress
+from geosched.arguments import MEMORY_OVERRIDE, add_command, add_work_limits, positive_float, show_progress
 
 __all__ = ["add_commands"]
 
@@ -42,6 +42,7 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", default="2:8", help="family: sizes as LO:HI (inclusive) or a list 2,3,5")
     p.add_argument("--out", default=None, help="output file (default: geosched-KIND.png)")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_plot)
 
     p = add_command(

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -46,6 +45,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from geosched import limits
 from geosched.arguments import dotted_name, non_negative_float
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
@@ -63,12 +63,36 @@ _VLLM_META = "geosched_workload"
 
 
 def write(instance: Instance, *, step_seconds: float = 0.025, tie_gap_seconds: float | None = None,
-          metadata: Mapping[str, Any] | None = None, tie_order: Sequence[int] | None = None) -> str:
+          metadata: Mapping[str, Any] | None = None, tie_order: Sequence[int] | None = None,
+          max_bytes: int | None = None) -> str:
     """The file's text. ``tie_gap_seconds`` (default :data:`DEFAULT_TIE_GAP_SECONDS`, narrowed to fit when
     the step is too short for it; a gap given explicitly is checked instead), ``metadata`` (merged into
     the first line's ``geosched_workload``) and ``tie_order`` (positions, the send order among equal
-    arrivals; default: position order)."""
+    arrivals; default: position order).
+
+    Each line lists one hash id per :data:`VLLM_CHUNK_TOKENS` prompt tokens, so a long prompt makes a large
+    file: its size is computed from the instance first, and past ``max_bytes`` (default: the limit in force,
+    :mod:`geosched.limits`, ``--max-bytes``) the export is refused before anything is built."""
+    limits.check_bytes(hash_id_bytes(instance), max_bytes, "export vllm-bench: the hash_ids lists alone (one id per "
+                       f"{VLLM_CHUNK_TOKENS} prompt tokens)")
     return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+
+
+def hash_id_bytes(instance: Instance) -> int:
+    """The bytes of every ``hash_ids`` list of the file (the ids ``0, 1, ...`` in decimal, each with its
+    ``", "`` or bracket): a lower bound on its size, exact in integers, computed without building anything.
+
+    >>> from geosched.reference_impl.model import burst_instance
+    >>> hash_id_bytes(burst_instance(10**13, [(10**12, 1)]))  # 62,500,000,001 ids of 1 to 11 digits
+    801388888903
+    """
+    total = sum(-(-(r.prompt + 1) // VLLM_CHUNK_TOKENS) for r in instance.requests)
+    digits, low = 0, 0
+    for width in range(1, len(str(max(total, 1))) + 1):
+        high = min(total, 10**width)
+        digits += (high - low) * width
+        low = high
+    return digits + 2 * total
 
 
 def vllm_bench_step_seconds(instance: Instance, tie_gap_seconds: float = DEFAULT_TIE_GAP_SECONDS) -> float:
@@ -290,6 +314,7 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     without ``NAME.replay.sh`` and a warning names the block-grain path and the CPU replay. Any other
     refusal of vLLM (its parser, its engine config) is an error naming vLLM's reason.
     """
+    from geosched.progress import note
     from geosched.reference_impl.formats.server_check import check_server_settings
     from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
@@ -298,12 +323,8 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
 
-    def progress(line: str) -> None:
-        if not getattr(args, "quiet", False):
-            print(f"export: {line} (--no-vllm-check skips it)", file=sys.stderr, flush=True)
-
     check = check_server_settings(server, use_vllm=None if getattr(args, "vllm_check", True) else False,
-                                  progress=progress)
+                                  progress=lambda line: note(f"{line} (--no-vllm-check skips it)"))
     meta["server_check"] = check.to_dict()
     plan = ExportPlan(options={"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order},
                       step_seconds=vllm_bench_step_seconds(instance, args.tie_gap_seconds))

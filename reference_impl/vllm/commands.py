@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 
+from geosched import limits
 from geosched.arguments import (
     MEMORY_OVERRIDE,
     add_block_size,
     add_command,
+    add_work_limits,
     non_negative_int,
     positive_float,
     positive_int,
@@ -46,6 +47,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
     p.add_argument("--search", type=non_negative_int, default=0,
                    help="when the workload agrees, try this many random small instances (Hypothesis)")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_vllm_diff)
     _add_serve_model(subparsers, common)
 
@@ -72,21 +74,13 @@ def _add_serve_model(subparsers, common) -> None:
                    help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
                    "(every request's arrival, first-token and finish step)")
     p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
-    p.set_defaults(handler=_cmd_serve_model)
-
-
-def _search_bar(total: int):
-    """A progress bar on stderr for the random search, when stderr is a terminal (never in --json output)."""
-    if total <= 0 or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="vllm-diff search", unit="instance", file=sys.stderr, leave=False)
+    p.set_defaults(handler=_cmd_serve_model, progress=False)  # a server: its own log lines, no heartbeat
 
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json, working
+    from geosched.progress import count
     from geosched.reference_impl.simulation import resolve
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
@@ -98,21 +92,19 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
     if instance.n == 0:
         raise ValidationError("workload", args.workload, "has no requests")
+    limits.check_steps(limits.busy_steps((r.arrival, r.output) for r in instance.requests), None,
+                       "vllm-diff: vLLM's scheduler, one step at a time")  # before vLLM is imported
     if not vllm_available():
         raise ValidationError("vllm", "not importable", "vllm-diff needs vLLM 0.33 (ci/install-vllm.sh installs the "
                               "lean CPU build)")
     from geosched.reference_impl.vllm.differential import vllm_diff
 
     logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
-    bar = _search_bar(args.search)
-    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)",
-                 show_progress(args) and bar is None):
+    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)", show_progress(args)):
         result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
                            preemption=args.preemption, shrink=not args.no_shrink,
                            search=args.search, seed=0 if args.seed is None else args.seed,
-                           progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
-    if bar is not None:
-        bar.close()
+                           progress=lambda done, total: count(done, total, "instances"))
     if args.json:
         data = result.to_dict()
         data["instance"] = None if result.instance is None else result.instance.to_dict()

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from geosched import limits
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import policy_names
@@ -455,13 +456,27 @@ def _admission_reading(ours: Any, theirs: Any, subject: str, reference: str, sai
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
               params: EngineParams | None = None, preemption: str = "fcfs",
               shrink: bool = True, search: int = 0, seed: int = 0,
-              progress: Callable[[int, int], None] | None = None) -> SchedulerDiff:
+              progress: Callable[[int, int], None] | None = None, max_steps: int | None = None) -> SchedulerDiff:
     """:func:`diff_scheduler` on ``instance``; on a divergence, :func:`shrink_instance` it. When
     the workload agrees and ``search > 0``, :func:`find_divergence` tries up to that many random small
     instances (``progress(done, total)`` is called after each). The returned report names the
     scheduler under test and the reference, holds the minimal diverging instance and its run, and
-    says how many random instances agreed."""
+    says how many random instances agreed.
+
+    vLLM is driven one step at a time: a workload whose run spans more than ``max_steps`` steps
+    (default: the limit in force, :mod:`geosched.limits`) is refused before vLLM is imported
+    (:class:`~geosched.errors.LimitError`)."""
     started = time.perf_counter()
+    with limits.work_limits(max_steps=max_steps):
+        limits.check_steps(limits.busy_steps((r.arrival, r.output) for r in instance.requests), None,
+                           "vllm-diff: vLLM's scheduler, one step at a time")
+        return _vllm_diff(scheduler, instance, reference, policy, params, preemption, shrink, search, seed, progress,
+                          started)
+
+
+def _vllm_diff(scheduler: Any, instance: Instance, reference: str, policy: str | None, params: EngineParams | None,
+               preemption: str, shrink: bool, search: int, seed: int, progress: Callable[[int, int], None] | None,
+               started: float) -> SchedulerDiff:
     cls = resolve_scheduler(scheduler)
     name = "vllm.v1.core.sched.scheduler.Scheduler (stock)" if cls is None else f"{cls.__module__}.{cls.__qualname__}"
     label = reference + (f":{policy}" if policy else "") + " model"

@@ -50,7 +50,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from geosched.errors import GeoschedError
+from geosched import limits
+from geosched.errors import GeoschedError, ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import make_policy
@@ -408,15 +409,20 @@ def lockstep(
     compared = 0
     preemptions = 0
     history: list[tuple[StepState, StepState]] = []
+    reqs = workload.get("requests") or [[0, r["arrival"], r["prompt"] + 1, r["output"]]
+                                        for r in workload["instance"]["requests"]]
+    limit = limits.max_steps()  # the work limit in force (--max-steps): checked before the first step
+    limits.check_steps(limits.busy_steps((a, o) for _, a, _, o, *_ in reqs), limit, mode)
     if max_steps is None:
         # far above any real schedule (each step serves >= 1 token while anything runs);
         # reached only by a livelock, which is then reported instead of spinning
-        reqs = workload.get("requests") or [[0, r["arrival"], r["prompt"] + 1, r["output"]]
-                                            for r in workload["instance"]["requests"]]
         max_steps = 20 * sum(p + o for _, _, p, o, *_ in reqs) + max(a for _, a, *_ in reqs) + 100
     while not (driver.done() and model_done(step)):
+        if compared >= limit:
+            raise limits.steps_exceeded(limit, mode)
         if compared >= max_steps:
-            raise RuntimeError(f"{mode}: more than {max_steps} steps (livelock?) on {json.dumps(workload)}")
+            raise ValidationError(mode, f"{max_steps} steps", "no completion within the livelock guard (the engine "
+                                  "cannot serve the workload)")
         if driver.idle() and driver.next_arrival() is not None:
             step = max(step, driver.next_arrival())
         ours = _normalise(driver.step(step))

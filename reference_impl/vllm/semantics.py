@@ -57,11 +57,14 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geosched import limits
+from geosched.errors import ValidationError
 from geosched.reference_impl.schedulers.vllm import PREEMPTION_RULES, admit_waiting, serve_running
 
 __all__ = ["EngineParams", "SemRequest", "StepState", "VllmSemantics", "QUEUE_ORDERS", "PREEMPTION_RULES"]
@@ -371,10 +374,34 @@ class VllmSemantics:
             self.step_index = self.pending[0].arrival
 
     def run(self, max_steps: int = 1_000_000) -> Iterator[StepState]:
-        """Steps until every request has finished (idle gaps skipped)."""
-        for _ in range(max_steps):
+        """Steps until every request has finished (idle gaps skipped).
+
+        Bounded before the first step: a request the engine can never finish (its last token needs
+        more KV blocks than the engine has: vLLM would preempt it for ever) is refused, and so is a
+        run spanning more steps than the limit in force (:mod:`geosched.limits`, ``--max-steps``);
+        ``max_steps`` is the livelock guard. Each is one line (a :class:`~geosched.errors.GeoschedError`).
+        """
+        self._check_servable()
+        limit = limits.max_steps()
+        what = "the vLLM-semantics model"
+        limits.check_steps(limits.busy_steps((r.arrival, r.max_tokens) for r in self.requests.values()
+                                             if not r.finished), limit, what)
+        for done in itertools.count():
             if not self.unfinished():
                 return
+            if done >= limit:
+                raise limits.steps_exceeded(limit, what)
+            if done >= max_steps:
+                raise ValidationError("vLLM-semantics model", f"{max_steps} steps",
+                                      "no completion within its livelock guard")
             self.skip_idle()
             yield self.step()
-        raise RuntimeError(f"no completion within {max_steps} steps (livelock?)")
+
+    def _check_servable(self) -> None:
+        p = self.params
+        for r in self.requests.values():
+            need = _cdiv(r.prompt_tokens + r.max_tokens - 1, p.block_size)  # the last token's KV is never computed
+            if not r.finished and need > p.capacity_blocks:
+                raise ValidationError("engine", f"{p.capacity_blocks} blocks of {p.block_size} tokens",
+                                      f"cannot serve request {r.id!r}: its last token needs {need} KV blocks "
+                                      "(vLLM would preempt it for ever)")
