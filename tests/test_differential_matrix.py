@@ -286,8 +286,8 @@ def _seeded_rows(seed: int, count: int) -> list[Row]:
 
 
 def _late_kernel(original):
-    def run(*args):
-        ran = original(*args)
+    def run(*args, **kwargs):
+        ran = original(*args, **kwargs)
         return None if ran is None else (ran[0] + (ran[0] == ran[0].max()), *ran[1:])
     return run
 
