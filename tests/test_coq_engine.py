@@ -66,16 +66,6 @@ def test_the_papers_instance(built):
     assert coq_engine.simulate_coq(burst_instance(16, [(0, 8)] * 3)) == {"r0": 0, "r1": 0, "r2": 8}
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-          deadline=None)
-@given(st.lists(instances(max_n=6, max_memory=16, max_prompt=8, max_output=8, burst=True),
-                min_size=BATCH, max_size=BATCH))
-def test_coq_equals_python_on_hypothesis_bursts(built, batch):
-    report = coq_engine.differential(batch)
-    assert report.instances == BATCH
-    assert report.mismatches == ()
-
-
 @settings(max_examples=10, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
           deadline=None)
 @given(st.lists(instances(min_n=4, max_n=12, min_memory=20, max_memory=120, max_prompt=60, max_output=40,

@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from geosched.adversary.witness import make_witness, write_witness
 from geosched.cli import main
 from geosched.errors import WorkloadFormatError
-from geosched.reference_impl.formats import FORMATS, read_workload_file, workload_text, write_workload
+from geosched.reference_impl.formats import FORMATS, get_format, read_workload_file, workload_text, write_workload
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulation import simulate
 from geosched.reference_impl.workloads import load_workload, read_trace
 from geosched.testing import instances
 
-SUFFIX = {"jsonl": ".jsonl", "azure-csv": ".csv", "vllm-bench": ".jsonl"}
+SUFFIX = {name: get_format(name).suffixes[0] for name in FORMATS}  # from the registry: a new format is tested too
 
 
 def _online_instance() -> Instance:

@@ -3,7 +3,6 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from stepwise_reference import stepwise_simulate
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.admission import admission_step, earliest_start
@@ -11,7 +10,7 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.engine import BlockedInterval
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.predictors import NoisyPredictor, OneBitPredictor, make_predictor
+from geosched.reference_impl.predictors import NoisyPredictor
 from geosched.reference_impl.simulation import simulate
 
 
@@ -95,33 +94,6 @@ small_instances = st.integers(1, 6).flatmap(
          for k, (a, s, o) in enumerate(data[1])],
     )
 )
-
-
-@given(
-    small_instances,
-    st.sampled_from(["fcfs", "sjf", "svf", "svf1"]),
-    st.booleans(),
-    st.sampled_from(["oracle", "noisy", "onebit"]),
-    st.integers(0, 10_000),
-)
-def test_event_driven_equals_per_step_reference(inst, policy, backfill, predictor_name, seed):
-    predictor = {
-        "oracle": make_predictor("oracle"),
-        "noisy": NoisyPredictor(sigma=0.7, seed=seed),
-        "onebit": OneBitPredictor(flip_rate=0.3, seed=seed),
-    }[predictor_name]
-    predicted = predictor.predict(inst)
-    keys = make_policy(policy).keys(inst, predicted)
-    result = simulate(inst, policy, predictor=predictor, backfill=backfill)
-    expected_starts, expected_evictions = stepwise_simulate(inst, keys, predicted, backfill=backfill)
-    assert result.starts == expected_starts
-    assert result.restarts == expected_evictions
-    # memory never exceeds M, counting the evicted runs too (the runs of each request that restarted)
-    report = check_schedule(inst, result.schedule)
-    assert report.feasible, report.violations
-    assert (report.metrics.restarts, report.metrics.lost_tokens) == (result.restarts, result.lost_tokens)
-    if predictor_name == "oracle":
-        assert result.restarts == 0 and result.lost_tokens == 0 and result.runs is None
 
 
 @given(small_instances, st.sampled_from(["fcfs", "sjf", "svf", "svf1"]), st.booleans())
