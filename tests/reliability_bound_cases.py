@@ -62,8 +62,8 @@ def _not_accepted(stdout: str) -> str | None:
 def size_bomb_cases() -> list[Case]:
     c = "size bombs"
     w = {"w.json": BIG}
-    hunt = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--rounds", "2", "--time", "60",
-            "--quiet", "--out", "h"]
+    hunt = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--rounds", "2",
+            "--time", "60", "--quiet", "--out", "h"]
     return [
         Case(f"{c}: simulate svf, output 10^12 (token grain)", ["simulate", "w.json", "--json"], w, "answer",
              _tel_matches_starts(BIG)),
@@ -223,8 +223,8 @@ def peer_and_signal_cases() -> list[Case]:
     hunt = ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--quiet",
             "--out", "h"]
     return [
-        Case("non-Dask peer: hunt --cluster tcp:// answering HTTP", [*hunt, "--time", "5"],
-             runner=_http_peer_runner),
+        Case("non-Dask peer: hunt --cluster tcp:// answering HTTP",
+             [*hunt, "--rounds", "1", "--restarts", "1", "--evals", "10"], runner=_http_peer_runner),
         Case("SIGTERM: a running hunt", [*hunt, "--time", "60"], expect="terminated", runner=_sigterm_runner),
     ]
 
