@@ -4,7 +4,7 @@ Every ratio reported here is *certified*: ``TEL(A, I) / TEL(S)`` for a feasible 
 re-verified by the independent checker, a proved lower bound on the policy's competitive
 ratio on ``I`` (Kong et al., arXiv 2606.22327; Jaillet et al., arXiv 2502.07115). Modules:
 
-* :mod:`.fast`: compiled evaluator of the policies (batch and usage-profile kernels) and greedy
+* :mod:`.fast`: the policies on the compiled kernel (:mod:`geosched.reference_impl.kernel`) and greedy
   list scheduling;
 * :mod:`.targets`: what a hunt attacks: registry policies, or stock vLLM (``vllm-fcfs``,
   ``vllm-priority``) through the vLLM-semantics model; tie rules and reversed-tie re-runs;

@@ -1,25 +1,16 @@
-"""Fast candidate evaluation: the adversary's inner loop.
+"""Fast candidate evaluation: the adversary's side of the compiled kernel, and greedy list scheduling.
 
-The searches of :mod:`geosched.adversary` evaluate hundreds of thousands of small instances.
-This module re-implements, for *exact* output lengths only, the strict head-of-line (or
-backfilling) continuous-batching process of :func:`geosched.reference_impl.simulation.simulate`
-(Kong et al., arXiv 2606.22327, Algorithm 1; Jaillet et al., arXiv 2502.07115, Algorithm 1)
-as a compiled step loop (numba), plus a greedy *list-scheduling* builder used to construct
-witness schedules.
+The searches of :mod:`geosched.adversary` evaluate hundreds of thousands of small instances of the
+strict head-of-line (or backfilling) continuous-batching process of
+:func:`geosched.reference_impl.simulation.simulate` (Kong et al., arXiv 2606.22327, Algorithm 1;
+Jaillet et al., arXiv 2502.07115, Algorithm 1) with *exact* output lengths. The loop that runs them
+is the compiled kernel :mod:`geosched.reference_impl.kernel`, the one the simulator also runs for
+large instances (issue 31); this module turns a policy name into the kernel's ranks, hands a
+population to it in one call, sends an instance the kernel cannot hold in int64 to the simulator
+(Python integers), and holds the greedy *list-scheduling* builder used to construct witness schedules.
 
-At step ``t``: requests with ``x_j + o_j <= t`` leave; the arrived waiting requests are
-scanned in priority order ``(key, arrival, index)`` and the candidate ``c`` starts at ``t``
-when for every ``t' in (t, t + o_c]``
-
-.. math::  \\sum_{j \\in B,\\ t' \\le x_j + o_j} (s_j + t' - x_j) + s_c + t' - t \\le M,
-
-which, the usage being increasing between completions, is checked at the completions
-``e_j in (t, t + o_c]`` and at ``t + o_c``. The loop walks every step (cheap for the small
-lengths a search uses) and jumps over idle stretches to the next arrival.
-:func:`tests.test_adversary` checks equality with the reference simulator on random instances.
-
-Ties: by arrival, then index (the position in the instance), exactly as the reference
-simulator; ids are labels only. The policies and their keys come from the one registry
+Ties: by arrival, then index (the position in the instance), exactly as the reference simulator;
+ids are labels only. The policies and their keys come from the one registry
 (:mod:`geosched.reference_impl.policies`): a policy with the ``FAST`` capability provides
 ``array_keys``.
 
@@ -33,13 +24,18 @@ Example
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numba import njit  # a runtime dependency (pyproject)
 
 from geosched.errors import UnknownNameError
+from geosched.reference_impl import kernel
+from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, make_policy, policy_names
+from geosched.reference_impl.simulation import simulate
 
 __all__ = [
     "FAST_POLICIES",
@@ -54,6 +50,8 @@ __all__ = [
 ]
 
 FAST_POLICIES = policy_names(Capability.FAST)
+_rule = functools.cache(make_policy)  # the rules are frozen dataclasses; FAST_POLICIES is read at import too
+_KEY_SAFE = 2**30  # s + o below this keeps every key in int64 (the policies' own bound, policies._INT64_SAFE)
 
 
 def ids_for(n: int) -> list[str]:
@@ -62,177 +60,35 @@ def ids_for(n: int) -> list[str]:
     return [f"r{k:0{width}d}" for k in range(n)]
 
 
-def priority_keys(policy: str, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
-    """The policy's integer keys with exact predictions (the registry's ``array_keys``)."""
+def priority_keys(policy: str, prompt: np.ndarray, output: np.ndarray, *, narrow: bool = False) -> np.ndarray:
+    """The policy's integer keys with exact predictions (the registry's ``array_keys``): int64 while
+    every ``s + o`` stays below ``2^30``, exact Python integers (an object array) beyond.
+    ``narrow``: the caller knows ``s + o < 2^30`` (every request fits a budget below it)."""
     if policy not in FAST_POLICIES:
         raise UnknownNameError("fast policy", policy, FAST_POLICIES)
-    return np.asarray(make_policy(policy).array_keys(np.asarray(prompt, dtype=np.int64),
-                                                     np.asarray(output, dtype=np.int64)), dtype=np.int64)
+    s, o = np.asarray(prompt, dtype=np.int64), np.asarray(output, dtype=np.int64)
+    if not narrow and s.size and int(s.max()) + int(o.max()) >= _KEY_SAFE:
+        s, o = s.astype(object), o.astype(object)
+    return np.asarray(_rule(policy).array_keys(s, o), dtype=s.dtype)
 
 
-def priority_order(policy: str, arrival: np.ndarray, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
+def priority_order(policy: str, arrival: np.ndarray, prompt: np.ndarray, output: np.ndarray, *,
+                   narrow: bool = False) -> np.ndarray:
     """Request indices in priority order ``(key, arrival, index)``."""
-    keys = priority_keys(policy, prompt, output)
+    keys = priority_keys(policy, prompt, output, narrow=narrow)
     n = len(keys)
     return np.lexsort((np.arange(n), np.asarray(arrival, dtype=np.int64), keys)).astype(np.int64)
 
 
-@njit(cache=True)
-def _fits(memory, t, cand_s, cand_o, run_idx, nrun, start, prompt, output):
-    # usage at p of the batch: sum over running j with e_j >= p of (s_j + p - x_j)
-    horizon = t + cand_o
-    for q in range(nrun + 1):
-        if q < nrun:
-            j = run_idx[q]
-            p = start[j] + output[j]
-            if p <= t or p > horizon:
-                continue
-        else:
-            p = horizon
-        used = cand_s + p - t
-        for r in range(nrun):
-            k = run_idx[r]
-            if start[k] + output[k] >= p:
-                used += prompt[k] + p - start[k]
-        if used > memory:
-            return False
-    return True
+def _columns(arrival: Any, prompt: Any, output: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.ascontiguousarray(arrival, dtype=np.int64), np.ascontiguousarray(prompt, dtype=np.int64),
+            np.ascontiguousarray(output, dtype=np.int64))
 
 
-@njit(cache=True)
-def _simulate_core(arrival, prompt, output, order, memory, backfill):
-    n = arrival.shape[0]
-    start = np.full(n, -1, np.int64)
-    run_idx = np.empty(n, np.int64)
-    nrun = 0
-    remaining = n
-    if n == 0:
-        return start
-    t = arrival.min()
-    first = 0  # first rank not yet started
-    while remaining > 0:
-        # completions
-        q = 0
-        while q < nrun:
-            j = run_idx[q]
-            if start[j] + output[j] <= t:
-                nrun -= 1
-                run_idx[q] = run_idx[nrun]
-            else:
-                q += 1
-        while first < n and start[order[first]] >= 0:
-            first += 1
-        any_waiting = False
-        for r in range(first, n):
-            i = order[r]
-            if start[i] >= 0 or arrival[i] > t:
-                continue
-            if _fits(memory, t, prompt[i], output[i], run_idx, nrun, start, prompt, output):
-                start[i] = t
-                run_idx[nrun] = i
-                nrun += 1
-                remaining -= 1
-            else:
-                any_waiting = True
-                if not backfill:
-                    break
-        if remaining == 0:
-            break
-        if nrun == 0 and not any_waiting:
-            nxt = -1
-            for i in range(n):
-                if start[i] < 0 and arrival[i] > t and (nxt < 0 or arrival[i] < nxt):
-                    nxt = arrival[i]
-            t = nxt
-        else:
-            t += 1
-    return start
-
-
-@njit(cache=True)
-def _profile_bound(usage, memory, t, s, o, run_idx, nrun, start, output):
-    # -1 when the candidate (s, o) fits at t; else the earliest step at which it might.
-    # usage[p] = tokens held at step p by the started requests (their whole future is known
-    # with exact lengths); usage + own tokens grows between completions, so only the
-    # completions in (t, t + o] and t + o are checked. A violation at p by e tokens cannot
-    # disappear before min(t + e, p): the candidate's own tokens at p shrink by one a step
-    # (the largest such step over all violations is returned).
-    bound = -1
-    for q in range(nrun + 1):
-        if q < nrun:
-            j = run_idx[q]
-            p = start[j] + output[j]
-            if p <= t or p > t + o:
-                continue
-        else:
-            p = t + o
-        excess = usage[p] + s + p - t - memory
-        if excess > 0:
-            bound = max(bound, min(t + excess, p))
-    return bound
-
-
-@njit(cache=True)
-def _simulate_profile_core(arrival, prompt, output, order, memory, backfill):
-    # The same process as _simulate_core (tests hold them equal) with O(1) usage look-ups and
-    # time jumps: between admissions and arrivals nothing changes, so the clock moves to the
-    # earliest step at which a blocked candidate might fit (see _profile_bound) or the next
-    # arrival. Faster for large n.
-    n = arrival.shape[0]
-    start = np.full(n, -1, np.int64)
-    if n == 0:
-        return start
-    horizon = arrival.max() + output.sum() + 2
-    usage = np.zeros(horizon + 2, np.int64)
-    run_idx = np.empty(n, np.int64)
-    nrun = 0
-    remaining = n
-    t = arrival.min()
-    first = 0
-    while remaining > 0:
-        q = 0
-        while q < nrun:
-            j = run_idx[q]
-            if start[j] + output[j] <= t:
-                nrun -= 1
-                run_idx[q] = run_idx[nrun]
-            else:
-                q += 1
-        while first < n and start[order[first]] >= 0:
-            first += 1
-        wake = horizon + 1
-        failed_s = -1  # the last blocked candidate's lengths: an identical one is blocked too
-        failed_o = -1
-        for r in range(first, n):
-            i = order[r]
-            if start[i] >= 0 or arrival[i] > t:
-                continue
-            if prompt[i] == failed_s and output[i] == failed_o:
-                continue
-            bound = _profile_bound(usage, memory, t, prompt[i], output[i], run_idx, nrun, start, output)
-            if bound < 0:
-                start[i] = t
-                for p in range(t + 1, t + output[i] + 1):
-                    usage[p] += prompt[i] + p - t
-                run_idx[nrun] = i
-                nrun += 1
-                remaining -= 1
-            else:
-                wake = min(wake, bound)
-                failed_s = prompt[i]
-                failed_o = output[i]
-                if not backfill:
-                    break
-        if remaining == 0:
-            break
-        for i in range(n):
-            if start[i] < 0 and arrival[i] > t and arrival[i] < wake:
-                wake = arrival[i]
-        t = wake
-    return start
-
-
-PROFILE_MIN_REQUESTS = 32  # from about here on the profile kernel is the faster one (benchmarks/bench_adversary.py)
+def _ranks(policy: str, a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, order: Any) -> np.ndarray:
+    if order is None:
+        return priority_order(policy, a, s, o, narrow=memory < _KEY_SAFE)  # s + o <= M for a valid request
+    return np.ascontiguousarray(order, dtype=np.int64)
 
 
 def simulate_arrays(
@@ -244,32 +100,58 @@ def simulate_arrays(
     *,
     backfill: bool = False,
     order: np.ndarray | None = None,
-    kernel: str = "auto",
 ) -> np.ndarray:
     """Start steps of ``policy`` (exact lengths) on the arrays; ``order`` overrides the priority.
 
-    ``kernel``: ``"batch"`` re-sums the running batch at every check (fast for small batches),
-    ``"profile"`` keeps the usage profile and jumps over steps where nothing can change (fast
-    for hundreds or thousands of requests); ``"auto"`` picks by ``n``. Both give the same starts.
+    The compiled kernel runs it; an instance past its int64 bound (:func:`~geosched.reference_impl.kernel.fits_int64`)
+    runs in the simulator with Python integers (the starts then an object array when past int64).
     """
-    a = np.ascontiguousarray(arrival, dtype=np.int64)
-    s = np.ascontiguousarray(prompt, dtype=np.int64)
-    o = np.ascontiguousarray(output, dtype=np.int64)
-    if order is None:
-        order = priority_order(policy, a, s, o)
-    if kernel not in ("auto", "batch", "profile"):
-        raise ValueError(f"kernel must be 'auto', 'batch' or 'profile', got {kernel!r}")
-    use_profile = kernel == "profile" or (kernel == "auto" and len(a) >= PROFILE_MIN_REQUESTS)
-    core = _simulate_profile_core if use_profile else _simulate_core
-    return core(a, s, o, np.ascontiguousarray(order, dtype=np.int64), int(memory), bool(backfill))
+    a, s, o = _columns(arrival, prompt, output)
+    ranks = _ranks(policy, a, s, o, memory, order)
+    if 0 < memory < kernel.LIMIT:
+        start, decisions = kernel.starts_exact(int(memory), s, o, a, ranks, bool(backfill))
+        if decisions != kernel.OUT_OF_RANGE:
+            return start
+    return _simulated_starts(a, s, o, memory, ranks, backfill)
+
+
+class _RankOrder:
+    """A priority rule whose keys are given ranks (the simulator's exact path for a given order)."""
+
+    name = "rank-order"
+
+    def __init__(self, ranks: np.ndarray) -> None:
+        self.ranks = ranks
+
+    def keys(self, instance: Instance, predicted: Sequence[int]) -> list[int]:
+        position = [0] * len(self.ranks)
+        for rank, i in enumerate(self.ranks.tolist()):
+            position[i] = rank
+        return position
+
+    def parameters(self, predicted: Sequence[int]) -> dict[str, Any]:
+        return {}
+
+
+def _simulated_starts(a: np.ndarray, s: np.ndarray, o: np.ndarray, memory: int, ranks: np.ndarray,
+                      backfill: bool) -> np.ndarray:
+    """The simulator's starts (Python integers) for an instance past the kernel's int64 bound."""
+    ids = ids_for(len(o))
+    instance = Instance(int(memory), [Request(i, int(x), int(y), int(z)) for i, x, y, z in zip(ids, a, s, o)])
+    starts = simulate(instance, _RankOrder(ranks), backfill=backfill).starts
+    values = [starts[i] for i in ids]
+    return np.array(values, dtype=np.int64 if max(values, default=0) < 2**63 else object)
 
 
 def policy_tel(policy: str, arrival, prompt, output, memory: int, *, backfill: bool = False) -> int:
     """TEL ``sum(x_i + o_i - a_i)`` of the policy's schedule."""
-    a = np.asarray(arrival, dtype=np.int64)
-    o = np.asarray(output, dtype=np.int64)
-    x = simulate_arrays(policy, a, prompt, o, memory, backfill=backfill)
-    return int((x + o - a).sum())
+    a, s, o = _columns(arrival, prompt, output)
+    if 0 < memory < kernel.LIMIT:
+        tel = kernel.tel_exact(int(memory), s, o, a, _ranks(policy, a, s, o, memory, None), bool(backfill))
+        if tel != kernel.OUT_OF_RANGE:
+            return int(tel)
+    x = simulate_arrays(policy, a, s, o, memory, backfill=backfill)
+    return int(sum((x + o - a).tolist()))
 
 
 def fast_starts(instance, policy: str, *, backfill: bool = False) -> dict[str, int]:
@@ -282,46 +164,35 @@ def fast_starts(instance, policy: str, *, backfill: bool = False) -> dict[str, i
     return {r.id: int(v) for r, v in zip(reqs, x)}
 
 
-@njit(cache=True)
-def _batch_core(arrival, prompt, output, offsets, memories, orders, backfill):
-    count = offsets.shape[0] - 1
-    tels = np.empty(count, np.int64)
-    for b in range(count):
-        lo = offsets[b]
-        hi = offsets[b + 1]
-        if hi - lo >= 32:  # PROFILE_MIN_REQUESTS (a numba function cannot read the module global lazily)
-            x = _simulate_profile_core(arrival[lo:hi], prompt[lo:hi], output[lo:hi], orders[lo:hi], memories[b],
-                                       backfill)
-        else:
-            x = _simulate_core(arrival[lo:hi], prompt[lo:hi], output[lo:hi], orders[lo:hi], memories[b], backfill)
-        total = 0
-        for i in range(hi - lo):
-            total += x[i] + output[lo + i] - arrival[lo + i]
-        tels[b] = total
-    return tels
-
-
 def batch_policy_tel(
     policy: str,
     instances: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, int]],
     *,
     backfill: bool = False,
 ) -> np.ndarray:
-    """TELs of a whole population ``[(arrival, prompt, output, M), ...]`` in one compiled call."""
+    """TELs of a whole population ``[(arrival, prompt, output, M), ...]`` in one compiled call (an
+    instance past the kernel's int64 bound by :func:`policy_tel`; the TELs then an object array)."""
+    if not instances:
+        return np.zeros(0, dtype=np.int64)
     sizes = [len(item[0]) for item in instances]
     offsets = np.zeros(len(instances) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum(sizes)
-    a = np.concatenate([np.asarray(i[0], np.int64) for i in instances]) if instances else np.zeros(0, np.int64)
-    s = np.concatenate([np.asarray(i[1], np.int64) for i in instances]) if instances else np.zeros(0, np.int64)
-    o = np.concatenate([np.asarray(i[2], np.int64) for i in instances]) if instances else np.zeros(0, np.int64)
-    orders = np.concatenate(
-        [priority_order(policy, *item[:3]) for item in instances]
-    ) if instances else np.zeros(0, np.int64)
-    memories = np.array([int(i[3]) for i in instances], dtype=np.int64)
-    return _batch_core(a, s, o, offsets, memories, orders, bool(backfill))
+    columns = [_columns(*item[:3]) for item in instances]
+    memories = [int(item[3]) for item in instances]
+    if not all(0 < m < kernel.LIMIT for m in memories):
+        return np.array([policy_tel(policy, *item[:3], m, backfill=backfill) for item, m in zip(instances, memories)],
+                        dtype=object)
+    orders = np.concatenate([_ranks(policy, *cols, m, None) for cols, m in zip(columns, memories)])
+    a, s, o = (np.concatenate([cols[k] for cols in columns]) for k in range(3))
+    tels = kernel.batch_tel(np.array(memories, dtype=np.int64), a, s, o, offsets, orders, bool(backfill))
+    if (tels == kernel.OUT_OF_RANGE).any():
+        return np.array([policy_tel(policy, *cols, m, backfill=backfill) if tel == kernel.OUT_OF_RANGE else int(tel)
+                         for cols, m, tel in zip(columns, memories, tels.tolist())], dtype=object)
+    return tels
 
 
-@njit(cache=True)
+# cached under the package name only, as the kernel: another import name leaves entries others cannot load
+@njit(cache=__name__ == "geosched.adversary.fast")
 def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
     # usage[t] = tokens held at step t by the requests placed so far
     usage = np.zeros(horizon + 2, np.int64)

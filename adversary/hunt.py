@@ -52,7 +52,8 @@ from geosched.adversary.witness import Witness, lower_bound_of, make_witness, wr
 from geosched.adversary.z3search import Z3_POLICIES, z3_hunt
 from geosched.errors import LimitError, ValidationError, WorkloadFormatError
 from geosched.executor import SerialExecutor, parse_spec, using_executor
-from geosched.output import OutputError, atomic_path, write_json_atomic, write_text_atomic
+from geosched.output import OutputError, atomic_path, working, write_json_atomic, write_text_atomic
+from geosched.progress import update
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
@@ -145,27 +146,19 @@ class HuntResult(Result):
 
 
 class _Progress:
+    """A search's best certified ratio and its rate, told to the command's progress reporter
+    (:mod:`geosched.progress`: a line every few seconds off a terminal)."""
+
     def __init__(self, enabled: bool):
         self.enabled = enabled
-        self.tty = sys.stderr.isatty()
-        self.last = 0.0
 
     def show(self, method: str, best: float, nfev: int, elapsed: float, rate: float, force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if not force and now - self.last < (0.5 if self.tty else 10.0):
-            return
-        self.last = now
-        line = f"[{method}] {elapsed:7.1f}s  best certified ratio {best:.4f}  evals {nfev}  {rate:.0f} evals/s"
-        if self.tty:
-            print("\r" + line.ljust(90), end="", file=sys.stderr, flush=True)
-        else:
-            print(line, file=sys.stderr, flush=True)
+        if self.enabled:
+            update(detail=f"best certified ratio {best:.4f}, {nfev} evaluations, {rate:.0f} evals/s",
+                   stage=f"{method} ({elapsed:.0f} s in)")
 
     def done(self) -> None:
-        if self.enabled and self.tty:
-            print(file=sys.stderr)
+        pass
 
 
 _HUNT_FILES = ("checkpoint.json", "summary.json", "best_witness.json", "progress.csv")
@@ -425,7 +418,7 @@ def hunt(
     with using_executor(executor if opts.rounds is not None else None) as pool:
         if opts.rounds is not None:
             check_rounds_budget(opts, pool.workers)
-        with _HuntDirectory(out, resume=resume, force=force) as directory:
+        with _HuntDirectory(out, resume=resume, force=force) as directory, working(f"hunt {space.policy}", progress):
             if resume:
                 saved = directory.load(space, opts.seed)
                 opts = replace(opts, seed=saved.get("seed", opts.seed))

@@ -15,7 +15,7 @@ clipped into the space: ``1 <= o <= P``, ``0 <= s <= P - o``, ``0 <= a <= A``, w
 order between equal keys (ties go by arrival, then position).
 
 Each description is expanded and evaluated by the compiled evaluator
-(:mod:`geosched.adversary.fast`, its usage-profile kernel for large ``n``) or, for vLLM targets,
+(:mod:`geosched.adversary.fast`, on the compiled kernel) or, for vLLM targets,
 the vLLM-semantics model (:mod:`geosched.adversary.targets`), against the cheap certified pool
 (:func:`geosched.adversary.schedules.heuristic_pool_tel`): every score is already a certified
 ratio. :func:`structured_search` anneals over descriptions (change a count, a length, an

@@ -2,7 +2,8 @@
 
 Runs ``sphinx-build -W --keep-going -b html`` on ``docs/`` (warnings are errors; every lesson is
 executed, and a lesson that raises fails the build), writes the full log to ``OUT/build.log`` and
-prints the page list and the wall time. Exit status: Sphinx's (0 when the site built cleanly).
+prints the page list and the wall time; progress lines go to stderr (``--quiet``: none). Exit status:
+Sphinx's (0 when the site built cleanly).
 Needs the ``docs`` extra: ``pip install -e '.[docs]'``.
 """
 
@@ -42,9 +43,23 @@ def _environment(out: Path) -> dict[str, str]:
     return env
 
 
+def _run_sphinx(command: list[str], env: dict[str, str], stage) -> tuple[int, str]:
+    """Run Sphinx, its output merged into one log; each line it prints ("reading sources... [ 40%]
+    lessons/03_certificate", "executing ...") becomes the progress stage, so that the minutes spent
+    executing the lessons show what runs."""
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if stage is not None and line.strip():
+            stage.set_description_str(f"sphinx: {line.strip()[:100]}")
+    return proc.wait(), "".join(lines)
+
+
 def build(out: Path, *, clean: bool = False, progress: bool = False) -> dict:
     """Build into ``out/html`` (doctrees in ``out/doctrees``); returns a summary dict. With
-    ``progress``, the time spent so far on stderr (executing the lessons takes minutes)."""
+    ``progress``, a line every few seconds on stderr (:mod:`geosched.progress`, also off a terminal):
+    the time spent so far and Sphinx's last line (executing the lessons takes minutes)."""
     from geosched.output import working
 
     out = Path(out)
@@ -55,14 +70,13 @@ def build(out: Path, *, clean: bool = False, progress: bool = False) -> dict:
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(out / "doctrees"),
                "-w", str(warning_file), str(DOCS), str(out / "html")]
     began = time.perf_counter()
-    with working("sphinx-build (executing the lessons)", progress):
-        proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=_environment(out))
+    with working("sphinx-build (executing the lessons)", progress) as stage:
+        returncode, log = _run_sphinx(command, _environment(out), stage)
     wall = time.perf_counter() - began
-    log = proc.stdout + proc.stderr
     (out / "build.log").write_text(log)
     # Sphinx's own warnings and errors (a kernel's chatter on stderr is not one of them)
     warnings = warning_file.read_text().splitlines() if warning_file.is_file() else []
-    summary = {"returncode": proc.returncode, "wall_time": round(wall, 1), "command": " ".join(command),
+    summary = {"returncode": returncode, "wall_time": round(wall, 1), "command": " ".join(command),
                "pages": pages(out / "html") if (out / "html").is_dir() else [], "warnings": warnings,
                "log": str(out / "build.log")}
     (out / "build.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -73,8 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "build" / "docs"), help="build folder (default build/docs)")
     parser.add_argument("--clean", action="store_true", help="remove the build folder first")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
-    summary = build(Path(args.out), clean=args.clean, progress=sys.stderr.isatty())
+    summary = build(Path(args.out), clean=args.clean, progress=not args.quiet)
     for page in summary["pages"]:
         print(page)
     for warning in summary["warnings"]:

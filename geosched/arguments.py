@@ -174,9 +174,8 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
     """``--quiet``/``--verbose`` (exclusive), on the parent parser every command shares."""
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress and no library log lines below errors (vLLM, torch)")
-    group.add_argument("-v", "--verbose", action="store_true",
-                       help="progress even when stderr is not a terminal, and library INFO log lines")
+                       help="no progress lines and no library log lines below errors (vLLM, torch)")
+    group.add_argument("-v", "--verbose", action="store_true", help="library INFO log lines on stderr")
 
 
 MEMORY_OVERRIDE = "override the workload's memory budget M (tokens)"  # --memory of the workload commands
@@ -238,17 +237,16 @@ def add_work_limits(parser: argparse.ArgumentParser, *, steps: bool = True, deci
 
 
 def show_progress(args: argparse.Namespace) -> bool:
-    """Whether a command draws progress (on stderr, never on stdout): not with ``--quiet``;
-    with ``--verbose``; otherwise only when stderr is a terminal.
+    """Whether a command reports progress on stderr (never on stdout): always, on a terminal or
+    not (a line every few seconds off one, :mod:`geosched.progress`), except with ``--quiet`` (or a
+    command's ``--no-progress``).
 
     >>> show_progress(argparse.Namespace(quiet=True, verbose=False))
     False
-    >>> show_progress(argparse.Namespace(quiet=False, verbose=True))
+    >>> show_progress(argparse.Namespace(quiet=False, verbose=False))
     True
     """
-    if getattr(args, "quiet", False):
-        return False
-    return bool(getattr(args, "verbose", False)) or sys.stderr.isatty()
+    return not (getattr(args, "quiet", False) or getattr(args, "no_progress", False))
 
 
 def configure_logging(args: argparse.Namespace) -> None:

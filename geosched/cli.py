@@ -37,6 +37,7 @@ from geosched.arguments import (
 from geosched.errors import GeoschedError, WorkloadFormatError
 from geosched.limits import work_limits
 from geosched.output import emit_json, working
+from geosched.progress import reporting
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduling import scheduler_names
 from geosched.version import __version__
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_export(sub, common)
     for module_name in _EXTENSIONS:
         importlib.import_module(module_name).add_commands(sub, common)
+    _add_completion(sub)
     return parser
 
 
@@ -195,8 +197,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_logging(args)
     try:
-        # the work limits of the command's options (geosched.limits), for everything it calls
-        with _sigterm_as_interrupt(), work_limits(**{name: getattr(args, name, None) for name in LIMIT_OPTIONS}):
+        # the work limits of the command's options (geosched.limits), for everything it calls; one progress
+        # reporter per command: a line every few seconds on stderr, also off a terminal
+        with (_sigterm_as_interrupt(), work_limits(**{name: getattr(args, name, None) for name in LIMIT_OPTIONS}),
+              reporting(args.command, enabled=show_progress(args) and getattr(args, "progress", True))):
             return int(args.handler(args) or 0)
     except GeoschedError as exc:
         print(f"geosched: error: {exc}", file=sys.stderr)
@@ -431,6 +435,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"  TEL {m.tel}  mean {m.mean_latency:.2f}  P95 {m.p95_latency:.2f}  makespan {m.makespan}  "
                   f"peak memory {m.peak_memory}/{memory}{'' if fast is not None else _grain(instance)}")
     return 0 if report.feasible else 1
+
+
+# ---------------------------------------------------------------- completion: a shell script from this parser
+
+
+def _add_completion(sub) -> None:
+    from geosched.arguments import add_verbosity
+    from geosched.completion import SHELLS
+
+    p = add_command(sub, "completion", None, help="print a shell completion script (bash, zsh, fish)",
+                    description="Print a completion script for your shell, generated from geosched's own argument "
+                                "parser: commands, options and the values of options with fixed choices. Install "
+                                "it once (bash: into ~/.local/share/bash-completion/completions/geosched; zsh: a "
+                                "file _geosched on $fpath; fish: ~/.config/fish/completions/geosched.fish).",
+                    examples=["geosched completion bash > ~/.local/share/bash-completion/completions/geosched",
+                              "source <(geosched completion zsh)"])
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    add_verbosity(p)
+    p.set_defaults(handler=_cmd_completion, progress=False)
+
+
+def _cmd_completion(args: argparse.Namespace) -> int:
+    from geosched.completion import script
+
+    sys.stdout.write(script(build_parser(), args.shell))
+    return 0
 
 
 # ---------------------------------------------------------------- export: workload files for other tools

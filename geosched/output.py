@@ -76,40 +76,37 @@ def emit_json(data: Any) -> None:
 
 @contextlib.contextmanager
 def working(description: str, enabled: bool) -> Iterator[Any]:
-    """Progress on stderr for a step that reports none of its own: a tqdm line with the step's
-    name and the time spent, refreshed twice a second, gone when the step ends. Yields the bar
-    (``set_description_str`` names the next stage) or ``None`` when disabled.
-
-    Commands pass :func:`geosched.arguments.show_progress` as ``enabled`` (a terminal, or
-    ``--verbose``; never with ``--quiet``); it never writes to stdout, so ``--json`` stays clean.
+    """Progress on stderr for a step that reports none of its own: the step's name as the stage
+    of the command's :class:`~geosched.progress.Reporter` (its heartbeat prints a line every few
+    seconds off a terminal, redraws one on a terminal), or of a reporter opened for the step when
+    the command has none. Yields an object whose ``set_description_str`` names the next stage, or
+    ``None`` when disabled (``--quiet``); it never writes to stdout, so ``--json`` stays clean.
 
     >>> with working("solving", enabled=False) as bar:
     ...     bar is None
     True
     """
+    from geosched import progress
+
     if not enabled:
         yield None
         return
-    import sys
-    import threading
+    if progress.current() is None:  # a library call (docs/build.py): a reporter of its own, named after the step
+        with progress.reporting(description) as reporter:
+            yield _Stage(reporter)
+        return
+    with progress.staged(description) as outer:
+        yield _Stage(outer)
 
-    from tqdm import tqdm
 
-    bar = tqdm(total=None, desc=description, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}")
-    stop = threading.Event()
+class _Stage:
+    """What :func:`working` yields: ``set_description_str(text)`` sets the stage."""
 
-    def tick() -> None:
-        while not stop.wait(0.5):
-            bar.refresh()
+    def __init__(self, reporter: Any) -> None:
+        self.reporter = reporter
 
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    try:
-        yield bar
-    finally:
-        stop.set()
-        thread.join()
-        bar.close()
+    def set_description_str(self, text: str) -> None:
+        self.reporter.stage(text)
 
 
 def install_hint(extra: str) -> str:

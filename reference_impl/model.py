@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes
@@ -177,6 +177,14 @@ class Instance:
     memory: int  # M: KV-cache capacity in tokens
     requests: tuple[Request, ...]  # in input order; policies never depend on this order
     block_size: int = 1  # B: memory counted in whole blocks of B tokens (1: token grain); M % B == 0
+
+    def __init__(self, memory: int, requests: Iterable[Request], block_size: int = 1) -> None:
+        # written out (dataclass keeps it) so that the signature says what is accepted: any iterable of
+        # requests, a list as in the README, kept as a tuple
+        object.__setattr__(self, "memory", memory)
+        object.__setattr__(self, "requests", requests)
+        object.__setattr__(self, "block_size", block_size)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "memory", _require_int("memory", self.memory, 1))
@@ -431,8 +439,9 @@ def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instan
     at a time; None if one fails."""
     if not 1 <= memory <= MAX_VALUE:
         return None
-    new, set_id, set_arrival, set_prompt, set_output = (object.__new__, Request.id.__set__, Request.arrival.__set__,
-                                                        Request.prompt.__set__, Request.output.__set__)
+    slots, instance_slots = cast(Any, Request), cast(Any, Instance)  # the slots' descriptors (typed as the fields)
+    new, set_id, set_arrival, set_prompt, set_output = (object.__new__, slots.id.__set__, slots.arrival.__set__,
+                                                        slots.prompt.__set__, slots.output.__set__)
     requests: list[Request] = []
     append = requests.append
     seen: set[str] = set()
@@ -460,9 +469,9 @@ def _trusted_instance(text: bytes, memory: int, start: int, stop: int) -> Instan
     if len(seen) != len(requests):
         return None
     instance = new(Instance)
-    Instance.memory.__set__(instance, memory)
-    Instance.requests.__set__(instance, tuple(requests))
-    Instance.block_size.__set__(instance, 1)  # the canonical layout has no block_size key
+    instance_slots.memory.__set__(instance, memory)
+    instance_slots.requests.__set__(instance, tuple(requests))
+    instance_slots.block_size.__set__(instance, 1)  # the canonical layout has no block_size key
     return instance
 
 

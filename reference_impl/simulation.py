@@ -6,9 +6,11 @@ requests are admitted under the forward-looking check (:mod:`.admission`). :func
 scheduler by name, spec, object or file and picks what runs it:
 
 * a **priority rule** (:mod:`.policies`: ``fcfs``, ``sjf``, ``svf``, ``svf1``) at token grain runs on
-  the event-driven engine (:class:`~.engine.ReplicaEngine`), or, for exact lengths, strict
-  head-of-line and at least :data:`COMPILED_MIN_REQUESTS` requests, on the **compiled kernel**
-  (:func:`compiled_run`: the same decisions, one compiled loop, ``tests/test_million.py``);
+  the event-driven engine (:class:`~.engine.ReplicaEngine`), or, for exact lengths, no observer
+  and at least :data:`COMPILED_MIN_REQUESTS` requests (strict head-of-line or backfill), on the
+  **compiled kernel** (:mod:`.kernel` through :func:`compiled_run`: the same decisions, one compiled
+  loop, ``tests/test_kernel.py``, ``tests/test_million.py``); the kernel counts tokens, so block grain
+  never reaches it;
 * every other scheduler of the protocol (:mod:`.scheduling`), and every scheduler at block grain
   (the instance's ``block_size > 1``), runs on the **step engine** (:func:`~.engine.run_scheduler`),
   restarts included;
@@ -229,8 +231,8 @@ def _simulate_rule(instance: Instance, policy_obj: Policy, predictor: Any, backf
     """A priority rule at token grain: the compiled kernel when it applies, else the event-driven engine."""
     predictor_name, predicted = _predictions(instance, predictor)
     keys = policy_obj.keys(instance, predicted)
-    if not backfill and observer is None and instance.n >= COMPILED_MIN_REQUESTS:
-        compiled = _simulate_compiled(instance, policy_obj, predictor_name, keys, predicted, started)
+    if observer is None and instance.n >= COMPILED_MIN_REQUESTS:
+        compiled = _simulate_compiled(instance, policy_obj, predictor_name, keys, predicted, backfill, started)
         if compiled is not None:
             return compiled
     run = ReplicaEngine.from_instance(instance, keys, predicted, backfill=backfill, observer=observer)
@@ -257,37 +259,42 @@ def _simulate_rule(instance: Instance, policy_obj: Policy, predictor: Any, backf
     )
 
 
-def compiled_run(memory: int, prompt: np.ndarray, output: np.ndarray, arrival: np.ndarray,
-                 keys: Any) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """``(start, admission order, decisions)`` of a priority rule with exact lengths, strict head-of-line,
-    token grain, from the compiled kernel; None when its int64 bounds or the keys do not allow it.
+def compiled_run(memory: int, prompt: np.ndarray, output: np.ndarray, arrival: np.ndarray, keys: Any, *,
+                 backfill: bool = False, block_size: int = 1) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """``(start, admission order, decisions)`` of a priority rule with exact lengths at token grain,
+    strict head-of-line or ``backfill``, from the compiled kernel; None when it does not apply (the
+    caller then runs the engine): block grain (``block_size > 1``: the kernel counts tokens, the
+    step engine's forward check counts blocks), or keys or sums past its int64 bounds.
 
-    The one call into the compiled kernel (``reference_impl/fastsim.py``, a port of
-    :class:`~.engine.ReplicaEngine`'s exact mode): the simulator and the command line's column path
-    (:mod:`.columns`) both come through here. ``keys``: one priority key per request (Python ints or
-    an int64 array); the order is ``(key, arrival, position)``.
+    The one call into the compiled kernel (:mod:`.kernel`, a port of :class:`~.engine.ReplicaEngine`'s
+    exact mode: the same decisions, ``tests/test_kernel.py``, ``tests/test_million.py``): the simulator
+    and the command line's column path (:mod:`.columns`) both come through here. ``keys``: one
+    priority key per request (Python ints or an int64 array); the order is ``(key, arrival, position)``.
 
     >>> start, order, decisions = compiled_run(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]), [24, 20])
     >>> start.tolist(), order.tolist(), decisions
     ([5, 0], [1, 0], 2)
+    >>> compiled_run(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]), [24, 20], block_size=2) is None
+    True
     """
-    from geosched.reference_impl import fastsim  # numba: only once a compiled run is asked for
+    if block_size != 1:
+        return None
+    from geosched.reference_impl import kernel  # numba: only once a compiled run is asked for
 
-    if not fastsim.fits_int64(memory, arrival, output):
+    if not kernel.fits_int64(memory, arrival, output):
         return None
     if isinstance(keys, np.ndarray):
         order = np.lexsort((np.arange(keys.size, dtype=np.int64), arrival, keys))
     else:
-        order = fastsim.priority_order(keys, arrival)
+        order = kernel.priority_order(keys, arrival)
     if order is None:
         return None
-    start, admitted, decisions = fastsim.run_exact(memory, prompt, output, arrival, order,
-                                                   np.argsort(arrival, kind="stable"))
+    start, admitted, decisions = kernel.run_exact(memory, prompt, output, arrival, order, bool(backfill))
     return start, admitted, int(decisions)
 
 
 def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: str, keys: list[Any],
-                       predicted: list[int], started: float) -> SimulationResult | None:
+                       predicted: list[int], backfill: bool, started: float) -> SimulationResult | None:
     """:func:`simulate`'s result from :func:`compiled_run`, for exact lengths; None otherwise (the
     engine then runs)."""
     requests = instance.requests
@@ -298,7 +305,7 @@ def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: s
     belief = np.asarray(predicted)  # the engine's beliefs are min(prediction, M - s): exact mode needs them = o
     if belief.dtype != np.int64 or not np.array_equal(np.minimum(belief, memory - prompt), output):
         return None
-    compiled = compiled_run(memory, prompt, output, arrival, keys)
+    compiled = compiled_run(memory, prompt, output, arrival, keys, backfill=backfill, block_size=instance.block_size)
     if compiled is None:
         return None
     start, admitted, decisions = compiled
@@ -306,7 +313,7 @@ def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: s
     return SimulationResult(
         policy=policy_obj.name,
         predictor=predictor_name,
-        backfill=False,
+        backfill=backfill,
         starts=dict(zip(ids, start.tolist())),
         completions=dict(zip(ids, (start + output).tolist())),
         admission_order=tuple(map(ids.__getitem__, admitted.tolist())),

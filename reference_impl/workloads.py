@@ -371,10 +371,30 @@ def generate(name: str, **params: Any) -> Instance:
         factory = GENERATORS[name]
     except KeyError:
         raise UnknownNameError("workload generator", name, list(GENERATORS)) from None
+    accepted = _parameters(factory)
+    unknown = [key for key in params if accepted is not None and key not in accepted]
+    if unknown:  # named here: Python's own message names the private factory (`_burst() got ...`)
+        keys = ", ".join(accepted or ()) or "none"
+        raise ValidationError(f"generator {name!r}: parameter {unknown[0]!r}", params[unknown[0]],
+                              f"is not a parameter of {name} (it accepts: {keys})")
     try:
         return factory(**params)
     except TypeError as exc:
         raise ValidationError(f"generator {name!r}", params, f"bad parameters ({exc})") from None
+
+
+def _parameters(factory: Callable[..., Instance]) -> list[str] | None:
+    """The keyword parameters ``factory`` accepts, in order (``None``: any, it takes ``**kwargs``)."""
+    import inspect
+
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values()):
+        return None
+    return [p.name for p in signature.parameters.values()
+            if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
 
 
 def load_workload(

@@ -24,6 +24,11 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("GEOSCHED_HYPOTHESIS_PROFILE", "dev"))
 
+# Progress lines (geosched.progress) are spaced by the wall clock: so that no test of a command's stderr
+# depends on the machine's load, the suite (and every command it starts) spaces them an hour apart;
+# tests/test_progress.py sets its own interval and judges the lines by their content.
+os.environ["GEOSCHED_PROGRESS_SECONDS"] = "3600"
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -321,15 +321,16 @@ def test_ablations_run_checked_and_change_what_they_say():
     requests = _mixed()
     dist = LengthDistribution((1, 40), (7, 79), (0.8, 0.2))
     models = [StepTimeModel("toy", 1.0, 0.1, 0.01, 0.02, 200)] * 2
-    base = simulate_cluster(requests, models, router="sagesched", local="sagesched", distribution=lambda r: dist)
-    assert base.belief == "quantile"
+    base = simulate_cluster(requests, models, router="sagesched", local="sagesched", distribution=lambda r: dist,
+                            belief="quantile")
+    assert (base.belief, base.reserve) == ("quantile", "quantile")
     assert set(base.replicas[0].beliefs.values()) | set(base.replicas[1].beliefs.values()) == {dist.quantile(0.9)}
     point = simulate_cluster(requests, models, router="sagesched", local="sagesched", distribution=lambda r: dist,
                              ablation="point")
     assert {b for rep in point.replicas for b in rep.beliefs.values()} == {round(dist.mean())}
     no_safety = simulate_cluster(requests, models, router="sagesched", local="sagesched",
                                  distribution=lambda r: dist, ablation="no-safety")
-    assert no_safety.belief == "mean"
+    assert (no_safety.belief, no_safety.reserve) == ("mean", "mean")
     memory_only = simulate_cluster(requests, models, router="sagesched", local="sagesched",
                                    distribution=lambda r: dist, ablation="memory-only")
     key = next(iter(memory_only.replicas[0].keys.values()))
@@ -340,6 +341,31 @@ def test_ablations_run_checked_and_change_what_they_say():
     # mean beliefs under-predict the long requests: they overrun and are preempted; the quantile does not
     assert no_safety.metrics["preemptions"] > 0
     assert base.metrics["preemptions"] <= no_safety.metrics["preemptions"]
+
+
+def test_sagesched_pairs_admit_like_every_other_pair(monkeypatch):
+    """Issue 35: the replica's admission is the same for every pair (the mean of the distribution); SageSched's
+    uncertainty is its placement's reserve (the quantile), not an admission rule of its own. Before, SageSched's
+    pairs alone admitted by the 0.9 quantile, and the gain row compared two admission rules."""
+    from geosched.reference_impl.cluster.routers import SageSchedRouter
+
+    requests = _mixed()
+    dist = LengthDistribution((1, 40), (7, 79), (0.8, 0.2))
+    models = [StepTimeModel("toy", 1.0, 0.1, 0.01, 0.02, 200)] * 2
+    reserves = []
+    choose = SageSchedRouter.choose
+
+    def spy(self, state, **request):
+        reserves.append(request["reserve"])
+        return choose(self, state, **request)
+
+    monkeypatch.setattr(SageSchedRouter, "choose", spy)
+    for router, local in (("sagesched", "sagesched"), ("sagesched", "fcfs"), ("jsq", "sagesched"), ("jsq", "fcfs")):
+        result = simulate_cluster(requests, models, router=router, local=local, distribution=lambda r: dist)
+        assert result.belief == "mean"
+        assert {b for rep in result.replicas for b in rep.beliefs.values()} == {round(dist.mean())}
+        assert result.reserve == ("quantile" if "sagesched" in (router, local) else "mean")
+    assert set(reserves) == {dist.quantile(0.9)}  # the SageSched router placed by the quantile
 
 
 def test_svf1_online_needs_fixed_parameters():

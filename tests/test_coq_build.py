@@ -66,7 +66,7 @@ def test_every_main_theorem_names_a_source_file():
             if (COQ_DIR / f"{module}.v").exists() else ""
         if not text:
             pytest.skip(f"{module}.v not in the tree yet")
-        assert re.search(rf"\b(Theorem|Lemma|Corollary)\s+{theorem}\b", text), f"{theorem} not in {module}.v"
+        assert re.search(rf"^(Theorem|Corollary)\s+{theorem}\b", text, re.M), f"{theorem} not in {module}.v"
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +78,11 @@ def built():
 
 @needs_coq
 def test_print_assumptions_closed_for_every_main_theorem(built):
-    assert set(built.theorems) == set(coq_engine.THEOREMS)
+    assert set(built.theorems) == set(coq_engine.THEOREMS)  # every Theorem and Corollary of the sources
     for theorem in coq_engine.THEOREMS:
         assert built.assumptions[theorem] == coq_engine.CLOSED, (theorem, built.assumptions[theorem])
         assert built.closed(theorem)
-        assert built.statements[theorem].startswith(f"{coq_engine.THEOREMS[theorem]}.{theorem}")
+        assert built.statements[theorem] and not built.statements[theorem].startswith(theorem)  # the type alone
 
 
 @needs_coq

@@ -19,14 +19,21 @@ from geosched.verify import coq_engine, coq_evidence
 from geosched.verify.evidence import Evidence
 from geosched.verify.ledger import CLAIMS, combine, run_claims
 
-needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
-                               reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+_coq_installed = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                                    reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+
+
+def needs_coq(test):
+    """Skipped without coqc; marked ``coq_build`` (it compiles or reads the build cache: the mutation runner, whose
+    mutants change the cache key, leaves these out)."""
+    return pytest.mark.coq_build(_coq_installed(test))
 ROWS = {"kong.volume": "volume_is_memory_time", "kong.prop3.1": "prop31_lower_bound",
         "kong.lemmaA.2": "lemmaA2_summed", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
         "kong.thm3.2": "thm32_svf_competitive", "kong.thm3.3": "thm33_onebit_T"}
 
 
 def _coq(theorem: str, status: str = "proved") -> Evidence:
+    # a proved Coq evidence has matched the row's recorded statement (coq_evidence)
     return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
                     data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
 
@@ -38,78 +45,51 @@ def _sympy(status: str = "proved") -> Evidence:
 def test_every_row_of_the_issue_runs_its_coq_theorem():
     for claim_id, theorem in ROWS.items():
         assert f"coq:{theorem}" in CLAIMS[claim_id].methods, claim_id
-        assert theorem in coq_evidence.CLAIM_THEOREMS[claim_id]
+        assert theorem in coq_evidence.cited_statements(CLAIMS[claim_id])
     assert set(coq_evidence.COQ_METHODS) == {f"coq:{t}" for t in coq_engine.THEOREMS}
 
 
-def test_the_theorems_listed_per_row_are_the_rows_coq_methods():
-    listed = {claim_id: set(theorems) for claim_id, theorems in coq_evidence.CLAIM_THEOREMS.items()}
+def test_the_theorems_recorded_per_row_are_the_rows_coq_methods():
+    listed = {c.id: set(coq_evidence.cited_statements(c)) for c in CLAIMS.values()}
     declared = {c.id: {m[4:] for m in c.methods if m.startswith("coq:")} for c in CLAIMS.values()}
-    assert listed == {claim_id: theorems for claim_id, theorems in declared.items() if theorems}
+    assert listed == declared
 
 
 def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
     claim = CLAIMS["kong.thm3.2"]
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
-    status, text, _, note = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
-    assert status == "proved" and text == "proved (Coq, every n: thm32_svf_competitive)"
-    assert "independently of kong.lemmaA.2 is checked" in note
+    whole = [_coq(name) for name, _ in claim.coq_whole]
+    status, text, _, note = combine(claim, [_sympy(), *whole], deps)
+    assert status == "proved" and text == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
+                                           "svf_sim_eq, tel_finish_times)")
+    assert "independently of kong.lemmaA.2 (checked)" in note
+    # the bound alone is not the whole claim (an SVF starting everything at 0 satisfies it): it falls back
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
+    assert status == "checked" and "Coq" not in text
     # the same theorem not closed: the rule falls back, and the dependency caps it
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown")], deps)
+    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown"), *whole[1:]], deps)
     assert status == "checked" and "Coq" not in text
 
 
 def test_refuted_evidence_still_wins_over_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
     refuting = Evidence("exhaustive:thm3.2", "bounded", "refuted", "counterexample", counterexample="c.json")
-    assert combine(claim, [_coq("thm32_svf_competitive"), refuting], {})[0] == "refuted"
+    assert combine(claim, [*(_coq(name) for name, _ in claim.coq_whole), refuting], {})[0] == "refuted"
 
 
 def test_a_step_theorem_is_not_a_whole_claim_proof():
     # kong.lemmaA.2 is proved as a whole only with its three items and the summed form; kong.thm3.3 with both readings
     items = ["lemmaA2_peak_mass", "lemmaA2_active_precede", "lemmaA2_peak_time"]
     evidence = [_sympy(), *(_coq(t) for t in items), _coq("svf_js_sorted"), _coq("lemmaA2_double_count")]
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2", evidence) == []
-    whole = coq_evidence.whole_claim_proofs("kong.lemmaA.2", [*evidence, _coq("lemmaA2_summed")])
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], evidence) == []
+    whole = coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], [*evidence, _coq("lemmaA2_summed")])
     assert [e.data["theorem"] for e in whole] == [*items, "lemmaA2_summed"]
-    assert coq_evidence.whole_claim_proofs("kong.thm3.3", [_coq("thm33_onebit_E1"), _coq("hol_inversion")]) == []
-    assert coq_evidence.whole_claim_proofs("kong.thm3.3", [_coq("thm33_onebit_E1"), _coq("thm33_onebit_T")])
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak", evidence[:2]) == []  # both theorems needed
-    assert coq_evidence.whole_claim_proofs("kong.lemmaA.2.peak",
+    thm33 = CLAIMS["kong.thm3.3"]
+    assert coq_evidence.whole_claim_proofs(thm33, [_coq("thm33_onebit_E1"), _coq("hol_inversion")]) == []
+    assert coq_evidence.whole_claim_proofs(thm33, [_coq("thm33_onebit_E1"), _coq("thm33_onebit_T")])
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"], evidence[:2]) == []  # both theorems needed
+    assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"],
                                            [_coq("lemmaA2_peak_mass"), _coq("lemmaA2_occupancy_refuted")])
-
-
-def test_every_whole_claim_theorem_has_a_pinned_statement():
-    pinned = {t for theorems in coq_evidence.WHOLE_CLAIM.values() for t in theorems}
-    assert pinned == set(coq_evidence.STATEMENTS)
-    for theorem, statement in coq_evidence.STATEMENTS.items():
-        module = coq_engine.THEOREMS[theorem]
-        assert statement.startswith(f"{module}.{theorem} : ") and statement == coq_evidence.normalized(statement)
-
-
-def test_a_changed_statement_under_the_same_name_is_not_proved(monkeypatch):
-    real = coq_engine.build
-
-    def weakened(*args, **kwargs):
-        result = real(*args, **kwargs)
-        theorems = {**result.theorems, "thm32_svf_competitive": True}
-        statements = {**result.statements, "thm32_svf_competitive": coq_evidence.STATEMENTS["thm32_svf_competitive"]
-                      .replace("(3 * M - P)", "(30 * M - P)")}  # a weaker theorem, closed, same name
-        return dataclasses.replace(result, status="ok", theorems=theorems, statements=statements, coqchk=True)
-
-    monkeypatch.setattr(coq_engine, "build", weakened)
-    claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
-    coq = {e.method: e for e in claim.evidence}["coq:thm32_svf_competitive"]
-    assert coq.status == "unknown" and "no longer states what its row rests on" in coq.message
-    assert "thm32_svf_competitive" not in claim.message
-
-
-@needs_coq
-def test_the_pinned_statements_are_the_built_ones():
-    built = coq_engine.build()
-    assert built.status == "ok", built.message
-    for theorem, statement in coq_evidence.STATEMENTS.items():
-        assert coq_evidence.normalized(built.statements[theorem]) == statement, theorem
 
 
 def test_without_coqc_the_coq_evidence_is_unknown_and_no_row_is_proved_by_it(monkeypatch):
@@ -143,7 +123,7 @@ def test_a_theorem_that_is_not_closed_is_unknown(monkeypatch):
 @needs_coq
 def test_with_coq_the_rows_name_their_theorems():
     assert coq_engine.build().status == "ok"  # compile (or read the cache) first: --quick only reads it
-    result = run_claims(list(ROWS), mode="quick")
+    result = run_claims([*ROWS, "kong.sjf_unbounded"], mode="quick")
     by_id = {c.id: c for c in result.claims}
     for claim_id, theorem in ROWS.items():
         coq = {e.method: e for e in by_id[claim_id].evidence}[f"coq:{theorem}"]
@@ -151,7 +131,7 @@ def test_with_coq_the_rows_name_their_theorems():
         assert coq.message.startswith(f"Coq, every n: {theorem} (")
         assert coq.message.endswith(("(compiled this run)",)) or "(build cache " in coq.message
     for claim_id in ("kong.volume", "kong.prop3.1", "kong.lemmaA.2", "kong.lemmaA.2.peak", "kong.thm3.2",
-                     "kong.thm3.3"):
+                     "kong.thm3.3", "kong.sjf_unbounded"):
         assert by_id[claim_id].status == "proved", (claim_id, by_id[claim_id].message)
         assert "Coq, every n: " in by_id[claim_id].message
     assert by_id["kong.lemmaA.2"].message == ("proved (Coq, every n: lemmaA2_peak_mass, lemmaA2_active_precede, "
@@ -181,20 +161,23 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
     assert "established by: Coq, every n: lemmaA2_double_count (" in text  # step 8
     assert "established by: Coq, every n: lemmaA2_summed (" in text  # step 10, the summed form
     assert "established by: sympy" in text
-    assert text.rstrip().splitlines()[-1].startswith("Status: ")  # the ledger's word, last
+    last = text.rstrip().splitlines()[-1]
+    assert last.startswith("Status: ") and last.count(". ") == 0 and last.endswith(".")  # one sentence, last
+    assert "Marked by the ledger run in mode quick (bounds here are --quick's" in text
+    assert "Rests on (their own words in the same run): kong.lemmaA.2: " in text or "Rests on" in text
     assert main(["prove", "kong.thm3.2", "--latex"]) == 0
     latex = capsys.readouterr().out
     assert r"\emph{Established by:} sympy." in latex
-    assert r"Status: proved (proved (Coq, every n: thm32\_svf\_competitive)" in latex
+    assert r"Status: proved (Coq, every n: thm32\_svf\_competitive, thm32\_svf\_feasible" in latex
 
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")],
-                                 {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
+    whole = [_coq(name) for name, _ in claim.coq_whole]
+    status, text, _, _ = combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
     assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
     # an unknown (not refuted) dependency does not stop the Coq proof
-    assert combine(claim, [_sympy(), _coq("thm32_svf_competitive")], {"kong.lemmaA.2": "unknown"})[0] == "proved"
+    assert combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "unknown"})[0] == "proved"
 
 
 @needs_coq

@@ -39,6 +39,24 @@ def test_one_bit_versus_sjf_statuses():
     assert empirical.one_bit_versus_sjf(table(worse)).status == "not_reproduced"
 
 
+def test_partly_names_each_sub_comparison_and_the_tolerance_used():
+    slow = grid({"fcfs": (9, 9), "sjf": (10, 20), "svf": (9, 9), "svf1": (11.2, 19)})
+    outcome = empirical.one_bit_versus_sjf(table(slow))
+    assert outcome.sub == (("mean within 10% of SJF at load 0.8", "failed"), ("P95 below SJF at load 0.8", "held"),
+                           ("mean within 10% of SJF at load 1", "failed"), ("P95 below SJF at load 1", "held"))
+    # the message and the sub-comparisons name the tolerance actually used, never a fixed "10%"
+    loose = empirical.one_bit_versus_sjf(table(slow), tolerance=1.0)
+    assert "within 100% of SJF" in loose.message and loose.sub[0][0].startswith("mean within 100%")
+    assert loose.status == "reproduced"
+    row = {c.id: c for c in empirical.CLAIMS}["kong.emp.onebit"]
+    assert f"within {empirical.COMPETITIVE:.0%}" in row.formalization
+    assert f"{1 + empirical.COMPETITIVE:.2f}" in row.flips
+    text = combine_empirical([EmpiricalEvidence("trace:onebit_vs_sjf", "empirical", outcome.status, outcome.message,
+                                                samples=10, data={"sub": list(outcome.sub)})])[1]
+    assert text == ("partly on 10 trace requests (2 of 4 held: mean within 10% of SJF at load 0.8 failed, P95 below "
+                    "SJF at load 0.8 held, mean within 10% of SJF at load 1 failed, P95 below SJF at load 1 held)")
+
+
 def test_overhead_is_not_run_whatever_the_cpu_proxy_says():
     # the claim is GPU end-to-end latency of an LLM server: the CPU figures are reported, never a word
     cells = grid({"fcfs": (10, 20), "sjf": (10, 20), "svf": (10, 20), "svf1": (10, 20)}, loads=(1.0,))

@@ -226,7 +226,7 @@ def test_the_phase_chain_needs_the_coq_slacks_and_the_limit_is_q_of_tau():
         assert series.check(2).status == "checked" and chain.check(3).status == "checked"
         assert limit.check(4).status == "checked"
         assert replace(chain, premises=()).check(3).status != "checked"
-        g = sp.symbols(f"gamma1:{k + 1}", positive=True)
+        g = sp.symbols(f"gamma1:{k + 1}", nonnegative=True)  # a group may be empty (H2)
         tau = sp.symbols(f"tau1:{k + 1}", positive=True)
         assert limit.rhs == classes.phase_form(g, tau)
         wrong = replace(limit, rhs=classes.phase_form(g, [t / 2 for t in tau]))
@@ -290,7 +290,7 @@ def test_the_phase_series_counts_gamma_1_n_requests():
     from geosched.theory import svf_fluid_classes as classes
 
     series = classes.phase_bound_steps(2)[1]
-    gamma1, big_n = sp.Symbol("gamma1", positive=True), sp.Symbol("N", positive=True)
+    gamma1, big_n = sp.Symbol("gamma1", nonnegative=True), sp.Symbol("N", positive=True)
     tau1, a1, omega, o1 = sp.Symbol("tau1", positive=True), sp.Symbol("a1", nonnegative=True), \
         sp.Symbol("Omega", positive=True), sp.Symbol("o1", positive=True)
     point = {gamma1: 2, big_n: 5, tau1: 3, a1: 1, omega: 4, o1: 2}

@@ -65,3 +65,14 @@ def test_the_ledger_refutes_the_game_row_when_the_game_is_wrong(monkeypatch):
     monkeypatch.setattr(game, "_continuation", lambda k, d, r: (lambda c: (c[0] + 1, c[1]))(honest(k, d, r)))
     claim = run_claims(["jaillet.thm4.1"], mode="quick", follow_dependencies=False).claims[0]
     assert claim.status == "refuted" and "game:jaillet4.1" in claim.message
+
+
+def test_the_audit_says_what_it_rederived():
+    from geosched.verify.game import audit_game
+
+    result = solve_game(2)
+    full = audit_game(result)
+    assert full["problems"] == [] and full["continuations"] == 3 * len(result.per_d)  # r = d+1 .. d+K+1
+    assert full["per_d_rechecked"] == len(result.per_d) == full["never_release"]
+    partial = audit_game(result, brute_k_max=1)
+    assert partial["continuations"] == 0 and partial["per_d_rechecked"] == 0

@@ -163,21 +163,6 @@ def test_restart_needs_thorough_and_out(capsys):
     assert err.count("\n") == 0 and "--restart" in err
 
 
-def test_progress_bar_on_stderr_on_a_terminal_or_verbose(capsys):
-    """The bar is drawn on a terminal or with --verbose (never on stdout: --json stays one
-    object); captured stderr is no terminal, so without --verbose there is none."""
-    assert main(["claims", "--quick", "--claim", "kong.volume", "--verbose"]) == 0
-    captured = capsys.readouterr()
-    assert "kong.volume" in captured.err and "check" in captured.err  # tqdm's bar, unit "check"
-    assert main(["claims", "--quick", "--json", "--verbose", "--claim", "kong.volume"]) == 0
-    captured = capsys.readouterr()
-    assert "check" in captured.err and json.loads(captured.out)["claims"]
-    assert main(["claims", "--quick", "--claim", "kong.volume"]) == 0
-    assert capsys.readouterr().err == ""
-    with pytest.raises(SystemExit, match="2"):  # exclusive: a usage error
-        main(["claims", "--quick", "--claim", "kong.volume", "--verbose", "--quiet"])
-
-
 def test_unknown_claim_raises():
     with pytest.raises(UnknownNameError):
         run_claims(["nope"])
@@ -383,7 +368,8 @@ def test_default_ledger_lists_every_claim_with_a_status():
     from geosched.verify.coq_engine import coq_available
 
     if coq_available():  # proved as a whole in Coq (verify/coq, docs/proved.md)
-        assert by_id["kong.thm3.2"].message == "proved (Coq, every n: thm32_svf_competitive)"
+        assert by_id["kong.thm3.2"].message == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
+                                                "svf_sim_eq, tel_finish_times)")
         assert by_id["kong.lemmaA.2.peak"].status == "proved"
         assert by_id["kong.lemmaA.2"].status == "proved"  # items 1-3 and the summed form (LemmaA2Sum.v)
         assert by_id["kong.thm3.3"].status == "proved"  # both readings (OneBit.v)
@@ -485,3 +471,50 @@ def test_a_wrong_alpha_refutes_through_consts(monkeypatch):
                                                                            self.memory)))
     claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
     assert claim.status == "refuted" and "consts:thm3.2" in claim.message
+
+
+def _enumeration_size(space, variant) -> tuple[int, int]:
+    """(instances, request orders) of a variant on a space, counted from the space alone: the subset's filter,
+    then every distinct order for "all", for "ties" when two shapes of one volume meet, else one."""
+    import itertools
+
+    from geosched.verify import exhaustive as ex
+
+    v = ex.VARIANTS[variant]
+    instances = orders = 0
+    for multiset, low, high in ex.cells(space):
+        prompts = {s for _, s, _ in multiset}
+        peak = max(s + o for _, s, o in multiset)
+        kept = sum(1 for memory in range(low, high + 1)
+                   if v.subset is None or (len(prompts) == 1 and (v.subset == "equal_prompts" or memory >= 2 * peak)))
+        distinct = len(set(itertools.permutations(multiset)))
+        shapes_by_volume: dict[int, set] = {}
+        for a, s, o in multiset:
+            shapes_by_volume.setdefault(s * o + (o * o + o) // 2, set()).add((a, s, o))
+        tie = any(len(shapes) > 1 for shapes in shapes_by_volume.values())
+        per = distinct if v.orderings == "all" or (v.orderings == "ties" and tie) else 1
+        instances += kept
+        orders += kept * per
+    return instances, orders
+
+
+@pytest.mark.parametrize("mode", ["quick", "default", "thorough"])
+def test_the_pinned_enumeration_sizes_are_the_spaces(mode):
+    from geosched.verify import exhaustive as ex
+    from geosched.verify.methods import ENUMERATION_SIZES
+
+    space = {"quick": ex.QUICK_SPACE, "default": ex.DEFAULT_SPACE, "thorough": ex.THOROUGH_SPACE}[mode]
+    for variant, pinned in ENUMERATION_SIZES[mode].items():
+        assert _enumeration_size(space, variant) == pinned, (mode, variant)
+
+
+def test_an_enumeration_of_another_size_is_refused(monkeypatch):
+    from geosched.verify import methods
+    from geosched.verify.evidence import Context
+
+    ctx = Context("quick", None, 0, ("svf",))
+    assert methods.METHODS["exhaustive:prop3.1"](CLAIMS["kong.prop3.1"], ctx).status == "checked"
+    sizes = {**methods.ENUMERATION_SIZES, "quick": {**methods.ENUMERATION_SIZES["quick"], "svf": (1146, 1365)}}
+    monkeypatch.setattr(methods, "ENUMERATION_SIZES", sizes)
+    evidence = methods.METHODS["exhaustive:prop3.1"](CLAIMS["kong.prop3.1"], ctx)  # the shared run, read again
+    assert evidence.status == "unknown" and "refused: enumerated 1145 instances" in evidence.message

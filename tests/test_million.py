@@ -1,6 +1,6 @@
 """Issue 21 item 8: the fast paths for 1,000,000 requests give exactly what the general paths give.
 
-The compiled decision loop (:mod:`geosched.reference_impl.fastsim`) against the simulator's
+The compiled kernel (:mod:`geosched.reference_impl.kernel`) against the simulator's
 ``ReplicaEngine`` (and the naive per-step reference); the column reader and the checker's column
 path against the general ones, on generated instances with ties and on bad inputs; the command
 line's column path (:mod:`geosched.reference_impl.columns`) against its general path.
@@ -25,7 +25,7 @@ from stepwise_reference import stepwise_simulate
 
 from geosched import cli
 from geosched.errors import GeoschedError
-from geosched.reference_impl import checker, columns, fastsim, model, simulation
+from geosched.reference_impl import checker, columns, kernel, model, simulation
 from geosched.reference_impl.checker import check_schedule, sorted_unique
 from geosched.reference_impl.jsonfile import loads, read_text
 from geosched.reference_impl.model import (
@@ -56,15 +56,15 @@ def tied_instances(draw, max_n: int = 40):
     return Instance(memory, requests)
 
 
-def _engine_result(instance, policy):
+def _engine_result(instance, policy, backfill=False):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 10**18)
-        return simulation.simulate(instance, policy)
+        return simulation.simulate(instance, policy, backfill=backfill)
 
 
-def _compiled_result(instance, policy):
+def _compiled_result(instance, policy, backfill=False):
     calls = []
-    real = fastsim.run_exact
+    real = kernel.run_exact
 
     def counted(*args):
         calls.append(1)
@@ -72,29 +72,29 @@ def _compiled_result(instance, policy):
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
-        patch.setattr(fastsim, "run_exact", counted)
-        result = simulation.simulate(instance, policy)
+        patch.setattr(kernel, "run_exact", counted)
+        result = simulation.simulate(instance, policy, backfill=backfill)
     assert calls == [1], "the compiled loop did not run"
     return result
 
 
 @settings(deadline=None)
-@given(tied_instances(), st.sampled_from(["svf", "sjf", "fcfs", "svf1"]))
-def test_compiled_loop_equals_the_engine(instance, policy):
-    expected = _engine_result(instance, policy)
-    got = _compiled_result(instance, policy)
+@given(tied_instances(), st.sampled_from(["svf", "sjf", "fcfs", "svf1"]), st.booleans())
+def test_compiled_loop_equals_the_engine(instance, policy, backfill):
+    expected = _engine_result(instance, policy, backfill)
+    got = _compiled_result(instance, policy, backfill)
     assert got == expected  # every field: starts, completions, admission order, decisions, message
     assert got.message == expected.message and got.decisions == expected.decisions
     keys = make_policy(policy).keys(instance, [r.output for r in instance.requests])
-    starts, _ = stepwise_simulate(instance, keys, [r.output for r in instance.requests], backfill=False)
+    starts, _ = stepwise_simulate(instance, keys, [r.output for r in instance.requests], backfill=backfill)
     assert got.starts == starts
 
 
 def test_compiled_loop_hand_worked():
     # M = 12: b (1, 5) first by volume, a (6, 3) waits until b's usage 1 + t leaves room: 6 + 3 + 6 > 12
     # until t = 5 (b holds 6 at step 5, a holds 7 at step 6 when b is gone)
-    start, order, decisions = fastsim.run_exact(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]),
-                                                np.array([1, 0]), np.array([0, 1]))
+    start, order, decisions = kernel.run_exact(12, np.array([6, 1]), np.array([3, 5]), np.array([0, 0]),
+                                               np.array([1, 0]), False)
     assert start.tolist() == [5, 0] and order.tolist() == [1, 0] and decisions == 2
 
 
@@ -108,9 +108,8 @@ class _Longer:
 def test_falls_back_outside_its_case(monkeypatch):
     calls = []
     monkeypatch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
-    monkeypatch.setattr(fastsim, "run_exact", lambda *a: calls.append(1))
+    monkeypatch.setattr(kernel, "run_exact", lambda *a: calls.append(1))
     instance = Instance(12, [Request("a", 0, 6, 3), Request("b", 0, 1, 5)])
-    simulation.simulate(instance, "svf", backfill=True)
     simulation.simulate(instance, "svf", predictor=_Longer())
     simulation.simulate(instance.with_block_size(2), "svf")
     simulation.simulate(instance, "svf", observer=lambda interval: None)
@@ -119,20 +118,39 @@ def test_falls_back_outside_its_case(monkeypatch):
     assert calls == []
 
 
+def test_block_grain_never_reaches_the_kernel(monkeypatch):
+    # M = 12, B = 4, two requests (2, 3) at 0. Token grain: both start at 0 (each holds 3, 4, 5: 10 <= 12).
+    # Blocks: each holds 4, 4, 8, so the second at 0 would make 16 > 12 at step 3; at 1 it holds 4 there
+    # (8 + 4 <= 12) and 8 at step 4, when the first is gone: it starts at 1.
+    instance = Instance(12, [Request("a", 0, 2, 3), Request("b", 0, 2, 3)])
+    blocks = instance.with_block_size(4)
+    columns_ = (np.array([2, 2]), np.array([3, 3]), np.array([0, 0]))
+    assert simulation.compiled_run(12, *columns_, [1, 1], block_size=4) is None
+    assert simulation.compiled_run(12, *columns_, [1, 1], block_size=1)[0].tolist() == [0, 0]
+    calls = []
+    real = kernel.run_exact
+    monkeypatch.setattr(simulation, "COMPILED_MIN_REQUESTS", 0)
+    monkeypatch.setattr(kernel, "run_exact", lambda *a: calls.append(1) or real(*a))
+    assert simulation.simulate(instance, "svf").starts == {"a": 0, "b": 0} and calls == [1]
+    got = simulation.simulate(blocks, "svf")
+    assert got.starts == {"a": 0, "b": 1} and calls == [1]  # the step engine, at block grain
+    assert check_schedule(blocks, got.starts).feasible and not check_schedule(blocks, {"a": 0, "b": 0}).feasible
+
+
 @pytest.mark.parametrize("arrival,output,memory,fits", [
     ([0, 5], [3, 4], 39, True),
     ([2**53], [2**53], 2**53, True),  # 4 * 3 * 4 * 2^53 < 2^62
     ([0] * 10, [2**53] * 10, 2**53, False),  # 4 * 12 * 13 * 2^53 >= 2^62
 ])
 def test_fits_int64(arrival, output, memory, fits):
-    assert fastsim.fits_int64(memory, np.array(arrival, dtype=np.int64), np.array(output, dtype=np.int64)) is fits
+    assert kernel.fits_int64(memory, np.array(arrival, dtype=np.int64), np.array(output, dtype=np.int64)) is fits
 
 
 def test_priority_order_is_key_arrival_position():
-    order = fastsim.priority_order([3, 1, 1, 1], np.array([0, 2, 1, 1]))
+    order = kernel.priority_order([3, 1, 1, 1], np.array([0, 2, 1, 1]))
     assert order.tolist() == [2, 3, 1, 0]
-    assert fastsim.priority_order([1.5, 2], np.array([0, 0])) is None
-    assert fastsim.priority_order([2**70, 1], np.array([0, 0])) is None
+    assert kernel.priority_order([1.5, 2], np.array([0, 0])) is None
+    assert kernel.priority_order([2**70, 1], np.array([0, 0])) is None
 
 
 # ---------------------------------------------------------------- the schedule reader

@@ -167,3 +167,88 @@ def test_the_ledger_refutes_a_wrong_estimator(monkeypatch):
 
     claim = run_claims(["kong.thm3.4"], mode="quick", follow_dependencies=False).claims[0]
     assert claim.status == "refuted" and "estimator" in claim.note
+
+
+# ------------------------------------------------------------------ the ledger's re-derivation (issue 34, item 2)
+
+
+def test_the_statements_mean_volume_has_two_implementations():
+    from geosched.verify.montecarlo import truncated_mean_volume
+    from geosched.verify.montecarlo_audit import mean_volume
+
+    for mu, s_min, s_max, cap in ((0.2, 0, 3, 6), (0.35, 1, 2, 5), (0.9, 0, 0, 1), (0.05, 2, 5, 20)):
+        assert mean_volume(mu, s_min, s_max, cap) == pytest.approx(truncated_mean_volume(mu, s_min, s_max, cap))
+
+
+def test_the_measured_rate_and_load_are_compared_with_the_statements():
+    from dataclasses import replace
+
+    from geosched.verify import montecarlo as mc
+    from geosched.verify.montecarlo_audit import load_problems
+
+    point = run_montecarlo(((0.2, 0.9),), **SMALL).points[0]
+    assert load_problems(point, 12, 0.5, (0, 3)) == []
+    measured = point.workload["measured"]
+    for factor, words in ((1.06, "rate at"), (0.94, "rate at")):  # the audit's smallest rate error: 6%
+        wrong = dict(measured, gaps=round(measured["gaps"] * factor))
+        assert any(words in p for p in load_problems(replace(point, workload={"measured": wrong}), 12, 0.5, (0, 3)))
+    heavier = dict(measured, sum_volume=measured["sum_volume"] * 1.06, sum_volume_sq=measured["sum_volume_sq"] * 1.12)
+    assert any("load at" in p for p in load_problems(replace(point, workload={"measured": heavier}), 12, 0.5, (0, 3)))
+    assert "no long workload" in load_problems(replace(point, workload={}), 12, 0.5, (0, 3))[0]
+    # the measurement is the generator's: a rate 10% off in the run itself is seen
+    honest = mc._rate
+    try:
+        mc._rate = lambda mu, rho, cfg: 1.1 * honest(mu, rho, cfg)
+        off = run_montecarlo(((0.2, 0.9),), **SMALL).points[0]
+    finally:
+        mc._rate = honest
+    assert any("rate at" in p for p in load_problems(off, 12, 0.5, (0, 3)))
+
+
+def test_a_point_outside_the_hypotheses_is_never_judged():
+    from dataclasses import replace
+
+    from geosched.verify.montecarlo_audit import inside
+
+    point = run_montecarlo(((0.2, 0.9),), **SMALL).points[0]
+    assert inside(point, 12, 0.5) and point.in_hypotheses
+    assert not inside(replace(point, rho=1.0), 12, 0.5)
+    assert not inside(replace(point, mu=1.0), 12, 0.5)
+    peak = dict(point.workload["measured"], max_peak=7)  # alpha M = 6
+    assert not inside(replace(point, workload={**point.workload, "measured": peak}), 12, 0.5)
+
+
+def test_the_bootstrap_interval_is_rederived_by_a_second_implementation():
+    import numpy as np
+
+    from geosched.verify.montecarlo import _bootstrap_ratio
+    from geosched.verify.montecarlo_audit import bootstrap_interval, bootstrap_problems
+
+    rng = np.random.default_rng(3)
+    tel = rng.integers(20, 60, 30).astype(float)
+    opt = tel - rng.integers(0, 10, 30)
+    reported = _bootstrap_ratio(tel, opt, np.random.default_rng(0), 2000, 0.95)
+    assert bootstrap_problems("ratio", reported, list(tel), list(opt), 0.95, 2000) == []
+    _, low, high = bootstrap_interval(list(tel), list(opt), 0.95)
+    assert low == pytest.approx(reported[0], rel=0.02) and high == pytest.approx(reported[1], rel=0.02)
+    # the ends at the 5% and 95% quantiles (a 90% interval reported as 95%) are not the 2.5% and 97.5% ones
+    narrow = _bootstrap_ratio(tel, opt, np.random.default_rng(0), 2000, 0.90)
+    assert bootstrap_problems("ratio", narrow, list(tel), list(opt), 0.95, 2000)
+    assert bootstrap_problems("ratio", (reported[0], reported[0]), list(tel), list(opt), 0.95, 2000)
+
+
+def test_the_ledger_refutes_a_wrong_bootstrap_interval(monkeypatch):
+    from geosched.verify import methods
+    from geosched.verify.ledger import run_claims
+
+    honest = methods._poisson_run
+
+    def shifted(policy, ctx):
+        from dataclasses import replace
+
+        result, seconds = honest(policy, ctx)
+        return replace(result, points=[replace(p, ci_high=p.ci_high * 1.2) for p in result.points]), seconds
+
+    monkeypatch.setattr(methods, "_poisson_run", shifted)
+    claim = run_claims(["kong.thm3.4"], mode="quick", follow_dependencies=False).claims[0]
+    assert claim.status == "refuted" and "bootstrap" in claim.note

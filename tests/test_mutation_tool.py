@@ -33,6 +33,25 @@ def test_every_module_has_files_and_a_fast_test_selection():
         assert files and all((ROOT / t).is_file() for t in files), module
 
 
+def test_a_selector_a_tree_lacks_selects_nothing_there(tmp_path):
+    """A target names the code of two trees (before and after a change): what a tree lacks is skipped, what it has
+    is mutated. This tree has verify/coq_output.py and no coq_engine._assumptions."""
+    every = mt.enumerate_mutants(ROOT, ("verify-coq",))
+    paths = {m.path for m in every}
+    assert paths == {"verify/coq_evidence.py", "verify/coq_output.py", "verify/coq_engine.py"}
+    import ast
+
+    tree = ast.parse((ROOT / "verify/coq_engine.py").read_text())
+    spans = {n.name: (n.lineno, n.end_lineno) for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert "_assumptions" not in spans
+    lines = {m.line for m in every if m.path == "verify/coq_engine.py"}
+    kept = [spans["_from_manifest"], spans["_theorem_fields"]]
+    assert lines and all(any(a <= line <= b for a, b in kept) for line in lines)
+    (tmp_path / "verify").mkdir()
+    (tmp_path / "verify" / "coq_evidence.py").write_text("x = 1 + 2\n")
+    assert {m.path for m in mt.enumerate_mutants(tmp_path, ("verify-coq",))} == {"verify/coq_evidence.py"}
+
+
 def test_the_onebit_class_and_the_rest_of_policies_split_the_file():
     every = mt.enumerate_mutants(ROOT, ("policies", "onebit"))
     onebit = [m for m in every if m.module == "onebit"]

@@ -62,19 +62,36 @@ def test_ablation_status_rule():
     assert sc.ablation_claim(_grid(full, ablations=none)).status == "not_reproduced"
 
 
+def _cost(reads, value_ops=None, bytecode=None, cpu=None) -> dict[int, dict[str, float]]:
+    return {n: {"reads": reads(n), "value_ops": (value_ops or reads)(n), "bytecode": (bytecode or reads)(n),
+                "cpu_seconds": (cpu or (lambda m: 1e-6 * m))(n)} for n in (2, 32, 64, 256, 1024)}
+
+
 def test_routing_status_rule():
     linear = {n: 1e-6 * n for n in (2, 32, 64, 256, 1024)}
     assert sc.fitted_exponent(linear) == pytest.approx(1.0)
-    assert sc.routing_claim(linear).status == "reproduced"
-    quadratic = {n: 1e-9 * n * n for n in (2, 32, 64, 256, 1024)}
-    assert sc.routing_claim(quadratic).status == "not_reproduced"
+    assert sc.routing_claim(_cost(lambda n: 3 * n)).status == "reproduced"
+    # any one count growing faster than linearly decides: the word follows the largest exponent
+    for count in ("reads", "value_ops", "bytecode"):
+        quadratic = _cost(lambda n: 3 * n)
+        for n in quadratic:
+            quadratic[n][count] = n * n
+        outcome = sc.routing_claim(quadratic)
+        assert outcome.status == "not_reproduced" and outcome.data["summary"].startswith(count)
+    # the CPU time is reported, never judged: a quadratic time leaves the word to the counts
+    outcome = sc.routing_claim(_cost(lambda n: 3 * n, cpu=lambda n: 1e-9 * n * n))
+    assert outcome.status == "reproduced" and outcome.data["cpu_exponent"] == pytest.approx(2.0)
+    assert "CPU time ~ N^2.00, reported, not judged" in outcome.message
 
 
 def test_routing_counts_operations_not_seconds(monkeypatch):
     sizes = (2, 32, 64, 128)
-    first = sc.routing_operations(sizes, requests=2)
-    assert first == sc.routing_operations(sizes, requests=2)  # deterministic: no clock, no load
+    first = sc.routing_cost(sizes, requests=2)
+    second = sc.routing_cost(sizes, requests=2)
+    counts = {n: {k: v for k, v in c.items() if k != "cpu_seconds"} for n, c in first.items()}
+    assert counts == {n: {k: v for k, v in c.items() if k != "cpu_seconds"} for n, c in second.items()}  # no clock
     assert sc.routing_claim(first).status == "reproduced"
+    assert all(first[n]["reads"] == 12 * n for n in sizes)  # the 10 state lists read once, 2 re-read by choose
     # a router that compares every pair of replicas is caught by the counts
     from geosched.reference_impl.cluster.routers import SageSchedRouter
 
@@ -85,7 +102,20 @@ def test_routing_counts_operations_not_seconds(monkeypatch):
         return [s + 0 * sum(1 for _ in scores) for s in scores]
 
     monkeypatch.setattr(SageSchedRouter, "scores", quadratic)
-    assert sc.routing_claim(sc.routing_operations(sizes, requests=2)).status == "not_reproduced"
+    assert sc.routing_claim(sc.routing_cost(sizes, requests=2)).status == "not_reproduced"
+
+
+def test_the_counted_state_counts_reads_and_value_operations_in_c_code():
+    reads = [0]
+    counted = sc._CountedList([3.0, 1.0, 2.0], reads)
+    sc._Counted.counter[0] = 0
+    assert sorted(counted) == [1.0, 2.0, 3.0] and reads[0] == 3 and sc._Counted.counter[0] >= 2  # C's sort compares
+    assert counted[0] + 1 == 4.0 and isinstance(counted[0] * 2, sc._Counted) and reads[0] == 5
+    assert min(counted[1:]) == 1.0 and reads[0] == 7
+    import numpy as np
+
+    before = reads[0]
+    assert np.asarray(list(counted)).sum() == 6.0 and reads[0] == before + 3
 
 
 def test_preemption_status_rule():
@@ -131,7 +161,7 @@ def test_grid_checkpoint_resumes(tmp_path, monkeypatch):
 
 
 def test_ledger_rows_end_to_end(monkeypatch):
-    tiny = sc._Setup(600, {"tiny": "1xA100-80G,1xH100-80G"}, (0.8,), 300, 50_000, (2, 4, 64, 128), 1)
+    tiny = sc._Setup(600, {"tiny": "1xA100-80G,1xH100-80G"}, (0.8,), 300, 50_000, (2, 4, 64, 128))
     monkeypatch.setattr(sc, "_DEFAULT", tiny)
     result = run_claims(["sagesched.gain", "sagesched.ablation", "sagesched.routing", "sagesched.preemption"])
     statuses = {c.id: c.status for c in result.claims}
@@ -140,13 +170,17 @@ def test_ledger_rows_end_to_end(monkeypatch):
     routing = next(c for c in result.claims if c.id == "sagesched.routing")
     assert "N^" in routing.evidence[0].message
     gain = next(c for c in result.claims if c.id == "sagesched.gain")
+    preemption = next(c for c in result.claims if c.id == "sagesched.preemption")
+    # every sub-comparison is named with its own result in the row's text (issue 34: partly lists them)
+    assert "held:" in preemption.message and "fewer than the best-latency heuristic" in preemption.message
     if sc.default_trace_path() is not None:
         assert "mean TTLT gain" in gain.evidence[0].message
+        assert "gain > 0" in gain.message and "held:" in gain.message
         assert len(gain.evidence[0].data["rows"]) == 25
 
 
 def test_absent_trace_gives_unknown(monkeypatch):
-    tiny = sc._Setup(600, {"tiny": "1xA100-80G"}, (0.8,), 200, 50_000, (2, 4), 1)
+    tiny = sc._Setup(600, {"tiny": "1xA100-80G"}, (0.8,), 200, 50_000, (2, 4))
     monkeypatch.setattr(sc, "_DEFAULT", tiny)
     monkeypatch.setattr(sc, "default_trace_path", lambda: None)
     outcomes = sc.run_sagesched_claims()

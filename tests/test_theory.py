@@ -77,13 +77,13 @@ def test_derivation_checks(claim, checks):
     assert check.status in ("proved", "proved relative", "unknown")
     for step, result in zip(derivation.steps, check.steps):
         # a mechanical step must check; only steps declared uncheckable may stay open
-        expected = "not_checkable" if step.method == "unchecked" else "checked"
+        expected = {"unchecked": "not_checkable", "assumption": "assumed"}.get(step.method, "checked")
         assert result.status == expected, (claim, result.index, result.message)
     assert check.wall_time >= 0 and len(check.steps) == len(derivation.steps)
     # the status follows from the steps: any open step leaves it unknown; else proved, relative to what it uses
     if any(step.method == "unchecked" for step in derivation.steps):
         assert check.status == "unknown" and "partially checked" in check.message
-    elif derivation.depends_on:
+    elif derivation.depends_on or any(step.method == "assumption" for step in derivation.steps):
         assert check.status == "proved relative" and "proved relative to" in check.message
     else:
         assert check.status == "proved"
@@ -260,14 +260,32 @@ def test_unknown_claim_lists_known_ids():
 def test_cli_prove_text(capsys):
     assert main(["prove", "kong.volume"]) == 0
     out = capsys.readouterr().out
-    assert "Step 1 [identity: checked]" in out and "Status: proved (" in out
+    assert "Step 1 [identity: checked]" in out
+    assert re.search(r"^Status: proved\b.*, as geosched claims .* says\.$", out, re.M)  # one sentence
     assert main(["prove", "kong.thm3.2"]) == 0
     out = capsys.readouterr().out
     assert "Derivation: proved relative (" in out and "unchecked: kong.lemmaA.2 steps 5, 8, 10" in out
     # the Status line is the ledger's word for the row (the same function decides both, issue 24)
     from geosched.verify.ledger import run_claims
 
-    assert f"Status: {run_claims(['kong.thm3.2'], mode='quick').claims[0].status} (" in out
+    assert re.search(rf"^Status: {run_claims(['kong.thm3.2'], mode='quick').claims[0].status}\b", out, re.M)
+
+
+def test_cli_prove_says_its_mode_and_the_dependencies_own_words(capsys):
+    """Issue 34, item 6: ``prove svf.fluid.k2`` used to list "kong.prop3.1 (not proved)" (sympy's view of its
+    derivation) while the ledger said proved, and showed quick's n<=3 without saying it was quick's."""
+    from geosched.verify.ledger import run_claims
+
+    assert main(["prove", "svf.fluid.k2"]) == 0
+    out = capsys.readouterr().out
+    words = {c.id: c for c in run_claims(["svf.fluid.k2", "kong.prop3.1"], mode="quick").claims}
+    assert "Marked by the ledger run in mode quick (bounds here are --quick's" in out
+    assert f"kong.prop3.1: {words['kong.prop3.1'].status} ({words['kong.prop3.1'].message})" in out
+    assert "(not proved)" not in out and "not proved by sympy alone" in out
+    status = out.rstrip().splitlines()[-1]
+    assert status.startswith(f"Status: {words['svf.fluid.k2'].status} (") and status.endswith(
+        "the ledger's word in quick mode (geosched claims --quick --claim svf.fluid.k2).")
+    assert ". " not in status and ";" not in status  # one sentence
 
 
 def test_cli_prove_latex_and_json(capsys):

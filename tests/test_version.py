@@ -17,6 +17,13 @@ def test_version_module_matches_pyproject():
     assert project["version"] == __version__ == geosched.__version__
 
 
+def test_the_citation_and_the_changelog_name_this_version():
+    assert re.search(rf'^version: "{re.escape(__version__)}"$', (ROOT / "CITATION.cff").read_text(), re.M)
+    # a release note for it, with a date (the tag v{__version__} marks the commit)
+    assert re.search(rf"^## \[{re.escape(__version__)}\] - \d{{4}}-\d{{2}}-\d{{2}}$",
+                     (ROOT / "CHANGELOG.md").read_text(), re.M)
+
+
 def test_no_module_imports_the_version_from_the_root_package():
     upward = re.compile(r"^\s*from geosched import .*__version__", re.M)
     offenders = [str(p.relative_to(ROOT)) for folder in ("geosched", "reference_impl", "theory", "verify", "adversary")

@@ -49,8 +49,19 @@ def test_chat_statistics_near_the_trace_summary():
 def test_unknown_workload_lists_known():
     with pytest.raises(UnknownNameError, match="known: .*burst.*poisson"):
         load_workload("zigzag")
-    with pytest.raises(ValidationError, match="bad parameters"):
+    with pytest.raises(ValidationError) as info:
         load_workload("burst:wings=3")
+    message = str(info.value)  # the generator's name and its accepted keys, never a private function's name
+    assert "'wings'" in message and "it accepts: n, seed, memory, s_min, s_max, m_min, m_max" in message
+    assert "_burst" not in message and "unexpected keyword" not in message
+
+
+def test_an_unknown_generator_key_is_one_line_naming_the_keys(capsys):
+    from geosched.cli import main
+
+    assert main(["simulate", "burst:q=3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "parameter 'q'" in err and "it accepts: n, seed" in err and "_burst" not in err
 
 
 def test_load_workload_overrides():

@@ -411,6 +411,8 @@ def test_every_subcommand_has_a_description_and_an_example():
                 problems.append(f"{' '.join(path)}: example {command!r} is not of this command")
         if "-q, --quiet" not in sub.format_help() and sub._subparsers is None:
             problems.append(f"{' '.join(path)}: no --quiet")
+        if "%%" in sub.format_help():  # argparse expands % only in help= texts, never in a description
+            problems.append(f"{' '.join(path)}: '%%' printed in --help")
     assert not problems, problems
 
 

@@ -50,6 +50,11 @@ class Claim:
     no_derivation: str = ""  # why the claim has no sympy derivation ("" when it has one: method "derivation")
     exhaustive_variants: tuple[str, ...] = ()  # the exhaustive run's variants its checks read (one shared run)
     flips: str = ""  # an empirical claim: what would change its word (docs/claims.md's figures table)
+    # the Coq theorems the row cites (a method ``coq:NAME`` each), with the statement it relies on: the normalised
+    # ``Check`` (``python -m geosched.verify.coq_engine --statements`` prints them); the ledger compares it with what
+    # coqc prints in the run and refutes the row on a mismatch, naming the theorem
+    coq: tuple[tuple[str, str], ...] = ()  # (theorem, statement): the steps of the derivation they cover
+    coq_whole: tuple[tuple[str, str], ...] = ()  # (theorem, statement): together they state the whole claim
 
 
 def sort_key(claim: Claim) -> tuple[int, int]:

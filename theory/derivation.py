@@ -21,6 +21,11 @@ justification in words, and a *method* saying how sympy checks it:
     The relation is checked at the concrete point ``values`` (exact rational arithmetic).
 ``limit``
     ``limit(lhs, variable, point, direction) == rhs``.
+``assumption``
+    The step *is* a named hypothesis of the derivation (``uses``: the labels of its
+    :class:`Hypothesis` objects, each stating a standard result with its conditions, e.g.
+    PASTA or Little's law), applied at that point of the argument. It is not checked: it is
+    assumed, and the derivation says so (a label the derivation does not declare is an error).
 ``unchecked``
     *Not mechanically checkable* here (a combinatorial or probabilistic argument about
     schedules, not an algebraic fact); ``reason`` says why and where else it is checked.
@@ -33,6 +38,7 @@ Checking a step gives a :class:`StepCheck` whose ``status`` is
   ``witness``), a wrong value or limit;
 * ``"inconclusive"``: sympy could neither verify it nor find a counterexample;
 * ``"not_checkable"``: an ``unchecked`` step;
+* ``"assumed"``: an ``assumption`` step (a named hypothesis of the derivation, applied);
 * ``"error"``: the check raised an exception (reported, never hidden).
 
 The overall :attr:`DerivationCheck.status` of a derivation is
@@ -40,7 +46,9 @@ The overall :attr:`DerivationCheck.status` of a derivation is
 * ``"proved"``: every step ``checked``, and (for :func:`geosched.theory.check_claim`) every
   step of every claim it relies on (``depends_on``, transitively) too;
 * ``"proved relative"``: every step of its own is ``checked``, but it relies on claims that are
-  not themselves proved: the message says "proved relative to X; unchecked: X steps ...";
+  not themselves proved: the message says "proved relative to X; unchecked: X steps ..."; or
+  every step is ``checked`` or ``assumed``: the message says "proved relative to the hypotheses
+  Q1, Q2" (:attr:`DerivationCheck.assumed` lists them);
 * ``"refuted"``: at least one step ``failed`` (some step of the derivation, as written, is
   false: a wrong formula, with the witness);
 * ``"unknown"``: otherwise (some step not checkable, inconclusive or in error, or a claim it
@@ -90,8 +98,8 @@ __all__ = [
     "manifestly_nonnegative",
 ]
 
-METHODS = ("identity", "inequality", "substitution", "limit", "unchecked")
-STEP_STATUSES = ("checked", "failed", "inconclusive", "not_checkable", "error")
+METHODS = ("identity", "inequality", "substitution", "limit", "assumption", "unchecked")
+STEP_STATUSES = ("checked", "failed", "inconclusive", "not_checkable", "assumed", "error")
 DERIVATION_STATUSES = ("proved", "proved relative", "refuted", "unknown")
 _RELATIONS = {"==": sp.Eq, ">=": sp.Ge, ">": sp.Gt, "<=": sp.Le, "<": sp.Lt}
 _LATEX_REL = {"==": "=", ">=": r"\ge", ">": ">", "<=": r"\le", "<": "<"}
@@ -105,6 +113,9 @@ class Hypothesis:
     label: str  # short name, e.g. "H1"
     statement: str  # the premise in words / ascii math
     latex: str = ""  # the premise in LaTeX (text mode, math in $...$); "" falls back to the escaped statement
+    # outside this premise: "fails: ..." names an instance where the conclusion fails (tests/test_hypotheses.py
+    # computes it), else why no such instance is known; every premise of every claim says one (a test checks)
+    outside: str = ""
 
     def render_latex(self) -> str:
         """The premise in LaTeX: :attr:`latex`, else the statement escaped as text."""
@@ -130,6 +141,7 @@ class Step:
     reason: str = ""  # unchecked: why not mechanically checkable, and where it is checked
     covered_by: tuple[str, ...] = ()  # unchecked: ledger methods (geosched.verify) that check this step instead
     premises: tuple[Any, ...] = ()  # inequality: expressions assumed >= 0 (stated side conditions)
+    uses: tuple[str, ...] = ()  # assumption: the labels of the derivation's hypotheses this step applies
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -170,6 +182,14 @@ class Step:
                    variable=variable, point=sp.sympify(point), direction=direction)
 
     @classmethod
+    def assumption(cls, statement: str, uses: Sequence[str], justification: str) -> Step:
+        """A named hypothesis of the derivation (``uses``: its :class:`Hypothesis` labels), applied here:
+        assumed, never checked (the derivation is then proved only *relative to* those hypotheses)."""
+        if not uses:
+            raise ValueError("an assumption step names the hypotheses it uses")
+        return cls(statement, "assumption", justification, uses=tuple(uses))
+
+    @classmethod
     def unchecked(cls, statement: str, justification: str, reason: str, covered_by: Sequence[str] = ()) -> Step:
         """A step sympy cannot check; ``reason`` says why; ``covered_by`` names the ledger methods of
         :mod:`geosched.verify` that check it instead (the ledger decides whether they did, in its run)."""
@@ -187,8 +207,8 @@ class Step:
 
     # ----------------------------------------------------------------- rendering
     def formula_text(self) -> str:
-        """The step's formula in sympy's plain notation ('' for an unchecked step)."""
-        if self.method == "unchecked":
+        """The step's formula in sympy's plain notation ('' for an unchecked or assumed step)."""
+        if self.method in ("unchecked", "assumption"):
             return ""
         if self.method == "limit":
             return f"lim_{{{self.variable} -> {self.point}{_dir(self.direction)}}} {self.lhs} = {self.rhs}"
@@ -198,8 +218,8 @@ class Step:
         return text
 
     def formula_latex(self) -> str:
-        """The step's formula in LaTeX ('' for an unchecked step)."""
-        if self.method == "unchecked":
+        """The step's formula in LaTeX ('' for an unchecked or assumed step)."""
+        if self.method in ("unchecked", "assumption"):
             return ""
         if self.method == "limit":
             return (rf"\lim_{{{sp.latex(self.variable)} \to {sp.latex(self.point)}{_dir(self.direction)}}} "
@@ -220,6 +240,7 @@ class Step:
             **({"premises": [f"{q} >= 0" for q in self.premises]} if self.premises else {}),
             **({"reason": self.reason} if self.reason else {}),
             **({"covered_by": list(self.covered_by)} if self.covered_by else {}),
+            **({"uses": list(self.uses)} if self.uses else {}),
         }
 
 
@@ -273,6 +294,8 @@ class DerivationCheck(Result):
     depends_on: tuple[str, ...]  # claim ids this derivation cites
     open_steps: tuple[OpenStep, ...] = ()  # steps not checked by sympy, here and (check_claim) in the dependencies
     relative_to: tuple[str, ...] = ()  # dependencies not shown proved by this check
+    assumed: tuple[str, ...] = ()  # "LABEL (statement)" of each hypothesis its assumption steps apply (check_claim:
+    #                                 also its dependencies', as "CLAIM LABEL (statement)")
 
     @property
     def n_checked(self) -> int:
@@ -282,6 +305,7 @@ class DerivationCheck(Result):
         return {"claim_id": self.claim_id, "status": self.status, "success": self.success, "message": self.message,
                 "n_steps": len(self.steps), "n_checked": self.n_checked,
                 "depends_on": list(self.depends_on), "relative_to": list(self.relative_to),
+                "assumed": list(self.assumed),
                 "open_steps": [o.to_dict() for o in self.open_steps], "wall_time": round(self.wall_time, 6),
                 "steps": [s.to_dict() for s in self.steps]}
 
@@ -369,22 +393,31 @@ class Derivation:
         """Check every step; the status vocabulary is in the module docstring.
 
         This checks the derivation's *own* steps: with all of them checked it is ``proved`` only
-        when it relies on no other claim, else ``proved relative`` (to :attr:`depends_on`);
-        :func:`geosched.theory.check_claim` follows the dependencies.
+        when it relies on no other claim and assumes no named hypothesis, else ``proved relative``
+        (to :attr:`depends_on`, and to the hypotheses its assumption steps apply, listed in
+        :attr:`DerivationCheck.assumed`); :func:`geosched.theory.check_claim` follows the dependencies.
         """
         started = time.perf_counter()
-        results = tuple(step.check(i) for i, step in enumerate(self.steps, start=1))
+        results = tuple(self._check_step(i, step) for i, step in enumerate(self.steps, start=1))
         n = len(results)
         failed = [r.index for r in results if r.status == "failed"]
         open_steps = tuple(OpenStep(self.claim_id, r.index, self.steps[r.index - 1].statement, r.status,
-                                    self.steps[r.index - 1].covered_by) for r in results if r.status != "checked")
+                                    self.steps[r.index - 1].covered_by)
+                           for r in results if r.status not in ("checked", "assumed"))
+        # each assumed hypothesis with its statement: "proved relative to X" states X, not only a label
+        stated = {h.label: h.statement for h in self.hypotheses}
+        assumed = tuple(dict.fromkeys(f"{label} ({stated[label]})" for step, r in zip(self.steps, results)
+                                      if r.status == "assumed" for label in step.uses))
         relative_to: tuple[str, ...] = ()
         if failed:
             status = "refuted"
             summary = f"refuted: step(s) {', '.join(map(str, failed))} failed"
         elif not open_steps and n:
-            status = "proved relative" if self.depends_on else "proved"
+            status = "proved relative" if self.depends_on or assumed else "proved"
             summary = f"all {n} steps mechanically checked"
+            if assumed:
+                summary = (f"all {n} steps checked or assumed ({sum(r.status == 'assumed' for r in results)} "
+                           f"apply named hypotheses); proved relative to the hypotheses {', '.join(assumed)}")
             if self.depends_on:
                 relative_to = self.depends_on
                 summary += f"; proved relative to {', '.join(self.depends_on)}"
@@ -395,8 +428,20 @@ class Derivation:
                 kinds.setdefault(step.status.replace("_", " "), []).append(step.index)
             detail = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in kinds.items())
             summary = f"partially checked: {n - len(open_steps)} of {n} steps mechanically checked ({detail})"
+            if assumed:
+                summary += f"; assumed: {', '.join(assumed)}"
         return DerivationCheck(status, summary, time.perf_counter() - started, self.claim_id, results,
-                               self.depends_on, open_steps, relative_to)
+                               self.depends_on, open_steps, relative_to, assumed)
+
+    def _check_step(self, index: int, step: Step) -> StepCheck:
+        """``step.check``, except that an assumption naming a hypothesis this derivation does not declare
+        is an ``error`` (an assumption is only as good as its stated conditions)."""
+        declared = {h.label for h in self.hypotheses}
+        missing = [label for label in step.uses if label not in declared]
+        if step.method == "assumption" and missing:
+            return StepCheck("error", f"assumes {', '.join(missing)}, which this derivation does not declare",
+                             0.0, index, step.method, None)
+        return step.check(index)
 
     # ----------------------------------------------------------------- rendering
     def render_text(self, check: DerivationCheck | None = None, marks: Mapping[int, str] | None = None,
@@ -428,9 +473,11 @@ class Derivation:
                 lines.append(f"    not mechanically checkable: {step.reason}")
             if step.covered_by:
                 lines.append(f"    checked instead by (geosched claims): {', '.join(step.covered_by)}")
+            if step.uses:
+                lines.append(f"    assumes: {', '.join(step.uses)} (hypotheses above)")
             if marks and i in marks:
                 lines.append(f"    established by: {marks[i]}")
-            if result is not None and result.status not in ("checked", "not_checkable"):
+            if result is not None and result.status not in ("checked", "not_checkable", "assumed"):
                 lines.append(f"    result: {result.message}")
                 if result.witness:
                     lines.append("    witness: " + ", ".join(f"{k} = {v}" for k, v in result.witness.items()))
@@ -503,6 +550,8 @@ class Derivation:
                 item += r" \emph{Not mechanically checkable:} " + _tex(step.reason)
             if step.covered_by:
                 item += r" \emph{Checked instead by:} " + _tex(", ".join(step.covered_by)) + "."
+            if step.uses:
+                item += r" \emph{Assumes:} " + _tex(", ".join(step.uses)) + "."
             if marks and index in marks:
                 item += r" \emph{Established by:} " + _tex(marks[index]) + "."
             out.append(item)
@@ -640,11 +689,16 @@ def _check_unchecked(step: Step) -> tuple[str, str, dict[str, str] | None]:
     return "not_checkable", step.reason or "not mechanically checkable", None
 
 
+def _check_assumption(step: Step) -> tuple[str, str, dict[str, str] | None]:
+    return "assumed", f"assumed: {', '.join(step.uses)} (a named hypothesis, not checked)", None
+
+
 _CHECKERS = {
     "identity": _check_identity,
     "inequality": _check_inequality,
     "substitution": _check_substitution,
     "limit": _check_limit,
+    "assumption": _check_assumption,
     "unchecked": _check_unchecked,
 }
 

@@ -132,11 +132,15 @@ def derivation(tel_fcfs=None) -> Derivation:
         hypotheses=(Hypothesis("H1", "strict head-of-line admission with the forward-looking check; equal arrivals by "
                                "position",
                                latex=r"strict head-of-line admission with the forward-looking check; equal arrivals "
-                                     r"by position"),
+                                     r"by position",
+                               outside="none on the family: backfilling FCFS makes the same schedule "
+                                       "(the same ratios at k = 2, 3, 4, T = k^2): the convoy forms "
+                                       "through memory, not head-of-line"),
                     Hypothesis("H2", "family: M = 4T, first 2 x (T, T) arriving at 0, then 2k x (2T - 1, 1) arriving "
                                "at l in {0, 1}; k, T >= 1",
                                latex=r"family: $M = 4T$; first two requests $(T, T)$ arriving at 0, then $2k$ "
-                                     r"requests $(2T - 1, 1)$ arriving at $l \in \{0, 1\}$; $k, T \ge 1$")),
+                                     r"requests $(2T - 1, 1)$ arriving at $l \in \{0, 1\}$; $k, T \ge 1$",
+                               outside="none: H2 defines the family")),
         steps=(
             Step.identity("alpha = 2T / M = 1/2 (both kinds peak at 2T)", 2 * T / big_m, sp.Rational(1, 2),
                           "M = 4T"),

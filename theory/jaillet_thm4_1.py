@@ -111,12 +111,16 @@ def derivation(tel_greedy=None) -> Derivation:
                         r"arrivals: the ratio is at least $\sqrt{n-1}/3$ on $n = K^2 + 1$ requests, and at least "
                         r"$\sqrt{n-1} - 1$ for our greedy policies.",
         hypotheses=(Hypothesis("H1", "arbitrary (adversarial) arrival times; deterministic online algorithm",
-                               latex=r"arbitrary (adversarial) arrival times; a deterministic online algorithm"),
+                               latex=r"arbitrary (adversarial) arrival times; a deterministic online algorithm",
+                               outside="none as a game: under burst arrivals the conclusion is false "
+                                       "(SVF is (1 + 2/(1 - alpha))-competitive, kong.thm3.2), but "
+                                       "the adversary's power is exactly the choice of arrival times"),
                     Hypothesis("H2", "M = K^2 (K + 1); L = (a=0, s=M-K, o=K); K^2 x (s=K, o=1) arriving at d + 1, "
                                      "d = the step at which the algorithm starts L; K >= 2",
                                latex=r"$M = K^2(K+1)$; one request $L = (a, s, o) = (0, M - K, K)$; $K^2$ requests "
                                      r"$(s, o) = (K, 1)$ arriving at $d + 1$, where $d$ is the step at which the "
-                                     r"algorithm starts $L$; $K \ge 2$")),
+                                     r"algorithm starts $L$; $K \ge 2$",
+                               outside="none: H2 defines the adversary's instance")),
         steps=(
             Step.inequality("L fits alone (peak M) and all K^2 small requests fit together: K^2 (K + 1) <= M",
                             big_m, ">=", K**2 * (K + 1), "equality", certificate=[0 * K]),

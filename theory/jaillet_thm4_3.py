@@ -58,9 +58,14 @@ def derivation(constant=5) -> Derivation:
         statement_latex=r"MC-SF is $O(1)$-competitive for burst arrivals with equal prompts and $M \ge 2 \max_i (s + "
                         r"o_i)$; explicitly $\mathrm{TEL}(\text{MC-SF}) \le 5\,\mathrm{TEL}(\mathrm{OPT})$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; all prompts equal to s",
-                               latex=r"burst arrivals; all prompts equal to $s$"),
+                               latex=r"burst arrivals; all prompts equal to $s$",
+                               outside="none known: the exhaustive variant sjf (unequal prompts, any "
+                                       "M) never exceeds 5 TEL(OPT) for n <= 3, s <= 2, o <= 3, M <= "
+                                       "8; the proof uses equal prompts"),
                     Hypothesis("H2", "M >= 2 P with P = max_i (s + o_i)",
-                               latex=r"$M \ge 2P$ with $P = \max_i (s + o_i)$")),
+                               latex=r"$M \ge 2P$ with $P = \max_i (s + o_i)$",
+                               outside="none known: the same search with M < 2P finds no instance "
+                                       "above 5 TEL(OPT); the proof uses M >= 2P")),
         steps=(
             Step.identity("volume increment in o at fixed s", vol(s, o + 1) - vol(s, o), s + o + 1,
                           "v(s, o) = s o + (o^2 + o)/2"),

@@ -31,6 +31,16 @@ CLAIM = Claim(
     "for the Coq SVF: lemmaA2_peak_mass, lemmaA2_occupancy_refuted)",
     ("derivation", "simulation:occupancy", "exhaustive:occupancy", "coq:lemmaA2_peak_mass",
      "coq:lemmaA2_occupancy_refuted", *SIMULATES), ("kong.lemmaA.2",),
+    coq_whole=(
+        ("lemmaA2_peak_mass",
+         "forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= P) -> (exists k : nat, k < length rs /\\ t < List.nth k (Svf.svf M rs) 0) "
+         "-> M < Model.active_peaks rs (Svf.svf M rs) t + P"),
+        ("lemmaA2_occupancy_refuted",
+         "~ (forall (M : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs "
+         "-> 1 <= Model.output r /\\ 2 * Model.peak r <= M) -> (exists k : nat, k < length rs /\\ t < "
+         "List.nth k (Svf.svf M rs) 0) -> M < 2 * Model.usage rs (Svf.svf M rs) t)"),
+    ),
     order=("kong", 40), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 
@@ -51,10 +61,16 @@ def derivation() -> Derivation:
                         r"current occupancy need not: with $M = 16$ and three requests $(s, o) = (0, 8)$ the head is "
                         r"blocked at $t = 1$ while the occupancy is $2 \le 8$.",
         hypotheses=(Hypothesis("H1", "strict SVF, burst arrivals, the forward-looking check",
-                               latex=r"strict SVF, burst arrivals, the forward-looking check"),
+                               latex=r"strict SVF, burst arrivals, the forward-looking check",
+                               outside="none for the peak reading: a blocked head fails the forward "
+                                       "check at some step, where each active request holds at most "
+                                       "its peak, whatever the order or the arrivals (only the check "
+                                       "is needed; the order matters for kong.lemmaA.2's item 2)"),
                     Hypothesis("H2", "occupancy at step t: sum over active i of s_i + (t - x_i); peak: s_i + o_i",
                                latex=r"occupancy at step $t$: $\sum_{i \text{ active}} s_i + (t - x_i)$; peak: $s_i + "
-                                     r"o_i$")),
+                                     r"o_i$",
+                               outside="none: H2 defines the two masses compared; the occupancy "
+                                       "reading is the one shown false (M = 16, three (0, 8))")),
         steps=(
             Step.substitution("alpha = p/M = 1/2, so (1 - alpha) M = M - p = 8", M - peak, 8, _POINT, "16 - 8"),
             Step.substitution("two requests started at 0 fit: at step 8 they hold 2 (s + 8) = 16 <= M",

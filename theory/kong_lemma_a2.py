@@ -52,6 +52,36 @@ CLAIM = Claim(
      "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
      "coq:lemmaA2_active_precede", "coq:lemmaA2_peak_time", "coq:lemmaA2_double_count", "coq:lemmaA2_summed",
      "coq:lemmaA2_summed_pairs", "coq:svf_js_sorted", *SIMULATES), ("kong.volume",),
+    coq=(
+        ("lemmaA2_double_count",
+         "forall (M P : nat) (rs : list Model.req) (k : nat), k < length rs -> (forall r : Model.req, "
+         "List.In r rs -> Model.peak r <= P) -> (M - P) * List.nth k (Svf.svf M rs) 0 <= Model.sumf (fun e "
+         ": Model.req * nat => Model.peak (fst e) * Model.sum_upto (List.nth k (Svf.svf M rs) 0) (fun t : "
+         "nat => if Model.activeb e t then 1 else 0)) (List.combine rs (Svf.svf M rs))"),
+        ("lemmaA2_summed_pairs",
+         "forall rs : list Model.req, LemmaA2Sum.vol_before (List.map snd (Svf.svf_order rs)) = "
+         "Inversion.psum PeanoNat.Nat.min (List.map Model.volume rs)"),
+        ("svf_js_sorted",
+         "forall (M : nat) (rs : list Model.req), Sorted.StronglySorted Thm32.start_vol_le "
+         "(Thm32.svf_js M rs)"),
+    ),
+    # items 1, 2, 3 and the summed form
+    coq_whole=(
+        ("lemmaA2_peak_mass",
+         "forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= P) -> (exists k : nat, k < length rs /\\ t < List.nth k (Svf.svf M rs) 0) -> M < "
+         "Model.active_peaks rs (Svf.svf M rs) t + P"),
+        ("lemmaA2_active_precede",
+         "forall (M : nat) (rs : list Model.req) (t i j : nat), i < length rs -> j < length rs -> "
+         "Model.activeb (List.nth i rs (0, 0), List.nth i (Svf.svf M rs) 0) t = true -> t < List.nth j "
+         "(Svf.svf M rs) 0 -> Model.volume (List.nth i rs (0, 0)) <= Model.volume (List.nth j rs (0, 0))"),
+        ("lemmaA2_peak_time",
+         "forall r : Model.req, Model.peak r * Model.output r + Model.output r <= 2 * Model.volume r"),
+        ("lemmaA2_summed",
+         "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak r <= "
+         "P) -> (M - P) * Model.sumf (fun x : nat => x) (Svf.svf M rs) <= 2 * LemmaA2Sum.vol_before "
+         "(List.map snd (Svf.svf_order rs))"),
+    ),
     order=("kong", 30), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
@@ -71,6 +101,28 @@ e_slack = sp.Symbol("e", positive=True)
 Wj, n_ij = sp.symbols("W_j n_ij", nonnegative=True)
 
 
+HYPOTHESES = (
+      Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
+                 latex=r"burst arrivals; strict head-of-line admission in increasing volume order",
+                 outside="fails: with arrivals (M = 3, (a, s, o) = (0, 0, 2), (1, 1, 1)) the "
+                         "second request waits with nothing before it: (M - P) W = 1 > 0; in "
+                         "FCFS order (M = 4, (0, 3) before (1, 2)): (M - P) W = 3 > 0"),
+      Hypothesis("H2", "forward-looking check: the head h is admitted at t iff for all t' > t, "
+                       "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M",
+                 latex=r"forward-looking check: the head $h$ is admitted at $t$ iff $\sum_{i \text{ active at "
+                       r"} t'} (s_i + t' - x_i) + (s_h + t' - t) \le M$ for all $t' > t$",
+                 outside="none in the model: every admission of the simulator and of the Coq "
+                         "SVF is forward-looking; an admission that checks only the current "
+                         "step can overflow M later, and an infeasible run has no waiting times "
+                         "to bound"),
+      Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)",
+                 latex=r"$\alpha = \max_i p_i / M < 1$ (written $\alpha = 1 - \beta$, $\beta > 0$)",
+                 outside="none: at alpha = 1 (P = M) the left side (1 - alpha) M W_j is 0, so "
+                         "the bound holds trivially; alpha > 1 is a request that never fits, "
+                         "outside the model"),
+  )
+
+
 def derivation(peak_time_inequality=None) -> Derivation:
     """``peak_time_inequality`` replaces ``2v - (p o + o)`` (tests break it on purpose)."""
     gap = peak_time_inequality if peak_time_inequality is not None else s * o
@@ -83,16 +135,7 @@ def derivation(peak_time_inequality=None) -> Derivation:
         statement_latex=r"While $j$ waits under strict SVF, the active peak mass exceeds $(1-\alpha)M$, every active "
                         r"request precedes $j$ in volume order, and $p\,o + o \le 2v$; summed: $(1-\alpha) M \sum_j "
                         r"W_j \le 2 \sum_j \sum_{i<j} v_i$.",
-        hypotheses=(
-            Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
-                       latex=r"burst arrivals; strict head-of-line admission in increasing volume order"),
-            Hypothesis("H2", "forward-looking check: the head h is admitted at t iff for all t' > t, "
-                             "sum_{i active at t'} (s_i + t' - x_i) + (s_h + t' - t) <= M",
-                       latex=r"forward-looking check: the head $h$ is admitted at $t$ iff $\sum_{i \text{ active at "
-                             r"} t'} (s_i + t' - x_i) + (s_h + t' - t) \le M$ for all $t' > t$"),
-            Hypothesis("H3", "alpha = max_i p_i / M < 1 (written alpha = 1 - beta, beta > 0)",
-                       latex=r"$\alpha = \max_i p_i / M < 1$ (written $\alpha = 1 - \beta$, $\beta > 0$)"),
-        ),
+        hypotheses=HYPOTHESES,
         steps=(
             Step.inequality(
                 "an active request's footprint is at most its peak: s + t' - x <= p while t' <= x + o",

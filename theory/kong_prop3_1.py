@@ -42,6 +42,15 @@ CLAIM = Claim(
     "in this run; the whole bound for every n in Coq (prop31_lower_bound, exact model, any M)",
     ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1", "coq:prop31_lower_bound",
      "coq:Q_eq_pairmin"), ("kong.volume",),
+    coq=(
+        ("Q_eq_pairmin",
+         "forall rs : list Model.req, Prop31.Q rs = Prop31.pairmin rs"),
+    ),
+    coq_whole=(
+        ("prop31_lower_bound",
+         "forall (M : nat) (rs : list Model.req) (xs : list nat), Model.feasible M rs xs -> Prop31.Q "
+         "rs <= M * Model.tel rs xs"),
+    ),
     order=("kong", 20), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 
@@ -79,6 +88,16 @@ def pairwise_min_total(volumes) -> sp.Expr:
     return sp.Add(*volumes) + sp.Add(*pairs)
 
 
+HYPOTHESES = (Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (completion steps)",
+                         latex=r"burst arrivals: $a_i = 0$, so $\mathrm{TEL} = \sum_i C_i$ (completion steps)",
+                         outside="fails: with arrivals, M = 1, (a, s, o) = (0, 0, 1) and (1, 0, "
+                                 "1): M TEL(OPT) = 2 < sum_k P_k = 3"),
+              Hypothesis("H2", "feasibility: the usage U(t) <= M at every step t",
+                         latex=r"feasibility: the usage $U(t) \le M$ at every step $t$",
+                         outside="fails: an infeasible schedule, M = 1, two (0, 1) both started "
+                                 "at 0: M TEL = 2 < 3"))
+
+
 def derivation() -> Derivation:
     vols = _sorted_volumes()
     return Derivation(
@@ -90,10 +109,7 @@ def derivation() -> Derivation:
         statement_latex=r"Every feasible schedule has $M \cdot \mathrm{TEL} \ge \sum_{k=1}^{n} P_k$, where $P_k$ is "
                         r"the sum of the $k$ smallest volumes, and $\sum_k P_k = \sum_i v_i + \sum_{a<b} \min(v_a, "
                         r"v_b)$; the reversed prefix form is false.",
-        hypotheses=(Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (completion steps)",
-                               latex=r"burst arrivals: $a_i = 0$, so $\mathrm{TEL} = \sum_i C_i$ (completion steps)"),
-                    Hypothesis("H2", "feasibility: the usage U(t) <= M at every step t",
-                               latex=r"feasibility: the usage $U(t) \le M$ at every step $t$")),
+        hypotheses=HYPOTHESES,
         steps=(
             Step.unchecked(
                 "memory-time work by C_(k): W_k = sum_{t <= C_(k)} U(t) <= M C_(k)",

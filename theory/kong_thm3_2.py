@@ -38,8 +38,31 @@ CLAIM = Claim(
     "n, M and P < M in Coq for the Coq SVF (thm32_svf_competitive), tied to ours by the differential test",
     ("derivation", "z3:thm3_2_composition", "z3:thm3_2_composition_integer", "exhaustive:thm3.2",
      "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
-     "coq:svf_engine_eq", *SIMULATES),
+     "coq:svf_engine_eq", "coq:thm32_svf_feasible", "coq:tel_finish_times", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1"),
+    coq=(
+        ("svf_feasible",
+         "forall (M : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak "
+         "r <= M) -> Model.feasible M rs (Svf.svf M rs)"),
+        ("svf_engine_eq",
+         "forall (M : nat) (rs : list Model.req), SvfEngine.svf_engine M rs = Svf.svf M rs"),
+    ),
+    coq_whole=(
+        ("thm32_svf_competitive",
+         "forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r "
+         "rs -> Model.peak r <= P) -> P < M -> (forall r : Model.req, List.In r rs -> 1 <= "
+         "Model.output r) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= (3 * "
+         "M - P) * Model.tel rs xs"),
+        ("thm32_svf_feasible",
+         "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= P) -> P < M -> Model.feasible M rs (Svf.svf M rs)"),
+        ("svf_sim_eq",
+         "forall (M : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak "
+         "r <= M) -> Sim.svf_sim M rs = Svf.svf M rs"),
+        ("tel_finish_times",
+         "Model.tel nil nil = 0 /\\ (forall (s o x : nat) (rs : list (nat * nat)) (xs : list nat), "
+         "Model.tel ((s, o) :: rs) (x :: xs) = x + o + Model.tel rs xs)"),
+    ),
     order=("kong", 50), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 
@@ -88,17 +111,29 @@ def derivation(ratio_formula=None) -> Derivation:
                         r"$\alpha \to 0$.",
         hypotheses=(
             Hypothesis("H1", "burst arrivals, so TEL(SVF) = sum_j (W_j + o_j) = Wsum + O",
-                       latex=r"burst arrivals, so $\mathrm{TEL}(\mathrm{SVF}) = \sum_j (W_j + o_j) = W_{\Sigma} + O$"),
+                       latex=r"burst arrivals, so $\mathrm{TEL}(\mathrm{SVF}) = \sum_j (W_j + o_j) = W_{\Sigma} + O$",
+                       outside="none known: a seeded search of arrival instances (up to 5 requests, "
+                               "exact OPT) reached (M - P) TEL(SVF) <= 0.29 (3M - P) TEL(OPT); every "
+                               "online algorithm is Omega(sqrt n) under adversarial arrivals "
+                               "(jaillet.thm4.1) only as alpha -> 1, where this bound diverges too"),
             Hypothesis("H2", "kong.lemmaA.2 summed: (1 - alpha) M Wsum <= 2 Q (slack h1 >= 0)",
-                       latex=r"\texttt{kong.lemmaA.2} summed: $(1-\alpha) M W_{\Sigma} \le 2Q$ (slack $h_1 \ge 0$)"),
+                       latex=r"\texttt{kong.lemmaA.2} summed: $(1-\alpha) M W_{\Sigma} \le 2Q$ (slack $h_1 \ge 0$)",
+                       outside="none separately: H2 is kong.lemmaA.2 summed, proved from the model in "
+                               "its own row (its hypotheses, bursts and strict SVF, are the ones that "
+                               "can fail)"),
             Hypothesis("H3", "kong.prop3.1 with its identity: M OPT >= V + Q (slack h2 >= 0)",
                        latex=r"\texttt{kong.prop3.1} with its identity: $M \cdot \mathrm{OPT} \ge V + Q$ (slack $h_2 "
-                             r"\ge 0$)"),
+                             r"\ge 0$)",
+                       outside="none separately: H3 is kong.prop3.1, proved from the model in its own "
+                               "row (bursts, feasibility)"),
             Hypothesis("H4", "every request runs o_i steps: OPT >= O (slack h3 >= 0); V >= 0",
-                       latex=r"every request runs $o_i$ steps: $\mathrm{OPT} \ge O$ (slack $h_3 \ge 0$); $V \ge 0$"),
+                       latex=r"every request runs $o_i$ steps: $\mathrm{OPT} \ge O$ (slack $h_3 \ge 0$); $V \ge 0$",
+                       outside="none: every request runs o_i >= 1 steps in the model"),
             Hypothesis("H5", "alpha = P/M < 1, written alpha = 1 - beta with beta > 0, or M = P + d with d > 0",
                        latex=r"$\alpha = P/M < 1$, written $\alpha = 1 - \beta$ with $\beta > 0$, or $M = P + d$ "
-                             r"with $d > 0$"),
+                             r"with $d > 0$",
+                       outside="none: at alpha = 1 the integer form reads 0 <= 2M TEL(OPT), true, and "
+                               "the real form's bound is infinite"),
         ),
         steps=(
             Step.identity("the ratio in closed form", rho, (3 - alpha) / (1 - alpha),

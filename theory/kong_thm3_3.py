@@ -61,6 +61,49 @@ CLAIM = Claim(
      "coq:thm33_onebit_E1", "coq:thm33_onebit_E1_sqrt", "coq:hol_inversion", "coq:hol_inversion_sqrt",
      "coq:onebit_sim_eq", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2"),
+    coq=(
+        ("thm33_onebit",
+         "forall (M P T theta O0 O1 rho : nat) (rs : list Model.req) (xs : list nat), 1 <= O0 -> O0 < O1 "
+         "-> O1 <= T -> 1 <= rho -> T * (T + 1) <= 2 * (rho * rho) -> (forall r : Model.req, List.In r rs "
+         "-> 1 <= Model.output r <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> "
+         "Model.feasible M rs xs -> (M - P) * Model.tel rs (OneBit.onebit M theta O0 O1 rs) <= (M - P + 2 "
+         "* (2 * rho - 1) * M) * Model.tel rs xs"),
+        ("thm33_onebit_E1_sqrt",
+         "forall (M P T rho s O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= rho -> T <= rho * "
+         "rho -> O0 < O1 -> (forall r : Model.req, List.In r rs -> Model.prompt r = s /\\ 1 <= Model.output "
+         "r <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs "
+         "-> (M - P) * Model.tel rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * (2 * "
+         "rho - 1) * M) * Model.tel rs xs"),
+        ("hol_inversion",
+         "forall (M P R : nat) (rs : list Model.req) (todo : list (nat * Model.req)) (xs : list nat), "
+         "Hol.order_of rs todo -> 1 <= R -> List.ForallOrdPairs (fun a b : nat * Model.req => Model.volume "
+         "(snd a) <= R * Model.volume (snd b)) todo -> (forall r : Model.req, List.In r rs -> Model.peak r "
+         "<= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Hol.hol M todo (length rs)) <= (M - P "
+         "+ 2 * R * M) * Model.tel rs xs"),
+        ("hol_inversion_sqrt",
+         "forall (M P rho : nat) (rs : list Model.req) (todo : list (nat * Model.req)) (xs : list nat), "
+         "Hol.order_of rs todo -> 1 <= rho -> List.ForallOrdPairs (fun a b : nat * Model.req => "
+         "Model.volume (snd a) <= rho * rho * Model.volume (snd b)) todo -> (forall r : Model.req, List.In "
+         "r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Hol.hol M todo "
+         "(length rs)) <= (M - P + 2 * (2 * rho - 1) * M) * Model.tel rs xs"),
+        ("onebit_sim_eq",
+         "forall (M theta O0 O1 : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> "
+         "Model.peak r <= M) -> Hol.hol_sim M (OneBit.onebit_order theta O0 O1 rs) (length rs) = "
+         "OneBit.onebit M theta O0 O1 rs"),
+    ),
+    # reading (a), unequal prompts, and reading (b), E1-E3 with the package's constant
+    coq_whole=(
+        ("thm33_onebit_T",
+         "forall (M P T theta O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= O0 -> O0 < O1 -> O1 "
+         "<= T -> (forall r : Model.req, List.In r rs -> 1 <= Model.output r <= T) -> (forall r : "
+         "Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel "
+         "rs (OneBit.onebit M theta O0 O1 rs) <= (M - P + 2 * (2 * T - 1) * M) * Model.tel rs xs"),
+        ("thm33_onebit_E1",
+         "forall (M P T s O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= T -> O0 < O1 -> (forall "
+         "r : Model.req, List.In r rs -> Model.prompt r = s /\\ 1 <= Model.output r <= T) -> (forall r : "
+         "Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel "
+         "rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * T * M) * Model.tel rs xs"),
+    ),
     order=("kong", 60), exhaustive_variants=("svf1_sqrtT_equal",))
 CLAIM_ID = CLAIM.id
 
@@ -101,6 +144,38 @@ def constant(t_max=T, a_=alpha):
     return 1 + 2 * t_max / (1 - a_)
 
 
+HYPOTHESES = (
+      Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
+                 latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$",
+                 outside="none known: with backfilling or arrivals the proof's order argument "
+                         "fails (the exhaustive variants svf_backfill and svf_arrivals break "
+                         "SVF's certificate order), but no instance above the bound is known; "
+                         "1-bit SVF was searched on bursts only"),
+      Hypothesis("H2", "output lengths 1 <= o <= T",
+                 latex=r"output lengths $1 \le o_i \le T$",
+                 outside="none: T is the largest output, so 1 <= o <= T defines T"),
+      Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
+                 latex=r"extra (ours): all prompts equal, $s_i = s$",
+                 outside="none known: the exhaustive variant svf1_sqrtT (prompts unequal) never "
+                         "exceeds the bound for n <= 3, s <= 2, o <= 3, M <= 8; E1 is what our "
+                         "proof uses"),
+      Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
+                 latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)",
+                 outside="none known (not searched): with flipped class bits 1-bit SVF is "
+                         "another priority order, which the proof does not cover"),
+      Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
+                 latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones",
+                 outside="none known (not searched): with O_0 >= O_1 the long class goes first, "
+                         "which the proof does not cover"),
+      Hypothesis("E3'", "reading (a), without E1 (Coq thm33_onebit_T): any theta, proxies within the outputs' "
+                        "range, 1 <= O_0 < O_1 <= T (needed: docs/adversary.md, svf1-proxy-range)",
+                 latex=r"reading (a), without E1 (Coq \texttt{thm33\_onebit\_T}): any $\theta$, proxies "
+                       r"within the outputs' range, $1 \le O_0 < O_1 \le T$",
+                 outside="fails: svf1-proxy-range k = 40 (T = 2, alpha = 1/2, O_1 = 2^20 > T): 1-bit SVF's TEL "
+                         "over a feasible schedule's is above 1 + (4T - 2)/(1 - alpha) = 13"),
+  )
+
+
 def derivation() -> Derivation:
     return Derivation(
         CLAIM_ID,
@@ -113,22 +188,7 @@ def derivation() -> Derivation:
                         r"derivation) $\mathrm{TEL} \le \bigl(1 + "
                         r"\frac{2T}{1-\alpha}\bigr)\,\mathrm{TEL}(\mathrm{OPT})$ with $\theta = \lfloor \sqrt{T} "
                         r"\rfloor$, under E1--E3.",
-        hypotheses=(
-            Hypothesis("H1", "burst arrivals, strict head-of-line admission, forward-looking check, alpha < 1",
-                       latex=r"burst arrivals, strict head-of-line admission, forward-looking check, $\alpha < 1$"),
-            Hypothesis("H2", "output lengths 1 <= o <= T",
-                       latex=r"output lengths $1 \le o_i \le T$"),
-            Hypothesis("E1", "extra (ours): all prompts equal, s_i = s",
-                       latex=r"extra (ours): all prompts equal, $s_i = s$"),
-            Hypothesis("E2", "extra (ours): the class bit is exact (short iff o <= theta)",
-                       latex=r"extra (ours): the class bit is exact (short iff $o \le \theta$)"),
-            Hypothesis("E3", "extra (ours): proxy lengths O_0 < O_1, so short requests precede long ones",
-                       latex=r"extra (ours): proxy lengths $O_0 < O_1$, so short requests precede long ones"),
-            Hypothesis("E3'", "reading (a), without E1 (Coq thm33_onebit_T): any theta, proxies within the outputs' "
-                              "range, 1 <= O_0 < O_1 <= T (needed: docs/adversary.md, svf1-proxy-range)",
-                       latex=r"reading (a), without E1 (Coq \texttt{thm33\_onebit\_T}): any $\theta$, proxies "
-                             r"within the outputs' range, $1 \le O_0 < O_1 \le T$"),
-        ),
+        hypotheses=HYPOTHESES,
         steps=(
             Step.unchecked(
                 "order-free certificate: for any strict head-of-line priority order, "

@@ -40,7 +40,9 @@ CLAIM = Claim(
     "rho up to 0.99 of the sampled lengths), seeded bootstrap CI; refuted if the CI lies above the bound, "
     "or if a sample has OPT > TEL(SVF) or a lower bound > OPT, or the lengths or load are not the "
     "statement's; vacuous unless a 10% stronger constant refutes it",
-    "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed",
+    "finite workloads, truncated geometric lengths; E[W] <= 2E[o]/((1-a)(1-mu)(1-rho)) not reconstructed; the "
+    "package's own bound, 1 + rho(1+h)/((1-rho)^2 E[o]) with rho = lambda E[p o]/((1-a)M), is svf.poisson "
+    "(proved relative to named queueing results; neither bound implies the other)",
     ("derivation", "monte-carlo:svf", "consts:poisson", *SIMULATES), ("kong.lemmaA.2", "kong.volume"),
     order=("kong", 70))
 CLAIM_ID = CLAIM.id
@@ -123,11 +125,19 @@ def derivation(volume_formula=None) -> Derivation:
         hypotheses=(
             Hypothesis("H1", "Poisson arrivals of rate lambda; o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1",
                        latex=r"Poisson arrivals of rate $\lambda$; $o \sim \mathrm{Geometric}(\mu)$ on $\{1, 2, "
-                             r"\dots\}$, $0 < \mu < 1$"),
+                             r"\dots\}$, $0 < \mu < 1$",
+                       outside="none as an instance: a statement about expectations under Poisson "
+                               "arrivals and geometric outputs; another law changes E[v] and rho's "
+                               "meaning, and no finite sample refutes an expectation"),
             Hypothesis("H2", "prompts independent of o, mean E[s]",
-                       latex=r"prompts independent of $o$, with mean $\mathbb{E}[s]$"),
+                       latex=r"prompts independent of $o$, with mean $\mathbb{E}[s]$",
+                       outside="none known: prompts that grow with o change E[v]; the Monte Carlo "
+                               "keeps them independent"),
             Hypothesis("H3", "rho < 1 (stability) and alpha < 1 (see the caveat on unbounded lengths)",
-                       latex=r"$\rho < 1$ (stability) and $\alpha < 1$ (see the caveat on unbounded lengths)"),
+                       latex=r"$\rho < 1$ (stability) and $\alpha < 1$ (see the caveat on unbounded lengths)",
+                       outside="none as an instance: at rho >= 1 the factor 1 - rho is <= 0 and the "
+                               "bound is undefined (the queue is unstable); the Monte Carlo's points "
+                               "at rho = 2, 4 are reported, never judged"),
         ),
         steps=(
             Step.identity("E[o] = 1/mu", e_o, 1 / mu, "differentiated geometric series",
@@ -174,5 +184,6 @@ def derivation(volume_formula=None) -> Derivation:
         notes="Moments, E[v], W0, the recursion's algebra and the reduction of the bound to a bound on the mean "
               "wait are checked; two steps are not: the queueing recursion (step 6) and the wait bound E[W] <= "
               "2 E[o]/((1-alpha)(1-mu)(1-rho)) (step 14), which we could not derive from the recursion. Caveat: "
-              "p <= alpha M cannot hold for unbounded geometric lengths.",
+              "p <= alpha M cannot hold for unbounded geometric lengths. The package's own Poisson bound, its "
+              "sample path in Coq and the queueing results named hypotheses, is svf.poisson.",
     )

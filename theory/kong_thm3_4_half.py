@@ -59,10 +59,13 @@ def derivation() -> Derivation:
                         r"\mathrm{TEL}(\mathrm{OPT})\bigr] \le 1 + \dfrac{4}{(1-\mu)(1-\rho)}$ under Poisson arrivals "
                         r"and geometric outputs.",
         hypotheses=(Hypothesis("H1", "the hypotheses of kong.thm3.4 with alpha = max p / M = 1/2",
-                               latex=r"the hypotheses of \texttt{kong.thm3.4} with $\alpha = \max_i p_i / M = 1/2$"),
+                               latex=r"the hypotheses of \texttt{kong.thm3.4} with $\alpha = \max_i p_i / M = 1/2$",
+                               outside="none as an instance: kong.thm3.4's hypotheses at alpha = 1/2 "
+                                       "(see that row)"),
                     Hypothesis("H2", "CR = TEL(SVF)/TEL(OPT) of one random instance; E[CR] its expectation",
                                latex=r"$\mathrm{CR} = \mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(\mathrm{OPT})$ of one "
-                                     r"random instance, $\mathbb{E}[\mathrm{CR}]$ its expectation")),
+                                     r"random instance, $\mathbb{E}[\mathrm{CR}]$ its expectation",
+                               outside="none: H2 defines E[CR], the quantity bounded")),
         steps=(
             Step.identity("Thm. 3.4's bound at alpha = 1/2 is 1 + 4/((1 - mu)(1 - rho))",
                           bound().subs(alpha, sp.Rational(1, 2)), ecr_bound(), "2/(1/2) = 4"),

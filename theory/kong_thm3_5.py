@@ -87,9 +87,14 @@ def derivation(distortion_formula=None) -> Derivation:
                         r"\bigl(\frac{\theta q^{\theta}}{1 - q^{\theta}}\bigr)^2$ decays exponentially in $\theta$.",
         hypotheses=(Hypothesis("H1", "o ~ Geometric(mu) on {1, 2, ...}, 0 < mu < 1, q = 1 - mu",
                                latex=r"$o \sim \mathrm{Geometric}(\mu)$ on $\{1, 2, \dots\}$, $0 < \mu < 1$, $q = 1 "
-                                     r"- \mu$"),
+                                     r"- \mu$",
+                               outside="fails: O_1 = theta + 1/mu is the conditional mean only for "
+                                       "the geometric law: for o uniform on {1, 2, 3} (mean 2, mu = "
+                                       "1/2), theta = 1: E[o | o > 1] = 2.5, not theta + 1/mu = 3"),
                     Hypothesis("H2", "theta >= 1 an integer threshold; exact class bits",
-                               latex=r"$\theta \ge 1$ an integer threshold; exact class bits")),
+                               latex=r"$\theta \ge 1$ an integer threshold; exact class bits",
+                               outside="fails: theta = 0 makes 1 - q^theta = 0, so O_0 and eps are "
+                                       "undefined (a division by zero)")),
         steps=(
             Step.identity("P(o <= theta) = 1 - q^theta", sp.Sum(pmf, (k, 1, theta)), 1 - q**theta,
                           "finite geometric series", substitutions=_Q),

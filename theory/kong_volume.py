@@ -28,6 +28,11 @@ CLAIM = Claim(
     "v <= (s+o) o); model.volume equals the literal sum on a grid",
     "none (integrality and v <= (s+o) o are our additions)",
     ("derivation", "enumeration:volume", "coq:volume_is_memory_time"),
+    coq_whole=(
+        ("volume_is_memory_time",
+         "forall (r : Model.req) (x T : nat), x + Model.output r <= T -> Model.sum_upto T (fun t : "
+         "nat => Model.req_usage r x (S t)) = Model.volume r"),
+    ),
     order=("kong", 10))
 CLAIM_ID = CLAIM.id
 
@@ -59,9 +64,14 @@ def derivation(volume_formula=None) -> Derivation:
                         r"o}{2}$.",
         hypotheses=(Hypothesis("H1", "started at x, the request holds s + (t - x) tokens at x < t <= x + o",
                                latex=r"started at step $x$, the request holds $s + (t - x)$ tokens at every step $x "
-                                     r"< t \le x + o$"),
+                                     r"< t \le x + o$",
+                               outside="fails: without the growth term (s held at every step) the sum "
+                                       "is s o, not v: (s, o) = (0, 1) holds 0 tokens for one step, v "
+                                       "= 1"),
                     Hypothesis("H2", "s >= 0 and o >= 1 are integers",
-                               latex=r"$s \ge 0$ and $o \ge 1$ are integers")),
+                               latex=r"$s \ge 0$ and $o \ge 1$ are integers",
+                               outside="fails: o = -1, s = 1: the empty sum is 0 while s o + (o^2 + "
+                                       "o)/2 = -1")),
         steps=(
             Step.identity("sum of the per-step footprints s + j, j = 1..o", sp.Sum(s + j, (j, 1, o)), v,
                           "arithmetic progression: o terms s plus 1 + 2 + ... + o = o(o+1)/2"),

@@ -155,24 +155,37 @@ def _check_closure(claim_id: str, memo: dict[str, DerivationCheck]) -> Derivatio
         open_steps += [step for step in dep.open_steps if step not in open_steps]
     refuted = [d.claim_id for d in deps if d.status == "refuted"]
     relative = tuple(d.claim_id for d in deps if d.status != "proved")
+    # a dependency's hypotheses carry its claim id (two derivations may both call a premise H1)
+    inherited = [_qualified(d.claim_id, label) for d in deps for label in d.assumed]
+    assumed = tuple(dict.fromkeys([*own.assumed, *inherited]))
     status, message = own.status, own.message
     if own.status in ("proved", "proved relative"):
         if refuted:
             status, message = "unknown", f"every step checked, but it relies on {', '.join(refuted)}, which is refuted"
         elif relative:
             status = "proved relative"
-            message = f"all {len(own.steps)} steps mechanically checked; proved relative to {', '.join(relative)}; " \
-                      f"unchecked: {_describe(open_steps)}"
+            message = f"all {len(own.steps)} steps mechanically checked; proved relative to {', '.join(relative)}"
+            message += f"; unchecked: {_describe(open_steps)}" if open_steps else ""
+            message += f"; assumed: {', '.join(assumed)}" if assumed else ""
+        elif assumed:
+            status = "proved relative"
+            message = own.message if own.assumed == assumed else \
+                f"{own.message}; proved relative to the hypotheses {', '.join(assumed)} (with its dependencies)"
         else:
             status = "proved"
             message = f"all {len(own.steps)} steps mechanically checked" + (
                 f", and every step of {', '.join(own.depends_on)}" if own.depends_on else "")
     elif own.status == "unknown" and relative:
-        message += f"; relies on {', '.join(relative)} (not proved)"
+        message += f"; relies on {', '.join(relative)} (not proved by sympy alone: see the ledger's words)"
     result = DerivationCheck(status, message, own.wall_time + sum(d.wall_time for d in deps), claim_id, own.steps,
-                             own.depends_on, tuple(open_steps), relative if status != "proved" else ())
+                             own.depends_on, tuple(open_steps), relative if status != "proved" else (), assumed)
     memo[claim_id] = result
     return result
+
+
+def _qualified(claim_id: str, assumed: str) -> str:
+    """``assumed`` prefixed with the claim that assumes it, once."""
+    return assumed if assumed.startswith(f"{claim_id} ") else f"{claim_id} {assumed}"
 
 
 def _describe(open_steps: list[OpenStep]) -> str:

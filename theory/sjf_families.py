@@ -148,11 +148,15 @@ def derivation(tel_sjf=None) -> Derivation:
         statement_latex=r"On the family below $\mathrm{TEL}(\mathrm{SJF})/\mathrm{TEL}(S) \to \infty$ with "
                         r"$\lim_k \mathrm{ratio}/k = T/(2T+1) \to 1/2$ ($n = k^2 + 2k$ requests).",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check"),
+                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
+                               outside="none on the family: backfilling SJF makes the same schedule "
+                                       "(the same ratios at (k, T) = (3, 5), (4, 10), (6, 20)): the "
+                                       "long blockers do not block through head-of-line"),
                     Hypothesis("H2", "family: K = k^2, M = K(T+1) + e (e = K(T+1) mod 2), 2k x (M/2 - T, T), "
                                "K x (0, T + 1); k >= 2, T >= 1",
                                latex=r"family: $K = k^2$, $M = K(T+1) + e$ ($e = K(T+1) \bmod 2$); $2k$ requests "
-                                     r"$(M/2 - T, T)$ and $K$ requests $(0, T+1)$; $k \ge 2$, $T \ge 1$")),
+                                     r"$(M/2 - T, T)$ and $K$ requests $(0, T+1)$; $k \ge 2$, $T \ge 1$",
+                               outside="none: H2 defines the family")),
         steps=(
             Step.inequality("the blockers' prompt is >= 0: M/2 >= T (k = 2 + u)", half, ">=", T,
                             "K(T + 1)/2 >= 2(T + 1) > T", certificate=[

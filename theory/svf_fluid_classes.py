@@ -3,8 +3,11 @@ k-group burst families (k = 1, 2, 3, 4) is 2.
 
 A *k-group family* (ours; the bound it is measured against is Kong, Qi, Ye, Zhou,
 arXiv 2606.22327, Prop. 3.1 and Thm. 3.2) has ``k`` types of identical requests ``(s_j, o_j)``
-with ``s_j + o_j <= M/2``, ``c_j = gamma_j N`` of each, burst arrivals, fixed ``M``, and
-``N -> infinity``.
+with ``s_j + o_j <= M/2`` and distinct volumes, ``c_j = gamma_j N`` of each (``gamma_j >= 0`` summing to 1:
+a group may be empty, so the class holds every family with fewer groups), burst arrivals, fixed ``M``, and
+``N -> infinity``. Every one of these hypotheses is in the rows' statements: outside them (a peak above
+``M/2``, two types of equal volume) a two-group family can exceed both its single groups
+(``tests/test_hypotheses.py``).
 
 **One group (k = 1), proved in Coq for every n** (``verify/coq/SvfGroup.v``): with
 ``M = q(s + o) + r``, ``0 <= r < s + o``, ``L = r - s`` (0 when ``r <= s``), SVF's forward check fails
@@ -48,17 +51,50 @@ CLASSES = (1, 2, 3, 4)
 COQ_UPPER = ("coq:svf_group_competitive", "coq:svf_group_start_bound")
 COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
 COQ_PHASES = ("coq:svf_phase_start_bound_abs",)  # several groups (SvfPhases.v)
+# the statement each row relies on, as coqc prints it (python -m geosched.verify.coq_engine --statements)
+COQ_STATEMENTS = dict((
+    ("svf_group_competitive",
+     "forall (M s o n : nat) (xs : list nat), 1 <= o -> 2 * (s + o) <= M -> Model.feasible M "
+     "(List.repeat (s, o) n) xs -> (M + 2) * Model.tel (List.repeat (s, o) n) (Svf.svf M "
+     "(List.repeat (s, o) n)) <= 2 * M * Model.tel (List.repeat (s, o) n) xs + (3 * (2 * s + o + "
+     "1) * (PeanoNat.Nat.modulo M (s + o) - s) + (M + 2) * o) * n"),
+    ("svf_group_start_bound",
+     "forall M s o n k : nat, 1 <= o -> s + o <= M -> k < n -> (PeanoNat.Nat.div M (s + o) * o + "
+     "(PeanoNat.Nat.modulo M (s + o) - s)) * List.nth k (Svf.svf M (List.repeat (s, o) n)) 0 <= "
+     "o * o * k + 3 * o * (PeanoNat.Nat.modulo M (s + o) - s)"),
+    ("svf_triangles_ratio",
+     "forall q n : nat, 1 <= q -> let p := 2 * q - 1 in let rs := List.repeat (0, p) n in p * "
+     "Model.tel rs (List.seq 0 n) <= q * Model.tel rs (Svf.svf (q * p) rs) + p * p * n"),
+    ("triangles_staggered_feasible",
+     "forall q n : nat, 1 <= q -> Model.feasible (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) "
+     "n) (List.seq 0 n)"),
+    ("svf_phase_start_bound_abs",
+     "forall (M : nat) (groups : list (Model.req * nat)) (j k : nat), Sorted.Sorted "
+     "SvfPhases.gvle groups -> (forall g : Model.req * nat, List.In g groups -> 1 <= "
+     "Model.output (fst g)) -> (forall g : Model.req * nat, List.In g groups -> Model.peak (fst "
+     "g) <= M) -> j < length groups -> k < snd (List.nth j groups (0, 1, 0)) -> let r := fst "
+     "(List.nth j groups (0, 1, 0)) in let s := Model.prompt r in let o := Model.output r in "
+     "(PeanoNat.Nat.div M (s + o) * o + (PeanoNat.Nat.modulo M (s + o) - s)) * List.nth "
+     "(SvfPhases.before groups j + k) (Svf.svf M (SvfPhases.gfam groups)) 0 <= o * o * k + 3 * o "
+     "* (PeanoNat.Nat.modulo M (s + o) - s) + (PeanoNat.Nat.div M (s + o) * o + "
+     "(PeanoNat.Nat.modulo M (s + o) - s)) * (SvfPhases.last_prev M groups j + SvfPhases.omax "
+     "groups)"),
+))
 # the policy and arrivals every class assumes (H1 of each derivation)
 BURST_SVF = Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
-                       latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check")
+                       latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check",
+                       outside="none: H1 names the policy and the arrivals of the class")
 
 
 def _claim(k: int) -> Claim:
     single = k == 1
     return Claim(
         f"svf.fluid.k{k}", f"ours (fluid analysis); {KONG} Prop. 3.1, Thm. 3.2",
-        f"{k}-group burst families: the supremum of SVF's limit ratio is 2"
-        + (" (every member <= 2M/(M+2) < 2)" if single else " (no member exceeds its worst single group)"),
+        ("1-group burst families (n identical requests (s, o) with peak s + o <= M/2, M fixed, n -> infinity): the "
+         "supremum of SVF's limit ratio is 2 (every member <= 2M/(M+2) < 2)" if single else
+         f"{k}-group burst families (gamma_j N identical requests of type j, every peak s_j + o_j <= M/2, distinct "
+         f"volumes, gamma_j >= 0 summing to 1 so a group may be empty; M fixed, N -> infinity): the supremum of "
+         f"SVF's limit ratio is 2 (no member exceeds its worst single group's rho = max_j M tau_j/v_j < 2)"),
         ("one type (s, o), 2(s+o) <= M, n identical requests, M fixed, n -> infinity: Coq for every n, "
          "(M+2) TEL(SVF) <= 2M TEL(S) + O(n) for every feasible S (counting on SVF's trace with Prop. 3.1), so "
          "lim sup <= 2M/(M+2); svf-triangles (0, 2b-1), M = b(2b-1): p TEL(S) <= b TEL(SVF) + p^2 n (Coq), "
@@ -67,9 +103,12 @@ def _claim(k: int) -> Claim:
          "x_{j,k} <= tau_j k + O(1) (every N), summed and chained over the groups (sympy), TEL(SVF)/N^2 <= "
          "Q(gamma; tau) in the limit against Prop. 3.1's Q(gamma; v/M) (sympy, any gamma); tau_j <= (2/(M+2)) v_j "
          "(sympy); svf-triangles reaches 2 - 1/b -> 2 (Coq)"),
-        "not a claim of the papers; c_j = gamma_j N is taken as exact (rounding moves O(N) of N^2)",
+        "not a claim of the papers; c_j = gamma_j N is taken as exact (rounding moves O(N) of N^2); outside the "
+        "stated hypotheses (a peak above M/2, equal volumes) a two-group family's ratio can exceed both its groups' "
+        "(tests/test_hypotheses.py)",
         ("derivation", "simulation:fluid-rates", *(() if single else COQ_PHASES), *COQ_UPPER, *COQ_LOWER,
          *SIMULATES), ("kong.prop3.1",),
+        coq=tuple((m[4:], COQ_STATEMENTS[m[4:]]) for m in ((() if single else COQ_PHASES) + COQ_UPPER + COQ_LOWER)),
         order=("ours", 10 + 10 * k))
 
 
@@ -91,7 +130,7 @@ def phase_form(gammas, taus) -> sp.Expr:
 
 
 def _symbols(k: int):
-    g = sp.symbols(f"gamma1:{k + 1}", positive=True)
+    g = sp.symbols(f"gamma1:{k + 1}", nonnegative=True)  # a group may be empty (H2)
     v = sp.symbols(f"v1:{k + 1}", positive=True)
     e = sp.symbols(f"e1:{k + 1}", nonnegative=True)
     return g, v, e
@@ -185,7 +224,8 @@ def triangle_steps(k: int) -> list[Step]:
         Step.limit("and p/b = 2 - 1/b tends to 2 as b -> infinity", p_b / b, b, sp.oo, 2, "2 - 1/b"),
     ]
     if k > 1:
-        steps.append(Step.identity("they are members of the class (gamma at a vertex): Q(e_1; tau)/Q(e_1; d) = "
+        steps.append(Step.identity("they are members of the class (gamma = e_1: the other groups empty, which H2 "
+                                   "allows): Q(e_1; tau)/Q(e_1; d) = "
                                    "tau_1/d_1", phase_form([1] + [0] * (k - 1), [rho] + [1] * (k - 1)) / phase_form(
                                        [1] + [0] * (k - 1), [1] * k), rho, "the other groups are empty"))
     return steps
@@ -227,7 +267,10 @@ def derivation_single_group() -> Derivation:
         hypotheses=(BURST_SVF,
                     Hypothesis("H2", "one type (s, o), o >= 1, 2(s + o) <= M; n identical requests; M fixed",
                                latex=r"one type $(s, o)$, $o \ge 1$, $2(s + o) \le M$; $n$ identical requests; "
-                                     r"$M$ fixed")),
+                                     r"$M$ fixed",
+                               outside="none known: single groups with a peak above M/2 (M <= 24, n = "
+                                       "150, against the best paced schedule) reach at most 1.36 < "
+                                       "2M/(M + 2); the proof uses q = floor(M/(s + o)) >= 2")),
         steps=(*_single_group_upper_steps(), *triangle_steps(1)),
         depends_on=("kong.prop3.1",),
         notes="Both halves are Coq theorems for every n (verify/coq/SvfGroup.v, SvfTriangles.v); the limits are "
@@ -301,18 +344,27 @@ def derivation(k: int = 2) -> Derivation:
         f"svf.fluid.k{k}",
         "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Prop. 3.1 (the volume bound) and Thm. 3.2 (the upper bound); the fluid limits are ours",
-        f"{k}-group burst families (fixed M, gamma_j N identical requests per group, N -> infinity): "
-        f"sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its worst single group rho = max_j M tau_j/v_j < 2",
+        f"{k}-group burst families (fixed M, gamma_j N identical requests of type j, every peak <= M/2, distinct "
+        f"volumes, gamma_j >= 0 summing to 1, N -> infinity): sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its "
+        f"worst single group rho = max_j M tau_j/v_j < 2",
         bound=sp.Integer(2),
-        statement_latex=(rf"For the {k}-group burst families ($M$ fixed, $\gamma_j N$ identical requests per group, "
+        statement_latex=(rf"For the {k}-group burst families ($M$ fixed, $\gamma_j N$ identical requests of type $j$, "
+                         r"every peak $s_j + o_j \le M/2$, distinct volumes, $\gamma_j \ge 0$ summing to 1, "
                          r"$N \to \infty$): $\sup \lim \mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(\mathrm{OPT}) = 2$; "
                          r"no member exceeds its worst single group, "
                          r"$\rho = \max_j M \tau_j / v_j < 2$."),
         hypotheses=(BURST_SVF,
                     Hypothesis("H2", f"{k} types (s_j, o_j), s_j + o_j <= M/2, distinct volumes, in volume order; "
-                               "gamma_j N requests of type j; M fixed; N -> infinity",
+                               "gamma_j N requests of type j, gamma_j >= 0 summing to 1 (a group may be empty: the "
+                               "class holds every family with fewer groups); M fixed; N -> infinity",
                                latex=rf"{k} types $(s_j, o_j)$ with $s_j + o_j \le M/2$, distinct volumes, in volume "
-                                     r"order; $\gamma_j N$ requests of type $j$; $M$ fixed; $N \to \infty$")),
+                                     r"order; $\gamma_j N$ requests of type $j$, $\gamma_j \ge 0$ summing to 1 (a "
+                                     r"group may be empty); $M$ fixed; $N \to \infty$",
+                               outside="fails: two types of equal volume interleaved (M = 16, (3, 3) "
+                                       "and (6, 2), volume 15, peaks <= M/2) give TEL(SVF)/TEL(S) >= "
+                                       "1.24 at N = 120 per group while each single group's rho <= "
+                                       "16/15; with a peak above M/2 too ((M - 1, 1) and (0, o), M = "
+                                       "o(o + 1)/2) the ratio grows like (o + 1)/2, without bound")),
         steps=(
             *phase_bound_steps(k),
             Step.limit("Prop. 3.1 in the limit: (1/M) sum_k P_k / N^2 -> Q(gamma; v/M)",

@@ -57,6 +57,14 @@ CLAIM = Claim(
     "not a claim of the papers: the family is geosched's (structured search); S stands in for OPT",
     ("derivation", "simulation:svf-family", "coq:svf_triangles_starts", "coq:triangles_staggered_feasible",
      *SIMULATES), ("kong.thm3.2",),
+    coq=(
+        ("svf_triangles_starts",
+         "forall q n : nat, 1 <= q -> Svf.svf (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) n) = "
+         "List.map (fun k : nat => (2 * q - 1) * PeanoNat.Nat.div k q) (List.seq 0 n)"),
+        ("triangles_staggered_feasible",
+         "forall q n : nat, 1 <= q -> Model.feasible (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) "
+         "n) (List.seq 0 n)"),
+    ),
     order=("ours", 10))
 CLAIM_ID = CLAIM.id
 UPPER_CLAIM = "kong.thm3.2"  # the upper end of the interval
@@ -214,11 +222,14 @@ def derivation(tel_svf=None) -> Derivation:
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check; "
                                "ties by position",
                                latex=r"burst arrivals; strict head-of-line admission with the forward-looking "
-                                     r"check; ties by position"),
+                                     r"check; ties by position",
+                               outside="none: H1 names the policy whose ratio is computed; another "
+                                       "policy has another trace"),
                     Hypothesis("H2", "family svf-triangles at width q = 1: p = 2r + 1, M = p(p+1)/2, N = (r+1) m "
                                "identical requests (s, o) = (0, p), m, r >= 1",
                                latex=r"family svf-triangles at width $q = 1$: $p = 2r + 1$, $M = p(p+1)/2$; "
-                                     r"$N = (r+1)m$ identical requests $(s, o) = (0, p)$; $m, r \ge 1$")),
+                                     r"$N = (r+1)m$ identical requests $(s, o) = (0, p)$; $m, r \ge 1$",
+                               outside="none: H2 defines the family")),
         steps=(
             Step.identity("alpha = pq / M = 1/(r + 1)", pq / big_m, 1 / (r + 1), "M = pq (r + 1)"),
             Step.inequality("alpha <= 1/2 (r = 1 + u, u >= 0)", sp.Rational(1, 2), ">=", 1 / (r + 1),

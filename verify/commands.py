@@ -9,8 +9,8 @@ under 30 s; what it cannot reach stays ``unknown`` or ``vacuous``); ``--thorough
 versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
 ``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--cluster local:N``
 or ``--cluster tcp://HOST:PORT`` runs the exhaustive and Monte-Carlo chunks on Dask (same
-result as serial, the default; docs/cluster.md). A progress bar goes
-to stderr while the checks run (unless ``--json`` on a non-terminal, or ``--no-progress``).
+result as serial, the default; docs/cluster.md). Progress goes to
+stderr while the checks run, a line every few seconds off a terminal (not with ``--quiet`` or ``--no-progress``).
 Exit status: 0; 1 when some claim is refuted; 3 when no claim is refuted but a check crashed
 (a row says ``error``); 2 stays for bad input.
 """
@@ -18,7 +18,6 @@ Exit status: 0; 1 when some claim is refuted; 3 when no claim is refuted but a c
 from __future__ import annotations
 
 import argparse
-import sys
 
 from geosched.arguments import examples, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
@@ -43,7 +42,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files and checkpoints")
     p.add_argument("--restart", action="store_true",
                    help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"where the chunked checks run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_claims)
@@ -63,14 +62,9 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         raise UnknownNameError("claim", unknown[0], sorted(CLAIMS))
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
-    show = not args.no_progress and show_progress(args)
-    bar = _progress_bar(args.claim or list(CLAIMS), CLAIMS, show)
-    try:
-        result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                            progress=bar.step if bar else None, executor=args.cluster)
-    finally:
-        if bar:
-            bar.close()
+    counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if show_progress(args) else None
+    result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
+                        progress=counter, executor=args.cluster)
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -84,39 +78,31 @@ def exit_code(result) -> int:
     return 1 if "refuted" in statuses else 3 if "error" in statuses else 0
 
 
-class _Bar:
-    """A tqdm bar on stderr, one tick per method."""
+class _Counter:
+    """The ledger's ``progress`` callback: the rows and checks begun and the check now running, told to the
+    command's reporter (:mod:`geosched.progress`): ``claims: 12/29 rows, 41 s, check 41/112, now ID METHOD``."""
 
-    def __init__(self, total: int) -> None:
-        from tqdm import tqdm
+    def __init__(self, ids: list[str], claims: dict) -> None:
+        self.claims, self.seen, self.done, self.checks = claims, set(), 0, 0
+        stack = list(ids)
+        while stack:  # the claims asked for and those they rest on: each runs its methods once
+            claim_id = stack.pop()
+            if claim_id in self.seen or claim_id not in claims:
+                continue
+            self.seen.add(claim_id)
+            self.checks += len(claims[claim_id].methods)
+            stack += list(claims[claim_id].depends_on)
+        self.rows, self.seen = len(self.seen), set()
 
-        self.bar = tqdm(total=total, file=sys.stderr, unit="check", leave=False, dynamic_ncols=True)
-        self.started = False
+    def __call__(self, label: str) -> None:
+        from geosched.progress import update
 
-    def step(self, label: str) -> None:
-        if self.started:
-            self.bar.update(1)
-        self.started = True
-        self.bar.set_description_str(label[:60])
-
-    def close(self) -> None:
-        self.bar.update(1)
-        self.bar.close()
-
-
-def _progress_bar(ids: list[str], claims: dict, show: bool) -> _Bar | None:
-    if not show:
-        return None
-    seen: set[str] = set()
-    stack, total = list(ids), 0
-    while stack:
-        claim_id = stack.pop()
-        if claim_id in seen or claim_id not in claims:
-            continue
-        seen.add(claim_id)
-        total += len(claims[claim_id].methods)
-        stack += list(claims[claim_id].depends_on)
-    return _Bar(total + 1)
+        claim_id = label.split(" ", 1)[0]
+        if claim_id in self.claims:  # "<claim> <method>"; else a stage after the rows (the variants)
+            self.seen.add(claim_id)
+            self.done += 1
+        update(done=min(len(self.seen), self.rows), total=self.rows, unit="rows",
+               detail=f"check {min(self.done, self.checks)}/{self.checks}", stage=label)
 
 
 def _print_text(result, seed: int) -> None:

@@ -5,10 +5,13 @@ Prop. 3.1, Lemma A.2 (peak-mass form) and Thm. 3.2 of Kong, Qi, Ye, Zhou (arXiv 
 for a Coq function ``svf`` (strict head-of-line SVF with the forward-looking check, bursts,
 ties by position). This module links that development to the package:
 
-* :func:`build` compiles every ``.v`` file with the development's own ``build.sh``, runs
-  ``Print Assumptions`` on each main theorem (:data:`THEOREMS`), runs ``coqchk`` on the
-  compiled library, extracts ``svf``, ``usage``, ``tel`` and ``feasibleb`` to OCaml
-  (``Extract.v``) and compiles them with ``engine/main.ml`` into one executable. Everything
+* :func:`build` compiles every ``.v`` file with the development's own ``build.sh``, which runs
+  ``Check`` and ``Print Assumptions`` on every ``Theorem`` and ``Corollary`` (:data:`THEOREMS`, read
+  from the sources) and ``coqchk`` on the compiled library; the statements and assumptions are parsed
+  from coqc's raw output by :mod:`geosched.verify.coq_output` on every read, so a ledger row compares
+  the statement it relies on with what coqc printed; it extracts the engine's functions to OCaml
+  (``Extract.v``) and compiles them with ``engine/main.ml`` into one executable, which runs only while
+  each ``*_engine_eq`` is closed and states what :data:`ENGINE_THEOREMS` records. Everything
   goes to a cache folder keyed by the SHA-256 of the sources and the ``coqc`` and ``ocamlopt``
   versions (``$GEOSCHED_COQ_CACHE``, else ``$XDG_CACHE_HOME/geosched/coq``, else
   ``~/.cache/geosched/coq``), never into the source tree; a later call with the same key
@@ -59,8 +62,10 @@ from typing import Any
 
 from geosched.errors import SolverError, TimeLimitError, ValidationError
 from geosched.output import write_text_atomic
+from geosched.progress import note, staged
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
+from geosched.verify import coq_output
 
 __all__ = ["COQ_DIR", "THEOREMS", "ENGINE_THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools",
            "engine_missing", "source_hash", "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths",
@@ -68,60 +73,27 @@ __all__ = ["COQ_DIR", "THEOREMS", "ENGINE_THEOREMS", "CoqBuild", "CoqRun", "coq_
            "probe_schedules", "unary_arithmetic"]
 
 COQ_DIR = Path(__file__).resolve().parent / "coq"
-# the main theorems: name -> the module (file) of verify/coq that proves it
-THEOREMS: dict[str, str] = {
-    "volume_is_memory_time": "Volume",
-    "prop31_lower_bound": "Prop31",
-    "Q_eq_pairmin": "Prop31",
-    "lemmaA2_peak_mass": "LemmaA2",
-    "lemmaA2_occupancy_refuted": "LemmaA2",
-    "svf_js_sorted": "Thm32",
-    "svf_starts_bound": "Thm32",
-    "thm32_svf_competitive": "Thm32",
-    "svf_feasible": "SvfFacts",
-    "feasibleb_correct": "Model",
-    "svf_sim_eq": "Sim",
-    "svf_fast_eq": "SvfFast",
-    "sjf_family_tel": "SjfFamily",
-    "svf_family_tel": "SjfFamily",
-    "sjf_not_competitive": "SjfFamily",
-    "svf_group_start_bound": "SvfGroup",
-    "svf_group_competitive": "SvfGroup",
-    "svf_triangles_starts": "SvfTriangles",
-    "triangles_staggered_feasible": "SvfTriangles",
-    "svf_triangles_ratio": "SvfTriangles",
-    "svf_phase_start_bound_abs": "SvfPhases",
-    "earliest_eq": "SvfJump",
-    "place_jump_eq": "SvfJump",
-    "svf_engine_eq": "SvfEngine",
-    "sjf_engine_eq": "SvfEngine",
-    "tel_engine_eq": "SvfEngine",
-    "feasibleb_engine_eq": "SvfEngine",
-    "hol_feasible": "Hol",
-    "hol_sim_eq": "Hol",
-    "hol_starts_bound": "Hol",
-    "hol_inversion": "Inversion",
-    "hol_inversion_sqrt": "Inversion",
-    "thm32_from_inversion": "Inversion",
-    "lemmaA2_peak_time": "LemmaA2Sum",
-    "lemmaA2_active_precede": "LemmaA2Sum",
-    "lemmaA2_double_count": "LemmaA2Sum",
-    "lemmaA2_wait": "LemmaA2Sum",
-    "lemmaA2_summed": "LemmaA2Sum",
-    "lemmaA2_summed_pairs": "LemmaA2Sum",
-    "onebit_sim_eq": "OneBit",
-    "thm33_onebit_E1": "OneBit",
-    "thm33_onebit_E1_sqrt": "OneBit",
-    "thm33_onebit": "OneBit",
-    "thm33_onebit_T": "OneBit",
+# every citable theorem (a `Theorem` or `Corollary` of verify/coq) -> its module (file): read from the sources,
+# never kept by hand; build.sh checks each of them (Print Assumptions), and a ledger row cites them by statement
+THEOREMS: dict[str, str] = coq_output.declared_theorems(COQ_DIR)
+# the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...),
+# with the statement (the normalised `Check`) the build must print for it
+ENGINE_THEOREMS: dict[str, str] = {
+    "svf_engine_eq":
+        "forall (M : nat) (rs : list Model.req), SvfEngine.svf_engine M rs = Svf.svf M rs",
+    "sjf_engine_eq":
+        "forall (M : nat) (rs : list Model.req), SvfEngine.sjf_engine M rs = SjfFamily.sjf M rs",
+    "tel_engine_eq":
+        "forall (rs : list Model.req) (xs : list nat), SvfEngine.tel_engine rs xs = Model.tel rs xs",
+    "feasibleb_engine_eq":
+        "forall (M : nat) (rs : list Model.req) (xs : list nat), SvfEngine.feasibleb_engine M rs xs = "
+        "Model.feasibleb M rs xs",
 }
-# the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...)
-ENGINE_THEOREMS = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb_engine_eq")
-BUILD_FORMAT = 2  # bump when the build procedure or the manifest changes (part of the cache key)
+BUILD_FORMAT = 3  # bump when the build procedure or the manifest changes (part of the cache key)
 WORK_LIMIT = 5 * 10**7  # default bound on estimate_work: 1 to 7 million units a second measured (benchmarks/RESULTS.md)
 TIME_LIMIT = 50.0  # default seconds the engine process may run
 _MAX_BITS = 4096  # the driver reads decimal numbers (Python writes at most 4300 digits by default)
-CLOSED = "Closed under the global context"
+CLOSED = coq_output.CLOSED
 BINARY = "geosched-coq"
 EXTRACTED = "geosched_coq.ml"
 _BUILD_TIMEOUT_S = 7200  # a hung coqc is an error after this long, never a verdict
@@ -129,7 +101,7 @@ _BUILD_TIMEOUT_S = 7200  # a hung coqc is an error after this long, never a verd
 _ARITHMETIC = ("add", "mul", "sub", "max", "min", "leb", "ltb", "eqb", "compare", "div", "modulo", "pow", "divmod")
 _UNARY_CASE = "(fun fO fS n ->"  # ExtrOcamlNatInt's case analysis on an int-as-nat
 _BUILD_OUTPUTS = shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux", "__pycache__", "Makefile*",
-                                        ".lia.cache", "Assumptions.out", "geosched_coq.ml*")
+                                        ".lia.cache", "Assumptions.out", "Assumptions.v", "geosched_coq.ml*")
 _BUILT_THIS_PROCESS: set[str] = set()  # source hashes compiled by this process (not read from the cache)
 
 
@@ -146,9 +118,9 @@ class CoqBuild(Result):
     wall_time: float  # seconds this call took
     source_hash: str = ""  # SHA-256 of the .v/.ml/build sources and the coqc and ocamlopt versions
     coqc_version: str = ""  # first line of `coqc --version`
-    theorems: dict[str, bool] = field(default_factory=dict)  # main theorem -> Print Assumptions says closed
-    assumptions: dict[str, str] = field(default_factory=dict)  # main theorem -> Print Assumptions output
-    statements: dict[str, str] = field(default_factory=dict)  # main theorem -> its type, as `Check` prints it
+    theorems: dict[str, bool] = field(default_factory=dict)  # theorem -> Print Assumptions says closed
+    assumptions: dict[str, str] = field(default_factory=dict)  # theorem -> Print Assumptions output
+    statements: dict[str, str] = field(default_factory=dict)  # theorem -> its normalised `Check` (coq_output)
     coqchk: bool = False  # coqchk checked every compiled module (and the library they use)
     coqchk_axioms: str = ""  # coqchk -o's axiom summary ("<none>")
     from_cache: bool = False  # read from the build cache rather than compiled by this call
@@ -232,14 +204,17 @@ def _tool_version(*command: str) -> str:
 
 
 def _sources(root: Path = COQ_DIR) -> list[Path]:
-    """Every file the build reads: the .v files, _CoqProject, build.sh, engine/*.ml."""
-    files = [p for p in root.glob("*.v")] + [p for p in (root / "_CoqProject", root / "build.sh") if p.exists()]
+    """Every file the build reads: the .v files (not the generated Assumptions.v), _CoqProject, build.sh,
+    engine/*.ml."""
+    files = [p for p in root.glob("*.v") if p.name != "Assumptions.v"]
+    files += [p for p in (root / "_CoqProject", root / "build.sh") if p.exists()]
     files += list((root / "engine").glob("*.ml"))
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
 def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
-    """``(sha256 hex, coqc version)``: the build cache's key."""
+    """``(sha256 hex, coqc version)``: the build cache's key: the sources, the tools' versions (and Zarith's),
+    the build procedure and the code that reads coqc's output (:mod:`geosched.verify.coq_output`)."""
     coqc = _tool_version("coqc", "--version")
     digest = hashlib.sha256()
     for path in _sources(root):
@@ -248,8 +223,8 @@ def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
     zarith = _zarith_dir()  # whether the engine can be linked, and against which Zarith
     meta = zarith / "META" if zarith is not None else None
     digest.update(b"\0" + (meta.read_bytes() if meta is not None and meta.is_file() else str(zarith).encode()))
-    # what a build records depends on this module's theorem list and procedure too
-    digest.update(json.dumps([BUILD_FORMAT, THEOREMS], sort_keys=True).encode())
+    # what a build records depends on the procedure and on the code that reads coqc's output too
+    digest.update(json.dumps([BUILD_FORMAT]).encode() + Path(coq_output.__file__).read_bytes())
     return digest.hexdigest(), coqc
 
 
@@ -264,6 +239,24 @@ def cache_root() -> Path:
 def _lines_of_coq(root: Path = COQ_DIR) -> int:
     """Lines of the ``.v`` files of ``root`` (Extract.v included)."""
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
+
+
+# the last clean build measured on the project's 2-core machine (benchmarks/RESULTS.md, "The Coq build"):
+# the estimate when this machine's cache records no build of its own
+RECORDED_BUILD = (540.0, "the project's 2-core machine under load")
+
+
+def _expected_duration(root: Path) -> str:
+    """``about N minutes on this machine``: the newest build recorded in the cache folder ``root`` (a
+    measure of this machine, perhaps of older sources), else :data:`RECORDED_BUILD`. A measure, no promise."""
+    measured = []
+    for manifest in root.glob("*/build.json"):
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            recorded = json.loads(manifest.read_text(encoding="utf-8"))
+            seconds = float(recorded.get("total_seconds") or recorded["build_seconds"])
+            measured.append((manifest.stat().st_mtime, seconds))
+    seconds, where = (max(measured)[1], "this machine's last build") if measured else RECORDED_BUILD
+    return f"about {max(1, round(seconds / 60))} minutes, as measured on {where}"
 
 
 @contextlib.contextmanager
@@ -331,7 +324,9 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
             return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
                             time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
                             lock_wait_seconds=waited[0])
-        data = _build_into(target, digest, coqc)
+        note(f"compiling the Coq proofs once ({_expected_duration(root)}; cached in {target})")
+        with staged("compiling the Coq proofs (once)"):
+            data = _build_into(target, digest, coqc)
     return replace(_from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False),
                    lock_wait_seconds=waited[0])
 
@@ -347,12 +342,21 @@ def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
 
 
 def _from_manifest(data: dict[str, Any], target: Path, digest: str, wall: float, *, from_cache: bool) -> CoqBuild:
-    names = ("status", "message", "coqc_version", "theorems", "assumptions", "statements", "coqchk", "coqchk_axioms",
-             "build_seconds", "coqc_seconds", "lines_of_coq", "failed_step", "engine")
+    names = ("status", "message", "coqc_version", "coqchk", "coqchk_axioms", "build_seconds", "coqc_seconds",
+             "lines_of_coq", "failed_step", "engine")
     keep = {k: data[k] for k in names if k in data}
+    keep.update(_theorem_fields(data.get("assumptions_out", "")))  # parsed now, from coqc's own words
     return CoqBuild(wall_time=wall, source_hash=digest, from_cache=from_cache,
                     built_this_run=digest in _BUILT_THIS_PROCESS,
                     directory=str(target), **keep)
+
+
+def _theorem_fields(assumptions_out: str) -> dict[str, dict[str, Any]]:
+    """``theorems``, ``assumptions`` and ``statements`` of a build, parsed from its ``Assumptions.out``."""
+    parsed = coq_output.parse_assumptions(assumptions_out)
+    return {"theorems": {n: p["closed"] for n, p in parsed.items()},
+            "assumptions": {n: p["assumptions"] for n, p in parsed.items()},
+            "statements": {n: p["statement"] for n, p in parsed.items()}}
 
 
 def _run(step: str, command: list[str], cwd: Path) -> subprocess.CompletedProcess:
@@ -362,7 +366,8 @@ def _run(step: str, command: list[str], cwd: Path) -> subprocess.CompletedProces
     except subprocess.TimeoutExpired:
         raise _StepFailed(step, f"{' '.join(command)} ran past {_BUILD_TIMEOUT_S} s") from None
     if done.returncode != 0:
-        raise _StepFailed(step, _first_error(done.stdout + "\n" + done.stderr) or f"exit status {done.returncode}")
+        raise _StepFailed(step, coq_output.first_error(done.stdout + "\n" + done.stderr)
+                          or f"exit status {done.returncode}")
     return done
 
 
@@ -373,28 +378,22 @@ class _StepFailed(Exception):
         self.detail = detail
 
 
-def _first_error(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for k, line in enumerate(lines):
-        if line.startswith("Error") or " Error" in line or line.startswith("Anomaly"):
-            where = lines[k - 1] if k and lines[k - 1].startswith("File ") else ""
-            return " ".join(x for x in (where, line, *lines[k + 1:k + 2]) if x)[:400]
-    return (lines[-1] if lines else "")[:400]
-
-
 def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
     """Build in a fresh folder next to ``target`` and move it into place; returns the manifest."""
     work = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=target.parent))
     src = work / "src"
     shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
     data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
-                            "theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+                            "assumptions_out": "", "coqchk": False}
+    began = time.perf_counter()
     try:
         _compile(src, data)
         data["engine"] = _extract_and_compile(src, work)
-        closed = sum(data["theorems"].values())
-        data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(THEOREMS)} "
-                                         f"main theorems closed under the global context; "
+        data["total_seconds"] = round(time.perf_counter() - began, 1)  # the whole build: the next one's estimate
+        parsed = coq_output.parse_assumptions(data["assumptions_out"])
+        closed = sum(p["closed"] for p in parsed.values())
+        data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(parsed)} "
+                                         f"theorems closed under the global context; "
                                          f"coqchk passed (axioms: {data['coqchk_axioms']})"
                                          + ("" if data["engine"] else f"; engine not linked: "
                                                                       f"{', '.join(engine_missing())} missing"))
@@ -411,15 +410,16 @@ def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
 
 
 def _compile(src: Path, data: dict[str, Any]) -> None:
-    """build.sh (coqc from clean and its own checks), Print Assumptions per theorem, coqchk: into ``data``."""
+    """build.sh (coqc from clean, the generated Assumptions.v, coqchk): its raw output into ``data``."""
     began = time.perf_counter()
     done = _run("coqc", ["bash", "build.sh"], src)
     data["build_seconds"] = round(time.perf_counter() - began, 3)
     # build.sh also runs its own checks; the coqc part it times itself, when it says so
     timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
     data["coqc_seconds"] = float(timed.group(1)) if timed else None
-    _assumptions(src, data)
-    data["coqchk"], data["coqchk_axioms"] = _coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
+    out = src / "Assumptions.out"
+    data["assumptions_out"] = out.read_text(encoding="utf-8") if out.exists() else ""
+    data["coqchk"], data["coqchk_axioms"] = coq_output.coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
 
 
 def check_sources(root: Path) -> CoqBuild:
@@ -434,7 +434,7 @@ def check_sources(root: Path) -> CoqBuild:
         return CoqBuild("unavailable", f"{', '.join(missing_tools())} not installed (Debian package coq)",
                         time.perf_counter() - started)
     digest, coqc = source_hash(root)
-    data: dict[str, Any] = {"theorems": {}, "assumptions": {}, "statements": {}, "coqchk": False}
+    data: dict[str, Any] = {"assumptions_out": "", "coqchk": False}
     with tempfile.TemporaryDirectory(prefix="geosched-coq-check-") as tmp:
         src = Path(tmp) / "src"
         shutil.copytree(root, src, ignore=_BUILD_OUTPUTS)
@@ -443,7 +443,7 @@ def check_sources(root: Path) -> CoqBuild:
             status, message, step = "ok", "compiled", ""
         except _StepFailed as exc:
             status, message, step = "failed", str(exc), exc.step
-    keep = {k: data[k] for k in ("theorems", "assumptions", "statements", "coqchk") if k in data}
+    keep = {"coqchk": data["coqchk"], **_theorem_fields(data["assumptions_out"])}
     return CoqBuild(status, message, time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
                     failed_step=step, build_seconds=data.get("build_seconds"), lines_of_coq=_lines_of_coq(root),
                     **keep)
@@ -451,49 +451,6 @@ def check_sources(root: Path) -> CoqBuild:
 
 def _modules(src: Path) -> list[str]:
     return sorted(f"GeoSched.{p.stem}" for p in src.glob("*.vo"))
-
-
-def _assumptions(src: Path, data: dict[str, Any]) -> None:
-    """``Check`` and ``Print Assumptions`` for each main theorem, one coqc run per theorem (a
-    missing theorem or module then fails only its own)."""
-    for name, module in THEOREMS.items():
-        script = src / f"Assumptions_{name}.v"
-        script.write_text(f"From GeoSched Require {module}.\nCheck GeoSched.{module}.{name}.\n"
-                          f"Definition geosched_marker := 0.\nPrint geosched_marker.\n"
-                          f"Print Assumptions GeoSched.{module}.{name}.\n", encoding="utf-8")
-        done = subprocess.run(["coqc", "-R", ".", "GeoSched", script.name], cwd=src, capture_output=True, text=True,
-                              timeout=_BUILD_TIMEOUT_S, check=False)
-        for suffix in ("v", "vo", "vok", "vos", "glob"):
-            (src / f"Assumptions_{name}.{suffix}").unlink(missing_ok=True)
-        if done.returncode != 0:
-            data["theorems"][name] = False
-            data["assumptions"][name] = _first_error(done.stdout + "\n" + done.stderr)
-            continue
-        statement, assumptions = _split_marker(done.stdout)
-        data["statements"][name] = statement
-        data["assumptions"][name] = assumptions
-        data["theorems"][name] = assumptions == CLOSED
-
-
-def _split_marker(output: str) -> tuple[str, str]:
-    """``(Check's output, Print Assumptions' output)`` around the marker definition's print."""
-    parts = re.split(r"^geosched_marker = 0\s*\n\s*: nat\s*\n", output, maxsplit=1, flags=re.M)
-    if len(parts) != 2:
-        return output.strip(), "unparsed output"
-    return parts[0].strip(), parts[1].strip()
-
-
-def _axioms(output: str) -> str:
-    found = re.search(r"^\* Axioms:(.*?)^\* ", output, flags=re.S | re.M)
-    return " ".join(found.group(1).split()) if found else "unparsed"
-
-
-def _coqchk_summary(build_output: str) -> tuple[bool, str] | None:
-    """build.sh runs ``coqchk -o`` on every module it compiled and prints "coqchk: OK" after it:
-    its summary, or None when it did not (then this module runs coqchk itself)."""
-    if "coqchk: OK" not in build_output or "CONTEXT SUMMARY" not in build_output:
-        return None
-    return True, _axioms(build_output)
 
 
 def _coqchk(src: Path) -> tuple[bool, str]:
@@ -504,7 +461,7 @@ def _coqchk(src: Path) -> tuple[bool, str]:
     if not modules:
         raise _StepFailed("coqchk", "no compiled module")
     done = _run("coqchk", ["coqchk", "-silent", "-o", "-Q", ".", "GeoSched", *modules], src)
-    return True, _axioms(done.stdout + done.stderr)  # coqchk prints its summary on stderr
+    return True, coq_output.axioms(done.stdout + done.stderr)  # coqchk prints its summary on stderr
 
 
 def unary_arithmetic(code: str) -> list[str]:
@@ -644,6 +601,10 @@ def _ready_build() -> CoqBuild:
     opened = [name for name in ENGINE_THEOREMS if not result.closed(name)]
     if opened:
         raise SolverError(f"the extracted engine is not proved equal to the model ({', '.join(opened)} not closed)")
+    for theorem, statement in ENGINE_THEOREMS.items():  # by statement, not by name
+        if result.statements.get(theorem) != statement:
+            raise SolverError(f"Coq's {theorem} states {result.statements.get(theorem)!r}, not the equality the "
+                              f"engine relies on ({statement!r})")
     return result
 
 
@@ -819,14 +780,21 @@ def differential(instances: Sequence[Instance]) -> Differential:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m geosched.verify.coq_engine [--force] [--json]``: build (or read the cache) and report."""
+    """``python -m geosched.verify.coq_engine [--force] [--json | --statements]``: build (or read the cache)
+    and report; ``--statements`` prints each theorem's normalised statement, the text a ledger row records."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Build the Coq development of verify/coq and report its theorems.")
     parser.add_argument("--force", action="store_true", help="rebuild even when the cache holds this build")
     parser.add_argument("--json", action="store_true", help="print the CoqBuild as JSON")
+    parser.add_argument("--statements", action="store_true",
+                        help="print THEOREM: STATEMENT per theorem (what a ledger row's coq=/coq_whole= records)")
     args = parser.parse_args(argv)
     result = build(force=args.force)
+    if args.statements:
+        for theorem, statement in result.statements.items():
+            print(f"{theorem}: {statement}")
+        return 0 if result.success else 1
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
         return 0 if result.success else 1
@@ -835,7 +803,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{result.provenance()}, cache {result.directory or '-'}")
     for theorem, closed in result.theorems.items():
         text = result.assumptions.get(theorem, "").replace("\n", " ")
-        print(f"  {'closed' if closed else 'OPEN  '}  {THEOREMS[theorem]}.{theorem}: {text}")
+        print(f"  {'closed' if closed else 'OPEN  '}  {THEOREMS.get(theorem, '?')}.{theorem}: {text}")
     return 0 if result.success else 1
 
 

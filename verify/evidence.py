@@ -5,6 +5,10 @@ same in ``geosched claims``, ``--json`` and ``docs/claims.md``):
 
 * ``proved``: a mechanical proof for all values (every step of a sympy derivation checked, or a
   solver lemma proved, non-vacuous and tight over symbolic values);
+* ``proved relative to``: a mechanical proof for all values *given named hypotheses* (standard
+  results, e.g. PASTA or Little's law, each stated with its conditions in the derivation and
+  assumed there, never checked by the proof); the message states each of them. It is weaker
+  than ``proved`` and never reads as it;
 * ``checked``: a bounded check that could have failed found nothing (exhaustive enumeration,
   solver proofs for every ``n`` up to a bound, a game solved for small sizes); it carries its
   ``bound``;
@@ -47,14 +51,16 @@ from geosched.results import Result
 
 __all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS"]
 
-EVIDENCE_STATUSES = ("proved", "checked", "consistent", "vacuous", "refuted", "unknown", "error",
+EVIDENCE_STATUSES = ("proved",
+                     "proved relative to",  # proved given named hypotheses (standard results) the message names
+                     "checked", "consistent", "vacuous", "refuted", "unknown", "error",
                      "not_run",  # a check this run did not attempt (it needs hardware or data it lacks)
                      # empirical claims (geosched.verify.empirical): a paper's experiment re-run on the trace
                      "reproduced", "partly", "not_reproduced")
 # how much each word says, for the rule "a claim is never stronger than what it depends on"
 # (the empirical words stand apart: no claim depends on an empirical one)
-STRENGTH = {"proved": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1, "not_run": 1, "refuted": 0,
-            "error": 0, "reproduced": 3, "partly": 2, "not_reproduced": 1}
+STRENGTH = {"proved": 6, "proved relative to": 5, "checked": 4, "consistent": 3, "vacuous": 2, "unknown": 1,
+            "not_run": 1, "refuted": 0, "error": 0, "reproduced": 3, "partly": 2, "not_reproduced": 1}
 MODES = ("quick", "default", "thorough")
 # every check's time limit in seconds, per mode (a check past it is ``unknown``: it did not finish); generous
 # (10x the slowest check on the loaded 2-core machine), so that only a hung check reaches it, never a slow machine
@@ -66,7 +72,7 @@ class Evidence(Result):
     """The outcome of one method on one claim."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent")
+    SUCCESS = ("proved", "proved relative to", "checked", "consistent")
 
     method: str  # e.g. "derivation", "z3:peak_volume", "exhaustive:thm3.2", "monte-carlo:svf"
     kind: str  # "proof", "bounded", "statistical", "supporting" (our code is the paper's algorithm), "source",

@@ -52,7 +52,7 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.results import Result
 from geosched.verify.exhaustive import dp_opt
 
-__all__ = ["GameResult", "solve_game", "verify_game", "brute_continuation"]
+__all__ = ["GameResult", "solve_game", "verify_game", "audit_game", "brute_continuation"]
 
 
 @dataclass(frozen=True)
@@ -202,34 +202,49 @@ def brute_continuation(k: int, d: int, r: int) -> tuple[int, dict[str, int]]:
 
 
 def verify_game(result: GameResult, *, brute_k_max: int = 3) -> list[str]:
-    """Problems found re-deriving ``result`` independently (empty: every value is the exact optimum).
+    """Problems found re-deriving ``result`` independently (empty: every value is the exact optimum);
+    :func:`audit_game`'s ``problems``."""
+    return audit_game(result, brute_k_max=brute_k_max)["problems"]
+
+
+def audit_game(result: GameResult, *, brute_k_max: int = 3) -> dict[str, Any]:
+    """Re-derive ``result`` independently and say what was re-derived.
 
     For every start step ``d`` of ``result.per_d``: the never-release ratio from the checker and
     ``dp_opt`` (``OPT = K``: ``L`` alone), each release ``r`` in ``d+1 .. d+K+1`` with ``ALG*(d, r)``
-    by :func:`brute_continuation` (for ``K <= brute_k_max``) and ``OPT(r)`` by ``dp_opt``; the
-    adversary's best reply must equal the recorded one.
+    by :func:`brute_continuation` (only for ``K <= brute_k_max``: exhaustive search grows too fast) and
+    ``OPT(r)`` by ``dp_opt``; the adversary's best reply must equal the recorded one.
+
+    Returns ``{"K", "problems", "continuations" (re-derived by exhaustive search), "never_release" (ratios
+    recomputed), "per_d_rechecked" (recorded ratios compared)}``: a message names exactly what was re-derived.
     """
     k = result.K
     problems: list[str] = list(result.problems)
     alone = _instance(k, None)
     opt_alone = check_schedule(alone, dp_opt(alone)[1]).metrics.tel
     opts: dict[int, int] = {}
+    continuations = never = compared = 0
     for row in result.per_d:
         d = row["d"]
         value = Fraction(check_schedule(alone, {"long": d}).metrics.tel, opt_alone)
+        never += 1
         for r in range(d + 1, d + k + 2):
             if r not in opts:
                 opts[r] = dp_opt(_instance(k, r))[0]
             if k <= brute_k_max:
                 tel = brute_continuation(k, d, r)[0]
+                continuations += 1
                 dp_tel = _continuation(k, d, r)[0]
                 if tel != dp_tel:
                     problems.append(f"K={k}, d={d}, r={r}: the game's continuation has TEL {dp_tel}, the exact "
                                     f"optimum is {tel}")
                 value = max(value, Fraction(tel, opts[r]))
-        if Fraction(row["fraction"]) != value and k <= brute_k_max:
-            problems.append(f"K={k}, d={d}: the game records ratio {row['fraction']}, re-derived {value}")
+        if k <= brute_k_max:
+            compared += 1
+            if Fraction(row["fraction"]) != value:
+                problems.append(f"K={k}, d={d}: the game records ratio {row['fraction']}, re-derived {value}")
     tail = Fraction(len(result.per_d) + k, k)
     if Fraction(result.value_fraction) > min([tail] + [Fraction(r["fraction"]) for r in result.per_d]):
         problems.append(f"K={k}: V_K = {result.value_fraction} exceeds the minimum over d of the recorded ratios")
-    return problems
+    return {"K": k, "problems": problems, "continuations": continuations, "never_release": never,
+            "per_d_rechecked": compared}

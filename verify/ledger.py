@@ -21,13 +21,17 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
 3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
    naming it;
 4. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
-   (:data:`geosched.verify.coq_evidence.WHOLE_CLAIM`, compiled this run or read from the build cache):
+   (the row's ``coq_whole`` theorems, each closed with the statement the row records, compiled this run or
+   read from the build cache):
    ``proved``, naming it, whatever else its dependencies say (the Coq proof contains its own lemmas);
 5. else a claim it depends on that is not established (``refuted``, ``error``, ``unknown``,
    ``not_run``): ``unknown``, naming it;
 6. else ``proved`` when every proof method proved its part and every step of the derivation
    and of everything it depends on is mechanically checked (sympy, a solver proof for all
-   values, or a closed Coq theorem the step names); otherwise the note says "proved relative
+   values, or a closed Coq theorem the step names); ``proved relative to H1, H2`` when that
+   holds except for steps that apply named hypotheses the derivation states with their
+   conditions (standard results it assumes: ``Step.assumption``), or when a claim it depends on
+   is itself proved relative to such hypotheses; otherwise the note says "proved relative
    to X; unchecked: steps ...";
 7. else ``checked up to <bound>`` when that chain holds with some steps checked only up to a
    bound (solver proofs for every ``n <= N``), or when a bounded check that could have failed
@@ -64,29 +68,35 @@ import z3
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.output import check_folder
+from geosched.progress import stage
 from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, methods, sagesched_claims, z3ceiling
-from geosched.verify.coq_evidence import COQ_METHODS, whole_claim_proofs
+from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
+from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
 from geosched.verify.family_evidence import FAMILY_METHODS
+from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
+add_methods(SERVING_METHODS)  # throughput, fairness, memory-intensive workloads on the trace (issue 35)
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
+add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
+add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, sagesched_claims, z3ceiling)
+_ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
@@ -121,10 +131,26 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
                 raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
                                        sorted(earlier))
         _check_derivation(claim, derivations)
+        _check_coq_citations(claim)
         earlier.add(claim.id)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
+
+
+def _check_coq_citations(claim: Claim) -> None:
+    """A row runs ``coq:THEOREM`` exactly for the theorems whose statements it records (``coq``, ``coq_whole``),
+    each a theorem of verify/coq; a whole-claim list is never empty when given."""
+    cited = {m[4:] for m in claim.methods if m.startswith("coq:")}
+    recorded = cited_statements(claim)
+    if cited != set(recorded):
+        raise ValidationError(f"{claim.id}: coq statements", sorted(set(recorded) ^ cited),
+                              "every coq:THEOREM method needs its statement in Claim.coq or Claim.coq_whole, and "
+                              "every recorded statement its method")
+    for name, statement in recorded.items():
+        if theorem_of(f"coq:{name}") is None or not statement.strip():
+            raise ValidationError(f"{claim.id}: coq theorem", name, "must be a Theorem or Corollary of verify/coq "
+                                  "with its statement (python -m geosched.verify.coq_engine --statements)")
 
 
 def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
@@ -166,7 +192,7 @@ class ClaimResult(Result):
     """A claim's combined status and the evidence behind it."""
 
     STATUSES = EVIDENCE_STATUSES
-    SUCCESS = ("proved", "checked", "consistent", "reproduced")  # ClaimResult
+    SUCCESS = ("proved", "proved relative to", "checked", "consistent", "reproduced")  # ClaimResult
 
     id: str  # claim id
     source: str  # paper and numbering
@@ -324,7 +350,9 @@ def _combine(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach
             and STRENGTH["vacuous"] <= STRENGTH[weakest] < STRENGTH[verdict.status]):
         capped = [d for d, s in deps.items() if s == weakest]
         note = "; ".join(x for x in (verdict.note, f"capped at {weakest}: rests on {', '.join(capped)}") if x)
-        return _Verdict(weakest, f"{weakest} (as {', '.join(capped)})", None, note, verdict.reach)
+        text = f"proved relative to the hypotheses of {', '.join(capped)}" if weakest == "proved relative to" \
+            else f"{weakest} (as {', '.join(capped)})"
+        return _Verdict(weakest, text, None, note, verdict.reach)
     return verdict
 
 
@@ -345,10 +373,13 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
         return _Verdict("unknown", f"unknown: supporting check did not finish: {names}",
                         note="; ".join(f"{e.method}: {e.status}: {e.message}" for e in broken))
     refuted_deps = {d: s for d, s in deps.items() if s == "refuted"}
-    coq = whole_claim_proofs(claim.id, evidence) if not refuted_deps else []
+    coq = whole_claim_proofs(claim, evidence) if not refuted_deps else []
     if coq:  # rule 4: the whole claim is a closed Coq theorem, its own lemmas inside it, checked by the kernel
-        open_deps = [f"{d} is {s}" for d, s in deps.items() if s != "proved"]
-        note = "; ".join([f"proved in Coq for every n: {', '.join(e.message[len('Coq, every n: '):] for e in coq)}"]
+        # the note adds what the text does not say: where the theorems were checked, and which lemmas the
+        # Coq proof does without (``independently of X (checked)``)
+        where = sorted({e.data.get("provenance") or e.message.rpartition(" (")[2].rstrip(")") for e in coq})
+        open_deps = [f"{d} ({s})" for d, s in deps.items() if s != "proved"]
+        note = "; ".join([f"Coq {', '.join(where)}"]
                          + ([f"independently of {', '.join(open_deps)}"] if open_deps else []))
         return _Verdict("proved", f"proved (Coq, every n: {', '.join(e.data['theorem'] for e in coq)})", note=note,
                         reach="all values (Coq)", standalone=True)
@@ -356,14 +387,19 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if bad:
         names = ", ".join(f"{d} is {s}" for d, s in bad.items())
         return _Verdict("unknown", f"unknown: depends on a claim not established ({names})", note=names)
-    chain, chain_note, bounds = _proof_chain(evidence, deps)
+    chain, chain_note, bounds, assumed = _proof_chain(evidence, deps)
     if chain == "proved":
         return _Verdict("proved", "proved", note=chain_note, reach="all values")
+    if chain == "proved relative to":  # proved, given named hypotheses (its own, or those of a claim it rests on)
+        names = [*assumed, *(f"the hypotheses of {d}" for d, s in deps.items() if s == "proved relative to")]
+        return _Verdict("proved relative to", f"proved relative to {', '.join(names)}", note=chain_note,
+                        reach="all values, given the named hypotheses")
     passing = [e for e in evidence if e.kind == "bounded" and e.status == "checked"]
     if chain == "checked":
         via = [d for d, s in deps.items() if s == "checked"]
         text = _weakest_bounds(bounds | {part for d in via for part in reach.get(d, "").split("; ") if part})
         suffix = f" (via {', '.join(via)})" if via else ""
+        suffix += f", relative to {', '.join(assumed)}" if assumed else ""
         return _Verdict("checked", f"checked up to {text}{suffix}", note=chain_note, reach=text)
     if passing:
         primary = next((e for e in passing if e.method.startswith(("exhaustive", "enumeration", "game"))), passing[0])
@@ -402,13 +438,15 @@ def _weakest_bounds(bounds: set[str]) -> str:
     return "; ".join(sorted(b for _, b in by_template.values()))
 
 
-def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, str, set[str]]:
+def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, str, set[str], list[str]]:
     """How far the proofs go: ``"proved"`` (every step and dependency mechanically checked),
-    ``"checked"`` (some steps only up to a bound), or ``"unknown"``; the note saying why; and the
-    bounds of the checks that cover the open steps."""
+    ``"proved relative to"`` (the same, given the named hypotheses the derivation assumes, or a
+    dependency proved relative to its own), ``"checked"`` (some steps only up to a bound), or
+    ``"unknown"``; the note saying why; the bounds of the checks that cover the open steps; and the
+    named hypotheses the derivation assumes."""
     proofs = [e for e in evidence if e.kind == "proof"]
     if not proofs:
-        return "unknown", "", set()
+        return "unknown", "", set(), []
     covers: dict[str, tuple[str, str]] = {}
     for e in evidence:
         for name, (status, bound) in e.covers.items():
@@ -416,9 +454,11 @@ def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, s
                 covers[name] = (status, bound)
     levels: list[str] = []
     unchecked, bounded, bounds = [], [], set()
+    assumed = list(dict.fromkeys(label for e in proofs for label in e.data.get("assumed", [])))
     for e in proofs:
-        if e.status not in ("proved", "unknown") or (e.status == "unknown" and not e.data.get("open_steps")):
-            return "unknown", f"{e.method}: {e.status}", set()
+        if e.status not in ("proved", "proved relative to", "unknown") or (
+                e.status == "unknown" and not e.data.get("open_steps")):
+            return "unknown", f"{e.method}: {e.status}", set(), assumed
         for step in e.data.get("open_steps", []):
             found = [covers[name] for name in step["covered_by"] if name in covers]
             best = max(found, key=lambda c: STRENGTH[c[0]], default=("unknown", ""))
@@ -429,13 +469,16 @@ def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, s
             elif best[0] != "proved":
                 unchecked.append(label)
             levels.append(best[0] if best[0] in ("proved", "checked") else "unknown")
-    levels += [s if s in ("proved", "checked") else "unknown" for s in deps.values()]
+    levels += [s if s in ("proved", "proved relative to", "checked") else "unknown" for s in deps.values()]
     level = min(levels, key=STRENGTH.get, default="proved")
+    if level == "proved" and assumed:
+        level = "proved relative to"
     relative = [d for d, s in deps.items() if s != "proved"]
     parts = [f"proved relative to {', '.join(relative)}"] if relative else []
+    parts += [f"assumes the named hypotheses {', '.join(assumed)} (stated in the derivation)"] if assumed else []
     parts += [f"unchecked: {', '.join(unchecked)}"] if unchecked else []
     parts += [f"checked only up to a bound: {', '.join(bounded)}"] if bounded else []
-    return level, "; ".join(parts), bounds
+    return level, "; ".join(parts), bounds, assumed
 
 
 # --------------------------------------------------------------------------- running
@@ -450,9 +493,9 @@ _NOT_IN_QUICK = ("trace:svf_latency", "trace:onebit_vs_sjf", "trace:predictor_ov
 
 def _run_methods(claim: Claim, ctx: Context, progress: Progress | None) -> list[Evidence]:
     evidence = []
+    report = progress if progress is not None else stage  # else the command's reporter (`prove`), if any
     for name in claim.methods:
-        if progress is not None:
-            progress(f"{claim.id} {name}")
+        report(f"{claim.id} {name}")
         if ctx.quick and name in _NOT_IN_QUICK:
             evidence.append(Evidence(name, "empirical", "not_run", "not run in --quick (the trace table takes "
                                      "about 20 s); the default run computes it"))
@@ -741,6 +784,14 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "/")
 
 
+def rows_table(rows: tuple[Claim, ...] = ROWS) -> str:
+    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table."""
+    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
+             "|---|---|---|---|"]
+    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |" for c in rows]
+    return "\n".join(lines)
+
+
 def rests_on(claim: dict[str, Any]) -> str:
     """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
     derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
@@ -789,12 +840,13 @@ def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
 
 def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
     """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; a quick
-    run also writes ``docs/proved.md``'s table of the papers' statements."""
+    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
+    texts as declared (no run needed); a quick run also writes ``docs/proved.md``'s table of the papers'
+    statements."""
     from geosched.output import write_text_atomic
 
     mode = result["mode"]
-    text = Path(path).read_text()
+    text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
     text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
     if mode == "default":
         text = replace_block(text, "ledger default figures", figures_table(result["claims"]))

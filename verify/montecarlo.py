@@ -94,6 +94,10 @@ HEAVY_GRID: tuple[tuple[float, float], ...] = ((0.2, 0.5), (0.2, 0.9), (0.2, 0.9
 # outside the theorem (rho > 1): measured and reported, never judged
 OUTSIDE_GRID: tuple[tuple[float, float], ...] = ((0.35, 2.0), (0.35, 4.0))
 REPLICATION_CHUNK = 10  # workloads per job (the result does not depend on it; the overhead per job does)
+# requests of the one long workload per point (same generator, same rate) from which the arrival rate and the load
+# are measured: 20,000 exponential gaps measure the rate within 4 standard errors = 2.8% (the judged workloads,
+# a few hundred requests, could not tell a rate 10% off from sampling noise)
+MEASURE_REQUESTS = 20_000
 BOUND_CONSTANT = 2  # the "2" of 1 + 2/((1 - alpha)(1 - mu)(1 - rho))
 
 HYPOTHESIS_NOTES = (
@@ -155,13 +159,13 @@ class MCPoint:
     ci_low: float  # bootstrap confidence interval of the ratio
     ci_high: float
     bound: float  # the theorem's bound at the nominal (alpha_cap, mu, rho)
-    effective_rho: float  # 2 * rate * (sampled mean volume) / ((1 - alpha) M)
-    bound_effective: float  # the bound at the effective rho (stricter)
+    effective_rho: float  # the load measured on the point's long workload: 2 (arrivals/step) (mean v) / ((1-alpha) M)
+    bound_effective: float  # the bound at the measured load
     truncated_fraction: float  # fraction of requests whose output hit the truncation cap
     eps: float | None  # Thm. 3.5's penalty (1-bit SVF only)
     theta: int | None  # 1-bit threshold (1-bit SVF only)
     proxies: tuple[int, int] | None  # (O_0, O_1) rounded, as used by the policy (1-bit SVF only)
-    consistent: bool  # ci_high <= bound_effective (and so <= bound)
+    consistent: bool  # ci_high <= the bound at the nominal and at the measured load
     verdict: str  # "consistent", "refuted", "inconclusive ..." or "outside the hypotheses (rho >= 1)"
     opt: str = "lower_bound"  # "lower_bound", "exact", or "exact+bounds" (some searches hit the node limit)
     ratio_upper_ci_low: float | None = None  # exact/bounds: CI low of sum TEL / sum (upper bound on OPT)
@@ -171,7 +175,7 @@ class MCPoint:
     used: float | None = None  # (ratio - 1)(1-alpha)(1-mu)(1-rho) / 2: share of the constant the estimate uses
     discriminating: bool | None = None  # the check with the constant 10% smaller is refuted
     vacuous: bool | None = None  # the check with the constant halved still passes (at the top of the CI)
-    in_hypotheses: bool = True  # rho < 1
+    in_hypotheses: bool = True  # rho < 1, 0 < mu < 1, every sampled peak <= alpha M
     flip_constant: float | None = None  # the check refutes iff the bound's constant 2 is replaced by one below this
     sanity: tuple[str, ...] = ()  # the first per-sample sanity violations (OPT <= TEL, every bound <= OPT)
     sanity_failures: int = 0  # how many there were
@@ -322,19 +326,37 @@ def _rate(mu: float, rho: float, cfg: dict[str, Any]) -> float:
     return poisson_rate(memory=memory, mu=mu, rho=rho, s_min=cfg["s_min"], s_max=cfg["s_max"], alpha_cap=alpha_cap)
 
 
+def _generate(cfg: dict[str, Any], mu: float, rate: float, seed: int, n: int) -> Any:
+    """One workload of the point's generator: every sampled and every measured workload comes from here."""
+    from geosched.reference_impl.workloads import generate
+
+    return generate("poisson", n=n, mu=mu, rate=rate, memory=cfg["memory"], alpha_cap=cfg["alpha_cap"],
+                    s_min=cfg["s_min"], s_max=cfg["s_max"], seed=seed)
+
+
+def measure_arrivals(p: int, mu: float, rate: float, cfg: dict[str, Any]) -> dict[str, Any]:
+    """Raw counts of one long workload of the point (:data:`MEASURE_REQUESTS` requests, seed
+    ``seed + 10^6 + p``, disjoint from the sampled workloads'): exponential gaps, the span of the (integer)
+    arrival steps, the sums of the volumes and of their squares, the largest peak. The ledger compares them
+    with the statement's rate and load (geosched.verify.methods)."""
+    instance = _generate(cfg, mu, rate, cfg["seed"] + 10**6 + p, cfg.get("measure_requests", MEASURE_REQUESTS))
+    arrivals = [r.arrival for r in instance.requests]
+    volumes = [r.volume for r in instance.requests]
+    return {"requests": instance.n, "gaps": instance.n - 1, "span": max(arrivals) - min(arrivals),
+            "sum_volume": sum(volumes), "sum_volume_sq": sum(v * v for v in volumes),
+            "max_peak": max(r.peak for r in instance.requests)}
+
+
 def _workloads(job: tuple) -> list[tuple]:
     """One chunk of replications, a pure function of ``(p, mu, rate, ks, cfg)``: per workload ``k``
     (seed ``seed + 1000 p + k``) ``(TEL, LB, UB, mean wait, sum of volumes, truncated, n, arrival span,
     sum of outputs, sanity violations)``."""
-    from geosched.reference_impl.workloads import generate
-
     p, mu, rate, ks, cfg = job
     spec = _policy_spec(cfg["policy"], mu, cfg["theta"])[0]
     cap = int(cfg["alpha_cap"] * cfg["memory"])
     rows = []
     for k in ks:
-        instance = generate("poisson", n=cfg["n"], mu=mu, rate=rate, memory=cfg["memory"], alpha_cap=cfg["alpha_cap"],
-                            s_min=cfg["s_min"], s_max=cfg["s_max"], seed=cfg["seed"] + 1000 * p + k)
+        instance = _generate(cfg, mu, rate, cfg["seed"] + 1000 * p + k, cfg["n"])
         outputs = [r.output for r in instance.requests]
         *sample, problems = _sample(instance, spec, cfg["policy"], cfg["opt"], cfg["node_limit"],
                                     with_lp=k < cfg.get("lp_samples", 0))
@@ -369,8 +391,10 @@ def workload_checks(mu: float, rho: float, rows: list[tuple], cfg: dict[str, Any
     output length against the truncated geometric's (a z-test, ``|z| <= 4``), and, with exact OPT
     (where the rate is set from the sampled lengths' distribution), the load ``rho`` measured as
     ``2 (arrivals per step) (mean volume) / ((1 - alpha) M)`` against the nominal one (jackknife over
-    workloads, ``|z| <= 4``, plus 5% for the integer arrival steps). A shifted length distribution or
-    a wrong arrival rate fails here even where the bound is far away."""
+    workloads, ``|z| <= 4``; the integer arrival steps shorten each workload's span by less than one step, so
+    the rate measured from them is high by at most a factor ``1 / (1 - R / S)``, ``R`` workloads over a total
+    span ``S``, which widens the interval's low end). A shifted length distribution or a grossly wrong arrival
+    rate fails here; the long workload of :func:`measure_arrivals` measures the rate and load finely."""
     cap = int(cfg["alpha_cap"] * cfg["memory"])
     mean, second = expected_output_moments(mu, cfg["s_min"], cfg["s_max"], cap)
     count = sum(row[6] for row in rows)
@@ -393,7 +417,8 @@ def workload_checks(mu: float, rho: float, rows: list[tuple], cfg: dict[str, Any
         leave_one = [load(rows[:k] + rows[k + 1:]) for k in range(len(rows))]
         jack = sum(leave_one) / len(rows)
         se = math.sqrt((len(rows) - 1) / len(rows) * sum((x - jack) ** 2 for x in leave_one))
-        low, high = (measured - z * se) / 1.05, (measured + z * se) * 1.05
+        floor_share = len(rows) / max(1, sum(r[7] for r in rows))  # <= one step lost per workload's span
+        low, high = (measured - z * se) * (1 - floor_share), measured + z * se
         out.update(measured_rho=round(measured, 4), measured_rho_interval=[round(low, 4), round(high, 4)])
         if not low <= rho <= high:
             problems.append(f"load check fails: measured rho {measured:.3f} (interval {low:.3f}..{high:.3f}) vs "
@@ -402,17 +427,20 @@ def workload_checks(mu: float, rho: float, rows: list[tuple], cfg: dict[str, Any
     return out
 
 
-def _point(mu: float, rho: float, rate: float, rows: list[tuple], cfg: dict[str, Any],
+def _point(p: int, mu: float, rho: float, rate: float, rows: list[tuple], cfg: dict[str, Any],
            rng: np.random.Generator) -> MCPoint:
     """The estimates at one grid point from its workloads' rows (in replication order)."""
     _, theta_used, proxies, eps = _policy_spec(cfg["policy"], mu, cfg["theta"])
     tel, low, high, wait = (np.asarray(col, dtype=float) for col in list(zip(*rows))[:4])
-    volumes, truncated, count = (sum(row[j] for row in rows) for j in (4, 5, 6))
-    effective_rho = 2 * rate * (volumes / count) / ((1 - cfg["alpha_cap"]) * cfg["memory"])
+    truncated, count = (sum(row[j] for row in rows) for j in (5, 6))
+    measured = measure_arrivals(p, mu, rate, cfg)
+    effective_rho = (2 * (measured["gaps"] / max(1, measured["span"])) * (measured["sum_volume"] / measured["requests"])
+                     / ((1 - cfg["alpha_cap"]) * cfg["memory"]))
+    inside = 0 < mu < 1 and rho < 1 and measured["max_peak"] <= cfg["alpha_cap"] * cfg["memory"]
     point = _judge(mu, rho, rate, cfg, rng, (tel, low, high, wait), effective_rho, truncated / count,
-                   (eps, theta_used, proxies))
+                   (eps, theta_used, proxies), inside)
     sanity = [f"workload {k}: {problem}" for k, row in enumerate(rows) for problem in row[9]]
-    checks = workload_checks(mu, rho, rows, cfg)
+    checks = {**workload_checks(mu, rho, rows, cfg), "measured": measured}
     return replace(point, sanity=tuple(sanity[:5]), sanity_failures=len(sanity), workload=checks,
                    tel_samples=tuple(int(x) for x in tel), opt_samples=tuple(int(x) for x in low))
 
@@ -429,11 +457,11 @@ def _all_points(points: list[tuple[float, float]], cfg: dict[str, Any], rng: np.
     with using_executor(executor) as pool:
         for job, part in zip(jobs, pool.map(_workloads, jobs)):
             rows[job[0]].extend(part)
-    return [_point(mu, rho, rates[p], rows[p], cfg, rng) for p, (mu, rho) in enumerate(points)]
+    return [_point(p, mu, rho, rates[p], rows[p], cfg, rng) for p, (mu, rho) in enumerate(points)]
 
 
 def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.random.Generator, columns: tuple,
-           effective_rho: float, truncated: float, onebit: tuple) -> MCPoint:
+           effective_rho: float, truncated: float, onebit: tuple, in_hyp: bool) -> MCPoint:
     """The estimates, their intervals and the verdict at one point."""
     tel, low, high, wait = columns
     alpha, n_boot, conf = cfg["alpha_cap"], cfg["n_boot"], cfg["confidence"]
@@ -446,18 +474,17 @@ def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.rand
     bound_eff = svf_stochastic_bound(alpha, mu, effective_rho)
     # Thm. 3.5's penalty: how eps enters is not stated; the generous reading B (1 + eps) for refutations
     generous = max(bound, bound_eff) * (1 + (eps or 0.0))
-    in_hyp = rho < 1
     factor = (1 - alpha) * (1 - mu) * (1 - rho)
     used = ((ratio - 1) * factor / BOUND_CONSTANT if BOUND_CONSTANT else math.inf) if in_hyp else None
     refute_at = upper_low if upper_low is not None else None
     refuted = in_hyp and refute_at is not None and refute_at > generous
-    consistent = in_hyp and ci_high <= bound_eff
+    consistent = in_hyp and ci_high <= min(bound, bound_eff)
     discriminating = in_hyp and refute_at is not None and refute_at > svf_stochastic_bound(
         alpha, mu, rho, 0.9 * BOUND_CONSTANT)
     vacuous = in_hyp and ci_high <= svf_stochastic_bound(alpha, mu, min(rho, effective_rho), BOUND_CONSTANT / 2)
     # the sensitivity check: the check refutes exactly when the constant 2 is replaced by one below this
     flip = ((refute_at / (1 + (eps or 0.0)) - 1) * factor if in_hyp and refute_at is not None else None)
-    verdict = ("outside the hypotheses (rho >= 1): reported, not judged" if not in_hyp else
+    verdict = ("outside the hypotheses (rho >= 1 or a peak above alpha M): reported, not judged" if not in_hyp else
                "refuted" if refuted else "consistent" if consistent else
                "inconclusive (ratio to a lower bound above the bound)")
     cr = tel / low if exact else None
@@ -530,10 +557,10 @@ def _summary(policy: str, points: list[MCPoint], cfg: dict[str, Any], elapsed: f
     samples = cfg["replications"] * len(points)
     refuted = [pt for pt in judged if pt.verdict == "refuted"]
     insane = [pt for pt in points if pt.sanity_failures or pt.workload.get("problems")]
-    all_ok = all(pt.consistent for pt in judged)
+    all_ok = bool(judged) and all(pt.consistent for pt in judged)
     status = "refuted" if refuted or insane else "consistent" if all_ok else "inconclusive"
     theorem = "3.4" if policy == "svf" else "3.5"
-    worst = max(judged, key=lambda pt: pt.ci_high / pt.bound_effective)
+    worst = max(judged, key=lambda pt: pt.ci_high / pt.bound_effective, default=None)
     if insane:
         first = insane[0]
         what = (first.sanity or tuple(first.workload["problems"]))[0]
@@ -543,6 +570,8 @@ def _summary(policy: str, points: list[MCPoint], cfg: dict[str, Any], elapsed: f
         first = refuted[0]
         message = (f"{policy}: Thm. {theorem}'s bound {first.bound:.3f} violated beyond the CI at mu={first.mu}, "
                    f"rho={first.rho} (ratio {first.ratio:.3f}, CI low {first.ratio_upper_ci_low:.3f})")
+    elif worst is None:
+        message = f"{policy}: no point inside the theorem's hypotheses: nothing judged"
     else:
         message = (f"{policy}: ratio to {'OPT' if cfg['opt'] == 'exact' else 'LB(OPT)'} "
                    f"{'below' if all_ok else 'NOT below'} Thm. {theorem}'s bound at all {len(judged)} (mu, rho) "
@@ -551,5 +580,6 @@ def _summary(policy: str, points: list[MCPoint], cfg: dict[str, Any], elapsed: f
     return MonteCarloResult(
         policy=policy, points=points, samples=samples, n=cfg["n"], memory=cfg["memory"], seed=cfg["seed"],
         confidence=cfg["confidence"], status=status, message=message, wall_time=elapsed,
-        extra={"opt": cfg["opt"], "alpha_cap": cfg["alpha_cap"], "s_range": [cfg["s_min"], cfg["s_max"]]},
+        extra={"opt": cfg["opt"], "alpha_cap": cfg["alpha_cap"], "s_range": [cfg["s_min"], cfg["s_max"]],
+               "n_boot": cfg["n_boot"], "measure_requests": cfg.get("measure_requests", MEASURE_REQUESTS)},
     )

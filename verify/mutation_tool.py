@@ -75,14 +75,30 @@ TARGETS: dict[str, tuple[str, ...]] = {
     "opt-bounds": ("reference_impl/opt/bounds.py", "reference_impl/opt/lower.py"),
     "theory": ("theory/kong_volume.py", "theory/kong_thm3_2.py", "theory/kong_prop3_1.py", "theory/kong_thm3_4.py",
                "theory/jaillet_thm4_1.py"),
-    "verify-montecarlo": ("verify/montecarlo.py",),
+    # the Monte-Carlo run and the ledger's re-derivation of it (issue 34: rate and load, hypotheses, bootstrap)
+    "verify-montecarlo": ("verify/montecarlo.py", "verify/montecarlo_audit.py", "verify/methods.py::_mc_failures",
+                          "verify/methods.py::_estimator_problems", "verify/methods.py::_monte_carlo",
+                          "verify/methods.py::_ecr"),
     "verify-game": ("verify/game.py",),
     "verify-exhaustive": ("verify/exhaustive.py",),
     "verify-policy-spec": ("verify/policy_spec.py",),
     "witness": ("adversary/witness.py",),
     "theory-fluid": ("theory/svf_fluid_classes.py", "theory/svf_lower_bound.py"),
+    # issue 34: the Coq evidence and the code that reads coqc's output (the names of either tree: a selector whose
+    # file or function a tree lacks selects nothing there), the ledger, and sagesched.routing's measurement
+    "verify-coq": ("verify/coq_evidence.py", "verify/coq_output.py", "verify/coq_engine.py::_from_manifest",
+                   "verify/coq_engine.py::_theorem_fields", "verify/coq_engine.py::_assumptions",
+                   "verify/coq_engine.py::_split_marker", "verify/coq_engine.py::_axioms",
+                   "verify/coq_engine.py::_coqchk_summary"),
+    "verify-ledger": ("verify/ledger.py",),
+    "routing": ("verify/sagesched_claims.py::routing_cost", "verify/sagesched_claims.py::routing_claim",
+                "verify/sagesched_claims.py::fitted_exponent", "verify/sagesched_claims.py::_Counted",
+                "verify/sagesched_claims.py::_counting", "verify/sagesched_claims.py::_CountedList",
+                "verify/sagesched_claims.py::_counted_state", "verify/sagesched_claims.py::routing_times",
+                "verify/sagesched_claims.py::routing_operations"),
 }
 _SURVIVORS = "tests/test_mutation_survivors.py"
+_CAUSES = "tests/test_audit_causes.py"  # issue 34: one mutation of each of the audit's four kinds flips a word
 # module label -> its fast test selection (pytest arguments; files under tests/)
 MODULE_TESTS: dict[str, tuple[str, ...]] = {
     "model": ("tests/test_model.py", "tests/test_checker.py", "tests/test_simulator.py", _SURVIVORS),
@@ -92,7 +108,7 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
     "onebit": ("tests/test_scheduling.py", "tests/test_exhaustive.py", _SURVIVORS),
     "opt-bounds": ("tests/test_bounds.py", "tests/test_chain_bound.py", _SURVIVORS),
     "theory": ("tests/test_theory.py", "-k", "not cli_prove and not registry_finds", _SURVIVORS),
-    "verify-montecarlo": ("tests/test_montecarlo.py", _SURVIVORS),
+    "verify-montecarlo": ("tests/test_montecarlo.py", _CAUSES, _SURVIVORS),
     "verify-game": ("tests/test_game.py", _SURVIVORS),
     "verify-exhaustive": ("tests/test_exhaustive.py", _SURVIVORS),
     "verify-policy-spec": ("tests/test_policy_spec.py", _SURVIVORS),
@@ -100,6 +116,14 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
     # the registry test reads theory/ on disk, which the installed-layout copy does not have
     "theory-fluid": ("tests/test_theory.py", "-k", "not cli_prove and not registry_finds", "tests/test_fluid.py",
                      "tests/test_families.py", _SURVIVORS),
+    # the tests that compile Coq (marked coq_build) are left out: a mutant that changes the cache key would recompile
+    # for a quarter of an hour; the others read coqc's recorded output or a build whose statements are the rows'
+    "verify-coq": ("tests/test_coq_statements.py", "tests/test_coq_ledger.py", "-m", "not slow and not coq_build",
+                   _CAUSES, _SURVIVORS),
+    # the tests that read theory/ or docs/claims.md on disk are left out (the installed-layout copy has neither)
+    "verify-ledger": ("tests/test_ledger.py", "-k", "not theory_file and not documented and not docs_table and not "
+                      "claims_doc", _CAUSES, _SURVIVORS),
+    "routing": ("tests/test_sagesched_claims.py", _CAUSES, _SURVIVORS),
 }
 # module label -> the ledger claims of the optional ledger runner (quick, dependencies not followed)
 MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
@@ -109,6 +133,8 @@ MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
     "verify-montecarlo": ("kong.thm3.4", "kong.thm3.5"), "verify-game": ("jaillet.thm4.1",),
     "verify-exhaustive": ("kong.thm3.2", "kong.prop3.1"), "verify-policy-spec": ("kong.lemmaA.2", "kong.thm3.3"),
     "witness": (), "theory-fluid": ("svf.fluid.k1", "svf.fluid.k2", "svf.lower_bound"),
+    "verify-coq": ("kong.thm3.2", "kong.sjf_unbounded"), "verify-ledger": ("kong.volume", "kong.thm3.2"),
+    "routing": (),
 }
 
 
@@ -175,14 +201,20 @@ def _operators() -> list[tuple[str, Any]]:
 
 
 def _line_filter(root: Path, selector: str) -> tuple[str, Any]:
-    """``(path, keep(line) -> bool)`` of a :data:`TARGETS` selector."""
+    """``(path, keep(line) -> bool)`` of a :data:`TARGETS` selector; ``keep`` is None when the tree lacks the file or
+    the named definition (a target names the code of two trees, before and after a change: it selects what is
+    there)."""
     path, _, name = selector.partition("::")
+    if not (root / path).is_file():
+        return path, None
     if not name:
         return path, lambda line: True
     exclude, name = name.startswith("-"), name.lstrip("-")
     tree = ast.parse((root / path).read_text())
     spans = [(min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]), n.end_lineno)
              for n in tree.body if getattr(n, "name", None) == name]
+    if not spans and not exclude:
+        return path, None
     if len(spans) != 1:
         raise ValidationError("target", selector, f"needs exactly one top-level {name} in {path}")
     first, last = spans[0]
@@ -204,6 +236,8 @@ def enumerate_mutants(root: str | Path, modules: tuple[str, ...] | None = None) 
     for module in chosen:
         for selector in TARGETS[module]:
             path, keep = _line_filter(root, selector)
+            if keep is None:
+                continue
             counts: dict[str, int] = {}  # occurrences count over the whole file: mutate_code's coordinates
             for node in ast_nodes(get_ast_from_path(root / path)):
                 for name, operator in operators:

@@ -301,6 +301,9 @@ COQ_MUTATIONS: tuple[Mutation, ...] = (
       "the forward check's window one step short"),
     M("coq-growth", "verify/coq/Model.v", "then prompt r + (t - x) (* MUT: growth *)",
       "then prompt r (* MUT: growth *)", "kong.volume", "usage without the growth term"),
+    M("coq-tel-shift", "verify/coq/Model.v", "snd e + output (fst e). (* MUT: tel *)",
+      "snd e + output (fst e) + 1. (* MUT: tel *)", "kong.thm3.2",
+      "TEL shifted by +1 per request (every ratio theorem stays true; tel_finish_times does not)"),
 )
 
 

@@ -12,9 +12,12 @@ and every step is **marked** with what establishes it in the ledger run of the s
   every ``n`` up to a bound, an exhaustive space);
 * ``not established in this run``: anything else.
 
-The last line is the ledger's word for the claim, the same word (and text) ``geosched claims
---claim ID`` prints in the same mode: ``Ledger (quick): proved (Coq, every n: ...)``.
-It lives in :mod:`geosched.verify` because :mod:`geosched.theory` may not import the ledger.
+The end says which ledger run marked the steps (its mode: a bound such as ``n<=3`` is that mode's;
+``geosched claims`` runs ``default``, which reaches farther), the words of the claims it rests on in the
+same run (not sympy's view of their derivations), and, last, one sentence: the ledger's word for the
+claim, the same word (and text) ``geosched claims --MODE --claim ID`` prints, with the ledger's note on
+the line before it. It lives in :mod:`geosched.verify` because :mod:`geosched.theory` may not import the
+ledger.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_commands", "step_marks", "ledger_footer"]
+__all__ = ["add_commands", "step_marks", "ledger_footer", "MODE_NOTE"]
+
+# what the mode behind the marks means for their bounds (the solver sweeps' reach is per mode: SOLVER_SWEEPS)
+MODE_NOTE = {"quick": "quick (bounds here are --quick's: the smallest; geosched claims runs default, which reaches "
+                      "farther)",
+             "default": "default (as geosched claims)", "thorough": "thorough (the longest checks)"}
 
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
@@ -73,6 +81,9 @@ def step_marks(derivation: Any, check: Any, result: Any) -> dict[int, str]:
         if step_check.status == "failed":
             marks[index] = "refuted by sympy"
             continue
+        if step_check.status == "assumed":  # a named hypothesis applied: stated, never called established
+            marks[index] = f"assumed: the named hypotheses {', '.join(step.uses)}"
+            continue
         best = _best(covers, step.covered_by)
         if best is not None and best[1] == "proved" and best[0].startswith("coq:"):
             marks[index] = f"Coq, every n: {best[0][4:]} ({provenance.get(best[0], '')})"
@@ -85,18 +96,25 @@ def step_marks(derivation: Any, check: Any, result: Any) -> dict[int, str]:
     return marks
 
 
-def ledger_footer(result: Any, mode: str, claim: str) -> str:
-    """``Status: WORD (the ledger's text; where)``: the row's word, as ``geosched claims`` computes it."""
-    note = f"; {result.note}" if result.note else ""
-    return (f"Status: {result.status} ({result.message}{note}; the ledger's word: "
-            f"geosched claims --{mode} --claim {claim})")
+def ledger_footer(result: Any, mode: str, claim: str, dependencies: tuple[Any, ...] = ()) -> str:
+    """The end of ``prove``'s text: the mode, the dependencies' own words, then the status line in one sentence:
+    ``Status: WORD ..., as geosched claims --MODE --claim ID says.`` (the row's word as ``geosched claims``
+    computes it: the ledger's text, which starts with the word, then its note's parts)."""
+    lines = [f"Marked by the ledger run in mode {MODE_NOTE[mode]}."]
+    if dependencies:
+        lines.append("Rests on (their own words in the same run): " + "; ".join(
+            f"{d.id}: {d.status} ({d.message})" for d in dependencies) + ".")
+    text = result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
+    parts = [text.replace(";", ",")] + [part for part in (result.note or "").split("; ") if part]
+    lines.append(f"Status: {', '.join(parts).rstrip('.')}, as geosched claims --{mode} --claim {claim} says.")
+    return "\n".join(lines)
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
     from geosched.theory import check_claim, get_derivation
     from geosched.verify.commands import exit_code
-    from geosched.verify.ledger import run_claims
+    from geosched.verify.ledger import CLAIMS, run_claims
 
     if args.standalone and not args.latex:
         from geosched.errors import ValidationError
@@ -104,10 +122,11 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         raise ValidationError("--standalone", True, "needs --latex")
     derivation = get_derivation(args.claim)
     check = check_claim(args.claim)
-    ledger = run_claims([args.claim], mode=args.mode)
-    result = ledger.claims[0]
+    deps = tuple(dict.fromkeys((*derivation.depends_on, *CLAIMS[args.claim].depends_on)))
+    ledger = run_claims([args.claim, *deps], mode=args.mode)
+    result, dependencies = ledger.claims[0], ledger.claims[1:]
     marks = step_marks(derivation, check, result)
-    footer = ledger_footer(result, args.mode, args.claim)
+    footer = ledger_footer(result, args.mode, args.claim, dependencies)
     if args.json:
         data = derivation.to_dict(check)
         for step_data, index in zip(data["steps"], range(1, len(data["steps"]) + 1)):
@@ -115,7 +134,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         data["derivation_status"], data["derivation_message"] = data.pop("status"), data.pop("message")
         data.update(status=result.status, ledger_message=result.message, ledger_mode=args.mode)
         data["ledger"] = {"mode": args.mode, "status": result.status, "message": result.message,
-                          "note": result.note}
+                          "note": result.note, "dependencies": {d.id: {"status": d.status, "message": d.message}
+                                                                for d in dependencies}}
         emit_json(data)
     elif args.latex:
         render = derivation.render_latex_document if args.standalone else derivation.render_latex

@@ -107,9 +107,10 @@ def _print(summary, result) -> None:
             "oracle": "not served"}[summary["lengths"]]
     print(f"workload {summary['workload']}: {result.n} requests served ({summary['train']} earlier ones {role}), "
           f"arrivals x{result.speedup:g}")
+    quantile = f" (q={result.safety_quantile:g})" if "quantile" in (result.belief, result.reserve) else ""
     print(f"cluster {summary['replicas']} ({summary['model']}), router {result.router}, local {result.local}"
-          f"{', ablation ' + result.ablation if result.ablation else ''}, beliefs {result.belief}"
-          f"{f' (q={result.safety_quantile:g})' if result.belief == 'quantile' else ''}")
+          f"{', ablation ' + result.ablation if result.ablation else ''}, beliefs {result.belief}, reserve "
+          f"{result.reserve}{quantile}")
     print(f"  latency (s)   mean {m['mean_latency']:.3f}  P50 {m['p50_latency']:.3f}  P95 {m['p95_latency']:.3f}  "
           f"P99 {m['p99_latency']:.3f}")
     print(f"  SLO ({summary['slo_scale']:g}x isolated)  attainment {m['slo_attainment']:.3f}  goodput "

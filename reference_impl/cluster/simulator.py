@@ -13,11 +13,19 @@ Every replica's schedule is then re-checked by the independent checker
 
 * the *belief*: the output length the local forward-looking check uses (and the point
   prediction the local policy orders by). ``"mean"``: ``round(E[o])``; ``"quantile"``: the
-  ``safety_quantile`` of ``D``; ``"auto"`` (default): the quantile when SageSched is the router
-  or the local order (it keeps memory under a safety quantile), else the mean. When a request
-  outgrows its belief the engine doubles it and, if memory would overflow, evicts (vLLM-style
-  preemption with recompute; see :mod:`.replica`).
-* for ``sagesched``: ``E[o]``, ``E[v]`` exact over the bins, and the reserve ``= belief``.
+  ``safety_quantile`` of ``D``; ``"auto"`` (default): the mean, for every pair of router and local
+  policy, SageSched's included. The replica's admission is the project's forward-looking check, the
+  same for every pair: it is none of SageSched's elements (the paper's scheduler runs in a serving
+  engine that admits on free KV blocks), so SageSched does not get an admission rule of its own; its
+  uncertainty enters through the distribution's moments and its placement's reserve (issue 35: with
+  the quantile as the admission belief of SageSched's pairs only, the gain row compared two admission
+  rules). When a request outgrows its belief the engine doubles it and, if memory would overflow,
+  evicts (vLLM-style preemption with recompute; see :mod:`.replica`).
+* the *reserve*: the output tokens the SageSched router counts for a request placed on a replica
+  (its memory filter ``R_r + s + o_q <= M_r``): the ``safety_quantile`` of ``D`` when SageSched
+  routes or orders (uncertainty-aware placement), the rounded mean otherwise and in the
+  ``no-safety`` ablation.
+* for ``sagesched``: ``E[o]``, ``E[v]`` exact over the bins, and the reserve.
 
 **Local policies**: every simulator policy of the registry (``fcfs``, ``sjf``, ``svf``,
 ``svf1``), keyed on the belief exactly as :func:`~geosched.reference_impl.simulation.simulate`
@@ -30,7 +38,7 @@ or come from ``svf1_lengths`` (the training part's outputs, as the vLLM plugin n
 **Ablations** (SageSched's parts removed one at a time): ``point`` (the distribution replaced
 by a point mass at its rounded mean: no variance in ``E[v]``, no safety margin),
 ``memory-only`` and ``compute-only`` (one term of the hybrid cost dropped, in the local
-order and in the router), ``no-safety`` (beliefs and reserves at the mean).
+order and in the router), ``no-safety`` (the placement's reserve at the mean).
 
 **Metrics** in seconds: latency = completion - arrival (TTLT); goodput = requests per second
 finishing within ``slo_scale`` times their isolated latency on the fastest replica. In steps:
@@ -119,7 +127,8 @@ class ClusterResult(Result):
     router: str
     local: str
     ablation: str | None
-    belief: str  # "mean" or "quantile" as resolved
+    belief: str  # what the local admission believes: "mean" or "quantile" as resolved
+    reserve: str  # what the SageSched router reserves per placed request: "quantile" or "mean"
     safety_quantile: float
     speedup: float
     seed: int
@@ -174,7 +183,8 @@ def simulate_cluster(
     step_seconds, speedup : float
         Arrival ``a`` steps is at ``a * step_seconds / speedup`` seconds.
     safety_quantile : float
-        The quantile of the distribution that memory is kept under (beliefs, reserves).
+        The quantile of the distribution that SageSched's placement keeps memory under (the reserve),
+        and the belief when ``belief="quantile"``.
     belief : {"auto", "mean", "quantile"}
         Which point the local check believes (module docstring).
     ablation : {None, "point", "memory-only", "compute-only", "no-safety"}
@@ -202,10 +212,11 @@ def simulate_cluster(
     """
     started = time.perf_counter()
     requests = list(requests)
-    ablation, belief_mode, cost_kind = _check_options(requests, replicas, router, local, ablation, belief,
-                                                      safety_quantile, speedup, step_seconds)
+    ablation, belief_mode, reserve_mode, cost_kind = _check_options(requests, replicas, router, local, ablation,
+                                                                    belief, safety_quantile, speedup, step_seconds)
     distribution = distribution or (lambda r: LengthDistribution.point(r.output))
-    prepared = _prepare(requests, local, distribution, ablation, belief_mode, safety_quantile, svf1_lengths)
+    prepared = _prepare(requests, local, distribution, ablation, (belief_mode, reserve_mode), safety_quantile,
+                        svf1_lengths)
     chosen_router = make_router(router, seed=seed, cost=cost_kind)
     nodes = [Replica(k, model, backfill) for k, model in enumerate(replicas)]
     local_costs = [HybridCost.from_step_time(model, cost_kind) for model in replicas]
@@ -238,14 +249,15 @@ def simulate_cluster(
         message=f"{label}: {len(requests)} requests on {len(nodes)} replicas, mean latency "
                 f"{metrics['mean_latency']:.3f} s, {metrics['preemptions']} preemptions",
         wall_time=time.perf_counter() - started,
-        router=router, local=local, ablation=ablation, belief=belief_mode, safety_quantile=safety_quantile,
+        router=router, local=local, ablation=ablation, belief=belief_mode, reserve=reserve_mode,
+        safety_quantile=safety_quantile,
         speedup=speedup, seed=seed, n=len(requests), metrics=metrics, replicas=reports,
         routing_seconds=routing / max(1, len(requests)), assignment=assignment, latencies=latencies,
     )
 
 
 def _check_options(requests, replicas, router, local, ablation, belief, safety_quantile, speedup,
-                   step_seconds) -> tuple[str | None, str, str]:
+                   step_seconds) -> tuple[str | None, str, str, str]:
     if not replicas:
         raise ValidationError("replicas", [], "need at least one replica")
     if ablation is not None and ablation not in ABLATIONS:
@@ -265,16 +277,17 @@ def _check_options(requests, replicas, router, local, ablation, belief, safety_q
             raise ValidationError(f"request {request.id!r}: prompt + output", request.peak,
                                   f"must fit every replica's memory (smallest M = {smallest})")
     uses_sage = router == "sagesched" or local == "sagesched"
-    if belief == "auto":
-        belief = "quantile" if uses_sage and ablation != "no-safety" else "mean"
-    if ablation == "no-safety":
-        belief = "mean"
+    if belief == "auto" or ablation == "no-safety":
+        belief = "mean"  # one admission rule for every pair (module docstring)
+    reserve = "quantile" if uses_sage and ablation != "no-safety" else "mean"
     cost_kind = {"memory-only": "memory", "compute-only": "compute"}.get(ablation or "", "hybrid")
-    return ablation, belief, cost_kind
+    return ablation, belief, reserve, cost_kind
 
 
-def _prepare(requests, local, distribution, ablation, belief_mode, safety_quantile, svf1_lengths) -> _Prepared:
-    """Beliefs, distribution moments and (for registry policies) the local keys of every request."""
+def _prepare(requests, local, distribution, ablation, modes, safety_quantile, svf1_lengths) -> _Prepared:
+    """Beliefs, distribution moments, reserves and (for registry policies) the local keys of every request;
+    ``modes`` is ``(belief, reserve)``, each ``"mean"`` or ``"quantile"``."""
+    belief_mode, reserve_mode = modes
     cache: dict[Any, tuple[float, float, int, int]] = {}
     stats, beliefs = [], []
     for request in requests:
@@ -287,9 +300,9 @@ def _prepare(requests, local, distribution, ablation, belief_mode, safety_quanti
             cache[dist] = (dist_used.mean(), dist_used.second_moment(), max(1, round(dist_used.mean())),
                            dist_used.quantile(safety_quantile))
         mean, second, rounded_mean, quantile = cache[dist]
-        chosen = quantile if belief_mode == "quantile" else rounded_mean
-        beliefs.append(chosen)
-        stats.append(RequestStats(mean, expected_volume(request.prompt, mean, second), chosen))
+        beliefs.append(quantile if belief_mode == "quantile" else rounded_mean)
+        reserve = quantile if reserve_mode == "quantile" else rounded_mean
+        stats.append(RequestStats(mean, expected_volume(request.prompt, mean, second), reserve))
     keys = None
     if local != "sagesched":
         policy = _local_policy(local, svf1_lengths)

@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -315,6 +314,7 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     without ``NAME.replay.sh`` and a warning names the block-grain path and the CPU replay. Any other
     refusal of vLLM (its parser, its engine config) is an error naming vLLM's reason.
     """
+    from geosched.progress import note
     from geosched.reference_impl.formats.server_check import check_server_settings
     from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
@@ -323,12 +323,8 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
 
-    def progress(line: str) -> None:
-        if not getattr(args, "quiet", False):
-            print(f"export: {line} (--no-vllm-check skips it)", file=sys.stderr, flush=True)
-
     check = check_server_settings(server, use_vllm=None if getattr(args, "vllm_check", True) else False,
-                                  progress=progress)
+                                  progress=lambda line: note(f"{line} (--no-vllm-check skips it)"))
     meta["server_check"] = check.to_dict()
     plan = ExportPlan(options={"tie_gap_seconds": args.tie_gap_seconds, "metadata": meta, "tie_order": order},
                       step_seconds=vllm_bench_step_seconds(instance, args.tie_gap_seconds))

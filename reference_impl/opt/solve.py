@@ -53,6 +53,7 @@ import time
 from typing import Any
 
 from geosched.errors import InfeasibleScheduleError, UnknownNameError, ValidationError
+from geosched.output import working
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.brute import brute_force_opt
@@ -81,22 +82,14 @@ def _checked(instance: Instance, starts: dict[str, int], what: str) -> int:
 
 
 class _ProgressLine:
-    """A tqdm line on stderr: elapsed seconds of the limit, incumbent and bound."""
+    """The incumbent and the bound, as the stage of the command's progress reporter (:mod:`geosched.progress`)."""
 
-    def __init__(self, time_limit: float, method: str, lower: int, incumbent: int):
-        from tqdm import tqdm
-
-        self.t0 = time.perf_counter()
-        self.bar = tqdm(total=round(time_limit, 1), unit="s", desc=f"opt[{method}]", file=sys.stderr,
-                        leave=False, bar_format="{desc}: {n:.1f}/{total}s |{bar}|{postfix}")
+    def __init__(self, stage: Any, time_limit: float, method: str, lower: int, incumbent: int):
+        self.stage, self.label = stage, f"opt[{method}] (limit {time_limit:g} s)"
         self.update(incumbent, lower)
 
     def update(self, incumbent: float, bound: float) -> None:
-        self.bar.n = round(min(time.perf_counter() - self.t0, self.bar.total), 1)
-        self.bar.set_postfix_str(f"TEL {incumbent:.0f} bound {bound:.0f}")
-
-    def close(self) -> None:
-        self.bar.close()
+        self.stage.set_description_str(f"{self.label}: TEL {incumbent:.0f}, bound {bound:.0f}")
 
 
 LP_SHARE = 0.2  # of the time limit, reserved by method "cpsat" for the LP relaxation bound
@@ -178,7 +171,8 @@ def solve_opt(
         A start time per request id; used as incumbent and hint when feasible, ignored (with a
         note in ``message``) when the checker rejects it.
     progress : bool
-        Show a tqdm line on stderr with the incumbent and bound.
+        Report the incumbent and bound on stderr (:mod:`geosched.progress`: the command's reporter, or one
+        of its own).
     seed : int
         CP-SAT's random seed (the search is otherwise deterministic only with one worker).
 
@@ -221,16 +215,14 @@ def solve_opt(
                          method, "; ".join([f"{source} schedule meets the {lower.name} lower bound"] + notes),
                          lower_bound=lower.value, lower_bound_name=lower.name)
     used = "cpsat-completion" if method == "auto" else method
-    bar = _ProgressLine(time_limit, method, lower.value, incumbent_tel) if progress else None
-    try:
-        raw, used = _search(instance, method, incumbent, incumbent_tel, lower.value, deadline, seed, bar)
-    except BuildStopped as stop:
-        raw = {"proved": False, "starts": None, "dual_bound": None, "nodes": None, "infeasible": False,
-               "message": f"no search: {stop.reason}"}
-        incumbent, incumbent_tel = _shift_until(instance, incumbent, incumbent_tel, deadline, notes)
-    finally:
-        if bar is not None:
-            bar.close()
+    with working(f"opt[{method}]", progress) as stage:
+        bar = _ProgressLine(stage, time_limit, method, lower.value, incumbent_tel) if stage is not None else None
+        try:
+            raw, used = _search(instance, method, incumbent, incumbent_tel, lower.value, deadline, seed, bar)
+        except BuildStopped as stop:
+            raw = {"proved": False, "starts": None, "dual_bound": None, "nodes": None, "infeasible": False,
+                   "message": f"no search: {stop.reason}"}
+            incumbent, incumbent_tel = _shift_until(instance, incumbent, incumbent_tel, deadline, notes)
     return _result(instance, raw, used, lower, incumbent, incumbent_tel, source, notes, t0)
 
 

@@ -29,15 +29,15 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
     """Register ``predictor train`` and ``predictor eval``."""
     parser = add_command(
         subparsers, "predictor", None, help="train and evaluate learned output-length predictors",
-        description="Learned output-length predictors (torch): train a model on the first 70%% of a trace by "
-                    "time, or print the accuracy table of models and baselines on the last 30%%.",
+        description="Learned output-length predictors (torch): train a model on the first 70% of a trace by "
+                    "time, or print the accuracy table of models and baselines on the last 30%.",
         examples=["geosched predictor eval", "geosched predictor train --kind onebit --out onebit.json"])
     sub = parser.add_subparsers(dest="predictor_command", metavar="ACTION")
     sub.required = True
 
     p = add_command(
         sub, "train", common, help="train a model on a trace (70/30 split by time)",
-        description="Train a point, 1-bit or distribution model on the first 70%% of an Azure-format trace by time, "
+        description="Train a point, 1-bit or distribution model on the first 70% of an Azure-format trace by time, "
                     "score it on the rest, and write the model file (an existing one is kept unless --force; "
                     "when the write fails the trained model is kept in a fallback file and the error says where).",
         examples=["geosched predictor train --kind onebit --out onebit.json --epochs 10"])
@@ -53,7 +53,7 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
     p = add_command(
         sub, "eval", common, help="accuracy table of models and baselines on the test part",
-        description="Print the accuracy table on the last 30%% of a trace by time: the baselines (global median, "
+        description="Print the accuracy table on the last 30% of a trace by time: the baselines (global median, "
                     "per-bucket empirical distribution) and each model (default: the three shipped ones).",
         examples=["geosched predictor eval", "geosched predictor eval --model onebit.json --json"])
     p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 
 from geosched import limits
 from geosched.arguments import (
@@ -75,21 +74,13 @@ def _add_serve_model(subparsers, common) -> None:
                    help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
                    "(every request's arrival, first-token and finish step)")
     p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
-    p.set_defaults(handler=_cmd_serve_model)
-
-
-def _search_bar(total: int):
-    """A progress bar on stderr for the random search, when stderr is a terminal (never in --json output)."""
-    if total <= 0 or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="vllm-diff search", unit="instance", file=sys.stderr, leave=False)
+    p.set_defaults(handler=_cmd_serve_model, progress=False)  # a server: its own log lines, no heartbeat
 
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import emit_json, working
+    from geosched.progress import count
     from geosched.reference_impl.simulation import resolve
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
@@ -109,15 +100,11 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     from geosched.reference_impl.vllm.differential import vllm_diff
 
     logging.getLogger("vllm").setLevel(logging.ERROR)  # vLLM's CPU notices are not the report
-    bar = _search_bar(args.search)
-    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)",
-                 show_progress(args) and bar is None):
+    with working(f"vllm-diff on {instance.n} requests (shrinking a divergence, searching)", show_progress(args)):
         result = vllm_diff(args.scheduler, instance, reference=args.reference, policy=args.policy,
                            preemption=args.preemption, shrink=not args.no_shrink,
                            search=args.search, seed=0 if args.seed is None else args.seed,
-                           progress=None if bar is None else lambda done, total: bar.update(done - bar.n))
-    if bar is not None:
-        bar.close()
+                           progress=lambda done, total: count(done, total, "instances"))
     if args.json:
         data = result.to_dict()
         data["instance"] = None if result.instance is None else result.instance.to_dict()

@@ -186,7 +186,7 @@ Qed.
 
 (** Summed over the requests (every order): the sum over the ordered pairs (i, j) with i
     started strictly before j of v_i. *)
-Lemma hol_starts_bound : forall M P rs todo, order_of rs todo ->
+Theorem hol_starts_bound : forall M P rs todo, order_of rs todo ->
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * sumf snd (hol_js M todo) <= 2 * dsum before (hol_js M todo).
 Proof.

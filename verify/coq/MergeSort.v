@@ -220,7 +220,7 @@ Arguments merge_acc {A} leb l1 _ _.
 
 (** ** A sorted permutation is unique when the order is antisymmetric on its elements *)
 
-Lemma sorted_perm_unique : forall {A} (R : A -> A -> Prop) l1 l2,
+Theorem sorted_perm_unique : forall {A} (R : A -> A -> Prop) l1 l2,
   (forall a b, In a l1 -> In b l1 -> R a b -> R b a -> a = b) ->
   StronglySorted R l1 -> StronglySorted R l2 -> Permutation l1 l2 -> l1 = l2.
 Proof.

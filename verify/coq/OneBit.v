@@ -98,7 +98,7 @@ Definition onebit (M theta O0 O1 : nat) (rs : list req) : list nat :=
 Lemma onebit_order_is_order : forall theta O0 O1 rs, order_of rs (onebit_order theta O0 O1 rs).
 Proof. intros; apply isort_key_perm. Qed.
 
-Lemma onebit_feasible : forall M theta O0 O1 rs,
+Theorem onebit_feasible : forall M theta O0 O1 rs,
   (forall r, In r rs -> peak r <= M) -> feasible M rs (onebit M theta O0 O1 rs).
 Proof. intros; apply hol_feasible; auto using onebit_order_is_order. Qed.
 

@@ -172,7 +172,7 @@ Proof.
   - intros q Hq. rewrite Forall_forall in Hf. specialize (Hf q Hq). unfold rle in Hf. lia.
 Qed.
 
-Lemma Q_eq_pairmin : forall rs, Q rs = pairmin rs.
+Theorem Q_eq_pairmin : forall rs, Q rs = pairmin rs.
 Proof.
   intros rs. unfold Q. rewrite <- pairmin_sorted by apply sort_r_sorted.
   apply pairmin_perm, sort_r_perm.

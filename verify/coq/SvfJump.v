@@ -525,7 +525,7 @@ Proof.
 Qed.
 
 (** A jump from t to b < hi lowers the measure. *)
-Lemma jumps_decrease : forall t, t < bound M s o hi t pl D -> bound M s o hi t pl D < hi ->
+Theorem jumps_decrease : forall t, t < bound M s o hi t pl D -> bound M s o hi t pl D < hi ->
   pending (bound M s o hi t pl D) < pending t.
 Proof.
   intros t Hb Hhi'. set (b := bound M s o hi t pl D) in *.

@@ -39,7 +39,7 @@ Qed.
 
 Definition svf_js (M : nat) (rs : list req) : list (req * nat) := map strip (svf_placed M rs).
 
-Lemma svf_js_sorted : forall M rs, StronglySorted start_vol_le (svf_js M rs).
+Theorem svf_js_sorted : forall M rs, StronglySorted start_vol_le (svf_js M rs).
 Proof. intros; apply place_sorted, isort_v_sorted. Qed.
 
 (** ** (b) The waiting steps of one request *)
@@ -117,7 +117,7 @@ Proof.
 Qed.
 
 (** The key inequality: the SVF's starts against the sorted prefix sums. *)
-Lemma svf_starts_bound : forall M P rs,
+Theorem svf_starts_bound : forall M P rs,
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * sumf snd (svf_js M rs) <= 2 * pairmin rs. (* MUT: factor2 *)
 Proof.
