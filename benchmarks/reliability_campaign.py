@@ -25,7 +25,11 @@ Every case of ``tests/reliability_cases.py`` is run in this process through
   independent implementation gives), accepted with a wrong number, tracebacks;
 * code named by data files (issue 30, ``tests/reliability_referee_cases.py``): witnesses,
   workloads and checkpoints naming a scheduler file that marks its import; counted as a category
-  of cases, plus how many ran the file.
+  of cases, plus how many ran the file;
+* work bounds, signals, peers and decisions (issue 30, ``tests/reliability_bound_cases.py``): size
+  bombs per command (a 10^12-token output at token and block grain, vllm-bench exports, hunts with
+  huge ``--evals``/``--restarts``), a sleeping ``decide()``, malformed decisions, a ``tcp://`` peer
+  that answers HTTP, SIGTERM to a running hunt; one line per category with the cases over 60 s.
 
 Each case runs under a time limit (``--case-timeout``) and the process under a data limit
 (``--memory-gib``), so that a command that would run away is counted and the campaign goes
@@ -54,8 +58,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from _machine import machine_summary  # noqa: E402
-from cli_harness import run_cli  # noqa: E402
-from reliability_cases import OUTCOMES, TAMPER_OK, all_cases, classify, tamper_verdict, tampers  # noqa: E402
+from reliability_cases import OUTCOMES, TAMPER_OK, all_cases, classify, run_case, tamper_verdict, tampers  # noqa: E402
 from reliability_output_cases import KILL_OUTCOMES, kill_cases, kill_verdict, output_cases, prepared  # noqa: E402
 from reliability_referee_cases import audit_outcome, audit_rows, code_ran  # noqa: E402
 
@@ -77,7 +80,7 @@ def _run_case(case, timeout: int) -> tuple[str, str, float]:
             with prepared(case, folder) as why:
                 if why is not None:
                     return "not run", why, 0.0
-                run = run_cli(case.argv, folder)
+                run = run_case(case, folder)
         except CaseTimeout:
             return "traceback", f"did not finish in {timeout} s", time.perf_counter() - began
         except MemoryError:
@@ -266,14 +269,17 @@ def _print_categories(rows: list[dict]) -> None:
     """One line per category (the case name up to its first colon)."""
     table: dict[str, collections.Counter] = {}
     for row in rows:
-        table.setdefault(row["case"].split(":")[0], collections.Counter())[row["outcome"]] += 1
+        counts = table.setdefault(row["case"].split(":")[0], collections.Counter())
+        counts[row["outcome"]] += 1
+        counts["over 60 s"] += row["seconds"] > 60 or "did not finish" in row["detail"]
     print()
     print("| category | tried | clean errors | answered / refused | tracebacks | unclean errors | lenient (accepted) "
-          "| silent wrong answers |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| silent wrong answers | over 60 s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for category, c in table.items():
-        print(f"| {category} | {sum(c.values())} | {c['clean error']} | {c['answered'] + c['refused cleanly']} | "
-              f"{c['traceback']} | {c['unclean error']} | {c['accepted']} | {c['wrong answer']} |")
+        print(f"| {category} | {sum(c.values()) - c['over 60 s']} | {c['clean error']} | "
+              f"{c['answered'] + c['refused cleanly']} | {c['traceback']} | {c['unclean error']} | {c['accepted']} | "
+              f"{c['wrong answer']} | {c['over 60 s']} |")
 
 
 def _print_tables(rows: list[dict], tamper_rows: list[dict]) -> None:

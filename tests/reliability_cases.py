@@ -7,7 +7,12 @@ folder first). ``expect`` says what a correct program does with it:
   error (exit 2, one line ``geosched: error: ...``, no traceback, no file changed);
 * ``"answer"``: the input is valid but extreme (huge numbers); the command may either answer
   (and then ``check`` re-derives the printed numbers by hand, with Python integers) or
-  refuse it cleanly. An answer that ``check`` rejects is a *silent wrong answer*.
+  refuse it cleanly. An answer that ``check`` rejects is a *silent wrong answer*;
+* ``"terminated"``: the command is sent SIGTERM while it runs (the case's ``runner``); the only
+  right answer is exit 143 with one line and nothing left behind (no ``.lock``).
+
+A case with a ``runner`` (a peer to start, a signal to send) runs through it instead of
+:func:`cli_harness.run_cli` (:func:`run_case`).
 
 Used by ``tests/test_reliability.py`` (each case is a test) and
 ``benchmarks/reliability_campaign.py`` (the counts table).
@@ -38,9 +43,15 @@ class Case:
     name: str
     argv: list[str]
     files: dict[str, str | bytes] | Callable[[], dict[str, str | bytes]] = field(default_factory=dict)
-    expect: str = "error"  # "error" or "answer"
+    expect: str = "error"  # "error", "answer" or "terminated" (SIGTERM: exit 143 in one line)
     check: Callable[[str], str | None] | None = None  # stdout -> None if right, else why it is wrong
     slow: bool = False
+    runner: Callable[[Case, Path], object] | None = None  # (case, folder) -> CliRun; None: run_cli(argv)
+
+
+def run_case(case: Case, folder: Path):
+    """What the case's command did in ``folder`` (its files written there already)."""
+    return case.runner(case, folder) if case.runner is not None else run_cli(case.argv, folder)
 
 
 def _instance(memory, requests) -> str:
@@ -713,6 +724,11 @@ def classify(case: Case, run) -> tuple[str, str]:
     """
     if run.traceback:
         return "traceback", run.describe()
+    if case.expect == "terminated":  # SIGTERM: one line, exit 143 (128 + 15), nothing left behind
+        lines = run.stderr.strip().splitlines()
+        if run.code == 143 and len(lines) == 1 and lines[0].startswith("geosched:") and not run.changed:
+            return "answered", ""
+        return "unclean error", run.describe()
     if case.expect == "error":
         if run.clean_error:
             return "clean error", ""
@@ -728,9 +744,11 @@ def classify(case: Case, run) -> tuple[str, str]:
 
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
-    from reliability_referee_cases import data_file_code_cases  # it builds on Case: imported here, not above
+    from reliability_bound_cases import work_bound_cases  # they build on Case: imported here, not above
+    from reliability_referee_cases import data_file_code_cases
 
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
             + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
             + input_cases()  # issue 21's input categories (tests/reliability_inputs.py)
-            + data_file_code_cases())  # issue 30: files naming code (tests/reliability_referee_cases.py)
+            + data_file_code_cases()  # issue 30: files naming code (tests/reliability_referee_cases.py)
+            + work_bound_cases())  # issue 30: work bounds, signals, peers, decisions (tests/reliability_bound_cases.py)

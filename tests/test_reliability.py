@@ -2,7 +2,10 @@
 extreme valid input gets exact numbers or a clean refusal; a tampered witness is never accepted
 with a number that is not true.
 
-* ``test_campaign_case``: every case of ``tests/reliability_cases.py`` (the campaign's list);
+* ``test_campaign_case``: every case of ``tests/reliability_cases.py`` (the campaign's list; with
+  issue 30's work-bound categories of ``tests/reliability_bound_cases.py``: size bombs, a sleeping
+  ``decide()``, malformed decisions, a non-Dask peer, SIGTERM: select them with
+  ``-k "bombs or sleeping or decisions or Dask or SIGTERM"``);
 * the property tests draw malformed instances, schedules, traces, witnesses, generator specs
   and flag values, and feed them to every command of the parser;
 * ``test_tampered_witness``: every field of a real witness changed, removed, duplicated or
@@ -32,6 +35,7 @@ from reliability_cases import (
     classify,
     json_paths,
     remove_at,
+    run_case,
     set_at,
     tamper_verdict,
     tampers,
@@ -64,7 +68,7 @@ def _run_clean(tmp_path: Path, argv: list[str], files) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_campaign_case(case, tmp_path):
     write_files(tmp_path, case.files)
-    outcome, detail = classify(case, run_cli(case.argv, tmp_path))
+    outcome, detail = classify(case, run_case(case, tmp_path))
     assert outcome in GOOD_OUTCOMES, f"{outcome}: {detail}"
 
 
