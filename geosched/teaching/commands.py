@@ -1,7 +1,7 @@
 """``geosched plot`` and ``geosched lessons``: the teaching commands.
 
 ``geosched plot KIND [WORKLOAD] --out FILE`` draws one picture of :mod:`geosched.teaching.plot` (``memory``,
-``gantt``, ``certificate``, ``compare``, ``family``) and writes it as PNG, SVG or PDF; an existing
+``gantt``, ``certificate``, ``compare``, ``family``, ``ratio-curve``) and writes it as PNG, SVG or PDF; an existing
 file is kept unless ``--force``. ``geosched lessons --out DIR`` writes the lessons as Jupyter
 notebooks (:mod:`geosched.teaching.lessons`). Registered by :func:`geosched.cli.build_parser` through
 ``add_commands(subparsers, common)``.
@@ -15,7 +15,7 @@ from geosched.arguments import MEMORY_OVERRIDE, add_command, add_work_limits, po
 
 __all__ = ["add_commands"]
 
-PLOT_KINDS = ("memory", "gantt", "certificate", "compare", "family")
+PLOT_KINDS = ("memory", "gantt", "certificate", "compare", "family", "ratio-curve")
 
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
@@ -26,10 +26,12 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
         description="Draw one picture and write it to --out (.png, .svg or .pdf). memory: the memory-time "
                     "picture (staircases, M, blocked steps); gantt: a Gantt chart; certificate: Lemma A.2's "
                     "peak mass against (1 - alpha) M at every blocked step; compare: policies and OPT side by "
-                    "side; family: a bad family's ratio against its size. An existing --out is kept unless "
-                    "--force.",
+                    "side; family: a bad family's ratio against its size; ratio-curve: SVF's worst ratio against "
+                    "alpha (certified witnesses and families' limits below, proved bounds above, with the ledger's "
+                    "words of a quick run). An existing --out is kept unless --force.",
         examples=["geosched plot memory example --policy svf --out svf.png",
-                  "geosched plot compare burst:n=8,seed=1 --out compare.svg"])
+                  "geosched plot compare burst:n=8,seed=1 --out compare.svg",
+                  "geosched plot ratio-curve --out ratio-curve.png"])
     p.add_argument("kind", choices=PLOT_KINDS, help="which picture")
     p.add_argument("workload", nargs="?", default="example",
                    help="instance .json or generator spec (default: example, the paper's {(6,3), (1,5)}, M = 12)")
@@ -40,6 +42,8 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=positive_float, default=10.0, help="compare: seconds for OPT (default 10)")
     p.add_argument("--family", default="sjf-blocking", help="family: sjf-blocking or kong.sjf_unbounded")
     p.add_argument("--sizes", default="2:8", help="family: sizes as LO:HI (inclusive) or a list 2,3,5")
+    p.add_argument("--witnesses", default=None,
+                   help="ratio-curve: folder of witness .json files (default: the repository's docs/witnesses)")
     p.add_argument("--out", default=None, help="output file (default: geosched-KIND.png)")
     p.add_argument("--force", action="store_true", help="overwrite an existing output file")
     add_work_limits(p)
@@ -77,6 +81,10 @@ def _picture(args: argparse.Namespace):
 
     if args.kind == "family":
         return plot.family_ratio_picture(args.family, _sizes(args.sizes))
+    if args.kind == "ratio-curve":
+        from geosched.teaching.ratio_curve import WITNESS_DIR, ratio_curve_data
+
+        return plot.ratio_curve_picture(ratio_curve_data(witnesses=args.witnesses or WITNESS_DIR))
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed)
     if args.kind == "certificate":
         return plot.certificate_picture(instance, args.policy)

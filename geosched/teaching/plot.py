@@ -18,7 +18,9 @@ Functions (each returns a :class:`Picture`: the matplotlib ``Figure`` and the da
 * :func:`certificate_picture`: Lemma A.2's macroscopic certificate, the running batch's peak
   mass against ``(1 - alpha) M`` at every blocked step of a simulated policy;
 * :func:`family_ratio_picture`: a bad family's measured ratio against its size, with the closed form;
-* :func:`compare_picture`: policies and OPT side by side on the same axes.
+* :func:`compare_picture`: policies and OPT side by side on the same axes;
+* :func:`ratio_curve_picture`: SVF's ratio against alpha, certified witnesses and families' limits below,
+  the proved bounds above, each with its source (:mod:`geosched.teaching.ratio_curve` computes the data).
 
 Figures are deterministic: they are built on a bare :class:`matplotlib.figure.Figure` (no
 pyplot state) under fixed rcParams (DejaVu Sans, a fixed SVG hash salt, text as paths), and
@@ -64,6 +66,7 @@ __all__ = [
     "certificate_picture",
     "family_ratio_picture",
     "compare_picture",
+    "ratio_curve_picture",
     "blocked_steps",
     "PLOT_FAMILIES",
     "RC_PARAMS",
@@ -146,7 +149,7 @@ class Picture(Result):
     status: str  # "drawn" or "empty"
     message: str  # one line: what the figure shows
     wall_time: float  # seconds spent computing and drawing
-    kind: str  # "memory", "gantt", "certificate", "family", "compare"
+    kind: str  # "memory", "gantt", "certificate", "family", "compare", "ratio-curve"
     data: Any  # the plotted data (MemoryData, GanttData, ...): what tests and lessons read
     figure: Any = field(repr=False, compare=False)  # the matplotlib Figure
 
@@ -812,3 +815,72 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
         fig.legend(handles=_legend_handles(blocked, entries), loc="outside right upper", fontsize=7)
     return Picture("drawn", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
                    time.perf_counter() - began, "compare", data, fig)
+
+
+# ------------------------------------------------------------------ SVF's ratio against alpha
+
+
+def ratio_curve_picture(data: Any = None) -> Picture:
+    """SVF's worst-case ratio against alpha: certified witnesses and families' limits as the lower side, the
+    proved bounds as the upper side, each labelled with its source and its ledger word (issue 32).
+
+    Parameters
+    ----------
+    data : RatioCurveData, optional
+        From :func:`geosched.teaching.ratio_curve.ratio_curve_data` (default: computed now, the witnesses
+        of ``docs/witnesses`` re-verified and the ledger's ``quick`` words).
+
+    Returns
+    -------
+    Picture
+        ``kind == "ratio-curve"``; ``data`` is the :class:`~geosched.teaching.ratio_curve.RatioCurveData`.
+    """
+    from geosched.teaching import ratio_curve
+
+    began = time.perf_counter()
+    data = ratio_curve.ratio_curve_data() if data is None else data
+    with _style():
+        fig, (ax,) = _figure(7.5, 4.2)
+        _draw_ratio_curve(ax, data, ratio_curve.BANDS)
+    return Picture("drawn", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
+                   "ratio-curve", data, fig)
+
+
+_Y_TOP = 12.0  # the upper curves leave the axes near alpha = 1: their values there are in the table
+
+
+def _draw_ratio_curve(ax, data: Any, bands: Sequence[tuple[Any, Any, bool]]) -> None:
+    from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
+
+    grid = [j / 400 for j in range(1, 400)]
+    for curve in data.upper:
+        ax.plot(grid, [min(curve.at(g), 10 * _Y_TOP) for g in grid], color=_BLOCKED_COLOR,
+                linestyle="-" if curve.every_burst else "--", linewidth=1.4,
+                label=f"{curve.formula} ({curve.claim}: {curve.word}; "
+                      f"{'every burst' if curve.every_burst else 'heavy bursts'})")
+    for k, fam in enumerate(data.families):
+        colour = _COLORS[(2 + 2 * k) % len(_COLORS)]
+        ax.plot([float(a) for a, _ in fam.points], [float(v) for _, v in fam.points], linestyle=":", marker="D",
+                markersize=3, color=colour, label=f"family {fam.family}: limit {fam.formula} ({fam.claim}: {fam.word})")
+        if fam.grows and fam.supremum is not None:
+            low = min(fam.points)[0]
+            ax.plot([0, float(low)], [float(fam.supremum)] * 2, color=colour, linestyle="-", linewidth=0.8,
+                    label=f"its supremum {fam.supremum} ({', '.join(fam.grows)} -> infinity)")
+    if data.lower:
+        ax.plot([float(p.alpha) for p in data.lower], [float(p.ratio) for p in data.lower], linestyle="none",
+                marker="o", color=_COLORS[0], label="certified SVF witness (docs/witnesses, re-verified by referee)")
+        best = max(data.lower, key=lambda p: p.ratio)
+        ax.annotate(f"{float(best.ratio):.4f}: {best.source}", (float(best.alpha), float(best.ratio)),
+                    xytext=(6, -26), textcoords="offset points", fontsize=6, color=_COLORS[0])
+    for low, _, _ in bands[1:]:
+        ax.axvline(float(low), color="#bbbbbb", linewidth=0.6)
+    ax.set_xlim(0, 1)
+    ax.set_yscale("log")
+    ax.set_ylim(1, _Y_TOP)
+    ax.yaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 5, 10]))
+    ax.yaxis.set_major_formatter(ScalarFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("alpha = max(s + o)/M of the instance")
+    ax.set_ylabel("TEL(SVF) / OPT (log scale)")
+    ax.set_title("SVF's worst case for bursts: certified below, proved above")
+    ax.legend(loc="upper left", fontsize=6)
