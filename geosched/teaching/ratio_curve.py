@@ -247,7 +247,7 @@ def family_limits(words: Mapping[str, str]) -> tuple[FamilyLimit, ...]:
     each point of the grid; alpha does not depend on the size), with the ledger's ``words``."""
     import itertools
 
-    from geosched.adversary.families import FAMILIES
+    from geosched.adversary.families import FAMILIES, MAX_REQUESTS
 
     limits = []
     for name, fam in FAMILIES.items():
@@ -258,6 +258,8 @@ def family_limits(words: Mapping[str, str]) -> tuple[FamilyLimit, ...]:
         points = set()
         for values in itertools.product(*grid):
             chosen = dict(zip(fam.parameters, values))
+            if fam.requests(fam.min_size, **chosen) > MAX_REQUESTS:  # work bounded as `geosched family` bounds it
+                continue
             instance, _ = fam.build(fam.min_size, **chosen)
             value = _fraction(limit.subs({fam.symbols[p]: v for p, v in chosen.items()}))
             if value is not None:
@@ -338,12 +340,17 @@ def _family_cell(data: RatioCurveData, name: str) -> str:
         inside = [(alpha, value) for alpha, value in fam.points if band_of(alpha) == name]
         if not inside:
             continue
-        alpha, value = max(inside, key=lambda point: (point[1], -point[0]))
         smallest = min(fam.points)[0]
-        sup = (f", sup {fam.supremum} as {', '.join(fam.grows)} -> infinity (not attained)"
-               if fam.supremum is not None and band_of(smallest) == name and fam.supremum > value else "")
-        cells.append(f"`{fam.family}`: {value} = {float(value):.4f} at alpha = {alpha}{sup} "
-                     f"(`{fam.claim}`, `{fam.word}`)")
+        source = f"(`{fam.claim}`, `{fam.word}`)"
+        if fam.grows and fam.supremum is not None and band_of(smallest) == name:
+            # the supremum is approached along the growing parameters, whose members lie in this band: the grid's
+            # last member is no landmark, the band's largest alpha is
+            alpha, value = max(inside)
+            cells.append(f"`{fam.family}`: sup {fam.supremum} (approached as {', '.join(fam.grows)} -> infinity; "
+                         f"{value} = {float(value):.4f} at alpha = {alpha}) {source}")
+            continue
+        alpha, value = max(inside, key=lambda point: (point[1], -point[0]))
+        cells.append(f"`{fam.family}`: {value} = {float(value):.4f} at alpha = {alpha} {source}")
     return "; ".join(cells) or "none known"
 
 
