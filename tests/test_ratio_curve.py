@@ -160,3 +160,11 @@ def test_a_missing_witness_folder_is_one_line(tmp_path, monkeypatch, capsys):
     assert main(["plot", "ratio-curve", "--witnesses", str(tmp_path / "none"), "--out", "c.png"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--witnesses" in err[0] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("alpha, band", [
+    (Fraction(1, 21), "(0, 1/4]"), (Fraction(1, 4), "(0, 1/4]"), (Fraction(1, 3), "(1/4, 1/2]"),
+    (Fraction(1, 2), "(1/4, 1/2]"), (Fraction(3, 4), "(1/2, 3/4]"), (Fraction(99, 100), "(3/4, 1)"),
+    (Fraction(0), None), (Fraction(1), None)])
+def test_bands_are_closed_on_the_right_and_stop_before_one(alpha, band):
+    assert rc.band_of(alpha) == band
