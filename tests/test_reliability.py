@@ -236,6 +236,7 @@ BAD_STRINGS = {
     "--model": ["missing.json", "i.json", "nope"],  # predictor files, cluster model names
     "--schedule": ["missing.json"],
     "--trace": ["missing.csv", "i.json"],
+    "--witnesses": ["missing", "i.json"],  # plot ratio-curve: a folder of witness files
 }
 
 
@@ -274,6 +275,7 @@ FLAG_BASE = {
     (("plot",), "--sizes"): ["plot", "family", "--out", "p.png"],
     (("plot",), "--policies"): ["plot", "compare", "--no-opt", "--out", "p.png"],
     (("plot",), "--time-limit"): ["plot", "compare", "--out", "p.png"],
+    (("plot",), "--witnesses"): ["plot", "ratio-curve", "--out", "p.png"],
 }
 
 
