@@ -47,6 +47,7 @@ def add_commands(subparsers, common) -> None:
 def _add_hunt(subparsers, common) -> None:
     p = add_command(subparsers, "hunt", common, help="search for instances that hurt a policy (certified)",
                     memory=f"the memory budget M of every instance searched (tokens; default {DEFAULT_HUNT_MEMORY})",
+                    seed="seed of the search's random starts and moves (>= 0; default 0; the witnesses record it)",
                     description="Search for instances on which a policy is far from the optimum "
                                 "(simulated annealing, differential evolution, Z3, structured groups); "
                                 "every ratio printed is certified by a witness file whose schedules "

@@ -27,8 +27,8 @@ from typing import Any, NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
-           "add_block_size", "add_command", "MEMORY_OVERRIDE", "show_progress", "configure_logging", "examples",
-           "HelpFormatter", "add_work_limits", "LIMIT_OPTIONS"]
+           "add_block_size", "add_command", "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
+           "examples", "HelpFormatter", "add_work_limits", "LIMIT_OPTIONS"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
 
@@ -71,6 +71,23 @@ class OneLineParser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, except that an option the command does not take is named with the command
+        (``geosched: error: prove: unrecognized arguments: --seed 1 (see 'geosched prove --help')``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._chosen(parsed).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _chosen(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The (sub)command parser that ``parsed`` went down to: the one whose options are the ones to read."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                sub = action.choices.get(getattr(parsed, action.dest or "", None) or "")
+                if isinstance(sub, OneLineParser):
+                    return sub._chosen(parsed)
+        return self
 
     def error(self, message: str) -> NoReturn:
         command = self.prog.split(" ", 1)[1] if " " in self.prog else ""
@@ -179,25 +196,32 @@ def add_verbosity(parser: argparse.ArgumentParser) -> None:
 
 
 MEMORY_OVERRIDE = "override the workload's memory budget M (tokens)"  # --memory of the workload commands
+# --seed of the commands whose only random thing is a generated workload (load_workload's seed)
+SEED_WORKLOAD = ("seed of a generated workload such as burst:n=10 (>= 0; a spec's own seed=... wins; files and "
+                 "traces have none)")
 
 
 def add_command(subparsers: Any, name: str, common: argparse.ArgumentParser | None, *, help: str,
-                description: str, examples: Sequence[str], memory: str | None = None) -> argparse.ArgumentParser:
+                description: str, examples: Sequence[str], memory: str | None = None,
+                seed: str | None = None) -> argparse.ArgumentParser:
     """One ``geosched`` subcommand, the way every ``commands.py`` adds it: the shared options of
-    ``common`` (``--seed``, ``--json``, ``--quiet``/``--verbose``; None for a group of subcommands),
-    a description, an ``example:`` epilog, and ``--memory`` only for a command that reads it
-    (``memory``: its help line).
+    ``common`` (``--json``, ``--quiet``/``--verbose``; None for a group of subcommands), a
+    description, an ``example:`` epilog, and ``--memory`` and ``--seed`` only for a command that
+    reads them (``memory``, ``seed``: the help line, which names what the value reaches).
 
     >>> parser = OneLineParser(prog="geosched")
     >>> p = add_command(parser.add_subparsers(), "demo", None, help="a demo", description="A demo.",
-    ...                 examples=["geosched demo"], memory=MEMORY_OVERRIDE)
-    >>> p.parse_args(["--memory", "12"]).memory, p.epilog.splitlines()
-    (12, ['example:', '  geosched demo'])
+    ...                 examples=["geosched demo"], memory=MEMORY_OVERRIDE, seed=SEED_WORKLOAD)
+    >>> args = p.parse_args(["--memory", "12", "--seed", "3"])
+    >>> args.memory, args.seed, p.epilog.splitlines()
+    (12, 3, ['example:', '  geosched demo'])
     """
     parser = subparsers.add_parser(name, parents=[common] if common is not None else [], help=help,
                                    description=description, epilog=_example_lines(*examples))
     if memory is not None:
         parser.add_argument("--memory", type=positive_int, default=None, help=memory)
+    if seed is not None:
+        parser.add_argument("--seed", type=non_negative_int, default=None, help=seed)
     return parser
 
 

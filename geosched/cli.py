@@ -4,8 +4,8 @@ Foundation commands live here (``simulate``, ``compare``, ``opt``, ``check``, an
 formats come from :mod:`geosched.reference_impl.formats`); the other
 subpackages contribute theirs through a module ``commands`` exposing
 ``add_commands(subparsers, common)``, so that each part of the project owns its commands.
-Every command takes ``--seed`` and ``--json`` (the ``common`` parent), and ``--memory`` where it reads it
-(:func:`geosched.arguments.add_command`). User errors (any
+Every command takes ``--json`` (the ``common`` parent), and ``--memory`` and ``--seed`` where it reads
+them (:func:`geosched.arguments.add_command`). User errors (any
 :class:`~geosched.errors.GeoschedError`) print one line and exit 2, without a traceback.
 """
 
@@ -23,13 +23,13 @@ from typing import Any
 from geosched.arguments import (
     LIMIT_OPTIONS,
     MEMORY_OVERRIDE,
+    SEED_WORKLOAD,
     OneLineParser,
     add_block_size,
     add_command,
     add_verbosity,
     add_work_limits,
     configure_logging,
-    non_negative_int,
     positive_float,
     positive_int,
     show_progress,
@@ -59,12 +59,17 @@ _EXTENSIONS = (
 
 
 def _common_parent() -> argparse.ArgumentParser:
-    """The options every command shares; ``--memory`` is added by the commands that read it (add_command)."""
+    """The options every command shares; ``--memory`` and ``--seed`` are added by the commands that read them
+    (add_command)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--seed", type=non_negative_int, default=None, help="seed for every random choice (>= 0)")
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     add_verbosity(common)
     return common
+
+
+# --seed of simulate and compare: the generated workload's and the noisy predictors' (_predictor)
+SEED_PREDICTOR = (f"{SEED_WORKLOAD[:-1]}; also of --predictor noisy and onebit, unless they name their own "
+                  "seed)")
 
 
 def _workload_options(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_simulate_and_compare(sub, common) -> None:
     p = add_command(
-        sub, "simulate", common, help="run one policy on a workload", memory=MEMORY_OVERRIDE,
+        sub, "simulate", common, help="run one policy on a workload", memory=MEMORY_OVERRIDE, seed=SEED_PREDICTOR,
         description="Run one scheduling policy on a workload and print its checked metrics (TEL, mean and tail "
                     "latency, makespan, throughput, peak memory); the independent checker accepts the schedule "
                     "first.",
@@ -128,6 +133,7 @@ def _add_simulate_and_compare(sub, common) -> None:
 
     p = add_command(
         sub, "compare", common, help="compare policies (and OPT) on a workload", memory=MEMORY_OVERRIDE,
+        seed=SEED_PREDICTOR,
         description="Run several policies on one workload and print a table of their metrics, with the ratio to "
                     "the exact optimum (--opt) or to the best lower bound on it.",
         examples=["geosched compare example --opt", "geosched compare burst:n=40,seed=3 --policies fcfs,sjf,svf"])
@@ -144,7 +150,7 @@ def _add_simulate_and_compare(sub, common) -> None:
 
 def _add_opt_and_check(sub, common) -> None:
     p = add_command(
-        sub, "opt", common, help="solve the exact offline optimum", memory=MEMORY_OVERRIDE,
+        sub, "opt", common, help="solve the exact offline optimum", memory=MEMORY_OVERRIDE, seed=SEED_WORKLOAD,
         description="Solve the offline optimum of an instance exactly (CP-SAT, MILP or brute force) and print its "
                     "honest status: optimal, or time_limit with the incumbent and the dual bound.",
         examples=["geosched opt burst:n=8,seed=1 --time-limit 10"])
@@ -159,6 +165,7 @@ def _add_opt_and_check(sub, common) -> None:
 
     p = add_command(
         sub, "check", common, help="check a schedule against an instance", memory=MEMORY_OVERRIDE,
+        seed=SEED_WORKLOAD,
         description="Check a schedule (start step per request) against an instance with the independent "
                     "checker: arrivals, memory at every step, no preemption; print feasible or every violation, "
                     "and the metrics. Exit 0 when feasible, 1 when not.",
@@ -481,6 +488,7 @@ def _add_export(sub, common) -> None:
         suffixes.setdefault(fmt.suffixes[0], []).append(fmt.name)
     p = add_command(sub, "export", common, help="write a witness's or workload's instance as a "
                     + _spoken_list([f.label or f.name for f in writable], "or") + " file", memory=MEMORY_OVERRIDE,
+                    seed=SEED_WORKLOAD,
                     description="Write the instance of WITNESS|WORKLOAD (M, ids, arrivals, order kept) in "
                                 "a format other tools read; load_workload reads every format back. An "
                                 "existing --out is kept unless --force.",

@@ -43,7 +43,8 @@ from reliability_cases import (
 )
 
 from geosched.adversary.witness import OPTIONAL_KEYS
-from geosched.cli import build_parser
+from geosched.cli import build_parser, main
+from geosched.errors import GeoschedError
 from geosched.testing import instances, traces
 
 CASES = all_cases()
@@ -121,6 +122,81 @@ BASE_FILES = {"i.json": README, "s.json": '{"r0": 0, "r1": 1}', "t.csv": GOOD_TR
 def test_every_command_has_a_base_line():
     """A new command must join the property tests (add its minimal command line to BASE)."""
     assert set(COMMANDS) == set(BASE)
+
+
+# ---------------------------------------------------------------- --seed only where a random thing reads it
+
+# issue 36 item 5: each command that takes --seed, and where the value goes (traced in the handlers): the
+# module attribute it reaches and how to read the seed off that call
+_KW = ("seed",)
+SEED_CONSUMERS = {
+    ("simulate",): (["simulate", "burst:n=3", "--predictor", "noisy"],
+                    [("geosched.reference_impl.workloads", "load_workload", _KW),
+                     ("geosched.reference_impl.predictors", "make_predictor", _KW)]),
+    ("compare",): (["compare", "burst:n=3", "--policies", "svf", "--predictor", "onebit"],
+                   [("geosched.reference_impl.workloads", "load_workload", _KW),
+                    ("geosched.reference_impl.predictors", "make_predictor", _KW)]),
+    ("opt",): (["opt", "burst:n=3"], [("geosched.reference_impl.workloads", "load_workload", _KW)]),
+    ("check",): (["check", "burst:n=3", "s.json"], [("geosched.reference_impl.workloads", "load_workload", _KW)]),
+    ("export",): (["export", "burst:n=3", "--format", "jsonl", "--out", "o.jsonl"],
+                  [("geosched.reference_impl.workloads", "load_workload", _KW)]),
+    ("plot",): (["plot", "memory", "burst:n=3", "--out", "p.png"],
+                [("geosched.reference_impl.workloads", "load_workload", _KW)]),
+    ("vllm-diff",): (["vllm-diff", "burst:n=3"], [("geosched.reference_impl.workloads", "load_workload", _KW)]),
+    ("cluster",): (["cluster", "chat:n=20", "--replicas", "2xunit", "--router", "p2c"],
+                   [("geosched.reference_impl.workloads", "load_workload", _KW),
+                    ("geosched.reference_impl.cluster.simulator", "simulate_cluster", _KW)]),
+    ("hunt",): (["hunt", "--policy", "sjf"], [("geosched.adversary.hunt", "hunt", _KW)]),
+    ("claims",): (["claims", "--claim", "kong.volume"], [("geosched.verify.ledger", "run_claims", _KW)]),
+    ("predictor", "train"): (["predictor", "train", "--trace", "t.csv", "--kind", "point", "--out", "m.json"],
+                             [("geosched.reference_impl.predictors.training", "train_model", (1, "seed"))]),
+}
+
+
+def test_seed_is_an_option_exactly_where_a_command_reads_it(capsys):
+    """--seed parses where a command reads it; elsewhere (prove, check-witness, family, z3-bisect,
+    predictor eval, serve-model, lessons, completion: nothing random) it is refused in one line
+    that names the option and the command, exit 2, before any work."""
+    with_seed = {c for c, p in COMMANDS.items() if any("--seed" in a.option_strings for a in p._actions)}
+    assert with_seed == set(SEED_CONSUMERS)
+    for command in COMMANDS:
+        argv = BASE[command] + ["--seed", "1"]
+        if command in SEED_CONSUMERS:
+            assert build_parser().parse_args(argv).seed == 1
+            continue
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and err.count("\n") == 1, (argv, err)
+        assert err.startswith(f"geosched: error: {' '.join(command)}: unrecognized arguments: --seed 1 "), err
+
+
+class _Reached(GeoschedError):
+    """Raised by the last consumer's spy: the command stops there, its seed seen."""
+
+
+@pytest.mark.parametrize("command", sorted(SEED_CONSUMERS), ids=" ".join)
+def test_seed_reaches_the_random_thing(command, tmp_path, monkeypatch):
+    """--seed 7 arrives at each consumer the table names (the last one stops the command: no work done)."""
+    import importlib
+
+    argv, consumers = SEED_CONSUMERS[command]
+    write_files(tmp_path, BASE_FILES)
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    for index, (module_name, name, where) in enumerate(consumers):
+        module = importlib.import_module(module_name)
+        real, last = getattr(module, name), index == len(consumers) - 1
+
+        def spy(*args, _real=real, _last=last, _where=where, _name=name, **kwargs):
+            seen.append((_name, getattr(args[_where[0]], _where[1]) if len(_where) == 2 else kwargs.get("seed")))
+            if _last:
+                raise _Reached(_name)
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, spy)
+    assert main([*argv, "--seed", "7", "--quiet"]) == 2
+    assert seen == [(name, 7) for _, name, _ in consumers]
 
 
 # values that no typed flag accepts, by the flag's type

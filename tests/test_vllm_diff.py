@@ -203,3 +203,14 @@ def test_a_leaking_scheduler_is_read_as_a_block_leak(user_module):
     assert not ours.running and ours.blocks_used > 0  # the state the interpretation reads
     assert (f"interpretation: Leaky in vLLM holds {ours.blocks_used} KV block" in result.report()
             and "with nothing running" in result.report() and result.report().count("a block leak") == 1)
+
+
+def test_the_search_seed_picks_the_instances_tried():
+    # issue 36 item 5: --seed reached find_divergence only as "derandomize", so every seed searched the same instances
+    def tried(seed):
+        seen = []
+        assert differential.find_divergence(lambda instance: seen.append(instance.to_dict()) and False,
+                                            max_examples=6, seed=seed) is None
+        return seen
+
+    assert tried(1) == tried(1) and tried(1) != tried(2) and len(tried(2)) == 6

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import examples, show_progress
+from geosched.arguments import add_command, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
 
 __all__ = ["add_commands", "exit_code"]
@@ -27,12 +27,13 @@ __all__ = ["add_commands", "exit_code"]
 
 def add_commands(subparsers, common) -> None:
     """Register ``claims`` on the ``geosched`` parser."""
-    p = subparsers.add_parser(
-        "claims", parents=[common], help="run every claim's checks and print the ledger",
+    p = add_command(
+        subparsers, "claims", common, help="run every claim's checks and print the ledger",
         description="Run every claim's checks (sympy derivations, Z3/cvc5 lemmas, exhaustive and Monte-Carlo "
                     "checks) and print the ledger: one row per claim with its status (proved, checked, vacuous, "
                     "refuted, unknown, not_run), then one row per evidence. Exit 1 when a claim is refuted.",
-        epilog=examples("geosched claims --quick", "geosched claims --claim kong.volume --json"))
+        examples=["geosched claims --quick", "geosched claims --claim kong.volume --json"],
+        seed="base seed of the Monte-Carlo and sampled checks (>= 0; default 0; the report records it)")
     p.add_argument("--claim", action="append", default=None, metavar="ID",
                    help="run only this claim (repeatable); default: all")
     speed = p.add_mutually_exclusive_group()

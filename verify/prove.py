@@ -35,18 +35,18 @@ MODE_NOTE = {"quick": "quick (bounds here are --quick's: the smallest; geosched 
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     """Register ``prove`` (called by :func:`geosched.cli.build_parser`)."""
-    from geosched.arguments import examples
+    from geosched.arguments import add_command
 
-    parser = subparsers.add_parser(
-        "prove", parents=[common],
+    parser = add_command(
+        subparsers, "prove", common,
         help="print a claim's derivation, each step marked sympy / Coq, every n / checked for n <= k",
         description="Print the derivation of a claim (e.g. kong.thm3.2) step by step, with its sympy check, and "
                     "mark every step with what establishes it in the ledger run of the claim (sympy; Coq, every "
                     "n: THEOREM; checked for n <= k). The derivation's own status (proved, proved relative, "
                     "refuted, unknown) is sympy's; the last line is the ledger's word for the claim, the same as "
                     "geosched claims --claim ID in the same mode.",
-        epilog=examples("geosched prove kong.thm3.2", "geosched prove kong.thm3.2 --latex --standalone",
-                        "geosched prove kong.prop3.1 --mode default"))
+        examples=["geosched prove kong.thm3.2", "geosched prove kong.thm3.2 --latex --standalone",
+                  "geosched prove kong.prop3.1 --mode default"])  # no --seed: the marking run is the ledger's seed 0
     parser.add_argument("claim", help="claim id, e.g. kong.thm3.2 (an unknown id lists the known ones)")
     parser.add_argument("--latex", action="store_true", help="print a LaTeX fragment instead of text")
     parser.add_argument("--standalone", action="store_true",

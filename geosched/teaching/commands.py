@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-from geosched.arguments import MEMORY_OVERRIDE, add_command, add_work_limits, positive_float, show_progress
+from geosched.arguments import (
+    MEMORY_OVERRIDE,
+    SEED_WORKLOAD,
+    add_command,
+    add_work_limits,
+    positive_float,
+    show_progress,
+)
 
 __all__ = ["add_commands"]
 
@@ -21,7 +28,7 @@ PLOT_KINDS = ("memory", "gantt", "certificate", "compare", "family")
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     """Register ``plot`` and ``lessons``."""
     p = add_command(
-        subparsers, "plot", common, memory=MEMORY_OVERRIDE,
+        subparsers, "plot", common, memory=MEMORY_OVERRIDE, seed=SEED_WORKLOAD,
         help="draw a schedule, its certificate, a family's ratio or policies beside OPT",
         description="Draw one picture and write it to --out (.png, .svg or .pdf). memory: the memory-time "
                     "picture (staircases, M, blocked steps); gantt: a Gantt chart; certificate: Lemma A.2's "

@@ -32,6 +32,8 @@ def add_commands(subparsers, common) -> None:
 
     p = add_command(
         subparsers, "cluster", common, memory=MEMORY_OVERRIDE,
+        seed="seed of a generated workload such as chat:n=200 (a spec's own seed=... wins) and of the routers "
+             "random and p2c (>= 0; default 0)",
         help="serve a workload on a cluster (routers, SageSched)",
         description="Serve a workload on a cluster of replicas with a router (SageSched's uncertainty-aware "
                     "placement, or a baseline) and a local policy on each replica; print the latency and SLO "

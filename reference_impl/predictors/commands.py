@@ -7,8 +7,8 @@
   baselines (global median, per-bucket empirical distribution) and each model (default: the
   three shipped ones).
 
-``--trace`` defaults to the shared Azure trace beside the project. Every command takes
-``--memory`` (unused here), ``--seed`` and ``--json``.
+``--trace`` defaults to the shared Azure trace beside the project. Both take ``--json``; ``train``
+also ``--seed`` (torch's initialisation and the mini-batch order); ``eval`` has nothing random.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
     p = add_command(
         sub, "train", common, help="train a model on a trace (70/30 split by time)",
+        seed="seed of the initial weights and the mini-batch order (>= 0; default 0; the model file records it)",
         description="Train a point, 1-bit or distribution model on the first 70% of an Azure-format trace by time, "
                     "score it on the rest, and write the model file (an existing one is kept unless --force; "
                     "when the write fails the trained model is kept in a fallback file and the error says where).",
@@ -144,7 +145,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         table = accuracy_table(log, models)
         held_out = {label: _held_out(model, log) for label, model in models.items()}
     if args.json:
-        emit_json({"trace": path.name, "seed": args.seed, "held_out": held_out, **table.to_dict()})
+        emit_json({"trace": path.name, "held_out": held_out, **table.to_dict()})
         return 0
     print(f"{path.name}: trained on the first {table.train_rows} requests by time, tested on the last "
           f"{table.test_rows}; theta = {table.theta} (long iff o > theta)")

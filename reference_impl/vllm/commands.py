@@ -26,6 +26,8 @@ __all__ = ["add_commands"]
 def add_commands(subparsers, common) -> None:
     p = add_command(
         subparsers, "vllm-diff", common, memory=MEMORY_OVERRIDE,
+        seed="seed of a generated workload such as burst:n=8 (a spec's own seed=... wins) and of --search's random "
+             "instances (>= 0; default 0)",
         help="differential test of a vLLM scheduler class (needs vLLM)",
         description="Run WORKLOAD through your vLLM scheduler class and through a reference (the vLLM-semantics "
                     "model, or a verified policy), call by call; on a divergence, shrink the workload to a minimal "

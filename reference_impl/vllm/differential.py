@@ -261,9 +261,13 @@ def _smaller(instance: Instance):
 
 
 def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max_memory: int = 30,
-                    max_examples: int = 100, seed: int = 0) -> Instance | None:
+                    max_examples: int = 100, seed: int | None = 0) -> Instance | None:
     """Search random small instances (:func:`geosched.testing.instances`) for one on which
-    ``diverges`` holds; Hypothesis shrinks it to a minimal one. None when none was found."""
+    ``diverges`` holds; Hypothesis shrinks it to a minimal one. None when none was found.
+    ``seed`` picks the instances tried (the same seed, the same search); None: Hypothesis's own
+    derandomized choice."""
+    import random
+
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
@@ -273,8 +277,9 @@ def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max
         return find(instances(max_n=max_n, max_memory=max_memory, max_prompt=max_memory // 2,
                               max_output=max_memory // 2, max_arrival=8),
                     diverges, settings=settings(max_examples=max_examples, database=None, deadline=None,
-                                                derandomize=seed is not None,
-                                                suppress_health_check=list(HealthCheck)))
+                                                derandomize=seed is None,
+                                                suppress_health_check=list(HealthCheck)),
+                    random=None if seed is None else random.Random(seed))
     except NoSuchExample:
         return None
 
