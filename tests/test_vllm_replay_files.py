@@ -14,9 +14,9 @@ from hypothesis import given, settings
 
 from geosched.adversary.witness import read_witness
 from geosched.errors import ValidationError
-from geosched.reference_impl.formats import read_workload_file, send_order, workload_text, write_workload
+from geosched.reference_impl.formats import export_plan, read_workload_file, send_order, workload_text, write_workload
 from geosched.reference_impl.formats.serving import ServerSettings, server_settings
-from geosched.reference_impl.model import Instance, Request, burst_instance
+from geosched.reference_impl.model import Instance, Request, burst_instance, instance_from_dict
 from geosched.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,6 +203,49 @@ def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tm
     assert replay.preemptions == witness["policy_schedule"]["preemptions"]
     flipped = replay_in_engine_core(out, reverse_ties=True)
     assert flipped.tel == witness["tie_check"]["policy_tel"] != replay.tel
+
+
+# A block-grain vllm-fcfs witness (hunt --block-size 16 --memory 160 --requests 6) on which r3, preempted after
+# 16 output tokens, resumes with 36 + 16 = 52 tokens beside r2's 69: the budget of 119 splits r3's recompute into
+# 50 + 2 tokens. A partial prefill chunk samples no token in vLLM (its model runner discards it); the engine-core
+# replay's fake executor once sampled one there, finishing r3 a step early (TEL 495).
+PARTIAL_PREFILL_WITNESS = """{
+ "policy": "vllm-fcfs",
+ "instance": {"memory": 160, "block_size": 16, "requests": [
+  {"id": "r0", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
+  {"id": "r2", "arrival": 0, "prompt": 36, "output": 36}, {"id": "r3", "arrival": 0, "prompt": 35, "output": 19},
+  {"id": "r4", "arrival": 0, "prompt": 32, "output": 1}, {"id": "r5", "arrival": 0, "prompt": 4, "output": 1}]},
+ "policy_schedule": {"completions": {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}, "tel": 498,
+                     "preemptions": 2},
+ "witness_schedule": {"starts": {"r0": 12, "r1": 42, "r2": 1, "r3": 0, "r4": 0, "r5": 0}, "tel": 272},
+ "engine": {"capacity_blocks": 10, "block_size": 16, "max_num_seqs": 6, "max_num_batched_tokens": 119,
+            "enable_chunked_prefill": true, "preemption": "fcfs", "watermark": 0.0, "max_model_len": 32768}
+}"""
+# Measured in vLLM 0.33 by driving its Scheduler call by call (harness.diff_native, stock FCFS; the schedule() call
+# a request finishes in, plus 1), which the test re-measures below: not computed by the engine-core replay.
+VLLM_COMPLETIONS = {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}
+
+
+@pytest.mark.vllm
+def test_engine_core_replay_samples_nothing_after_a_partial_prefill_chunk(tmp_path):
+    _require_vllm()
+    from geosched.reference_impl.vllm.engine_replay import replay_in_engine_core
+    from geosched.reference_impl.vllm.harness import diff_native
+    from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
+
+    witness = json.loads(PARTIAL_PREFILL_WITNESS)
+    inst = instance_from_dict(witness["instance"])
+    scheduler = diff_native([SemRequest(r.id, r.arrival, r.prompt + 1, r.output) for r in inst.requests],
+                            EngineParams(**witness["engine"]), policy=None)
+    assert {rid: call + 1 for rid, call in scheduler.finish_calls.items()} == VLLM_COMPLETIONS
+    order, meta = export_plan(inst, witness)
+    path = tmp_path / "w.jsonl"
+    write_workload(inst, path, "vllm-bench", step_seconds=0.1, tie_gap_seconds=0.008, metadata=meta, tie_order=order)
+    replay = replay_in_engine_core(path)
+    assert replay.status == "completed"
+    assert replay.completions == VLLM_COMPLETIONS  # r3 at 84, not 83: its 50-token chunk sampled nothing
+    assert replay.tel == sum(VLLM_COMPLETIONS.values()) == 498 == meta["policy_tel"]
+    assert replay.preemptions == scheduler.preemptions == 2
 
 
 def test_block_grain_witnesses_are_shipped():
