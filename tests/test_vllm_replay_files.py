@@ -205,47 +205,65 @@ def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tm
     assert flipped.tel == witness["tie_check"]["policy_tel"] != replay.tel
 
 
-# A block-grain vllm-fcfs witness (hunt --block-size 16 --memory 160 --requests 6) on which r3, preempted after
-# 16 output tokens, resumes with 36 + 16 = 52 tokens beside r2's 69: the budget of 119 splits r3's recompute into
-# 50 + 2 tokens. A partial prefill chunk samples no token in vLLM (its model runner discards it); the engine-core
-# replay's fake executor once sampled one there, finishing r3 a step early (TEL 495).
-PARTIAL_PREFILL_WITNESS = """{
- "policy": "vllm-fcfs",
- "instance": {"memory": 160, "block_size": 16, "requests": [
-  {"id": "r0", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
-  {"id": "r2", "arrival": 0, "prompt": 36, "output": 36}, {"id": "r3", "arrival": 0, "prompt": 35, "output": 19},
-  {"id": "r4", "arrival": 0, "prompt": 32, "output": 1}, {"id": "r5", "arrival": 0, "prompt": 4, "output": 1}]},
- "policy_schedule": {"completions": {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}, "tel": 498,
-                     "preemptions": 2},
- "witness_schedule": {"starts": {"r0": 12, "r1": 42, "r2": 1, "r3": 0, "r4": 0, "r5": 0}, "tel": 272},
- "engine": {"capacity_blocks": 10, "block_size": 16, "max_num_seqs": 6, "max_num_batched_tokens": 119,
-            "enable_chunked_prefill": true, "preemption": "fcfs", "watermark": 0.0, "max_model_len": 32768}
-}"""
-# Measured in vLLM 0.33 by driving its Scheduler call by call (harness.diff_native, stock FCFS; the schedule() call
-# a request finishes in, plus 1), which the test re-measures below: not computed by the engine-core replay.
-VLLM_COMPLETIONS = {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}
+# Two block-grain instances of `hunt --policy vllm-fcfs --block-size 16 --memory 160 --requests 6` (burst at step
+# 0, engine_for's settings: 10 blocks of 16, max_num_seqs 6, a budget of sum(s + 1) + n tokens), each with the
+# completion steps measured in vLLM 0.33 by driving its Scheduler call by call (harness.diff_native, stock FCFS:
+# the schedule() call a request finishes in, plus 1) and by its EngineCore; the vLLM test re-measures both.
+# * "partial-prefill": r3, preempted after 16 outputs, resumes with 36 + 16 = 52 tokens beside r2's 69: the budget
+#   of 119 splits its recompute into 50 + 2. A partial chunk samples no token (vLLM's model runner discards it);
+#   the engine-core replay's fake executor once sampled one there and finished r3 a step early (TEL 495).
+# * "budget-bound": r3 resumes at step 80 with 50 + 20 = 70 tokens, the whole budget of 70, so r4 and r5 wait one
+#   step and vLLM admits them at 81. vllm-fcfs (schedulers/vllm.py) once promised the step engine a quiet stretch
+#   there (quiet_until) and admitted them only when r3 finished (TEL 455).
+BUDGET_INSTANCES = {
+    "partial-prefill": ("""{"memory": 160, "block_size": 16, "requests": [
+     {"id": "r0", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
+     {"id": "r2", "arrival": 0, "prompt": 36, "output": 36}, {"id": "r3", "arrival": 0, "prompt": 35, "output": 19},
+     {"id": "r4", "arrival": 0, "prompt": 32, "output": 1}, {"id": "r5", "arrival": 0, "prompt": 4, "output": 1}]}""",
+                        {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}, 2),
+    "budget-bound": ("""{"memory": 160, "block_size": 16, "requests": [
+     {"id": "r0", "arrival": 0, "prompt": 4, "output": 28}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
+     {"id": "r2", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r3", "arrival": 0, "prompt": 49, "output": 27},
+     {"id": "r4", "arrival": 0, "prompt": 4, "output": 19}, {"id": "r5", "arrival": 0, "prompt": 1, "output": 14}]}""",
+                     {"r0": 28, "r1": 80, "r2": 80, "r3": 87, "r4": 85, "r5": 83}, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUDGET_INSTANCES))
+def test_vllm_fcfs_model_gives_vllms_completions_when_the_budget_binds(name):
+    from geosched.adversary.targets import VLLM_TARGETS
+
+    text, completions, preemptions = BUDGET_INSTANCES[name]
+    run = VLLM_TARGETS["vllm-fcfs"].run(instance_from_dict(json.loads(text)))
+    assert run.completions == completions and run.preemptions == preemptions
+    assert run.tel == sum(completions.values())  # every arrival is 0
 
 
 @pytest.mark.vllm
-def test_engine_core_replay_samples_nothing_after_a_partial_prefill_chunk(tmp_path):
+@pytest.mark.parametrize("name", sorted(BUDGET_INSTANCES))
+def test_vllm_scheduler_and_engine_core_replay_agree_when_the_budget_binds(name, tmp_path):
     _require_vllm()
+    from geosched.adversary.targets import engine_for
     from geosched.reference_impl.vllm.engine_replay import replay_in_engine_core
     from geosched.reference_impl.vllm.harness import diff_native
     from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
 
-    witness = json.loads(PARTIAL_PREFILL_WITNESS)
-    inst = instance_from_dict(witness["instance"])
+    text, completions, preemptions = BUDGET_INSTANCES[name]
+    inst = instance_from_dict(json.loads(text))
+    engine = engine_for(inst)
     scheduler = diff_native([SemRequest(r.id, r.arrival, r.prompt + 1, r.output) for r in inst.requests],
-                            EngineParams(**witness["engine"]), policy=None)
-    assert {rid: call + 1 for rid, call in scheduler.finish_calls.items()} == VLLM_COMPLETIONS
+                            EngineParams(**engine), policy=None)
+    assert {rid: call + 1 for rid, call in scheduler.finish_calls.items()} == completions
+    assert scheduler.preemptions == preemptions
+    witness = {"policy": "vllm-fcfs", "policy_schedule": {"tel": sum(completions.values())},
+               "witness_schedule": {"tel": 0}, "engine": engine}
     order, meta = export_plan(inst, witness)
     path = tmp_path / "w.jsonl"
     write_workload(inst, path, "vllm-bench", step_seconds=0.1, tie_gap_seconds=0.008, metadata=meta, tie_order=order)
     replay = replay_in_engine_core(path)
     assert replay.status == "completed"
-    assert replay.completions == VLLM_COMPLETIONS  # r3 at 84, not 83: its 50-token chunk sampled nothing
-    assert replay.tel == sum(VLLM_COMPLETIONS.values()) == 498 == meta["policy_tel"]
-    assert replay.preemptions == scheduler.preemptions == 2
+    assert replay.settings["max_num_batched_tokens"] == engine["max_num_batched_tokens"]
+    assert replay.completions == completions and replay.preemptions == preemptions
 
 
 def test_block_grain_witnesses_are_shipped():
