@@ -34,7 +34,7 @@ from geosched.arguments import (
     positive_int,
     show_progress,
 )
-from geosched.errors import GeoschedError, WorkloadFormatError
+from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.limits import work_limits
 from geosched.output import emit_json, working
 from geosched.progress import reporting
@@ -506,12 +506,19 @@ def _add_export(sub, common) -> None:
 def _cmd_export(args: argparse.Namespace) -> int:
     from geosched.output import check_target, write_text_atomic
     from geosched.reference_impl.formats import ExportPlan, ExportSource, check_export_path, get_format, write_workload
+    from geosched.reference_impl.formats.vllm_bench import refuse_other_grain
     from geosched.reference_impl.workloads import load_workload
 
     fmt = get_format(args.format, writable=True)
     check_export_path(args.out, fmt)
     check_target(args.out, force=args.force)  # before any work
-    instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
+    try:
+        instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
+    except ValidationError:
+        witness = _witness_or_none(args.workload) if args.block_size is not None else None
+        if witness is not None:
+            refuse_other_grain(witness, args.block_size)  # the witness's grain is the reason to name
+        raise
     source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
     plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
     for companion in plan.companions:

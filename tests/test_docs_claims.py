@@ -78,18 +78,20 @@ def _result(status: str, message: str, note: str) -> ClaimResult:
 
 def test_the_prove_status_line_is_one_sentence():
     claim = CLAIMS["kong.thm3.2"]
-    coq = Evidence("coq:thm32_svf_competitive", "coq", "proved",
-                   "Coq, every n: thm32_svf_competitive (build cache 0123)",
-                   data={"theorem": "thm32_svf_competitive", "provenance": "build cache 0123"})
+    coq = [Evidence(f"coq:{name}", "coq", "proved", f"Coq, every n: {name} (build cache 0123)",
+                    data={"theorem": name, "provenance": "build cache 0123"})
+           for name, _ in claim.coq_whole]  # the whole claim is these theorems together
+    assert coq[0].data["theorem"] == "thm32_svf_competitive"
     sympy = Evidence("derivation", "proof", "proved", "sympy", data={"open_steps": []})
-    status, text, _, note = combine(claim, [sympy, coq], {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"})
-    line = ledger_footer(_result(status, text, note), "quick", "kong.thm3.2")
-    assert line == ("Status: proved (Coq, every n: thm32_svf_competitive), Coq build cache 0123, independently of "
+    status, text, _, note = combine(claim, [sympy, *coq], {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"})
+    line = ledger_footer(_result(status, text, note), "quick", "kong.thm3.2").splitlines()[-1]
+    assert line == ("Status: proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, svf_sim_eq, "
+                    "tel_finish_times), Coq build cache 0123, independently of "
                     "kong.lemmaA.2 (checked), as geosched claims --quick --claim kong.thm3.2 says.")
     for status, message, note in [("checked", "checked up to n<=6 (via kong.prop3.1)", "a; b"),
                                   ("unknown", "unknown: depends on a claim not established (x is error)", ""),
                                   ("proved", "proved", "")]:
-        line = ledger_footer(_result(status, message, note), "default", "kong.thm3.2")
+        line = ledger_footer(_result(status, message, note), "default", "kong.thm3.2").splitlines()[-1]
         assert line.startswith(f"Status: {status}") and line.endswith("says.") and line.count(".") >= 1
         assert ";" not in line and f"{status} ({status}" not in line and "\n" not in line
         assert not re.search(r"\([^)]*\(", line.replace("(via", "").replace("(x is", "")), line  # nothing nested

@@ -240,7 +240,8 @@ def test_warm_start_used_and_bad_warm_start_ignored():
     assert "warm start rejected" in bad.message
 
 
-def test_progress_line_goes_to_stderr(capsys):
+def test_progress_line_goes_to_stderr(capsys, monkeypatch):
+    monkeypatch.setenv("GEOSCHED_PROGRESS_SECONDS", "0")  # a line at every update: no wait on the clock
     inst = generate("burst", n=8, seed=2)  # heuristic 403 > lower bound 267: a search runs
     result = solve_opt(inst, time_limit=1, progress=True)
     captured = capsys.readouterr()

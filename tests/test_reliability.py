@@ -108,6 +108,7 @@ BASE = {
     ("predictor", "eval"): ["predictor", "eval", "--trace", "t.csv"],
     ("plot",): ["plot", "memory", "--out", "p.png"],
     ("lessons",): ["lessons", "--out", "L"],
+    ("completion",): ["completion", "bash"],
     ("export",): ["export", "w.json", "--format", "jsonl", "--out", "o.jsonl"],
     ("vllm-diff",): ["vllm-diff", "burst:n=3", "--no-shrink"],
     ("serve-model",): ["serve-model", "w.json", "--timeout", "1"],

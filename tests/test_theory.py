@@ -283,8 +283,8 @@ def test_cli_prove_says_its_mode_and_the_dependencies_own_words(capsys):
     assert f"kong.prop3.1: {words['kong.prop3.1'].status} ({words['kong.prop3.1'].message})" in out
     assert "(not proved)" not in out and "not proved by sympy alone" in out
     status = out.rstrip().splitlines()[-1]
-    assert status.startswith(f"Status: {words['svf.fluid.k2'].status} (") and status.endswith(
-        "the ledger's word in quick mode (geosched claims --quick --claim svf.fluid.k2).")
+    assert status.startswith(f"Status: {words['svf.fluid.k2'].status}") and status.endswith(
+        ", as geosched claims --quick --claim svf.fluid.k2 says.")
     assert ". " not in status and ";" not in status  # one sentence
 
 

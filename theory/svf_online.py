@@ -100,9 +100,15 @@ def derivation() -> Derivation:
         hypotheses=(
             Hypothesis("H1", "strict head-of-line SVF with arrivals: at each step the arrived waiting requests in "
                              "(volume, arrival, position) order, started while the forward-looking check passes",
-                       latex=r"strict head-of-line SVF with arrivals, queue order (volume, arrival, position)"),
+                       latex=r"strict head-of-line SVF with arrivals, queue order (volume, arrival, position)",
+                       outside="none known for another queue order: the steps use only that, at each step j "
+                               "waits, the first waiting request failed the forward-looking check, which holds for "
+                               "any strict head-of-line order; a policy that leaves j waiting while it fits is not "
+                               "a head-of-line scan and is not claimed"),
             Hypothesis("H2", "every peak p_i = s_i + o_i <= P = alpha M, P <= M",
-                       latex=r"every peak $p_i = s_i + o_i \le P = \alpha M$, $P \le M$"),
+                       latex=r"every peak $p_i = s_i + o_i \le P = \alpha M$, $P \le M$",
+                       outside="none: H2 defines P (the largest peak, or any larger number up to M); a request "
+                               "with a peak above M never starts, outside the model"),
         ),
         steps=(
             Step.unchecked(

@@ -91,20 +91,32 @@ HYPOTHESES = (
                         "forward-looking check; D = (1 - alpha) M",
                latex=r"discrete steps; Poisson($\lambda$) arrivals per step, independent; class $k$ with probability "
                      r"$\pi_k$ has $(s_k, o_k)$, $o_k \ge 1$, $p_k = s_k + o_k \le \alpha M$, distinct volumes; strict "
-                     r"SVF with the forward-looking check; $D = (1-\alpha)M$"),
+                     r"SVF with the forward-looking check; $D = (1-\alpha)M$",
+               outside="none: MODEL defines the process the bound is about; another arrival law or policy is "
+                       "a different statement, not claimed"),
     Hypothesis("STABLE", "rho < 1 gives a stationary regime with finite mean waits w_k",
-               latex=r"$\rho < 1$ gives a stationary regime with finite mean waits $w_k$"),
+               latex=r"$\rho < 1$ gives a stationary regime with finite mean waits $w_k$",
+               outside="none: at rho >= 1 there is no stationary regime, so the means the bound compares do not "
+                       "exist (the formula's value there means nothing); not a premise a counterexample can break"),
     Hypothesis("PASTA", "Poisson arrivals see time averages (arrivals independent of the past; stationary)",
-               latex=r"Poisson arrivals see time averages (arrivals independent of the past; stationary)"),
+               latex=r"Poisson arrivals see time averages (arrivals independent of the past; stationary)",
+               outside="none known: PASTA holds for every Poisson arrival stream (Wolff 1982), assumed here, not "
+                       "proved in Coq; for other arrival laws the bound is not claimed"),
     Hypothesis("LITTLE", "H = lambda G for the residual R and the waiting counts lambda_i w_i (stationary; "
                          "finite means)",
                latex=r"$H = \lambda G$ for the residual $R$ and the waiting counts $\lambda_i w_i$ (stationary; "
-                     r"finite means)"),
+                     r"finite means)",
+               outside="none: Little's law holds for every stationary system with finite means (STABLE gives "
+                       "both); a theorem assumed here, not a restriction of the model"),
     Hypothesis("WALD", "class-i arrivals during a wait W: lambda_i E[W] in mean (its end is a stopping time)",
                latex=r"class-$i$ arrivals during a wait $W$: $\lambda_i \mathbb{E}[W]$ in mean (its end is a "
-                     r"stopping time)"),
+                     r"stopping time)",
+               outside="none: Wald's identity holds for every stopping time of finite mean (STABLE gives it); "
+                       "a theorem assumed here, not a restriction of the model"),
     Hypothesis("BATCH", "an arrival's batch mates are Poisson(lambda): their work ahead is at most rho D in mean",
-               latex=r"an arrival's batch mates are Poisson($\lambda$): their work ahead is at most $\rho D$ in mean"),
+               latex=r"an arrival's batch mates are Poisson($\lambda$): their work ahead is at most $\rho D$ in mean",
+               outside="none known for Poisson batches (their mean size is lambda, which MODEL fixes); for other "
+                       "batch laws the work ahead is not bounded by rho D and the bound is not claimed"),
 )
 
 

@@ -254,13 +254,7 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
     from geosched.reference_impl.formats.serving import server_settings
 
     engine = witness.get("engine") if witness else None
-    grain = _certified_grain(witness)
-    if grain is not None and grain != instance.block_size:
-        block = instance.block_size
-        raise ValidationError("--block-size", block,
-                              f"the witness was certified at block size {grain}: a server at {block} would not run "
-                              f"its schedule; export at {grain}, or hunt at block grain {block} "
-                              f"(hunt --block-size {block})")
+    refuse_other_grain(witness, instance.block_size)
     settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
     meta: dict[str, Any] = {"server": settings.to_dict()}
     order = None
@@ -275,6 +269,18 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
         if witness["policy"] == "vllm-priority":
             order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
     return order, meta
+
+
+def refuse_other_grain(witness: Mapping[str, Any] | None, block: int) -> None:
+    """Refuse to export ``witness`` at block size ``block`` when it was certified at another grain: a
+    server at ``block`` would not run its schedule (the export command also asks this first, so that a
+    memory that ``block`` does not divide gets this reason, not only the divisibility)."""
+    grain = _certified_grain(witness)
+    if grain is not None and grain != block:
+        raise ValidationError("--block-size", block,
+                              f"the witness was certified at block size {grain}: a server at {block} would not run "
+                              f"its schedule; export at {grain}, or hunt at block grain {block} "
+                              f"(hunt --block-size {block})")
 
 
 def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
