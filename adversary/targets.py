@@ -225,7 +225,8 @@ def vllm_engine(instance: Instance, policy: str) -> EngineParams:
     """The vLLM engine of a vLLM target on ``instance``, from the instance and the target's name
     alone (the one derivation: hunts, witnesses, their verification and the vLLM replay all
     use it): ``M / B`` usable blocks of ``B = block_size_for(instance, policy)`` tokens,
-    ``max_num_seqs = n`` and a token budget that never binds (every prompt in one step), the
+    ``max_num_seqs = n`` and a token budget that holds every prompt in one step (a resumed request's
+    recompute, prompt and kept outputs, can still use it up), the
     preemption rule of the name, no watermark, vLLM's ``max_model_len``.
 
     Raises
@@ -256,7 +257,7 @@ def vllm_engine(instance: Instance, policy: str) -> EngineParams:
 def engine_for(instance: Instance, preemption: str = "fcfs") -> dict[str, Any]:
     """:func:`vllm_engine` of ``vllm-<preemption>`` as a dict (a witness's ``engine`` record):
     ``M / B`` usable blocks of the instance's ``B = block_size`` tokens, ``max_num_seqs = n`` and
-    a token budget that never binds (every prompt in one step).
+    a token budget that holds every prompt in one step.
 
     >>> from geosched.reference_impl.model import burst_instance
     >>> engine_for(burst_instance(12, [(6, 3), (1, 5)]))["max_num_batched_tokens"]

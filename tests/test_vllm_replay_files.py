@@ -14,9 +14,9 @@ from hypothesis import given, settings
 
 from geosched.adversary.witness import read_witness
 from geosched.errors import ValidationError
-from geosched.reference_impl.formats import read_workload_file, send_order, workload_text, write_workload
+from geosched.reference_impl.formats import export_plan, read_workload_file, send_order, workload_text, write_workload
 from geosched.reference_impl.formats.serving import ServerSettings, server_settings
-from geosched.reference_impl.model import Instance, Request, burst_instance
+from geosched.reference_impl.model import Instance, Request, burst_instance, instance_from_dict
 from geosched.testing import instances
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,6 +203,67 @@ def test_engine_core_replay_gives_the_witness_tel_and_reversed_ties_change_it(tm
     assert replay.preemptions == witness["policy_schedule"]["preemptions"]
     flipped = replay_in_engine_core(out, reverse_ties=True)
     assert flipped.tel == witness["tie_check"]["policy_tel"] != replay.tel
+
+
+# Two block-grain instances of `hunt --policy vllm-fcfs --block-size 16 --memory 160 --requests 6` (burst at step
+# 0, engine_for's settings: 10 blocks of 16, max_num_seqs 6, a budget of sum(s + 1) + n tokens), each with the
+# completion steps measured in vLLM 0.33 by driving its Scheduler call by call (harness.diff_native, stock FCFS:
+# the schedule() call a request finishes in, plus 1) and by its EngineCore; the vLLM test re-measures both.
+# * "partial-prefill": r3, preempted after 16 outputs, resumes with 36 + 16 = 52 tokens beside r2's 69: the budget
+#   of 119 splits its recompute into 50 + 2. A partial chunk samples no token (vLLM's model runner discards it);
+#   the engine-core replay's fake executor once sampled one there and finished r3 a step early (TEL 495).
+# * "budget-bound": r3 resumes at step 80 with 50 + 20 = 70 tokens, the whole budget of 70, so r4 and r5 wait one
+#   step and vLLM admits them at 81. vllm-fcfs (schedulers/vllm.py) once promised the step engine a quiet stretch
+#   there (quiet_until) and admitted them only when r3 finished (TEL 455).
+BUDGET_INSTANCES = {
+    "partial-prefill": ("""{"memory": 160, "block_size": 16, "requests": [
+     {"id": "r0", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
+     {"id": "r2", "arrival": 0, "prompt": 36, "output": 36}, {"id": "r3", "arrival": 0, "prompt": 35, "output": 19},
+     {"id": "r4", "arrival": 0, "prompt": 32, "output": 1}, {"id": "r5", "arrival": 0, "prompt": 4, "output": 1}]}""",
+                        {"r0": 80, "r1": 80, "r2": 84, "r3": 84, "r4": 85, "r5": 85}, 2),
+    "budget-bound": ("""{"memory": 160, "block_size": 16, "requests": [
+     {"id": "r0", "arrival": 0, "prompt": 4, "output": 28}, {"id": "r1", "arrival": 0, "prompt": 0, "output": 80},
+     {"id": "r2", "arrival": 0, "prompt": 0, "output": 80}, {"id": "r3", "arrival": 0, "prompt": 49, "output": 27},
+     {"id": "r4", "arrival": 0, "prompt": 4, "output": 19}, {"id": "r5", "arrival": 0, "prompt": 1, "output": 14}]}""",
+                     {"r0": 28, "r1": 80, "r2": 80, "r3": 87, "r4": 85, "r5": 83}, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUDGET_INSTANCES))
+def test_vllm_fcfs_model_gives_vllms_completions_when_the_budget_binds(name):
+    from geosched.adversary.targets import VLLM_TARGETS
+
+    text, completions, preemptions = BUDGET_INSTANCES[name]
+    run = VLLM_TARGETS["vllm-fcfs"].run(instance_from_dict(json.loads(text)))
+    assert run.completions == completions and run.preemptions == preemptions
+    assert run.tel == sum(completions.values())  # every arrival is 0
+
+
+@pytest.mark.vllm
+@pytest.mark.parametrize("name", sorted(BUDGET_INSTANCES))
+def test_vllm_scheduler_and_engine_core_replay_agree_when_the_budget_binds(name, tmp_path):
+    _require_vllm()
+    from geosched.adversary.targets import engine_for
+    from geosched.reference_impl.vllm.engine_replay import replay_in_engine_core
+    from geosched.reference_impl.vllm.harness import diff_native
+    from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest
+
+    text, completions, preemptions = BUDGET_INSTANCES[name]
+    inst = instance_from_dict(json.loads(text))
+    engine = engine_for(inst)
+    scheduler = diff_native([SemRequest(r.id, r.arrival, r.prompt + 1, r.output) for r in inst.requests],
+                            EngineParams(**engine), policy=None)
+    assert {rid: call + 1 for rid, call in scheduler.finish_calls.items()} == completions
+    assert scheduler.preemptions == preemptions
+    witness = {"policy": "vllm-fcfs", "policy_schedule": {"tel": sum(completions.values())},
+               "witness_schedule": {"tel": 0}, "engine": engine}
+    order, meta = export_plan(inst, witness)
+    path = tmp_path / "w.jsonl"
+    write_workload(inst, path, "vllm-bench", step_seconds=0.1, tie_gap_seconds=0.008, metadata=meta, tie_order=order)
+    replay = replay_in_engine_core(path)
+    assert replay.status == "completed"
+    assert replay.settings["max_num_batched_tokens"] == engine["max_num_batched_tokens"]
+    assert replay.completions == completions and replay.preemptions == preemptions
 
 
 def test_block_grain_witnesses_are_shipped():

@@ -183,14 +183,17 @@ class VllmScheduler:
                                              victim_key=lambda r: (0, r.arrival))
         admitted: list[str] = []
         if not preempted:
-            admitted = self._admit(state, waiting, running, free, budget, b)
+            admitted, budget = self._admit(state, waiting, running, free, budget, b)
         n = len(running)
-        # n requests decoding k steps need at most n * ceil(k / b) new blocks: none fails before this
-        quiet = None if preempted else state.time + 1 + b * ((free[0] // b) // max(n, 1))
+        # n requests decoding k steps need at most n * ceil(k / b) new blocks: none fails before this.
+        # No promise when the token budget ran out with requests still waiting: the budget is renewed
+        # next step, and vLLM admits them then (a resumed request's recompute can use it all up).
+        budget_bound = budget <= 0 and len(admitted) < len(waiting)
+        quiet = None if preempted or budget_bound else state.time + 1 + b * ((free[0] // b) // max(n, 1))
         return Decision(admit=tuple(admitted), preempt=tuple(preempted), quiet_until=quiet)
 
     def _admit(self, state: SchedulerState, waiting: dict[str, _Slot], running: list[_Slot],
-               free: list[int], budget: int, b: int) -> list[str]:
+               free: list[int], budget: int, b: int) -> tuple[list[str], int]:
         order = self._queue if self.preemption == "fcfs" else \
             sorted(waiting, key=lambda i: (waiting[i].arrival, i))  # vLLM's heap compares id strings
 
@@ -208,10 +211,9 @@ class VllmScheduler:
             order.remove(r.id)
             running.append(r)
 
-        admitted, _ = admit_waiting(budget, peek=lambda: waiting[order[0]] if order else None,
-                                    seats=lambda: self.max_num_seqs - len(running), chunked=True,
-                                    tokens=lambda r: r.tokens, fits=fits, take=take)
-        return admitted
+        return admit_waiting(budget, peek=lambda: waiting[order[0]] if order else None,
+                             seats=lambda: self.max_num_seqs - len(running), chunked=True,
+                             tokens=lambda r: r.tokens, fits=fits, take=take)
 
     def _sync(self, state: SchedulerState) -> None:
         """New arrivals join the back of the FCFS deque, in ``(arrival, position)`` order."""

@@ -180,12 +180,14 @@ def _fake_executor_class(block_size: int, num_blocks: int) -> type:
             return [None]
 
         def execute_model(self, scheduler_output: Any, non_block: bool = False) -> Any:
+            # schedule() has already advanced num_computed_tokens by the scheduled tokens
+            # (Scheduler._update_after_schedule): a request samples iff its prompt is now computed, and
+            # a partial prefill chunk samples nothing (vLLM's GPU model runner discards its token).
+            # Adding the scheduled tokens a second time would sample after every partial chunk.
             ids = list(scheduler_output.num_scheduled_tokens)
-            sampled = []
-            for rid in ids:
-                request = type(self).scheduler.requests[rid]
-                done = request.num_computed_tokens + scheduler_output.num_scheduled_tokens[rid] >= request.num_tokens
-                sampled.append([SAMPLED_TOKEN] if done else [])
+            requests = type(self).scheduler.requests
+            sampled = [[SAMPLED_TOKEN] if requests[rid].num_computed_tokens >= requests[rid].num_tokens else []
+                       for rid in ids]
             future: Future = Future()
             future.set_result(ModelRunnerOutput(req_ids=ids, req_id_to_index={r: k for k, r in enumerate(ids)},
                                                 sampled_token_ids=sampled))
