@@ -34,8 +34,10 @@ from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
+    BURST_SVF_LATEX,
     OUTSIDE_BURST,
     OUTSIDE_PROP31,
+    PROP31_LATEX,
     SVF_MEANING,
     coq_cited,
     coq_methods,
@@ -83,13 +85,17 @@ def derivation() -> Derivation:
                         r"$M - p_{h(t)}$ are at most $2\sum_k P_k \le 2M\,\mathrm{TEL}(S)$ for every feasible $S$; so "
                         r"$(M - P_w)\,\mathrm{TEL}(\mathrm{SVF}) \le 2M\,\mathrm{TEL}(S) + (M - P_w)\sum_i o_i$, $P_w$ "
                         r"the largest peak among the requests SVF starts after step 0.",
-        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
+        hypotheses=(Hypothesis("H1", BURST_SVF, latex=BURST_SVF_LATEX, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "h(t) = the first request in SVF's order (volume, ties by position) not started "
                                "by t; j is active at t when x_j <= t < x_j + o_j; S a feasible schedule of the burst",
+                               latex=r"$h(t)$ = the first request in SVF's order (volume, ties by position) not "
+                                     r"started by $t$; $j$ is active at $t$ when $x_j \le t < x_j + o_j$; $S$ a "
+                                     r"feasible schedule of the burst",
                                outside="none computed here: H2 defines h(t) and activity; without S feasible the "
                                        "bound fails as svf.sharp_bound's H2 shows (the same instance, Pw = P = 1)"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", outside=OUTSIDE_PROP31),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", latex=PROP31_LATEX, outside=OUTSIDE_PROP31),
                     Hypothesis("H4", "P_w >= the peak of every request with x_j > 0 (0 if none waits)",
+                               latex=r"$P_w \ge$ the peak of every request with $x_j > 0$ (0 if none waits)",
                                outside="none: H4 defines P_w")),
         steps=(
             Step.unchecked("at every step t at which some request waits, sum_{j active at t} p_j > M - p_h(t)",

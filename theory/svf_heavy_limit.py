@@ -28,7 +28,14 @@ import sympy as sp
 
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
-from geosched.theory.svf_sharp_bound import BURST_SVF, OUTSIDE_BURST, OUTSIDE_PROP31, coq_cited, coq_methods
+from geosched.theory.svf_sharp_bound import (
+    BURST_SVF,
+    BURST_SVF_LATEX,
+    OUTSIDE_BURST,
+    OUTSIDE_PROP31,
+    coq_cited,
+    coq_methods,
+)
 
 STEPS = ("svf_sharp_bound", "svf_triangles_ratio", "triangles_staggered_feasible")  # Coq steps of the derivation
 
@@ -128,19 +135,22 @@ def lower_steps() -> list[Step]:
 def derivation() -> Derivation:
     return Derivation(
         CLAIM_ID, "ours (family svf-triangles); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
-        "Thm. 3.2 (3 at alpha -> 0) against svf.sharp_bound and the triangles",
+        "Thm. 3.2 (3 as alpha tends to 0) against svf.sharp_bound and the triangles",
         "with R(a, e) = sup TEL(SVF)/OPT over the bursts with alpha <= a < 1 and sum(o) <= e OPT: 2 <= R(a, e) <= "
         "2/(1 - a) + e, so R(a, e) -> 2 as a, e -> 0: SVF's asymptotic ratio at alpha -> 0 in heavy bursts is 2",
         bound=upper_bound(),
         statement_latex=r"With $R(a, e) = \sup \mathrm{TEL}(\mathrm{SVF})/\mathrm{OPT}$ over the bursts with $\alpha "
                         r"\le a < 1$ and $\sum_i o_i \le e\,\mathrm{OPT}$: $2 \le R(a, e) \le 2/(1 - a) + e$, so "
                         r"$R(a, e) \to 2$ as $a, e \to 0$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
+        hypotheses=(Hypothesis("H1", BURST_SVF, latex=BURST_SVF_LATEX, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "heavy bursts H(a, e): alpha = P/M <= a < 1 with P the largest peak, and "
                                "sum_i o_i <= e OPT, e > 0",
+                               latex=r"heavy bursts $H(a, e)$: $\alpha = P/M \le a < 1$ with $P$ the largest peak, "
+                                     r"and $\sum_i o_i \le e\,\mathrm{OPT}$, $e > 0$",
                                outside="none: H2 defines the class whose supremum R(a, e) is computed; outside it "
                                        "Thm. 3.2's 1 + 2/(1 - alpha) is the bound"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M OPT", outside=OUTSIDE_PROP31)),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M OPT",
+                               latex=r"kong.prop3.1: $\sum_k P_k \le M\,\mathrm{OPT}$", outside=OUTSIDE_PROP31)),
         steps=(*upper_steps(), *lower_steps()),
         depends_on=("kong.prop3.1",),
         notes="The supremum 2 is approached by the triangles (q -> infinity, n -> infinity), not attained. Outside "

@@ -33,9 +33,11 @@ from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
+    BURST_SVF_LATEX,
     OUTSIDE_BURST,
     OUTSIDE_PROP31,
     OUTSIDE_RATIO,
+    PROP31_LATEX,
     SVF_MEANING,
     coq_cited,
     coq_methods,
@@ -80,7 +82,7 @@ def derivation() -> Derivation:
     pairs = 2 * (a + b) * Pi - (2 * a + b) * C  # step 3: (2a + b) C <= 2 (a + b) Pi
     waits = C - d * W  # step 1: C >= (M - P) W
     return Derivation(
-        CLAIM_ID, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Thm. 3.2's proof with p o <= c v on a class",
+        CLAIM_ID, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Thm. 3.2's proof with p o at most c v on a class",
         CLAIM.statement, bound=constant() / (1 - alpha) + sp.Symbol("omega", nonnegative=True),
         statement_latex=r"For bursts with $a o_i \le b s_i$ for every $i$: "
                         r"$(2a + b)(M - P)\,\mathrm{TEL}(\mathrm{SVF}) \le 2(a + b) M\,\mathrm{TEL}(S) + "
@@ -88,14 +90,17 @@ def derivation() -> Derivation:
                         r"$\mathrm{TEL}(\mathrm{SVF})/\mathrm{OPT} \le c_\lambda/(1 - \alpha) + "
                         r"\sum_i o_i/\mathrm{OPT}$, "
                         r"$c_\lambda = 2(\lambda + 1)/(2\lambda + 1) < 2$ for $\lambda = a/b > 0$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
+        hypotheses=(Hypothesis("H1", BURST_SVF, latex=BURST_SVF_LATEX, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "a o_i <= b s_i for every request (a, b naturals, b >= 1 for the ratio form); "
                                "every peak <= P; S a feasible schedule of the burst",
+                               latex=r"$a\,o_i \le b\,s_i$ for every request ($a, b$ naturals, $b \ge 1$ for the "
+                                     r"ratio form); every peak $\le P$; $S$ a feasible schedule of the burst",
                                outside="fails: (a, b) = (1, 1) and svf-triangles q = 8 (640 requests (0, 15), prompt "
                                        "0 < output, M = 120, P = 15; S one start per step, feasible): 3(M - P) "
                                        "TEL(SVF) = 122,472,000 > 4M TEL(S) + 3(M - P) sum o = 105,782,400"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", outside=OUTSIDE_PROP31),
-                    Hypothesis("H4", "for the ratio form only: alpha = P/M < 1", outside=OUTSIDE_RATIO)),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", latex=PROP31_LATEX, outside=OUTSIDE_PROP31),
+                    Hypothesis("H4", "for the ratio form only: alpha = P/M < 1",
+                               latex=r"for the ratio form only: $\alpha = P/M < 1$", outside=OUTSIDE_RATIO)),
         steps=(
             Step.unchecked("the charges C of the waiting steps (Lemma A.2 with the head, svf.lemmaA2.head): (M - P) "
                            "sum x <= C <= sum over the pairs (j started before k) of p_j o_j",

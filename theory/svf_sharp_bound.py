@@ -38,6 +38,9 @@ from geosched.theory.derivation import Derivation, Hypothesis, Step
 BURST_SVF = ("burst arrivals (every a_i = 0); strict head-of-line SVF with the forward-looking check, ties by "
              "position; exact output lengths; integer steps")
 # what happens outside the premises the four upper-side rows share (Hypothesis.outside)
+BURST_SVF_LATEX = (r"burst arrivals (every $a_i = 0$); strict head-of-line SVF with the forward-looking check, ties "
+                   r"by position; exact output lengths; integer steps")
+PROP31_LATEX = r"kong.prop3.1: $\sum_k P_k \le M\,\mathrm{TEL}(S)$"
 OUTSIDE_BURST = ("none known: H1 names the arrivals and the policy the Coq theorems are about; with arrivals the "
                  "online form is svf.online.lemmaA2's, and no instance outside H1 violating these bounds was computed")
 OUTSIDE_PROP31 = ("none separately: kong.prop3.1 is proved from the model in its own row (bursts, feasibility are the "
@@ -187,13 +190,16 @@ def derivation(factor=2) -> Derivation:
                         r"$(M - P)\,\mathrm{TEL}(\mathrm{SVF}) \le 2M\,\mathrm{TEL}(S) + (M - P)\sum_i o_i$; with "
                         r"$S = \mathrm{OPT}$ and $\alpha = P/M < 1$: $\mathrm{TEL}(\mathrm{SVF})/\mathrm{OPT} \le "
                         r"2/(1-\alpha) + \omega \le 1 + 2/(1-\alpha)$, $\omega = \sum_i o_i/\mathrm{OPT}$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF, outside=OUTSIDE_BURST),
+        hypotheses=(Hypothesis("H1", BURST_SVF, latex=BURST_SVF_LATEX, outside=OUTSIDE_BURST),
                     Hypothesis("H2", "every peak s_i + o_i <= P; S a feasible schedule of the same burst; TEL(SVF) "
                                "= sum x + sum o (burst)",
+                               latex=r"every peak $s_i + o_i \le P$; $S$ a feasible schedule of the same burst; "
+                                     r"$\mathrm{TEL}(\mathrm{SVF}) = \sum_i x_i + \sum_i o_i$ (burst)",
                                outside="fails: S infeasible, M = 2, P = 1, 20 requests (0, 1) all started at step 0: "
                                        "(M - P) TEL(SVF) = 110 > 2M TEL(S) + (M - P) sum o = 100"),
-                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", outside=OUTSIDE_PROP31),
+                    Hypothesis("H3", "kong.prop3.1: sum_k P_k <= M TEL(S)", latex=PROP31_LATEX, outside=OUTSIDE_PROP31),
                     Hypothesis("H4", "for the ratio form only: alpha = P/M < 1 (M = P + d, d > 0)",
+                               latex=r"for the ratio form only: $\alpha = P/M < 1$ ($M = P + d$, $d > 0$)",
                                outside=OUTSIDE_RATIO)),
         steps=(*composition_steps(factor), *ratio_steps()),
         depends_on=("kong.prop3.1",),
@@ -234,9 +240,12 @@ def derivation_constant_two() -> Derivation:
         statement_latex=r"For every $c = a/b < 2$ (integers, $b \ge 1$) the burst of $n = 160 b^2$ requests $(0, p)$, "
                         r"$p = 8b - 1$, $M = 4bp$, and the feasible schedule $S$ (request $k$ starts at $k$) have "
                         r"$b(M - P)\,\mathrm{TEL}(\mathrm{SVF}) > aM\,\mathrm{TEL}(S) + b(M - P)\sum_i o_i$.",
-        hypotheses=(Hypothesis("H1", BURST_SVF, outside="none: H1 names the policy and the arrivals of the witness"),
+        hypotheses=(Hypothesis("H1", BURST_SVF, latex=BURST_SVF_LATEX,
+                               outside="none: H1 names the policy and the arrivals of the witness"),
                     Hypothesis("H2", "svf-triangles: q = 4b, p = 2q - 1, M = qp, P = p, n = qB requests (0, p), "
                                "B = 40b full batches; a <= 2b - 1",
+                               latex=r"svf-triangles: $q = 4b$, $p = 2q - 1$, $M = qp$, $P = p$, $n = qB$ requests "
+                                     r"$(0, p)$, $B = 40b$ full batches; $a \le 2b - 1$",
                                outside="none: H2 defines the witness (an existence claim needs no other instance)")),
         steps=(
             Step.unchecked("SVF starts request k at p (k div q), so 2 TEL(SVF) = p q B (B + 1)",
