@@ -25,6 +25,7 @@ import platform
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from geosched.reference_impl.predictors import load_default_model
 from geosched.reference_impl.predictors.tracelog import read_trace_log
@@ -46,11 +47,34 @@ def markdown_accuracy(table) -> list[str]:
     return lines
 
 
+def write_record(args: argparse.Namespace, accuracy, table) -> None:
+    """The record docs/predictions.md's tables come from: the command, seed, versions, machine and the raw
+    figures (every accuracy row, every scheduling cell), written atomically."""
+    import geosched
+    from geosched.output import write_text_atomic
+
+    command = "python benchmarks/bench_predictions.py" + (f" --limit {args.limit}" if args.limit else "") + \
+        f" --seed {args.seed} --record {args.record}"
+    acc, sched = accuracy.to_dict(), table.to_dict()
+    record = {
+        "command": command, "seed": args.seed,
+        "versions": {"geosched": geosched.__version__, "python": platform.python_version()},
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "accuracy": {key: acc[key] for key in ("theta", "test_rows", "train_rows", "rows")},
+        "scheduling": {key: sched[key] for key in ("n", "source", "step_seconds", "noisy_sigma", "one_bit", "seed",
+                                                   "mean_volume_rate", "cells")},
+    }
+    write_text_atomic(Path(args.record), json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="first N requests of the test part (default all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write the markdown section here")
+    parser.add_argument("--record", default=None, metavar="FILE.json",
+                        help="write the run's record (what docs/predictions.md's tables are generated from: "
+                             "python docs/tables.py)")
     args = parser.parse_args(argv)
     path = default_trace_path()
     if path is None:
@@ -110,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     text = "\n".join(lines)
     print(text)
+    if args.record:
+        write_record(args, accuracy, table)
     if args.out:
         with open(args.out, "w") as handle:
             handle.write(text)

@@ -691,6 +691,10 @@ def _extra(ctx: Context) -> dict[str, Any]:
         cores = ctx.cache["cores"]
         extra["cores"] = {"largest_n": cores.largest_n, "per_lemma": {name: {b: s["largest_n"] for b, s in v.items()}
                                                                         for name, v in cores.sweeps.items()},
+                          "stopped": {name: {b: s["stopped"] for b, s in v.items()}
+                                      for name, v in cores.sweeps.items()},
+                          "per_request": {name: {b: s["status"] for b, s in v.items()}
+                                          for name, v in cores.per_request.items()},
                           "rlimit": cores.rlimit, "wall_time": round(cores.wall_time, 3)}
     return extra
 
@@ -778,6 +782,25 @@ def figures_table(claims: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def cores_table(cores: dict[str, Any]) -> str:
+    """The symbolic cores of a default run (``extra["cores"]``): per lemma and solver the largest n proved and
+    what stopped the sweep, the per-request lemmas' words, and the largest n with every lemma proved."""
+    backends = sorted({b for per in cores["per_lemma"].values() for b in per})
+    lines = ["| lemma | " + " | ".join(f"{b}: largest n (stopped by)" for b in backends) + " |",
+             "|---|" + "---|" * len(backends)]
+    for name, per in cores["per_lemma"].items():
+        stopped = cores.get("stopped", {}).get(name, {})
+        lines.append(f"| `{name}` | " + " | ".join(f"{per[b]} ({stopped.get(b, '?')})" for b in backends) + " |")
+    per_request = "; ".join(f"`{name}` " + ", ".join(f"{b} {w}" for b, w in sorted(words.items()))
+                            for name, words in cores.get("per_request", {}).items())
+    largest = ", ".join(f"{b} {n}" for b, n in sorted(cores["largest_n"].items()))
+    rlimit = cores["rlimit"]
+    rlimit = ", ".join(f"{b} {v:,}" for b, v in sorted(rlimit.items())) if isinstance(rlimit, dict) else rlimit
+    lines += ["", f"Per-request lemmas (every value): {per_request or '-'}. **Largest n with every core lemma proved: "
+              f"{largest}** (resource limit per call: {rlimit}; {cores['wall_time']:.0f} s in this run)."]
+    return "\n".join(lines)
+
+
 PROVED_FILE = DOCS_FILE.parent / "proved.md"
 PAPER_SECTIONS = ("kong", "jaillet", "kong.experiments")  # the rows that are statements of the papers
 
@@ -852,6 +875,8 @@ def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str
     text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
     if mode == "default":
         text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
+        if "cores" in result.get("extra", {}):
+            text = replace_block(text, "ledger default cores", cores_table(result["extra"]["cores"]))
     write_text_atomic(Path(path), text)
     if mode == "quick":
         page = replace_block(Path(proved).read_text(), "papers table", papers_table(result["claims"], mode))
