@@ -110,7 +110,7 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
     "onebit": ("tests/test_scheduling.py", "tests/test_exhaustive.py", _SURVIVORS),
     "opt-bounds": ("tests/test_bounds.py", "tests/test_chain_bound.py", _SURVIVORS),
     "theory": ("tests/test_theory.py", "-k", "not cli_prove and not registry_finds", _SURVIVORS),
-    "verify-montecarlo": ("tests/test_montecarlo.py", _CAUSES, _SURVIVORS),
+    "verify-montecarlo": ("tests/test_montecarlo.py", "tests/test_ecr_word.py", _CAUSES, _SURVIVORS),
     "verify-game": ("tests/test_game.py", _SURVIVORS),
     "verify-exhaustive": ("tests/test_exhaustive.py", _SURVIVORS),
     "verify-policy-spec": ("tests/test_policy_spec.py", _SURVIVORS),
