@@ -117,3 +117,16 @@ def test_the_default_run_tables_list_every_row_of_the_ledger():
     ids = re.findall(r"^\| `([^`]+)` \| `", ledger.block(text, "ledger default words"), re.M)
     assert ids == list(ledger.CLAIM_IDS)
     assert "Largest n with every core lemma proved" in ledger.block(text, "ledger default cores")
+
+
+@pytest.mark.parametrize("text", [
+    "a\n<!-- generated: x -->\nold\n<!-- end generated: x -->\nb\n<!-- end generated: x -->\n",  # two ends
+    "a\n<!-- generated: x -->\nold\n<!-- generated: x -->\n<!-- end generated: x -->\n",  # two starts
+    "a\n<!-- generated: x -->\nold\n",  # no end
+])
+def test_the_ledger_writer_refuses_a_block_whose_markers_are_not_one_pair(text):
+    from geosched.errors import ValidationError
+    from geosched.verify.ledger import replace_block
+
+    with pytest.raises(ValidationError, match="must occur exactly once"):
+        replace_block(text, "x", "new")
