@@ -138,6 +138,14 @@ def _prompt_heavy_class() -> None:
     assert (lhs, rhs) == (122_472_000, 105_782_400)
 
 
+def _arrivals_lag_zero() -> None:
+    # greedy.arrivals H2: the convoy's requests all at step 0 (k = 4, T = 16, M = 64): SVF runs the short pairs
+    # first (at 0..3), the long pair at 4: TEL 2(1 + 2 + 3 + 4) + 2(4 + 16) = 60, the witness's own: ratio 1
+    instance = Instance(64, [Request(f"a{i}", 0, 16, 16) for i in range(2)]
+                        + [Request(f"b{i:05d}", 0, 31, 1) for i in range(8)])
+    assert _tel(instance) == 60 == 2 * (1 + 2 + 3 + 4) + 2 * (4 + 16)
+
+
 # (claim, premise) -> the computation of the instance its ``outside`` text names
 COMPUTED = {
     ("kong.volume", "H1"): _volume_growth,
@@ -152,6 +160,7 @@ COMPUTED = {
     **{(f"svf.fluid.k{k}", "H2"): _fluid_outside for k in (2, 3, 4)},
     ("svf.sharp_bound", "H2"): _sharp_infeasible,
     ("svf.prompt_heavy", "H2"): _prompt_heavy_class,
+    ("greedy.arrivals", "H2"): _arrivals_lag_zero,
 }
 
 

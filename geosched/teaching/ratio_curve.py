@@ -208,7 +208,8 @@ def certified_point(data: Mapping[str, Any], source: str) -> LowerPoint:
 
 
 def witness_points(folder: str | Path = WITNESS_DIR) -> tuple[LowerPoint, ...]:
-    """Every SVF witness file (``policy`` ``svf``) of ``folder``, re-verified; sorted by alpha, then ratio.
+    """Every SVF burst witness file (``policy`` ``svf``, every arrival at 0) of ``folder``, re-verified; sorted by
+    alpha, then ratio.
 
     Raises
     ------
@@ -228,8 +229,9 @@ def witness_points(folder: str | Path = WITNESS_DIR) -> tuple[LowerPoint, ...]:
                               f"{MAX_WITNESS_FILES} are re-verified")
     points = []
     for path in files:
-        data = read_witness(path)
-        if data["policy"] == "svf":
+        data = read_witness(path)  # its instance already parsed
+        # the curve is SVF's worst case over bursts: a witness with arrivals over time is another question
+        if data["policy"] == "svf" and data["instance"].is_burst:
             points.append(certified_point(data, path.name))
     return tuple(sorted(points, key=lambda p: (p.alpha, p.ratio, p.source)))
 
