@@ -1,0 +1,90 @@
+"""SVF families of issue 32, item 2 (:mod:`geosched.theory.svf_alternating`, ...).
+
+Expectations are derived by hand in the tests (small members traced step by step) or recomputed by the
+simulator and the independent checker; the closed forms are what is under test.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from geosched.adversary.families import FAMILIES, best_svf_lower_bound, evaluate_family
+from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.model import instance_from_dict
+from geosched.reference_impl.simulation import simulate
+from geosched.theory import svf_alternating
+from geosched.verify.evidence import Context
+from geosched.verify.family_evidence import FAMILY_METHODS
+
+WITNESS_DIR = Path(__file__).resolve().parent.parent / "docs" / "witnesses"
+
+
+# ------------------------------------------------------------------ svf-alternating
+
+def test_svf_alternating_by_hand():
+    # c = 2, m = 1: M = 6, X = (1, 2) (peak 3, volume 1*2 + 3 = 5), H = (4, 1) (peak 5, volume 4 + 1 = 5)
+    inst = svf_alternating.alternating(1, 2)
+    assert inst.memory == 6 and [(r.prompt, r.output) for r in inst.requests] == [(1, 2), (4, 1)] * 2
+    # X and H never overlap (first steps hold 2 + 5 > 6): SVF runs X0 [0, 2], H0 [2, 3], X1 [3, 5], H1 [5, 6]
+    starts = simulate(inst, "svf").starts
+    assert [starts[r.id] for r in inst.requests] == [0, 2, 3, 5]
+    assert check_schedule(inst, starts).metrics.tel == 2 + 3 + 5 + 6
+    # the witness: both X at 0 (2 x 3 = M), the H's at 2 and 3: 2 + 2 + 3 + 4
+    witness = check_schedule(inst, svf_alternating.witness_starts(1, 2))
+    assert witness.feasible and witness.metrics.tel == 11
+    assert svf_alternating.closed_form_tels(1, 2) == {"svf": 16, "witness": 11}
+    assert inst.alpha == Fraction(5, 6)  # peak 5 over M = 6
+
+
+@pytest.mark.parametrize("size, c", [(1, 2), (2, 3), (3, 4), (2, 7), (1, 20), (3, 22)])
+def test_svf_alternating_closed_form_matches_simulation(size, c):
+    report = evaluate_family("svf-alternating", size, c=c)
+    assert report.match and report.witness_feasible, report.message
+    assert report.alpha == Fraction(c * c + 1, c * (c + 1))
+
+
+def test_svf_alternating_grows_like_one_over_two_one_minus_alpha():
+    fam = FAMILIES["svf-alternating"]
+    c = fam.symbols["c"]
+    assert fam.limit == (c + 1) / 2 and fam.supremum.is_infinite
+    for width in (5, 20, 60):
+        alpha = Fraction(width * width + 1, width * (width + 1))
+        limit = Fraction(width + 1, 2)
+        assert limit * 2 * (1 - alpha) == Fraction(width - 1, width)  # -> 1 as c -> infinity
+        assert limit < 1 + 2 / (1 - alpha)  # below Thm. 3.2 at its alpha
+    # the alpha <= 1/2 lower bound is not raised by a family at alpha > 1/2
+    assert best_svf_lower_bound()["lower"] == "2"
+
+
+def test_svf_alternating_derivation_checks_and_refutes_a_wrong_closed_form():
+    derivation = svf_alternating.derivation()
+    steps = derivation.check().steps
+    assert [s.method for s, c in zip(derivation.steps, steps) if c.status != "checked"] == ["unchecked"]
+    assert svf_alternating.derivation(svf_alternating.tel_svf_expr() + 1).check().status == "refuted"
+
+
+def test_svf_alternating_ledger_method_checks_and_can_fail(monkeypatch):
+    ctx = Context("quick", None, 0, ())
+    method = FAMILY_METHODS["simulation:svf-alternating"]
+    good = method(None, ctx)
+    assert good.status == "checked" and good.covers["simulation:svf-alternating"][0] == "checked"
+    wrong = svf_alternating.tel_witness_expr() + svf_alternating.m
+    monkeypatch.setattr(svf_alternating, "tel_witness_expr", lambda: wrong)
+    assert method(None, ctx).status == "refuted"
+
+
+def test_committed_svf_alternating_witness_is_the_member_and_above_ten():
+    path = WITNESS_DIR / "svf_burst_alpha0.958_family_alternating_k20_c22.json"
+    data = json.loads(path.read_text())
+    instance = instance_from_dict(data["instance"])
+    built = svf_alternating.alternating(20, 22)
+    assert [(r.id, r.prompt, r.output) for r in instance.requests] == [(r.id, r.prompt, r.output)
+                                                                       for r in built.requests]
+    svf = check_schedule(instance, simulate(instance, "svf").starts)
+    witness = check_schedule(instance, data["witness_schedule"]["starts"])
+    assert witness.feasible and instance.alpha <= Fraction(96, 100)
+    assert Fraction(svf.metrics.tel, witness.metrics.tel) >= 10
