@@ -82,10 +82,11 @@ from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
 from geosched.theory import svf_alternating as alternating_theory
+from geosched.theory import svf_fillers as fillers_theory
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
            "family_witness", "fcfs_convoy", "sjf_blocking", "sjf_long_blockers", "svf_pairs",
-           "svf_alternating", "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
+           "svf_alternating", "svf_fillers", "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -204,7 +205,26 @@ def svf_alternating(size: int, c: int = 20) -> tuple[Instance, dict[str, int]]:
     return alternating_theory.alternating(size, c), alternating_theory.witness_starts(size, c)
 
 
+def svf_fillers(size: int, h: int = 4) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-fillers`` member ``m = size``, ``h`` (:mod:`geosched.theory.svf_fillers`)."""
+    return fillers_theory.fillers(size, h), fillers_theory.witness_starts(size, h)
+
+
 _ISSUE32_FAMILIES: dict[str, Family] = {
+    "svf-fillers": Family(
+        name="svf-fillers",
+        policy="svf",
+        build=svf_fillers,
+        policy_tel=fillers_theory.tel_svf_expr().subs(fillers_theory.m, k),
+        witness_tel=fillers_theory.tel_witness_expr().subs(fillers_theory.m, k),
+        min_size=1,
+        description="b = 6h+4, p = 2b-1, M = bp: bk triangles (0, p), then 2h+1 fillers (M/2 - 3, 3) that S runs in "
+                    "its ramp and SVF last; alpha = 1/2 exactly; limit (12h+7)/(6h+4) -> 2",
+        requests=lambda size, h=4, **_: (6 * h + 4) * size + 2 * h + 1,
+        parameters={"h": 4},
+        symbols={"h": fillers_theory.h},
+        grows=("h",),
+    ),
     "svf-alternating": Family(
         name="svf-alternating",
         policy="svf",

@@ -11,12 +11,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import sympy as sp
 
 from geosched.adversary.families import FAMILIES, best_svf_lower_bound, evaluate_family
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import instance_from_dict
 from geosched.reference_impl.simulation import simulate
-from geosched.theory import svf_alternating
+from geosched.theory import svf_alternating, svf_fillers
 from geosched.verify.evidence import Context
 from geosched.verify.family_evidence import FAMILY_METHODS
 
@@ -88,3 +89,65 @@ def test_committed_svf_alternating_witness_is_the_member_and_above_ten():
     witness = check_schedule(instance, data["witness_schedule"]["starts"])
     assert witness.feasible and instance.alpha <= Fraction(96, 100)
     assert Fraction(svf.metrics.tel, witness.metrics.tel) >= 10
+
+
+# ------------------------------------------------------------------ svf-fillers
+
+def test_svf_fillers_by_hand():
+    # h = 1: b = 10, p = 19, M = 190; m = 1: 10 triangles (0, 19), then f = 3 fillers (92, 3) (peak 95 = M/2)
+    inst = svf_fillers.fillers(1, 1)
+    assert inst.memory == 190 and inst.alpha == Fraction(1, 2)
+    shapes = [(r.prompt, r.output) for r in inst.requests]
+    assert shapes == [(0, 19)] * 10 + [(92, 3)] * 3
+    # SVF: the 10 triangles together at 0 (10 x 19 = M at step 19); each filler beside them, one at a time:
+    # at step 3(i + 1) the batch holds 30(i + 1) and the filler 95, <= 190 for i <= 2
+    starts = simulate(inst, "svf").starts
+    assert [starts[r.id] for r in inst.requests] == [0] * 10 + [0, 3, 6]
+    assert check_schedule(inst, starts).metrics.tel == 10 * 19 + 3 + 6 + 9
+    # S: triangle j at j (ends j + 19), filler j at 3j
+    witness = check_schedule(inst, svf_fillers.witness_starts(1, 1))
+    assert witness.feasible and witness.metrics.tel == sum(j + 19 for j in range(10)) + 3 + 6 + 9
+    assert svf_fillers.closed_form_tels(1, 1) == {"svf": 208, "witness": 253}
+
+
+@pytest.mark.parametrize("size, h", [(1, 1), (2, 1), (3, 2), (5, 1), (2, 4), (4, 3)])
+def test_svf_fillers_closed_form_matches_simulation(size, h):
+    report = evaluate_family("svf-fillers", size, h=h)
+    assert report.match and report.witness_feasible, report.message
+    assert report.alpha == Fraction(1, 2)
+
+
+def test_svf_fillers_limit_tends_to_two_at_alpha_one_half():
+    fam = FAMILIES["svf-fillers"]
+    h = fam.symbols["h"]
+    assert sp.simplify(fam.limit - (12 * h + 7) / (6 * h + 4)) == 0 and fam.supremum == 2
+    assert best_svf_lower_bound()["lower"] == "2"
+
+
+def test_svf_fillers_derivation_and_ledger_method_can_fail(monkeypatch):
+    derivation = svf_fillers.derivation()
+    steps = derivation.check().steps
+    assert [s.method for s, c in zip(derivation.steps, steps) if c.status != "checked"] == ["unchecked"]
+    assert svf_fillers.derivation(svf_fillers.tel_svf_expr() + 1).check().status == "refuted"
+    ctx = Context("quick", None, 0, ())
+    method = FAMILY_METHODS["simulation:svf-fillers"]
+    assert method(None, ctx).status == "checked"
+    wrong = svf_fillers.tel_svf_expr() + svf_fillers.m
+    monkeypatch.setattr(svf_fillers, "tel_svf_expr", lambda: wrong)
+    assert method(None, ctx).status == "refuted"
+
+
+@pytest.mark.parametrize("stem, member, n_max, floor", [
+    ("svf_burst_alpha0.5_family_fillers_k146_h5", (146, 5), 5000, Fraction(194, 100)),
+    ("svf_burst_alpha0.5_family_fillers_k90_h3", (90, 3), 2000, Fraction(19, 10)),
+])
+def test_committed_svf_fillers_witnesses_are_the_members(stem, member, n_max, floor):
+    data = json.loads((WITNESS_DIR / f"{stem}.json").read_text())
+    instance = instance_from_dict(data["instance"])
+    built = svf_fillers.fillers(*member)
+    assert [(r.id, r.prompt, r.output) for r in instance.requests] == [(r.id, r.prompt, r.output)
+                                                                       for r in built.requests]
+    svf = check_schedule(instance, simulate(instance, "svf").starts)
+    witness = check_schedule(instance, data["witness_schedule"]["starts"])
+    assert witness.feasible and instance.alpha == Fraction(1, 2) and instance.n <= n_max
+    assert Fraction(svf.metrics.tel, witness.metrics.tel) >= floor

@@ -131,10 +131,17 @@ def _alternating_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], str]:
     return [(size, width) for size in ms for width in widths], f"m in {list(ms)}, c in {list(widths)}"
 
 
+def _fillers_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], str]:
+    ms = ctx.pick((1, 2, 3), (1, 2, 3, 5), (1, 2, 3, 5, 8, 13))
+    halves = ctx.pick((1, 2), (1, 2, 3, 5), (1, 2, 3, 5, 8))
+    return [(size, half) for size in ms for half in halves], f"m in {list(ms)}, h in {list(halves)}"
+
+
 FAMILY_METHODS: dict[str, Callable[[Any, Context], Evidence]] = {
     "simulation:sjf-families": _method("sjf", _sjf_sizes),
     "simulation:fcfs-families": _method("fcfs", _fcfs_sizes),
     # issue 32: SVF families found from the hunts' shapes (theory modules of their own)
     "simulation:svf-alternating": _svf_family_method("simulation:svf-alternating", "svf_alternating", "alternating",
                                                      _alternating_sizes),
+    "simulation:svf-fillers": _svf_family_method("simulation:svf-fillers", "svf_fillers", "fillers", _fillers_sizes),
 }

@@ -76,7 +76,7 @@ BANDS: tuple[tuple[Fraction, Fraction, bool], ...] = (
     (Fraction(1, 2), Fraction(3, 4), True), (Fraction(3, 4), Fraction(1), False))
 # the ledger row that states each SVF family's closed forms and limit (an unlisted family: no row)
 FAMILY_CLAIMS = {"svf-triangles": "svf.lower_bound", "svf-pairs": "svf.lower_bound",
-                 "svf-alternating": "svf.alternating"}
+                 "svf-alternating": "svf.alternating", "svf-fillers": "svf.fillers"}
 UPPER_CLAIMS = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit")
 
 
