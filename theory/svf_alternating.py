@@ -50,7 +50,13 @@ CLAIM = Claim(
     "forms; limit (c+1)/2, and limit * 2(1 - alpha) = (c-1)/c -> 1",
     "not a claim of the papers: the family is ours; S stands in for OPT; the SVF trace rests on the tie order "
     "(equal volumes, served by position)",
-    ("derivation", "simulation:svf-alternating", *SIMULATES), ("kong.thm3.2",),
+    ("derivation", "simulation:svf-alternating", "coq:svf_alternating_starts", *SIMULATES), ("kong.thm3.2",),
+    coq=(
+        ("svf_alternating_starts",
+         "forall M a b c n : nat, 1 <= c -> a + c <= M -> b + 1 <= M -> M < a + b + 2 -> Model.volume2 (a, c) = "
+         "Model.volume2 (b, 1) -> Svf.svf M (SvfSerial.alternate (a, c) (b, 1) n) = SvfSerial.alternating_starts c 0 "
+         "n"),
+    ),
     order=("ours", 12))
 CLAIM_ID = CLAIM.id
 
@@ -159,9 +165,9 @@ def derivation(tel_svf=None) -> Derivation:
                                "forward-looking check; equal volumes by position",
                                latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
                                      r"forward-looking check; equal volumes by position",
-                               outside="the tie order: with the wide requests first in position SVF serves all wide "
-                                       "ones, then the narrow ones in batches (the witness file says "
-                                       "depends_on_ties)"),
+                               outside="none: the trace rests on the tie order, but reversed (H_0, X_0, H_1, ...) it "
+                                       "serialises the two kinds the same way (the witness file's reversed-tie "
+                                       "ratio, 11.35 at m = 20, c = 22, beside 11.38)"),
                     Hypothesis("H2", "family: M = c^2(c+1)/2; for i < cm, X_i = (c(c-1)/2, c) then H_i = (b, 1), "
                                "b = c^2(c-1)/2 + c(c+1)/2 - 1; m >= 1, c >= 2",
                                latex=r"family: $M = c^2(c+1)/2$; for $i < cm$, $X_i = (c(c-1)/2, c)$ then "
@@ -181,10 +187,11 @@ def derivation(tel_svf=None) -> Derivation:
                             certificate=[0 * c]),
             Step.unchecked("the trace: SVF runs X_0, H_0, X_1, ... one at a time; pair j ends at (j + 1)(c + 1)",
                            "steps 1 and 4 under strict head-of-line admission (ties by position)",
-                           "a statement about the policy's complete trace; the ledger and "
-                           "tests/test_svf_issue32_families.py compare the closed form with the simulator and "
-                           "the checker",
-                           covered_by=("simulation:svf-alternating",)),
+                           "a statement about the policy's complete trace: Coq's svf_alternating_starts for every "
+                           "n and every (a, b, c, M) with steps 1 and 4's premises (verify/coq/SvfSerial.v); the "
+                           "ledger and tests/test_svf_issue32_families.py also compare the closed form with the "
+                           "simulator and the checker",
+                           covered_by=("simulation:svf-alternating", "coq:svf_alternating_starts")),
             Step.identity("TEL(SVF) in closed form", sp.Sum(2 * (j + 1) * (c + 1) - 1, (j, 0, c * m - 1)), svf,
                           "X_j ends at (j + 1)(c + 1) - 1, H_j at (j + 1)(c + 1)"),
             Step.identity("TEL(S) in closed form",
