@@ -1,7 +1,8 @@
 """``svf.fillers``: at ``alpha = 1/2`` exactly SVF's ratio on bursts tends to 2 (a supremum).
 
 Setting: SVF of Kong, Qi, Ye, Zhou, arXiv 2606.22327 (strict head-of-line admission in increasing volume
-with the forward-looking check; equal keys by position), bursts. The family and its closed forms are ours.
+with the forward-looking check; equal keys by position), bursts, where Thm. 3.2 allows ``1 + 2/(1 - alpha) = 5``
+at ``alpha = 1/2``. The family and its closed forms are ours.
 
 The triangles of :mod:`geosched.theory.svf_lower_bound` lose to a staggered schedule ``S`` through
 synchronisation, but ``S`` pays a ramp: in its first ``p`` steps the staggered triangles hold only
@@ -190,6 +191,11 @@ def derivation(tel_svf=None) -> Derivation:
             Step.identity("TEL(SVF) in closed form",
                           sp.Sum(b * p * kk, (kk, 1, m)) + sp.Sum(p * (m - 1) + 3 * (i + 1), (i, 0, f - 1)), svf,
                           "batch k ends at pk; filler i at p(m - 1) + 3(i + 1)"),
+            Step.unchecked("S is feasible: the staggered triangles hold at most M (svf-triangles), the fillers run "
+                           "one at a time in the ramp", "step 7, and the triangles alone as in svf-triangles",
+                           "a statement about every step of S; the ledger and tests/test_svf_issue32_families.py "
+                           "check S with the independent checker on the members they build",
+                           covered_by=("simulation:svf-fillers",)),
             Step.identity("TEL(S) in closed form",
                           sp.Sum(i + p, (i, 0, b * m - 1)) + sp.Sum(3 * (i + 1), (i, 0, f - 1)), wit,
                           "triangle i ends at i + p, filler i at 3(i + 1)"),
