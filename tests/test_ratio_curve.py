@@ -22,7 +22,8 @@ from geosched.teaching import ratio_curve as rc
 from geosched.verify.ledger import block, run_claims
 
 # the rows the table cites
-CITED = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit", "svf.lower_bound", "svf.alternating")
+CITED = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit", "svf.lower_bound", "svf.alternating",
+         "svf.fillers")
 
 
 def _coq_words_available() -> bool:
