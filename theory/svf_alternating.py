@@ -50,12 +50,16 @@ CLAIM = Claim(
     "forms; limit (c+1)/2, and limit * 2(1 - alpha) = (c-1)/c -> 1",
     "not a claim of the papers: the family is ours; S stands in for OPT; the SVF trace rests on the tie order "
     "(equal volumes, served by position)",
-    ("derivation", "simulation:svf-alternating", "coq:svf_alternating_starts", *SIMULATES), ("kong.thm3.2",),
+    ("derivation", "simulation:svf-alternating", "coq:svf_alternating_starts", "coq:alternating_witness_feasible",
+     *SIMULATES), ("kong.thm3.2",),
     coq=(
         ("svf_alternating_starts",
          "forall M a b c n : nat, 1 <= c -> a + c <= M -> b + 1 <= M -> M < a + b + 2 -> Model.volume2 (a, c) = "
          "Model.volume2 (b, 1) -> Svf.svf M (SvfSerial.alternate (a, c) (b, 1) n) = SvfSerial.alternating_starts c 0 "
          "n"),
+        ("alternating_witness_feasible",
+         "forall M a b c m : nat, 1 <= c -> c * (a + c) <= M -> b + 1 <= M -> Model.feasible M "
+         "(SvfSerial.alternate (a, c) (b, 1) (c * m)) (SvfSerial.alternating_witness c m)"),
     ),
     order=("ours", 12))
 CLAIM_ID = CLAIM.id
@@ -185,24 +189,25 @@ def derivation(tel_svf=None) -> Derivation:
                             a + 1 + b + 1, ">", big_m, "difference 1", certificate=[1]),
             Step.inequality("c narrow peaks fill M: c (a + c) <= M", big_m, ">=", c * (a + c), "equality",
                             certificate=[0 * c]),
+            Step.inequality("a wide request alone fits: b + 1 <= M", big_m, ">=", b + 1,
+                            "difference c(c - 1)/2 (with c = 2 + u)",
+                            certificate=list(sp.Add.make_args(sp.expand((big_m - b - 1).subs(c, 2 + u)))),
+                            substitutions={c: 2 + u}),
             Step.unchecked("the trace: SVF runs X_0, H_0, X_1, ... one at a time; pair j ends at (j + 1)(c + 1)",
-                           "steps 1 and 4 under strict head-of-line admission (ties by position)",
+                           "steps 1, 4 under strict head-of-line admission (ties by position); peaks fit (5, 6)",
                            "a statement about the policy's complete trace: Coq's svf_alternating_starts for every "
-                           "n and every (a, b, c, M) with steps 1 and 4's premises (verify/coq/SvfSerial.v); the "
+                           "n and every (a, b, c, M) satisfying steps 1, 4, 5, 6 (verify/coq/SvfSerial.v); the "
                            "ledger and tests/test_svf_issue32_families.py also compare the closed form with the "
                            "simulator and the checker",
                            covered_by=("simulation:svf-alternating", "coq:svf_alternating_starts")),
             Step.identity("TEL(SVF) in closed form", sp.Sum(2 * (j + 1) * (c + 1) - 1, (j, 0, c * m - 1)), svf,
                           "X_j ends at (j + 1)(c + 1) - 1, H_j at (j + 1)(c + 1)"),
-            Step.inequality("a wide request alone fits: b + 1 <= M", big_m, ">=", b + 1,
-                            "difference c(c - 1)/2 (with c = 2 + u)",
-                            certificate=list(sp.Add.make_args(sp.expand((big_m - b - 1).subs(c, 2 + u)))),
-                            substitutions={c: 2 + u}),
             Step.unchecked("S is feasible: at every step it runs at most c narrow requests (one batch) or one wide one",
-                           "steps 5 and 6: batch g runs in (gc, gc + c], the wide ones one per step after mc",
-                           "a statement about every step of S; the ledger and tests/test_svf_issue32_families.py "
-                           "check S with the independent checker on the members they build",
-                           covered_by=("simulation:svf-alternating",)),
+                           "steps 5, 6: batch g runs in (gc, gc + c], the wide ones one per step after mc",
+                           "a statement about every step of S: Coq's alternating_witness_feasible for every m and "
+                           "every (a, b, c, M) satisfying steps 5, 6 (verify/coq/SvfSerial.v); the ledger and "
+                           "tests/test_svf_issue32_families.py also check S with the independent checker",
+                           covered_by=("simulation:svf-alternating", "coq:alternating_witness_feasible")),
             Step.identity("TEL(S) in closed form",
                           sp.Sum(c * g * c, (g, 1, m)) + sp.Sum(m * c + 1 + j, (j, 0, c * m - 1)), wit,
                           "batch g (c narrow) ends at gc; wide j ends at mc + j + 1"),

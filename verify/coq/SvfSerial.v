@@ -8,7 +8,10 @@
 
     The family svf-alternating (theory/svf_alternating.py): narrow requests (a, c) and wide
     ones (b, 1) alternating, with equal volumes and a + b + 2 > M; SVF starts pair j at
-    j (c + 1) and j (c + 1) + c ([svf_alternating_starts]). *)
+    j (c + 1) and j (c + 1) + c ([svf_alternating_starts]).  The witness schedule of n = c m
+    pairs (narrow i at c (i / c), wide i at c m + i) is feasible when c (a + c) <= M and
+    b + 1 <= M ([alternating_witness_feasible]): at every step it runs one batch of at most c
+    narrow requests or one wide request. *)
 
 From Coq Require Import Arith Lia List Bool.
 From GeoSched Require Import Model Svf SvfFacts SvfTriangles.
@@ -150,4 +153,75 @@ Proof.
       unfold ok_req, peak, prompt, output; simpl; lia.
   - induction n; simpl; constructor; [|constructor]; auto.
   - apply chain_alternate; auto.
+Qed.
+
+(** ** The witness schedule *)
+
+Definition alternating_witness (c m : nat) : list nat :=
+  flat_map (fun i => [c * (i / c); c * m + i]) (seq 0 (c * m)).
+
+Lemma usage_alt_split : forall x y (f g : nat -> nat) n s t,
+  usage_js (combine (alternate x y n) (flat_map (fun i => [f i; g i]) (seq s n))) t
+  = sumf (fun i => req_usage x (f i) t + req_usage y (g i) t) (seq s n).
+Proof.
+  induction n; intros s t; [reflexivity|].
+  cbn [alternate seq flat_map app combine]. rewrite !usage_js_cons, IHn. cbn [fst snd sumf]. lia.
+Qed.
+
+Lemma sumf_le_pointwise : forall (F G : nat -> nat) l, (forall i, In i l -> F i <= G i) -> sumf F l <= sumf G l.
+Proof.
+  induction l as [|x l IH]; intros H; simpl; [lia|].
+  assert (sumf F l <= sumf G l) by (apply IH; intros i Hi; apply H; right; auto).
+  specialize (H x (or_introl eq_refl)). lia.
+Qed.
+
+Lemma sumf_window : forall K lo w n s,
+  sumf (fun i => if (lo <=? i) && (i <? lo + w) then K else 0) (seq s n)
+  = K * (Nat.min (s + n) (lo + w) - Nat.max s lo).
+Proof.
+  induction n; intros s.
+  - simpl. replace (Nat.min (s + 0) (lo + w) - Nat.max s lo) with 0 by lia. lia.
+  - rewrite seq_S, sumf_app, IHn. cbn [sumf].
+    destruct (Nat.leb_spec lo (s + n)), (Nat.ltb_spec (s + n) (lo + w)); simpl;
+      rewrite <- ?Nat.mul_sub_distr_l; nia.
+Qed.
+
+Lemma alternate_length : forall x y n, length (alternate x y n) = 2 * n.
+Proof. induction n; simpl; [auto|]. rewrite IHn. lia. Qed.
+
+Lemma flat_pair_length : forall (f g : nat -> nat) n s,
+  length (flat_map (fun i => [f i; g i]) (seq s n)) = 2 * n.
+Proof. induction n; intros s; simpl; [auto|]. rewrite IHn. lia. Qed.
+
+Theorem alternating_witness_feasible : forall M a b c m,
+  1 <= c -> c * (a + c) <= M -> b + 1 <= M ->
+  feasible M (alternate (a, c) (b, 1) (c * m)) (alternating_witness c m).
+Proof.
+  intros M a b c m Hc Ha Hb. split.
+  { unfold alternating_witness. rewrite alternate_length, flat_pair_length. auto. }
+  intros t. unfold usage, alternating_witness. rewrite usage_alt_split.
+  destruct (Nat.le_gt_cases t (c * m)) as [Ht|Ht].
+  - set (g := (t - 1) / c).
+    eapply Nat.le_trans.
+    { apply (sumf_le_pointwise _ (fun i => if (g * c <=? i) && (i <? g * c + c) then a + c else 0)).
+      intros i Hi. apply in_seq in Hi.
+      rewrite (req_usage_zero_before (b, 1)) by lia. rewrite Nat.add_0_r.
+      pose proof (Nat.div_mod i c ltac:(lia)) as Hi1. pose proof (Nat.mod_upper_bound i c ltac:(lia)) as Hi2.
+      unfold req_usage, output, prompt; cbn [fst snd].
+      destruct (Nat.ltb_spec (c * (i / c)) t), (Nat.leb_spec t (c * (i / c) + c)); simpl; [|lia..].
+      assert (Hg : g = i / c).
+      { unfold g. symmetry. apply (Nat.div_unique (t - 1) c (i / c) (t - 1 - c * (i / c))); lia. }
+      rewrite Hg. destruct (Nat.leb_spec (i / c * c) i), (Nat.ltb_spec i (i / c * c + c)); simpl; lia. }
+    rewrite sumf_window.
+    assert (Nat.min (0 + c * m) (g * c + c) - Nat.max 0 (g * c) <= c) by lia. nia.
+  - eapply Nat.le_trans.
+    { apply (sumf_le_pointwise _ (fun i => if (t - c * m - 1 <=? i) && (i <? t - c * m - 1 + 1) then b + 1 else 0)).
+      intros i Hi. apply in_seq in Hi.
+      assert (Hq : i / c < m) by (apply Nat.div_lt_upper_bound; lia).
+      rewrite (req_usage_zero_after (a, c)) by (unfold output; simpl; nia).
+      unfold req_usage, output, prompt; cbn [fst snd].
+      destruct (Nat.ltb_spec (c * m + i) t), (Nat.leb_spec t (c * m + i + 1)); simpl; [|lia..].
+      destruct (Nat.leb_spec (t - c * m - 1) i), (Nat.ltb_spec i (t - c * m - 1 + 1)); simpl; lia. }
+    rewrite sumf_window.
+    assert (Nat.min (0 + c * m) (t - c * m - 1 + 1) - Nat.max 0 (t - c * m - 1) <= 1) by lia. nia.
 Qed.
