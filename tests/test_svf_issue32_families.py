@@ -151,3 +151,17 @@ def test_committed_svf_fillers_witnesses_are_the_members(stem, member, n_max, fl
     witness = check_schedule(instance, data["witness_schedule"]["starts"])
     assert witness.feasible and instance.alpha == Fraction(1, 2) and instance.n <= n_max
     assert Fraction(svf.metrics.tel, witness.metrics.tel) >= floor
+
+
+def test_svf_alternating_c4_beats_two_against_the_proved_optimum():
+    # m = 1, c = 4: n = 8, M = 40, X = (6, 4), H = (33, 1), alpha = 34/40; SVF serial: 4 + 5 + 9 + ... = 96
+    from geosched.reference_impl.opt.solve import solve_opt
+
+    inst = svf_alternating.alternating(1, 4)
+    assert (inst.n, inst.memory, inst.alpha) == (8, 40, Fraction(17, 20))
+    assert check_schedule(inst, simulate(inst, "svf").starts).metrics.tel == sum(5 * j - 1 + 5 * j for j in range(1, 5))
+    opt = solve_opt(inst, time_limit=30, seed=0)
+    assert opt.status == "optimal" and check_schedule(inst, opt.starts).metrics.tel == opt.tel == 42
+    assert Fraction(96, opt.tel) > 2
+    data = json.loads((WITNESS_DIR / "svf_burst_alpha0.85_family_alternating_k1_c4.json").read_text())
+    assert check_schedule(inst, data["witness_schedule"]["starts"]).metrics.tel == 42
