@@ -81,10 +81,12 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
+from geosched.theory import svf_alternating as alternating_theory
+from geosched.theory import svf_fillers as fillers_theory
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
            "family_witness", "fcfs_convoy", "sjf_blocking", "sjf_long_blockers", "svf_pairs",
-           "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
+           "svf_alternating", "svf_fillers", "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -105,6 +107,7 @@ class Family:
     parameters: dict[str, int] = field(default_factory=dict)  # the other parameters and their defaults
     symbols: dict[str, sp.Symbol] = field(default_factory=dict)  # their symbols in the closed forms
     grows: tuple[str, ...] = ()  # parameters whose growth raises the limit: the supremum lets them -> infinity
+    high_alpha: bool = False  # its members have alpha > 1/2: outside best_svf_lower_bound's alpha <= 1/2
     minimum: dict[str, int] = field(default_factory=dict)  # a parameter's least value when it is not 1
 
     @property
@@ -194,6 +197,53 @@ def fcfs_convoy(size: int, lag: int = 0) -> tuple[Instance, dict[str, int]]:
     return fcfs_families.convoy(size, length, lag), fcfs_families.witness_starts(size, length, lag)
 
 
+# ------------------------------------------------------------------ SVF families of issue 32 (item 2)
+
+
+def svf_alternating(size: int, c: int = 20) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-alternating`` member ``m = size``, width ``c`` (:mod:`geosched.theory.svf_alternating`)."""
+    return alternating_theory.alternating(size, c), alternating_theory.witness_starts(size, c)
+
+
+def svf_fillers(size: int, h: int = 4) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-fillers`` member ``m = size``, ``h`` (:mod:`geosched.theory.svf_fillers`)."""
+    return fillers_theory.fillers(size, h), fillers_theory.witness_starts(size, h)
+
+
+_ISSUE32_FAMILIES: dict[str, Family] = {
+    "svf-fillers": Family(
+        name="svf-fillers",
+        policy="svf",
+        build=svf_fillers,
+        policy_tel=fillers_theory.tel_svf_expr().subs(fillers_theory.m, k),
+        witness_tel=fillers_theory.tel_witness_expr().subs(fillers_theory.m, k),
+        min_size=1,
+        description="b = 6h+4, p = 2b-1, M = bp: bk triangles (0, p), then 2h+1 fillers (M/2 - 3, 3) that S runs in "
+                    "its ramp and SVF last; alpha = 1/2 exactly; limit (12h+7)/(6h+4) -> 2",
+        requests=lambda size, h=4, **_: (6 * h + 4) * size + 2 * h + 1,
+        parameters={"h": 4},
+        symbols={"h": fillers_theory.h},
+        grows=("h",),
+    ),
+    "svf-alternating": Family(
+        name="svf-alternating",
+        policy="svf",
+        build=svf_alternating,
+        policy_tel=alternating_theory.tel_svf_expr().subs(alternating_theory.m, k),
+        witness_tel=alternating_theory.tel_witness_expr().subs(alternating_theory.m, k),
+        min_size=1,
+        description="ck narrow (c(c-1)/2, c) alternating with ck wide (b, 1) of equal volume, M = c^2(c+1)/2, "
+                    "alpha = (c^2+1)/(c(c+1)); SVF serialises them; limit (c+1)/2 ~ 1/(2(1 - alpha))",
+        requests=lambda size, c=20, **_: 2 * c * size,
+        parameters={"c": 20},
+        symbols={"c": alternating_theory.c},
+        grows=("c",),
+        minimum={"c": 2},
+        high_alpha=True,
+    ),
+}
+
+
 def best_svf_lower_bound() -> dict[str, Any]:
     """The best known lower bound on SVF's competitive ratio under ``alpha <= 1/2`` (the largest
     limit of the SVF families in :data:`FAMILIES`), next to the proved upper bound (Kong et al.,
@@ -204,7 +254,7 @@ def best_svf_lower_bound() -> dict[str, Any]:
     """
     from geosched.theory import kong_thm3_2
 
-    limits = {name: fam.supremum for name, fam in FAMILIES.items() if fam.policy == "svf"}
+    limits = {name: fam.supremum for name, fam in FAMILIES.items() if fam.policy == "svf" and not fam.high_alpha}
     name = max(limits, key=lambda n: limits[n])
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
     return {"lower": str(limits[name]), "lower_float": float(limits[name]), "family": name,
@@ -304,6 +354,8 @@ FAMILIES: dict[str, Family] = {
     ),
 }
 
+
+FAMILIES.update(_ISSUE32_FAMILIES)
 
 MAX_REQUESTS = 200_000  # a member larger than this is refused (simulation and checking grow with n)
 

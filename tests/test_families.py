@@ -79,7 +79,8 @@ def test_a_member_above_1_6():
 def test_best_known_svf_lower_bound_beside_the_theorem():
     best = best_svf_lower_bound()
     assert (best["lower"], best["family"], best["upper"]) == ("2", "svf-triangles", "5")
-    assert best["limits"] == {"svf-pairs": "3/2", "svf-triangles": "2"}
+    # svf-fillers (alpha = 1/2): (12h + 7)/(6h + 4) -> 2 as h -> infinity; svf-alternating (alpha > 1/2) is not counted
+    assert best["limits"] == {"svf-pairs": "3/2", "svf-triangles": "2", "svf-fillers": "2"}
     assert svf_lower_bound.interval() == (2, 5)
     # the limit is approached from below: at m = 1000, 3 * 1001 / 2005
     report = evaluate_family("svf-pairs", 1000)

@@ -120,8 +120,63 @@ def _greedy_arrivals(claim: Any, ctx: Context) -> Evidence:
                     data={"rows": rows}, covers={label: ("checked", bound)})
 
 
+def _svf_family_method(label: str, module_name: str, build: str,
+                       members: Callable[[Context], tuple[list[tuple[int, ...]], str]]) -> Callable:
+    """An SVF family of issue 32 (a theory module with ``build(*member)``, ``witness_starts`` and
+    ``closed_form_tels``): SVF simulated and both schedules checked against the closed forms."""
+
+    def method(claim: Any, ctx: Context) -> Evidence:
+        import importlib
+
+        from geosched.reference_impl.checker import check_schedule
+        from geosched.reference_impl.simulator import simulate
+
+        t0 = time.perf_counter()
+        module = importlib.import_module(f"geosched.theory.{module_name}")
+        chosen, bound = members(ctx)
+        rows = []
+        for member in chosen:
+            instance = getattr(module, build)(*member)
+            report = check_schedule(instance, simulate(instance, "svf").starts)
+            witness = check_schedule(instance, module.witness_starts(*member))
+            got = {"svf": report.metrics.tel if report.feasible else None,
+                   "witness": witness.metrics.tel if witness.feasible else None}
+            want = module.closed_form_tels(*member)
+            rows.append({"member": list(member), "n": instance.n, "memory": instance.memory, "simulated": got,
+                         "closed_form": want})
+            if got != want:
+                return Evidence(label, "bounded", "refuted", f"member {member}: simulated/checked {got} != closed "
+                                f"form {want}", implementation=True, wall_time=time.perf_counter() - t0,
+                                counterexample=ctx.write(f"family_{module.CLAIM_ID}.json", rows[-1]))
+        ratios = [r["simulated"]["svf"] / r["simulated"]["witness"] for r in rows]
+        return Evidence(label, "bounded", "checked",
+                        f"{module.CLAIM_ID}: simulation and checker == closed form at every member (an equality: any "
+                        "change fails); certified ratios " + ", ".join(f"{x:.3f}" for x in ratios),
+                        bound=bound, wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
+                        data={"rows": rows}, covers={label: ("checked", bound)})
+
+    method.__name__ = "_" + label.split(":")[1].replace("-", "_")
+    return method
+
+
+def _alternating_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], str]:
+    ms = ctx.pick((1, 2, 3), (1, 2, 3, 5), (1, 2, 3, 5, 8, 13))
+    widths = ctx.pick((2, 3, 5), (2, 3, 5, 8, 20), (2, 3, 5, 8, 20, 22))
+    return [(size, width) for size in ms for width in widths], f"m in {list(ms)}, c in {list(widths)}"
+
+
+def _fillers_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], str]:
+    ms = ctx.pick((1, 2, 3), (1, 2, 3, 5), (1, 2, 3, 5, 8, 13))
+    halves = ctx.pick((1, 2), (1, 2, 3, 5), (1, 2, 3, 5, 8))
+    return [(size, half) for size in ms for half in halves], f"m in {list(ms)}, h in {list(halves)}"
+
+
 FAMILY_METHODS: dict[str, Callable[[Any, Context], Evidence]] = {
     "simulation:sjf-families": _method("sjf", _sjf_sizes),
     "simulation:fcfs-families": _method("fcfs", _fcfs_sizes),
     "simulation:greedy-arrivals": _greedy_arrivals,
+    # issue 32: SVF families found from the hunts' shapes (theory modules of their own)
+    "simulation:svf-alternating": _svf_family_method("simulation:svf-alternating", "svf_alternating", "alternating",
+                                                     _alternating_sizes),
+    "simulation:svf-fillers": _svf_family_method("simulation:svf-fillers", "svf_fillers", "fillers", _fillers_sizes),
 }

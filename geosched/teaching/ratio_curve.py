@@ -75,7 +75,8 @@ BANDS: tuple[tuple[Fraction, Fraction, bool], ...] = (
     (Fraction(0), Fraction(1, 4), True), (Fraction(1, 4), Fraction(1, 2), True),
     (Fraction(1, 2), Fraction(3, 4), True), (Fraction(3, 4), Fraction(1), False))
 # the ledger row that states each SVF family's closed forms and limit (an unlisted family: no row)
-FAMILY_CLAIMS = {"svf-triangles": "svf.lower_bound", "svf-pairs": "svf.lower_bound"}
+FAMILY_CLAIMS = {"svf-triangles": "svf.lower_bound", "svf-pairs": "svf.lower_bound",
+                 "svf-alternating": "svf.alternating", "svf-fillers": "svf.fillers"}
 UPPER_CLAIMS = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit")
 
 
@@ -256,7 +257,8 @@ def family_limits(words: Mapping[str, str]) -> tuple[FamilyLimit, ...]:
         if fam.policy != "svf":
             continue
         limit = fam.limit
-        grid = [range(1, FAMILY_GRID + 1) if p in fam.grows else [default] for p, default in fam.parameters.items()]
+        grid = [range(fam.minimum.get(p, 1), FAMILY_GRID + 1) if p in fam.grows else [default]
+                for p, default in fam.parameters.items()]
         points = set()
         for values in itertools.product(*grid):
             chosen = dict(zip(fam.parameters, values))
