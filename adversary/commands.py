@@ -66,6 +66,9 @@ def _add_hunt(subparsers, common) -> None:
                    "multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
+    p.add_argument("--alpha-min", type=positive_float, default=None,
+                   help="alpha band: every instance has alpha = max(s + o)/M in (alpha_min, alpha_max] "
+                   "(0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
     p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
@@ -150,14 +153,37 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_z3)
 
 
+def check_alpha_band(alpha_min: float | None, alpha_max: float) -> float:
+    """The band's lower side (0.0 when not given), checked: ``0 < alpha_min < alpha_max < 1``.
+
+    >>> check_alpha_band(0.75, 0.85), check_alpha_band(None, 1.0)
+    (0.75, 0.0)
+    >>> check_alpha_band(0.9, 0.85)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --alpha-min: must be below --alpha-max = 0.85 (the band is (min, max]) (got 0.9)
+    """
+    if alpha_min is None:
+        return 0.0
+    if not 0 < alpha_min < 1:
+        raise ValidationError("--alpha-min", alpha_min, "must be in (0, 1)")
+    if not alpha_max < 1:
+        raise ValidationError("--alpha-max", alpha_max, "must be < 1 with --alpha-min (a band inside (0, 1))")
+    if not alpha_min < alpha_max:
+        raise ValidationError("--alpha-min", alpha_min, f"must be below --alpha-max = {alpha_max:g} (the band is "
+                              "(min, max])")
+    return alpha_min
+
+
 def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.adversary.hunt import hunt
     from geosched.adversary.search import SearchSpace
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
+    alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
     space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
-                        arrivals=args.arrivals, block_size=args.block_size)
+                        alpha_min=alpha_min, arrivals=args.arrivals, block_size=args.block_size)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,
