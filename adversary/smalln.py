@@ -28,12 +28,13 @@ from typing import Any
 import numpy as np
 
 from geosched.adversary.search import Candidate, SearchSpace, anneal, candidate_to_instance, random_candidate
+from geosched.adversary.witness import Witness, make_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import best_lower_bound, solve_opt
 from geosched.results import Result
 
-__all__ = ["SmallSearchResult", "small_search", "SMALL_MAX_N"]
+__all__ = ["SmallSearchResult", "small_search", "small_witness", "SMALL_MAX_N"]
 
 SMALL_MAX_N = 8  # the exact solver proves these in well under a second each
 
@@ -174,3 +175,14 @@ def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float)
         best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, c.policy_tel, tel, starts
         best.alpha = instance.alpha
         best.history.append((best.nfev, ratio))
+
+
+def small_witness(result: SmallSearchResult, policy: str) -> Witness:
+    """The best instance of ``result`` as a witness: the optimal schedule as witness schedule and the
+    proved optimum as the lower bound (so ``certified_ratio == ratio_upper``, the exact ratio)."""
+    if result.x is None or result.opt_starts is None:
+        raise ValidationError("result", result.status, "has no certified instance")
+    return make_witness(result.x, policy, result.opt_starts, seed=result.seed if isinstance(result.seed, int) else None,
+                        lower_bound=(result.opt_tel, "optimal"),
+                        found_by=f"geosched hunt-small (seeded random starts, annealing walks, exact OPT proved "
+                                 f"optimal by solve_opt); {result.nfev} evaluations")
