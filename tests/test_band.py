@@ -155,3 +155,26 @@ def test_ceiling_bounds_band_is_honoured():
     assert band.to_dict()["alpha_min"] == "3/4" and "max(s + o) > 3/4 M" in band.describe()
     with pytest.raises(ValidationError, match="alpha_min"):
         BurstBounds(n=2, memory=(8, 8), max_prompt=4, max_output=3, alpha_max="1/2", alpha_min="1/2")
+
+
+def test_small_search_ratio_is_exact_against_a_second_optimum(tmp_path):
+    from geosched.adversary.smalln import small_search, small_witness
+    from geosched.adversary.witness import verify_witness
+    from geosched.reference_impl.opt import brute_force_opt
+    from geosched.reference_impl.simulator import simulate
+
+    result = small_search("svf", n_max=4, memory=(6, 10), alpha_min=0.6, alpha_max=0.8, max_evals=400, rng=3)
+    assert result.status == "optimal" and result.x is not None
+    assert Fraction(3, 5) < result.alpha <= Fraction(4, 5)
+    # OPT by the independent exhaustive search, TEL(SVF) by the reference simulator
+    assert brute_force_opt(result.x).tel == result.opt_tel
+    starts = simulate(result.x, "svf").starts
+    assert sum(starts[r.id] + r.output - r.arrival for r in result.x.requests) == result.policy_tel
+    report = verify_witness(small_witness(result, "svf").to_dict())
+    assert report.ok
+
+
+def test_hunt_small_cli_refuses_a_bad_band(capsys):
+    assert main(["hunt-small", "--policy", "svf", "--alpha-min", "0.8", "--alpha-max", "0.75"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("geosched: error: --alpha-min:") and "\n" not in err
