@@ -40,6 +40,7 @@ def _hunt_policy(text: str) -> str:
 
 def add_commands(subparsers, common) -> None:
     _add_hunt(subparsers, common)
+    _add_hunt_small(subparsers, common)
     _add_check_witness(subparsers, common)
     _add_family_and_z3(subparsers, common)
 
@@ -66,6 +67,9 @@ def _add_hunt(subparsers, common) -> None:
                    "multiple of B); the witness schedule is checked at the same grain")
     p.add_argument("--requests", type=integer, default=20, help="at most this many requests (default 20)")
     p.add_argument("--alpha-max", type=positive_float, default=0.5, help="every peak <= alpha_max * M (default 0.5)")
+    p.add_argument("--alpha-min", type=positive_float, default=None,
+                   help="alpha band: every instance has alpha = max(s + o)/M in (alpha_min, alpha_max] "
+                   "(0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
     p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
@@ -85,6 +89,59 @@ def _add_hunt(subparsers, common) -> None:
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_hunt)
+
+
+def _add_hunt_small(subparsers, common) -> None:
+    p = add_command(subparsers, "hunt-small", common,
+                    help="search small bursts in an alpha band, each ratio exact (OPT proved optimal)",
+                    seed="seed of the random starts and moves (>= 0; default 0; the witness records it)",
+                    description="Random restarts of short annealing walks over burst instances of at most 8 "
+                                "requests whose alpha = max(s + o)/M lies in (--alpha-min, --alpha-max]; every "
+                                "promising instance is solved exactly, and only an optimum the solver proves "
+                                "counts: the ratio printed is TEL(policy)/OPT, exact. --out writes the best as a "
+                                "witness (the optimal schedule as its witness schedule).",
+                    examples=["geosched hunt-small --policy svf --requests 6 --memory-range 8 16 "
+                              "--alpha-min 0.75 --alpha-max 0.85 --evals 600"])
+    p.add_argument("--policy", required=True, type=_hunt_policy, metavar="POLICY", help=", ".join(target_names()))
+    p.add_argument("--requests", type=integer, default=6, help="at most this many requests, 1..8 (default 6)")
+    p.add_argument("--memory-range", type=positive_int, nargs=2, default=(6, 30), metavar=("LO", "HI"),
+                   help="M drawn in [LO, HI] (default 6 30; at most 64)")
+    p.add_argument("--alpha-min", type=positive_float, required=True, help="the band's lower side (exclusive)")
+    p.add_argument("--alpha-max", type=positive_float, required=True, help="the band's upper side")
+    p.add_argument("--evals", type=positive_int, default=20000, help="instances scored in all (default 20000)")
+    p.add_argument("--climb", type=positive_int, default=300, help="evaluations per walk (default 300)")
+    p.add_argument("--solver-time", type=positive_float, default=20.0, help="seconds per exact solve (default 20)")
+    p.add_argument("--out", default=None, help="write the best instance as a witness file here")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.set_defaults(handler=_cmd_hunt_small)
+
+
+def _cmd_hunt_small(args: argparse.Namespace) -> int:
+    from geosched.adversary.smalln import small_search, small_witness
+    from geosched.adversary.witness import write_witness
+    from geosched.output import check_target, emit_json
+
+    alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
+    if args.out is not None:
+        check_target(args.out, force=args.force)
+    seed = 0 if args.seed is None else args.seed
+    result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range), alpha_min=alpha_min,
+                          alpha_max=args.alpha_max, max_evals=args.evals, climb_evals=args.climb,
+                          solver_time=args.solver_time, rng=seed)
+    if args.out is not None and result.x is not None:
+        write_witness(small_witness(result, args.policy), args.out)
+    if args.json:
+        emit_json(result.to_dict())
+        return 0
+    if result.x is None:
+        print(f"no instance certified ({result.message})")
+        return 0
+    print(f"best exact ratio TEL({args.policy})/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "
+          f"alpha = {result.alpha} ({float(result.alpha):.4f}), n = {len(result.x.requests)}, M = {result.x.memory}; "
+          f"{result.message}; {result.nfev} evaluations, seed {seed}")
+    if args.out is not None:
+        print(f"witness {args.out}")
+    return 0
 
 
 def _add_check_witness(subparsers, common) -> None:
@@ -150,14 +207,37 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.set_defaults(handler=_cmd_z3)
 
 
+def check_alpha_band(alpha_min: float | None, alpha_max: float) -> float:
+    """The band's lower side (0.0 when not given), checked: ``0 < alpha_min < alpha_max < 1``.
+
+    >>> check_alpha_band(0.75, 0.85), check_alpha_band(None, 1.0)
+    (0.75, 0.0)
+    >>> check_alpha_band(0.9, 0.85)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --alpha-min: must be below --alpha-max = 0.85 (the band is (min, max]) (got 0.9)
+    """
+    if alpha_min is None:
+        return 0.0
+    if not 0 < alpha_min < 1:
+        raise ValidationError("--alpha-min", alpha_min, "must be in (0, 1)")
+    if not alpha_max < 1:
+        raise ValidationError("--alpha-max", alpha_max, "must be < 1 with --alpha-min (a band inside (0, 1))")
+    if not alpha_min < alpha_max:
+        raise ValidationError("--alpha-min", alpha_min, f"must be below --alpha-max = {alpha_max:g} (the band is "
+                              "(min, max])")
+    return alpha_min
+
+
 def _cmd_hunt(args: argparse.Namespace) -> int:
     from geosched.adversary.hunt import hunt
     from geosched.adversary.search import SearchSpace
     from geosched.output import emit_json
 
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
+    alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
     space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
-                        arrivals=args.arrivals, block_size=args.block_size)
+                        alpha_min=alpha_min, arrivals=args.arrivals, block_size=args.block_size)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,

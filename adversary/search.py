@@ -49,6 +49,8 @@ __all__ = [
     "SearchResult",
     "fitness",
     "random_candidate",
+    "enforce_band",
+    "equal_volume_pair",
     "mutate",
     "anneal",
     "differential_evolution_search",
@@ -75,6 +77,7 @@ class SearchSpace:
     max_requests: int  # N: at most this many requests
     memory: int  # M
     alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
+    alpha_min: float = 0.0  # band: alpha = max(s + o)/M > alpha_min (some peak >= peak_min); 0: no lower side
     arrivals: str = "burst"  # "burst" (all at 0) or "online"
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
     block_size: int = 1  # every instance's KV block size (vLLM targets only; M must be a multiple)
@@ -90,6 +93,12 @@ class SearchSpace:
             raise ValidationError("alpha-max", self.alpha_max, "must be in (0, 1]")
         if self.peak_max < 1:
             raise ValidationError("alpha-max", self.alpha_max, f"leaves no room for a request in M = {self.memory}")
+        if isinstance(self.alpha_min, bool) or not isinstance(self.alpha_min, (int, float)) \
+                or math.isnan(self.alpha_min) or not 0 <= self.alpha_min < self.alpha_max:
+            raise ValidationError("alpha-min", self.alpha_min, f"must be in [0, alpha-max = {self.alpha_max})")
+        if self.peak_min > self.peak_max:
+            raise ValidationError("alpha-min", self.alpha_min, f"leaves no integer peak in ({self.alpha_min}, "
+                                  f"{self.alpha_max}] * M for M = {self.memory}")
         if self.block_size != 1 and target.kind != "vllm":
             raise ValidationError("block-size", self.block_size, f"applies to the vLLM targets (vllm-fcfs, "
                                   f"vllm-priority), not {self.policy!r}: the other searches run at token grain")
@@ -107,6 +116,15 @@ class SearchSpace:
         return math.floor(Fraction(str(self.alpha_max)) * self.memory)
 
     @property
+    def peak_min(self) -> int:
+        """The least peak some request must reach: ``floor(alpha_min * M) + 1`` (1 without a band)."""
+        return math.floor(Fraction(str(self.alpha_min)) * self.memory) + 1
+
+    def alpha_in_band(self, alpha: Fraction) -> bool:
+        """``alpha_min < alpha <= alpha_max`` (exact; 0 < alpha without a lower side)."""
+        return Fraction(str(self.alpha_min)) < alpha <= Fraction(str(self.alpha_max))
+
+    @property
     def arrival_max(self) -> int:
         if self.arrivals == "burst":
             return 0
@@ -114,8 +132,9 @@ class SearchSpace:
 
     def to_dict(self) -> dict[str, Any]:
         grain = {"block_size": self.block_size} if self.block_size != 1 else {}  # older checkpoints have none
+        band = {"alpha_min": self.alpha_min} if self.alpha_min else {}  # older checkpoints have none
         return {"policy": self.policy, "max_requests": self.max_requests, "memory": self.memory, **grain,
-                "alpha_max": self.alpha_max, "arrivals": self.arrivals, "max_arrival": self.max_arrival}
+                "alpha_max": self.alpha_max, **band, "arrivals": self.arrivals, "max_arrival": self.max_arrival}
 
 
 @dataclass
@@ -170,7 +189,21 @@ def random_candidate(space: SearchSpace, rng: np.random.Generator, n: int | None
     o = rng.integers(1, p + 1, size=n)
     s = rng.integers(0, p - o + 1)
     a = rng.integers(0, space.arrival_max + 1, size=n)
-    return Candidate(a.astype(np.int64), s.astype(np.int64), o.astype(np.int64))
+    return enforce_band(space, Candidate(a.astype(np.int64), s.astype(np.int64), o.astype(np.int64)))
+
+
+def enforce_band(space: SearchSpace, c: Candidate) -> Candidate:
+    """Raise the largest peak to ``space.peak_min`` when no request reaches it (prompt first, then
+    output), so that ``alpha`` lies in the band; peaks must already be ``<= peak_max``."""
+    if len(c.o) == 0:
+        return c
+    peaks = c.s + c.o
+    i = int(np.argmax(peaks))
+    short = space.peak_min - int(peaks[i])
+    if short > 0:
+        c.s = c.s.copy()
+        c.s[i] += short
+    return c
 
 
 def _clip(space: SearchSpace, c: Candidate) -> Candidate:
@@ -178,10 +211,19 @@ def _clip(space: SearchSpace, c: Candidate) -> Candidate:
     c.o = np.clip(c.o, 1, p)
     c.s = np.clip(c.s, 0, p - c.o)
     c.a = np.clip(c.a, 0, space.arrival_max)
-    return c
+    return enforce_band(space, c)
 
 
-MUTATIONS = ("prompt", "output", "arrival", "add", "drop", "clone", "scale", "move")
+def equal_volume_pair(s: int, o: int, peak_max: int, rng: np.random.Generator) -> tuple[int, int]:
+    """A random ``(s', o')`` with exactly the volume ``s o + o (o + 1)/2`` and ``s' + o' <= peak_max``
+    (``(s, o)`` itself when no other pair has it): an exact volume tie."""
+    volume = s * o + o * (o + 1) // 2
+    pairs = [(rest // q, q) for q in range(1, peak_max + 1)
+             if (rest := volume - q * (q + 1) // 2) >= 0 and rest % q == 0 and rest // q + q <= peak_max]
+    return pairs[int(rng.integers(len(pairs)))] if pairs else (s, o)
+
+
+MUTATIONS = ("prompt", "output", "arrival", "add", "drop", "clone", "scale", "move", "tie")
 
 
 def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[Candidate, str]:
@@ -221,6 +263,10 @@ def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[
         order = list(range(n))
         order.insert(j, order.pop(i))
         c.a, c.s, c.o = c.a[order], c.s[order], c.o[order]
+    elif kind == "tie" and n > 1:  # request j takes exactly request i's volume (same or another shape)
+        j = int(rng.integers(n - 1))
+        j += j >= i
+        c.s[j], c.o[j] = equal_volume_pair(int(c.s[i]), int(c.o[i]), p, rng)
     else:
         c.s[i] += step
     return _clip(space, c), kind
@@ -412,7 +458,8 @@ def _decode(space: SearchSpace, x: np.ndarray) -> Candidate:
     o = np.clip(o[keep], 1, p)
     s = np.clip(v[keep, 0], 0, p - o)
     a = v[keep, 2] if width == 3 else np.zeros(len(o), np.int64)
-    return Candidate(np.clip(a, 0, space.arrival_max).astype(np.int64), s.astype(np.int64), o.astype(np.int64))
+    return enforce_band(space, Candidate(np.clip(a, 0, space.arrival_max).astype(np.int64), s.astype(np.int64),
+                                         o.astype(np.int64)))
 
 
 def _restore_de(state: dict[str, Any] | None, gen: np.random.Generator, seed: int | None) -> tuple:

@@ -59,6 +59,7 @@ from geosched.adversary.search import (
     candidate_to_instance,
     check_state_counts,
     checked_history,
+    enforce_band,
 )
 from geosched.adversary.targets import get_target
 from geosched.errors import ValidationError, WorkloadFormatError
@@ -124,7 +125,9 @@ class Description:
             s = np.clip(g.prompt + j * g.prompt_step, 0, p - o)
             a = np.clip(g.arrival + j * g.arrival_step, 0, cap)
             parts.append((a, s, o))
-        return tuple(np.concatenate([part[k] for part in parts]).astype(np.int64) for k in range(3))
+        a, s, o = (np.concatenate([part[k] for part in parts]).astype(np.int64) for k in range(3))
+        band = enforce_band(space, Candidate(a, s, o))  # some peak reaches the band's floor (alpha_min)
+        return band.a, band.s, band.o
 
     def describe(self) -> str:
         return " + ".join(g.describe() for g in self.groups)

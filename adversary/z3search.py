@@ -91,13 +91,14 @@ MAX_Z3_REQUESTS = 30  # the unrolled model grows like n^3 * o_max: beyond this i
 class Z3Bounds:
     """The instance space a query (and an ``unsat`` proof) covers: burst arrivals, exactly
     ``n`` requests, ``memory[0] <= M <= memory[1]``, ``s <= max_prompt``, ``1 <= o <= max_output``,
-    ``max peak <= alpha_max * M``."""
+    ``alpha_min * M < max peak <= alpha_max * M`` (the band; ``alpha_min = 0``: no lower side)."""
 
     n: int
     memory: tuple[int, int]
     max_prompt: int
     max_output: int
     alpha_max: str | Fraction = "1/2"
+    alpha_min: str | Fraction = "0"
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_Z3_REQUESTS:
@@ -111,10 +112,17 @@ class Z3Bounds:
         alpha = Fraction(self.alpha_max)
         if not 0 < alpha <= 1:
             raise ValidationError("z3 alpha_max", self.alpha_max, "must be in (0, 1]")
+        if not 0 <= Fraction(self.alpha_min) < alpha:
+            raise ValidationError("z3 alpha_min", self.alpha_min, f"must be in [0, alpha_max = {alpha})")
 
     @property
     def alpha(self) -> Fraction:
         return Fraction(self.alpha_max)
+
+    @property
+    def alpha_low(self) -> Fraction:
+        """The band's lower side (exclusive)."""
+        return Fraction(self.alpha_min)
 
     @property
     def horizon(self) -> int:
@@ -122,11 +130,13 @@ class Z3Bounds:
 
     def describe(self) -> str:
         return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
-                f"1 <= o <= {self.max_output}, alpha <= {self.alpha}")
+                f"1 <= o <= {self.max_output}, " + (f"{self.alpha_low} < " if self.alpha_low else "")
+                + f"alpha <= {self.alpha}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
-                "max_output": self.max_output, "alpha_max": str(self.alpha)}
+                "max_output": self.max_output, "alpha_max": str(self.alpha),
+                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
 
 
 @dataclass
@@ -147,6 +157,11 @@ def instance_constraints(b: Z3Bounds, M, s, o) -> list:
     for si, oi in zip(s, o):
         cons += [si >= 0, si <= b.max_prompt, oi >= 1, oi <= b.max_output,
                  alpha.denominator * (si + oi) <= alpha.numerator * M]
+    low = b.alpha_low
+    if low and s:  # the band: some request's peak exceeds alpha_min * M
+        import z3
+
+        cons.append(z3.Or([low.denominator * (si + oi) > low.numerator * M for si, oi in zip(s, o)]))
     return cons
 
 
@@ -475,7 +490,7 @@ def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, s
     if space.policy not in Z3_POLICIES:
         raise ValidationError("policy", space.policy, f"the z3 method supports {', '.join(Z3_POLICIES)}")
     cfg = {"n": min(space.max_requests, 3), "max_output": min(space.peak_max, 4),
-           "max_prompt": min(space.peak_max - 1, 4), **(bounds or {})}
+           "max_prompt": min(space.peak_max - 1, max(4, space.peak_min - min(space.peak_max, 4))), **(bounds or {})}
     done: list[dict[str, Any]] = list((state or {}).get("runs", []))
     history = [tuple(h) for h in (state or {}).get("history", [])]
     base = float((state or {}).get("wall_time", 0.0))
@@ -486,7 +501,8 @@ def z3_hunt(space, *, time_limit: float, bounds: dict[str, Any] | None = None, s
     queries = sum(len(r["queries"]) for r in done)
     while n <= min(space.max_requests, 10) and time.perf_counter() - t0 < time_limit:
         b = Z3Bounds(n=n, memory=(space.memory, space.memory), max_prompt=cfg["max_prompt"],
-                     max_output=cfg["max_output"], alpha_max=Fraction(str(space.alpha_max)))
+                     max_output=cfg["max_output"], alpha_max=Fraction(str(space.alpha_max)),
+                     alpha_min=Fraction(str(space.alpha_min)))
         remaining = time_limit - (time.perf_counter() - t0)
         res = bisect_ratio(space.policy, b, timeout=min(120.0, remaining), time_limit=remaining, tol="1/50")
         queries += len(res.queries)

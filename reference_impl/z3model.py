@@ -95,13 +95,15 @@ def fits_at_steps(runs: Sequence[tuple[Any, Any, Any]], memory: Any, steps: Iter
 @dataclass(frozen=True)
 class BurstBounds:
     """The instances a ceiling covers: ``n`` burst requests, ``memory[0] <= M <= memory[1]``,
-    ``0 <= s <= max_prompt``, ``1 <= o <= max_output``, ``s + o <= alpha_max * M``."""
+    ``0 <= s <= max_prompt``, ``1 <= o <= max_output``, ``s + o <= alpha_max * M``, and (a band)
+    ``max(s + o) > alpha_min * M``."""
 
     n: int  # number of requests (exactly n)
     memory: tuple[int, int]  # the range of M
     max_prompt: int  # largest prompt
     max_output: int  # largest output
     alpha_max: str | Fraction = "1/2"  # largest peak over M
+    alpha_min: str | Fraction = "0"  # the largest peak over M exceeds this (0: no lower side)
 
     def __post_init__(self) -> None:
         for name, value, least in (("n", self.n, 1), ("max_prompt", self.max_prompt, 0),
@@ -113,10 +115,17 @@ class BurstBounds:
             raise ValidationError("ceiling memory", self.memory, "must be a range 1 <= lo <= hi of integers")
         if not 0 < Fraction(self.alpha_max) <= 1:
             raise ValidationError("ceiling alpha_max", self.alpha_max, "must be in (0, 1]")
+        if not 0 <= Fraction(self.alpha_min) < Fraction(self.alpha_max):
+            raise ValidationError("ceiling alpha_min", self.alpha_min, f"must be in [0, alpha_max = {self.alpha_max})")
 
     @property
     def alpha(self) -> Fraction:
         return Fraction(self.alpha_max)
+
+    @property
+    def alpha_low(self) -> Fraction:
+        """The band's lower side (exclusive; 0: none)."""
+        return Fraction(self.alpha_min)
 
     @property
     def longest(self) -> int:
@@ -130,11 +139,13 @@ class BurstBounds:
 
     def describe(self) -> str:
         return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
-                f"1 <= o <= {self.max_output}, s + o <= {self.alpha} M")
+                f"1 <= o <= {self.max_output}, s + o <= {self.alpha} M"
+                + (f", max(s + o) > {self.alpha_low} M" if self.alpha_low else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
-                "max_output": self.max_output, "alpha_max": str(self.alpha)}
+                "max_output": self.max_output, "alpha_max": str(self.alpha),
+                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
 
 
 @dataclass(frozen=True)
@@ -177,6 +188,10 @@ def instance_constraints(b: BurstBounds, v: BurstVariables) -> list[z3.BoolRef]:
     for s, o in zip(v.prompts, v.outputs):
         cons += [s >= 0, s <= b.max_prompt, o >= 1, o <= b.longest,
                  b.alpha.denominator * (s + o) <= b.alpha.numerator * v.memory]
+    low = b.alpha_low
+    if low and v.prompts:  # the band: some request's peak exceeds alpha_min * M
+        cons.append(z3.Or([low.denominator * (s + o) > low.numerator * v.memory
+                           for s, o in zip(v.prompts, v.outputs)]))
     return cons
 
 

@@ -170,11 +170,13 @@ class CeilingSweep(Result):
             return "none"
         b = self.answers[0].bounds
         return (f"n <= {self.largest_n}, M in [{b['memory'][0]}, {b['memory'][1]}], s <= {b['max_prompt']}, "
-                f"1 <= o <= {b['max_output']}, s + o <= {b['alpha_max']} M")
+                f"1 <= o <= {b['max_output']}, s + o <= {b['alpha_max']} M"
+                + (f", max(s + o) > {b['alpha_min']} M" if "alpha_min" in b else ""))
 
 
 def ceiling_sweep(ratio: Fraction | str, *, max_n: int, rlimit: int, memory: tuple[int, int] = (2, 10),
-                  max_prompt: int = 4, max_output: int = 5, alpha_max: str = "1/2", backend: str = "z3",
+                  max_prompt: int = 4, max_output: int = 5, alpha_max: str = "1/2", alpha_min: str = "0",
+                  backend: str = "z3",
                   cuts: tuple[str, ...] = DEFAULT_CUTS, start_n: int = 1) -> CeilingSweep:
     """Ceiling queries at ``ratio`` for ``n = start_n .. max_n``, each limited to ``rlimit`` units, stopping
     at the first answer that is not ``unsat``. Deterministic: the clock is never consulted."""
@@ -185,7 +187,8 @@ def ceiling_sweep(ratio: Fraction | str, *, max_n: int, rlimit: int, memory: tup
     answers: list[CeilingAnswer] = []
     largest, reason = start_n - 1, "max_n reached"
     for n in range(start_n, max_n + 1):
-        bounds = BurstBounds(n=n, memory=memory, max_prompt=max_prompt, max_output=max_output, alpha_max=alpha_max)
+        bounds = BurstBounds(n=n, memory=memory, max_prompt=max_prompt, max_output=max_output, alpha_max=alpha_max,
+                             alpha_min=alpha_min)
         answer = ceiling_query(bounds, ratio, rlimit=rlimit, backend=backend, cuts=cuts)
         answers.append(answer)
         if answer.status != "unsat":

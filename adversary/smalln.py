@@ -1,0 +1,188 @@
+"""Seeded random search over small burst instances in an alpha band, certified against the exact optimum.
+
+For ``n <= 8`` the exact optimum is cheap (:func:`geosched.reference_impl.opt.solve_opt`, which
+must report ``optimal``), so a ratio found here is not a lower bound through a witness schedule
+but the instance's exact ratio ``TEL(A)/OPT``. The search draws random instances
+(:func:`geosched.adversary.search.random_candidate` in a :class:`~geosched.adversary.search.SearchSpace`
+with an alpha band), climbs by the space's mutations (including exact volume ties,
+:func:`geosched.adversary.search.mutate`), screens by the cheap certified ratio against the
+heuristic pool, and calls the exact solver on every instance whose screened ratio beats the best
+exact one so far by less than the pool's slack allows (``TEL(A)/LB > best``, ``LB`` the
+best cheap lower bound, so no instance that could win is skipped).
+
+Example
+-------
+>>> r = small_search("svf", n_max=4, memory=(6, 8), alpha_min=0.5, alpha_max=0.75, max_evals=60, rng=0)
+>>> r.status, 0.5 < float(r.alpha) <= 0.75, r.fun >= 1
+('optimal', True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from geosched.adversary.search import Candidate, SearchSpace, anneal, candidate_to_instance, random_candidate
+from geosched.adversary.witness import Witness, make_witness
+from geosched.errors import ValidationError
+from geosched.reference_impl.model import Instance
+from geosched.reference_impl.opt import best_lower_bound, solve_opt
+from geosched.results import Result
+
+__all__ = ["SmallSearchResult", "small_search", "small_witness", "SMALL_MAX_N"]
+
+SMALL_MAX_N = 8  # the exact solver proves these in well under a second each
+
+
+@dataclass(frozen=True)
+class SmallSearchResult(Result):
+    """The best exact ratio found (``fun``) and its instance (``x``) with its optimal schedule."""
+
+    STATUSES = ("optimal", "none")
+    SUCCESS = ("optimal",)
+
+    x: Instance | None  # the instance of the best exact ratio
+    fun: float  # TEL(A)/OPT on it (exact: OPT proved optimal)
+    policy_tel: int  # TEL(A)
+    opt_tel: int  # OPT (proved)
+    opt_starts: dict[str, int] | None  # an optimal schedule
+    alpha: Fraction  # max(s + o)/M of x
+    status: str  # "optimal" when fun is an exact ratio; "none" when nothing was certified
+    nfev: int  # instances scored by the cheap screen
+    nexact: int  # exact solver calls that reported optimal
+    nunknown: int  # exact solver calls that did not prove optimality (skipped)
+    seed: Any  # the rng seed
+    message: str  # one line
+    wall_time: float  # seconds
+    history: list[tuple[int, float]] = field(default_factory=list)  # (nfev, best exact ratio) at each gain
+
+
+@dataclass
+class _Best:
+    """The search's running state (frozen into a SmallSearchResult at the end)."""
+
+    x: Instance | None = None
+    fun: float = 0.0
+    policy_tel: int = 0
+    opt_tel: int = 0
+    opt_starts: dict[str, int] | None = None
+    alpha: Fraction = Fraction(0)
+    nfev: int = 0
+    nexact: int = 0
+    nunknown: int = 0
+    history: list[tuple[int, float]] = field(default_factory=list)
+
+
+def _check(n_max: Any, memory: Any, max_evals: Any) -> tuple[int, int]:
+    if isinstance(n_max, bool) or not isinstance(n_max, int) or not 1 <= n_max <= SMALL_MAX_N:
+        raise ValidationError("n-max", n_max, f"must be an integer in [1, {SMALL_MAX_N}]")
+    if (not isinstance(memory, tuple) or len(memory) != 2
+            or any(isinstance(m, bool) or not isinstance(m, int) for m in memory)
+            or not 1 <= memory[0] <= memory[1] <= 64):
+        raise ValidationError("memory", memory, "must be a pair of integers 1 <= lo <= hi <= 64")
+    if isinstance(max_evals, bool) or not isinstance(max_evals, int) or max_evals < 1:
+        raise ValidationError("max-evals", max_evals, "must be an integer >= 1")
+    return memory
+
+
+def _spaces(policy: str, n_max: int, memory: tuple[int, int], alpha_min: float, alpha_max: float
+            ) -> list[SearchSpace]:
+    """One space per memory size that has a peak inside the band (checked by SearchSpace)."""
+    spaces = []
+    for m in range(memory[0], memory[1] + 1):
+        if math.floor(Fraction(str(alpha_max)) * m) > math.floor(Fraction(str(alpha_min)) * m):
+            spaces.append(SearchSpace(policy, max_requests=n_max, memory=m, alpha_min=alpha_min,
+                                      alpha_max=alpha_max))
+    if not spaces:
+        raise ValidationError("memory", memory, f"no M in the range has a peak in ({alpha_min}, {alpha_max}] * M")
+    return spaces
+
+
+def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, int, dict[str, int]]:
+    instance = candidate_to_instance(c, space.memory)
+    res = solve_opt(instance, time_limit=time_limit)
+    return res.status, res.tel, dict(res.starts)
+
+
+def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
+                 alpha_min: float = 0.75, alpha_max: float = 0.85, max_evals: int = 2000,
+                 solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0) -> SmallSearchResult:
+    """Random restarts with short climbs; every improvement is checked against the exact optimum.
+
+    Parameters
+    ----------
+    policy : str
+        A hunt target (``svf``, ``sjf``, ...).
+    n_max : int
+        Most requests (``<= SMALL_MAX_N``); each point draws ``n`` uniformly in ``[2, n_max]``.
+    memory : tuple of int
+        Range of ``M`` drawn uniformly (only sizes with a peak in the band).
+    alpha_min, alpha_max : float
+        The band: every instance has ``alpha_min < max(s + o)/M <= alpha_max``.
+    max_evals : int
+        Instances scored (the whole work bound).
+    climb_evals : int
+        Evaluations of each annealing walk from a random point (its elite go to the exact solver).
+    solver_time : float
+        Seconds per exact solve; a solve that does not prove optimality is counted and skipped.
+    rng : int or None
+        Seed.
+
+    Returns
+    -------
+    SmallSearchResult
+    """
+    memory = _check(n_max, memory, max_evals)
+    spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
+    gen = np.random.default_rng(rng)
+    t0 = time.perf_counter()
+    best = _Best()
+    while best.nfev < max_evals:
+        space = spaces[int(gen.integers(len(spaces)))]
+        start = random_candidate(space, gen, int(gen.integers(min(2, n_max), n_max + 1)))
+        climb = min(climb_evals, max_evals - best.nfev)
+        if climb < 2:
+            break
+        walk = anneal(space, rng=gen, initial=start, max_evals=climb, time_limit=math.inf,
+                      cycle_evals=max(1, climb // 2))
+        best.nfev += walk.nfev
+        for c in walk.elite:
+            _consider(space, c, best, solver_time)
+    message = (f"{best.nexact} exact optima, {best.nunknown} unproved; best TEL(A)/OPT = {best.fun:.4f}"
+               if best.x is not None else f"no instance certified ({best.nunknown} solves unproved)")
+    return SmallSearchResult(best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts, best.alpha,
+                             "optimal" if best.x is not None else "none", best.nfev, best.nexact, best.nunknown,
+                             rng, message, time.perf_counter() - t0, best.history)
+
+
+def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float) -> None:
+    """Solve ``c`` exactly when its ratio against a proved lower bound could beat the best."""
+    instance = candidate_to_instance(c, space.memory)
+    if c.policy_tel <= best.fun * best_lower_bound(instance).value:
+        return  # TEL(A)/OPT <= TEL(A)/LB <= best: cannot win
+    status, tel, starts = _exact(space, c, solver_time)
+    if status != "optimal":
+        best.nunknown += 1
+        return
+    best.nexact += 1
+    ratio = c.policy_tel / tel
+    if ratio > best.fun:
+        best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, c.policy_tel, tel, starts
+        best.alpha = instance.alpha
+        best.history.append((best.nfev, ratio))
+
+
+def small_witness(result: SmallSearchResult, policy: str) -> Witness:
+    """The best instance of ``result`` as a witness: the optimal schedule as witness schedule and the
+    proved optimum as the lower bound (so ``certified_ratio == ratio_upper``, the exact ratio)."""
+    if result.x is None or result.opt_starts is None:
+        raise ValidationError("result", result.status, "has no certified instance")
+    return make_witness(result.x, policy, result.opt_starts, seed=result.seed if isinstance(result.seed, int) else None,
+                        lower_bound=(result.opt_tel, "optimal"),
+                        found_by=f"geosched hunt-small (seeded random starts, annealing walks, exact OPT proved "
+                                 f"optimal by solve_opt); {result.nfev} evaluations")
