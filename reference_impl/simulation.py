@@ -99,23 +99,6 @@ class SimulationResult(Result):
         """What the checker takes: the runs of every request, or the start times."""
         return dict(self.runs) if self.runs is not None else dict(self.starts)
 
-    # Deprecated spellings of the restart record, read by geosched.verify.empirical (outside this
-    # change): remove once it reads restarts / lost_tokens / runs.
-    @property
-    def evictions(self) -> int:
-        """Deprecated: :attr:`restarts`."""
-        return self.restarts
-
-    @property
-    def wasted_tokens(self) -> int:
-        """Deprecated: :attr:`lost_tokens`."""
-        return self.lost_tokens
-
-    @property
-    def evicted_segments(self) -> tuple[tuple[str, int, int], ...]:
-        """Deprecated: the runs before each request's last, as ``(id, start, end)``."""
-        return tuple((i, run.start, run.end) for i, runs in (self.runs or {}).items() for run in runs[:-1])
-
 
 @dataclass(frozen=True)
 class ExternalEngine:

@@ -98,8 +98,8 @@ class ScheduleCell:
     mean_latency: float  # seconds
     p95_latency: float  # seconds
     tel: int  # total end-to-end latency, steps
-    evictions: int  # runs evicted because a prediction ran short
-    wasted_tokens: int  # tokens decoded by evicted runs
+    restarts: int  # runs ended because a prediction ran short (recomputed from scratch)
+    lost_tokens: int  # output tokens decoded by those runs
 
 
 @dataclass(frozen=True)
@@ -298,7 +298,7 @@ def _run(instance: Any, policy: str, predictor: Any) -> tuple[Any, Any]:
     from geosched.reference_impl.simulator import simulate
 
     result = simulate(instance, policy, predictor=predictor)
-    report = check_schedule(instance, result.starts, evicted_segments=result.evicted_segments)
+    report = check_schedule(instance, result.schedule)  # the runs, when a prediction ran short
     if not report.feasible:
         raise InfeasibleScheduleError(f"{policy}: the checker rejected the schedule: {report.first_violation.message}")
     return report.metrics, result
@@ -366,8 +366,8 @@ def scheduling_table(
             for label, spec, predictor in runs:
                 metrics, result = _run(instance, spec, predictor)
                 cells.append(ScheduleCell(load, memory, name, label, metrics.mean_latency * STEP_SECONDS,
-                                          metrics.p95_latency * STEP_SECONDS, int(metrics.tel), result.evictions,
-                                          result.wasted_tokens))
+                                          metrics.p95_latency * STEP_SECONDS, int(metrics.tel), result.restarts,
+                                          result.lost_tokens))
     source = f"{Path(path).name}: test part (last 30% by time), first {len(requests)} requests, online"
     return SchedulingTable("done", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
                            tuple(cells), len(requests), source, STEP_SECONDS, sigma, one_bit, seed,
@@ -376,11 +376,11 @@ def scheduling_table(
 
 def format_scheduling_table(table: SchedulingTable) -> str:
     """Markdown: one row per (load, predictor, policy)."""
-    lines = ["| load | M | predictor | policy | mean (s) | P95 (s) | TEL (steps) | evictions |",
+    lines = ["| load | M | predictor | policy | mean (s) | P95 (s) | TEL (steps) | restarts |",
              "|---|---|---|---|---|---|---|---|"]
     for c in table.cells:
         lines.append(f"| {c.load:g} | {c.memory} | {c.predictor} | {c.policy} | {c.mean_latency:.2f} | "
-                     f"{c.p95_latency:.2f} | {c.tel} | {c.evictions} |")
+                     f"{c.p95_latency:.2f} | {c.tel} | {c.restarts} |")
     return "\n".join(lines)
 
 

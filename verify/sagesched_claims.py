@@ -226,7 +226,7 @@ def _row(cluster: str, spec: str, rho: float, speedup: float, result: Any) -> di
             "n": result.n, "mean_latency": m["mean_latency"], "p50_latency": m.get("p50_latency"),
             "p95_latency": m["p95_latency"],
             "p99_latency": m["p99_latency"], "slo_attainment": m["slo_attainment"], "goodput": m["goodput"],
-            "preemptions": m["preemptions"], "wasted_tokens": m["wasted_tokens"],
+            "preemptions": m["preemptions"], "lost_tokens": m["lost_tokens"],
             "routing_us": result.routing_seconds * 1e6, "wall_time": result.wall_time}
 
 

@@ -117,7 +117,7 @@ def _print(summary, result) -> None:
           f"P99 {m['p99_latency']:.3f}")
     print(f"  SLO ({summary['slo_scale']:g}x isolated)  attainment {m['slo_attainment']:.3f}  goodput "
           f"{m['goodput']:.2f} req/s   throughput {m['throughput']:.0f} tok/s")
-    print(f"  restarts {m['preemptions']}  lost tokens {m['wasted_tokens']}  routing "
+    print(f"  restarts {m['preemptions']}  lost tokens {m['lost_tokens']}  routing "
           f"{result.routing_seconds * 1e6:.1f} us/request  wall {result.wall_time:.2f} s")
     header = f"  {'replica':<8} {'model':<24} {'M':>8} {'requests':>9} {'restarts':>8} {'TEL (steps)':>12} {'peak':>8}"
     print(header)

@@ -371,7 +371,7 @@ def _report(node: Replica, prepared: _Prepared) -> ReplicaReport:
 def _metrics(requests, arrival, latencies, nodes, reports, models, slo_scale) -> dict[str, float]:
     if not requests:
         return {"mean_latency": 0.0, "p50_latency": 0.0, "p95_latency": 0.0, "p99_latency": 0.0,
-                "slo_attainment": 0.0, "goodput": 0.0, "throughput": 0.0, "preemptions": 0, "wasted_tokens": 0,
+                "slo_attainment": 0.0, "goodput": 0.0, "throughput": 0.0, "preemptions": 0, "lost_tokens": 0,
                 "tel_steps": 0, "makespan": 0.0}
     values = np.array([latencies[r.id] for r in requests])
     slo = np.array([slo_scale * min(m.isolated_latency(r.prompt, r.output) for m in models) for r in requests])
@@ -389,7 +389,7 @@ def _metrics(requests, arrival, latencies, nodes, reports, models, slo_scale) ->
         "throughput": sum(r.output for r in requests) / span if span > 0 else 0.0,
         # the restart record under the cluster report's older keys: geosched.verify.sagesched_claims reads them
         "preemptions": sum(rep.restarts for rep in reports),
-        "wasted_tokens": sum(rep.lost_tokens for rep in reports),
+        "lost_tokens": sum(rep.lost_tokens for rep in reports),
         "tel_steps": sum(rep.tel_steps for rep in reports),
         "makespan": float(end),
     }
