@@ -64,3 +64,16 @@ def test_the_shipped_witness_is_the_member_k99_and_certifies_at_least_n_over_4()
     rebuilt = make_witness(family.member(99, 99 * 99), "svf", family.witness_starts(99, 99 * 99), found_by="test")
     assert rebuilt.to_dict()["instance"] == data["instance"]
     assert Fraction(report.certified_ratio) == Fraction(1969902, 29702) >= Fraction(report.n, 4)
+
+
+@pytest.mark.parametrize("policy", ["sjf", "fcfs"])
+def test_the_shipped_sjf_and_fcfs_witnesses_score_the_same_as_svf(policy):
+    """SJF and FCFS on the same member k = 99, T = 9801 (n = 200): by hand TEL = 2T + 2kT + k^2 - k =
+    19602 + 1940598 + 9702 = 1969902 and TEL(S) = k^2 + 3k + 2T + 2 = 9801 + 297 + 19602 + 2 = 29702."""
+    path = WITNESS.with_name(WITNESS.name.replace("svf_", f"{policy}_", 1))
+    data = json.loads(path.read_text())
+    report = verify_witness(data)
+    assert report.ok and report.policy == policy and not report.burst and report.n == 200
+    assert data["instance"] == json.loads(WITNESS.read_text())["instance"]
+    assert Fraction(report.certified_ratio) == Fraction(19602 + 1940598 + 9702, 9801 + 297 + 19602 + 2) \
+        >= Fraction(report.n, 4)
