@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
