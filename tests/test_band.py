@@ -43,7 +43,7 @@ def bands(draw):
 def test_random_and_mutated_instances_stay_in_the_band(band, seed, arrivals):
     memory, alpha_min, alpha_max = band
     space = SearchSpace("svf", max_requests=6, memory=memory, alpha_min=alpha_min, alpha_max=alpha_max,
-                        arrivals=arrivals)
+                        arrivals=arrivals, exact_ties=True)
     rng = np.random.default_rng(seed)
     c = random_candidate(space, rng, int(rng.integers(1, 7)))
     for _ in range(30):
