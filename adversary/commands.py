@@ -70,6 +70,8 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--alpha-min", type=positive_float, default=None,
                    help="alpha band: every instance has alpha = max(s + o)/M in (alpha_min, alpha_max] "
                    "(0 < alpha_min < alpha_max < 1; default: no lower side)")
+    p.add_argument("--exact-ties", action="store_true",
+                   help="also the tie mutation: a request takes exactly another's volume (same or another shape)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
     p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
@@ -237,7 +239,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     memory = DEFAULT_HUNT_MEMORY if args.memory is None else args.memory
     alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
     space = SearchSpace(args.policy, max_requests=args.requests, memory=memory, alpha_max=args.alpha_max,
-                        alpha_min=alpha_min, arrivals=args.arrivals, block_size=args.block_size)
+                        alpha_min=alpha_min, exact_ties=args.exact_ties, arrivals=args.arrivals,
+                        block_size=args.block_size)
     seed = 0 if args.seed is None else args.seed
     result = hunt(space, method=args.method, time_limit=args.time, seed=seed, out=args.out, resume=args.resume,
                   force=args.force, target=args.target, progress=show_progress(args), ties=args.ties,

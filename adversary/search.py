@@ -78,6 +78,7 @@ class SearchSpace:
     memory: int  # M
     alpha_max: float = 0.5  # every peak s + o <= floor(alpha_max * M)
     alpha_min: float = 0.0  # band: alpha = max(s + o)/M > alpha_min (some peak >= peak_min); 0: no lower side
+    exact_ties: bool = False  # also the "tie" mutation (a request takes another's exact volume); off: as before
     arrivals: str = "burst"  # "burst" (all at 0) or "online"
     max_arrival: int | None = None  # online: arrivals in [0, max_arrival] (default 2 * peak_max)
     block_size: int = 1  # every instance's KV block size (vLLM targets only; M must be a multiple)
@@ -96,6 +97,8 @@ class SearchSpace:
         if isinstance(self.alpha_min, bool) or not isinstance(self.alpha_min, (int, float)) \
                 or math.isnan(self.alpha_min) or not 0 <= self.alpha_min < self.alpha_max:
             raise ValidationError("alpha-min", self.alpha_min, f"must be in [0, alpha-max = {self.alpha_max})")
+        if not isinstance(self.exact_ties, bool):
+            raise ValidationError("exact-ties", self.exact_ties, "must be True or False")
         if self.peak_min > self.peak_max:
             raise ValidationError("alpha-min", self.alpha_min, f"leaves no integer peak in ({self.alpha_min}, "
                                   f"{self.alpha_max}] * M for M = {self.memory}")
@@ -133,6 +136,7 @@ class SearchSpace:
     def to_dict(self) -> dict[str, Any]:
         grain = {"block_size": self.block_size} if self.block_size != 1 else {}  # older checkpoints have none
         band = {"alpha_min": self.alpha_min} if self.alpha_min else {}  # older checkpoints have none
+        band |= {"exact_ties": True} if self.exact_ties else {}
         return {"policy": self.policy, "max_requests": self.max_requests, "memory": self.memory, **grain,
                 "alpha_max": self.alpha_max, **band, "arrivals": self.arrivals, "max_arrival": self.max_arrival}
 
@@ -231,7 +235,8 @@ def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[
     c = c.copy()
     n = len(c.o)
     p = space.peak_max
-    kinds = [k for k in MUTATIONS if not (k == "arrival" and space.arrivals == "burst")]
+    kinds = [k for k in MUTATIONS if not (k == "arrival" and space.arrivals == "burst")
+             and not (k == "tie" and not space.exact_ties)]  # without exact_ties: the earlier searches' draws
     kind = kinds[rng.integers(len(kinds))]
     step = int(rng.choice([1, 1, 2, 3, max(1, p // 4)])) * int(rng.choice([-1, 1]))
     i = int(rng.integers(n))

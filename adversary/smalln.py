@@ -97,7 +97,7 @@ def _spaces(policy: str, n_max: int, memory: tuple[int, int], alpha_min: float, 
     for m in range(memory[0], memory[1] + 1):
         if math.floor(Fraction(str(alpha_max)) * m) > math.floor(Fraction(str(alpha_min)) * m):
             spaces.append(SearchSpace(policy, max_requests=n_max, memory=m, alpha_min=alpha_min,
-                                      alpha_max=alpha_max))
+                                      alpha_max=alpha_max, exact_ties=True))
     if not spaces:
         raise ValidationError("memory", memory, f"no M in the range has a peak in ({alpha_min}, {alpha_max}] * M")
     return spaces

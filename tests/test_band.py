@@ -43,7 +43,7 @@ def bands(draw):
 def test_random_and_mutated_instances_stay_in_the_band(band, seed, arrivals):
     memory, alpha_min, alpha_max = band
     space = SearchSpace("svf", max_requests=6, memory=memory, alpha_min=alpha_min, alpha_max=alpha_max,
-                        arrivals=arrivals)
+                        arrivals=arrivals, exact_ties=True)
     rng = np.random.default_rng(seed)
     c = random_candidate(space, rng, int(rng.integers(1, 7)))
     for _ in range(30):
@@ -178,3 +178,24 @@ def test_hunt_small_cli_refuses_a_bad_band(capsys):
     assert main(["hunt-small", "--policy", "svf", "--alpha-min", "0.8", "--alpha-max", "0.75"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("geosched: error: --alpha-min:") and "\n" not in err
+
+
+@pytest.mark.parametrize("band", [(Fraction(3, 4), Fraction(17, 20)), (Fraction(1, 2), Fraction(3, 4)),
+                                  (Fraction(0), Fraction(1, 2))])
+def test_exhaustive_space_band_is_the_filtered_space(band):
+    from geosched.verify.exhaustive import Space, SpaceUnion, enumerate_instances
+
+    def key(inst):
+        return inst.memory, tuple((r.arrival, r.prompt, r.output) for r in inst.requests)
+
+    boxes = [dict(max_n=2, max_prompt=4, max_output=3, max_memory=14), dict(max_n=3, max_prompt=2, max_output=2,
+                                                                              max_memory=10)]
+    plain = SpaceUnion(tuple(Space(**b) for b in boxes))
+    banded = SpaceUnion(tuple(Space(**b, alpha_band=band) for b in boxes))
+    lo, hi = band
+    expected = [key(i) for i in enumerate_instances(plain)
+                if lo < Fraction(max(r.prompt + r.output for r in i.requests), i.memory) <= hi]
+    got = [key(i) for i in enumerate_instances(banded)]
+    assert got == expected and got
+    with pytest.raises(ValidationError, match="alpha_band"):
+        Space(max_n=2, max_prompt=2, max_output=2, max_memory=8, alpha_band=(Fraction(1, 2), Fraction(1, 2)))

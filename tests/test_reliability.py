@@ -101,6 +101,8 @@ BASE = {
     ("claims",): ["claims", "--claim", "kong.volume"],
     ("prove",): ["prove", "kong.volume"],
     ("hunt",): ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--time", "0.5", "--quiet"],
+    ("hunt-small",): ["hunt-small", "--policy", "svf", "--requests", "3", "--memory-range", "6", "8", "--alpha-min",
+                      "0.5", "--alpha-max", "0.75", "--evals", "40"],
     ("check-witness",): ["check-witness", "w.json"],
     ("family",): ["family", "sjf-blocking", "--size", "3"],
     ("z3-bisect",): ["z3-bisect", "--policy", "svf", "--requests", "2", "--memory", "8", "--max-prompt", "2",
@@ -147,6 +149,8 @@ SEED_CONSUMERS = {
                    [("geosched.reference_impl.workloads", "load_workload", _KW),
                     ("geosched.reference_impl.cluster.simulator", "simulate_cluster", _KW)]),
     ("hunt",): (["hunt", "--policy", "sjf"], [("geosched.adversary.hunt", "hunt", _KW)]),
+    ("hunt-small",): (["hunt-small", "--policy", "svf", "--alpha-min", "0.5", "--alpha-max", "0.75"],
+                      [("geosched.adversary.smalln", "small_search", ("rng",))]),
     ("claims",): (["claims", "--claim", "kong.volume"], [("geosched.verify.ledger", "run_claims", _KW)]),
     ("predictor", "train"): (["predictor", "train", "--trace", "t.csv", "--kind", "point", "--out", "m.json"],
                              [("geosched.reference_impl.predictors.training", "train_model", (1, "seed"))]),
@@ -189,7 +193,7 @@ def test_seed_reaches_the_random_thing(command, tmp_path, monkeypatch):
         real, last = getattr(module, name), index == len(consumers) - 1
 
         def spy(*args, _real=real, _last=last, _where=where, _name=name, **kwargs):
-            seen.append((_name, getattr(args[_where[0]], _where[1]) if len(_where) == 2 else kwargs.get("seed")))
+            seen.append((_name, getattr(args[_where[0]], _where[1]) if len(_where) == 2 else kwargs.get(_where[0])))
             if _last:
                 raise _Reached(_name)
             return _real(*args, **kwargs)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor
@@ -156,8 +157,17 @@ class Space:
     max_memory: int  # M in [P, max_memory], P the instance's largest s + o
     min_prompt: int = 0  # smallest prompt
     max_arrival: int = 0  # a in [0, max_arrival]; 0 gives burst instances
+    alpha_band: tuple[Fraction, Fraction] | None = None  # only M with lo < P/M <= hi (issue 32); None: every M
 
     def __post_init__(self) -> None:
+        if self.alpha_band is not None:
+            try:
+                lo, hi = (Fraction(v) for v in self.alpha_band)
+            except (TypeError, ValueError, ZeroDivisionError):
+                raise ValidationError("space alpha_band", self.alpha_band, "must be a pair of fractions") from None
+            if not 0 <= lo < hi <= 1:
+                raise ValidationError("space alpha_band", self.alpha_band, "must satisfy 0 <= lo < hi <= 1")
+            object.__setattr__(self, "alpha_band", (lo, hi))
         for name in ("max_n", "max_output", "max_memory"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -176,7 +186,20 @@ class Space:
                f"P<=M<={self.max_memory}"
         if self.max_arrival:
             text += f", 0<=a<={self.max_arrival}"
+        if self.alpha_band is not None:
+            text += f", {self.alpha_band[0]}<P/M<={self.alpha_band[1]}"
         return text
+
+    def memory_range(self, peak: int) -> tuple[int, int]:
+        """The ``M`` of this box for an instance of largest peak ``P``: ``[P, max_memory]``, cut to the
+        band ``lo < P/M <= hi`` (``M >= P/hi``, ``M < P/lo``); empty when ``low > high``."""
+        low, high = peak, self.max_memory
+        if self.alpha_band is not None:
+            lo, hi = self.alpha_band
+            low = max(low, math.ceil(peak / hi))
+            if lo > 0:
+                high = min(high, math.ceil(peak / lo) - 1)
+        return low, high
 
     def shapes(self) -> list[tuple[int, int, int]]:
         """The ``(a, s, o)`` triples, in lexicographic order."""
@@ -197,6 +220,8 @@ class SpaceUnion:
             raise ValidationError("space boxes", (), "must hold at least one Space")
         if len({b.max_arrival > 0 for b in self.boxes}) > 1:
             raise ValidationError("space boxes", [b.label for b in self.boxes], "must be all burst or all arrivals")
+        if len({b.alpha_band for b in self.boxes}) > 1:  # the boxes' overlap is computed per M range below
+            raise ValidationError("space boxes", [b.label for b in self.boxes], "must all have the same alpha band")
 
     @property
     def label(self) -> str:
@@ -244,12 +269,12 @@ def cells(space: AnySpace) -> list[tuple[tuple[tuple[int, int, int], ...], int, 
     boxes = _boxes(space)
     for k, box in enumerate(boxes):
         for ms in multisets(box):
-            low = max(s + o for _, s, o in ms)
+            low, high = box.memory_range(max(s + o for _, s, o in ms))
             for earlier in boxes[:k]:
                 if _within(earlier, ms):
                     low = max(low, earlier.max_memory + 1)
-            if low <= box.max_memory:
-                out.append((ms, low, box.max_memory))
+            if low <= high:
+                out.append((ms, low, high))
     return out
 
 
