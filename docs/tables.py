@@ -13,7 +13,17 @@ comes from:
 * docs/adversary.md's table of certified witnesses: every file of ``docs/witnesses/`` re-verified by the
   referee here (the numbers are the referee's, derived from each instance, never the file's own);
 * docs/claims.md's game values of Jaillet et al.'s Thm. 4.1: :func:`geosched.verify.game.solve_game`, run here;
-* docs/sagesched.md's step-time parameters: :data:`geosched.reference_impl.cluster.steptime.STEP_TIME_MODELS`.
+* docs/sagesched.md's step-time parameters: :data:`geosched.reference_impl.cluster.steptime.STEP_TIME_MODELS`;
+* docs/claims.md's exhaustive spaces: the spaces of :mod:`geosched.verify.exhaustive` and ``count_instances``;
+* docs/verification.md's policy state spaces: ``Bounds()`` and ``THOROUGH`` of
+  :mod:`geosched.verify.policy_spec`, counted by :func:`count_states`;
+* docs/architecture.md's before/after structure of ``reference_impl/``: the record
+  ``docs/review_structure_run.json`` written by ``python benchmarks/review_measures.py --structure --record
+  docs/review_structure_run.json --before 70b4101 --after 60934ea`` (re-measured by the test, about 3 s).
+
+The ledger's default blocks are rendered from the record ``docs/ledger_default_run.json`` that
+``--write-docs`` keeps beside the page. Every generated marker must have a writer (:data:`OTHER_WRITERS`
+names those outside this file): ``unowned_blocks``.
 
 ``--check`` exits 1 naming each block that differs from a fresh rendering (``tests/test_docs_tables.py``
 runs it, and ``tests/test_docs_claims.py`` the derivation words); a guard test fails on a table outside
@@ -309,8 +319,10 @@ TABLES: tuple[GeneratedTable, ...] = (
 
 STATUS_WORDS = ("proved", "checked", "optimal", "certified", "reproduced", "not_reproduced", "partly", "vacuous",
                 "not_run", "refuted", "unknown", "unsat", "sat")
-# a measured figure: a decimal (not a theorem, an arXiv id or a version), a percentage, a duration, or a count
-# written with thousands separators (1,145: what a run counts; a small integer in a table is a bound or a size)
+# The guard's definition. A data cell (a row after the header and the |---| line) of a table outside generated
+# blocks may not show: a status word as the whole cell (STATUS_WORDS, code spans and bold stripped), or, outside
+# code spans, a measured figure: a decimal (not a theorem, an arXiv id or a version), a percentage, a duration,
+# or a count written with thousands separators (1,145: what a run counts; a small integer is a bound or a size)
 FIGURE = re.compile(r"\d+(?:\.\d+)?\s?%|(?<![\w.])\d+(?:\.\d+)?\s?(?:s|ms|min)\b|"
                     r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w.,])|"
                     r"(?<![\w.])(?<!Thm\. )(?<!Prop\. )(?<!Lemma )(?<!arXiv )(?<!vLLM )(?<!Eq\. )"
@@ -326,6 +338,39 @@ ALLOWED = {
         "a human triage of each survivor of a recorded mutation run (benchmarks/RESULTS.md, section 10); its one "
         "duration is the mutant's own change (a clock starting at -1 s)",
 }
+
+
+# the generated blocks other writers own, each with its writer and the test that regenerates it and compares
+OTHER_WRITERS = {
+    "ledger rows": "geosched.verify.ledger --write-docs (tests/test_docs_claims.py)",
+    "ledger quick words": "geosched.verify.ledger --write-docs --mode quick (tests/test_ledger.py, slow)",
+    "papers table": "geosched.verify.ledger --write-docs --mode quick (tests/test_ledger.py, slow)",
+    "ledger default words": "geosched.verify.ledger --write-docs --mode default, record docs/ledger_default_run.json "
+                            "(tests/test_docs_tables.py)",
+    "ledger default figures": "the same default run and record",
+    "ledger default cores": "the same default run and record",
+    "mutation campaign": "geosched.verify.mutations (tests/test_mutations.py)",
+    "sagesched sweep": "geosched.verify.sagesched_sweep, record docs/sagesched_sweep.json "
+                       "(tests/test_sagesched_sweep.py)",
+    "sagesched elements": "the same sweep and record",
+    "svf worst case": "geosched.teaching.ratio_curve (tests/test_ratio_curve.py)",
+}
+MARKER = re.compile(r"^<!-- (end )?generated: (.+?) -->$", re.M)
+
+
+def unowned_blocks(docs: Path = DOCS) -> list[str]:
+    """``page: name`` of every generated-block marker of ``docs/`` that no writer owns (:data:`TABLES`, the
+    derivation words, :data:`OTHER_WRITERS`) or whose start and end markers are not one pair: markers cannot
+    hide a hand-written table from the guard."""
+    owned = {t.block for t in TABLES} | {BLOCK} | set(OTHER_WRITERS)
+    found = []
+    for path in sorted(docs.rglob("*.md")):
+        marks = MARKER.findall(path.read_text())
+        for name in dict.fromkeys(name for _, name in marks):
+            pair = [end for end, other in marks if other == name]
+            if name not in owned or pair != ["", "end "]:
+                found.append(f"{path.relative_to(docs)}: {name}")
+    return found
 
 
 def _hand_tables(path: Path):

@@ -238,3 +238,13 @@ def test_write_docs_keeps_the_default_record_and_renders_from_it(tmp_path):
     assert "Largest n with every core lemma proved: z3 5**" in ledger.block(text, "ledger default cores")
     for name, body in ledger.default_blocks(record).items():
         assert ledger.block(text, name) == body
+
+
+def test_every_generated_block_has_a_writer(tmp_path):
+    """Markers with no writer would hide a hand-written table from the guard."""
+    assert tables.unowned_blocks() == []
+    (tmp_path / "page.md").write_text(
+        "<!-- generated: jaillet game -->\n| 1.5 |\n<!-- end generated: jaillet game -->\n"
+        "<!-- generated: my table -->\n| 2.5 |\n<!-- end generated: my table -->\n"
+        "<!-- generated: svf worst case -->\n| 3.5 |\n")
+    assert tables.unowned_blocks(tmp_path) == ["page.md: my table", "page.md: svf worst case"]
