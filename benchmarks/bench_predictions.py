@@ -58,6 +58,8 @@ def write_record(args: argparse.Namespace, accuracy, table) -> None:
     acc, sched = accuracy.to_dict(), table.to_dict()
     record = {
         "command": command, "seed": args.seed,
+        "mode": f"the first {args.limit} requests of the test part" if args.limit else "the whole test part",
+        "source": "a run of the command on ../shared/traces/azure_llm_2023_conv.csv",
         "versions": {"geosched": geosched.__version__, "python": platform.python_version()},
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "accuracy": {key: acc[key] for key in ("theta", "test_rows", "train_rows", "rows")},

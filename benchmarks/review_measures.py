@@ -21,13 +21,16 @@ source with the mapped folders understood as ``geosched.*`` (``pyproject.toml``'
   each loop taken as one node (``floors_loops_merged``);
 * **lines**: the lines of every ``.py`` file of ``reference_impl/``.
 
-``--root`` measures another checkout (``git archive COMMIT | tar -x -C DIR``), for the before/after table
-of ``docs/architecture.md``.
+``--root`` measures another checkout (``git archive COMMIT | tar -x -C DIR``). ``--record FILE --before C1
+--after C2`` measures both commits of this repository (each unpacked by ``git archive`` into a temporary
+folder) and writes the record ``docs/architecture.md``'s before/after table is generated from
+(``docs/review_structure_run.json``, rendered by ``docs/tables.py``).
 
 Usage::
 
     python benchmarks/review_measures.py [FOLDER] [--top K]
     python benchmarks/review_measures.py --structure [--root DIR]
+    python benchmarks/review_measures.py --structure --record FILE --before COMMIT --after COMMIT
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ from __future__ import annotations
 import argparse
 import ast
 import itertools
+import json
+import subprocess
+import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -239,13 +246,48 @@ def _print_structure(root: Path) -> None:
           + ", ".join(f"{a} -> {b}" for a, b in data["upward_arrows"]))
 
 
+def structure_at(commit: str, repo: Path = ROOT) -> dict[str, object]:
+    """:func:`structure` of ``commit`` of the git repository ``repo``, unpacked by ``git archive``."""
+    with tempfile.TemporaryDirectory() as folder:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", commit], check=True, capture_output=True)
+        subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+        data = structure(Path(folder))
+    data["loops"] = [sorted(c) for c in data["loops"]]
+    data["upward_arrows"] = [list(a) for a in data["upward_arrows"]]
+    return data
+
+
+def write_record(path: Path, before: str, after: str) -> None:
+    """The record of the before/after structure table: the command, both commits (full hashes) and the raw
+    measures of each."""
+    full = [subprocess.run(["git", "-C", str(ROOT), "rev-parse", c], check=True, capture_output=True,
+                           text=True).stdout.strip() for c in (before, after)]
+    record = {"command": f"python benchmarks/review_measures.py --structure --record {path} "
+                         f"--before {before} --after {after}",
+              "mode": "structure", "seed": None, "versions": {"python": sys.version.split()[0]},
+              "source": "a fresh run of the command (deterministic: no seed; the import graph of each commit)",
+              "before": {"commit": full[0], "measures": structure_at(full[0])},
+              "after": {"commit": full[1], "measures": structure_at(full[1])}}
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    print(f"record written: {path}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", default=str(ROOT / "adversary"))
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--structure", action="store_true", help="the import structure of reference_impl/")
     parser.add_argument("--root", default=str(ROOT), help="the checkout to measure (default: this one)")
+    parser.add_argument("--record", default=None, help="with --structure: write the before/after record here")
+    parser.add_argument("--before", default=None, help="with --record: the commit before")
+    parser.add_argument("--after", default=None, help="with --record: the commit after")
     args = parser.parse_args()
+    if args.record:
+        if not (args.structure and args.before and args.after):
+            print("--record: needs --structure, --before and --after", file=sys.stderr)
+            sys.exit(2)
+        write_record(Path(args.record), args.before, args.after)
+        return
     if args.structure:
         _print_structure(Path(args.root).resolve())
         return

@@ -130,3 +130,121 @@ def test_the_ledger_writer_refuses_a_block_whose_markers_are_not_one_pair(text):
 
     with pytest.raises(ValidationError, match="must occur exactly once"):
         replace_block(text, "x", "new")
+
+
+@pytest.mark.parametrize("row, found", [
+    ("| default | 1..5 | <= 2 | 224,984 |", ["224,984"]),
+    ("| `--thorough` | n<=4 | 3,682,713 instances |", ["3,682,713"]),
+    ("| {(6,3),(1,5)}, M = 12 | (1,2) or 1,2 | 18 |", []),  # tuples and small integers: sizes, not counts
+])
+def test_the_guard_sees_counts_with_thousands_separators(tmp_path, row, found):
+    page = tmp_path / "page.md"
+    page.write_text(f"| a | b | c |\n|---|---|---|\n{row}\n")
+    assert tables.hand_written_figures(tmp_path) == [f"page.md:1: {token}" for token in found]
+
+
+def test_the_state_count_is_the_enumeration_s(tmp_path):
+    """count_states (a closed form for the waiting tuples) against enumerate_states itself, on bounds small
+    enough to enumerate; the table's default row then equals what the equivalence check iterates."""
+    from geosched.verify.policy_spec import Bounds, enumerate_states
+
+    for bounds in (Bounds(max_memory=3, max_waiting=2, max_prompt=2), Bounds(max_memory=4, max_running=1),
+                   Bounds(min_memory=2, max_memory=3, step=1, max_arrival=1)):
+        assert tables.count_states(bounds) == sum(1 for _ in enumerate_states(bounds))
+    assert "| default | 1..5 | 2 | <= 2 | <= 3 | 0..1 | 1..3 | 0..1 | 224,984 |" in tables.state_space_table()
+
+
+def test_the_exhaustive_table_counts_what_the_run_enumerates():
+    """The quick space's count is the number of instances enumerate_instances yields (a second path), and
+    the README example's TELs are the hand-derived ones: SVF runs (1,5) first (done at 5), then (6,3) (done
+    at 8): 13; OPT 9 (brute force, a second exact method)."""
+    from geosched.reference_impl.model import Instance, Request
+    from geosched.reference_impl.opt import brute_force_opt
+    from geosched.verify.exhaustive import QUICK_SPACE, enumerate_instances
+
+    shown = tables.exhaustive_table()
+    assert f"| {sum(1 for _ in enumerate_instances(QUICK_SPACE)):,} |" in shown.splitlines()[4]
+    example = Instance(12, [Request("r0", 0, 6, 3), Request("r1", 0, 1, 5)])
+    assert f"(SVF {5 + 8}, OPT {brute_force_opt(example).tel})" in shown
+
+
+def test_the_structure_record_is_a_fresh_run():
+    """Re-measure both commits of the record (git archive, about 3 s) and compare every measure; skipped
+    where this checkout's git lacks them (a tarball)."""
+    import subprocess
+
+    record = json.loads(tables.STRUCTURE_RECORD.read_text())
+    commits = [record["before"]["commit"], record["after"]["commit"]]
+    if any(subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", c], capture_output=True).returncode
+           for c in commits):
+        pytest.skip("the record's commits are not in this checkout's git")
+    bench = _load("review_measures", ROOT / "benchmarks" / "review_measures.py")
+    assert [bench.structure_at(c) for c in commits] == [record["before"]["measures"], record["after"]["measures"]]
+
+
+def test_a_changed_structure_record_changes_the_table(tmp_path, monkeypatch):
+    record = json.loads(tables.STRUCTURE_RECORD.read_text())
+    record["after"]["measures"]["lines"] = 17323
+    changed = tmp_path / "review_structure_run.json"
+    changed.write_text(json.dumps(record))
+    monkeypatch.setattr(tables, "STRUCTURE_RECORD", changed)
+    assert tables.stale_blocks(names=("reference_impl structure",)) == ["reference_impl structure"]
+    assert "| lines of `reference_impl/` | 15,011 | 17,323 |" in tables.structure_table()
+
+
+def test_the_default_blocks_are_their_records():
+    """docs/claims.md's default words, figures and cores against the record of the default run
+    (docs/ledger_default_run.json), which `--write-docs` writes with them; a page whose blocks predate the
+    record (written before it was kept) is skipped until the next default run."""
+    from geosched.verify import ledger
+
+    if not ledger.DEFAULT_RECORD.exists():
+        pytest.skip("no record of the default run yet: `python -m geosched.verify.ledger --write-docs --mode "
+                    "default` writes docs/ledger_default_run.json")
+    text = ledger.DOCS_FILE.read_text()
+    for name, body in ledger.default_blocks(json.loads(ledger.DEFAULT_RECORD.read_text())).items():
+        assert ledger.block(text, name) == body, name
+
+
+def _default_result() -> dict:
+    """A made-up default run: one statistical claim whose interval reaches 1, one empirical, the cores."""
+    mc = {"kind": "statistical", "method": "monte-carlo:svf", "status": "vacuous", "message": "ratio at most 1.0046",
+          "data": {"flip_constant": 0.0, "samples": [1, 2, 3]}}
+    emp = {"kind": "empirical", "method": "trace:svf_latency", "status": "partly", "message": "lowest at 1/3",
+           "data": {"rows": [[1.5]]}}
+    exh = {"kind": "exhaustive", "method": "exhaustive:prop3.1", "status": "checked", "message": "1145", "data": {}}
+    cores = {"per_lemma": {"prop31": {"z3": 5}}, "stopped": {"prop31": {"z3": "rlimit"}}, "per_request": {},
+             "largest_n": {"z3": 5}, "rlimit": {"z3": 1000000}, "wall_time": 12.3}
+    return {"mode": "default", "seed": 0, "versions": {"geosched": "x"}, "extra": {"cores": cores, "big": [0] * 99},
+            "claims": [{"id": "kong.thm3.4", "status": "vacuous", "message": "m1", "evidence": [mc, exh]},
+                       {"id": "kong.emp.svf_latency", "status": "partly", "message": "m2", "evidence": [emp]}]}
+
+
+def test_write_docs_keeps_the_default_record_and_renders_from_it(tmp_path):
+    """The default blocks a run writes are exactly the renderings of the record it writes beside the page (so
+    the test above can regenerate them), and the record keeps what they show, not the run's bulk."""
+    from geosched.verify import ledger
+
+    for name in ("claims.md", "proved.md"):
+        shutil.copy(ROOT / "docs" / name, tmp_path / name)
+    ledger.write_docs(_default_result(), path=tmp_path / "claims.md", proved=tmp_path / "proved.md")
+    record = json.loads((tmp_path / "ledger_default_run.json").read_text())
+    assert record["seed"] == 0 and record["mode"] == "default" and "big" not in json.dumps(record)
+    assert [e["method"] for c in record["claims"] for e in c["evidence"]] == ["monte-carlo:svf", "trace:svf_latency"]
+    text = (tmp_path / "claims.md").read_text()
+    assert "| `kong.thm3.4` | `monte-carlo:svf` | `vacuous` | ratio at most 1.0046 | no positive constant (the " \
+           "interval reaches 1) |" in ledger.block(text, "ledger default figures")
+    assert "| `kong.emp.svf_latency` | `partly` | m2 |" in ledger.block(text, "ledger default words")
+    assert "Largest n with every core lemma proved: z3 5**" in ledger.block(text, "ledger default cores")
+    for name, body in ledger.default_blocks(record).items():
+        assert ledger.block(text, name) == body
+
+
+def test_every_generated_block_has_a_writer(tmp_path):
+    """Markers with no writer would hide a hand-written table from the guard."""
+    assert tables.unowned_blocks() == []
+    (tmp_path / "page.md").write_text(
+        "<!-- generated: jaillet game -->\n| 1.5 |\n<!-- end generated: jaillet game -->\n"
+        "<!-- generated: my table -->\n| 2.5 |\n<!-- end generated: my table -->\n"
+        "<!-- generated: svf worst case -->\n| 3.5 |\n")
+    assert tables.unowned_blocks(tmp_path) == ["page.md: my table", "page.md: svf worst case"]

@@ -56,6 +56,7 @@ Example
 
 from __future__ import annotations
 
+import json
 import platform
 import time
 from collections.abc import Callable
@@ -863,6 +864,37 @@ def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
     return "\n".join(lines)
 
 
+DEFAULT_RECORD = DOCS_FILE.parent / "ledger_default_run.json"  # the record of the default run the page shows
+
+
+def default_record(result: dict[str, Any]) -> dict[str, Any]:
+    """The record of a default run (``LedgerResult.to_dict()``) that docs/claims.md's default blocks are
+    rendered from: the run's seed and versions, every claim's word and message, its statistical and empirical
+    evidence, and the symbolic cores (what :func:`words_table`, :func:`figures_table` and :func:`cores_table`
+    read; nothing else of the run)."""
+    claims = [{"id": c["id"], "status": c["status"], "message": c["message"],
+               "evidence": [{"kind": e["kind"], "method": e["method"], "status": e["status"], "message": e["message"],
+                             "data": {"flip_constant": (e.get("data") or {}).get("flip_constant")}}
+                            for e in c["evidence"] if e["kind"] in ("statistical", "empirical")]}
+              for c in result["claims"]]
+    record = {"command": "geosched claims --json > RUN.json; python -m geosched.verify.ledger --write-docs --from "
+                         "RUN.json (or --write-docs --mode default)",
+              "mode": result["mode"], "seed": result.get("seed"), "versions": result.get("versions", {}),
+              "source": "the run itself, written by --write-docs", "claims": claims}
+    if "cores" in result.get("extra", {}):
+        record["cores"] = result["extra"]["cores"]
+    return record
+
+
+def default_blocks(record: dict[str, Any]) -> dict[str, str]:
+    """docs/claims.md's default blocks, by name, rendered from a :func:`default_record`."""
+    blocks = {"ledger default words": words_table(record["claims"], "default"),
+              "ledger default figures": figures_table(record["claims"])}
+    if "cores" in record:
+        blocks["ledger default cores"] = cores_table(record["cores"])
+    return blocks
+
+
 def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
     """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
     status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
@@ -872,11 +904,13 @@ def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str
 
     mode = result["mode"]
     text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
-    text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
-    if mode == "default":
-        text = replace_block(text, "ledger default figures", figures_table(result["claims"]))
-        if "cores" in result.get("extra", {}):
-            text = replace_block(text, "ledger default cores", cores_table(result["extra"]["cores"]))
+    if mode == "default":  # the default run's blocks are rendered from its record, kept beside the page
+        record = default_record(result)
+        write_text_atomic(Path(path).parent / DEFAULT_RECORD.name, json.dumps(record, indent=1) + "\n")
+        for name, body in default_blocks(record).items():
+            text = replace_block(text, name, body)
+    else:
+        text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
     write_text_atomic(Path(path), text)
     if mode == "quick":
         page = replace_block(Path(proved).read_text(), "papers table", papers_table(result["claims"], mode))
