@@ -77,3 +77,16 @@ def test_the_shipped_sjf_and_fcfs_witnesses_score_the_same_as_svf(policy):
     assert data["instance"] == json.loads(WITNESS.read_text())["instance"]
     assert Fraction(report.certified_ratio) == Fraction(19602 + 1940598 + 9702, 9801 + 297 + 19602 + 2) \
         >= Fraction(report.n, 4)
+
+
+def test_the_ledger_method_checks_the_three_policies_and_can_fail(monkeypatch):
+    from geosched.verify.evidence import Context
+    from geosched.verify.family_evidence import FAMILY_METHODS
+
+    method = FAMILY_METHODS["simulation:greedy-arrivals"]
+    evidence = method(None, Context("quick", None, 0, ()))
+    assert evidence.status == "checked" and set(evidence.data["rows"][0]["simulated"]) == {"svf", "sjf", "fcfs",
+                                                                                          "witness"}
+    right = family.closed_form_tels
+    monkeypatch.setattr(family, "closed_form_tels", lambda k, t: {**right(k, t), "greedy": right(k, t)["greedy"] + 1})
+    assert method(None, Context("quick", None, 0, ())).status == "refuted"
