@@ -76,24 +76,20 @@ def _short(text: str, limit: int = 70) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _marker(end: bool = False) -> str:
-    return f"<!-- {'end ' if end else ''}generated: {BLOCK} -->"
-
-
 def documented(path: Path | None = None) -> str:
     """The table as the page has it."""
-    return (path or THEORY_PAGE).read_text().split(_marker(), 1)[1].split(_marker(end=True), 1)[0].strip()
+    from geosched.verify.ledger import block
+
+    return block((path or THEORY_PAGE).read_text(), BLOCK)
 
 
 def write(path: Path | None = None) -> None:
     """Replace the page's table with a fresh run's (a temporary file renamed into place)."""
     from geosched.output import write_text_atomic
+    from geosched.verify.ledger import replace_block
 
     path = path or THEORY_PAGE
-    text = path.read_text()
-    head, rest = text.split(_marker(), 1)
-    _, tail = rest.split(_marker(end=True), 1)
-    write_text_atomic(path, f"{head}{_marker()}\n{derivation_table()}\n{_marker(end=True)}{tail}")
+    write_text_atomic(path, replace_block(path.read_text(), BLOCK, derivation_table()))
 
 
 def _cell3(value: float | None, digits: int = 3) -> str:
@@ -410,32 +406,25 @@ def hand_written_figures(docs: Path = DOCS) -> list[str]:
     return found
 
 
-def block_of(text: str, name: str) -> str:
-    """The text between a page's markers of block ``name``."""
-    return text.split(f"<!-- generated: {name} -->", 1)[1].split(f"<!-- end generated: {name} -->", 1)[0].strip()
-
-
 def stale_blocks(docs: Path = DOCS, names: tuple[str, ...] | None = None) -> list[str]:
     """The names of the :data:`TABLES` blocks whose page differs from a fresh rendering."""
+    from geosched.verify.ledger import block
+
     return [t.block for t in TABLES if (names is None or t.block in names)
-            and block_of((docs / t.page).read_text(), t.block) != t.render()]
+            and block((docs / t.page).read_text(), t.block) != t.render()]
 
 
 def write_blocks(docs: Path = DOCS, names: tuple[str, ...] | None = None) -> list[str]:
     """Render the :data:`TABLES` blocks into their pages (a temporary file renamed into place)."""
     from geosched.output import write_text_atomic
+    from geosched.verify.ledger import replace_block
 
     written = []
     for table in TABLES:
-        if names is not None and table.block not in names:
-            continue
-        path = docs / table.page
-        text = path.read_text()
-        start, end = f"<!-- generated: {table.block} -->", f"<!-- end generated: {table.block} -->"
-        head, rest = text.split(start, 1)
-        _, tail = rest.split(end, 1)
-        write_text_atomic(path, f"{head}{start}\n{table.render()}\n{end}{tail}")
-        written.append(table.block)
+        if names is None or table.block in names:
+            path = docs / table.page
+            write_text_atomic(path, replace_block(path.read_text(), table.block, table.render()))
+            written.append(table.block)
     return written
 
 
