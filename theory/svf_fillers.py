@@ -42,15 +42,40 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
+# the Coq theorems (verify/coq/SvfFillers.v, Coq's q = our b) and the statements the row relies on
+_COQ = (
+    ("svf_fillers_starts",
+     "forall h m : nat, 1 <= h -> 1 <= m -> let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h "
+     "+ 1 in Svf.svf (q * p) (List.repeat (0, p) (q * m) ++ List.repeat ((3 * h + 2) * p - 3, 3) f) = "
+     "(List.map (fun k : nat => p * PeanoNat.Nat.div k q) (List.seq 0 (q * m)) ++ List.map (fun i : "
+     "nat => p * (m - 1) + 3 * i) (List.seq 0 f))%list"),
+    ("fillers_witness_feasible",
+     "forall h m : nat, 1 <= h -> let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in "
+     "Model.feasible (q * p) (List.repeat (0, p) (q * m) ++ List.repeat ((3 * h + 2) * p - 3, 3) f) "
+     "(List.seq 0 (q * m) ++ List.map (fun j : nat => 3 * j) (List.seq 0 f))"),
+    ("svf_fillers_tel",
+     "forall h m : nat, 1 <= h -> 1 <= m -> let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h "
+     "+ 1 in let rs := (List.repeat (0, p) (q * m) ++ List.repeat ((3 * h + 2) * p - 3, 3) f)%list in "
+     "2 * Model.tel rs (Svf.svf (q * p) rs) = p * q * m * (m + 1) + 2 * f * (p * (m - 1)) + 3 * f * (f "
+     "+ 1)"),
+    ("fillers_witness_tel",
+     "forall h m : nat, 1 <= h -> let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in 2 "
+     "* Model.tel (List.repeat (0, p) (q * m) ++ List.repeat ((3 * h + 2) * p - 3, 3) f) (List.seq 0 "
+     "(q * m) ++ List.map (fun j : nat => 3 * j) (List.seq 0 f)) = q * m * (q * m - 1) + 2 * p * (q * "
+     "m) + 3 * f * (f + 1)"),
+)
+
 CLAIM = Claim(
     "svf.fillers", f"ours (family); {KONG} Thm. 3.2",
     "SVF's ratio for bursts at alpha = 1/2 exactly is at least 2 (a supremum, approached from below); Thm. 3.2 "
     "gives 5",
     "family svf-fillers: b = 6h+4, p = 2b-1, M = bp, bm triangles (0, p) then f = 2h+1 fillers (M/2 - 3, 3); "
     "TEL(SVF) = bp m(m+1)/2 + fp(m-1) + 3f(f+1)/2, witness TEL(S) = N(N-1)/2 + pN + 3f(f+1)/2 (sympy), both "
-    "simulated and checked against the closed forms; limit (12h+7)/(6h+4) -> 2",
+    "simulated and checked against the closed forms; SVF's trace, S's feasibility and both closed forms are Coq "
+    "theorems for every m, h >= 1 (SvfFillers.v); limit (12h+7)/(6h+4) -> 2",
     "not a claim of the papers: the family is ours; S stands in for OPT",
-    ("derivation", "simulation:svf-fillers", *SIMULATES), ("kong.thm3.2",),
+    ("derivation", "simulation:svf-fillers", *(f"coq:{name}" for name, _ in _COQ), *SIMULATES), ("kong.thm3.2",),
+    coq=_COQ,
     order=("ours", 11))
 CLAIM_ID = CLAIM.id
 
@@ -184,18 +209,22 @@ def derivation(tel_svf=None) -> Derivation:
                                 h, 1 + u).expand())), substitutions={h: 1 + u}),
             Step.unchecked("the trace: SVF starts batch k at p(k - 1) and filler i at p(m - 1) + 3i",
                            "steps 3-6 under strict head-of-line admission (the triangles' batches as in svf-triangles)",
-                           "a statement about the policy's complete trace; the ledger and "
+                           "a statement about the policy's complete trace: Coq's svf_fillers_starts for every m, "
+                           "h >= 1 (verify/coq/SvfFillers.v, with svf_fillers_tel for its TEL); the ledger and "
                            "tests/test_svf_issue32_families.py compare the closed form with the simulator and "
                            "the checker",
-                           covered_by=("simulation:svf-fillers",)),
+                           covered_by=("simulation:svf-fillers", "coq:svf_fillers_starts", "coq:svf_fillers_tel")),
             Step.identity("TEL(SVF) in closed form",
                           sp.Sum(b * p * kk, (kk, 1, m)) + sp.Sum(p * (m - 1) + 3 * (i + 1), (i, 0, f - 1)), svf,
                           "batch k ends at pk; filler i at p(m - 1) + 3(i + 1)"),
             Step.unchecked("S is feasible: the staggered triangles hold at most M (svf-triangles), the fillers run "
                            "one at a time in the ramp", "step 7, and the triangles alone as in svf-triangles",
-                           "a statement about every step of S; the ledger and tests/test_svf_issue32_families.py "
-                           "check S with the independent checker on the members they build",
-                           covered_by=("simulation:svf-fillers",)),
+                           "a statement about every step of S: Coq's fillers_witness_feasible for every m, h >= 1 "
+                           "(with fillers_witness_tel for its TEL); the ledger and "
+                           "tests/test_svf_issue32_families.py check S with the independent checker on the "
+                           "members they build",
+                           covered_by=("simulation:svf-fillers", "coq:fillers_witness_feasible",
+                                       "coq:fillers_witness_tel")),
             Step.identity("TEL(S) in closed form",
                           sp.Sum(i + p, (i, 0, b * m - 1)) + sp.Sum(3 * (i + 1), (i, 0, f - 1)), wit,
                           "triangle i ends at i + p, filler i at 3(i + 1)"),
