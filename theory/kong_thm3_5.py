@@ -35,7 +35,8 @@ CLAIM = Claim(
     "admission by the exact lengths) on exact-OPT Poisson workloads against Thm. 3.4's bound (refuted "
     "only beyond B (1 + eps)), per-sample OPT <= TEL and bounds <= OPT, lengths and load checked",
     "how eps enters the bound is not stated; oracle class bits; the memory check uses exact lengths; "
-    "truncated lengths",
+    "truncated lengths; the package's own Poisson bound for 1-bit SVF (no penalty, proved relative to named "
+    "queueing results) is svf1.poisson",
     ("derivation", "monte-carlo:svf1", "consts:poisson", *SIMULATES), ("kong.thm3.4",),
     order=("kong", 90))
 CLAIM_ID = CLAIM.id

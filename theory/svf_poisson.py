@@ -130,12 +130,24 @@ def paper_bound(al=alpha, m=mu, p=rho_paper):
     return 1 + 2 / ((1 - al) * (1 - m) * (1 - p))
 
 
-def _expectation_steps() -> tuple[Step, ...]:
+def sample_path_steps(keys: str = "SVF's volume keys") -> tuple[Step, ...]:
+    """The two Coq steps of the sample path, one theorem each (shared with ``svf1.poisson``)."""
     return (
         Step.unchecked(
-            "sample path: D W_j <= R_j + sum of p_i o_i over the requests started during j's wait, each ahead of j",
+            "sample path: D W_j <= R_j + sum of p_i o_i over the requests started during j's wait",
             "every waiting step certifies active peaks > M - P (online Lemma A.2); summed over the wait",
-            "a statement about every trace", covered_by=("coq:online_wait_bound", "coq:online_ahead")),
+            "a statement about every trace", covered_by=("coq:online_wait_bound",)),
+        Step.unchecked(
+            f"each request started during j's wait is ahead of j ({keys}): a smaller key, or an equal key and an "
+            "earlier arrival, or the same arrival and an earlier position",
+            "strict head-of-line: the head is the first waiting request in (key, arrival, position) order",
+            "a statement about every trace", covered_by=("coq:online_ahead",)),
+    )
+
+
+def _expectation_steps() -> tuple[Step, ...]:
+    return (
+        *sample_path_steps(),
         Step.assumption(
             "in mean, class k: D w_k <= R + sum_{i<=k} lambda_i p_i o_i w_i + rho D + (sum_{i<k} lambda_i p_i o_i) w_k",
             ("STABLE", "PASTA", "LITTLE", "WALD", "BATCH"),
@@ -150,7 +162,9 @@ def _expectation_steps() -> tuple[Step, ...]:
     )
 
 
-def _cobham_steps() -> tuple[Step, ...]:
+def cobham_steps() -> tuple[Step, ...]:
+    """Cobham's induction from the recursion ``w_k (1 - sigma_{k+1}) <= r0 + sum_{i<k} rho_i w_i`` to
+    ``w_k <= r0/(1 - rho)^2`` and the mean wait (shared with ``svf1.poisson``, whose levels obey it)."""
     s_k = r0 / (a + rho_k) - e1  # S_k <= r0/(1 - sigma_k), 1 - sigma_k = a + rho_k
     w_k = s_k / a - e2  # w_k <= S_k/(1 - sigma_{k+1})
     return (
@@ -177,7 +191,8 @@ def _cobham_steps() -> tuple[Step, ...]:
     )
 
 
-def _assembly_steps() -> tuple[Step, ...]:
+def assembly_steps() -> tuple[Step, ...]:
+    """From the mean wait to the ratio bound (shared with ``svf1.poisson``)."""
     return (
         Step.inequality(
             "per request E[OPT] >= E[o]: E[SVF]/E[OPT] <= (E[W] + E[o])/E[o] = 1 + E[W]/E[o]",
@@ -220,7 +235,7 @@ def derivation() -> Derivation:
                         r"\dfrac{\rho(1+h)}{(1-\rho)^2\,\mathbb{E}[o]}$ with $\rho = \dfrac{\lambda\,\mathbb{E}[p\,o]}"
                         r"{(1-\alpha)M}$, $h = \dfrac{\mathbb{E}[p\,o\,(o-1)/2]}{\mathbb{E}[p\,o]}$.",
         hypotheses=HYPOTHESES,
-        steps=(*_expectation_steps(), *_cobham_steps(), *_assembly_steps(), *_comparison_steps()),
+        steps=(*_expectation_steps(), *cobham_steps(), *assembly_steps(), *_comparison_steps()),
         depends_on=("svf.online.lemmaA2",),
         notes="Proved relative to STABLE, PASTA, LITTLE, WALD and BATCH (standard results, assumed with their "
               "conditions); the sample-path step is Coq's. Neither this bound nor Thm. 3.4's implies the other.",
