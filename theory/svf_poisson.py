@@ -207,7 +207,8 @@ def assembly_steps() -> tuple[Step, ...]:
     )
 
 
-def _comparison_steps() -> tuple[Step, ...]:
+def comparison_steps() -> tuple[Step, ...]:
+    """Our bound against the paper's Thm. 3.4 (shared with ``svf1.poisson``, whose bound is the same)."""
     return (
         Step.inequality("our rho is at most the paper's: p o <= 2 v, as 2 v - p o = s o + o >= 0",
                         2 * (s * o + (o**2 + o) / 2), ">=", (s + o) * o, "v = s o + (o^2 + o)/2, p = s + o",
@@ -235,7 +236,7 @@ def derivation() -> Derivation:
                         r"\dfrac{\rho(1+h)}{(1-\rho)^2\,\mathbb{E}[o]}$ with $\rho = \dfrac{\lambda\,\mathbb{E}[p\,o]}"
                         r"{(1-\alpha)M}$, $h = \dfrac{\mathbb{E}[p\,o\,(o-1)/2]}{\mathbb{E}[p\,o]}$.",
         hypotheses=HYPOTHESES,
-        steps=(*_expectation_steps(), *cobham_steps(), *assembly_steps(), *_comparison_steps()),
+        steps=(*_expectation_steps(), *cobham_steps(), *assembly_steps(), *comparison_steps()),
         depends_on=("svf.online.lemmaA2",),
         notes="Proved relative to STABLE, PASTA, LITTLE, WALD and BATCH (standard results, assumed with their "
               "conditions); the sample-path step is Coq's. Neither this bound nor Thm. 3.4's implies the other.",
