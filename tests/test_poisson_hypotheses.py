@@ -110,3 +110,12 @@ def test_the_row_cites_every_hypothesis_method():
         assert f"monte-carlo:poisson-{name}" in svf_poisson.CLAIM.methods
         assert METHODS[f"monte-carlo:poisson-{name}"] is hyp.HYPOTHESIS_METHODS[f"monte-carlo:poisson-{name}"]
         assert name.upper() in {h.label for h in svf_poisson.HYPOTHESES}
+
+
+def test_the_queue_order_of_each_policy_is_its_own():
+    from geosched.verify.poisson_workload import ONE_BIT, poisson_run
+
+    # SVF: volumes s o + (o^2 + o)/2 of (2,2), (1,5), (2,8) are 7, 20, 52; 1-bit SVF (theta 5, O_0 4, O_1 8):
+    # (2,2) and (1,5) are short, proxy volumes 2*4 + 10 = 18 and 1*4 + 10 = 14; (2,8) long, 2*8 + 36 = 52
+    assert poisson_run(2000, 1).ranks.tolist() == [0, 1, 2]
+    assert poisson_run(2000, 1, policy=ONE_BIT).ranks.tolist() == [1, 0, 2]
