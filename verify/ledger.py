@@ -82,6 +82,7 @@ from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_hypotheses import HYPOTHESIS_METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
@@ -93,6 +94,7 @@ add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated 
 add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and LemmaA2Head.v's statements on instances
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
+add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
