@@ -382,3 +382,12 @@ def test_runs_against_spec_report_unknown_when_uniqueness_is_open(monkeypatch):
     # the proofs are cached per shape and height: a height no other test uses (17) reaches the patched prover
     result = policy_spec.check_runs_against_spec([burst_instance(12, [(6, 3), (1, 5)])], "svf", horizon=17)
     assert result.status == "unknown" and "was not proved for shapes" in result.message
+
+
+def test_the_poisson_checks_name_each_class_by_its_prompt_and_output():
+    # survivor verify/poisson_hypotheses.py:206 NumberReplacer (the label CLASSES[c][0] -> CLASSES[c][1]): the
+    # evidence names each class (prompt, output) so that a refuted class can be read off; the classes by hand
+    from geosched.verify.poisson_hypotheses import measure_little
+
+    names = [test.name for test in measure_little(20_000, 1)["tests"]]
+    assert names[:3] == ["N[2,2] vs lambda_i w_i", "N[1,5] vs lambda_i w_i", "N[2,8] vs lambda_i w_i"]

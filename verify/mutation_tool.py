@@ -93,6 +93,8 @@ TARGETS: dict[str, tuple[str, ...]] = {
                    "verify/coq_engine.py::_split_marker", "verify/coq_engine.py::_axioms",
                    "verify/coq_engine.py::_coqchk_summary"),
     "verify-ledger": ("verify/ledger.py",),
+    "poisson": ("theory/svf_poisson.py", "theory/svf1_poisson.py", "verify/poisson_workload.py",
+                "verify/poisson_hypotheses.py", "verify/poisson_residual.py"),
     "routing": ("verify/sagesched_claims.py::routing_cost", "verify/sagesched_claims.py::routing_claim",
                 "verify/sagesched_claims.py::fitted_exponent", "verify/sagesched_claims.py::_Counted",
                 "verify/sagesched_claims.py::_counting", "verify/sagesched_claims.py::_CountedList",
@@ -128,6 +130,9 @@ MODULE_TESTS: dict[str, tuple[str, ...]] = {
     "verify-ledger": ("tests/test_ledger.py", "-k", "not theory_file and not documented and not docs_table and not "
                       "claims_doc", _CAUSES, _SURVIVORS),
     "routing": ("tests/test_sagesched_claims.py", _CAUSES, _SURVIVORS),
+    # the Poisson rows' derivations and their simulated hypotheses (issue 33, item 3)
+    "poisson": ("tests/test_poisson_hypotheses.py", "tests/test_coq_online.py", "tests/test_svf1_poisson.py",
+                _SURVIVORS),
 }
 # module label -> the ledger claims of the optional ledger runner (quick, dependencies not followed)
 MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
@@ -140,7 +145,7 @@ MODULE_CLAIMS: dict[str, tuple[str, ...]] = {
     "theory-frontier": ("svf.sharp_bound", "svf.constant_two", "svf.lemmaA2.head", "svf.prompt_heavy",
                         "svf.heavy_limit"),
     "verify-coq": ("kong.thm3.2", "kong.sjf_unbounded"), "verify-ledger": ("kong.volume", "kong.thm3.2"),
-    "routing": (),
+    "routing": (), "poisson": ("svf.poisson", "svf1.poisson"),
 }
 
 
