@@ -199,6 +199,9 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.add_argument("--max-prompt", type=non_negative_int, required=True)
     p.add_argument("--max-output", type=positive_int, required=True)
     p.add_argument("--alpha-max", default="1/2", help="fraction, e.g. 1/2")
+    p.add_argument("--alpha-min", default=None,
+                   help="alpha band: only instances with alpha = max(s + o)/M in (alpha_min, alpha_max] (a fraction "
+                   "such as 3/4; 0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
     p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
@@ -385,9 +388,15 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         from geosched.output import check_target
 
         check_target(args.out, force=args.force)  # before the solver runs
+    alpha_min = "0"
+    if args.alpha_min is not None:  # the same band check as the hunts', on the exact fractions
+        low = _exact_ratio("--alpha-min", args.alpha_min)
+        check_alpha_band(float(low), float(_exact_ratio("--alpha-max", args.alpha_max)))
+        alpha_min = str(low)
     try:
         bounds = Z3Bounds(n=args.requests, memory=(args.memory, args.memory_max or args.memory),
-                          max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max)
+                          max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max,
+                          alpha_min=alpha_min)
     except (ValueError, ZeroDivisionError) as exc:
         if isinstance(exc, ValidationError):
             raise

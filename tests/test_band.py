@@ -136,6 +136,45 @@ def test_z3_bounds_band_is_honoured():
         Z3Bounds(n=2, memory=(8, 8), max_prompt=4, max_output=3, alpha_max="1/2", alpha_min="1/2")
 
 
+_Z3_CLI = ["z3-bisect", "--policy", "svf", "--requests", "3", "--memory", "8", "--max-output", "3", "--timeout", "60"]
+
+
+def test_z3_bisect_band_witness_lies_in_the_band(tmp_path, capsys):
+    out = tmp_path / "z3.json"
+    assert main([*_Z3_CLI, "--max-prompt", "4", "--alpha-min", "3/4", "--alpha-max", "7/8", "--lo", "1",
+                 "--hi", "11/10", "--out", str(out)]) == 0
+    from geosched.adversary.witness import read_witness
+
+    reqs = read_witness(out)["instance"].requests
+    assert max(r.prompt + r.output for r in reqs) == 7  # the only integer peak in (3/4 * 8, 7/8 * 8] = (6, 7]
+
+
+def test_z3_bisect_empty_band_is_unsat(capsys):
+    import json
+
+    def statuses(*band):
+        assert main([*_Z3_CLI, "--max-prompt", "2", *band, "--lo", "1", "--hi", "101/100", "--json"]) == 0
+        return {q["status"] for q in json.loads(capsys.readouterr().out)["queries"]}
+
+    # s <= 2, o <= 3: every peak <= 5 <= 3/4 * 8, so no instance lies in the band (by hand): even ratio 1 is unsat
+    assert statuses("--alpha-min", "3/4", "--alpha-max", "7/8") == {"unsat"}
+    assert "sat" in statuses("--alpha-max", "7/8")  # without the band every instance qualifies at ratio 1
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--alpha-min", "0.9", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "7/8", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "x", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "3/2", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "1/2", "--alpha-max", "1"], "--alpha-max"),
+    (["--alpha-min", "1/2"], "--alpha-min"),  # default --alpha-max 1/2
+])
+def test_z3_bisect_bad_band_exits_2_with_one_line(argv, flag, capsys):
+    assert main([*_Z3_CLI, "--max-prompt", "4", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"geosched: error: {flag}:") and "\n" not in err
+
+
 def test_ceiling_bounds_band_is_honoured():
     import z3
 
