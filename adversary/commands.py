@@ -113,6 +113,9 @@ def _add_hunt_small(subparsers, common) -> None:
     p.add_argument("--evals", type=positive_int, default=20000, help="instances scored in all (default 20000)")
     p.add_argument("--climb", type=positive_int, default=300, help="evaluations per walk (default 300)")
     p.add_argument("--solver-time", type=positive_float, default=20.0, help="seconds per exact solve (default 20)")
+    p.add_argument("--ties", choices=("given", "robust"), default="given",
+                   help="robust: score each exactly solved instance by the worse of the given and the reversed "
+                   "request order (a ratio that holds under both orders of equal keys)")
     p.add_argument("--out", default=None, help="write the best instance as a witness file here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(handler=_cmd_hunt_small)
@@ -129,7 +132,7 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range), alpha_min=alpha_min,
                           alpha_max=args.alpha_max, max_evals=args.evals, climb_evals=args.climb,
-                          solver_time=args.solver_time, rng=seed)
+                          solver_time=args.solver_time, rng=seed, ties=args.ties)
     if args.out is not None and result.x is not None:
         write_witness(small_witness(result, args.policy), args.out)
     if args.json:
@@ -138,7 +141,8 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
     if result.x is None:
         print(f"no instance certified ({result.message})")
         return 0
-    print(f"best exact ratio TEL({args.policy})/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "
+    label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" else f"TEL({args.policy})"
+    print(f"best exact ratio {label}/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "
           f"alpha = {result.alpha} ({float(result.alpha):.4f}), n = {len(result.x.requests)}, M = {result.x.memory}; "
           f"{result.message}; {result.nfev} evaluations, seed {seed}")
     if args.out is not None:
@@ -199,6 +203,9 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.add_argument("--max-prompt", type=non_negative_int, required=True)
     p.add_argument("--max-output", type=positive_int, required=True)
     p.add_argument("--alpha-max", default="1/2", help="fraction, e.g. 1/2")
+    p.add_argument("--alpha-min", default=None,
+                   help="alpha band: only instances with alpha = max(s + o)/M in (alpha_min, alpha_max] (a fraction "
+                   "such as 3/4; 0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
     p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
@@ -385,9 +392,15 @@ def _cmd_z3(args: argparse.Namespace) -> int:
         from geosched.output import check_target
 
         check_target(args.out, force=args.force)  # before the solver runs
+    alpha_min = "0"
+    if args.alpha_min is not None:  # the same band check as the hunts', on the exact fractions
+        low = _exact_ratio("--alpha-min", args.alpha_min)
+        check_alpha_band(float(low), float(_exact_ratio("--alpha-max", args.alpha_max)))
+        alpha_min = str(low)
     try:
         bounds = Z3Bounds(n=args.requests, memory=(args.memory, args.memory_max or args.memory),
-                          max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max)
+                          max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max,
+                          alpha_min=alpha_min)
     except (ValueError, ZeroDivisionError) as exc:
         if isinstance(exc, ValidationError):
             raise

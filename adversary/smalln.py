@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from geosched.adversary.search import Candidate, SearchSpace, anneal, candidate_to_instance, random_candidate
+from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, make_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
@@ -111,7 +112,8 @@ def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, in
 
 def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
                  alpha_min: float = 0.75, alpha_max: float = 0.85, max_evals: int = 2000,
-                 solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0) -> SmallSearchResult:
+                 solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0,
+                 ties: str = "given") -> SmallSearchResult:
     """Random restarts with short climbs; every improvement is checked against the exact optimum.
 
     Parameters
@@ -132,12 +134,19 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
         Seconds per exact solve; a solve that does not prove optimality is counted and skipped.
     rng : int or None
         Seed.
+    ties : str
+        ``"given"``: the ratio under the stated tie order (equal keys: earlier position first);
+        ``"robust"``: each instance sent to the exact solver is scored by ``min(TEL, TEL with the
+        request order reversed) / OPT``, a ratio that holds under both orders of equal keys (the
+        walks still climb on the given order; only the exact scoring is robust).
 
     Returns
     -------
     SmallSearchResult
     """
     memory = _check(n_max, memory, max_evals)
+    if ties not in ("given", "robust"):
+        raise ValidationError("ties", ties, "must be 'given' or 'robust'")
     spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
     gen = np.random.default_rng(rng)
     t0 = time.perf_counter()
@@ -152,27 +161,32 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
                       cycle_evals=max(1, climb // 2))
         best.nfev += walk.nfev
         for c in walk.elite:
-            _consider(space, c, best, solver_time)
+            _consider(space, c, best, solver_time, ties)
     message = (f"{best.nexact} exact optima, {best.nunknown} unproved; best TEL(A)/OPT = {best.fun:.4f}"
                if best.x is not None else f"no instance certified ({best.nunknown} solves unproved)")
+    message = ("ties robust (TEL the smaller of both orders); " if ties == "robust" else "") + message
     return SmallSearchResult(best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts, best.alpha,
                              "optimal" if best.x is not None else "none", best.nfev, best.nexact, best.nunknown,
                              rng, message, time.perf_counter() - t0, best.history)
 
 
-def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float) -> None:
+def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float, ties: str = "given") -> None:
     """Solve ``c`` exactly when its ratio against a proved lower bound could beat the best."""
     instance = candidate_to_instance(c, space.memory)
-    if c.policy_tel <= best.fun * best_lower_bound(instance).value:
+    policy_tel = c.policy_tel
+    if ties == "robust":  # reversed arrays: the request order (and so the order of equal keys) reversed
+        policy_tel = min(policy_tel, get_target(space.policy).array_tel(
+            c.a[::-1].copy(), c.s[::-1].copy(), c.o[::-1].copy(), space.memory, space.block_size))
+    if policy_tel <= best.fun * best_lower_bound(instance).value:
         return  # TEL(A)/OPT <= TEL(A)/LB <= best: cannot win
     status, tel, starts = _exact(space, c, solver_time)
     if status != "optimal":
         best.nunknown += 1
         return
     best.nexact += 1
-    ratio = c.policy_tel / tel
+    ratio = policy_tel / tel
     if ratio > best.fun:
-        best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, c.policy_tel, tel, starts
+        best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, policy_tel, tel, starts
         best.alpha = instance.alpha
         best.history.append((best.nfev, ratio))
 

@@ -136,6 +136,45 @@ def test_z3_bounds_band_is_honoured():
         Z3Bounds(n=2, memory=(8, 8), max_prompt=4, max_output=3, alpha_max="1/2", alpha_min="1/2")
 
 
+_Z3_CLI = ["z3-bisect", "--policy", "svf", "--requests", "3", "--memory", "8", "--max-output", "3", "--timeout", "60"]
+
+
+def test_z3_bisect_band_witness_lies_in_the_band(tmp_path, capsys):
+    out = tmp_path / "z3.json"
+    assert main([*_Z3_CLI, "--max-prompt", "4", "--alpha-min", "3/4", "--alpha-max", "7/8", "--lo", "1",
+                 "--hi", "11/10", "--out", str(out)]) == 0
+    from geosched.adversary.witness import read_witness
+
+    reqs = read_witness(out)["instance"].requests
+    assert max(r.prompt + r.output for r in reqs) == 7  # the only integer peak in (3/4 * 8, 7/8 * 8] = (6, 7]
+
+
+def test_z3_bisect_empty_band_is_unsat(capsys):
+    import json
+
+    def statuses(*band):
+        assert main([*_Z3_CLI, "--max-prompt", "2", *band, "--lo", "1", "--hi", "101/100", "--json"]) == 0
+        return {q["status"] for q in json.loads(capsys.readouterr().out)["queries"]}
+
+    # s <= 2, o <= 3: every peak <= 5 <= 3/4 * 8, so no instance lies in the band (by hand): even ratio 1 is unsat
+    assert statuses("--alpha-min", "3/4", "--alpha-max", "7/8") == {"unsat"}
+    assert "sat" in statuses("--alpha-max", "7/8")  # without the band every instance qualifies at ratio 1
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--alpha-min", "0.9", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "7/8", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "x", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "3/2", "--alpha-max", "7/8"], "--alpha-min"),
+    (["--alpha-min", "1/2", "--alpha-max", "1"], "--alpha-max"),
+    (["--alpha-min", "1/2"], "--alpha-min"),  # default --alpha-max 1/2
+])
+def test_z3_bisect_bad_band_exits_2_with_one_line(argv, flag, capsys):
+    assert main([*_Z3_CLI, "--max-prompt", "4", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"geosched: error: {flag}:") and "\n" not in err
+
+
 def test_ceiling_bounds_band_is_honoured():
     import z3
 
@@ -199,3 +238,58 @@ def test_exhaustive_space_band_is_the_filtered_space(band):
     assert got == expected and got
     with pytest.raises(ValidationError, match="alpha_band"):
         Space(max_n=2, max_prompt=2, max_output=2, max_memory=8, alpha_band=(Fraction(1, 2), Fraction(1, 2)))
+
+
+def test_small_search_robust_ties_scores_the_worse_order():
+    from geosched.adversary.smalln import small_search
+    from geosched.reference_impl.model import Instance
+    from geosched.reference_impl.opt import brute_force_opt
+    from geosched.reference_impl.simulator import simulate
+
+    def tel(instance):
+        starts = simulate(instance, "svf").starts
+        return sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
+
+    result = small_search("svf", n_max=4, memory=(6, 10), alpha_min=0.6, alpha_max=0.8, max_evals=400, rng=3,
+                          ties="robust")
+    assert result.status == "optimal" and result.x is not None
+    reversed_x = Instance(result.x.memory, list(reversed(result.x.requests)))
+    # the reference simulator on both request orders, OPT by the independent exhaustive search
+    assert result.policy_tel == min(tel(result.x), tel(reversed_x))
+    assert brute_force_opt(result.x).tel == result.opt_tel
+    with pytest.raises(ValidationError, match="ties"):
+        small_search("svf", n_max=4, memory=(6, 10), max_evals=10, ties="worst")
+
+
+def test_robust_ties_score_a_tie_dependent_witness_by_its_worse_order():
+    from pathlib import Path
+
+    from geosched.adversary.search import fitness
+    from geosched.adversary.smalln import _Best, _consider
+    from geosched.adversary.witness import read_witness
+    from geosched.reference_impl.model import Instance
+    from geosched.reference_impl.simulator import simulate
+
+    # a witness of the repository whose volumes tie (found by an earlier hunt-small run, read from its file)
+    inst = read_witness(Path(__file__).parent.parent / "docs/witnesses/svf_burst_alpha0.85_ratio2.080.json")["instance"]
+    reqs = inst.requests
+
+    def tel(requests):
+        starts = simulate(Instance(inst.memory, list(requests)), "svf").starts
+        return sum(starts[r.id] + r.output - r.arrival for r in requests)
+
+    given, backwards = tel(reqs), tel(list(reversed(reqs)))
+    assert backwards < given  # the ratio depends on the order of the tied volumes
+    space = SearchSpace("svf", max_requests=len(reqs), memory=inst.memory, alpha_min=0.75, alpha_max=0.85)
+    c = _candidate_from(reqs)
+    fitness(space, c)
+    for ties, expected in (("given", given), ("robust", backwards)):
+        best = _Best()
+        _consider(space, c, best, 20.0, ties)
+        assert best.policy_tel == expected
+
+
+def _candidate_from(reqs):
+    from geosched.adversary.search import Candidate
+
+    return Candidate(*(np.array(v, dtype=np.int64) for v in zip(*((r.arrival, r.prompt, r.output) for r in reqs))))
