@@ -213,7 +213,7 @@ def derivation(tel_svf=None) -> Derivation:
                            "h >= 1 (verify/coq/SvfFillers.v, with svf_fillers_tel for its TEL); the ledger and "
                            "tests/test_svf_issue32_families.py compare the closed form with the simulator and "
                            "the checker",
-                           covered_by=("simulation:svf-fillers", "coq:svf_fillers_starts", "coq:svf_fillers_tel")),
+                           covered_by=("simulation:svf-fillers", "coq:svf_fillers_starts")),
             Step.identity("TEL(SVF) in closed form",
                           sp.Sum(b * p * kk, (kk, 1, m)) + sp.Sum(p * (m - 1) + 3 * (i + 1), (i, 0, f - 1)), svf,
                           "batch k ends at pk; filler i at p(m - 1) + 3(i + 1)"),
@@ -223,8 +223,7 @@ def derivation(tel_svf=None) -> Derivation:
                            "(with fillers_witness_tel for its TEL); the ledger and "
                            "tests/test_svf_issue32_families.py check S with the independent checker on the "
                            "members they build",
-                           covered_by=("simulation:svf-fillers", "coq:fillers_witness_feasible",
-                                       "coq:fillers_witness_tel")),
+                           covered_by=("simulation:svf-fillers", "coq:fillers_witness_feasible")),
             Step.identity("TEL(S) in closed form",
                           sp.Sum(i + p, (i, 0, b * m - 1)) + sp.Sum(3 * (i + 1), (i, 0, f - 1)), wit,
                           "triangle i ends at i + p, filler i at 3(i + 1)"),
