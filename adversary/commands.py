@@ -130,8 +130,8 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_target(args.out, force=args.force)
     seed = 0 if args.seed is None else args.seed
-    result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range), alpha_min=alpha_min,
-                          alpha_max=args.alpha_max, max_evals=args.evals, climb_evals=args.climb,
+    result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
+                          band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
                           solver_time=args.solver_time, rng=seed, ties=args.ties)
     if args.out is not None and result.x is not None:
         write_witness(small_witness(result, args.policy), args.out)

@@ -12,7 +12,7 @@ best cheap lower bound, so no instance that could win is skipped).
 
 Example
 -------
->>> r = small_search("svf", n_max=4, memory=(6, 8), alpha_min=0.5, alpha_max=0.75, max_evals=60, rng=0)
+>>> r = small_search("svf", n_max=4, memory=(6, 8), band=(0.5, 0.75), max_evals=60, rng=0)
 >>> r.status, 0.5 < float(r.alpha) <= 0.75, r.fun >= 1
 ('optimal', True, True)
 """
@@ -111,7 +111,7 @@ def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, in
 
 
 def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
-                 alpha_min: float = 0.75, alpha_max: float = 0.85, max_evals: int = 2000,
+                 band: tuple[float, float] = (0.75, 0.85), max_evals: int = 2000,
                  solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0,
                  ties: str = "given") -> SmallSearchResult:
     """Random restarts with short climbs; every improvement is checked against the exact optimum.
@@ -124,8 +124,8 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
         Most requests (``<= SMALL_MAX_N``); each point draws ``n`` uniformly in ``[2, n_max]``.
     memory : tuple of int
         Range of ``M`` drawn uniformly (only sizes with a peak in the band).
-    alpha_min, alpha_max : float
-        The band: every instance has ``alpha_min < max(s + o)/M <= alpha_max``.
+    band : tuple of float
+        ``(alpha_min, alpha_max)``: every instance has ``alpha_min < max(s + o)/M <= alpha_max``.
     max_evals : int
         Instances scored (the whole work bound).
     climb_evals : int
@@ -147,6 +147,7 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
     memory = _check(n_max, memory, max_evals)
     if ties not in ("given", "robust"):
         raise ValidationError("ties", ties, "must be 'given' or 'robust'")
+    alpha_min, alpha_max = band
     spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
     gen = np.random.default_rng(rng)
     t0 = time.perf_counter()

@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from geosched.arguments import (
@@ -186,16 +187,45 @@ def _terminate(signum: int, frame: Any) -> None:
     raise _Terminated
 
 
+def _redeliver_dropped_interrupt(previous_hook: Callable[[Any], None],
+                                 timers: list[threading.Timer]) -> Callable[[Any], None]:
+    """A ``sys.unraisablehook`` that delivers a dropped interrupt again.
+
+    An interrupt that lands while C code runs a Python callback (numba's compiler calls llvmlite's
+    object-cache callbacks through ctypes) is raised inside that callback, where Python prints it
+    as "Exception ignored" and goes on: the hunt would run to its end. The signal is raised again
+    instead, silently, until its handler runs in Python code, where the exception unwinds."""
+    def hook(unraisable: Any) -> None:
+        kind = unraisable.exc_type
+        if kind is not None and issubclass(kind, KeyboardInterrupt):  # _Terminated is one
+            again = signal.SIGTERM if issubclass(kind, _Terminated) else signal.SIGINT
+            # not from here: a handler run inside this hook would be dropped too; a moment later the callback
+            # has returned (if the signal lands in another callback, it comes back here)
+            timer = threading.Timer(0.05, os.kill, (os.getpid(), again))
+            timer.daemon = True
+            timers.append(timer)  # cancelled when the command ends first
+            timer.start()
+        else:
+            previous_hook(unraisable)
+    return hook
+
+
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
-    """SIGTERM handled like SIGINT while a command runs (main thread only; the handler before is restored)."""
+    """SIGTERM handled like SIGINT while a command runs (main thread only; the handler before is restored),
+    and an interrupt dropped inside a callback from C delivered again (:func:`_redeliver_dropped_interrupt`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _terminate)
+    previous_hook, timers = sys.unraisablehook, []
+    sys.unraisablehook = _redeliver_dropped_interrupt(previous_hook, timers)
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
+        for timer in timers:
+            timer.cancel()
         signal.signal(signal.SIGTERM, previous)
 
 

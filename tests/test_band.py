@@ -202,7 +202,7 @@ def test_small_search_ratio_is_exact_against_a_second_optimum(tmp_path):
     from geosched.reference_impl.opt import brute_force_opt
     from geosched.reference_impl.simulator import simulate
 
-    result = small_search("svf", n_max=4, memory=(6, 10), alpha_min=0.6, alpha_max=0.8, max_evals=400, rng=3)
+    result = small_search("svf", n_max=4, memory=(6, 10), band=(0.6, 0.8), max_evals=400, rng=3)
     assert result.status == "optimal" and result.x is not None
     assert Fraction(3, 5) < result.alpha <= Fraction(4, 5)
     # OPT by the independent exhaustive search, TEL(SVF) by the reference simulator
@@ -250,7 +250,7 @@ def test_small_search_robust_ties_scores_the_worse_order():
         starts = simulate(instance, "svf").starts
         return sum(starts[r.id] + r.output - r.arrival for r in instance.requests)
 
-    result = small_search("svf", n_max=4, memory=(6, 10), alpha_min=0.6, alpha_max=0.8, max_evals=400, rng=3,
+    result = small_search("svf", n_max=4, memory=(6, 10), band=(0.6, 0.8), max_evals=400, rng=3,
                           ties="robust")
     assert result.status == "optimal" and result.x is not None
     reversed_x = Instance(result.x.memory, list(reversed(result.x.requests)))

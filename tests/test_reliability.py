@@ -227,6 +227,7 @@ BAD_STRINGS = {
                     "noisy:sigma=1,sigma=2"],
     "--method": ["nope"],
     "--alpha-max": ["x", "1/0", "0", "-1/2", "3/2"],
+    "--alpha-min": ["x", "1/0", "0", "-1/2", "3/2"],
     "--hi": ["abc", "0", "1", "1/0", "-2"],
     "--lo": ["abc", "0", "1/2", "1/0", "-2", "9"],
     "--param": ["q", "q=", "=2", "nope=2", "q=abc", "q=0"],
@@ -609,3 +610,26 @@ def test_corrupt_exhaustive_checkpoint_is_one_error(tmp_path, saved):
     space = ex.Space(max_n=1, max_prompt=1, max_output=2, max_memory=3)
     with pytest.raises(WorkloadFormatError, match="not an exhaustive checkpoint"):
         ex.run_exhaustive(space, arrival_space=None, variants=("svf",), chunk_size=5, checkpoint=path, resume=True)
+
+
+def test_a_sigterm_dropped_inside_a_callback_from_c_is_delivered_again():
+    """A SIGTERM whose handler runs inside a Python callback called from C (numba's compiler calls llvmlite's
+    object cache through ctypes) is printed and dropped there by Python; the command must still end (a hunt
+    on a fresh clone once ran its whole --time after SIGTERM). Without the redelivery nothing is raised."""
+    import ctypes
+    import os
+    import signal
+    import time
+
+    from geosched import cli
+
+    def body() -> int:
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs within this callback: its exception is dropped
+        sum(range(10_000))
+        return 0
+
+    callback = ctypes.CFUNCTYPE(ctypes.c_int)(body)
+    with pytest.raises(cli._Terminated), cli._sigterm_as_interrupt():
+        callback()
+        for _ in range(1000):  # interruptible sleeps: the redelivered signal lands here
+            time.sleep(0.01)
