@@ -13,6 +13,7 @@ import json
 import os
 
 import pytest
+from coq_stub import coq_stub
 
 from geosched.cli import main
 from geosched.verify import coq_engine, coq_evidence
@@ -31,11 +32,6 @@ ROWS = {"kong.volume": "volume_is_memory_time", "kong.prop3.1": "prop31_lower_bo
         "kong.lemmaA.2": "lemmaA2_summed", "kong.lemmaA.2.peak": "lemmaA2_occupancy_refuted",
         "kong.thm3.2": "thm32_svf_competitive", "kong.thm3.3": "thm33_onebit_T"}
 
-
-def _coq(theorem: str, status: str = "proved") -> Evidence:
-    # a proved Coq evidence has matched the row's recorded statement (coq_evidence)
-    return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
-                    data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
 
 
 def _sympy(status: str = "proved") -> Evidence:
@@ -58,38 +54,38 @@ def test_the_theorems_recorded_per_row_are_the_rows_coq_methods():
 def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
     claim = CLAIMS["kong.thm3.2"]
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
-    whole = [_coq(name) for name, _ in claim.coq_whole]
+    whole = [coq_stub(name) for name, _ in claim.coq_whole]
     status, text, _, note = combine(claim, [_sympy(), *whole], deps)
     assert status == "proved" and text == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
                                            "svf_sim_eq, tel_finish_times)")
     assert "independently of kong.lemmaA.2 (checked)" in note
     # the bound alone is not the whole claim (an SVF starting everything at 0 satisfies it): it falls back
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive")], deps)
+    status, text, _, _ = combine(claim, [_sympy(), coq_stub("thm32_svf_competitive")], deps)
     assert status == "checked" and "Coq" not in text
     # the same theorem not closed: the rule falls back, and the dependency caps it
-    status, text, _, _ = combine(claim, [_sympy(), _coq("thm32_svf_competitive", "unknown"), *whole[1:]], deps)
+    status, text, _, _ = combine(claim, [_sympy(), coq_stub("thm32_svf_competitive", "unknown"), *whole[1:]], deps)
     assert status == "checked" and "Coq" not in text
 
 
 def test_refuted_evidence_still_wins_over_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
     refuting = Evidence("exhaustive:thm3.2", "bounded", "refuted", "counterexample", counterexample="c.json")
-    assert combine(claim, [*(_coq(name) for name, _ in claim.coq_whole), refuting], {})[0] == "refuted"
+    assert combine(claim, [*(coq_stub(name) for name, _ in claim.coq_whole), refuting], {})[0] == "refuted"
 
 
 def test_a_step_theorem_is_not_a_whole_claim_proof():
     # kong.lemmaA.2 is proved as a whole only with its three items and the summed form; kong.thm3.3 with both readings
     items = ["lemmaA2_peak_mass", "lemmaA2_active_precede", "lemmaA2_peak_time"]
-    evidence = [_sympy(), *(_coq(t) for t in items), _coq("svf_js_sorted"), _coq("lemmaA2_double_count")]
+    evidence = [_sympy(), *(coq_stub(t) for t in items), coq_stub("svf_js_sorted"), coq_stub("lemmaA2_double_count")]
     assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], evidence) == []
-    whole = coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], [*evidence, _coq("lemmaA2_summed")])
+    whole = coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2"], [*evidence, coq_stub("lemmaA2_summed")])
     assert [e.data["theorem"] for e in whole] == [*items, "lemmaA2_summed"]
     thm33 = CLAIMS["kong.thm3.3"]
-    assert coq_evidence.whole_claim_proofs(thm33, [_coq("thm33_onebit_E1"), _coq("hol_inversion")]) == []
-    assert coq_evidence.whole_claim_proofs(thm33, [_coq("thm33_onebit_E1"), _coq("thm33_onebit_T")])
+    assert coq_evidence.whole_claim_proofs(thm33, [coq_stub("thm33_onebit_E1"), coq_stub("hol_inversion")]) == []
+    assert coq_evidence.whole_claim_proofs(thm33, [coq_stub("thm33_onebit_E1"), coq_stub("thm33_onebit_T")])
     assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"], evidence[:2]) == []  # both theorems needed
     assert coq_evidence.whole_claim_proofs(CLAIMS["kong.lemmaA.2.peak"],
-                                           [_coq("lemmaA2_peak_mass"), _coq("lemmaA2_occupancy_refuted")])
+                                           [coq_stub("lemmaA2_peak_mass"), coq_stub("lemmaA2_occupancy_refuted")])
 
 
 def test_without_coqc_the_coq_evidence_is_unknown_and_no_row_is_proved_by_it(monkeypatch):
@@ -173,7 +169,7 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
-    whole = [_coq(name) for name, _ in claim.coq_whole]
+    whole = [coq_stub(name) for name, _ in claim.coq_whole]
     status, text, _, _ = combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
     assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
     # an unknown (not refuted) dependency does not stop the Coq proof

@@ -8,12 +8,13 @@ import random
 from fractions import Fraction
 
 import pytest
+from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.simulator import simulate
 from geosched.theory import svf_poisson
-from geosched.verify import coq_engine, coq_evidence
-from geosched.verify.evidence import Context, Evidence
+from geosched.verify import coq_engine
+from geosched.verify.evidence import Context
 from geosched.verify.ledger import CLAIMS, combine
 from geosched.verify.methods import METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
@@ -85,15 +86,11 @@ def test_the_wait_bound_and_the_blocked_steps_on_simulated_traces():
     assert best >= Fraction(1, 2)  # not attained on these traces, but within a factor 2 (M = 7: (M - P) W = 2, 4)
 
 
-def _coq(theorem: str, status: str = "proved") -> Evidence:
-    return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
-                    data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
-
 
 def test_the_online_row_is_proved_only_by_both_of_its_theorems():
     claim = CLAIMS["svf.online.lemmaA2"]
     derivation = METHODS["derivation"](claim, None)
-    both = [derivation, _coq("online_lemmaA2"), _coq("online_wait_bound")]
+    both = [derivation, coq_stub("online_lemmaA2"), coq_stub("online_wait_bound")]
     status, text, _, _ = combine(claim, both, {"kong.lemmaA.2": "proved"})
     assert status == "proved" and "online_lemmaA2" in text and "online_wait_bound" in text
     assert combine(claim, both[:2], {"kong.lemmaA.2": "proved"})[0] != "proved"
@@ -104,12 +101,12 @@ def test_the_poisson_row_is_proved_relative_to_its_named_hypotheses_and_states_t
     derivation = METHODS["derivation"](claim, None)
     labels = [h.label for h in svf_poisson.HYPOTHESES]
     assert labels[0] == "MODEL" and [x.split(" (")[0] for x in derivation.data["assumed"]] == labels[1:]
-    evidence = [derivation, _coq("online_wait_bound"), _coq("online_ahead")]
+    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead")]
     status, text, _, _ = combine(claim, evidence, {"svf.online.lemmaA2": "proved"})
     assert status == "proved relative to" and text.startswith("proved relative to STABLE (rho < 1")
     assert all(h.statement in text for h in svf_poisson.HYPOTHESES[1:])
     # without the sample-path step in Coq it is not even that
-    status, _, _, _ = combine(claim, [derivation, _coq("online_wait_bound", "unknown"), _coq("online_ahead")],
+    status, _, _, _ = combine(claim, [derivation, coq_stub("online_wait_bound", "unknown"), coq_stub("online_ahead")],
                               {"svf.online.lemmaA2": "unknown"})
     assert status not in ("proved", "proved relative to")
 

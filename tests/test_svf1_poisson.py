@@ -9,13 +9,13 @@ import random
 
 import pytest
 import sympy as sp
+from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import make_policy
 from geosched.reference_impl.simulator import simulate
 from geosched.theory import svf1_poisson
-from geosched.verify import coq_engine, coq_evidence
-from geosched.verify.evidence import Evidence
+from geosched.verify import coq_engine
 from geosched.verify.ledger import CLAIMS, combine
 from geosched.verify.methods import METHODS
 
@@ -82,20 +82,16 @@ def test_the_sample_path_step_holds_on_one_bit_traces():
     assert checked >= 100
 
 
-def _coq(theorem: str, status: str = "proved") -> Evidence:
-    return Evidence(f"coq:{theorem}", "coq", status, f"Coq, every n: {theorem} (build cache 0123)",
-                    data={"theorem": theorem}, covers={f"coq:{theorem}": (status, coq_evidence.COQ_BOUND)})
-
 
 def test_the_row_is_proved_relative_to_the_named_hypotheses_and_states_them():
     claim = CLAIMS["svf1.poisson"]
     derivation = METHODS["derivation"](claim, None)
-    evidence = [derivation, _coq("online_wait_bound"), _coq("online_ahead")]
+    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead")]
     status, text, _, _ = combine(claim, evidence, {"svf.poisson": "proved relative to"})
     assert status == "proved relative to"
     assert all(h.statement in text for h in svf1_poisson.HYPOTHESES[1:])
     # without the sample path for any keys in Coq, or without svf.poisson, it is not even that
-    weaker = [derivation, _coq("online_wait_bound"), _coq("online_ahead", "unknown")]
+    weaker = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead", "unknown")]
     assert combine(claim, weaker, {"svf.poisson": "proved relative to"})[0] not in ("proved", "proved relative to")
     assert combine(claim, evidence, {"svf.poisson": "unknown"})[0] not in ("proved", "proved relative to")
 

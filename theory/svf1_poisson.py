@@ -63,9 +63,7 @@ CLAIM = Claim(
     "not the paper's Thm. 3.5 (how its eps enters is not reconstructed, kong.thm3.5); the bound does not use the "
     "volume order, so it holds as well for any key fixed by the type (it cannot show 1-bit SVF better than FCFS); "
     "finitely many types, p <= alpha M, the stationary regime",
-    ("derivation", "coq:online_wait_bound", "coq:online_ahead", "monte-carlo:poisson-residual",
-     "monte-carlo:poisson-little", "monte-carlo:poisson-pasta", "monte-carlo:poisson-wald", "monte-carlo:poisson-batch",
-     "monte-carlo:poisson-stable"),
+    svf_poisson.CLAIM.methods,  # the same sample path and the same simulated hypotheses
     ("svf.poisson",),
     coq=svf_poisson.CLAIM.coq,
     order=("ours", 77))
