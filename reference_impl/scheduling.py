@@ -78,6 +78,7 @@ __all__ = [
     "load_scheduler_class",
     "is_file_spec",
     "scheduler_file_sha256",
+    "load_pinned_class",
 ]
 
 
@@ -369,18 +370,51 @@ def load_scheduler_class(spec: str) -> type:
 
 
 def _import_file(full: str, spec: str) -> Any:
+    try:
+        with open(full, "rb") as handle:
+            source = handle.read()  # hashed and executed: the same bytes
+    except OSError as exc:
+        raise ValidationError("policy", spec, f"cannot read the scheduler file ({exc.strerror})") from None
+    module = _execute(full, source, spec)
+    _LOADED[full] = module
+    _LOADED_SHA256[full] = hashlib.sha256(source).hexdigest()
+    return module
+
+
+def _execute(full: str, source: bytes, spec: str) -> Any:
+    """A fresh module of ``source`` (the bytes of the file ``full``), registered under a name of its own."""
     name = "geosched_user_" + "".join(c if c.isalnum() else "_" for c in full)
     module_spec = importlib.util.spec_from_file_location(name, full)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:
-        with open(full, "rb") as handle:
-            source = handle.read()  # hashed and executed: the same bytes
         exec(compile(source, full, "exec"), module.__dict__)  # noqa: S102 - the file the user named
     except Exception as exc:  # the user's file: report it in one line
         del sys.modules[name]
         raise ValidationError("policy", spec, f"the file fails to import ({type(exc).__name__}: {exc})") from None
-    _LOADED[full] = module
-    _LOADED_SHA256[full] = hashlib.sha256(source).hexdigest()
     return module
 
+
+
+def load_pinned_class(spec: str, sha256: str, *, field: str = "--scheduler-cls") -> type:
+    """The class of ``"path/to/file.py:Class"`` when the file's bytes have the SHA-256 ``sha256`` (a plugin
+    scheduler of the user's own, pinned by an export), executed in this process: the bytes hashed are the
+    bytes executed. One line naming ``field`` for another file, a missing class or a file that fails."""
+    path, _, class_name = spec.partition(":")
+    if not is_file_spec(spec) or not class_name.isidentifier():
+        raise ValidationError(field, spec, "must be a scheduler file FILE.py:Class")
+    full = os.path.abspath(path)
+    try:
+        with open(full, "rb") as handle:
+            source = handle.read()
+    except OSError as exc:
+        raise ValidationError(field, spec, f"cannot read the file ({exc.strerror})") from None
+    actual = hashlib.sha256(source).hexdigest()
+    if actual != sha256:
+        raise ValidationError(field, spec, f"its SHA-256 {actual} differs from the recorded {sha256}: not the file "
+                              "the export was made with")
+    module = _execute(full, source, spec)
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise ValidationError(field, spec, f"{path!r} defines no class {class_name!r}")
+    return cls

@@ -9,16 +9,27 @@ clock: a search's deadline is a fake clock, a looping ``decide()`` never returns
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from geosched.cli import main
-from geosched.errors import LimitError, ValidationError
+from geosched.errors import LimitError, ValidationError, WorkloadFormatError
 
 # ---------------------------------------------------------------- item 3: hunt-small is bounded before it starts
 
 
 def _one_line(capsys, code: int, argv: list[str], *needles: str) -> str:
-    assert main(argv) == code
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's own refusals
+        status = exc.code
+    assert status == code
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("geosched: error:"), err
     for needle in needles:
@@ -84,3 +95,135 @@ def test_small_search_that_ends_by_its_evaluations_says_evaluations():
                           time_limit=3600.0)
     assert result.stopped == "evaluations" and result.nfev >= 80
     assert "stopped" not in result.message
+
+
+# ---------------------------------------------------------------- item 1: one gate for names of code
+
+ROOT = Path(__file__).resolve().parent.parent
+FCFS_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_burst_ratio15.264.json"
+SHA = "ab" * 32
+
+
+@pytest.mark.parametrize(("data", "field"), [
+    ({"policy": "evil.Evil"}, "policy"),
+    ({"policy": "sub/p.py:X"}, "policy"),  # a scheduler file, not pinned by a scheduler_sha256
+    ({"policy": "svf1:theta=a.b"}, "policy"),  # a registered name with a parameter naming a module
+    ({"space": {"policy": "evil:Evil"}}, "space.policy"),
+    ({"geosched_workload": {"server": {"scheduler_cls": "evil.Evil"}}}, "geosched_workload.server.scheduler_cls"),
+    ({"server": {"worker_cls": "evil.Evil"}}, "server.worker_cls"),
+    ({"server": {"scheduling_policy": "evil.Evil"}}, "server.scheduling_policy"),
+    ({"rows": [{"x": 1}, {"model_class": "torch.nn.Linear"}]}, "rows[1].model_class"),
+    ({"engine": {"preemption": {"module": "os"}}}, "engine.preemption"),
+    ({"plugins": ["evil"]}, "plugins"),
+])
+def test_the_gate_refuses_every_field_naming_code_in_one_line_naming_it(data, field):
+    from geosched.reference_impl.code_names import refuse_code_names
+
+    with pytest.raises(WorkloadFormatError) as caught:
+        refuse_code_names(data, "f.json")
+    message = str(caught.value)
+    assert message.startswith(f"f.json: {field} ") and "names code" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("data", [
+    {"policy": "svf"}, {"policy": "svf1:theta=8,eta=0.5"}, {"policy": "vllm-priority"}, {"policy": None},
+    {"engine": {"preemption": "priority"}}, {"server": {"scheduling_policy": "fcfs", "scheduler_cls": None}},
+    {"server": {"scheduler_cls": "geosched.reference_impl.vllm.plugin.GeoschedScheduler"}},
+    {"policy": "mine/sched.py:Mine", "scheduler_sha256": SHA},  # a witness of the user's own file: a label
+    {"server": {"scheduler_cls": "mine.py:Mine", "scheduler_sha256": SHA}},
+    {"tie_rule": "by volume, then evil.Evil", "found_by": "hunt.py:X"},  # free text is not a field naming code
+])
+def test_the_gate_lets_built_in_names_and_pinned_labels_through(data):
+    from geosched.reference_impl.code_names import refuse_code_names
+
+    refuse_code_names(data, "f.json")
+
+
+def test_the_gate_skips_the_fields_the_command_line_fills_and_walks_any_depth():
+    from geosched.reference_impl.code_names import refuse_code_names
+
+    refuse_code_names({"space": {"policy": "sub/p.py:X"}}, "c.json", own={"policy"})
+    deep: dict = {"policy": "evil.Evil"}
+    for _ in range(100_000):  # far past the recursion limit: the walk is iterative
+        deep = {"a": [deep]}
+    with pytest.raises(WorkloadFormatError, match="names code"):
+        refuse_code_names(deep, "deep.json")
+
+
+def test_a_pinned_label_needs_sixty_four_hex_digits():
+    from geosched.reference_impl.code_names import refuse_code_names
+
+    for sha in ("ab", "AB" * 32, 7, None):
+        with pytest.raises(WorkloadFormatError):
+            refuse_code_names({"policy": "p.py:X", "scheduler_sha256": sha}, "w.json")
+
+
+BLOCK16_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_block16_burst_ratio86.176.json"
+
+
+def _export(tmp_path: Path, *argv: str, witness: Path = FCFS_WITNESS) -> Path:
+    out = tmp_path / "e.jsonl"
+    assert main(["export", str(witness), "--format", "vllm-bench", "--out", str(out), "--no-vllm-check",
+                 "--quiet", *argv]) == 0
+    return out
+
+
+def _set_server(path: Path, **fields) -> None:
+    rows = path.read_text().splitlines()
+    head = json.loads(rows[0])
+    head["geosched_workload"]["server"].update(fields)
+    path.write_text("\n".join([json.dumps(head), *rows[1:]]) + "\n")
+
+
+REFUSE_BEFORE_VLLM = """
+import sys
+from geosched.cli import main
+code = main(sys.argv[1:])
+print("VLLM-IMPORTED" if "vllm" in sys.modules else "NO-VLLM", code)
+"""
+
+
+@pytest.mark.parametrize("field", ["scheduler_cls", "worker_cls", "scheduling_policy"])
+def test_serve_model_refuses_a_header_naming_code_before_vllm_is_imported(tmp_path, capsys, field):
+    export = _export(tmp_path)
+    _set_server(export, **{field: "evil.Evil"})
+    (tmp_path / "evil.py").write_text("open('MARKER', 'w').write('x')\nclass Evil: pass\n")
+    done = subprocess.run([sys.executable, "-c", REFUSE_BEFORE_VLLM, "serve-model", str(export), "--port", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": "."})
+    assert done.stdout.split() == ["NO-VLLM", "2"], done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and f"server.{field} 'evil.Evil' names code" in done.stderr
+    assert not (tmp_path / "MARKER").exists()
+
+
+def test_an_export_of_a_scheduler_file_pins_it_and_a_server_runs_only_that_file(tmp_path, monkeypatch):
+    from geosched.reference_impl.vllm.engine_replay import read_replay_settings, server_scheduler
+
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text("class Mine:\n    pass\n")
+    export = _export(tmp_path, "--scheduler-cls", "mine.py:Mine", witness=BLOCK16_WITNESS)
+    _, _, settings = read_replay_settings(export)
+    assert settings.scheduler_cls == "mine.py:Mine"
+    assert settings.scheduler_sha256 == hashlib.sha256(Path("mine.py").read_bytes()).hexdigest()
+    assert "SCHEDULER_CLS" in Path(str(export)[:-len(".jsonl")] + ".replay.sh").read_text()
+    with pytest.raises(ValidationError, match="name that file"):
+        server_scheduler(settings, None, "e.jsonl")
+    assert server_scheduler(settings, "mine.py:Mine", "e.jsonl").__name__ == "Mine"
+    Path("other.py").write_text("class Mine:\n    x = 1\n")
+    with pytest.raises(ValidationError, match="differs from the recorded"):
+        server_scheduler(settings, "other.py:Mine", "e.jsonl")
+    with pytest.raises(ValidationError, match="class"):
+        server_scheduler(settings, "mine.py:Other", "e.jsonl")
+
+
+def test_export_refuses_a_module_path_for_the_scheduler_cls(tmp_path, capsys):
+    _one_line(capsys, 2, ["export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", str(tmp_path / "e.jsonl"),
+                          "--scheduler-cls", "evil.Evil"], "--scheduler-cls", "FILE.py:Class")
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_replays_read_their_records_through_the_gate(tmp_path):
+    from geosched.reference_impl.vllm.replay import read_bench_result
+
+    (tmp_path / "bench.json").write_text(json.dumps({"latencies": [1.0], "backend_cls": "evil.Evil"}))
+    with pytest.raises(WorkloadFormatError, match="backend_cls"):
+        read_bench_result(tmp_path / "bench.json", 1)

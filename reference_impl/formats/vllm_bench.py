@@ -46,12 +46,13 @@ from pathlib import Path
 from typing import Any
 
 from geosched import limits
-from geosched.arguments import dotted_name, non_negative_float
+from geosched.arguments import non_negative_float
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
 from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request
+from geosched.reference_impl.scheduling import is_file_spec, scheduler_file_sha256
 
 __all__ = ["FORMAT", "VLLM_CHUNK_TOKENS", "DEFAULT_TIE_GAP_SECONDS", "send_order", "vllm_bench_step_seconds",
            "export_plan"]
@@ -232,8 +233,8 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
-                scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
+def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, scheduler_cls: str | None = None,
+                scheduler_sha256: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
     """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
@@ -255,7 +256,8 @@ def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
 
     engine = witness.get("engine") if witness else None
     refuse_other_grain(witness, instance.block_size)
-    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
+    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls,
+                               scheduler_sha256=scheduler_sha256)
     meta: dict[str, Any] = {"server": settings.to_dict()}
     order = None
     if witness:
@@ -297,13 +299,23 @@ def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
     return int(engine["block_size"]) if isinstance(engine, Mapping) and "block_size" in engine else None
 
 
+def scheduler_file_spec(text: str) -> str:
+    """``FILE.py:Class`` (argparse type of ``--scheduler-cls``): a module path is refused, since the settings would
+    then name code that vLLM imports."""
+    if not is_file_spec(text) or not text.rpartition(":")[2].isidentifier() or "\n" in text:
+        raise argparse.ArgumentTypeError(f"must be a scheduler file FILE.py:Class, got {text!r}")
+    return text
+
+
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """``geosched export``'s options for this format."""
     parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
                         help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
                         "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
-                        help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
+    parser.add_argument("--scheduler-cls", type=scheduler_file_spec, default=None, metavar="FILE.py:Class",
+                        help="vllm-bench: a plugin scheduler of your own for the vllm serve settings (default: stock "
+                        "vLLM): the export records the file's SHA-256, and serve-model runs it only when you name a "
+                        "file with that SHA-256 again (NAME.replay.sh asks for its module path)")
     parser.add_argument("--no-vllm-check", dest="vllm_check", action="store_false",
                         help="vllm-bench: check the server settings with geosched's record of vLLM 0.33's block-size "
                         "rule only, not with vLLM's own parser, engine config and backends (when vLLM is installed "
@@ -325,7 +337,8 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
     instance = source.instance
-    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)
+    sha = scheduler_file_sha256(args.scheduler_cls) if args.scheduler_cls else None  # read, never imported
+    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls, scheduler_sha256=sha)
     server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
 

@@ -76,6 +76,9 @@ def _add_serve_model(subparsers, common) -> None:
                    help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
                    "(every request's arrival, first-token and finish step)")
     p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
+    p.add_argument("--scheduler-cls", default=None, metavar="FILE.py:Class",
+                   help="an export made with export --scheduler-cls FILE.py:Class: the same file again (it runs only "
+                   "when its SHA-256 is the one the export recorded; an export never names code that runs)")
     p.set_defaults(handler=_cmd_serve_model, progress=False)  # a server: its own log lines, no heartbeat
 
 
@@ -120,8 +123,13 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
 def _cmd_serve_model(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import check_target, emit_json
+    from geosched.reference_impl.vllm.engine_replay import read_replay_settings, server_scheduler
     from geosched.reference_impl.vllm.harness import vllm_available
 
+    # the file first, through the gate for names of code, and the scheduler it was exported for: a refusal
+    # takes milliseconds, before vLLM is imported
+    _, _, settings = read_replay_settings(args.export)
+    server_scheduler(settings, args.scheduler_cls, args.export, load=False)
     arrivals = summary = None
     if args.out is not None:
         from pathlib import Path
@@ -143,7 +151,7 @@ def _cmd_serve_model(args: argparse.Namespace) -> int:
 
     data = serve_export(args.export, port=args.port, step_seconds=args.step_seconds, max_requests=args.requests,
                         timeout=args.timeout, arrival_log=arrivals, summary=summary, force=args.force,
-                        announce=announce)
+                        announce=announce, scheduler_cls=args.scheduler_cls)
     if args.json:
         emit_json(data)
     else:

@@ -51,7 +51,7 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.formats.serving import ServerSettings
-from geosched.reference_impl.vllm.engine_replay import add_request, engine_core, read_replay_file
+from geosched.reference_impl.vllm.engine_replay import add_request, engine_core, read_replay_settings, server_scheduler
 
 __all__ = ["StepServer", "ServedRequest", "serve_export"]
 
@@ -78,12 +78,13 @@ class StepServer:
     """The engine side and the HTTP side of ``geosched serve-model`` (see the module docstring)."""
 
     def __init__(self, settings: ServerSettings, step_seconds: float, *, max_requests: int,
-                 model_name: str = "geosched-dry-run", arrival_log: Path | None = None) -> None:
+                 model_name: str = "geosched-dry-run", arrival_log: Path | None = None,
+                 scheduler_cls: Any = None) -> None:
         if not (isinstance(step_seconds, (int, float)) and 0 < step_seconds < 3600):
             raise ValidationError("--step-seconds", step_seconds, "must be a number of seconds in (0, 3600)")
         self.settings, self.step_seconds, self.model_name = settings, float(step_seconds), model_name
         self.max_requests = max_requests
-        self.core = engine_core(settings)
+        self.core = engine_core(settings, scheduler_cls)
         self.requests: dict[str, ServedRequest] = {}
         self.waiting: list[ServedRequest] = []  # received, not yet added to the engine
         self.origin: float | None = None  # monotonic time of the first reception
@@ -279,15 +280,17 @@ def _completion_lengths(body: Any, max_model_len: int) -> tuple[int, int]:
 def serve_export(export: str | Path, *, port: int = 0, step_seconds: float | None = None,
                  max_requests: int | None = None, timeout: float = 600.0, arrival_log: str | Path | None = None,
                  summary: str | Path | None = None, force: bool = False,
-                 announce: Callable[[str], None] = print) -> dict[str, Any]:
+                 announce: Callable[[str], None] = print, scheduler_cls: str | None = None) -> dict[str, Any]:
     """Serve an export's settings until ``max_requests`` responses (default: the file's requests) or ``timeout``.
 
     ``announce`` receives ``"listening on http://127.0.0.1:PORT"`` once the engine is built and the port
     bound. Returns the summary (:meth:`StepServer.summary`, with ``"stopped"``: ``"requests"`` or
-    ``"timeout"``), also written to ``summary`` if given (an existing one only with ``force``).
+    ``"timeout"``), also written to ``summary`` if given (an existing one only with ``force``). ``scheduler_cls``:
+    the plugin file of an export made with ``--scheduler-cls FILE.py:Class`` (run only with the recorded
+    SHA-256: :func:`~geosched.reference_impl.vllm.engine_replay.server_scheduler`).
     """
-    requests, meta = read_replay_file(export)
-    settings = ServerSettings.from_dict(meta["server"])
+    requests, meta, settings = read_replay_settings(export)
+    plugin = server_scheduler(settings, scheduler_cls, str(export))
     step = meta["step_seconds"] if step_seconds is None else step_seconds
     limit = len(requests) if max_requests is None else max_requests
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -296,7 +299,8 @@ def serve_export(export: str | Path, *, port: int = 0, step_seconds: float | Non
         raise ValidationError("--timeout", timeout, "must be a number of seconds in (0, 86400]")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValidationError("--port", port, "must be an integer in 0..65535 (0: a free port)")
-    server = StepServer(settings, step, max_requests=limit, arrival_log=Path(arrival_log) if arrival_log else None)
+    server = StepServer(settings, step, max_requests=limit, arrival_log=Path(arrival_log) if arrival_log else None,
+                        scheduler_cls=plugin)
     try:
         stopped = asyncio.run(_serve(server, port, timeout, announce))
     finally:
