@@ -536,8 +536,10 @@ def _add_export(sub, common) -> None:
     for fmt in writable:
         if fmt.add_export_arguments is not None:
             fmt.add_export_arguments(p)
+    p.add_argument("--scheduler", default=None, metavar="FILE.py:Class",
+                   help="a witness of your own scheduler: the file to verify it with (as check-witness --scheduler)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
-    add_work_limits(p, steps=False, decide=False, max_bytes=True)
+    add_work_limits(p, steps=True, decide=True, max_bytes=True)
     p.set_defaults(handler=_cmd_export)
 
 
@@ -557,7 +559,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         if witness is not None:
             refuse_other_grain(witness, args.block_size)  # the witness's grain is the reason to name
         raise
-    source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
+    report = _verified_witness(args.workload, args.scheduler)  # a witness: the referee first, its numbers only
+    source = ExportSource(args.workload, instance, witness=lambda: report)
     plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
     for companion in plan.companions:
         check_target(companion.path, force=args.force)  # before any file is written
@@ -576,6 +579,24 @@ def _cmd_export(args: argparse.Namespace) -> int:
         for companion in plan.companions:
             print(f"wrote {companion.path}: {companion.note}")
     return 0
+
+
+def _verified_witness(source: str, scheduler: str | None) -> dict[str, Any] | None:
+    """The referee's report (``WitnessReport.to_dict``) of the witness ``source``, or None for a workload; a
+    witness that does not verify is refused in one line (an export carries only numbers the referee derived)."""
+    from geosched.adversary.witness import WitnessError, verify_witness
+
+    witness = _witness_or_none(source)
+    if witness is None:
+        if scheduler is not None:
+            raise ValidationError("--scheduler", scheduler, f"{source} is not a witness of a scheduler file")
+        return None
+    report = verify_witness(witness, scheduler=scheduler)
+    if not report.ok:
+        more = f"; {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
+        raise WitnessError(f"export: witness {source} does not verify ({report.problems[0]}{more}): an export carries "
+                           f"only numbers the referee derived (geosched check-witness {source} lists every problem)")
+    return report.to_dict()
 
 
 def _witness_or_none(source: str) -> dict[str, Any] | None:

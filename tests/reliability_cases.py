@@ -745,10 +745,11 @@ def classify(case: Case, run) -> tuple[str, str]:
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
     from reliability_bound_cases import work_bound_cases  # they build on Case: imported here, not above
-    from reliability_referee_cases import data_file_code_cases
+    from reliability_referee_cases import data_file_code_cases, export_rederive_cases
 
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
             + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
             + input_cases()  # issue 21's input categories (tests/reliability_inputs.py)
             + data_file_code_cases()  # issue 30: files naming code (tests/reliability_referee_cases.py)
+            + export_rederive_cases()  # issue 41: exports carry only the referee's numbers
             + work_bound_cases())  # issue 30: work bounds, signals, peers, decisions (tests/reliability_bound_cases.py)

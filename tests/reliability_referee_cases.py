@@ -189,6 +189,63 @@ def server_code_cases() -> list[Case]:
     ]
 
 
+BLOCK16_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_block16_burst_ratio86.176.json"
+TAMPERS = {  # issue 41 item 2: each was copied into the export's header and replay.sh before
+    "certified_ratio 1000": lambda w: w.update(certified_ratio=1000),
+    "policy_schedule.tel 5": lambda w: w["policy_schedule"].update(tel=5),
+    "engine.max_num_seqs 7": lambda w: w["engine"].update(max_num_seqs=7),
+    "engine.preemption priority": lambda w: w["engine"].update(preemption="priority"),
+}
+
+
+def _tampered(label: str | None):
+    def files() -> dict[str, str]:
+        data = json.loads(BLOCK16_WITNESS.read_text())
+        if label is not None:
+            TAMPERS[label](data)
+        return {"w.json": json.dumps(data)}
+
+    return files
+
+
+def _header_rederived(stdout: str) -> str | None:
+    """Set by the runner below: the export's header against the shipped witness's own numbers (verified by
+    tests/test_witness_audit.py and check-witness, independently of the export)."""
+    return stdout.split(WRONG_HEADER, 1)[1].strip() if WRONG_HEADER in stdout else None
+
+
+WRONG_HEADER = "WRONG HEADER"
+
+
+def _export_runner(case: Case, folder: Path) -> CliRun:
+    run = run_cli(case.argv, folder)
+    target = folder / "e.jsonl"
+    if run.code == 0 and target.exists():
+        meta = json.loads(target.read_text().splitlines()[0])["geosched_workload"]
+        truth = json.loads(BLOCK16_WITNESS.read_text())
+        expected = {"policy_tel": truth["policy_schedule"]["tel"], "witness_tel": truth["witness_schedule"]["tel"],
+                    "certified_ratio": truth["certified_ratio"], "max_num_seqs": truth["engine"]["max_num_seqs"],
+                    "scheduling_policy": truth["engine"]["preemption"]}
+        found = {**{k: meta.get(k) for k in ("policy_tel", "witness_tel", "certified_ratio")},
+                 "max_num_seqs": meta["server"]["max_num_seqs"],
+                 "scheduling_policy": meta["server"]["scheduling_policy"]}
+        script = (folder / "e.replay.sh").read_text() if (folder / "e.replay.sh").exists() else ""
+        if found != expected or f"--max-num-seqs {expected['max_num_seqs']} " not in script:
+            run.stdout += f"\n{WRONG_HEADER}: the header has {found}, the witness's true numbers are {expected}"
+    return run
+
+
+def export_rederive_cases() -> list[Case]:
+    """Issue 41 item 2: ``export`` of a witness verifies it first and writes only the referee's numbers."""
+    c = "tampered witnesses exported"
+    argv = ["export", "w.json", "--format", "vllm-bench", "--out", "e.jsonl", "--no-vllm-check"]
+    return [
+        *(Case(f"{c}: vllm-fcfs, {label}", argv, _tampered(label), runner=_export_runner) for label in TAMPERS),
+        Case(f"{c}: vllm-fcfs, untampered (the header re-derived)", argv, _tampered(None), "answer",
+             _header_rederived, runner=_export_runner),
+    ]
+
+
 def audit_rows(samples: int = 1) -> list[dict]:
     """``check-witness --json`` on every tampered witness of ``tests/witness_audit.py``, judged."""
     rows = []

@@ -227,3 +227,46 @@ def test_the_replays_read_their_records_through_the_gate(tmp_path):
     (tmp_path / "bench.json").write_text(json.dumps({"latencies": [1.0], "backend_cls": "evil.Evil"}))
     with pytest.raises(WorkloadFormatError, match="backend_cls"):
         read_bench_result(tmp_path / "bench.json", 1)
+
+
+# ---------------------------------------------------------------- item 2: exports carry only the referee's numbers
+
+
+def test_export_plan_takes_only_a_verified_report():
+    from geosched.adversary.witness import read_witness, verify_witness
+    from geosched.reference_impl.formats.vllm_bench import export_plan
+    from geosched.reference_impl.workloads import load_workload
+
+    instance = load_workload(str(BLOCK16_WITNESS))
+    data = read_witness(BLOCK16_WITNESS)
+    for report in ({"status": "rejected", "ok": False, "policy": "vllm-fcfs"}, dict(data)):
+        with pytest.raises(ValidationError, match="referee's report"):
+            export_plan(instance, report)
+    data["certified_ratio"] = 1000.0
+    with pytest.raises(ValidationError, match="referee's report"):
+        export_plan(instance, verify_witness(data).to_dict())  # the referee rejects it: no export
+
+
+def test_export_of_a_tampered_witness_writes_nothing(tmp_path, capsys):
+    data = json.loads(BLOCK16_WITNESS.read_text())
+    data["engine"]["max_num_seqs"] = 7
+    (tmp_path / "w.json").write_text(json.dumps(data))
+    for fmt, out in (("vllm-bench", "e.jsonl"), ("jsonl", "e.jsonl"), ("azure-csv", "e.csv")):
+        _one_line(capsys, 2, ["export", str(tmp_path / "w.json"), "--format", fmt, "--out", str(tmp_path / out)],
+                  "does not verify", "engine.max_num_seqs")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json"]
+
+
+def test_export_of_a_witness_of_a_scheduler_file_needs_the_file(tmp_path, capsys, monkeypatch):
+    from geosched.adversary.witness import make_witness
+    from geosched.reference_impl.model import burst_instance
+
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text("from geosched.reference_impl.scheduling import Decision\n\n\nclass X:\n"
+                               "    name = 'x'\n    clairvoyant = True\n    preempts = False\n\n"
+                               "    def decide(self, state):\n"
+                               "        return Decision(admit=() if state.running else (state.waiting[0].id,))\n")
+    witness = make_witness(burst_instance(12, [(6, 3), (1, 5)]), "mine.py:X", {"r0": 0, "r1": 3}, found_by="hand")
+    Path("w.json").write_text(json.dumps(witness.to_dict()))
+    _one_line(capsys, 2, ["export", "w.json", "--format", "jsonl", "--out", "e.jsonl"], "--scheduler")
+    assert main(["export", "w.json", "--format", "jsonl", "--out", "e.jsonl", "--scheduler", "mine.py:X"]) == 0

@@ -48,6 +48,7 @@ from typing import Any
 from geosched import limits
 from geosched.arguments import non_negative_float
 from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.reference_impl.code_names import builtin_name
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
 from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
@@ -233,43 +234,51 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *, scheduler_cls: str | None = None,
+def export_plan(instance: Instance, report: Mapping[str, Any] | None = None, *, policy: str | None = None,
+                engine: Mapping[str, Any] | None = None, scheduler_cls: str | None = None,
                 scheduler_sha256: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
-    """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
+    """How to export ``instance`` for a vLLM replay: of a witness, from the referee's ``report`` of it
+    (:meth:`geosched.adversary.witness.WitnessReport.to_dict` of a verified witness: every number in it was
+    derived from the instance, none copied from the witness file), or of a workload, with the caller's own
+    ``policy`` (the send order) and ``engine`` (the batch limits).
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
-    the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
-    tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
+    the file's first line: the referee's numbers and tie rule, whether the ratio depends on the
+    tie order (its reversed-tie re-run), and the ``vllm serve`` settings
     (:func:`geosched.reference_impl.formats.serving.server_settings`, at the instance's ``block_size``:
-    ``geosched export --block-size B`` sets it). Stock vLLM's priority queue
-    orders equal priorities by arrival time, then by request id *string*: a witness of that
-    target is sent in id-string order within each arrival step, so that the staggered arrival
-    times a server stamps keep that order.
+    ``geosched export --block-size B`` sets it; the engine of a vLLM target is the referee's, derived from
+    the instance). Stock vLLM's priority queue orders equal priorities by arrival time, then by request id
+    *string*: an export for that target is sent in id-string order within each arrival step, so that the
+    staggered arrival times a server stamps keep that order.
 
     Raises
     ------
     ValidationError
-        When the instance's ``block_size`` is not the grain the witness was certified at (its own
-        instance's, else its engine's): a server at another block size would not run its schedule.
+        When ``report`` is not a verified report (an export carries only numbers the referee derived), or
+        the instance's ``block_size`` is not the grain the witness was certified at: a server at another
+        block size would not run its schedule.
     """
     from geosched.reference_impl.formats.serving import server_settings
 
-    engine = witness.get("engine") if witness else None
-    refuse_other_grain(witness, instance.block_size)
+    if report is not None:
+        if report.get("status") != "verified" or report.get("ok") is not True or policy is not None or engine:
+            raise ValidationError("witness", report.get("status"), "an export of a witness takes the referee's report "
+                                  "of a verified witness, and nothing else (geosched check-witness shows why not)")
+        policy, engine = report["policy"], report.get("engine")
+        refuse_other_grain(report, instance.block_size)
     settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls,
                                scheduler_sha256=scheduler_sha256)
     meta: dict[str, Any] = {"server": settings.to_dict()}
+    if report is not None:
+        meta.update({"policy": report["policy"] if builtin_name("policy", report["policy"]) else None,
+                     "policy_tel": report["policy_tel"], "witness_tel": report["witness_tel"],
+                     "certified_ratio": report["certified_ratio"],
+                     "certified_ratio_exact": report["certified_ratio_exact"],
+                     "tie_rule": report["tie_rule"], "tie_order_sensitive": report["depends_on_ties"],
+                     "reversed_ties_policy_tel": report["reversed_ties_tel"], "certified_by": "geosched check-witness"})
     order = None
-    if witness:
-        tie_check = witness.get("tie_check") or {}
-        meta.update({"policy": witness["policy"], "policy_tel": witness["policy_schedule"]["tel"],
-                     "witness_tel": witness["witness_schedule"]["tel"],
-                     "certified_ratio": witness.get("certified_ratio"),
-                     "tie_rule": witness.get("tie_rule"),
-                     "tie_order_sensitive": tie_check.get("depends_on_ties"),
-                     "reversed_ties_policy_tel": tie_check.get("policy_tel")})
-        if witness["policy"] == "vllm-priority":
-            order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
+    if policy == "vllm-priority":
+        order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
     return order, meta
 
 
@@ -286,10 +295,13 @@ def refuse_other_grain(witness: Mapping[str, Any] | None, block: int) -> None:
 
 
 def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
-    """The block size a witness was certified at: its instance's (the one place it is carried), else its
-    engine's; None for a workload or a witness that states neither."""
+    """The block size a witness was certified at: the referee's report's (the instance's), its instance's (the
+    one place a witness file carries it), else its engine's; None for a workload or a witness that states
+    neither."""
     if not witness:
         return None
+    if witness.get("status") == "verified" and isinstance(witness.get("block_size"), int):
+        return witness["block_size"]
     own = witness.get("instance")
     if isinstance(own, Instance):
         return own.block_size
