@@ -17,6 +17,7 @@ from geosched.arguments import (
     non_negative_int,
     positive_float,
     positive_int,
+    seconds,
     show_progress,
 )
 from geosched.errors import GeoschedError, ValidationError
@@ -73,7 +74,7 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--exact-ties", action="store_true",
                    help="also the tie mutation: a request takes exactly another's volume (same or another shape)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
-    p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
+    p.add_argument("--time", type=seconds, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
     p.add_argument("--resume", action="store_true",
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
@@ -115,9 +116,9 @@ def _add_hunt_small(subparsers, common) -> None:
                    "--time: a plan past either is refused before it starts)")
     p.add_argument("--climb", type=positive_int, default=300,
                    help="evaluations per walk, 2..10^7, cut to --evals (default 300)")
-    p.add_argument("--solver-time", type=positive_float, default=20.0,
+    p.add_argument("--solver-time", type=seconds, default=20.0,
                    help="seconds per exact solve (default 20; at most what is left of --time)")
-    p.add_argument("--time", type=positive_float, default=30.0,
+    p.add_argument("--time", type=seconds, default=30.0,
                    help="seconds for the whole search (default 30): it stops there with what it certified, and "
                    "says so (only a search that ends by --evals is reproduced by its seed)")
     p.add_argument("--ties", choices=("given", "robust"), default="given",
@@ -214,7 +215,7 @@ def _add_family_and_z3(subparsers, common) -> None:
                    help="alpha band: only instances with alpha = max(s + o)/M in (alpha_min, alpha_max] (a fraction "
                    "such as 3/4; 0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
-    p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--lo", default="1", help="lower end of the bisection")

@@ -33,6 +33,7 @@ from geosched.arguments import (
     configure_logging,
     positive_float,
     positive_int,
+    seconds,
     show_progress,
 )
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
@@ -127,7 +128,7 @@ def _add_simulate_and_compare(sub, common) -> None:
     p.add_argument("--coq-work-limit", type=positive_int, default=None, metavar="N",
                    help="--engine coq: refuse before running when the estimated work exceeds N element visits "
                         "(default 50000000, about 25 s at worst on a loaded 2-core machine)")
-    p.add_argument("--coq-time-limit", type=positive_float, default=None, metavar="S",
+    p.add_argument("--coq-time-limit", type=seconds, default=None, metavar="S",
                    help="--engine coq: stop the engine after S seconds (default 50)")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_simulate)
@@ -144,7 +145,7 @@ def _add_simulate_and_compare(sub, common) -> None:
                    help=f"comma-separated names or FILE.py:Class (default {defaults}; "
                         f"all: {','.join(scheduler_names())})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
-    p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
+    p.add_argument("--time-limit", type=seconds, default=60.0, help="seconds for the optimum (default 60)")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_compare)
 
@@ -157,7 +158,7 @@ def _add_opt_and_check(sub, common) -> None:
         examples=["geosched opt burst:n=8,seed=1 --time-limit 10"])
     p.add_argument("instance", help="instance .json or generator spec")
     add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
-    p.add_argument("--time-limit", type=positive_float, default=60.0,
+    p.add_argument("--time-limit", type=seconds, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
     p.add_argument("--method", default="auto",
                    help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "

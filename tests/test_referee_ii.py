@@ -270,3 +270,42 @@ def test_export_of_a_witness_of_a_scheduler_file_needs_the_file(tmp_path, capsys
     Path("w.json").write_text(json.dumps(witness.to_dict()))
     _one_line(capsys, 2, ["export", "w.json", "--format", "jsonl", "--out", "e.jsonl"], "--scheduler")
     assert main(["export", "w.json", "--format", "jsonl", "--out", "e.jsonl", "--scheduler", "mine.py:X"]) == 0
+
+
+# ---------------------------------------------------------------- item 3: option ranges
+
+
+@pytest.mark.parametrize("value", [1e-9, 0.0009, 1e30, 86_400.5, float("inf"), float("nan"), 0, True])
+def test_decide_seconds_outside_its_documented_range_is_refused(value):
+    from geosched import limits
+
+    with pytest.raises(ValidationError, match=r"--decide-seconds .*\[0.001, 86400\]"):
+        limits.decide_seconds(value)
+    assert limits.decide_seconds(0.001) == 0.001 and limits.decide_seconds(86_400) == 86_400.0
+
+
+def test_max_bytes_past_what_is_built_in_memory_is_refused():
+    from geosched import limits
+
+    with pytest.raises(ValidationError, match="2 GiB"):
+        limits.max_bytes(10**30)
+    assert limits.max_bytes(limits.MAX_MAX_BYTES) == 2**31
+
+
+def test_hash_ids_are_written_as_text_equal_to_the_list():
+    from geosched.reference_impl.formats.vllm_bench import write
+    from geosched.reference_impl.model import burst_instance
+
+    rows = [json.loads(line) for line in write(burst_instance(10**6, [(40_000, 3), (17, 2)])).splitlines()]
+    assert rows[0]["hash_ids"] == list(range(2501)) and rows[1]["hash_ids"] == [2501, 2502]  # ceil((s + 1) / 16)
+
+
+def test_training_past_its_row_passes_is_refused_before_torch(monkeypatch):
+    import numpy as np
+
+    from geosched.reference_impl.predictors import training
+
+    monkeypatch.setattr(training, "require_torch", lambda: pytest.fail("torch was asked for"))
+    config = training.TrainingConfig("point", epochs=10**6)
+    with pytest.raises(LimitError, match="row passes"):
+        training._fit(config, np.zeros((2000, 1)), np.ones(2000, dtype=np.int64), 1, [1, 2])

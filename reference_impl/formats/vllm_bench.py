@@ -46,14 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from geosched import limits
-from geosched.arguments import non_negative_float
-from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.arguments import non_negative_float, scheduler_file_spec
+from geosched.errors import LimitError, ValidationError, WorkloadFormatError
 from geosched.reference_impl.code_names import builtin_name
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
 from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request
-from geosched.reference_impl.scheduling import is_file_spec, scheduler_file_sha256
+from geosched.reference_impl.scheduling import scheduler_file_sha256
 
 __all__ = ["FORMAT", "VLLM_CHUNK_TOKENS", "DEFAULT_TIE_GAP_SECONDS", "send_order", "vllm_bench_step_seconds",
            "export_plan"]
@@ -77,7 +77,12 @@ def write(instance: Instance, *, step_seconds: float = 0.025, tie_gap_seconds: f
     :mod:`geosched.limits`, ``--max-bytes``) the export is refused before anything is built."""
     limits.check_bytes(hash_id_bytes(instance), max_bytes, "export vllm-bench: the hash_ids lists alone (one id per "
                        f"{VLLM_CHUNK_TOKENS} prompt tokens)")
-    return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+    try:
+        return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+    except MemoryError:  # the machine has less room than the limit allowed: a refusal, not a traceback
+        raise LimitError(f"export vllm-bench: the file ({hash_id_bytes(instance)} bytes of hash ids at least) does "
+                         "not fit in this machine's memory; lower --max-bytes, or export fewer or shorter requests") \
+            from None
 
 
 def hash_id_bytes(instance: Instance) -> int:
@@ -148,13 +153,28 @@ def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, me
                                   f"(arrival step {r.arrival}) overflow a float")
         chunks = -(-(r.prompt + 1) // VLLM_CHUNK_TOKENS)
         row = {"timestamp": float(stamp), "input_length": r.prompt + 1, "output_length": r.output,
-               "hash_ids": list(range(next_hash, next_hash + chunks)), "request_id": r.id,
+               "hash_ids": _IDS, "request_id": r.id,
                "geosched_arrival_step": r.arrival, "geosched_prompt": r.prompt, "geosched_position": p}
         if k == 0:
             row[_VLLM_META] = meta
-        lines.append(json.dumps(row))
+        head, tail = json.dumps(row).split(json.dumps(_IDS), 1)  # the ids as text, never a list of Python ints
+        lines.append(head + _ids_text(next_hash, chunks) + tail)
         next_hash += chunks
     return "\n".join(lines) + "\n"
+
+
+_IDS = "\x00geosched-hash-ids\x00"  # where a row's hash_ids go (json.dumps escapes it: it cannot be in the data)
+
+
+def _ids_text(first: int, count: int, chunk: int = 1 << 16) -> str:
+    """``json.dumps(list(range(first, first + count)))``, built a chunk of ids at a time (about the text's size in
+    memory, not the ~40 bytes per id of a list of ints).
+
+    >>> _ids_text(7, 3, chunk=2) == json.dumps([7, 8, 9])
+    True
+    """
+    return "[" + ", ".join(", ".join(map(str, range(lo, min(lo + chunk, first + count))))
+                           for lo in range(first, first + count, chunk)) + "]"
 
 
 def _check_tie_gap(value: Any) -> Decimal:
@@ -309,14 +329,6 @@ def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
         return int(own.get("block_size", 1))
     engine = witness.get("engine")
     return int(engine["block_size"]) if isinstance(engine, Mapping) and "block_size" in engine else None
-
-
-def scheduler_file_spec(text: str) -> str:
-    """``FILE.py:Class`` (argparse type of ``--scheduler-cls``): a module path is refused, since the settings would
-    then name code that vLLM imports."""
-    if not is_file_spec(text) or not text.rpartition(":")[2].isidentifier() or "\n" in text:
-        raise argparse.ArgumentTypeError(f"must be a scheduler file FILE.py:Class, got {text!r}")
-    return text
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
