@@ -158,7 +158,15 @@ def _process_runner(prefix: list[str], env: dict[str, str] | None = None):
 
 
 PYTHON_M = [sys.executable, "-m", "geosched"]
-GPU_REPLAY = [sys.executable, str(ROOT / "benchmarks" / "gpu_replay.py")]
+
+def _checkout_of_geosched() -> Path:
+    """The checkout whose geosched this interpreter imports (the campaign may run another checkout's)."""
+    import geosched
+
+    return Path(geosched.__file__).resolve().parent.parent
+
+
+GPU_REPLAY = [sys.executable, str(_checkout_of_geosched() / "benchmarks" / "gpu_replay.py")]
 
 
 def server_code_cases() -> list[Case]:
