@@ -146,15 +146,17 @@ class HuntResult(Result):
 
 
 class _Progress:
-    """A search's best certified ratio and its rate, told to the command's progress reporter
-    (:mod:`geosched.progress`: a line every few seconds off a terminal)."""
+    """A search's best ratio found so far and its rate, told to the command's progress reporter
+    (:mod:`geosched.progress`: a line every few seconds off a terminal). The search's own evaluation found it;
+    the checker certifies the witnesses only at the end (the summary's ratio may be lower), so the line says
+    "not yet certified"."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
 
     def show(self, method: str, best: float, nfev: int, elapsed: float, rate: float, force: bool = False) -> None:
         if self.enabled:
-            update(detail=f"best certified ratio {best:.4f}, {nfev} evaluations, {rate:.0f} evals/s",
+            update(detail=f"best found {best:.4f} (not yet certified), {nfev} evaluations, {rate:.0f} evals/s",
                    stage=f"{method} ({elapsed:.0f} s in)")
 
     def done(self) -> None:

@@ -125,7 +125,7 @@ class Reporter:
         self.update(done=done, total=total, unit=unit)
 
     def detail(self, text: str) -> None:
-        """A figure of the run shown before the stage (``best certified ratio 1.31``)."""
+        """A figure of the run shown before the stage (``best found 1.31 (not yet certified)``)."""
         self.update(detail=text)
 
     def note(self, text: str) -> None:
