@@ -49,3 +49,19 @@ def test_proves_footer_says_each_word_once():
     text = ledger_footer(row, "quick", "kong.thm3.2", (dep,))
     assert "kong.lemmaA.2: proved (Coq, every n: lemmaA2_peak_mass)" in text
     assert "proved (proved" not in text and "Status: proved (Coq, every n: thm32_svf_competitive), as" in text
+
+
+def test_the_replay_verdict_explains_a_tel_that_differs_after_a_drift():
+    from geosched.reference_impl.vllm.replay import replay_fidelity, replay_verdict
+
+    drifted = replay_fidelity([0.0, 0.01, 1.0], [0, 0, 1], {0: 5.0, 1: 5.01, 2: 7.5}, 1.0, 1.0)
+    faithful = replay_fidelity([0.0, 0.01, 1.0], [0, 0, 1], {0: 5.0, 1: 5.01, 2: 6.0}, 1.0, 1.0)
+    assert (drifted.status, faithful.status) == ("drifted", "faithful")
+    differs = {"comparable": True, "equal": False, "tel_steps": 495, "model_tel_steps": 496}
+    same = {"comparable": True, "equal": True, "tel_steps": 496, "model_tel_steps": 496}
+    line = replay_verdict(drifted, differs)
+    assert "TEL 495 differs from the witness's 496 because the replay drifted: lines 2 reached" in line
+    assert "not a scheduler difference" in line
+    assert "a difference of the scheduler, not of the replay" in replay_verdict(faithful, differs)
+    assert "the replay reproduces the witness" in replay_verdict(faithful, same)
+    assert replay_verdict(drifted, {**differs, "comparable": False}) == ""  # another scheduler's TEL: no verdict
