@@ -627,6 +627,7 @@ def _run_one(claim: Claim, ctx: Context, progress: Progress | None, finished: Fi
         return ctx.statuses[claim.id]
     waited_before = ctx.lock_wait
     if cites_coq(claim):  # the build started in the background: waited for here, outside any check's time limit
+        stage(f"{claim.id} waits for the Coq build (started in the background)")  # the line says why it waits
         await_build(ctx)
     t0, waited_at_start = time.perf_counter(), ctx.lock_wait
     evidence = _run_methods(claim, ctx, progress)
