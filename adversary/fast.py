@@ -227,13 +227,18 @@ def _list_core(arrival, prompt, output, order, memory, horizon, monotone, pace):
     return start
 
 
-def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False) -> np.ndarray:
+def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False,
+                  pace: Any = None) -> np.ndarray:
     """Greedy list scheduling: place requests in ``order``, each at its earliest feasible start
     given those already placed (anywhere in time, not only the running batch).
 
     ``monotone``: never start before the previous request in ``order`` (a serial schedule: it
     cannot fill earlier holes, but costs ``O(makespan + sum o)`` instead of ``O(n * makespan)``,
     which matters for thousands of requests).
+
+    ``pace``: per request, a release pace: the ``q``-th request of ``order`` starts no earlier than
+    ``floor`` of the sum of the paces of requests ``1..q`` of ``order`` (the paced schedules of
+    :mod:`geosched.adversary.stagger`; none by default).
 
     Every order yields a feasible schedule, and an optimal schedule is reached by the order of
     its own start times only when greedy placement reproduces it, so local search over orders
@@ -244,6 +249,7 @@ def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *,
     """
     a = np.ascontiguousarray(arrival, dtype=np.int64)
     o = np.ascontiguousarray(output, dtype=np.int64)
-    horizon = int(a.max(initial=0) + o.sum() + 1)
+    release = np.zeros(len(a), np.float64) if pace is None else np.ascontiguousarray(pace, dtype=np.float64)
+    horizon = int(a.max(initial=0) + o.sum() + float(release.sum()) + o.max(initial=0) + 2)
     return _list_core(a, np.ascontiguousarray(prompt, dtype=np.int64), o, np.ascontiguousarray(order, dtype=np.int64),
-                      int(memory), horizon, bool(monotone), np.zeros(len(a), np.float64))
+                      int(memory), horizon, bool(monotone), release)

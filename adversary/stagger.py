@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geosched.adversary.fast import _list_core  # the one compiled list-scheduling loop, with a release pace
+from geosched.adversary.fast import list_schedule  # the one compiled list-scheduling loop, with a release pace
 
 __all__ = ["PACE_FACTORS", "paced_list_schedule", "stagger_pool_tel"]
 
@@ -44,8 +44,7 @@ def paced_list_schedule(arrival, prompt, output, memory: int, order, factor: flo
     o = np.ascontiguousarray(output, dtype=np.int64)
     v = s * o + (o * o + o) // 2
     pace = factor * v.astype(np.float64) / float(memory)
-    horizon = int(a.max(initial=0) + o.sum() + float(pace.sum()) + o.max(initial=0) + 2)
-    return _list_core(a, s, o, np.ascontiguousarray(order, dtype=np.int64), int(memory), horizon, True, pace)
+    return list_schedule(a, s, o, memory, order, monotone=True, pace=pace)
 
 
 def stagger_pool_tel(arrival, prompt, output, memory: int,
