@@ -10,8 +10,8 @@ interval (for either policy); and its canary must be refuted: the same test (:fu
 seen by the arrivals planted 10% smaller, else the check is ``vacuous`` and so is the row (the ledger's rule 2b;
 the old probe against ``1.1 R`` is reported as ``discriminating``). A ``consistent`` result never raises
 the row's word (the word is ``proved relative to`` the hypotheses); a ``refuted`` one refutes the row.
-The workload, the run and the batch means are :mod:`geosched.verify.poisson_workload`'s, shared with the checks of the other hypotheses
-(:mod:`geosched.verify.poisson_hypotheses`).
+The workload, the run and the batch means are :mod:`geosched.verify.poisson_workload`'s, shared with the checks of
+the other hypotheses (:mod:`geosched.verify.poisson_hypotheses`).
 
 Example
 -------
