@@ -517,6 +517,7 @@ def onebit_differs(instances: list[Any], policy: str) -> int:
 
 
 @register("policy-spec")
+@declares_canary("the admission one token generous (M + 1), judged by the same equivalence check")
 def _policy_spec(claim: Any, ctx: Context) -> Evidence:
     """The Z3 specification against the simulator's own admission code (every state in bounds) and
     against every decision of simulated runs (svf, sjf, fcfs; strict, and svf with backfill)."""
@@ -539,6 +540,7 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
         return out
 
     results, elapsed = ctx.cached("policy-spec", run)
+    canary = _policy_spec_canary(ctx)
     differs = results["onebit_differs"]
     results = {k: r for k, r in results.items() if k != "onebit_differs"}
     bad = {k: r for k, r in results.items() if r.status not in ("proved up to bounds", "held")}
@@ -559,7 +561,34 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
                     f"({', '.join(f'{k[7:]}: {v}' for k, v in states.items())}) and at every one of {decisions} "
                     f"decision steps of simulated runs (svf, sjf, fcfs strict; svf backfill; 1-bit SVF "
                     f"{ONEBIT_RUNS[5:]}, whose schedule differs from SVF's on {differs} of the runs; class bits and "
-                    "admission by the exact lengths)", wall_time=elapsed, data=data)
+                    "admission by the exact lengths)", wall_time=elapsed, data=data, canary=canary,
+                    coverage=Coverage({"states": sum(states.values()), "decision steps": decisions},
+                                      {}, floor=POLICY_SPEC_FLOOR[ctx.mode]))
+
+
+# the states and decision steps each mode's spec check reaches at least (seed 0 reaches more: quick 15,852 states and
+# 7,000+ decisions); fewer is a coverage loss
+POLICY_SPEC_FLOOR = {"quick": {"states": 10_000, "decision steps": 4_000},
+                     "default": {"states": 10_000, "decision steps": 8_000},
+                     "thorough": {"states": 10_000, "decision steps": 30_000}}
+
+
+def _policy_spec_canary(ctx: Context) -> Canary:
+    """The simulator's admission planted one token generous (it admits as if M were one larger), judged by the same
+    state-space equivalence check (:func:`~geosched.verify.policy_spec.check_policy_equivalence`) on SVF: it must
+    find the difference."""
+    from geosched.reference_impl.simulator import admission_step
+    from geosched.verify.policy_spec import check_policy_equivalence
+
+    def generous(memory: int, *args: Any, **kwargs: Any) -> list[int]:
+        return admission_step(memory + 1, *args, **kwargs)
+
+    def verdict(admission: Any) -> str | None:
+        result = check_policy_equivalence("svf", admission=admission, seed=ctx.seed, max_memory=3, max_waiting=2,
+                                          max_prompt=2)
+        return None if result.status in ("proved up to bounds", "held") else f"{result.status}: {result.message}"
+
+    return plant("the admission one token generous (M + 1)", verdict, generous)
 
 
 Comparison = tuple[str, Any, Any, float]  # (what, ours, theory's, relative tolerance: 0 for exact)
