@@ -176,15 +176,15 @@ class Evidence(Result):
         """The two rules no method can skip: a coverage below its pin refutes the evidence (above it: unknown),
         and a canary that was not refuted makes a passing evidence ``vacuous``."""
         super().__post_init__()
-        if self.status not in self.SUCCESS:
+        if self.status not in (*self.SUCCESS, "vacuous"):  # a vacuous check that lost coverage is refuted too
             return
         if self.coverage is not None and self.coverage.fewer():
             self._become("refuted", f"coverage lost: covered {_counts(self.coverage.fewer())} pinned for its mode")
             object.__setattr__(self, "implementation", True)
-        elif self.coverage is not None and self.coverage.more():
+        elif self.coverage is not None and self.coverage.more() and self.status in self.SUCCESS:
             self._become("unknown", f"coverage differs from its pin (more: {_counts(self.coverage.more())}); "
                                     "the pin is out of date")
-        elif self.canary is not None and not self.canary.refuted:
+        elif self.canary is not None and not self.canary.refuted and self.status in self.SUCCESS:
             self._become("vacuous", f"could not have failed: its canary ({self.canary.defect}) was not refuted")
 
     def _become(self, status: str, why: str) -> None:

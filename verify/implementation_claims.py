@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from geosched.theory.claim import Claim
-from geosched.verify.evidence import Context, Coverage, Evidence, declares_canary, plant, plant_all
+from geosched.verify.evidence import Canary, Context, Coverage, Evidence, declares_canary, plant, plant_all
 
 __all__ = ["CLAIMS", "METHODS_HERE", "brute_force_memory", "bad_schedule_cases"]
 
@@ -213,6 +213,16 @@ def _brute_force_problems(cases: list, block: int, both_paths: bool = False) -> 
     return problems, infeasible, sample
 
 
+def _referee_canary(sample: Any, defects: dict[str, Callable[[dict[str, Any]], dict[str, Any]]]) -> Canary:
+    """Each defect planted in what the checker reported on the sample's first infeasible schedule, judged by
+    :func:`referee_problems` against the brute force (no infeasible schedule: nothing to plant on, not refuted)."""
+    if sample is None:
+        return Canary("; ".join(defects), False, "no infeasible schedule in the sample to plant on")
+    brute, seen, where = sample
+    return plant_all([plant(name, lambda s: referee_problems(brute, s, where), change(seen))
+                      for name, change in defects.items()])
+
+
 # the seeded sample of referee:brute-force per mode: schedules (n <= 12 requests), and the least share of them that
 # must be infeasible and feasible (about 65% are infeasible at seed 0; both floors are over 5 standard errors away)
 REFEREE_SAMPLE = {"quick": 300, "default": 2000, "thorough": 20000}
@@ -224,13 +234,10 @@ def _brute_force(claim: Any, ctx: Context) -> Evidence:
     count = ctx.pick(*REFEREE_SAMPLE.values())
     problems, infeasible, sample = _brute_force_problems(_random_cases(ctx.seed, count, 1, most=12), 1,
                                                          both_paths=True)
-    brute, seen, where = sample
-    canary = plant_all([
-        plant("the checker's TEL + 1", lambda s: referee_problems(brute, s, where), {**seen, "tel": seen["tel"] + 1}),
-        plant("the checker's P95 half a step off", lambda s: referee_problems(brute, s, where),
-              {**seen, "p95": seen["p95"] + 0.5}),
-        plant("an infeasible schedule reported feasible", lambda s: referee_problems(brute, s, where),
-              {**seen, "first": None, "over": 0})])
+    canary = _referee_canary(sample, {"the checker's TEL + 1": lambda s: {**s, "tel": s["tel"] + 1},
+                                      "the checker's P95 half a step off": lambda s: {**s, "p95": s["p95"] + 0.5},
+                                      "an infeasible schedule reported feasible": lambda s: {**s, "first": None,
+                                                                                              "over": 0}})
     coverage = Coverage({"schedules": count, "infeasible": infeasible, "feasible": count - infeasible},
                         {"schedules": REFEREE_SAMPLE[ctx.mode]},
                         floor={"infeasible": count // 2, "feasible": count // 5})
@@ -263,12 +270,9 @@ def _block_grain(claim: Any, ctx: Context) -> Evidence:
                 simulated += 1
                 if first is not None:
                     problems.append(f"{policy} at B={block} overflows at step {first} on M={instance.memory}, {shapes}")
-    brute, seen, where = sample
-    canary = plant_all([
-        plant("an infeasible block-grain schedule reported feasible", lambda s: referee_problems(brute, s, where),
-              {**seen, "first": None, "over": 0}),
-        plant("the overflow one block larger", lambda s: referee_problems(brute, s, where),
-              {**seen, "over": seen["over"] + 2})])
+    canary = _referee_canary(sample, {"an infeasible block-grain schedule reported feasible":
+                                      lambda s: {**s, "first": None, "over": 0},
+                                      "the overflow one block larger": lambda s: {**s, "over": s["over"] + 2}})
     coverage = Coverage({"schedules": 3 * count, "infeasible": infeasible, "simulated": simulated},
                         {"schedules": 3 * BLOCK_SAMPLE[ctx.mode], "simulated": 6 * (BLOCK_SAMPLE[ctx.mode] // 4)},
                         floor={"infeasible": 3 * count // 10})

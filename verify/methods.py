@@ -828,8 +828,8 @@ def point_failures(p: Any, result: Any, estimator: str) -> list[str]:
     return problems
 
 
-MC_DEFECT = ("the measured rate x1.1, a peak above alpha M, the reported estimate x1.1, and every TEL planted above "
-             "the bound (at the heaviest judged point)")
+MC_DEFECT = ("the measured rate x1.1, the measured load x1.1, a peak above alpha M, the reported estimate x1.1, and "
+             "every TEL planted above the bound (at the heaviest judged point)")
 # the grid points each mode runs and judges (inside the hypotheses), pinned: fewer is a coverage loss
 MC_POINTS = {"quick": {"points": 3, "judged": 3}, "default": {"points": 8, "judged": 6},
              "thorough": {"points": 8, "judged": 6}}
@@ -847,12 +847,20 @@ def mc_canary(result: Any, judged: list[Any], estimator: str) -> Canary:
 
     top = max(judged, key=lambda p: (p.rho, p.mu))
     measured = top.workload["measured"]
-    faster = {**top.workload, "measured": {**measured, "span": measured["span"] / PERTURB}}
+    # the rate 10% higher at the same load (the volumes 10% smaller), and the load 10% higher at the same rate:
+    # each seen only by its own line of the audit
+    faster = {**top.workload, "measured": {**measured, "span": measured["span"] / PERTURB,
+                                           "sum_volume": measured["sum_volume"] / PERTURB,
+                                           "sum_volume_sq": measured["sum_volume_sq"] / PERTURB**2}}
+    heavier = {**top.workload, "measured": {**measured, "sum_volume": measured["sum_volume"] * PERTURB,
+                                            "sum_volume_sq": measured["sum_volume_sq"] * PERTURB**2}}
     peaked = {**top.workload, "measured": {**measured, "max_peak": result.extra["alpha_cap"] * result.memory + 1}}
     field = "ratio" if estimator == "ratio" else "mean_cr"
     plants = [
-        plant("the measured rate x1.1", lambda pt: point_failures(pt, result, estimator),
+        plant("the measured rate x1.1 at the same load", lambda pt: point_failures(pt, result, estimator),
               dataclasses.replace(top, workload=faster)),
+        plant("the measured load x1.1 at the same rate", lambda pt: point_failures(pt, result, estimator),
+              dataclasses.replace(top, workload=heavier)),
         plant("a measured peak above alpha M", lambda pt: point_failures(pt, result, estimator),
               dataclasses.replace(top, workload=peaked)),
         plant(f"the reported {field} x1.1", lambda pt: point_failures(pt, result, estimator),
