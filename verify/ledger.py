@@ -441,7 +441,7 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
-    blind = [e for e in evidence if e.canary is not None and not e.canary.refuted]
+    blind = [e for e in evidence if e.status == "vacuous" and e.canary is not None and not e.canary.refuted]
     if blind:  # rule 2b: a check that could not have failed
         return _Verdict("vacuous", "vacuous: " + "; ".join(f"{e.method} could not have failed (its canary, "
                                                            f"{e.canary.defect}, was not refuted)" for e in blind),
