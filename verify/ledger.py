@@ -93,8 +93,12 @@ from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_boundary import BOUNDARY_METHODS
+from geosched.verify.poisson_capacity import CAPACITY_METHODS
 from geosched.verify.poisson_hypotheses import HYPOTHESIS_METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
+from geosched.verify.poisson_stationary import STATIONARY_METHODS
+from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
@@ -106,6 +110,7 @@ add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and L
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
+add_methods({**STEP3_METHODS, **BOUNDARY_METHODS, **CAPACITY_METHODS, **STATIONARY_METHODS})  # issue 42
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows", "RowPrinter", "cites_coq"]
@@ -118,7 +123,7 @@ _ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, i
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
     """Refuse rows the ledger cannot run, when it is imported: a duplicate id or position, an order
     outside :data:`~geosched.theory.claim.SECTIONS`, a method no module registered, a dependency that is not
-    a row printed before it (so there is no cycle), a ``derivation`` method without a derivation, or a row
+    a row or closes a cycle, a ``derivation`` method without a derivation, or a row
     with neither a derivation nor the reason it has none.
 
     Raises
@@ -142,16 +147,36 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
         for name in claim.methods:
             if name not in known_methods:
                 raise UnknownNameError(f"method (of claim {claim.id})", name, list(known_methods))
-        for dependency in claim.depends_on:
-            if dependency not in earlier:
-                raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
-                                       sorted(earlier))
         _check_derivation(claim, derivations)
         _check_coq_citations(claim)
         earlier.add(claim.id)
+    _check_dependencies(rows)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
+
+
+def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
+    """Every dependency is a row, and no row depends on itself through others (a paper's row may rest on one of
+    ours printed after it: ``kong.thm3.4`` on ``svf.poisson``; the runner evaluates dependencies first)."""
+    graph = {claim.id: claim.depends_on for claim in rows}
+    for claim in rows:
+        for dependency in claim.depends_on:
+            if dependency not in graph:
+                raise UnknownNameError(f"dependency (of claim {claim.id})", dependency, sorted(graph))
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: tuple[str, ...]) -> None:
+        if state.get(node) == 1:
+            raise ValidationError("depends_on", " -> ".join((*path, node)), "must not form a cycle")
+        if state.get(node) != 2:
+            state[node] = 1
+            for dependency in graph[node]:
+                visit(dependency, (*path, node))
+            state[node] = 2
+
+    for claim in rows:
+        visit(claim.id, ())
 
 
 def _check_coq_citations(claim: Claim) -> None:
@@ -495,7 +520,9 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    return _Verdict("unknown", "unknown", note=chain_note)
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind != "proof"]  # say why, in the row
+    return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
+                    note=chain_note)
 
 
 def _check_kind(evidence: Evidence) -> str:
