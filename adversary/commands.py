@@ -126,6 +126,7 @@ def _add_hunt_small(subparsers, common) -> None:
                    "request order (a ratio that holds under both orders of equal keys)")
     p.add_argument("--out", default=None, help="write the best instance as a witness file here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_hunt_small)
 
 

@@ -59,7 +59,7 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.scheduling import is_file_spec
+from geosched.reference_impl.user_schedulers import is_file_spec
 from geosched.results import Result
 
 __all__ = ["HuntResult", "HuntOptions", "SearchOptions", "hunt", "certify", "svf_theorem_bound"]

@@ -73,7 +73,7 @@ from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, instance_from_dict, instance_to_dict
 from geosched.reference_impl.opt import best_lower_bound
-from geosched.reference_impl.scheduling import is_file_spec, scheduler_file_sha256
+from geosched.reference_impl.user_schedulers import is_file_spec, scheduler_file_sha256
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 

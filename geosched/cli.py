@@ -41,7 +41,7 @@ from geosched.limits import work_limits
 from geosched.output import emit_json, working
 from geosched.progress import reporting
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.scheduling import scheduler_names
+from geosched.reference_impl.scheduler_registry import scheduler_names
 from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]

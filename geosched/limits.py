@@ -53,7 +53,7 @@ from typing import Any
 
 from geosched.errors import LimitError, ValidationError
 
-__all__ = ["DEFAULT_MAX_STEPS", "DEFAULT_DECIDE_SECONDS", "DEFAULT_MAX_BYTES", "MIN_DECIDE_SECONDS",
+__all__ = ["decide_expired", "DEFAULT_MAX_STEPS", "DEFAULT_DECIDE_SECONDS", "DEFAULT_MAX_BYTES", "MIN_DECIDE_SECONDS",
            "MAX_DECIDE_SECONDS", "MAX_MAX_BYTES", "WorkLimits", "current",
            "work_limits", "max_steps", "decide_seconds", "max_bytes", "busy_steps", "check_steps", "steps_exceeded",
            "check_bytes", "time_limited"]
@@ -197,6 +197,15 @@ def check_bytes(estimate: int, limit: int | None, what: str) -> None:
         raise LimitError(f"{what}: at least {estimate} bytes, past the limit of {limit} bytes ({_how(_BYTES)})")
 
 
+def decide_expired(limit: float, who: str) -> str:
+    """The one line of a ``decide()`` call stopped at its limit (in this process or in a worker's).
+
+    >>> decide_expired(0.5, "scheduler 'x'")[:55]
+    "scheduler 'x': a decide() call ran past its limit of 0.5"
+    """
+    return f"{who}: a decide() call ran past its limit of {limit:g} s ({_how(_DECIDE)})"
+
+
 class _Expired(BaseException):
     """Raised by the alarm inside the limited call: a BaseException, so that the user's
     ``except Exception`` cannot swallow it."""
@@ -218,10 +227,18 @@ def time_limited(seconds: float | None, who: str) -> Iterator[Callable[..., Any]
     3
     """
     limit = decide_seconds(seconds)
-    message = f"{who}: a decide() call ran past its limit of {limit:g} s ({_how(_DECIDE)})"
-    if threading.current_thread() is not threading.main_thread():
-        yield _measured(limit, message)
-        return
+    message = decide_expired(limit, who)
+    with work_limits(decide_seconds=limit):  # the limit in force for the calls (a worker process reads it)
+        if threading.current_thread() is not threading.main_thread():
+            yield _measured(limit, message)
+            return
+        with _alarmed(limit, message) as call:
+            yield call
+
+
+@contextlib.contextmanager
+def _alarmed(limit: float, message: str) -> Iterator[Callable[..., Any]]:
+    """:func:`time_limited` in the main thread: ``SIGALRM`` around each call."""
     outer_handler = signal.getsignal(signal.SIGALRM)
     armed, inside = [False], [False]
 

@@ -12,7 +12,7 @@ the policy keys ``policy`` and ``scheduler`` (a scheduler the simulator or a hun
 ``callable``, ``factory``, ``plugin``, ``entrypoint``, ...).
 
 **What is built in** (:func:`builtin_name`): for a policy key, a registered scheduler's name or spec
-(``svf``, ``svf1:theta=8``: the base name in :func:`~geosched.reference_impl.scheduling.scheduler_names`,
+(``svf``, ``svf1:theta=8``: the base name in :func:`~geosched.reference_impl.scheduler_registry.scheduler_names`,
 plain parameter values); for ``scheduling_policy``/``preemption``, vLLM's ``fcfs`` or ``priority``; for
 ``scheduler_cls``, geosched's own vLLM plugin class; nothing else. ``null`` is always allowed (no code).
 
@@ -42,7 +42,7 @@ from collections.abc import Collection
 from typing import Any
 
 from geosched.errors import WorkloadFormatError
-from geosched.reference_impl.scheduling import scheduler_names
+from geosched.reference_impl.scheduler_registry import scheduler_names
 
 __all__ = ["CODE_KEYS", "VLLM_POLICIES", "PLUGIN_SCHEDULER", "names_code", "builtin_name", "refuse_code_names"]
 

@@ -53,7 +53,7 @@ from geosched.reference_impl.formats.common import check_step_seconds, first_jso
 from geosched.reference_impl.formats.jsonl import json_rows
 from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request
-from geosched.reference_impl.scheduling import scheduler_file_sha256
+from geosched.reference_impl.user_schedulers import scheduler_file_sha256
 
 __all__ = ["FORMAT", "VLLM_CHUNK_TOKENS", "DEFAULT_TIE_GAP_SECONDS", "send_order", "vllm_bench_step_seconds",
            "export_plan"]

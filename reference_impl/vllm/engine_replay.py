@@ -39,7 +39,7 @@ from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.formats.serving import ServerSettings
 from geosched.reference_impl.jsonfile import loads, read_text
-from geosched.reference_impl.scheduling import load_pinned_class
+from geosched.reference_impl.user_schedulers import load_pinned_class
 from geosched.reference_impl.vllm.harness import SAMPLED_TOKEN, ensure_vllm_device, model_config
 from geosched.results import Result
 
