@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from geosched.adversary.targets import VLLM_TARGETS, hunt_target, target_names
@@ -91,7 +92,8 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     add_work_limits(p)
-    p.set_defaults(handler=_cmd_hunt)
+    p.set_defaults(handler=_cmd_hunt,
+                   stopped="what was saved is kept: the checkpoint in --out (continue with --resume)")
 
 
 def _add_hunt_small(subparsers, common) -> None:
@@ -133,17 +135,18 @@ def _add_hunt_small(subparsers, common) -> None:
 def _cmd_hunt_small(args: argparse.Namespace) -> int:
     from geosched.adversary.smalln import small_search, small_witness
     from geosched.adversary.witness import write_witness
-    from geosched.output import check_target, emit_json
+    from geosched.output import check_target, emit_json, writer_lock
 
     alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
-    if args.out is not None:
-        check_target(args.out, force=args.force)
     seed = 0 if args.seed is None else args.seed
-    result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
-                          band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
-                          solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time)
-    if args.out is not None and result.x is not None:
-        write_witness(small_witness(result, args.policy), args.out)
+    with writer_lock(args.out) if args.out is not None else contextlib.nullcontext():  # one writer of --out
+        if args.out is not None:
+            check_target(args.out, force=args.force)
+        result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
+                              band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
+                              solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time)
+        if args.out is not None and result.x is not None:
+            write_witness(small_witness(result, args.policy), args.out, force=args.force)
     if args.json:
         emit_json(result.to_dict())
         return 0

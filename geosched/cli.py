@@ -184,8 +184,26 @@ class _Terminated(KeyboardInterrupt):
     file) runs as for Ctrl-C, then :func:`main` says so in one line and exits 143 (128 + SIGTERM)."""
 
 
+_RECEIVED: list[int] = []  # the signals received while the command runs (an error they cause is their line)
+
+
 def _terminate(signum: int, frame: Any) -> None:
+    _RECEIVED.append(signum)
     raise _Terminated
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _stopped(args: argparse.Namespace, signum: int) -> tuple[str, int]:
+    """The one line and the exit status of a command stopped by ``signum``: ``geosched: terminated (SIGTERM)``
+    or ``geosched: interrupted``, then what the command keeps, as it declares it (``set_defaults(stopped=...)``:
+    a hunt's checkpoint and ``--resume``; nothing is promised for a command that declares nothing)."""
+    kept = getattr(args, "stopped", None)
+    word = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    return f"geosched: {word}{f'; {kept}' if kept else ''}", 128 + signum
 
 
 def _redeliver_dropped_interrupt(previous_hook: Callable[[Any], None],
@@ -219,8 +237,12 @@ def _sigterm_as_interrupt():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _terminate)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # Ctrl-C as before, recorded (an ignored one stays ignored)
+        signal.signal(signal.SIGINT, _interrupt)
     previous_hook, timers = sys.unraisablehook, []
     sys.unraisablehook = _redeliver_dropped_interrupt(previous_hook, timers)
+    _RECEIVED.clear()
     try:
         yield
     finally:
@@ -228,6 +250,8 @@ def _sigterm_as_interrupt():
         for timer in timers:
             timer.cancel()
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -240,24 +264,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (_sigterm_as_interrupt(), work_limits(**{name: getattr(args, name, None) for name in LIMIT_OPTIONS}),
               reporting(args.command, enabled=show_progress(args) and getattr(args, "progress", True))):
             return int(args.handler(args) or 0)
-    except GeoschedError as exc:
-        print(f"geosched: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a file the OS refused (geosched.output words its own; this is the rest)
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except _Terminated:
-        print("geosched: terminated (SIGTERM); what was saved is kept (a hunt continues with --resume)",
-              file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("geosched: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # the reader (e.g. `| head`) went away: not an error of ours, and no traceback
-        sys.stderr.close()
-        return 0
+    except KeyboardInterrupt as exc:  # SIGTERM (_Terminated) or Ctrl-C: the command's own line
+        line, status = _stopped(args, signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT)
+        print(line, file=sys.stderr)
+        return status
+    except Exception as exc:
+        if _RECEIVED and not isinstance(exc, BrokenPipeError):  # an error a signal caused (a library's cleanup)
+            line, status = _stopped(args, _RECEIVED[-1])
+            print(line, file=sys.stderr)
+            return status
+        if isinstance(exc, BrokenPipeError):  # the reader (e.g. `| head`) went away: not an error of ours
+            sys.stderr.close()
+            return 0
+        if isinstance(exc, GeoschedError):
+            print(f"geosched: error: {exc}", file=sys.stderr)
+            return 2
+        if isinstance(exc, OSError):  # a file the OS refused (geosched.output words its own; this is the rest)
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        raise
 
 
 # ---------------------------------------------------------------- foundation commands

@@ -68,6 +68,8 @@ def _run_clean(tmp_path: Path, argv: list[str], files) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_campaign_case(case, tmp_path):
+    if case.needs is not None:
+        pytest.importorskip(case.needs)
     write_files(tmp_path, case.files)
     outcome, detail = classify(case, run_case(case, tmp_path))
     assert outcome in GOOD_OUTCOMES, f"{outcome}: {detail}"

@@ -85,7 +85,8 @@ def _add_serve_model(subparsers, common) -> None:
     p.add_argument("--scheduler-cls", type=scheduler_file_spec, default=None, metavar="FILE.py:Class",
                    help="an export made with export --scheduler-cls FILE.py:Class: the same file again (it runs only "
                    "when its SHA-256 is the one the export recorded; an export never names code that runs)")
-    p.set_defaults(handler=_cmd_serve_model, progress=False)  # a server: its own log lines, no heartbeat
+    p.set_defaults(handler=_cmd_serve_model, progress=False,  # a server: its own log lines, no heartbeat
+                   stopped="what it served is written to --out (server.json, arrivals.log) when --out is given")
 
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
