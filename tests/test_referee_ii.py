@@ -20,6 +20,7 @@ import pytest
 
 from geosched.cli import main
 from geosched.errors import LimitError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.scheduling import DecisionError
 
 # ---------------------------------------------------------------- item 3: hunt-small is bounded before it starts
 
@@ -309,3 +310,142 @@ def test_training_past_its_row_passes_is_refused_before_torch(monkeypatch):
     config = training.TrainingConfig("point", epochs=10**6)
     with pytest.raises(LimitError, match="row passes"):
         training._fit(config, np.zeros((2000, 1)), np.ones(2000, dtype=np.int64), 1, [1, 2])
+
+
+# ---------------------------------------------------------------- item 4: a user's scheduler runs in a worker
+
+MARKED = """
+import os
+import pathlib
+from geosched.reference_impl.scheduling import Decision
+
+pathlib.Path("IMPORTED").write_text(str(os.getpid()))
+
+
+class Mine:
+    name = "mine"
+    clairvoyant = True
+    preempts = False
+
+    def decide(self, state):
+        if state.time == 0 and not state.running:
+            return Decision(admit=(state.waiting[0].id,))
+        return Decision(admit=() if state.running else tuple(w.id for w in state.waiting[:1]))
+
+
+class Exits(Mine):
+    def decide(self, state):
+        raise SystemExit(0)
+
+
+class Opaque(Mine):
+    def decide(self, state):
+        return Decision(admit=(object(),))
+
+
+class Plain(Mine):
+    def decide(self, state):
+        return "admit everything"
+"""
+
+
+def _instance():
+    from geosched.reference_impl.model import burst_instance
+
+    return burst_instance(12, [(6, 3), (1, 5)])
+
+
+def test_a_scheduler_file_runs_in_a_worker_not_here(tmp_path, monkeypatch):
+    from geosched.reference_impl.simulation import simulate
+    from geosched.reference_impl.user_schedulers import UserScheduler, load_scheduler_class
+
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text(MARKED)
+    cls = load_scheduler_class("mine.py:Mine")
+    assert issubclass(cls, UserScheduler) and cls.name == "mine" and cls.clairvoyant is True
+    result = simulate(_instance(), "mine.py:Mine")
+    assert result.starts == {"r0": 0, "r1": 3}  # one at a time, in order: r0 [0, 3), then r1
+    assert int(Path("IMPORTED").read_text()) != os.getpid()  # the file ran, in another process
+    assert not [m for m in sys.modules if m.startswith("geosched_user_")]
+
+
+@pytest.mark.parametrize(("cls", "words"), [
+    ("Exits", ("scheduler 'mine' at step 0", "SystemExit: 0")),
+    ("Opaque", ("scheduler 'mine' at step 0", "not plain data")),
+    ("Plain", ("decide() must return a Decision", "str")),
+])
+def test_what_a_worker_raises_or_returns_is_one_error_naming_the_scheduler(tmp_path, monkeypatch, cls, words):
+    from geosched.reference_impl.simulation import simulate
+
+    monkeypatch.chdir(tmp_path)
+    Path("mine.py").write_text(MARKED)
+    with pytest.raises(DecisionError) as caught:
+        simulate(_instance(), f"mine.py:{cls}")
+    assert all(word in str(caught.value) for word in words) and "\n" not in str(caught.value)
+
+
+def test_a_local_import_is_refused_naming_the_module(tmp_path, monkeypatch):
+    from geosched.reference_impl.simulation import simulate
+    from geosched.reference_impl.user_schedulers import LOCAL_MODULE_REFUSAL
+
+    monkeypatch.chdir(tmp_path)
+    Path("helper_module.py").write_text("open('HELPER', 'w').write('x')\n")
+    Path("uses.py").write_text("import helper_module\n" + MARKED)
+    with pytest.raises(ValidationError, match=f"{LOCAL_MODULE_REFUSAL}: it imports the local module 'helper_module'"):
+        simulate(_instance(), "uses.py:Mine")
+    assert not Path("HELPER").exists()
+
+
+def test_a_decide_past_its_limit_kills_the_worker_and_the_next_run_starts_a_fresh_one(tmp_path, monkeypatch):
+    from geosched.reference_impl.simulation import simulate
+
+    monkeypatch.chdir(tmp_path)
+    Path("spin.py").write_text(MARKED + "\n\nclass Spin(Mine):\n    def decide(self, state):\n"
+                               "        while True:\n            try:\n                pass\n"
+                               "            except BaseException:\n                pass\n")
+    with pytest.raises(LimitError, match="ran past its limit of 0.05 s"):
+        simulate(_instance(), "spin.py:Spin", decide_seconds=0.05)
+    assert simulate(_instance(), "spin.py:Mine").starts == {"r0": 0, "r1": 3}
+
+
+# ---------------------------------------------------------------- item 5: signals, writers, server bodies
+
+
+def test_a_second_writer_of_the_same_target_is_refused_naming_the_first(tmp_path):
+    from geosched.output import OutputError, writer_lock
+
+    with writer_lock(tmp_path / "s.json"):
+        with pytest.raises(OutputError, match=f"another geosched is writing it .pid {os.getpid()}"):
+            with writer_lock(tmp_path / "sub" / ".." / "s.json"):  # the same file by another spelling
+                pass
+        with writer_lock(tmp_path / "t.json"):  # another target: no conflict
+            pass
+    with writer_lock(tmp_path / "s.json"):  # released
+        pass
+
+
+def test_each_command_says_what_it_keeps_when_stopped():
+    import signal as signals
+
+    from geosched.cli import _stopped, build_parser
+
+    parser = build_parser()
+    hunt = parser.parse_args(["hunt", "--policy", "sjf"])
+    simulate = parser.parse_args(["simulate"])
+    assert _stopped(hunt, signals.SIGTERM) == ("geosched: terminated (SIGTERM); what was saved is kept: the "
+                                                "checkpoint in --out (continue with --resume)", 143)
+    assert _stopped(simulate, signals.SIGINT) == ("geosched: interrupted", 130)
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ({"prompt": [1], "stream": True, "stream_options": "yes"}, "stream_options must be an object"),
+    ({"prompt": [1], "stream": True, "stream_options": {"include_usage": 1}}, "include_usage must be a boolean"),
+    ({"prompt": [1], "stream": "yes"}, "stream must be a boolean"),
+    ({"prompt": [1], "stream_options": {"include_usage": True}}, "can only be set when stream is true"),
+])
+def test_stream_options_are_checked_before_anything_is_sent(body, words):
+    from geosched.reference_impl.vllm.step_server import _stream_options
+
+    with pytest.raises(ValueError, match=words):
+        _stream_options(body)
+    assert _stream_options({"prompt": [1], "stream": True, "stream_options": {"include_usage": True}}) == (True, True)
