@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -35,7 +35,7 @@ from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import best_lower_bound, solve_opt
 from geosched.results import Result
 
-__all__ = ["SmallSearchResult", "small_search", "small_witness", "SMALL_MAX_N", "SMALL_MAX_EVALS",
+__all__ = ["SmallSearchResult", "SmallBudget", "small_search", "small_witness", "SMALL_MAX_N", "SMALL_MAX_EVALS",
            "check_small_budget"]
 
 SMALL_MAX_N = 8  # the exact solver proves these in well under a second each
@@ -148,10 +148,26 @@ def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, in
     return res.status, res.tel, dict(res.starts)
 
 
+@dataclass(frozen=True)
+class SmallBudget:
+    """The work of one :func:`small_search`, checked before it starts (:func:`check_small_budget`)."""
+
+    max_evals: int = 2000  # instances scored (the whole work bound)
+    climb_evals: int = 300  # evaluations of each annealing walk, in [2, SMALL_MAX_EVALS]
+    solver_time: float = 20.0  # seconds per exact solve (at most what is left of time_limit)
+    time_limit: float = 600.0  # seconds for the whole search (hunt-small --time)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_evals, bool) or not isinstance(self.max_evals, int) or self.max_evals < 1:
+            raise ValidationError("max-evals", self.max_evals, "must be an integer >= 1")
+        object.__setattr__(self, "time_limit", _seconds(self.time_limit, "time_limit"))
+        object.__setattr__(self, "solver_time", _seconds(self.solver_time, "solver_time"))
+        check_small_budget(self.max_evals, self.climb_evals, self.time_limit)
+
+
 def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
-                 band: tuple[float, float] = (0.75, 0.85), max_evals: int = 2000,
-                 solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0,
-                 ties: str = "given", time_limit: float = 600.0) -> SmallSearchResult:
+                 band: tuple[float, float] = (0.75, 0.85), rng: int | None = 0, ties: str = "given",
+                 budget: SmallBudget | None = None, **settings: Any) -> SmallSearchResult:
     """Random restarts with short climbs; every improvement is checked against the exact optimum.
 
     Parameters
@@ -164,6 +180,9 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
         Range of ``M`` drawn uniformly (only sizes with a peak in the band).
     band : tuple of float
         ``(alpha_min, alpha_max)``: every instance has ``alpha_min < max(s + o)/M <= alpha_max``.
+    budget : SmallBudget, optional
+        The work: ``max_evals``, ``climb_evals``, ``solver_time``, ``time_limit`` (below), given as a
+        :class:`SmallBudget`, as keywords, or both (the keywords win); a bad value raises ValidationError naming it.
     max_evals : int
         Instances scored (the whole work bound).
     climb_evals : int
@@ -189,9 +208,14 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
     -------
     SmallSearchResult
     """
+    try:
+        work = replace(budget or SmallBudget(), **settings)
+    except TypeError as exc:
+        raise ValidationError("small_search", sorted(settings), f"are not all settings of SmallBudget ({exc})") \
+            from None
+    max_evals, climb_evals, solver_time, time_limit = (work.max_evals, work.climb_evals, work.solver_time,
+                                                       work.time_limit)
     memory = _check(n_max, memory, max_evals)
-    time_limit, solver_time = _seconds(time_limit, "time_limit"), _seconds(solver_time, "solver_time")
-    check_small_budget(max_evals, climb_evals, time_limit)
     if ties not in ("given", "robust"):
         raise ValidationError("ties", ties, "must be 'given' or 'robust'")
     alpha_min, alpha_max = band
