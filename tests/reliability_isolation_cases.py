@@ -32,6 +32,7 @@ from pathlib import Path
 
 from cli_harness import CliRun, run_cli, snapshot
 from reliability_cases import Case
+from reliability_referee_cases import process_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_burst_ratio15.264.json"
@@ -84,7 +85,8 @@ class Exits(_Base):
 LOCAL = "import helper_beside\nfrom held import Stubborn\n"
 SMALL = json.dumps({"memory": 12, "requests": [{"id": "r0", "arrival": 0, "prompt": 6, "output": 3},
                                                 {"id": "r1", "arrival": 0, "prompt": 1, "output": 5}]})
-FILES = {"held.py": SCHEDULERS, "local.py": LOCAL, "helper_beside.py": "X = 1\n", "w.json": SMALL}
+HELPER = "import pathlib\n\npathlib.Path('HELPER-RAN').write_text('x')  # a changed file: the local module ran\n"
+FILES = {"held.py": SCHEDULERS, "local.py": LOCAL, "helper_beside.py": HELPER, "w.json": SMALL}
 DEADLINE = 120.0  # seconds: only a command that never reaches its probe (or never ends) meets it
 
 
@@ -133,7 +135,8 @@ def user_scheduler_cases() -> list[Case]:
         Case(f"{c}: decide() in one long C call, --decide-seconds 0.5",
              [*simulate, "held.py:QuietLongC", "--decide-seconds", "0.5"], FILES),
         Case(f"{c}: decide() raises SystemExit(0)", [*simulate, "held.py:Exits"], FILES),
-        Case(f"{c}: the file imports a local module", [*simulate, "local.py:Stubborn"], FILES),
+        Case(f"{c}: the file imports a local module (PYTHONPATH=.)", [*simulate, "local.py:Stubborn"], FILES,
+             runner=process_runner([*_geosched()], {"PYTHONPATH": "."})),
         Case(f"{c}: SIGTERM while decide() retries (simulate)",
              [*simulate, "held.py:Stubborn", "--decide-seconds", "3000"], FILES, "terminated",
              runner=_signalled(signal.SIGTERM, _deciding)),

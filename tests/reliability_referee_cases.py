@@ -138,7 +138,7 @@ def _export_files(where: str, value) -> callable:
     return files
 
 
-def _process_runner(prefix: list[str], env: dict[str, str] | None = None):
+def process_runner(prefix: list[str], env: dict[str, str] | None = None):
     """The case's command in a process of its own (``prefix`` + argv, in the case's folder): the way a user starts
     it, with the folder on ``sys.path`` (``python -m``, ``PYTHONPATH=.``), where an evil.py would be found."""
     def runner(case: Case, folder: Path) -> CliRun:
@@ -176,18 +176,18 @@ def server_code_cases() -> list[Case]:
     scheduler_cls = _export_files("geosched_workload.server.scheduler_cls", "evil.Evil")
     return [
         Case(f"{c}: python -m geosched serve-model, server.scheduler_cls evil.Evil", serve, scheduler_cls,
-             runner=_process_runner(PYTHON_M)),
+             runner=process_runner(PYTHON_M)),
         Case(f"{c}: PYTHONPATH=. geosched serve-model, server.scheduler_cls evil.Evil", serve, scheduler_cls,
-             runner=_process_runner(PYTHON_M, {"PYTHONPATH": "."})),
+             runner=process_runner(PYTHON_M, {"PYTHONPATH": "."})),
         Case(f"{c}: gpu_replay.py --server step, server.scheduler_cls evil.Evil", ["e.jsonl", "--server", "step"],
-             scheduler_cls, runner=_process_runner(GPU_REPLAY, {"PYTHONPATH": "."})),
+             scheduler_cls, runner=process_runner(GPU_REPLAY, {"PYTHONPATH": "."})),
         Case(f"{c}: serve-model, server.worker_cls evil.Evil", serve,
-             _export_files("geosched_workload.server.worker_cls", "evil.Evil"), runner=_process_runner(PYTHON_M)),
+             _export_files("geosched_workload.server.worker_cls", "evil.Evil"), runner=process_runner(PYTHON_M)),
         Case(f"{c}: serve-model, server.scheduling_policy evil.Evil", serve,
              _export_files("geosched_workload.server.scheduling_policy", "evil.Evil"),
-             runner=_process_runner(PYTHON_M)),
+             runner=process_runner(PYTHON_M)),
         Case(f"{c}: serve-model, server.scheduler_cls sub/p.py:X (not pinned)", serve,
-             _export_files("geosched_workload.server.scheduler_cls", "sub/p.py:X"), runner=_process_runner(PYTHON_M)),
+             _export_files("geosched_workload.server.scheduler_cls", "sub/p.py:X"), runner=process_runner(PYTHON_M)),
         Case(f"{c}: simulate an export whose header names evil.Evil (as a workload)", ["simulate", "e.jsonl"],
              scheduler_cls),
         Case(f"{c}: check-witness of a witness naming evil.Evil", ["check-witness", "w.json"], _files("evil.Evil")),
