@@ -11,10 +11,11 @@ the policy keys ``policy`` and ``scheduler`` (a scheduler the simulator or a hun
 ``scheduler_cls``, ``worker_cls``, ...), and the keys :data:`CODE_KEYS` lists (``module``,
 ``callable``, ``factory``, ``plugin``, ``entrypoint``, ...).
 
-**What is built in** (:func:`builtin_name`): for a policy key, a registered scheduler's name or spec
-(``svf``, ``svf1:theta=8``: the base name in :func:`~geosched.reference_impl.scheduler_registry.scheduler_names`,
-plain parameter values); for ``scheduling_policy``/``preemption``, vLLM's ``fcfs`` or ``priority``; for
-``scheduler_cls``, geosched's own vLLM plugin class; nothing else. ``null`` is always allowed (no code).
+**What is built in** (:func:`builtin_name`): ``null`` and numbers (they name nothing); for a policy key, a
+registered scheduler's name or spec (``svf``, ``svf1:theta=8``: the base name in
+:func:`~geosched.reference_impl.scheduler_registry.scheduler_names`, plain parameter values); for
+``scheduling_policy``/``preemption``, vLLM's ``fcfs`` or ``priority``; for ``scheduler_cls``, geosched's own
+vLLM plugin class; nothing else (an object or a list where a name is expected is refused).
 
 **A user's own code** comes from the command line only (``--policy FILE.py:Class``,
 ``check-witness --scheduler``, ``serve-model --scheduler-cls``), pinned by the SHA-256 of its file. A data
@@ -78,10 +79,10 @@ def builtin_name(key: str, value: Any, *, pinned: bool = False) -> bool:
     >>> builtin_name("policy", "sub/p.py:X", pinned=True), builtin_name("policy", "a.B", pinned=True)
     (True, False)
     """
-    if value is None:
-        return True
+    if value is None or isinstance(value, (int, float)):
+        return True  # a number names nothing (a request called "policy" in a schedule maps to its start)
     if not isinstance(value, str):
-        return False
+        return False  # an object or a list where a name of code is expected: nothing built in looks like that
     if key in POLICY_KEYS or key == "scheduler_cls":
         if pinned and _file_label(value):
             return True

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURES, RequestLog
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel
@@ -254,8 +255,9 @@ def _check_shapes(model: LengthModel, where: str) -> None:
 def load_model(path: str | Path, kind: str | None = None) -> LengthModel:
     """Read and check a model file; ``kind`` (when given) must match the file's."""
     path = Path(path)
-    try:  # strictly: no duplicate keys, NaN or Infinity, invalid UTF-8 (every JSON input does)
+    try:  # strictly: no duplicate keys, NaN or Infinity, invalid UTF-8, no field naming code (every JSON input)
         data = read_json(path)
+        refuse_code_names(data, str(path))
     except WorkloadFormatError as exc:
         raise ModelFileError(str(exc)) from None
     return model_from_dict(data, str(path), kind)
