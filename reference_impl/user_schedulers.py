@@ -239,9 +239,12 @@ class _Worker:
         process.wait()
 
     def _running(self, spec: str) -> None:
-        if self.process is None or self.process.poll() is not None or self.owner != os.getpid():
+        if self.owner != os.getpid():  # a forked copy of geosched: the worker is its parent's, left alone
+            for fd in (self.reader, self.writer) if self.process is not None else ():
+                os.close(fd)
+            self.process, self.owner = None, os.getpid()
+        if self.process is None or self.process.poll() is not None:
             self.stop()
-            self.owner = os.getpid()
             self._start(spec)
 
     # -- one request, one reply
@@ -316,10 +319,10 @@ class _Worker:
         name, spec = scheduler.name, scheduler._spec
         seconds = limits.decide_seconds()
         with self.lock:
-            if scheduler._generation != self.generation or self.process is None:
+            if scheduler._generation != self.generation or self.process is None or self.owner != os.getpid():
                 raise DecisionError(f"scheduler {name!r} at step {state.time}", spec,
-                                    "its process was stopped by an earlier call (a limit or a signal): build a "
-                                    "fresh scheduler")
+                                    "its process was stopped by an earlier call (a limit or a signal), or belongs "
+                                    "to the process this one was forked from: build a fresh scheduler")
             message = ("decide", scheduler._handle, state, tuple(self.forgotten))
             self.forgotten.clear()
             try:
