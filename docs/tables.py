@@ -350,6 +350,8 @@ OTHER_WRITERS = {
                        "(tests/test_sagesched_sweep.py)",
     "sagesched elements": "the same sweep and record",
     "svf worst case": "geosched.teaching.ratio_curve (tests/test_ratio_curve.py)",
+    "coq theorems": "python docs/coq_tables.py, from the Coq sources and the rows (tests/test_coq_docs.py)",
+    "coq statements": "python docs/coq_tables.py, from verify/coq/statements.txt (tests/test_coq_docs.py)",
 }
 MARKER = re.compile(r"^<!-- (end )?generated: (.+?) -->$", re.M)
 

@@ -59,21 +59,7 @@ CLAIM = Claim(
      "monte-carlo:poisson-little", "monte-carlo:poisson-pasta", "monte-carlo:poisson-wald", "monte-carlo:poisson-batch",
      "monte-carlo:poisson-stable"),
     ("svf.online.lemmaA2",),
-    coq=(
-        ("online_wait_bound",
-         "forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= P) -> j < length rs -> let xs := "
-         "OnlineSvf.osvf M ks ars rs in (M - P) * (List.nth j xs 0 - List.nth j ars 0) <= "
-         "OnlineA2.oresidual rs xs (List.nth j ars 0) + OnlineA2.oahead_work rs xs (List.nth j ars "
-         "0) (List.nth j xs 0)"),
-        ("online_ahead",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req) (i j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= M) -> i < length rs -> j < length rs -> "
-         "List.nth j ars 0 <= List.nth i (OnlineSvf.osvf M ks ars rs) 0 < List.nth j "
-         "(OnlineSvf.osvf M ks ars rs) 0 -> List.nth i ks 0 < List.nth j ks 0 \\/ List.nth i ks 0 = "
-         "List.nth j ks 0 /\\ (List.nth i ars 0 < List.nth j ars 0 \\/ List.nth i ars 0 = List.nth j "
-         "ars 0 /\\ i < j)"),
-    ),
+    coq=("online_wait_bound", "online_ahead"),
     order=("ours", 76))
 CLAIM_ID = CLAIM.id
 
