@@ -335,9 +335,10 @@ class _StageLine:
     """The progress stage of a build in the foreground: steps done of all, and the time left at the rate measured
     so far, weighted by each file's CPU in the last build on this machine when it recorded every file."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, clock: Callable[[], float] = time.perf_counter) -> None:
         self.weights = recorded_weights(root)
-        self.began = time.perf_counter()
+        self.clock = clock
+        self.began = clock()
         self.done: list[str] = []
 
     def __call__(self, done: int, total: int, name: str = "") -> None:
@@ -345,7 +346,7 @@ class _StageLine:
         modules = list(self.weights) if self.weights else []
         left = coq_compile.left_fraction(self.done, self.weights, modules) if modules else None
         left = 1.0 - done / total if left is None else left
-        elapsed = time.perf_counter() - self.began
+        elapsed = self.clock() - self.began
         rate = f", about {_minutes(elapsed * left / (1.0 - left))} left at this rate" if 0.0 < left < 1.0 else ""
         stage(f"compiling the Coq proofs (once): {done}/{total} steps{rate}")
 

@@ -158,8 +158,9 @@ def parse_statements(output: str, queries: Sequence[tuple[str, str]]) -> dict[st
     """What the statements script printed, by query: ``statements`` (theorem -> normalised ``Check``),
     ``assumptions`` (theorem -> ``Print Assumptions``' text), ``closed`` (theorem -> that text is
     :data:`CLOSED`), ``modules`` (theorem -> module), ``definitions`` (``Module.name`` -> normalised ``Print``)
-    and ``libraries`` (the loaded library files). A block that is missing (the output stopped) is left out."""
-    blocks = MARKER.split(output)
+    and ``libraries`` (the loaded library files). An answer not closed by its marker (coqc stopped in it) is left
+    out, with every query after it."""
+    blocks = MARKER.split(output)[:-1]  # each answer closed by its marker (what follows the last one is not one)
     found: dict[str, Any] = {"statements": {}, "assumptions": {}, "closed": {}, "modules": {}, "definitions": {},
                              "libraries": []}
     for (kind, name), block in zip(queries, blocks):
@@ -175,11 +176,6 @@ def parse_statements(output: str, queries: Sequence[tuple[str, str]]) -> dict[st
             found["definitions"][name] = normalise_print(block)
         elif kind == "libraries":
             found["libraries"] = [line.strip() for line in block.splitlines()[1:] if line.strip()]
-    if len(blocks) <= len(queries):  # the last answer was not closed by its marker: coqc stopped there
-        cut = queries[len(blocks) - 1] if blocks else queries[0]
-        for table in ("statements", "assumptions", "closed", "modules"):
-            found[table].pop(cut[1].rpartition(".")[2], None)
-        found["definitions"].pop(cut[1], None)
     return found
 
 
