@@ -79,7 +79,15 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
+from geosched.verify import (
+    coq_watch,
+    empirical,
+    implementation_claims,
+    kong_serving,
+    methods,
+    sagesched_claims,
+    z3ceiling,
+)
 from geosched.verify.coq_evidence import (
     COQ_METHODS,
     await_build,
@@ -759,7 +767,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
         ctx.follow_dependencies = follow_dependencies
         if any(cites_coq(CLAIMS[c]) for c in needed):
-            start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+            build = start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+            if build is not None and not ctx.quick:  # --quick never compiles
+                coq_watch.watch(build)  # says how far a compilation is, at the rate measured so far
         emit = _emitter(ids, on_row)
         later = _rest_on_coq(ids)
         for claim_id in [c for c in ids if c not in later]:
