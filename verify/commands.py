@@ -3,9 +3,11 @@
 
 ``geosched claims`` prints one row per claim (id, status, the share of its constant the
 headline check used, whether that check is discriminating, time, statement), then one row per
-evidence; ``--json`` prints the same as one object (with versions and seed); ``--claim ID`` runs
-one claim (an unknown id is a one-line error, exit 2); ``--quick`` a smaller set of checks (well
-under 30 s; what it cannot reach stays ``unknown`` or ``vacuous``); ``--thorough`` the long
+evidence; the rows print as they finish (the rows that need no Coq first, while the Coq build
+runs in the background), the legend and the evidence after them; ``--json`` prints the same as
+one object (with versions and seed); ``--claim ID`` runs one claim (an unknown id is a one-line
+error, exit 2); ``--quick`` a smaller set of checks (about 20 s of CPU; what it cannot reach
+stays ``unknown`` or ``vacuous``); ``--thorough`` the long
 versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
 ``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--cluster local:N``
 or ``--cluster tcp://HOST:PORT`` runs the exhaustive and Monte-Carlo chunks on Dask (same
@@ -39,7 +41,7 @@ def add_commands(subparsers, common) -> None:
     speed = p.add_mutually_exclusive_group()
     speed.add_argument("--thorough", action="store_true", help="long versions of the checks (an hour or more)")
     speed.add_argument("--quick", action="store_true",
-                       help="a smaller set of checks, under 30 s (statuses stay honest: less is checked)")
+                       help="a smaller set of checks, about 20 s of CPU (statuses stay honest: less is checked)")
     p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files and checkpoints")
     p.add_argument("--restart", action="store_true",
                    help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")

@@ -704,8 +704,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     thorough : bool
         Same as ``mode="thorough"``: the long versions of the checks (up to an hour or more).
     mode : {"quick", "default", "thorough"}, optional
-        ``quick``: a smaller set of settings (well under 30 s); its status words stay honest
-        (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about two minutes.
+        ``quick``: a smaller set of settings (about 17 s of CPU on the project's 2-core machine); its status
+        words stay honest (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about 70 s of CPU
+        with the Coq build cached (benchmarks/RESULTS.md, section 18), plus the build the first time.
     out : path, optional
         Folder for counterexample files (a temporary one when needed and not given) and the
         thorough run's checkpoint.
