@@ -32,13 +32,7 @@ Example
 
 from __future__ import annotations
 
-import pkgutil
 from typing import TYPE_CHECKING
-
-# Python run in a clone's root (pytest, python -c) finds this folder first, and it holds only the root modules
-# (pyproject's package-dir maps the subpackages from top-level folders): the subpackages are then found in the
-# installed tree too (the strict editable install's links, setup.cfg). pkgutil's idiom; it adds nothing else.
-__path__ = pkgutil.extend_path(__path__, __name__)
 
 from geosched.errors import (
     GeoschedError,
