@@ -196,15 +196,20 @@ def batch_policy_tel(
 
 # cached under the package name only, as the kernel: another import name leaves entries others cannot load
 @njit(cache=__name__ == "geosched.adversary.fast")
-def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
-    # usage[t] = tokens held at step t by the requests placed so far
+def _list_core(arrival, prompt, output, order, memory, horizon, monotone, pace):
+    # usage[t] = tokens held at step t by the requests placed so far; pace[i] > 0 releases request i no earlier
+    # than the running sum of the paces of those placed before it (the paced schedules of adversary.stagger)
     usage = np.zeros(horizon + 2, np.int64)
     n = arrival.shape[0]
     start = np.full(n, -1, np.int64)
     previous = 0
+    release = 0.0
     for q in range(n):
         i = order[q]
+        if q > 0:
+            release += pace[i]
         x = max(arrival[i], previous) if monotone else arrival[i]
+        x = max(x, int(np.floor(release + 1e-9)))
         s = prompt[i]
         o = output[i]
         while True:
@@ -225,13 +230,18 @@ def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
     return start
 
 
-def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False) -> np.ndarray:
+def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False,
+                  pace: Any = None) -> np.ndarray:
     """Greedy list scheduling: place requests in ``order``, each at its earliest feasible start
     given those already placed (anywhere in time, not only the running batch).
 
     ``monotone``: never start before the previous request in ``order`` (a serial schedule: it
     cannot fill earlier holes, but costs ``O(makespan + sum o)`` instead of ``O(n * makespan)``,
     which matters for thousands of requests).
+
+    ``pace``: per request, a release pace: the ``q``-th request of ``order`` starts no earlier than
+    ``floor`` of the sum of the paces of requests ``1..q`` of ``order`` (the paced schedules of
+    :mod:`geosched.adversary.stagger`; none by default).
 
     Every order yields a feasible schedule, and an optimal schedule is reached by the order of
     its own start times only when greedy placement reproduces it, so local search over orders
@@ -242,6 +252,7 @@ def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *,
     """
     a = np.ascontiguousarray(arrival, dtype=np.int64)
     o = np.ascontiguousarray(output, dtype=np.int64)
-    horizon = int(a.max(initial=0) + o.sum() + 1)
-    return _list_core(a, np.ascontiguousarray(prompt, dtype=np.int64), o,
-                      np.ascontiguousarray(order, dtype=np.int64), int(memory), horizon, bool(monotone))
+    release = np.zeros(len(a), np.float64) if pace is None else np.ascontiguousarray(pace, dtype=np.float64)
+    horizon = int(a.max(initial=0) + o.sum() + float(release.sum()) + o.max(initial=0) + 2)
+    return _list_core(a, np.ascontiguousarray(prompt, dtype=np.int64), o, np.ascontiguousarray(order, dtype=np.int64),
+                      int(memory), horizon, bool(monotone), release)

@@ -61,7 +61,6 @@ Example
 
 from __future__ import annotations
 
-import json
 import platform
 import time
 from collections.abc import Callable
@@ -102,8 +101,12 @@ from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_boundary import BOUNDARY_METHODS
+from geosched.verify.poisson_capacity import CAPACITY_METHODS
 from geosched.verify.poisson_hypotheses import HYPOTHESIS_METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
+from geosched.verify.poisson_stationary import STATIONARY_METHODS
+from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
@@ -115,6 +118,7 @@ add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and L
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
+add_methods({**STEP3_METHODS, **BOUNDARY_METHODS, **CAPACITY_METHODS, **STATIONARY_METHODS})  # issue 42
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
            "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows", "RowPrinter", "cites_coq"]
@@ -127,7 +131,7 @@ _ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, i
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
     """Refuse rows the ledger cannot run, when it is imported: a duplicate id or position, an order
     outside :data:`~geosched.theory.claim.SECTIONS`, a method no module registered, a dependency that is not
-    a row printed before it (so there is no cycle), a ``derivation`` method without a derivation, or a row
+    a row or closes a cycle, a ``derivation`` method without a derivation, or a row
     with neither a derivation nor the reason it has none.
 
     Raises
@@ -151,16 +155,36 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
         for name in claim.methods:
             if name not in known_methods:
                 raise UnknownNameError(f"method (of claim {claim.id})", name, list(known_methods))
-        for dependency in claim.depends_on:
-            if dependency not in earlier:
-                raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
-                                       sorted(earlier))
         _check_derivation(claim, derivations)
         _check_coq_citations(claim)
         earlier.add(claim.id)
+    _check_dependencies(rows)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
+
+
+def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
+    """Every dependency is a row, and no row depends on itself through others (a paper's row may rest on one of
+    ours printed after it: ``kong.thm3.4`` on ``svf.poisson``; the runner evaluates dependencies first)."""
+    graph = {claim.id: claim.depends_on for claim in rows}
+    for claim in rows:
+        for dependency in claim.depends_on:
+            if dependency not in graph:
+                raise UnknownNameError(f"dependency (of claim {claim.id})", dependency, sorted(graph))
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: tuple[str, ...]) -> None:
+        if state.get(node) == 1:
+            raise ValidationError("depends_on", " -> ".join((*path, node)), "must not form a cycle")
+        if state.get(node) != 2:
+            state[node] = 1
+            for dependency in graph[node]:
+                visit(dependency, (*path, node))
+            state[node] = 2
+
+    for claim in rows:
+        visit(claim.id, ())
 
 
 def _check_coq_citations(claim: Claim) -> None:
@@ -450,7 +474,7 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
-    blind = [e for e in evidence if e.canary is not None and not e.canary.refuted]
+    blind = [e for e in evidence if e.status == "vacuous" and e.canary is not None and not e.canary.refuted]
     if blind:  # rule 2b: a check that could not have failed
         return _Verdict("vacuous", "vacuous: " + "; ".join(f"{e.method} could not have failed (its canary, "
                                                            f"{e.canary.defect}, was not refuted)" for e in blind),
@@ -504,7 +528,9 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    return _Verdict("unknown", "unknown", note=chain_note)
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind != "proof"]  # say why, in the row
+    return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
+                    note=chain_note)
 
 
 def _check_kind(evidence: Evidence) -> str:
@@ -867,219 +893,3 @@ def _reported_variants(ctx: Context, progress: Progress | None) -> dict[str, Any
             for name, v in result.variants.items()
         },
     }
-
-
-# --------------------------------------------------------------------------- generated docs tables
-
-DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
-
-
-def _marker(name: str, end: bool = False) -> str:
-    return f"<!-- {'end ' if end else ''}generated: {name} -->"
-
-
-def replace_block(text: str, name: str, body: str) -> str:
-    """``text`` with the lines between the ``generated: name`` markers replaced by ``body`` (the markers
-    must be there, once each)."""
-    start, end = _marker(name), _marker(name, end=True)
-    if text.count(start) != 1 or text.count(end) != 1:
-        raise ValidationError("docs marker", start, "must occur exactly once, followed by its end marker")
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
-
-
-def block(text: str, name: str) -> str:
-    """The lines between the ``generated: name`` markers."""
-    return text.split(_marker(name), 1)[1].split(_marker(name, end=True), 1)[0].strip()
-
-
-def words_table(claims: list[dict[str, Any]], mode: str) -> str:
-    """The generated status table: one row per claim with its word in ``mode`` (from ``to_dict()`` claims)."""
-    counts = {s: sum(c["status"] == s for c in claims) for s in EVIDENCE_STATUSES}
-    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}`"
-             + (" (tests/test_ledger.py regenerates it and compares)." if mode == "quick" else "."), "",
-             "| claim | word | what was established |", "|---|---|---|"]
-    lines += [f"| `{c['id']}` | `{c['status']}` | {c['message'].replace('|', '/')} |" for c in claims]
-    lines += ["", f"{len(claims)} claims: " + ", ".join(f"`{k}` {v}" for k, v in counts.items() if v) + "."]
-    return "\n".join(lines)
-
-
-# what would change each empirical row's word (the rule of its method, in words, declared with its row); the runs
-# are seeded simulations (no sampling interval), the routing row an operation count (exact)
-EMPIRICAL_FLIPS = {claim.id: claim.flips for claim in ROWS if claim.flips}
-
-
-def figures_table(claims: list[dict[str, Any]]) -> str:
-    """Every Monte-Carlo and empirical evidence of a run: the statistic, its interval, what flips it."""
-    lines = ["| claim | method | word | statistic and interval | what flips it |", "|---|---|---|---|---|"]
-    for claim in claims:
-        for e in claim["evidence"]:
-            if e["kind"] not in ("statistical", "empirical"):
-                continue
-            data = e.get("data") or {}
-            flip = data.get("flip_constant")
-            flips = ("-" if e["kind"] == "empirical" else "no positive constant (the interval reaches 1)"
-                     if flip is not None and flip <= 0 else f"the constant below {flip:.3g}" if flip else "-")
-            if e["kind"] == "empirical":
-                flips = EMPIRICAL_FLIPS.get(claim["id"], "-")
-            lines.append(f"| `{claim['id']}` | `{e['method']}` | `{e['status']}` | "
-                         f"{e['message'].replace('|', '/')} | {flips} |")
-    return "\n".join(lines)
-
-
-def cores_table(cores: dict[str, Any]) -> str:
-    """The symbolic cores of a default run (``extra["cores"]``): per lemma and solver the largest n proved and
-    what stopped the sweep, the per-request lemmas' words, and the largest n with every lemma proved."""
-    backends = sorted({b for per in cores["per_lemma"].values() for b in per})
-    lines = ["| lemma | " + " | ".join(f"{b}: largest n (stopped by)" for b in backends) + " |",
-             "|---|" + "---|" * len(backends)]
-    for name, per in cores["per_lemma"].items():
-        stopped = cores.get("stopped", {}).get(name, {})
-        lines.append(f"| `{name}` | " + " | ".join(f"{per[b]} ({stopped.get(b, '?')})" for b in backends) + " |")
-    per_request = "; ".join(f"`{name}` " + ", ".join(f"{b} {w}" for b, w in sorted(words.items()))
-                            for name, words in cores.get("per_request", {}).items())
-    largest = ", ".join(f"{b} {n}" for b, n in sorted(cores["largest_n"].items()))
-    rlimit = cores["rlimit"]
-    rlimit = ", ".join(f"{b} {v:,}" for b, v in sorted(rlimit.items())) if isinstance(rlimit, dict) else rlimit
-    lines += ["", f"Per-request lemmas (every value): {per_request or '-'}. **Largest n with every core lemma proved: "
-              f"{largest}** (resource limit per call: {rlimit}; {cores['wall_time']:.0f} s in this run)."]
-    return "\n".join(lines)
-
-
-PROVED_FILE = DOCS_FILE.parent / "proved.md"
-PAPER_SECTIONS = ("kong", "jaillet", "kong.experiments")  # the rows that are statements of the papers
-
-
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "/")
-
-
-def rows_table(rows: tuple[Claim, ...] = ROWS) -> str:
-    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table."""
-    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
-             "|---|---|---|---|"]
-    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |" for c in rows]
-    return "\n".join(lines)
-
-
-def rests_on(claim: dict[str, Any]) -> str:
-    """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
-    derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
-    empirical checks with their words."""
-    evidence = claim["evidence"]
-    coq = [e["data"]["theorem"] for e in evidence if e["kind"] == "coq" and e["status"] == "proved"]
-    missing = [e["message"] for e in evidence if e["kind"] == "coq" and e["status"] != "proved"]
-    parts = [f"Coq (every n): {', '.join(coq)}"] if coq else []
-    if missing and not coq:
-        parts.append(f"Coq: not in this run ({missing[0]})")
-    parts += [f"sympy: {e['message']}" for e in evidence if e["method"] == "derivation"]
-    solved = [e["method"] for e in evidence if e["kind"] == "proof" and e["method"] != "derivation"
-              and e["status"] == "proved"]
-    parts += [f"solver proofs: {', '.join(solved)}"] if solved else []
-    bounded = [f"{e['method']} ({e['bound']})" for e in evidence if e["kind"] == "bounded" and e["status"] == "checked"]
-    parts += [f"bounded checks: {', '.join(bounded)}"] if bounded else []
-    vacuous = [e["method"] for e in evidence if e["kind"] == "bounded" and e["status"] == "vacuous"]
-    parts += [f"vacuous checks: {', '.join(vacuous)}"] if vacuous else []
-    parts += [f"{e['method']}: {e['status']}" for e in evidence if e["kind"] in ("statistical", "empirical")]
-    return "; ".join(parts) or "nothing in this run"
-
-
-def model_of(row: Claim) -> str:
-    """The model and hypotheses a row is about: its derivation's named hypotheses, then how it differs
-    from the paper's statement."""
-    hypotheses = DERIVATIONS[row.id]().hypotheses if row.id in DERIVATIONS else ()
-    named = "; ".join(f"{h.label}: {h.statement}" for h in hypotheses)
-    return "; ".join(x for x in (named, f"differs from the paper: {row.difference}") if x)
-
-
-def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
-    """docs/proved.md's table: every statement of the papers the ledger tracks (Kong et al., Jaillet et al.),
-    its word in a ``mode`` run, what the word rests on in that run, and the model and hypotheses."""
-    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}` "
-             "(the run that writes docs/claims.md's table; tests/test_ledger.py compares the words).", "",
-             "| claim | the paper's statement | word | rests on (this run) | model and hypotheses |",
-             "|---|---|---|---|---|"]
-    for claim in claims:
-        row = CLAIMS.get(claim["id"])
-        if row is None or row.order is None or row.order[0] not in PAPER_SECTIONS:
-            continue
-        lines.append(f"| `{claim['id']}` | {_cell(row.statement)} | `{claim['status']}` | {_cell(rests_on(claim))} "
-                     f"| {_cell(model_of(row))} |")
-    return "\n".join(lines)
-
-
-DEFAULT_RECORD = DOCS_FILE.parent / "ledger_default_run.json"  # the record of the default run the page shows
-
-
-def default_record(result: dict[str, Any]) -> dict[str, Any]:
-    """The record of a default run (``LedgerResult.to_dict()``) that docs/claims.md's default blocks are
-    rendered from: the run's seed and versions, every claim's word and message, its statistical and empirical
-    evidence, and the symbolic cores (what :func:`words_table`, :func:`figures_table` and :func:`cores_table`
-    read; nothing else of the run)."""
-    claims = [{"id": c["id"], "status": c["status"], "message": c["message"],
-               "evidence": [{"kind": e["kind"], "method": e["method"], "status": e["status"], "message": e["message"],
-                             "data": {"flip_constant": (e.get("data") or {}).get("flip_constant")}}
-                            for e in c["evidence"] if e["kind"] in ("statistical", "empirical")]}
-              for c in result["claims"]]
-    record = {"command": "geosched claims --json > RUN.json; python -m geosched.verify.ledger --write-docs --from "
-                         "RUN.json (or --write-docs --mode default)",
-              "mode": result["mode"], "seed": result.get("seed"), "versions": result.get("versions", {}),
-              "source": "the run itself, written by --write-docs", "claims": claims}
-    if "cores" in result.get("extra", {}):
-        record["cores"] = result["extra"]["cores"]
-    return record
-
-
-def default_blocks(record: dict[str, Any]) -> dict[str, str]:
-    """docs/claims.md's default blocks, by name, rendered from a :func:`default_record`."""
-    blocks = {"ledger default words": words_table(record["claims"], "default"),
-              "ledger default figures": figures_table(record["claims"])}
-    if "cores" in record:
-        blocks["ledger default cores"] = cores_table(record["cores"])
-    return blocks
-
-
-def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
-    """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
-    texts as declared (no run needed); a quick run also writes ``docs/proved.md``'s table of the papers'
-    statements."""
-    from geosched.output import write_text_atomic
-
-    mode = result["mode"]
-    text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
-    if mode == "default":  # the default run's blocks are rendered from its record, kept beside the page
-        record = default_record(result)
-        write_text_atomic(Path(path).parent / DEFAULT_RECORD.name, json.dumps(record, indent=1) + "\n")
-        for name, body in default_blocks(record).items():
-            text = replace_block(text, name, body)
-    else:
-        text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
-    write_text_atomic(Path(path), text)
-    if mode == "quick":
-        page = replace_block(Path(proved).read_text(), "papers table", papers_table(result["claims"], mode))
-        write_text_atomic(Path(proved), page)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m geosched.verify.ledger --write-docs [--mode M | --from RUN.json]``."""
-    import argparse
-    import json
-
-    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's (and docs/proved.md's) tables from a "
-                                                 "ledger run")
-    parser.add_argument("--write-docs", action="store_true", required=True)
-    parser.add_argument("--mode", choices=MODES, default="quick")
-    parser.add_argument("--from", dest="source", default=None, metavar="RUN.json",
-                        help="a saved `geosched claims --json` run instead of a new one")
-    args = parser.parse_args(argv)
-    data = json.loads(Path(args.source).read_text()) if args.source else run_claims(mode=args.mode).to_dict()
-    write_docs(data)
-    print(f"docs/claims.md{' and docs/proved.md' if data['mode'] == 'quick' else ''}: {data['mode']} tables written "
-          f"({data['message']})")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover - the command line
-    raise SystemExit(main())
