@@ -75,6 +75,7 @@ def _mypy(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
                           cwd=tmp_path, timeout=600)
 
 
+@pytest.mark.slow  # mypy reads the whole package (geosched/__init__'s TYPE_CHECKING imports) and its dependencies
 def test_mypy_resolves_geosched_from_a_users_file_outside_the_repository(tmp_path, static_install):
     good = _mypy(tmp_path, USER_FILE)
     assert good.returncode == 0, good.stdout + good.stderr
