@@ -157,7 +157,7 @@ def step3():
 
 def test_step4_holds_nearly_tight_and_every_dropped_term_is_refuted(step3):
     assert poisson_step3.step3_problems(step3) == []
-    assert min(poisson_step3._tightness(step3)) > 0.7  # nearly tight: each class uses > 70% of its right side
+    assert min(poisson_step3.tightness(step3)) > 0.7  # nearly tight: each class uses > 70% of its right side
     for defect in poisson_step3.DEFECTS:
         assert poisson_step3.step3_problems(step3, defect), defect
 
