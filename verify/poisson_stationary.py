@@ -219,8 +219,8 @@ def _paper_ecr(claim: Any, ctx: Context) -> Evidence:
             ratios.append(tel / capacity_bound(run.instance).value)
         rows.append({"n": n, "workloads": reps, "mean_tel_over_lb": float(np.mean(ratios))})
     text = ("not judged: E[CR] = E[TEL(SVF)/TEL(OPT)] is not defined until n and the starting state are fixed; from "
-            "empty it grows with n (" + ", ".join(f"n={r['n']}: E[TEL/LB] {r['mean_tel_over_lb']:.4f}" for r in rows)
-            + f"; W1, rho_p = {rho_p}; TEL/LB >= CR) towards the stationary ratio")
+            "empty it depends on n (" + ", ".join(f"n={r['n']}: E[TEL/LB] {r['mean_tel_over_lb']:.4f}" for r in rows)
+            + f"; W1, rho_p = {rho_p}; TEL/LB >= CR)")
     return Evidence("monte-carlo:paper-ecr", "statistical", "unknown", text,
                     samples=sum(r["workloads"] for r in rows), wall_time=time.perf_counter() - started,
                     data={"rows": rows})
