@@ -48,7 +48,7 @@ from geosched.verify.poisson_model import (
 )
 
 __all__ = ["BLOCKS", "Z_LIMIT", "GRID", "stationary_point", "warmup_problems", "bound_problems", "ranking_problems",
-           "lower_bound_problems",
+           "lower_bound_problems", "late_vs_early_z",
            "ranking_measure", "STATIONARY_METHODS"]
 
 BLOCKS = 20
@@ -85,10 +85,15 @@ def _ratio_interval(top: np.ndarray, bottom: np.ndarray) -> tuple[float, float, 
     return ratio, ratio - Z_LIMIT * se, ratio + Z_LIMIT * se
 
 
+def late_vs_early_z(early: np.ndarray, late: np.ndarray) -> float:
+    """The z of the late blocks' mean against the early blocks' (batch means; 0 when both are constant)."""
+    se = math.hypot(early.std(ddof=1), late.std(ddof=1)) / math.sqrt(len(late))
+    return float((late.mean() - early.mean()) / se) if se > 0 else 0.0
+
+
 def warmup_problems(early: np.ndarray, late: np.ndarray) -> list[str]:
     """The verdict of the warm-up test: the late blocks' mean TEL per request against the early blocks'."""
-    se = math.hypot(early.std(ddof=1), late.std(ddof=1)) / math.sqrt(len(late))
-    z = float((late.mean() - early.mean()) / se) if se > 0 else 0.0
+    z = late_vs_early_z(early, late)
     return [] if abs(z) <= Z_LIMIT else [f"not stationary: late vs early mean TEL per request, z = {z:+.1f}"]
 
 
