@@ -131,7 +131,8 @@ K = sp.Symbol("K", integer=True, positive=True)
 
 HYPOTHESES = (
     Hypothesis("MODEL", "discrete steps; Poisson(lambda) arrivals per step, independent; class k w.p. pi_k with "
-                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes; strict SVF with the "
+                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes (types of equal volume "
+                        "form one level: svf1.poisson's derivation with the volume as key); strict SVF with the "
                         "forward-looking check; D = (1 - alpha) M",
                latex=r"discrete steps; Poisson($\lambda$) arrivals per step, independent; class $k$ with probability "
                      r"$\pi_k$ has $(s_k, o_k)$, $o_k \ge 1$, $p_k = s_k + o_k \le \alpha M$, distinct volumes; strict "

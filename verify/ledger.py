@@ -528,7 +528,7 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    open_checks = [e for e in evidence if e.status == "unknown" and e.kind != "proof"]  # say why, in the row
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind == "statistical"]  # say why, in the row
     return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
                     note=chain_note)
 
