@@ -8,7 +8,7 @@ queries (the results so far are kept: the JSON file is rewritten atomically afte
 with the same file continues where it stopped). Usage::
 
     nice -n 10 python benchmarks/band_ceilings.py OUT.json [--rlimit 400000000] [--max-n 8] [--steps 5]
-        [--max-wall 3600] [--bands 0-1/4,1/4-1/2,1/2-3/4,3/4-1]
+        [--max-wall 3600] [--bands 0-1/4,1/4-1/2,1/2-3/4,3/4-11/12]
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ from pathlib import Path
 
 from geosched.verify.z3ceiling import BurstBounds, ceiling_query
 
-# per band: (alpha_min, alpha_max, M range, largest prompt, largest output); alpha_max = 1 includes P = M
+# per band: (alpha_min, alpha_max, M range, largest prompt, largest output); with M <= 12, alpha <= 11/12 is
+# exactly P < M (the band (3/4, 1) of the ratio curve: alpha = 1 is outside Thm. 3.2)
 BANDS = {
     "0-1/4": ("0", "1/4", (4, 16), 3, 4),
     "1/4-1/2": ("1/4", "1/2", (2, 12), 4, 5),
     "1/2-3/4": ("1/2", "3/4", (2, 12), 8, 4),
-    "3/4-1": ("3/4", "1", (2, 12), 10, 4),
+    "3/4-11/12": ("3/4", "11/12", (2, 12), 10, 4),
 }
 START = Fraction(2)  # the first ratio asked at each n
 

@@ -396,7 +396,9 @@ def ceilings(path: str | Path = CEILINGS_FILE) -> dict[str, dict[str, Any]]:
     import json
 
     raw = json.loads(path.read_text())
-    names = {(low, high): _band_name((low, high, closed)) for low, high, closed in BANDS}
+    def band_name(lo: Fraction, hi: Fraction) -> str | None:  # the ratio curve's band holding (lo, hi]
+        return next((_band_name(b) for b in BANDS if b[0] == lo and (hi < b[1] or (b[2] and hi == b[1]))), None)
+
     out = {}
     for band in raw.get("bands", {}).values():
         lo, hi, memory, prompt, output = band["bounds"]
@@ -408,10 +410,10 @@ def ceilings(path: str | Path = CEILINGS_FILE) -> dict[str, dict[str, Any]]:
             if not entry.get("proved") or int(n) != reach + 1:
                 break
             proved, reach = max(proved, Fraction(entry["proved"])), int(n)
-        out[names[(Fraction(lo), Fraction(hi))]] = {
-            "n": reach, "proved": proved, "certified": certified, "rlimit": raw.get("rlimit"),
-            "bounds": f"M in [{memory[0]}, {memory[1]}], s <= {prompt}, o <= {output}"
-                      + (", alpha = 1 included" if Fraction(hi) == 1 else "")}
+        name = band_name(Fraction(lo), Fraction(hi))
+        if name is not None:
+            out[name] = {"n": reach, "proved": proved, "certified": certified, "rlimit": raw.get("rlimit"),
+                         "bounds": f"M in [{memory[0]}, {memory[1]}], s <= {prompt}, o <= {output}, alpha <= {hi}"}
     return out
 
 
