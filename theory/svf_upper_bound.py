@@ -256,9 +256,9 @@ def derivation() -> Derivation:
                                "same burst",
                                latex=r"every output $o_i \ge 1$, every peak $s_i + o_i \le P$, $S$ a feasible "
                                      r"schedule of the same burst",
-                               outside="none: the package's model has o_i >= 1 (a Request refuses 0); with S "
-                                       "infeasible the bound fails (M = 2, P = 1, 20 requests (0, 1) all at step 0: "
-                                       "3(M - P) TEL(SVF) = 330 > 12 TEL(S) = 240)"),
+                               outside="fails: S infeasible, M = 2, P = 1, 20 requests (0, 1) all at step 0: "
+                                       "3(M - P) TEL(SVF) = 330 > (6M + max(0, M - 3P)) TEL(S) = 240 (o_i >= 1 holds "
+                                       "in the package's model: a Request refuses 0)"),
                     Hypothesis("H3", "for the ratio form only: alpha = P/M < 1", latex=r"for the ratio form only: "
                                r"$\alpha = P/M < 1$", outside=OUTSIDE_RATIO)),
         steps=(*mean_busy_steps(), *composition_steps(), *ratio_steps()),
