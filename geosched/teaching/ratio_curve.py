@@ -477,12 +477,20 @@ def _best_point(data: RatioCurveData, name: str) -> str:
     return f"**{float(p.ratio):.4f}** {_point_text(p)}"
 
 
+SMALL_N = 10  # the size up to which the exact optimum is within the solver's reach
+
+
 def _best_robust(data: RatioCurveData, name: str) -> str:
     inside = [p for p in data.lower if band_of(p.alpha) == name]
     if not inside:
         return "none"
-    p = max(inside, key=lambda q: (q.robust_ratio, q.distinct, -q.n))
-    return f"**{float(p.robust_ratio):.4f}** {_point_text(p, robust=True)}"
+    key = lambda q: (q.robust_ratio, q.distinct, -q.n)  # noqa: E731 - the same order twice
+    p = max(inside, key=key)
+    text = f"**{float(p.robust_ratio):.4f}** {_point_text(p, robust=True)}"
+    small = max((q for q in inside if q.n <= SMALL_N), key=key, default=None)
+    if small is not None and small is not p:
+        text += f"; with n <= {SMALL_N}: **{float(small.robust_ratio):.4f}** {_point_text(small, robust=True)}"
+    return text
 
 
 def _family_cell(data: RatioCurveData, name: str) -> str:
