@@ -78,7 +78,7 @@ from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.workloads import default_trace_path, read_trace
 from geosched.theory.claim import Claim
-from geosched.verify.evidence import Evidence
+from geosched.verify.evidence import Canary, Evidence, declares_canary, plant
 
 __all__ = [
     "CLUSTERS",
@@ -628,6 +628,7 @@ def format_pivot(rows: Sequence[dict[str, Any]], cluster: str) -> str:
     return "\n".join(lines)
 
 
+@declares_canary("sagesched.routing: the operation counts planted quadratic")
 def _ledger_method(claim: Any, ctx: Any) -> Evidence:
     """The ledger method ``cluster:sagesched``: one shared run of the four rows per ledger run
     (the thorough grid checkpoints in ``OUT/sagesched``, so a killed run resumes)."""
@@ -635,8 +636,18 @@ def _ledger_method(claim: Any, ctx: Any) -> Evidence:
     outcomes, elapsed = ctx.cached("sagesched", lambda: run_sagesched_claims(thorough=ctx.thorough, seed=ctx.seed,
                                                                             checkpoint_dir=folder))
     outcome = outcomes[claim.id]
+    canary = routing_canary(outcome.data["cost_per_decision"]) if claim.id == "sagesched.routing" else None
     return Evidence("cluster:sagesched", "empirical", outcome.status, outcome.message, wall_time=elapsed,
-                    data=outcome.data, implementation=True)
+                    data=outcome.data, implementation=True, canary=canary)
+
+
+def routing_canary(cost: dict[str, dict[str, float]]) -> Canary:
+    """``sagesched.routing``'s canary: the measured counts planted quadratic (each count times N), judged by
+    :func:`routing_claim`, must not be ``reproduced``. (The other three rows are the empirical rule's: their
+    canaries belong with the empirical words, issue 46 item 5.)"""
+    planted = {int(n): {k: v * int(n) if k in COUNTS else v for k, v in c.items()} for n, c in cost.items()}
+    return plant("every operation count planted x N (quadratic routing)",
+                 lambda c: None if routing_claim(c).status == "reproduced" else routing_claim(c).message, planted)
 
 
 SAGESCHED_METHODS = {"cluster:sagesched": _ledger_method}
