@@ -2,9 +2,10 @@
 are pairwise distinct (no tie for the order to decide).
 
 Setting: SVF of Kong, Qi, Ye, Zhou, arXiv 2606.22327 (strict head-of-line admission in increasing volume with
-the forward-looking check), bursts, where Thm. 3.2 allows ``1 + 2/(1 - alpha)``. ``svf.alternating`` reaches ``1/(2(1 - alpha))`` with equal volumes, served by
-position; reversed, its ties still serialise the two kinds, but a search scored on distinct volumes cannot use
-it. Here the ties are broken by the lengths themselves: the family and its closed forms are ours.
+the forward-looking check), bursts, where Thm. 3.2 allows ``1 + 2/(1 - alpha)``. ``svf.alternating`` reaches
+``1/(2(1 - alpha))`` with equal volumes, served by position; reversed, its ties still serialise the two kinds, but a
+search scored on distinct volumes cannot use it. Here the ties are broken by the lengths themselves: the family and
+its closed forms are ours.
 
 Family ``svf-distinct`` (size ``m >= 1``, ``h >= 1``; ``c = 2h + 1``, ``n = cm``, time scale ``K = cn``):
 ``a = (c^2 + 3)/2``, ``b = ac + (c^2 - 1)/2``, ``M = cK(a + c) + c(n - 1)``; for ``j < n`` a *narrow*
