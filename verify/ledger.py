@@ -108,6 +108,7 @@ from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.poisson_stationary import STATIONARY_METHODS
 from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
+from geosched.verify.upper_evidence import UPPER_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
 add_methods(SERVING_METHODS)  # throughput, fairness, memory-intensive workloads on the trace (issue 35)
@@ -115,6 +116,7 @@ add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (i
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
 add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and LemmaA2Head.v's statements on instances
+add_methods(UPPER_METHODS)  # svf.upper_bound (issue 43): SvfUpper.v's statements on instances
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
