@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import ValidationError
-from geosched.reference_impl.predictors.artifact import training_data_hash
+from geosched.reference_impl.predictors.artifact import shipped_model_paths, training_data_hash
 from geosched.reference_impl.predictors.baselines import BucketEmpirical, GlobalMedian
 from geosched.reference_impl.predictors.distribution import log_spaced_edges
 from geosched.reference_impl.predictors.features import (
@@ -55,7 +55,7 @@ from geosched.reference_impl.predictors.metrics import AccuracyRow, evaluate_pre
 from geosched.reference_impl.predictors.simple import one_bit_parameters
 from geosched.results import Result
 
-__all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "train_model", "evaluate_model",
+__all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "shipped_models_for", "train_model", "evaluate_model",
            "baseline_rows", "accuracy_table", "format_accuracy_table"]
 
 
@@ -142,6 +142,32 @@ def time_split(log: RequestLog, train_fraction: float = 0.7) -> tuple[np.ndarray
     if cut < 1 or cut >= log.n:
         raise ValidationError("requests", log.n, f"too few for a {train_fraction:.0%} / rest split")
     return order[:cut], order[cut:]
+
+
+def shipped_models_for(log: RequestLog) -> dict[str, Any]:
+    """The shipped model files trained on ``log``'s training part, by kind: those whose recorded ``data_sha256``
+    is the hash of ``log``'s first ``train_fraction`` by time (the fraction each file records), so that a model
+    is found by what it was trained on, never by a file name. Empty when none was.
+
+    >>> shipped_models_for(RequestLog([0.0, 1.0, 2.0], [1, 2, 3], [4, 5, 6]))
+    {}
+    """
+    from geosched.reference_impl.jsonfile import read_json
+
+    found: dict[str, Any] = {}
+    hashes: dict[float, str] = {}
+    for path in shipped_model_paths():
+        data = read_json(path)
+        provenance = data.get("provenance", {})
+        fraction = provenance.get("config", {}).get("train_fraction", 0.7)
+        if fraction not in hashes:
+            try:
+                hashes[fraction] = training_data_hash(log.subset(time_split(log, fraction)[0]))
+            except ValidationError:  # too few requests for a split: nothing was trained on it
+                return {}
+        if provenance.get("data_sha256") == hashes[fraction] and data.get("kind") in KINDS:
+            found.setdefault(data["kind"], path)
+    return found
 
 
 @contextlib.contextmanager
