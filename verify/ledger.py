@@ -18,6 +18,11 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
    its Z3 specification, our constants against theory's, anything that ran our simulator) or a
    *theory* check, with the counterexample file;
 2. else a check that crashed: ``error``, naming it (the ledger goes on with the other rows);
+2b. else a check that could not have failed (a passing check whose canary, the planted defect of its own kind
+   judged by its own verdict predicate in the same run, was not refuted; :mod:`geosched.verify.evidence`):
+   ``vacuous``, naming it and the defect, whatever else the row has (a Coq proof of the whole claim included:
+   like a crash, a check that cannot fail is a defect of the run's tooling); this holds for the simulated
+   checks of the named hypotheses of a ``proved relative to`` row too;
 3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
    naming it;
 4. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
@@ -77,7 +82,7 @@ from geosched.theory.registry import DERIVATIONS
 from geosched.verify import implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
 from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
 from geosched.verify.empirical import combine_empirical
-from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
+from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence, settle
 from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
@@ -255,11 +260,13 @@ class LedgerResult(Result):
         return f"{len(self.claims)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
 
     def evidence_table(self, width: int | None = None) -> str:
-        """One row per evidence: claim, method, kind, status, used, discriminating, message (wrapped)."""
+        """One row per evidence: claim, method, kind, status, used, discriminating, canary (its planted defect
+        refuted or not), message (wrapped)."""
         width = width or _terminal_width()
-        head = ("claim", "method", "kind", "status", "used", "disc.")
+        head = ("claim", "method", "kind", "status", "used", "disc.", "canary")
         cells = [(c.id, e.method, e.kind, e.status, _fraction(getattr(e, "used", None)),
-                  _yes_no(getattr(e, "discriminating", None))) for c in self.claims for e in c.evidence]
+                  _yes_no(getattr(e, "discriminating", None)), canary_word(getattr(e, "canary", None)))
+                 for c in self.claims for e in c.evidence]
         messages = [e.message for c in self.claims for e in c.evidence]
         widths = [max(len(h), *(len(r[k]) for r in cells)) if cells else len(h) for k, h in enumerate(head)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(),
@@ -292,6 +299,11 @@ def _wrap(text: str, width: int) -> list[str]:
     import textwrap
 
     return textwrap.wrap(text, width=width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def canary_word(canary: Any) -> str:
+    """``refuted`` (the check refuted its planted defect), ``NOT refuted`` (it could not have failed), ``-``."""
+    return "-" if canary is None else "refuted" if canary.refuted else "NOT refuted"
 
 
 def _fraction(value: float | None) -> str:
@@ -372,6 +384,11 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
+    blind = [e for e in evidence if e.canary is not None and not e.canary.refuted]
+    if blind:  # rule 2b: a check that could not have failed
+        return _Verdict("vacuous", "vacuous: " + "; ".join(f"{e.method} could not have failed (its canary, "
+                                                           f"{e.canary.defect}, was not refuted)" for e in blind),
+                        note="; ".join(f"{e.method}: {e.canary.verdict}" for e in blind))
     broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
     if broken:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)
@@ -536,7 +553,7 @@ def run_method(name: str, claim: Any, ctx: Context) -> Evidence:
     if "error" in box:
         exc = box["error"]
         return Evidence(name, "supporting", "error", f"check raised {type(exc).__name__}: {exc}", wall_time=elapsed)
-    return box["evidence"]
+    return settle(METHODS[name], box["evidence"])  # a declared canary that did not run: vacuous
 
 
 def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
