@@ -42,6 +42,7 @@ import numpy as np
 
 from geosched.errors import InfeasibleScheduleError
 from geosched.results import Result
+from geosched.verify.evidence import Evidence
 
 __all__ = [
     "LOADS",
@@ -51,6 +52,7 @@ __all__ = [
     "ScheduleCell",
     "SchedulingTable",
     "EmpiricalEvidence",
+    "VERDICTS",
     "trace_test_instance",
     "scheduling_table",
     "format_scheduling_table",
@@ -124,24 +126,24 @@ class SchedulingTable(Result):
         return tuple(dict.fromkeys(c.load for c in self.cells))
 
 
+VERDICTS = ("reproduced", "partly", "not_reproduced")  # the words a verdict predicate gives
+
+
 @dataclass(frozen=True)
-class EmpiricalEvidence(Result):
-    """Ledger evidence for an empirical claim: the fields of ``verify.ledger.Evidence`` (which this
-    module cannot import: the ledger imports it)."""
+class EmpiricalEvidence(Evidence):
+    """Ledger evidence of an empirical row: an :class:`~geosched.verify.evidence.Evidence` of kind ``empirical``
+    whose words are :data:`EMPIRICAL_STATUSES`. Its canary (the verdict predicate run on a planted defect) is
+    judged for every verdict word, not only ``reproduced``: a predicate that cannot tell a policy made worse
+    from the real one says nothing by ``partly`` or ``not_reproduced`` either, so the evidence is ``vacuous``."""
 
     STATUSES = EMPIRICAL_STATUSES
     SUCCESS = ("reproduced",)
 
-    method: str  # e.g. "trace:svf_latency"
-    kind: str  # "empirical"
-    status: str  # one of EMPIRICAL_STATUSES
-    message: str  # one line: what came out
-    bound: str | None = None  # unused (the ledger's field)
-    samples: int | None = None  # requests simulated
-    counterexample: str | None = None  # unused
-    depends_on: tuple[str, ...] = ()  # unused
-    wall_time: float = 0.0  # seconds
-    data: dict[str, Any] = field(default_factory=dict)  # compared statement, numbers, source
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.status in VERDICTS and self.canary is not None and not self.canary.refuted:
+            self._become("vacuous", f"could not have failed: its canary ({self.canary.defect}) was not refuted "
+                                    f"({self.canary.verdict})")
 
 
 # ------------------------------------------------------------------ intervals over seeds, words

@@ -14,8 +14,9 @@ row's. :func:`audit_row` checks every one of those steps in the run that produce
 * **Canaries** (a planted defect the verdict must refute, through the same predicate ``judge``): on each trace,
   for each baseline of the row, the claim's policy is replaced by that baseline made 50% worse on every metric
   (a cost x1.5, a throughput x0.5; the metric's direction is this module's own table, not the row's); the
-  trace's word must then be ``not_reproduced`` with every comparison against that baseline ``worse``. One not
-  refuted makes the evidence ``vacuous`` (it could not have failed).
+  trace's word must then be ``not_reproduced`` with every comparison against that baseline ``worse``. They are
+  summed up in one :class:`~geosched.verify.evidence.Canary` (refuted when every case was): one not refuted
+  makes the evidence ``vacuous`` (it could not have failed; :class:`~geosched.verify.empirical.EmpiricalEvidence`).
 * The audit itself is shown able to fail in the same run: a copy of one stored interval narrowed as if divided by
   ``n`` instead of ``sqrt(n)``, and a copy of a trace's word read ``partly`` beside a worse result, must both be
   flagged.
@@ -38,8 +39,10 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from geosched.verify.evidence import Canary
+
 __all__ = ["t_quantile", "recomputed_interval", "interval_findings", "trace_word", "row_word", "planted_worse",
-           "canaries", "audit_row", "PLANTED_FACTOR", "TOLERANCE"]
+           "canaries", "audit_row", "PLANTED_FACTOR", "TOLERANCE", "CANARY"]
 
 PLANTED_FACTOR = 0.5  # the canary's policy is its baseline made this much worse (a cost x1.5, a throughput x0.5)
 TOLERANCE = 1e-9  # a recomputed bound differs from the stored one by at most this (absolute, on fractions)
@@ -164,25 +167,32 @@ def canaries(plan: Sequence[Any], runs: Mapping[str, Any], judge: Callable[..., 
     return out
 
 
-def _self_test(reading: Mapping[str, Any]) -> list[str]:
-    """The audit shown able to fail: a narrowed interval and a word read too kindly must both be flagged."""
+_SELF_TEST_VALUES = (0.12, 0.03, 0.2, 0.07, 0.15)  # a spread sample, so that a narrowed interval differs
+
+
+def _self_test() -> list[str]:
+    """The audit shown able to fail: an interval narrowed as if divided by ``n`` instead of ``sqrt(n)``, and a word
+    read ``partly`` beside a worse result, must both be flagged."""
     failures = []
-    c = dict(reading["comparisons"][0])
-    n = len(c["values"])
-    half = (c["high"] - c["low"]) / 2 * math.sqrt(n) / n  # the interval divided by n instead of sqrt(n)
-    if half != (c["high"] - c["low"]) / 2 and not interval_findings([{**c, "low": c["mean"] - half,
-                                                                      "high": c["mean"] + half}], "self-test"):
+    stored = {"label": "self-test", "values": list(_SELF_TEST_VALUES), **recomputed_interval(_SELF_TEST_VALUES)}
+    n = len(_SELF_TEST_VALUES)
+    half = (stored["high"] - stored["low"]) / 2 * math.sqrt(n) / n
+    if not interval_findings([{**stored, "low": stored["mean"] - half, "high": stored["mean"] + half}], "self-test"):
         failures.append("an interval divided by n instead of sqrt(n) was not flagged")
-    if trace_word(["better", "worse"]) == "partly":
+    if trace_word(["better", "worse"]) != "not_reproduced":
         failures.append("partly beside a worse result was not flagged")
     return failures
 
 
+CANARY = "the claim's policy made 50% worse than each baseline, on each trace"
+
+
 def audit_row(claim_id: str, traces: Sequence[Mapping[str, Any]], outcome: Mapping[str, Any],
               plans: Mapping[str, Sequence[Any]],
-              judge: Callable[..., dict[str, Any]]) -> tuple[str, str, dict[str, Any]]:
-    """``(status, message, audit record)`` of a row's ``outcome`` (module docstring): ``error`` when a statistic
-    does not re-derive, ``vacuous`` when a canary is not refuted, else the outcome's word."""
+              judge: Callable[..., dict[str, Any]]) -> tuple[str, str, Canary, dict[str, Any]]:
+    """``(status, message, canary, audit record)`` of a row's ``outcome`` (module docstring): ``error`` when a
+    statistic does not re-derive, else the outcome's word; the canary sums up every planted case (refuted when
+    each was), for :class:`~geosched.verify.empirical.EmpiricalEvidence` to judge."""
     findings, planted = [], []
     for runs, read in zip(traces, outcome["readings"], strict=True):
         findings += interval_findings(read["comparisons"], read["name"])
@@ -190,19 +200,18 @@ def audit_row(claim_id: str, traces: Sequence[Mapping[str, Any]], outcome: Mappi
         if again != read["status"]:
             findings.append(f"{read['name']}: word {read['status']}, re-derived {again}")
         planted += canaries(plans[claim_id], runs[read["kind"]], judge, read["name"])
-        findings += [f"audit self-test: {f}" for f in _self_test(read)]
+    findings += [f"audit self-test: {f}" for f in _self_test()]
     again = row_word([r["status"] for r in outcome["readings"]])
     if again != outcome["status"]:
         findings.append(f"row word {outcome['status']}, re-derived {again}")
     record = {"intervals_recomputed": sum(len(r["comparisons"]) for r in outcome["readings"]),
               "findings": findings, "canaries": planted}
-    refuted = sum(c["refuted"] for c in planted)
+    missed = [f"{c['trace']}: {c['planted']} judged {c['word']}" for c in planted if not c["refuted"]]
+    canary = Canary(f"{CANARY} ({len(planted)} planted cases)", bool(planted) and not missed,
+                    "; ".join(missed) if missed else f"all {len(planted)} judged not reproduced, every comparison "
+                                                     "against the planted baseline worse")
     if findings:
-        return "error", f"statistics did not re-derive: {'; '.join(findings)} | {outcome['message']}", record
-    if refuted < len(planted):
-        missed = [f"{c['trace']}: {c['planted']} judged {c['word']}" for c in planted if not c["refuted"]]
-        return "vacuous", f"vacuous (a planted defect was not refuted: {'; '.join(missed)}) | " \
-                          f"{outcome['message']}", record
-    note = (f" (re-derived: {record['intervals_recomputed']} intervals and every word; canaries: {refuted} of "
-            f"{len(planted)} planted worse policies refuted)")
-    return outcome["status"], outcome["message"] + note, record
+        return "error", f"statistics did not re-derive: {'; '.join(findings)} | {outcome['message']}", canary, record
+    note = (f" (re-derived: {record['intervals_recomputed']} intervals and every word; canaries: "
+            f"{len(planted) - len(missed)} of {len(planted)} planted worse policies refuted)")
+    return outcome["status"], outcome["message"] + note, canary, record

@@ -90,6 +90,7 @@ from geosched.verify.empirical import (
     word,
     word_text,
 )
+from geosched.verify.evidence import declares_canary, needs_no_canary
 
 __all__ = ["PROMPT_FACTOR", "CONTEXT", "STARVATION_SECONDS", "LONG_PROMPT_MEAN", "ServingSetup", "SETUPS",
            "Sub", "PLANS", "jain_index", "run_metrics", "serving_runs", "judge", "row_outcome", "SERVING_METHODS",
@@ -468,6 +469,8 @@ def _not_run(name: str, why: str, started: float) -> EmpiricalEvidence:
 
 
 def _method(name: str, claim_id: str):
+    from geosched.verify.empirical_audit import CANARY
+
     def method(claim: Any, ctx: Any) -> EmpiricalEvidence:
         from geosched.reference_impl.predictors.learned import MissingExtraError
         from geosched.verify.empirical_audit import audit_row
@@ -495,13 +498,15 @@ def _method(name: str, claim_id: str):
             return EmpiricalEvidence(name, "empirical", "not_run", message, samples=samples,
                                      wall_time=time.perf_counter() - started, data={**common, "numbers": numbers})
         outcome = row_outcome(claim_id, traces)
-        status, message, audit = audit_row(claim_id, traces, outcome, PLANS, judge)
+        status, message, canary, audit = audit_row(claim_id, traces, outcome, PLANS, judge)
         data = {**common, "summary": outcome["summary"], "readings": outcome["readings"], "audit": audit,
                 "rule": f"{WORD_RULE}; {ACROSS_RULE}"}
         return EmpiricalEvidence(name, "empirical", status, message, samples=samples,
-                                 wall_time=time.perf_counter() - started, data=data)
+                                 wall_time=time.perf_counter() - started, data=data, canary=canary)
 
-    return method
+    if claim_id == "kong.emp.overhead":
+        return needs_no_canary("never judged: it needs GPU end-to-end latencies, and says not_run")(method)
+    return declares_canary(CANARY)(method)
 
 
 SERVING_METHODS = {

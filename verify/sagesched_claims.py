@@ -59,6 +59,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -81,7 +82,8 @@ from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.workloads import read_trace_instance, shared_traces, trace_label
 from geosched.theory.claim import Claim
-from geosched.verify.evidence import Evidence
+from geosched.verify.empirical import EmpiricalEvidence
+from geosched.verify.evidence import Canary, declares_canary
 from geosched.verify.trace_set import trace_set
 
 __all__ = [
@@ -124,6 +126,7 @@ class ClaimOutcome:
     status: str  # "reproduced", "partly", "not_reproduced" or "unknown"
     message: str  # one line with the numbers
     data: dict[str, Any]  # JSON-ready
+    canary: Canary | None = None  # the same claim function on a planted defect (:func:`with_canaries`)
 
 
 # ------------------------------------------------------------------ workloads and loads
@@ -586,7 +589,7 @@ def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, traces: Seque
         reason = "no trace: ../shared/traces holds none and no --trace was given"
         for claim in ("sagesched.gain", "sagesched.ablation"):
             outcomes[claim] = ClaimOutcome("not_run", f"not run: {reason}", {})
-        return outcomes
+        return with_canaries(outcomes, {}, mixed_rows)
     per_trace, served = {}, {}
     for path in paths:
         instance = read_trace_instance(path, step_seconds=STEP_SECONDS, limit=setup.trace_rows)
@@ -606,7 +609,7 @@ def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, traces: Seque
                                             "seconds": round(time.perf_counter() - started, 1)})
     outcomes["sagesched.gain"].data["rows"] = [{**r, "trace": label} for label, rows in per_trace.items() for r in rows]
     outcomes["sagesched.preemption"].data["rows"] = mixed_rows
-    return outcomes
+    return with_canaries(outcomes, {**per_trace, "mixed": binding}, mixed_rows)
 
 
 def _across(name: str, readings: dict[str, list[dict[str, Any]]], claim: Callable[..., ClaimOutcome]) -> ClaimOutcome:
@@ -626,6 +629,64 @@ def _across(name: str, readings: dict[str, list[dict[str, Any]]], claim: Callabl
     return ClaimOutcome(status, message, {"summary": summary, "sub": sub,
                                           "readings": {label: {"status": o.status, **o.data} for label, o in
                                                        each.items()}})
+
+
+_PLANTED = 1.5  # a planted policy is 50% worse than what it is compared with
+
+
+def _worse_sagesched(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with SageSched (router and local ``sagesched``, no ablation) made 50% slower than the best
+    heuristic of its configuration, and with more preemptions than any heuristic."""
+    out = []
+    for _, group in sorted(_configurations(rows).items()):
+        best = _best_heuristic(group)
+        most = max(r["preemptions"] for r in group if r["router"] in HEURISTIC_ROUTERS)
+        for r in group:
+            if (r["router"], r["local"], r["ablation"]) == ("sagesched", "sagesched", None):
+                r = {**r, **{m: best[m] * _PLANTED for m in ("mean_latency", "p50_latency", "p99_latency")
+                             if best.get(m) is not None}, "preemptions": most + 1}
+            out.append(r)
+    return out
+
+
+def _worse_than_ablations(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with the full SageSched made 50% slower than its slowest ablation, in every configuration."""
+    out = []
+    for _, group in sorted(_configurations(rows).items()):
+        slowest = max(r["mean_latency"] for r in group if r["router"] == "sagesched" and r["ablation"])
+        out += [{**r, "mean_latency": slowest * _PLANTED} if (r["router"], r["local"], r["ablation"])
+                == ("sagesched", "sagesched", None) else r for r in group]
+    return out
+
+
+def with_canaries(outcomes: dict[str, ClaimOutcome], readings: dict[str, list[dict[str, Any]]],
+                  mixed_rows: Sequence[dict[str, Any]]) -> dict[str, ClaimOutcome]:
+    """Each outcome with its canary: the claim's own function on its data with one defect planted, which it must
+    judge ``not_reproduced``: SageSched 50% slower than the best heuristic (gain), than its slowest ablation
+    (ablation), with more preemptions than any heuristic (preemption), a routing decision whose counts grow
+    one power of N faster (routing: a router comparing pairs)."""
+    def judged(claim: Callable[..., ClaimOutcome], planted: Any) -> str:
+        return claim(planted).status
+
+    cost = {int(n): c for n, c in outcomes["sagesched.routing"].data["cost_per_decision"].items()}
+    planted = {
+        "sagesched.gain": ("SageSched 50% slower than the best heuristic in every configuration",
+                           [judged(gain_claim, _worse_sagesched(rows)) for rows in readings.values()]),
+        "sagesched.ablation": ("SageSched 50% slower than its slowest ablation in every configuration",
+                               [judged(ablation_claim, _worse_than_ablations(rows)) for label, rows in readings.items()
+                                if label != "mixed"]),
+        "sagesched.preemption": ("SageSched preempting once more than any heuristic",
+                                 [judged(preemption_claim, _worse_sagesched(mixed_rows))]),
+        "sagesched.routing": ("every operation count x N (a router comparing pairs)",
+                              [judged(routing_claim, {n: {k: v * n for k, v in c.items()} for n, c in cost.items()})]),
+    }
+    out = {}
+    for claim_id, outcome in outcomes.items():
+        defect, words = planted[claim_id]
+        missed = [w for w in words if w != "not_reproduced"]
+        verdict = (f"judged {', '.join(words)}" if words else "nothing to plant it in")
+        out[claim_id] = dataclasses.replace(outcome, canary=Canary(defect, bool(words) and not missed, verdict))
+    return out
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
@@ -659,7 +720,7 @@ def format_pivot(rows: Sequence[dict[str, Any]], cluster: str) -> str:
     return "\n".join(lines)
 
 
-def _ledger_method(claim: Any, ctx: Any) -> Evidence:
+def _ledger_method(claim: Any, ctx: Any) -> EmpiricalEvidence:
     """The ledger method ``cluster:sagesched``: one shared run of the four rows per ledger run
     (the thorough grid checkpoints in ``OUT/sagesched``, so a killed run resumes)."""
     folder = ctx.out / "sagesched" if ctx.thorough else None
@@ -667,11 +728,13 @@ def _ledger_method(claim: Any, ctx: Any) -> Evidence:
     outcomes, elapsed = ctx.cached("sagesched", lambda: run_sagesched_claims(thorough=ctx.thorough, seed=ctx.seed,
                                                                             traces=traces, checkpoint_dir=folder))
     outcome = outcomes[claim.id]
-    return Evidence("cluster:sagesched", "empirical", outcome.status, outcome.message, wall_time=elapsed,
-                    data=outcome.data, implementation=True)
+    return EmpiricalEvidence("cluster:sagesched", "empirical", outcome.status, outcome.message, wall_time=elapsed,
+                             data=outcome.data, implementation=True, canary=outcome.canary)
 
 
-SAGESCHED_METHODS = {"cluster:sagesched": _ledger_method}
+SAGESCHED_METHODS = {"cluster:sagesched": declares_canary(
+    "the claim's own function on a planted defect: SageSched 50% slower than the best heuristic or than its "
+    "slowest ablation, preempting more than any heuristic, a routing count x N")(_ledger_method)}
 
 # the claims this method checks (their rows; the ledger collects them with the theory's)
 CLAIMS = (
