@@ -14,7 +14,8 @@ row's. :func:`audit_row` checks every one of those steps in the run that produce
 * **Canaries** (a planted defect the verdict must refute, through the same predicate ``judge``): on each trace,
   for each baseline of the row, the claim's policy is replaced by that baseline made 50% worse on every metric
   (a cost x1.5, a throughput x0.5; the metric's direction is this module's own table, not the row's); the
-  trace's word must then be ``not_reproduced`` with every comparison against that baseline ``worse``. They are
+  trace's word must then be ``not_reproduced`` with every comparison against that baseline ``worse`` (:func:`canaries`
+  allows a tie only where the baseline's metric is 0 on a seed), none ``better``. They are
   summed up in one :class:`~geosched.verify.evidence.Canary` (refuted when every case was): one not refuted
   makes the evidence ``vacuous`` (it could not have failed; :class:`~geosched.verify.empirical.EmpiricalEvidence`).
 * The audit itself is shown able to fail in the same run: a copy of one stored interval narrowed as if divided by
@@ -155,15 +156,21 @@ def planted_worse(runs: Mapping[str, Sequence[Mapping[str, Any]]], ours: str, ba
 def canaries(plan: Sequence[Any], runs: Mapping[str, Any], judge: Callable[..., dict[str, Any]],
              where: str) -> list[dict[str, Any]]:
     """For each baseline of ``plan``: the verdict of ``judge`` on :func:`planted_worse` data, and whether it
-    refuted the planted defect (the trace's word ``not_reproduced``, every comparison against it ``worse``)."""
+    refuted the planted defect: the trace's word ``not_reproduced``, and every comparison against that baseline
+    ``worse`` (``tie`` allowed only where the baseline's metric is 0 on some seed: a relative difference from 0 is
+    not defined, and the comparison counts it as lost, not as a fixed amount), none ``better``."""
     out = []
     ours = plan[0].ours
     for baseline in dict.fromkeys(sub.baseline for sub in plan):
+        zero = {(float(load), m) for load, entries in runs.items() for e in entries
+                for m, v in e["metrics"][baseline].items() if v == 0}
         verdict = judge(plan, planted_worse(runs, ours, baseline))
-        against = [c["result"] for c in verdict["comparisons"] if c["baseline"] == baseline]
-        refuted = verdict["status"] == "not_reproduced" and bool(against) and set(against) == {"worse"}
+        against = [c for c in verdict["comparisons"] if c["baseline"] == baseline]
+        missed = [c for c in against if c["result"] == "better" or (c["result"] == "tie"
+                                                                    and (c["load"], c["metric"]) not in zero)]
+        refuted = verdict["status"] == "not_reproduced" and bool(against) and not missed
         out.append({"trace": where, "planted": f"{ours} := {baseline} made {PLANTED_FACTOR:.0%} worse",
-                    "word": verdict["status"], "against": against, "refuted": refuted})
+                    "word": verdict["status"], "against": [c["result"] for c in against], "refuted": refuted})
     return out
 
 
