@@ -7,8 +7,9 @@ the SageSched sweep's from ``geosched.verify.sagesched_sweep``, the SVF worst-ca
 comes from:
 
 * docs/theory.md's derivation words: :func:`geosched.theory.check_claim` of every derivation, run here;
-* docs/predictions.md's accuracy and scheduling tables: the record ``docs/predictions_run.json`` written by
-  ``python benchmarks/bench_predictions.py --record docs/predictions_run.json`` (needs the shared trace;
+* docs/predictions.md's accuracy and scheduling tables, per trace and across traces: the record
+  ``docs/predictions_run.json`` written by ``python benchmarks/bench_predictions.py --record
+  docs/predictions_run.json`` (every trace of ../shared/traces;
   ``tests/test_docs_tables.py`` re-runs it when the trace is there and compares the record);
 * docs/adversary.md's table of certified witnesses: every file of ``docs/witnesses/`` re-verified by the
   referee here (the numbers are the referee's, derived from each instance, never the file's own);
@@ -107,19 +108,27 @@ def _record_line(record: dict) -> str:
             "`tests/test_docs_tables.py` re-runs it where the trace is present and compares.")
 
 
+def _traces_line(record: dict) -> str:
+    return "; ".join(f"{t['trace']}: test part {t['accuracy']['test_rows']} requests (trained on the first "
+                     f"{t['accuracy']['train_rows']}), theta = {t['accuracy']['theta']}, models {t['models']}"
+                     for t in record["traces"])
+
+
 def accuracy_table() -> str:
-    """docs/predictions.md's accuracy table: the record's test-part metrics of each predictor."""
+    """docs/predictions.md's accuracy table: every predictor trained on each trace, scored on each trace's test
+    part (per trace: trained on the same trace; across: on the other), from the record."""
     record = _record()
-    acc = record["accuracy"]
-    lines = [_record_line(record), "",
-             f"Test part: {acc['test_rows']} requests (trained on the first {acc['train_rows']}); "
-             f"theta = {acc['theta']}.", "",
-             "| predictor | median AE | mean AE | Spearman | 1-bit acc. | flip S->L | flip L->S | NLL/length "
-             "| CRPS | cov. 50% | cov. 90% |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in acc["rows"]:
-        lines.append(f"| {r['name']} | {r['median_ae']:.1f} | {r['mean_ae']:.1f} | {_cell3(r['spearman'])} | "
-                     f"{r['accuracy']:.3f} | {r['flip_short']:.3f} | {r['flip_long']:.3f} | {_cell3(r['nll'])} | "
-                     f"{r['crps']:.1f} | {_cell3(r['coverage50'])} | {_cell3(r['coverage90'])} |")
+    lines = [_record_line(record), "", _traces_line(record) + ".", "",
+             "| tested on | trained on | predictor | theta | median AE | mean AE | Spearman | 1-bit acc. | flip S->L "
+             "| flip L->S | NLL/length | CRPS | cov. 50% | cov. 90% |", "|---" * 14 + "|"]
+    for t in record["traces"]:
+        for r in t["accuracy"]["rows"]:
+            name, _, source = r["name"].partition(" (trained on ")
+            lines.append(f"| {t['trace']} | {source.rstrip(')')} | {name} | {r['theta']} | {r['median_ae']:.1f} | "
+                         f"{r['mean_ae']:.1f} | {_cell3(r['spearman'])} | {r['accuracy']:.3f} | "
+                         f"{r['flip_short']:.3f} | {r['flip_long']:.3f} | {_cell3(r['nll'])} | {r['crps']:.1f} | "
+                         f"{_cell3(r['coverage50'])} | "
+                         f"{_cell3(r['coverage90'])} |")
     return "\n".join(lines)
 
 
@@ -128,25 +137,29 @@ SCHEDULING_POLICIES = (("fcfs", "FCFS"), ("sjf", "SJF"), ("svf", "SVF"), ("svf1"
 
 
 def scheduling_table() -> str:
-    """docs/predictions.md's scheduling table: mean / P95 latency (s) per load, predictor and policy, and the
-    evictions, from the record."""
+    """docs/predictions.md's scheduling table: per trace, mean / P95 latency (s) per load, predictor and policy,
+    and the evictions, from the record."""
     record = _record()
-    sched = record["scheduling"]
-    cells = {(c["load"], c["predictor"], c["policy"]): c for c in sched["cells"]}
-    rows = sorted({(c["load"], c["predictor"]) for c in sched["cells"]},
-                  key=lambda k: (k[0], ("oracle", "learned", "noisy").index(k[1])))
-    lines = [_record_line(record), "",
-             f"{sched['source']}; {sched['step_seconds']} s per step; 1-bit SVF: theta = {sched['one_bit']['theta']}, "
-             f"O_0 = {sched['one_bit']['short_length']}, O_1 = {sched['one_bit']['long_length']}; noisy: sigma = "
-             f"{sched['noisy_sigma']:.3f}, seed {sched['seed']}. Mean / P95 latency in seconds; restarts (runs "
-             "recomputed because a prediction ran short): the fewest and most of the row's policies.", "",
-             "| load | predictor | " + " | ".join(label for _, label in SCHEDULING_POLICIES) + " | restarts |",
-             "|---|---|" + "---|" * (len(SCHEDULING_POLICIES) + 1)]
-    for load, predictor in rows:
-        row = [cells.get((load, predictor, policy)) for policy, _ in SCHEDULING_POLICIES]
-        shown = " | ".join(f"{c['mean_latency']:.1f} / {c['p95_latency']:.1f}" if c else "" for c in row)
-        restarts = [c["restarts"] for c in row if c]
-        lines.append(f"| {load:g} | {predictor} | {shown} | {min(restarts)}-{max(restarts)} |")
+    lines = [_record_line(record), ""]
+    for t in record["traces"]:
+        sched = t["scheduling"]
+        lines.append(f"{sched['source']}; {sched['step_seconds']} s per step; models "
+                     f"{sched['models']}; 1-bit SVF: theta = {sched['one_bit']['theta']}, "
+                     f"O_0 = {sched['one_bit']['short_length']}, O_1 = {sched['one_bit']['long_length']}; noisy: "
+                     f"sigma = {sched['noisy_sigma']:.3f}, seed {sched['seed']}.")
+    lines += ["", "Mean / P95 latency in seconds; restarts (runs recomputed because a prediction ran short): the "
+                  "fewest and most of the row's policies.", "",
+              "| trace | load | predictor | " + " | ".join(label for _, label in SCHEDULING_POLICIES) + " | restarts |",
+              "|---|---|---|" + "---|" * (len(SCHEDULING_POLICIES) + 1)]
+    for t in record["traces"]:
+        cells = {(c["load"], c["predictor"], c["policy"]): c for c in t["scheduling"]["cells"]}
+        rows = sorted({(c["load"], c["predictor"]) for c in t["scheduling"]["cells"]},
+                      key=lambda k: (k[0], ("oracle", "learned", "noisy").index(k[1])))
+        for load, predictor in rows:
+            row = [cells.get((load, predictor, policy)) for policy, _ in SCHEDULING_POLICIES]
+            shown = " | ".join(f"{c['mean_latency']:.1f} / {c['p95_latency']:.1f}" if c else "" for c in row)
+            restarts = [c["restarts"] for c in row if c]
+            lines.append(f"| {t['trace']} | {load:g} | {predictor} | {shown} | {min(restarts)}-{max(restarts)} |")
     return "\n".join(lines)
 
 
