@@ -150,14 +150,15 @@ def test_cause_3_partly_lists_every_sub_comparison():
 
 def test_cause_3_fewer_tie_orders_are_refused(monkeypatch):
     """Mutation: the enumeration stops enumerating tie orders (one order per instance). Before: ``checked`` for
-    ``exhaustive:prop3.1`` (nothing looked at the size). Now: ``unknown``: refused, fewer than the pinned size."""
+    ``exhaustive:prop3.1`` (nothing looked at the size). Now (issue 46): ``refuted``: a coverage loss refutes the
+    evidence (fewer request orders than the pinned size)."""
     from geosched.verify import exhaustive as ex
 
     evidence = METHODS["exhaustive:prop3.1"](CLAIMS["kong.prop3.1"], Context("quick", None, 0, ("svf",)))
     assert evidence.status == "checked"
     monkeypatch.setattr(ex, "_orderings", lambda instance, mode: [instance])
     evidence = METHODS["exhaustive:prop3.1"](CLAIMS["kong.prop3.1"], Context("quick", None, 0, ("svf",)))
-    assert evidence.status == "unknown" and "fewer: a coverage loss" in evidence.message
+    assert evidence.status == "refuted" and "coverage lost: covered request orders 1145 of 1365" in evidence.message
 
 
 # ------------------------------------------------------------------ cause 4: code no row ran

@@ -114,7 +114,7 @@ def test_the_canary_and_coverage_are_in_the_json_and_the_evidence_table():
                  coverage=Coverage({"members": 6}, {"members": 6}))
     data = json.loads(json.dumps(e.to_dict()))
     assert data["canary"] == {"defect": "closed form + 1", "refuted": True, "verdict": "differs"}
-    assert data["coverage"] == {"covered": {"members": 6}, "expected": {"members": 6}}
+    assert data["coverage"] == {"covered": {"members": 6}, "expected": {"members": 6}, "floor": {}}
     result = ledger.run_claims(["kong.volume"], mode="quick", follow_dependencies=False)
     table = result.evidence_table(width=200)
     assert "canary" in table.splitlines()[0]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from docs_pages import tables as pages
 
-from geosched.verify import ledger
 from geosched.verify import sagesched_sweep as sw
 from geosched.verify.sagesched_sweep import _HEURISTICS, VARIANTS
 
@@ -56,7 +56,7 @@ def test_docs_tables_are_those_of_the_committed_runs():
     """Every figure of docs/sagesched.md's generated tables is recomputed from docs/sagesched_sweep.json (one run
     of benchmarks/bench_sagesched_sweep.py per trace), and each run covers its design: each configuration, seed,
     variant; the traces' rows sit side by side."""
-    records = sw.read_records()
+    records = pages.read_sweep_records()
     assert [r["trace"] for r in records] == ["azure_llm_2023_conv.csv", "mooncake_conversation.jsonl"]
     for record in records:
         setup = sw.SweepSetup(**{k: tuple(v) if isinstance(v, list) else v for k, v in record["setup"].items()})
@@ -65,11 +65,11 @@ def test_docs_tables_are_those_of_the_committed_runs():
                     for v in VARIANTS}
         assert {(r["replicas"], r["gpus"], r["predictor"], float(r["load"]), r["seed"], r["variant"])
                 for r in record["rows"]} == expected and len(record["rows"]) == len(expected)
-    text = sw.DOCS_FILE.read_text()
+    text = pages.SWEEP_PAGE.read_text()
     tables = sw.docs_tables(records)
     for name, body in tables.items():
-        assert ledger.block(text, name) == body.strip()
-    rows = ledger.block(text, "sagesched sweep").splitlines()[4:]
+        assert pages.block(text, name) == body.strip()
+    rows = pages.block(text, "sagesched sweep").splitlines()[4:]
     assert [r.split(" | ")[0] for r in rows[:2]] == ["| azure_llm_2023_conv", "| mooncake_conversation"]
     changed = copy.deepcopy(records)
     sage = next(r for r in changed[1]["rows"] if r["variant"] == "sagesched")
@@ -84,11 +84,11 @@ def test_write_docs_round_trip(tmp_path):
     one = {**_record({"sagesched": [6.0, 6.5, 6.2]}, [10.0, 10.2, 9.9]), "trace": "a.csv"}
     two = {**_record({"sagesched": [12.0, 12.5, 12.2]}, [10.0, 10.2, 9.9]), "trace": "b.jsonl"}
     one["rows"][0]["speedup"] = 2.0  # not a field the tables use: trimmed away
-    sw.write_docs([one, two], docs=page, record_path=tmp_path / "record.json")
-    kept = sw.read_records(tmp_path / "record.json")
+    pages.write_sweep_docs([one, two], docs=page, record_path=tmp_path / "record.json")
+    kept = pages.read_sweep_records(tmp_path / "record.json")
     assert "speedup" not in kept[0]["rows"][0] and kept[0]["rows"] == sw.docs_record(one)["rows"]
-    assert ledger.block(page.read_text(), "sagesched sweep") == sw.docs_tables(kept)["sagesched sweep"]
-    body = ledger.block(page.read_text(), "sagesched sweep")
+    assert pages.block(page.read_text(), "sagesched sweep") == sw.docs_tables(kept)["sagesched sweep"]
+    body = pages.block(page.read_text(), "sagesched sweep")
     assert "| a | memory-bound |" in body and "| b | memory-bound |" in body and "| gains |" in body \
         and "| loses |" in body
 

@@ -56,7 +56,8 @@ def add_commands(subparsers, common) -> None:
 def _cmd_claims(args: argparse.Namespace) -> int:
     from geosched.errors import ValidationError
     from geosched.output import emit_json
-    from geosched.verify.ledger import CLAIMS, run_claims
+    from geosched.progress import above
+    from geosched.verify.ledger import CLAIMS, RowPrinter, run_claims
 
     if args.restart and not (args.thorough and args.out):
         raise ValidationError("--restart", True, "needs --thorough and --out DIR (the checkpoint lives there)")
@@ -72,8 +73,12 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         from geosched.verify.trace_set import check_traces
 
         check_traces(args.trace)  # before the progress bar draws
+    printer = None if args.json else RowPrinter(args.claim or list(CLAIMS))
+    if printer is not None:  # the table grows: its head now, each row as it finishes (progress.above)
+        above("\n".join(printer.head()))
     result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                        progress=counter, executor=args.cluster, traces=args.trace)
+                        progress=counter, executor=args.cluster, traces=args.trace,
+                        on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -115,7 +120,9 @@ class _Counter:
 
 
 def _print_text(result, seed: int) -> None:
-    print(result.table())
+    """What follows the rows printed as they finished: the legend and counts, the evidence, the variants."""
+    print()
+    print("\n".join(result.legend()))
     print()
     print(result.evidence_table())
     for claim in result.claims:

@@ -63,9 +63,11 @@ Canary(defect='TEL one above the bound', refuted=True, verdict='TEL 8 > 7')
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,7 +78,7 @@ from geosched.output import json_default, write_text_atomic
 from geosched.results import Result
 
 __all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS", "Canary", "Coverage",
-           "plant", "declares_canary", "needs_no_canary", "canary_declaration", "settle"]
+           "plant", "plant_all", "declares_canary", "needs_no_canary", "canary_declaration", "settle"]
 
 EVIDENCE_STATUSES = ("proved",
                      "proved relative to",  # proved given named hypotheses (standard results) the message names
@@ -113,16 +115,30 @@ def plant(defect: str, verdict: Callable[[Any], Any], planted: Any) -> Canary:
     return Canary(defect, bool(found), str(found) if found else "no problem found: the check accepted the defect")
 
 
+def plant_all(canaries: list[Canary]) -> Canary:
+    """Several planted defects as one canary: refuted only when every one was (the verdicts of those that were
+    not come first).
+
+    >>> plant_all([Canary("a", True, "x"), Canary("b", False, "passed")])
+    Canary(defect='a; b', refuted=False, verdict='b: passed')
+    """
+    blind = [c for c in canaries if not c.refuted]
+    verdicts = [f"{c.defect}: {c.verdict}" for c in blind or canaries]
+    return Canary("; ".join(c.defect for c in canaries), not blind, "; ".join(verdicts))
+
+
 @dataclass(frozen=True)
 class Coverage:
     """What a check covered (counts by name) and what its mode pins (the same names)."""
 
     covered: dict[str, int]
-    expected: dict[str, int]
+    expected: dict[str, int]  # pinned exactly
+    floor: dict[str, int] = field(default_factory=dict)  # pinned from below only (a seeded sample's share)
 
     def fewer(self) -> dict[str, tuple[int, int]]:
-        """The names covered less than pinned: ``name -> (covered, pinned)``."""
-        return {k: (self.covered.get(k, 0), v) for k, v in self.expected.items() if self.covered.get(k, 0) < v}
+        """The names covered less than pinned (exactly or from below): ``name -> (covered, pinned)``."""
+        pins = list(self.expected.items()) + list(self.floor.items())
+        return {k: (self.covered.get(k, 0), v) for k, v in pins if self.covered.get(k, 0) < v}
 
     def more(self) -> dict[str, tuple[int, int]]:
         """The names covered more than pinned (the pin is out of date)."""
@@ -162,15 +178,15 @@ class Evidence(Result):
         """The two rules no method can skip: a coverage below its pin refutes the evidence (above it: unknown),
         and a canary that was not refuted makes a passing evidence ``vacuous``."""
         super().__post_init__()
-        if self.status not in self.SUCCESS:
+        if self.status not in (*self.SUCCESS, "vacuous"):  # a vacuous check that lost coverage is refuted too
             return
         if self.coverage is not None and self.coverage.fewer():
             self._become("refuted", f"coverage lost: covered {_counts(self.coverage.fewer())} pinned for its mode")
             object.__setattr__(self, "implementation", True)
-        elif self.coverage is not None and self.coverage.more():
+        elif self.coverage is not None and self.coverage.more() and self.status in self.SUCCESS:
             self._become("unknown", f"coverage differs from its pin (more: {_counts(self.coverage.more())}); "
                                     "the pin is out of date")
-        elif self.canary is not None and not self.canary.refuted:
+        elif self.canary is not None and not self.canary.refuted and self.status in self.SUCCESS:
             self._become("vacuous", f"could not have failed: its canary ({self.canary.defect}) was not refuted")
 
     def _become(self, status: str, why: str) -> None:
@@ -237,6 +253,7 @@ class Context:
         self.cache: dict[str, Any] = {}
         self.statuses: dict[str, Any] = {}
         self.lock_wait = 0.0  # seconds spent waiting for another process's lock (the Coq build): not checking
+        self._background: dict[str, concurrent.futures.Future] = {}  # runs started ahead (background), by cache key
 
     def pick(self, quick: Any, default: Any, thorough: Any) -> Any:
         """The setting for this run's mode."""
@@ -260,8 +277,43 @@ class Context:
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
 
+    def background(self, key: str, fn: Callable[[], Any]) -> None:
+        """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the
+        rows that need no Coq run meanwhile. Its time is no row's: :meth:`cached` waits for it and counts the wait
+        in :attr:`lock_wait` (reported apart from checking)."""
+        if key in self.cache or key in self._background:
+            return
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - raised again in the check that waits for it
+                future.set_exception(exc)
+
+        self._background[key] = future
+        threading.Thread(target=run, name=f"geosched-background-{key}", daemon=True).start()
+
+    def wait_for(self, key: str) -> float:
+        """Wait for the background run of ``key`` (nothing when none was started); the seconds waited, also
+        added to :attr:`lock_wait`. Its value goes into the cache; its exception is raised here."""
+        future = self._background.get(key)  # kept until it succeeds: every waiter gets its value or its exception
+        if future is None:
+            return 0.0
+        t0 = time.perf_counter()
+        try:
+            value = future.result()
+        finally:
+            waited = time.perf_counter() - t0
+            self.lock_wait += waited
+        self.cache[key] = value
+        self._background.pop(key, None)
+        return waited
+
     def cached(self, key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
-        """``(value, seconds spent now)``: the first caller pays, later ones get 0."""
+        """``(value, seconds spent now)``: the first caller pays, later ones get 0 (a value started in the
+        :meth:`background` costs its caller nothing: the wait is counted apart)."""
+        self.wait_for(key)
         if key in self.cache:
             return self.cache[key], 0.0
         t0 = time.perf_counter()

@@ -42,7 +42,7 @@ for a gain is the swap that costs the most where its interval lies above 0; for 
 gains the most where its interval lies below 0 (the element that hurts).
 
 **Docs.** ``docs/sagesched.md``'s sweep tables are generated from a run's record
-(``python -m geosched.verify.sagesched_sweep --write-docs --from OUT/sweep.json``), which is kept,
+(``python docs/tables.py --sagesched-sweep OUT/sweep.json``), which is kept,
 trimmed to what the tables are computed from, as ``docs/sagesched_sweep.json``; a test regenerates
 the tables from it and compares them with the page byte for byte.
 
@@ -73,8 +73,7 @@ from geosched.verify.sagesched_claims import HEURISTIC_LOCALS, HEURISTIC_ROUTERS
 
 __all__ = ["MEMORY_BOUND", "memory_bound", "Variant", "VARIANTS", "SweepSetup", "DEFAULT_SWEEP", "STAR_SWEEP", "BASE",
            "run_sweep", "summarize_sweep",
-           "format_sweep_table", "format_element_table", "docs_record", "docs_tables", "write_docs",
-           "DOCS_FILE", "RECORD_FILE"]
+           "format_sweep_table", "format_element_table", "docs_record", "docs_tables"]
 
 MEMORY_BOUND = 30_000  # KV tokens per replica in the memory-bound configurations
 GPUS = {"homogeneous": "4xA100-80G", "mixed": "2xA100-80G,2xH100-80G"}
@@ -298,10 +297,8 @@ def format_element_table(summary: Sequence[dict[str, Any]], traces: Sequence[str
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------ generated docs tables
+# ------------------------------------------------------------------ the docs tables' data (docs/tables.py writes them)
 
-DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "sagesched.md"
-RECORD_FILE = DOCS_FILE.with_name("sagesched_sweep.json")
 ROW_FIELDS = ("replicas", "gpus", "predictor", "load", "seed", "variant", "mean_latency", "preemptions")
 
 
@@ -334,60 +331,10 @@ def docs_tables(records: dict[str, Any] | Sequence[dict[str, Any]]) -> dict[str,
                        f"{setup['seeds']} seeds from {record['seed']}, windows of {setup['window']} served requests, "
                        f"memory-bound replicas of {record.get('memory_bound', MEMORY_BOUND):,} KV tokens, geosched "
                        f"{record['geosched']})")
-    source = (f"Generated from {'; '.join(sources)} by `python -m geosched.verify.sagesched_sweep --write-docs "
-              f"{' '.join('--from ' + r['trace'].split('.')[0] + '.json' for r in records)}`; the records are "
+    command = " ".join(f"--sagesched-sweep {r['trace'].split('.')[0]}.json" for r in records)
+    source = (f"Generated from {'; '.join(sources)} by `python docs/tables.py {command}`; the records are "
               f"docs/sagesched_sweep.json and tests/test_sagesched_sweep.py regenerates this table from them and "
               f"compares.")
     summary, labels = _side_by_side(records)
     return {"sagesched sweep": f"{source}\n\n{format_sweep_table(summary, labels)}",
             "sagesched elements": f"{source}\n\n{format_element_table(summary, labels)}"}
-
-
-def _record_text(records: Sequence[dict[str, Any]]) -> str:
-    """JSON with one row per line (a readable diff when a run changes)."""
-    import json
-
-    parts = []
-    for record in records:
-        head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1)[:-2]
-        parts.append(head + ',\n "rows": [\n' + ",\n".join(json.dumps(r) for r in record["rows"]) + "\n ]\n}")
-    return '{"kind": "sagesched-sweeps", "records": [\n' + ",\n".join(parts) + "\n]}\n"
-
-
-def read_records(path: str | Path = RECORD_FILE) -> list[dict[str, Any]]:
-    """The sweep records kept beside the page (one per trace)."""
-    data = read_json(path)
-    return list(data["records"]) if data.get("kind") == "sagesched-sweeps" else [data]
-
-
-def write_docs(records: dict[str, Any] | Sequence[dict[str, Any]], docs: str | Path = DOCS_FILE,
-               record_path: str | Path = RECORD_FILE) -> None:
-    """Write ``records`` (one per trace, trimmed) to ``record_path`` and their tables into ``docs`` between their
-    markers."""
-    from geosched.output import write_text_atomic
-    from geosched.verify.ledger import replace_block
-
-    trimmed = [docs_record(r) for r in ([records] if isinstance(records, dict) else records)]
-    text = Path(docs).read_text()
-    for name, body in docs_tables(trimmed).items():
-        text = replace_block(text, name, body)
-    write_text_atomic(Path(record_path), _record_text(trimmed))
-    write_text_atomic(Path(docs), text)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m geosched.verify.sagesched_sweep --write-docs --from A.json [--from B.json ...]``."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="regenerate docs/sagesched.md's sweep tables from sweep records")
-    parser.add_argument("--write-docs", action="store_true", required=True)
-    parser.add_argument("--from", dest="sources", action="append", required=True, metavar="SWEEP.json",
-                        help="the record of benchmarks/bench_sagesched_sweep.py (OUT/sweep.json), one per trace")
-    args = parser.parse_args(argv)
-    write_docs([record for source in args.sources for record in read_records(source)])
-    print(f"docs/sagesched.md: sweep tables written from {', '.join(args.sources)}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover - the command line
-    raise SystemExit(main())
