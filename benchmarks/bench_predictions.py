@@ -32,9 +32,9 @@ from pathlib import Path
 from geosched.reference_impl.predictors import load_model
 from geosched.reference_impl.predictors.tracelog import read_trace_log
 from geosched.reference_impl.predictors.training import accuracy_across
-from geosched.reference_impl.workloads import trace_label
+from geosched.reference_impl.workloads import shared_traces, trace_label
 from geosched.verify import empirical
-from geosched.verify.trace_set import check_traces, shared_traces, trace_models
+from geosched.verify.trace_set import check_traces, trace_models
 
 SCHEDULING_KEYS = ("n", "source", "step_seconds", "noisy_sigma", "one_bit", "seed", "mean_volume_rate", "cells",
                    "models")

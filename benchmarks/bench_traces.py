@@ -29,8 +29,8 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.predictors import LearnedPredictor
 from geosched.reference_impl.predictors.tracelog import read_trace_log
 from geosched.reference_impl.simulation import simulate
-from geosched.reference_impl.workloads import trace_label
-from geosched.verify.trace_set import check_traces, shared_traces, trace_models
+from geosched.reference_impl.workloads import shared_traces, trace_label
+from geosched.verify.trace_set import check_traces, trace_models
 
 ROWS = ("kong.emp.svf_latency", "kong.emp.onebit", "kong.emp.overhead", "kong.emp.throughput", "kong.emp.fairness",
         "kong.emp.memory_intensive")

@@ -63,6 +63,7 @@ __all__ = [
     "seed_interval",
     "word",
     "across_traces",
+    "word_text",
     "WORD_RULE",
     "ACROSS_RULE",
 ]

@@ -24,14 +24,14 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.workloads import is_trace, shared_traces, trace_label
 
-__all__ = ["TraceModels", "check_traces", "trace_set", "trace_models", "KINDS_USED", "shared_traces", "trace_label"]
+__all__ = ["TraceModels", "check_traces", "trace_set", "trace_models", "KINDS_USED"]
 
 KINDS_USED = ("point", "onebit", "dist")  # the models an empirical row may use
 
@@ -69,12 +69,7 @@ class TraceModels:
     """The model files a trace is predicted with, and where they come from."""
 
     paths: dict[str, str]  # kind -> model file
-    origin: str  # "shipped" or "trained in this run (N s)"
-    train_rows: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        return f"models {self.origin}"
+    origin: str  # "shipped" or "trained in this run ... (N s, seed S)"
 
 
 def trace_models(path: str | Path, log: Any, *, seed: int = 0) -> TraceModels:
