@@ -9,7 +9,8 @@ one object (with versions and seed); ``--claim ID`` runs one claim (an unknown i
 error, exit 2); ``--quick`` a smaller set of checks (about 20 s of CPU; what it cannot reach
 stays ``unknown`` or ``vacuous``); ``--thorough`` the long
 versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
-``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--cluster local:N``
+``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--trace PATH`` (repeatable) sets the
+traces of the empirical rows (default: every trace in ``../shared/traces/``); ``--cluster local:N``
 or ``--cluster tcp://HOST:PORT`` runs the exhaustive and Monte-Carlo chunks on Dask (same
 result as serial, the default; docs/cluster.md). Progress goes to
 stderr while the checks run, a line every few seconds off a terminal (not with ``--quiet`` or ``--no-progress``).
@@ -42,6 +43,9 @@ def add_commands(subparsers, common) -> None:
     speed.add_argument("--thorough", action="store_true", help="long versions of the checks (an hour or more)")
     speed.add_argument("--quick", action="store_true",
                        help="a smaller set of checks, about 20 s of CPU (statuses stay honest: less is checked)")
+    p.add_argument("--trace", action="append", default=None, metavar="PATH",
+                   help="a trace for the empirical rows (repeatable; any format geosched reads: an Azure-format CSV, "
+                        "a Mooncake .jsonl, ...); default: every trace in ../shared/traces/")
     p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files and checkpoints")
     p.add_argument("--restart", action="store_true",
                    help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")
@@ -67,11 +71,15 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
     counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if show_progress(args) else None
+    if args.trace:
+        from geosched.verify.trace_set import check_traces
+
+        check_traces(args.trace)  # before the progress bar draws
     printer = None if args.json else RowPrinter(args.claim or list(CLAIMS))
     if printer is not None:  # the table grows: its head now, each row as it finishes (progress.above)
         above("\n".join(printer.head()))
     result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                        progress=counter, executor=args.cluster,
+                        progress=counter, executor=args.cluster, traces=args.trace,
                         on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
     if args.json:
         emit_json(result.to_dict())
