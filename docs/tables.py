@@ -345,7 +345,7 @@ OTHER_WRITERS = {
                             "(tests/test_docs_tables.py)",
     "ledger default figures": "the same default run and record",
     "ledger default cores": "the same default run and record",
-    "mutation campaign": "geosched.verify.mutations (tests/test_mutations.py)",
+    "mutation campaign": "benchmarks/mutations.py (tests/test_mutations.py)",
     "sagesched sweep": "geosched.verify.sagesched_sweep, record docs/sagesched_sweep.json "
                        "(tests/test_sagesched_sweep.py)",
     "sagesched elements": "the same sweep and record",

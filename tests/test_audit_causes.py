@@ -8,6 +8,8 @@ mutation tool runs it for every mutant of the Coq evidence, the Monte Carlo, the
 from __future__ import annotations
 
 import dataclasses
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,8 @@ from geosched.verify import coq_engine, coq_output
 from geosched.verify.coq_evidence import cited_statements
 from geosched.verify.evidence import Context
 from geosched.verify.ledger import CLAIMS, METHODS, ROWS, combine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
 
 
 def _word(claim, ctx: Context, methods=None) -> tuple[str, str]:
@@ -53,7 +57,7 @@ def test_cause_1_a_tel_shifted_by_one_per_request_breaks_a_theorem():
     """Mutation: Model.v's ``finish`` + 1 (TEL shifted by +1 per request). Before: every theorem stayed closed (only an
     Example pinned TEL), the rows ``proved``. Now tel_finish_times is false, so the build stops and every Coq word is
     ``unknown``; the hand list runs it (tests/test_coq_build.py, slow) and the whole claims need tel_finish_times."""
-    from geosched.verify.mutations import COQ_MUTATIONS
+    from mutations import COQ_MUTATIONS
 
     shift = next(m for m in COQ_MUTATIONS if m.id == "coq-tel-shift")
     assert (coq_engine.COQ_DIR / "Model.v").read_text().count(shift.old) == 1

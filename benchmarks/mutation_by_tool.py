@@ -1,6 +1,6 @@
 """Mutation testing by a maintained tool: cosmic-ray's operators pick the mutants, each module's tests judge them.
 
-The hand list of :mod:`geosched.verify.mutations` measures mutations the project chose itself.
+The hand list of ``benchmarks/mutations.py`` measures mutations the project chose itself.
 Here the mutants come from `cosmic-ray <https://cosmic-ray.readthedocs.io>`_ (PyPI
 ``cosmic-ray``, extra ``[mutation]``): every position where one of its core operators applies
 (replace a binary or comparison operator, a number, a unary operator, a boolean, break/continue,
@@ -56,9 +56,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mutations import copy_path, materialize  # noqa: E402 - beside this file in benchmarks/ (dev-only)
+
 from geosched.errors import ValidationError
 from geosched.executor import using_executor
-from geosched.verify.mutations import copy_path, materialize
 
 __all__ = ["module_name", "TARGETS", "MODULE_TESTS", "MODULE_CLAIMS", "ToolMutant", "ToolOutcome", "Limits",
            "run_limited", "enumerate_mutants", "sample_mutants", "is_annotation", "run_tool_campaign", "scores",
@@ -436,6 +437,9 @@ def _prepare_copy(root: Path, dest: Path) -> dict[str, Path]:
     placed = materialize(root, dest)
     shutil.copytree(root / "tests", dest / "tests", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(root / "pyproject.toml", dest / "pyproject.toml")
+    (dest / "benchmarks").mkdir(exist_ok=True)  # the tests that read the hand list import it from there
+    for name in ("mutations.py", "mutation_by_tool.py"):
+        shutil.copy2(root / "benchmarks" / name, dest / "benchmarks" / name)
     if (root / "docs" / "witnesses").is_dir():  # the witness tests certify the files there
         shutil.copytree(root / "docs" / "witnesses", dest / "docs" / "witnesses")
     return placed
