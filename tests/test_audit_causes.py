@@ -83,7 +83,15 @@ def _small_poisson_ctx(rate_factor: float = 1.0) -> Context:
     return ctx
 
 
-def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted():
+@pytest.fixture
+def one_point(monkeypatch):
+    """The small run below has one grid point: its coverage pin (issue 46) is one point."""
+    from geosched.verify import methods
+
+    monkeypatch.setitem(methods.MC_POINTS, "quick", {"points": 1, "judged": 1})
+
+
+def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted(one_point):
     """Mutation: the Monte Carlo's arrival rate x1.1 (the audit measured 6-32% too high). Before: ``vacuous`` (the
     load was judged from the nominal rho). Now: ``refuted``: the rate measured on 20,000 requests is not the
     statement's."""
@@ -96,7 +104,7 @@ def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted():
 # ------------------------------------------------------------------ cause 3: words and texts from values
 
 
-def test_cause_3_consistent_needs_the_sensitivity_result():
+def test_cause_3_consistent_needs_the_sensitivity_result(one_point):
     """Mutation: the points' ``discriminating`` flag set without the sensitivity run refuting anything. Before:
     ``consistent``. Now: ``vacuous``: the ledger recomputes the sensitivity (the constant 2 made 1.8) itself."""
     from geosched.verify import montecarlo as mc

@@ -58,8 +58,8 @@ CLAIM = Claim(
     "step by STABLE, PASTA, LITTLE, WALD, BATCH (svf.poisson's, assumed, each with its conditions) per type; the "
     "levels of equal keys, their weighted recursion, Cobham's induction, the per-type, two-level and mean-wait "
     "bounds by sympy; the residual and each hypothesis' quantity simulated on 1-bit SVF beside SVF "
-    "(monte-carlo:poisson-residual, -little, -pasta, -wald, -batch, -stable: refuted if off, vacuous unless the "
-    "1.1x value, or for STABLE an overloaded run, is rejected)",
+    "(monte-carlo:poisson-residual, -little, -pasta, -wald, -batch, -stable: refuted if off, vacuous with the row "
+    "unless the same test refutes its canary, the data planted 10% off, for STABLE an overloaded run)",
     "not the paper's Thm. 3.5 (how its eps enters is not reconstructed, kong.thm3.5); the bound does not use the "
     "volume order, so it holds as well for any key fixed by the type (it cannot show 1-bit SVF better than FCFS); "
     "finitely many types, p <= alpha M, the stationary regime",

@@ -50,9 +50,9 @@ CLAIM = Claim(
     "sample path in Coq (online_wait_bound, online_ahead: every instance); the expectation step by the named "
     "standard results STABLE, PASTA, LITTLE, WALD, BATCH (assumed, each with its conditions); Cobham's induction, "
     "the per-class and mean-wait bounds and the comparison with Thm. 3.4 by sympy; the residual it assumes simulated "
-    "(monte-carlo:poisson-residual: refuted if off, vacuous unless 1.1 R is rejected), and each hypothesis' quantity "
-    "on strict and 1-bit SVF (monte-carlo:poisson-little, -pasta, -wald, -batch, -stable: refuted if off, vacuous "
-    "unless the 1.1x value, or for STABLE an overloaded run, is rejected)",
+    "(monte-carlo:poisson-residual), and each hypothesis' quantity on strict and 1-bit SVF (monte-carlo:poisson-"
+    "little, -pasta, -wald, -batch, -stable): each refuted if off, and vacuous, with the row, unless the same test "
+    "refutes its canary, the run's data planted 10% off (for STABLE an overloaded run)",
     "not the paper's bound (its passage to (1-mu)(1-rho) is not reconstructed, kong.thm3.4); a finite set of "
     "classes with distinct volumes and p <= alpha M (truncated lengths), the stationary regime",
     ("derivation", "coq:online_wait_bound", "coq:online_ahead", "monte-carlo:poisson-residual",

@@ -1033,7 +1033,8 @@ def _volume_enumeration(claim: Any, ctx: Context) -> Evidence:
             pairs += 1
             if problem:
                 path = ctx.write("enumeration_volume.json", {"prompt": s, "output": o, "model_volume":
-                                                             model.volume(s, o)})
+                                                             model.volume(s, o), "sum_formula": sum(
+                                                                 s + j for j in range(1, o + 1))})
                 return Evidence("enumeration:volume", "bounded", "refuted", problem, counterexample=path,
                                 wall_time=time.perf_counter() - t0)
     canary = plant(f"model.volume({limit}, {limit}) + 1", lambda got: volume_problem(limit, limit, got),
