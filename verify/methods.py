@@ -345,7 +345,7 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
         if not result.complete:
             return Evidence(label, "bounded", "unknown", f"exhaustive run incomplete: {result.message}",
                             wall_time=elapsed, implementation=True)
-        use = data[main]
+        use = {"used": {"fraction": "0", "value": 0.0}, "discriminating": False, "vacuous": True} | data[main]
         worst = vs["max_ratio"]
         text = (f"{_constant_text(main)} on all {use['checked']} cases; worst case uses "
                 f"{use['used']['fraction']} of the constant")
@@ -361,7 +361,7 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
                         data={"checks": data, "max_ratio": worst, "opt_method": result.opt_method,
                               "cross_checked": result.cross_checked},
                         covers={label: (status, bound)}, canary=_exhaustive_canary(vs, variant, main, checks),
-                        coverage=_enumeration_coverage(vs, variant, ctx))
+                        coverage=_enumeration_coverage(vs, variant, ctx, main))
 
     return declares_canary("each check's own defect planted on the worst instance (OPT at 0, a blocked step with "
                            "nothing running, ...)")(method)
@@ -379,13 +379,15 @@ def _exhaustive_canary(vs: dict[str, Any], variant: str, main: str, checks: tupl
                       for c in checks if c in ex.PLANTED])
 
 
-def _enumeration_coverage(vs: dict[str, Any], variant: str, ctx: Context) -> Coverage | None:
-    """The instances and request orders enumerated against :data:`ENUMERATION_SIZES` (fewer: a coverage loss)."""
+def _enumeration_coverage(vs: dict[str, Any], variant: str, ctx: Context, main: str) -> Coverage | None:
+    """The instances and request orders enumerated, and the orders the judged check ``main`` ran on, against
+    :data:`ENUMERATION_SIZES` (fewer: a coverage loss)."""
     pinned = ENUMERATION_SIZES[ctx.mode].get(variant)
     if pinned is None:
         return None
-    return Coverage({"instances": vs["instances"], "request orders": vs["orderings"]},
-                    {"instances": pinned[0], "request orders": pinned[1]})
+    return Coverage({"instances": vs["instances"], "request orders": vs["orderings"],
+                     f"orders judged by {main}": vs["checks"][main]["checked"]},
+                    {"instances": pinned[0], "request orders": pinned[1], f"orders judged by {main}": pinned[1]})
 
 
 def _subset_text(subset: str | None) -> str:
@@ -427,7 +429,7 @@ def _occupancy(claim: Any, ctx: Context) -> Evidence:
                         f"{peak['counterexample']['detail']}", bound=bound, wall_time=elapsed, implementation=True,
                         counterexample=_counterexample_file(ctx, result, "svf", "cert_peak_mass"))
     kept = {"canary": _exhaustive_canary(vs, "svf", "cert_peak_mass", ("cert_peak_mass",)),
-            "coverage": _enumeration_coverage(vs, "svf", ctx)}
+            "coverage": _enumeration_coverage(vs, "svf", ctx, "cert_peak_mass")}
     if not occupancy["failed"]:
         return Evidence("exhaustive:occupancy", "bounded", "checked", f"peak reading holds on all {peak['checked']} "
                         "instances; no instance of this space separates the two readings (the example does: "
