@@ -22,43 +22,21 @@ from typing import TYPE_CHECKING
 
 from geosched.lazy import lazy_exports
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
-    from geosched.adversary.search import SearchResult, SearchSpace, anneal, differential_evolution_search
-    from geosched.adversary.structured import Description, Group, structured_search
-    from geosched.adversary.targets import get_target, target_names
-    from geosched.adversary.witness import Witness, make_witness, read_witness, verify_witness, write_witness
+# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+if TYPE_CHECKING:
+    from geosched.adversary.search import SearchResult as SearchResult
+    from geosched.adversary.search import SearchSpace as SearchSpace
+    from geosched.adversary.search import anneal as anneal
+    from geosched.adversary.search import differential_evolution_search as differential_evolution_search
+    from geosched.adversary.structured import Description as Description
+    from geosched.adversary.structured import Group as Group
+    from geosched.adversary.structured import structured_search as structured_search
+    from geosched.adversary.targets import get_target as get_target
+    from geosched.adversary.targets import target_names as target_names
+    from geosched.adversary.witness import Witness as Witness
+    from geosched.adversary.witness import make_witness as make_witness
+    from geosched.adversary.witness import read_witness as read_witness
+    from geosched.adversary.witness import verify_witness as verify_witness
+    from geosched.adversary.witness import write_witness as write_witness
 
-# public name -> the module that defines it (imported on first access)
-_EXPORTS = {
-    "SearchResult": "geosched.adversary.search",
-    "SearchSpace": "geosched.adversary.search",
-    "anneal": "geosched.adversary.search",
-    "differential_evolution_search": "geosched.adversary.search",
-    "Description": "geosched.adversary.structured",
-    "Group": "geosched.adversary.structured",
-    "structured_search": "geosched.adversary.structured",
-    "get_target": "geosched.adversary.targets",
-    "target_names": "geosched.adversary.targets",
-    "Witness": "geosched.adversary.witness",
-    "make_witness": "geosched.adversary.witness",
-    "read_witness": "geosched.adversary.witness",
-    "verify_witness": "geosched.adversary.witness",
-    "write_witness": "geosched.adversary.witness",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-__all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
-    "SearchResult",
-    "SearchSpace",
-    "anneal",
-    "differential_evolution_search",
-    "Description",
-    "Group",
-    "structured_search",
-    "get_target",
-    "target_names",
-    "Witness",
-    "make_witness",
-    "read_witness",
-    "verify_witness",
-    "write_witness",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

@@ -110,9 +110,16 @@ def _add_hunt_small(subparsers, common) -> None:
                    help="M drawn in [LO, HI] (default 6 30; at most 64)")
     p.add_argument("--alpha-min", type=positive_float, required=True, help="the band's lower side (exclusive)")
     p.add_argument("--alpha-max", type=positive_float, required=True, help="the band's upper side")
-    p.add_argument("--evals", type=positive_int, default=20000, help="instances scored in all (default 20000)")
-    p.add_argument("--climb", type=positive_int, default=300, help="evaluations per walk (default 300)")
-    p.add_argument("--solver-time", type=positive_float, default=20.0, help="seconds per exact solve (default 20)")
+    p.add_argument("--evals", type=positive_int, default=20000,
+                   help="instances scored in all (default 20000; at most 10^7, and at most 10^4 per second of "
+                   "--time: a plan past either is refused before it starts)")
+    p.add_argument("--climb", type=positive_int, default=300,
+                   help="evaluations per walk, 2..10^7, cut to --evals (default 300)")
+    p.add_argument("--solver-time", type=positive_float, default=20.0,
+                   help="seconds per exact solve (default 20; at most what is left of --time)")
+    p.add_argument("--time", type=positive_float, default=30.0,
+                   help="seconds for the whole search (default 30): it stops there with what it certified, and "
+                   "says so (only a search that ends by --evals is reproduced by its seed)")
     p.add_argument("--ties", choices=("given", "robust"), default="given",
                    help="robust: score each exactly solved instance by the worse of the given and the reversed "
                    "request order (a ratio that holds under both orders of equal keys)")
@@ -132,14 +139,14 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
                           band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
-                          solver_time=args.solver_time, rng=seed, ties=args.ties)
+                          solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time)
     if args.out is not None and result.x is not None:
         write_witness(small_witness(result, args.policy), args.out)
     if args.json:
         emit_json(result.to_dict())
         return 0
     if result.x is None:
-        print(f"no instance certified ({result.message})")
+        print(result.message)
         return 0
     label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" else f"TEL({args.policy})"
     print(f"best exact ratio {label}/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "

@@ -35,7 +35,7 @@ from geosched.errors import UnknownNameError
 from geosched.reference_impl import kernel
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, make_policy, policy_names
-from geosched.reference_impl.simulation import simulate
+from geosched.reference_impl.simulation import announce_compiling, simulate
 
 __all__ = [
     "FAST_POLICIES",
@@ -109,6 +109,7 @@ def simulate_arrays(
     a, s, o = _columns(arrival, prompt, output)
     ranks = _ranks(policy, a, s, o, memory, order)
     if 0 < memory < kernel.LIMIT:
+        announce_compiling(kernel.starts_exact)
         start, decisions = kernel.starts_exact(int(memory), s, o, a, ranks, bool(backfill))
         if decisions != kernel.OUT_OF_RANGE:
             return start
@@ -147,6 +148,7 @@ def policy_tel(policy: str, arrival, prompt, output, memory: int, *, backfill: b
     """TEL ``sum(x_i + o_i - a_i)`` of the policy's schedule."""
     a, s, o = _columns(arrival, prompt, output)
     if 0 < memory < kernel.LIMIT:
+        announce_compiling(kernel.tel_exact)
         tel = kernel.tel_exact(int(memory), s, o, a, _ranks(policy, a, s, o, memory, None), bool(backfill))
         if tel != kernel.OUT_OF_RANGE:
             return int(tel)
@@ -184,6 +186,7 @@ def batch_policy_tel(
                         dtype=object)
     orders = np.concatenate([_ranks(policy, *cols, m, None) for cols, m in zip(columns, memories)])
     a, s, o = (np.concatenate([cols[k] for cols in columns]) for k in range(3))
+    announce_compiling(kernel.batch_tel)
     tels = kernel.batch_tel(np.array(memories, dtype=np.int64), a, s, o, offsets, orders, bool(backfill))
     if (tels == kernel.OUT_OF_RANGE).any():
         return np.array([policy_tel(policy, *cols, m, backfill=backfill) if tel == kernel.OUT_OF_RANGE else int(tel)
@@ -193,15 +196,20 @@ def batch_policy_tel(
 
 # cached under the package name only, as the kernel: another import name leaves entries others cannot load
 @njit(cache=__name__ == "geosched.adversary.fast")
-def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
-    # usage[t] = tokens held at step t by the requests placed so far
+def _list_core(arrival, prompt, output, order, memory, horizon, monotone, pace):
+    # usage[t] = tokens held at step t by the requests placed so far; pace[i] > 0 releases request i no earlier
+    # than the running sum of the paces of those placed before it (the paced schedules of adversary.stagger)
     usage = np.zeros(horizon + 2, np.int64)
     n = arrival.shape[0]
     start = np.full(n, -1, np.int64)
     previous = 0
+    release = 0.0
     for q in range(n):
         i = order[q]
+        if q > 0:
+            release += pace[i]
         x = max(arrival[i], previous) if monotone else arrival[i]
+        x = max(x, int(np.floor(release + 1e-9)))
         s = prompt[i]
         o = output[i]
         while True:
@@ -222,13 +230,18 @@ def _list_core(arrival, prompt, output, order, memory, horizon, monotone):
     return start
 
 
-def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False) -> np.ndarray:
+def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *, monotone: bool = False,
+                  pace: Any = None) -> np.ndarray:
     """Greedy list scheduling: place requests in ``order``, each at its earliest feasible start
     given those already placed (anywhere in time, not only the running batch).
 
     ``monotone``: never start before the previous request in ``order`` (a serial schedule: it
     cannot fill earlier holes, but costs ``O(makespan + sum o)`` instead of ``O(n * makespan)``,
     which matters for thousands of requests).
+
+    ``pace``: per request, a release pace: the ``q``-th request of ``order`` starts no earlier than
+    ``floor`` of the sum of the paces of requests ``1..q`` of ``order`` (the paced schedules of
+    :mod:`geosched.adversary.stagger`; none by default).
 
     Every order yields a feasible schedule, and an optimal schedule is reached by the order of
     its own start times only when greedy placement reproduces it, so local search over orders
@@ -239,6 +252,7 @@ def list_schedule(arrival, prompt, output, memory: int, order: Sequence[int], *,
     """
     a = np.ascontiguousarray(arrival, dtype=np.int64)
     o = np.ascontiguousarray(output, dtype=np.int64)
-    horizon = int(a.max(initial=0) + o.sum() + 1)
-    return _list_core(a, np.ascontiguousarray(prompt, dtype=np.int64), o,
-                      np.ascontiguousarray(order, dtype=np.int64), int(memory), horizon, bool(monotone))
+    release = np.zeros(len(a), np.float64) if pace is None else np.ascontiguousarray(pace, dtype=np.float64)
+    horizon = int(a.max(initial=0) + o.sum() + float(release.sum()) + o.max(initial=0) + 2)
+    return _list_core(a, np.ascontiguousarray(prompt, dtype=np.int64), o, np.ascontiguousarray(order, dtype=np.int64),
+                      int(memory), horizon, bool(monotone), release)

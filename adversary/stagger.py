@@ -11,7 +11,7 @@ never finds that, since it starts every request as early as possible and so rebu
 :func:`paced_list_schedule` places requests in a given order, request ``q`` no earlier than its
 *release* ``floor(T_q)`` with ``T_q = T_{q-1} + f v_q / M`` (``f`` the slack factor; ``f = 1``
 is the fluid pace), and then at the earliest feasible start (the jump rule of the list
-scheduler), never before the previous request. :func:`stagger_pool_tel` is the best over a few
+scheduler, the same compiled loop), never before the previous request. :func:`stagger_pool_tel` is the best over a few
 orders and factors: a cheap witness for the searches, the hunts' certification and the families.
 Every schedule it returns is feasible by construction; the callers re-check it with the checker.
 
@@ -28,47 +28,12 @@ Example
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from geosched.adversary.fast import list_schedule  # the one compiled list-scheduling loop, with a release pace
 
 __all__ = ["PACE_FACTORS", "paced_list_schedule", "stagger_pool_tel"]
 
 PACE_FACTORS = (1.0, 1.05, 1.1, 1.2, 1.35, 1.5, 2.0, 0.9, 0.75, 0.5)  # slack factors tried by the pool
-
-
-@njit(cache=True)
-def _paced_core(arrival, prompt, output, order, pace, memory, horizon):
-    usage = np.zeros(horizon + 2, np.int64)
-    n = arrival.shape[0]
-    start = np.full(n, -1, np.int64)
-    previous = 0
-    release = 0.0
-    for q in range(n):
-        i = order[q]
-        if q > 0:
-            release += pace[i]
-        x = max(arrival[i], previous, int(np.floor(release + 1e-9)))
-        s = prompt[i]
-        o = output[i]
-        while True:
-            jump = -1
-            for t in range(x + o, x, -1):
-                excess = usage[t] + s + t - x - memory
-                if excess > 0:
-                    jump = max(jump, min(x + excess, t))
-                    if jump >= t:
-                        break
-            if jump < 0:
-                break
-            x = jump
-        if x + o + 1 >= usage.shape[0]:  # cannot happen with the horizon below; guard the array
-            grown = np.zeros(2 * (x + o + 2), np.int64)
-            grown[:usage.shape[0]] = usage
-            usage = grown
-        start[i] = x
-        previous = x
-        for t in range(x + 1, x + o + 1):
-            usage[t] += s + t - x
-    return start
 
 
 def paced_list_schedule(arrival, prompt, output, memory: int, order, factor: float) -> np.ndarray:
@@ -79,8 +44,7 @@ def paced_list_schedule(arrival, prompt, output, memory: int, order, factor: flo
     o = np.ascontiguousarray(output, dtype=np.int64)
     v = s * o + (o * o + o) // 2
     pace = factor * v.astype(np.float64) / float(memory)
-    horizon = int(a.max(initial=0) + o.sum() + float(pace.sum()) + o.max(initial=0) + 2)
-    return _paced_core(a, s, o, np.ascontiguousarray(order, dtype=np.int64), pace, int(memory), horizon)
+    return list_schedule(a, s, o, memory, order, monotone=True, pace=pace)
 
 
 def stagger_pool_tel(arrival, prompt, output, memory: int,

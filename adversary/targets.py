@@ -353,8 +353,8 @@ def target_names() -> tuple[str, ...]:
     """Every name a hunt accepts: the registry's ``FAST`` policies, the vLLM targets, then the
     registry's other schedulers (and, not listed, any ``path/to/file.py:Class``).
 
-    >>> target_names()[:6], "geo-guess" in target_names()
-    (('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority'), True)
+    >>> target_names()[:4], "vllm-fcfs" in target_names(), "geo-guess" in target_names()
+    (('fcfs', 'sjf', 'svf', 'svf1'), True, True)
     """
     others = tuple(name for name, entry in REGISTRY.items() if name not in VLLM_TARGETS
                    and Capability.PRIORITY_RULE not in entry.capabilities)

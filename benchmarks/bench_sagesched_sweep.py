@@ -6,7 +6,7 @@ and mixed GPUs, oracle / empirical / poor length distributions, loads 0.5 to 1.3
 served requests of the Azure conversation trace; the 20 heuristic pairs, SageSched and one swap per element;
 ``--design star``: the base configuration and each factor varied alone, 3 seeds),
 checkpointed in ``--out`` (rerun the same command to resume), and writes ``--out/sweep.json`` (the record the
-docs tables are generated from: ``python -m geosched.verify.sagesched_sweep --write-docs --from OUT/sweep.json``) and
+docs tables are generated from: ``python docs/tables.py --sagesched-sweep OUT/sweep.json``) and
 ``--out/tables.md``.
 
     nice python benchmarks/bench_sagesched_sweep.py --out /tmp/sagesched_sweep --design star

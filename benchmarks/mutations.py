@@ -411,14 +411,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_docs(args: argparse.Namespace) -> int:
-    from geosched.output import write_text_atomic
-    from geosched.verify.ledger import DOCS_FILE, replace_block
+    import importlib.util
 
+    # docs/ writes its pages (docs/tables.py, a script of the checkout, not of the package)
+    spec = importlib.util.spec_from_file_location("docs_tables", Path.cwd() / "docs" / "tables.py")
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
     if args.source:
         outcomes = json.loads(Path(args.source).read_text())["outcomes"]
     else:
         outcomes = [asdict(o) for o in run_campaign(executor=args.cluster)]
-    write_text_atomic(DOCS_FILE, replace_block(DOCS_FILE.read_text(), "mutation campaign", docs_table(outcomes)))
+    tables.write_block(tables.CLAIMS_PAGE, "mutation campaign", docs_table(outcomes))
     print(f"docs/claims.md: mutation table written ({len(outcomes)} mutations)")
     return 0
 

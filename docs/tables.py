@@ -40,7 +40,7 @@ import sys
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 DOCS = Path(__file__).resolve().parent
 THEORY_PAGE = DOCS / "theory.md"
@@ -50,13 +50,68 @@ WITNESS_DIR = DOCS / "witnesses"
 GAME_SIZES = (2, 3)  # K = 4 takes about 40 s (the ledger's --thorough run)
 
 
-def derivation_table() -> str:
-    """The table, from :func:`geosched.theory.check_claim` of every derivation, in the ledger's order."""
+# ------------------------------------------------------------------ generated blocks of a page
+
+
+def _marker(name: str, end: bool = False) -> str:
+    return f"<!-- {'end ' if end else ''}generated: {name} -->"
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    """``text`` with the lines between the ``generated: name`` markers replaced by ``body`` (the markers
+    must be there, once each)."""
+    from geosched.errors import ValidationError
+
+    start, end = _marker(name), _marker(name, end=True)
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValidationError("docs marker", start, "must occur exactly once, followed by its end marker")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
+
+
+def block(text: str, name: str) -> str:
+    """The lines between the ``generated: name`` markers."""
+    return text.split(_marker(name), 1)[1].split(_marker(name, end=True), 1)[0].strip()
+
+
+def write_block(path: Path, name: str, body: str) -> Path:
+    """Replace the block ``name`` of the page ``path`` by ``body`` (a temporary file renamed into place)."""
+    from geosched.output import write_text_atomic
+
+    return write_text_atomic(path, replace_block(path.read_text(), name, body))
+
+
+class AddedAfterRecord(UserWarning):
+    """A registered name (a claim row) that a generated page does not show yet: it was added after the run the
+    page records. Not a failure (a claim is added in one file); the warning names the command that records it."""
+
+
+def added_after(shown: list[str], registered: list[str], where: str, command: str) -> list[str]:
+    """The names of ``registered`` (in its order) that ``shown`` lacks, each announced as an
+    :class:`AddedAfterRecord` warning naming ``command``; ``shown`` must be in ``registered``'s order and hold
+    nothing else (a removed or renamed row is stale, not new)."""
+    import warnings
+
+    stale = [name for name in shown if name not in registered]
+    order = [name for name in registered if name in shown]
+    if stale or order != shown:
+        raise AssertionError(f"{where}: shows {stale or 'rows out of order'} that the registry does not have in this "
+                             f"order; regenerate it: {command}")
+    missing = [name for name in registered if name not in shown]
+    for name in missing:
+        warnings.warn(f"{name}: {ADDED_AFTER} ({where}); `{command}` records it", AddedAfterRecord, stacklevel=2)
+    return missing
+
+
+def derivation_table(ids: list[str] | None = None) -> str:
+    """The table, from :func:`geosched.theory.check_claim` of every derivation (or of those of ``ids``), in the
+    ledger's order."""
     from geosched.theory.registry import check_claim, claim_ids
 
     lines = ["| id | `Derivation:` (sympy) | steps sympy cannot check, and what checks them in the ledger |",
              "|---|---|---|"]
-    for claim_id in claim_ids():
+    for claim_id in claim_ids() if ids is None else [i for i in claim_ids() if i in ids]:
         check = check_claim(claim_id)
         word = check.status
         if check.relative_to:
@@ -78,18 +133,12 @@ def _short(text: str, limit: int = 70) -> str:
 
 def documented(path: Path | None = None) -> str:
     """The table as the page has it."""
-    from geosched.verify.ledger import block
-
     return block((path or THEORY_PAGE).read_text(), BLOCK)
 
 
 def write(path: Path | None = None) -> None:
     """Replace the page's table with a fresh run's (a temporary file renamed into place)."""
-    from geosched.output import write_text_atomic
-    from geosched.verify.ledger import replace_block
-
-    path = path or THEORY_PAGE
-    write_text_atomic(path, replace_block(path.read_text(), BLOCK, derivation_table()))
+    write_block(path or THEORY_PAGE, BLOCK, derivation_table())
 
 
 def _cell3(value: float | None, digits: int = 3) -> str:
@@ -293,6 +342,283 @@ def structure_table() -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------ the ledger's pages (issue 47, item 3)
+# docs/claims.md and docs/proved.md show the ledger's rows and the words of a run: the package computes them
+# (geosched.verify.ledger: ROWS, run_claims(...).to_dict()), this file writes them.
+
+CLAIMS_PAGE = DOCS / "claims.md"
+PROVED_PAGE = DOCS / "proved.md"
+DEFAULT_RECORD = DOCS / "ledger_default_run.json"  # the record of the default run the page shows
+PAPER_SECTIONS = ("kong", "jaillet", "kong.experiments")  # the rows that are statements of the papers
+ADDED_AFTER = "added after the recorded run"
+QUICK_COMMAND = "python docs/tables.py --ledger quick"  # about a minute, no trace
+DEFAULT_COMMAND = "geosched claims --json > RUN.json; python docs/tables.py --ledger-run RUN.json"  # needs the trace
+
+
+def claim_ids() -> list[str]:
+    """The ledger's rows, in its order."""
+    from geosched.verify.ledger import CLAIM_IDS
+
+    return list(CLAIM_IDS)
+
+
+def words_table(claims: list[dict[str, Any]], mode: str) -> str:
+    """The generated status table: one row per claim with its word in ``mode`` (from ``to_dict()`` claims)."""
+    from geosched.verify.evidence import EVIDENCE_STATUSES
+
+    counts = {s: sum(c["status"] == s for c in claims) for s in EVIDENCE_STATUSES}
+    lines = [f"Generated from a `{mode}` run by `python docs/tables.py --ledger {mode}`"
+             + (" (tests/test_ledger.py regenerates it and compares)." if mode == "quick" else "."), "",
+             "| claim | word | what was established |", "|---|---|---|"]
+    lines += [f"| `{c['id']}` | `{c['status']}` | {c['message'].replace('|', '/')} |" for c in claims]
+    lines += ["", f"{len(claims)} claims: " + ", ".join(f"`{k}` {v}" for k, v in counts.items() if v) + "."]
+    return "\n".join(lines)
+
+
+def default_words_table(record: dict[str, Any], ids: list[str]) -> str:
+    """The default run's words for the rows ``ids`` (the ledger's order): a row the record lacks is
+    ``added after the recorded run``, with the commands that run it and record it."""
+    recorded = {c["id"]: c for c in record["claims"]}
+    table = words_table([recorded[i] for i in ids if i in recorded], "default").split("\n")
+    added = [f"| `{i}` | {ADDED_AFTER} | `geosched claims --claim {i}` runs it; `{DEFAULT_COMMAND}` records it |"
+             for i in ids if i not in recorded]
+    if not added:
+        return "\n".join(table)
+    head, rows, counts = table[:4], table[4:-2], table[-1]
+    order = {i: k for k, i in enumerate(ids)}
+    rows = sorted(rows + added, key=lambda line: order[line.split("`")[1]])
+    return "\n".join(head + rows + ["", f"{counts[:-1]}; {len(added)} {ADDED_AFTER}."])
+
+
+def figures_table(claims: list[dict[str, Any]]) -> str:
+    """Every Monte-Carlo and empirical evidence of a run: the statistic, its interval, what flips it."""
+    from geosched.verify.ledger import ROWS
+
+    # what would change each empirical row's word (the rule of its method, in words, declared with its row)
+    flips_of = {claim.id: claim.flips for claim in ROWS if claim.flips}
+    lines = ["| claim | method | word | statistic and interval | what flips it |", "|---|---|---|---|---|"]
+    for claim in claims:
+        for e in claim["evidence"]:
+            if e["kind"] not in ("statistical", "empirical"):
+                continue
+            flip = (e.get("data") or {}).get("flip_constant")
+            flips = ("-" if e["kind"] == "empirical" else "no positive constant (the interval reaches 1)"
+                     if flip is not None and flip <= 0 else f"the constant below {flip:.3g}" if flip else "-")
+            if e["kind"] == "empirical":
+                flips = flips_of.get(claim["id"], "-")
+            lines.append(f"| `{claim['id']}` | `{e['method']}` | `{e['status']}` | "
+                         f"{e['message'].replace('|', '/')} | {flips} |")
+    return "\n".join(lines)
+
+
+def cores_table(cores: dict[str, Any]) -> str:
+    """The symbolic cores of a default run (``extra["cores"]``): per lemma and solver the largest n proved and
+    what stopped the sweep, the per-request lemmas' words, and the largest n with every lemma proved."""
+    backends = sorted({b for per in cores["per_lemma"].values() for b in per})
+    lines = ["| lemma | " + " | ".join(f"{b}: largest n (stopped by)" for b in backends) + " |",
+             "|---|" + "---|" * len(backends)]
+    for name, per in cores["per_lemma"].items():
+        stopped = cores.get("stopped", {}).get(name, {})
+        lines.append(f"| `{name}` | " + " | ".join(f"{per[b]} ({stopped.get(b, '?')})" for b in backends) + " |")
+    per_request = "; ".join(f"`{name}` " + ", ".join(f"{b} {w}" for b, w in sorted(words.items()))
+                            for name, words in cores.get("per_request", {}).items())
+    largest = ", ".join(f"{b} {n}" for b, n in sorted(cores["largest_n"].items()))
+    rlimit = cores["rlimit"]
+    rlimit = ", ".join(f"{b} {v:,}" for b, v in sorted(rlimit.items())) if isinstance(rlimit, dict) else rlimit
+    lines += ["", f"Per-request lemmas (every value): {per_request or '-'}. **Largest n with every core lemma proved: "
+              f"{largest}** (resource limit per call: {rlimit}; {cores['wall_time']:.0f} s in this run)."]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "/")
+
+
+def rows_table(rows: tuple | None = None, ids: list[str] | None = None) -> str:
+    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table (the
+    ledger's rows, or those of ``ids``)."""
+    from geosched.verify.ledger import ROWS
+
+    chosen = [c for c in (ROWS if rows is None else rows) if ids is None or c.id in ids]
+    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
+             "|---|---|---|---|"]
+    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |"
+              for c in chosen]
+    return "\n".join(lines)
+
+
+def rests_on(claim: dict[str, Any]) -> str:
+    """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
+    derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
+    empirical checks with their words."""
+    evidence = claim["evidence"]
+    coq = [e["data"]["theorem"] for e in evidence if e["kind"] == "coq" and e["status"] == "proved"]
+    missing = [e["message"] for e in evidence if e["kind"] == "coq" and e["status"] != "proved"]
+    parts = [f"Coq (every n): {', '.join(coq)}"] if coq else []
+    if missing and not coq:
+        parts.append(f"Coq: not in this run ({missing[0]})")
+    parts += [f"sympy: {e['message']}" for e in evidence if e["method"] == "derivation"]
+    solved = [e["method"] for e in evidence if e["kind"] == "proof" and e["method"] != "derivation"
+              and e["status"] == "proved"]
+    parts += [f"solver proofs: {', '.join(solved)}"] if solved else []
+    bounded = [f"{e['method']} ({e['bound']})" for e in evidence if e["kind"] == "bounded" and e["status"] == "checked"]
+    parts += [f"bounded checks: {', '.join(bounded)}"] if bounded else []
+    vacuous = [e["method"] for e in evidence if e["kind"] == "bounded" and e["status"] == "vacuous"]
+    parts += [f"vacuous checks: {', '.join(vacuous)}"] if vacuous else []
+    parts += [f"{e['method']}: {e['status']}" for e in evidence if e["kind"] in ("statistical", "empirical")]
+    return "; ".join(parts) or "nothing in this run"
+
+
+def model_of(row: Any) -> str:
+    """The model and hypotheses a row is about: its derivation's named hypotheses, then how it differs
+    from the paper's statement."""
+    from geosched.theory.registry import DERIVATIONS
+
+    hypotheses = DERIVATIONS[row.id]().hypotheses if row.id in DERIVATIONS else ()
+    named = "; ".join(f"{h.label}: {h.statement}" for h in hypotheses)
+    return "; ".join(x for x in (named, f"differs from the paper: {row.difference}") if x)
+
+
+def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
+    """docs/proved.md's table: every statement of the papers the ledger tracks (Kong et al., Jaillet et al.),
+    its word in a ``mode`` run, what the word rests on in that run, and the model and hypotheses."""
+    from geosched.verify.ledger import CLAIMS
+
+    lines = [f"Generated from a `{mode}` run by `python docs/tables.py --ledger {mode}` "
+             "(the run that writes docs/claims.md's table; tests/test_ledger.py compares the words).", "",
+             "| claim | the paper's statement | word | rests on (this run) | model and hypotheses |",
+             "|---|---|---|---|---|"]
+    for claim in claims:
+        row = CLAIMS.get(claim["id"])
+        if row is None or row.order is None or row.order[0] not in PAPER_SECTIONS:
+            continue
+        lines.append(f"| `{claim['id']}` | {_cell(row.statement)} | `{claim['status']}` | {_cell(rests_on(claim))} "
+                     f"| {_cell(model_of(row))} |")
+    return "\n".join(lines)
+
+
+def default_record(result: dict[str, Any]) -> dict[str, Any]:
+    """The record of a default run (``LedgerResult.to_dict()``) that docs/claims.md's default blocks are
+    rendered from: the run's seed and versions, every claim's word and message, its statistical and empirical
+    evidence, and the symbolic cores (what the default blocks read; nothing else of the run)."""
+    claims = [{"id": c["id"], "status": c["status"], "message": c["message"],
+               "evidence": [{"kind": e["kind"], "method": e["method"], "status": e["status"], "message": e["message"],
+                             "data": {"flip_constant": (e.get("data") or {}).get("flip_constant")}}
+                            for e in c["evidence"] if e["kind"] in ("statistical", "empirical")]}
+              for c in result["claims"]]
+    record = {"command": DEFAULT_COMMAND + " (or python docs/tables.py --ledger default)",
+              "mode": result["mode"], "seed": result.get("seed"), "versions": result.get("versions", {}),
+              "source": "the run itself, written by docs/tables.py", "claims": claims}
+    if "cores" in result.get("extra", {}):
+        record["cores"] = result["extra"]["cores"]
+    return record
+
+
+def default_blocks(record: dict[str, Any], ids: list[str] | None = None) -> dict[str, str]:
+    """docs/claims.md's default blocks, by name, rendered from a :func:`default_record` for the rows ``ids``
+    (default: the ledger's)."""
+    blocks = {"ledger default words": default_words_table(record, claim_ids() if ids is None else ids),
+              "ledger default figures": figures_table(record["claims"])}
+    if "cores" in record:
+        blocks["ledger default cores"] = cores_table(record["cores"])
+    return blocks
+
+
+def lost_verdicts(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """``id (word)`` of every row the record ``old`` gives a verdict that the record ``new`` has as ``not_run``
+    (a default run without the trace, or without torch): such a record would lose what the last run showed."""
+    words = {c["id"]: c for c in new["claims"]}
+    return [f"{c['id']} ({c['status']})" for c in old["claims"]
+            if c["status"] != "not_run" and words.get(c["id"], {}).get("status") == "not_run"]
+
+
+def write_ledger_docs(result: dict[str, Any], path: Path | None = None, proved: Path | None = None) -> list[str]:
+    """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
+    status table of its mode, and with the default mode its record (``ledger_default_run.json`` beside the
+    page) and the blocks rendered from it; the rows' texts as declared; a quick run also writes
+    ``docs/proved.md``'s table of the papers' statements. Returns the blocks written.
+
+    Raises
+    ------
+    ValidationError
+        A default run that would turn a verdict of the record into ``not_run`` (nothing is written).
+    """
+    from geosched.errors import ValidationError
+    from geosched.output import write_text_atomic
+
+    path, proved, mode = Path(path or CLAIMS_PAGE), Path(proved or PROVED_PAGE), result["mode"]
+    text, written = replace_block(path.read_text(), "ledger rows", rows_table()), ["ledger rows"]
+    if mode == "default":  # the default run's blocks are rendered from its record, kept beside the page
+        record, record_path = default_record(result), path.parent / DEFAULT_RECORD.name
+        lost = lost_verdicts(json.loads(record_path.read_text()), record) if record_path.exists() else []
+        if lost:  # e.g. a run without the shared trace: the record keeps the last run's verdicts
+            reason = next(c["message"] for c in record["claims"] if c["status"] == "not_run")
+            raise ValidationError(record_path.name, lost, f"not written: {len(lost)} of its verdicts would become "
+                                                          f"not_run in this run ({reason})")
+        write_text_atomic(record_path, json.dumps(record, indent=1) + "\n")
+        for name, body in default_blocks(record).items():
+            text, written = replace_block(text, name, body), written + [name]
+    else:
+        text, written = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode)), \
+            written + [f"ledger {mode} words"]
+    write_text_atomic(path, text)
+    if mode == "quick":
+        write_block(proved, "papers table", papers_table(result["claims"], mode))
+        written.append("papers table")
+    return written
+
+
+def ledger_blocks_from_records(docs: Path = DOCS) -> dict[tuple[str, str], str]:
+    """``(page, block) -> body`` of the ledger's blocks that need no run: the rows as declared and the default
+    run's blocks from its record (a row added since shows as added after the recorded run)."""
+    blocks = {("claims.md", "ledger rows"): rows_table()}
+    record_path = docs / DEFAULT_RECORD.name
+    if record_path.exists():
+        for name, body in default_blocks(json.loads(record_path.read_text())).items():
+            blocks[("claims.md", name)] = body
+    return blocks
+
+
+# ------------------------------------------------------------------ the sweep's and the ratio curve's pages
+
+
+SWEEP_PAGE = DOCS / "sagesched.md"
+SWEEP_RECORD = DOCS / "sagesched_sweep.json"
+RATIO_PAGE = DOCS / "adversary.md"
+
+
+def sweep_record_text(record: dict[str, Any]) -> str:
+    """JSON with one row per line (a readable diff when a run changes)."""
+    head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1)[:-2]
+    return head + ',\n "rows": [\n' + ",\n".join(json.dumps(r) for r in record["rows"]) + "\n ]\n}\n"
+
+
+def write_sweep_docs(record: dict[str, Any], docs: Path = SWEEP_PAGE, record_path: Path = SWEEP_RECORD) -> list[str]:
+    """Write a SageSched sweep's ``record`` (trimmed by :func:`geosched.verify.sagesched_sweep.docs_record`) to
+    ``record_path`` and its tables into ``docs`` between their markers."""
+    from geosched.output import write_text_atomic
+    from geosched.verify.sagesched_sweep import docs_record, docs_tables
+
+    trimmed = docs_record(record)
+    text, tables = Path(docs).read_text(), docs_tables(trimmed)
+    for name, body in tables.items():
+        text = replace_block(text, name, body)
+    write_text_atomic(Path(record_path), sweep_record_text(trimmed))
+    write_text_atomic(Path(docs), text)
+    return list(tables)
+
+
+def write_ratio_curve_docs(mode: str, page: Path = RATIO_PAGE) -> tuple[bool, str]:
+    """docs/adversary.md's table of SVF's worst case from a fresh :func:`~geosched.teaching.ratio_curve.
+    ratio_curve_data` (witnesses re-verified, the ledger's words of a ``mode`` run): (consistent, message)."""
+    from geosched.teaching.ratio_curve import BLOCK as RATIO_BLOCK
+    from geosched.teaching.ratio_curve import band_table, ratio_curve_data
+
+    data = ratio_curve_data(mode=mode)
+    write_block(page, RATIO_BLOCK, band_table(data))
+    return data.success, data.message
+
+
 class GeneratedTable(NamedTuple):
     """One generated block: the page under ``docs/``, the block's name in its markers, and its renderer."""
 
@@ -338,18 +664,20 @@ ALLOWED = {
 
 # the generated blocks other writers own, each with its writer and the test that regenerates it and compares
 OTHER_WRITERS = {
-    "ledger rows": "geosched.verify.ledger --write-docs (tests/test_docs_claims.py)",
-    "ledger quick words": "geosched.verify.ledger --write-docs --mode quick (tests/test_ledger.py, slow)",
-    "papers table": "geosched.verify.ledger --write-docs --mode quick (tests/test_ledger.py, slow)",
-    "ledger default words": "geosched.verify.ledger --write-docs --mode default, record docs/ledger_default_run.json "
-                            "(tests/test_docs_tables.py)",
+    "mutation campaign": "benchmarks/mutations.py --write-docs, through replace_block here (tests/test_mutations.py)",
+}
+# the blocks written here from a run or a record, besides TABLES and the derivation words
+RUN_WRITERS = {
+    "ledger rows": "the ledger's rows, no run: python docs/tables.py (tests/test_docs_claims.py)",
+    "ledger quick words": f"{QUICK_COMMAND} (tests/test_ledger.py, slow)",
+    "papers table": f"{QUICK_COMMAND} (tests/test_ledger.py, slow)",
+    "ledger default words": f"{DEFAULT_COMMAND}, record docs/ledger_default_run.json (tests/test_docs_tables.py)",
     "ledger default figures": "the same default run and record",
     "ledger default cores": "the same default run and record",
-    "mutation campaign": "benchmarks/mutations.py (tests/test_mutations.py)",
-    "sagesched sweep": "geosched.verify.sagesched_sweep, record docs/sagesched_sweep.json "
+    "sagesched sweep": "python docs/tables.py --sagesched-sweep SWEEP.json, record docs/sagesched_sweep.json "
                        "(tests/test_sagesched_sweep.py)",
     "sagesched elements": "the same sweep and record",
-    "svf worst case": "geosched.teaching.ratio_curve (tests/test_ratio_curve.py)",
+    "svf worst case": "python docs/tables.py --ratio-curve quick (tests/test_ratio_curve.py)",
 }
 MARKER = re.compile(r"^<!-- (end )?generated: (.+?) -->$", re.M)
 
@@ -358,7 +686,7 @@ def unowned_blocks(docs: Path = DOCS) -> list[str]:
     """``page: name`` of every generated-block marker of ``docs/`` that no writer owns (:data:`TABLES`, the
     derivation words, :data:`OTHER_WRITERS`) or whose start and end markers are not one pair: markers cannot
     hide a hand-written table from the guard."""
-    owned = {t.block for t in TABLES} | {BLOCK} | set(OTHER_WRITERS)
+    owned = {t.block for t in TABLES} | {BLOCK} | set(OTHER_WRITERS) | set(RUN_WRITERS)
     found = []
     for path in sorted(docs.rglob("*.md")):
         marks = MARKER.findall(path.read_text())
@@ -406,26 +734,53 @@ def hand_written_figures(docs: Path = DOCS) -> list[str]:
     return found
 
 
-def stale_blocks(docs: Path = DOCS, names: tuple[str, ...] | None = None) -> list[str]:
-    """The names of the :data:`TABLES` blocks whose page differs from a fresh rendering."""
-    from geosched.verify.ledger import block
-
-    return [t.block for t in TABLES if (names is None or t.block in names)
-            and block((docs / t.page).read_text(), t.block) != t.render()]
+def stale_blocks(docs: Path = DOCS, names: tuple[str, ...] | None = None, *, ledger: bool = False) -> list[str]:
+    """The names of the :data:`TABLES` blocks whose page differs from a fresh rendering; with ``ledger``, also
+    the ledger's blocks that need no run (the rows, the default record's), a row added since included (the
+    tests announce such a row instead: :func:`added_after`)."""
+    rendered = {(t.page, t.block): t.render for t in TABLES}
+    if ledger:
+        rendered.update({key: (lambda body=body: body) for key, body in ledger_blocks_from_records(docs).items()})
+    return [name for (page, name), render in rendered.items() if (names is None or name in names)
+            and block((docs / page).read_text(), name) != render()]
 
 
 def write_blocks(docs: Path = DOCS, names: tuple[str, ...] | None = None) -> list[str]:
-    """Render the :data:`TABLES` blocks into their pages (a temporary file renamed into place)."""
-    from geosched.output import write_text_atomic
-    from geosched.verify.ledger import replace_block
-
+    """Render the :data:`TABLES` blocks and the ledger's blocks that need no run into their pages."""
     written = []
     for table in TABLES:
         if names is None or table.block in names:
-            path = docs / table.page
-            write_text_atomic(path, replace_block(path.read_text(), table.block, table.render()))
+            write_block(docs / table.page, table.block, table.render())
             written.append(table.block)
+    for (page, name), body in ledger_blocks_from_records(docs).items():
+        if names is None or name in names:
+            write_block(docs / page, name, body)
+            written.append(name)
     return written
+
+
+def _write_from_runs(args: argparse.Namespace) -> int:
+    """``--ledger MODE``, ``--ledger-run RUN.json``, ``--sagesched-sweep SWEEP.json``, ``--ratio-curve MODE``."""
+    from geosched.errors import GeoschedError
+
+    try:
+        if args.ratio_curve:
+            success, message = write_ratio_curve_docs(args.ratio_curve)
+            print(f"docs/adversary.md: svf worst case written ({message})")
+            return 0 if success else 1
+        if args.sagesched_sweep:
+            written = write_sweep_docs(json.loads(Path(args.sagesched_sweep).read_text()))
+        else:
+            from geosched.verify.ledger import run_claims
+
+            result = (json.loads(Path(args.ledger_run).read_text()) if args.ledger_run
+                      else run_claims(mode=args.ledger).to_dict())
+            written = write_ledger_docs(result)
+    except (GeoschedError, OSError, ValueError) as exc:
+        print(f"docs: error: {exc}", file=sys.stderr)
+        return 2
+    print("docs: tables written: " + ", ".join(written))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -433,11 +788,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a page differs from a fresh run")
     parser.add_argument("--block", action="append", default=None,
                         help="only this block (repeatable): 'derivation words' or a name of TABLES")
+    runs = parser.add_mutually_exclusive_group()
+    runs.add_argument("--ledger", choices=("quick", "default"), help="run the ledger; write its words (claims.md, "
+                      "proved.md; default: the record ledger_default_run.json, refused when it would lose a verdict)")
+    runs.add_argument("--ledger-run", metavar="RUN.json", help="the same from a saved `geosched claims --json` run")
+    runs.add_argument("--sagesched-sweep", metavar="SWEEP.json", help="sagesched.md's tables from a sweep record")
+    runs.add_argument("--ratio-curve", choices=("quick", "default"), help="adversary.md's SVF worst-case table")
     args = parser.parse_args(argv)
+    if args.ledger or args.ledger_run or args.sagesched_sweep or args.ratio_curve:
+        return _write_from_runs(args)
     names = tuple(args.block) if args.block else None
     theory = names is None or BLOCK in names
     if args.check:
-        stale = ([BLOCK] if theory and documented() != derivation_table() else []) + stale_blocks(names=names)
+        stale = ([BLOCK] if theory and documented() != derivation_table() else []) + stale_blocks(names=names,
+                                                                                                   ledger=True)
         for name in stale:
             print(f"docs: the block '{name}' differs from a fresh run; run python docs/tables.py", file=sys.stderr)
         if stale:

@@ -32,68 +32,52 @@ Example
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+import pkgutil
+from typing import TYPE_CHECKING, Any
 
-from geosched.errors import (
-    GeoschedError,
-    InfeasibleScheduleError,
-    SolverError,
-    TimeLimitError,
-    UnknownNameError,
-    ValidationError,
-    WorkloadFormatError,
-)
-from geosched.lazy import lazy_exports
-from geosched.version import __version__
+# Python run in a clone's root (pytest, python -c) finds this folder first, and it holds only the root modules
+# (pyproject's package-dir maps the subpackages from top-level folders): the subpackages are then found in the
+# installed tree too (the strict editable install's links, setup.cfg). pkgutil's idiom; it adds nothing else.
+__path__ = pkgutil.extend_path(__path__, __name__)
 
-# public name -> (module, attribute): resolved on first access by __getattr__ (geosched.lazy)
-_LAZY = {
-    "Instance": ("geosched.reference_impl.model", "Instance"),
-    "Request": ("geosched.reference_impl.model", "Request"),
-    # the functions, behind the argument checks of geosched.api (a bad argument is a ValidationError)
-    **{name: ("geosched.api", name) for name in (
-        "load_workload", "generate", "simulate", "compare", "check_schedule", "solve_opt", "lower_bound",
-        "run_claims", "derivation", "hunt", "verify_witness")},
-    # the teaching wing's modules (geosched.teaching), for `from geosched import plot`; not in __all__
-    "plot": ("geosched.teaching", "plot"),
-    "lessons": ("geosched.teaching", "lessons"),
-}
+from geosched.lazy import lazy_exports  # noqa: E402  (after __path__: the subpackages resolve through it)
 
-__all__ = [
-    "__version__",
-    "Instance",
-    "Request",
-    "load_workload",
-    "generate",
-    "simulate",
-    "compare",
-    "check_schedule",
-    "solve_opt",
-    "lower_bound",
-    "run_claims",
-    "derivation",
-    "hunt",
-    "verify_witness",
-    "GeoschedError",
-    "InfeasibleScheduleError",
-    "SolverError",
-    "TimeLimitError",
-    "UnknownNameError",
-    "ValidationError",
-    "WorkloadFormatError",
-]
+# The public names, each declared once (``name as name``: the typing spec's explicit re-export); at run time
+# geosched.lazy reads this block and imports each on first use. The functions are behind the argument checks of
+# geosched.api (a bad argument is a ValidationError); type checkers see the functions themselves.
+if TYPE_CHECKING:
+    from geosched.adversary.hunt import hunt as hunt
+    from geosched.adversary.witness import verify_witness as verify_witness
+    from geosched.engines import simulate as simulate
+    from geosched.errors import GeoschedError as GeoschedError
+    from geosched.errors import InfeasibleScheduleError as InfeasibleScheduleError
+    from geosched.errors import SolverError as SolverError
+    from geosched.errors import TimeLimitError as TimeLimitError
+    from geosched.errors import UnknownNameError as UnknownNameError
+    from geosched.errors import ValidationError as ValidationError
+    from geosched.errors import WorkloadFormatError as WorkloadFormatError
+    from geosched.reference_impl.checker import check_schedule as check_schedule
+    from geosched.reference_impl.compare import compare as compare
+    from geosched.reference_impl.model import Instance as Instance
+    from geosched.reference_impl.model import Request as Request
+    from geosched.reference_impl.opt import lower_bound as lower_bound
+    from geosched.reference_impl.opt import solve_opt as solve_opt
+    from geosched.reference_impl.workloads import generate as generate
+    from geosched.reference_impl.workloads import load_workload as load_workload
+    from geosched.teaching import lessons, plot  # noqa: F401  (reachable, not exported: the teaching wing)
+    from geosched.theory.registry import get_derivation
+    derivation = get_derivation  # public under the short name
+    from geosched.verify.ledger import run_claims as run_claims
+    from geosched.version import __version__ as __version__
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names are lazy
-    from geosched.adversary.hunt import hunt
-    from geosched.adversary.witness import verify_witness
-    from geosched.engines import simulate
-    from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.compare import compare
-    from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.opt import lower_bound, solve_opt
-    from geosched.reference_impl.workloads import generate, load_workload
-    from geosched.theory import get_derivation as derivation
-    from geosched.verify.ledger import run_claims
+_declared, __dir__, __all__ = lazy_exports(__name__, __file__, globals())
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
+def __getattr__(name: str) -> Any:
+    """A declared name on first use; the functions come behind the argument checks of :mod:`geosched.api`."""
+    api = importlib.import_module("geosched.api")  # not `from geosched import api`: that asks this __getattr__
+    if name in api.WRAPPED:
+        globals()[name] = api.checked(name)
+        return globals()[name]
+    return _declared(name)

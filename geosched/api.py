@@ -33,7 +33,7 @@ from typing import Any
 
 from geosched.errors import ValidationError
 
-__all__ = ["WRAPPED", "unchecked"]
+__all__ = ["WRAPPED", "checked", "unchecked"]
 
 # the functions this module serves as attributes (``geosched.api.simulate``), each checked
 WRAPPED = ("simulate", "compare", "check_schedule", "solve_opt", "lower_bound", "run_claims", "derivation",
@@ -243,7 +243,8 @@ def unchecked(name: str) -> list[str]:
 
 
 @functools.cache
-def _wrapped(name: str) -> Callable[..., Any]:
+def checked(name: str) -> Callable[..., Any]:
+    """The function ``name`` of :data:`WRAPPED` behind its argument checks (built once)."""
     module, attribute, checks = _table()[name]
     return _checked(module, attribute, checks)
 
@@ -288,5 +289,5 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
 
 def __getattr__(name: str) -> Any:
     if name in WRAPPED:
-        return _wrapped(name)
+        return checked(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,75 +5,35 @@ from typing import TYPE_CHECKING
 
 from geosched.lazy import lazy_exports
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
-    from geosched.reference_impl.admission import admission_step
-    from geosched.reference_impl.checker import CheckReport, Metrics, Violation, check_schedule
-    from geosched.reference_impl.model import Instance, Request, burst_instance, read_instance, volume, write_instance
-    from geosched.reference_impl.policies import REGISTRY, Capability, make_policy, policy_names, register_policy
-    from geosched.reference_impl.predictors import PREDICTORS, make_predictor, register_predictor
-    from geosched.reference_impl.scheduling import Decision, SchedulerState, register_scheduler, scheduler_names
-    from geosched.reference_impl.simulation import SimulationResult, simulate
-    from geosched.reference_impl.workloads import generate, load_workload, read_trace
+# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+if TYPE_CHECKING:
+    from geosched.reference_impl.admission import admission_step as admission_step
+    from geosched.reference_impl.checker import CheckReport as CheckReport
+    from geosched.reference_impl.checker import Metrics as Metrics
+    from geosched.reference_impl.checker import Violation as Violation
+    from geosched.reference_impl.checker import check_schedule as check_schedule
+    from geosched.reference_impl.model import Instance as Instance
+    from geosched.reference_impl.model import Request as Request
+    from geosched.reference_impl.model import burst_instance as burst_instance
+    from geosched.reference_impl.model import read_instance as read_instance
+    from geosched.reference_impl.model import volume as volume
+    from geosched.reference_impl.model import write_instance as write_instance
+    from geosched.reference_impl.policies import REGISTRY as REGISTRY
+    from geosched.reference_impl.policies import Capability as Capability
+    from geosched.reference_impl.policies import make_policy as make_policy
+    from geosched.reference_impl.policies import policy_names as policy_names
+    from geosched.reference_impl.policies import register_policy as register_policy
+    from geosched.reference_impl.predictors import PREDICTORS as PREDICTORS
+    from geosched.reference_impl.predictors import make_predictor as make_predictor
+    from geosched.reference_impl.predictors import register_predictor as register_predictor
+    from geosched.reference_impl.scheduling import Decision as Decision
+    from geosched.reference_impl.scheduling import SchedulerState as SchedulerState
+    from geosched.reference_impl.scheduling import register_scheduler as register_scheduler
+    from geosched.reference_impl.scheduling import scheduler_names as scheduler_names
+    from geosched.reference_impl.simulation import SimulationResult as SimulationResult
+    from geosched.reference_impl.simulation import simulate as simulate
+    from geosched.reference_impl.workloads import generate as generate
+    from geosched.reference_impl.workloads import load_workload as load_workload
+    from geosched.reference_impl.workloads import read_trace as read_trace
 
-# public name -> the module that defines it (imported on first access)
-_EXPORTS = {
-    "CheckReport": "geosched.reference_impl.checker",
-    "Metrics": "geosched.reference_impl.checker",
-    "Violation": "geosched.reference_impl.checker",
-    "check_schedule": "geosched.reference_impl.checker",
-    "Instance": "geosched.reference_impl.model",
-    "Request": "geosched.reference_impl.model",
-    "burst_instance": "geosched.reference_impl.model",
-    "read_instance": "geosched.reference_impl.model",
-    "volume": "geosched.reference_impl.model",
-    "write_instance": "geosched.reference_impl.model",
-    "REGISTRY": "geosched.reference_impl.policies",
-    "Capability": "geosched.reference_impl.policies",
-    "make_policy": "geosched.reference_impl.policies",
-    "policy_names": "geosched.reference_impl.policies",
-    "register_policy": "geosched.reference_impl.policies",
-    "PREDICTORS": "geosched.reference_impl.predictors",
-    "make_predictor": "geosched.reference_impl.predictors",
-    "register_predictor": "geosched.reference_impl.predictors",
-    "Decision": "geosched.reference_impl.scheduling",
-    "SchedulerState": "geosched.reference_impl.scheduling",
-    "register_scheduler": "geosched.reference_impl.scheduling",
-    "scheduler_names": "geosched.reference_impl.scheduling",
-    "SimulationResult": "geosched.reference_impl.simulation",
-    "admission_step": "geosched.reference_impl.admission",
-    "simulate": "geosched.reference_impl.simulation",
-    "generate": "geosched.reference_impl.workloads",
-    "load_workload": "geosched.reference_impl.workloads",
-    "read_trace": "geosched.reference_impl.workloads",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-__all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
-    "CheckReport",
-    "Metrics",
-    "Violation",
-    "check_schedule",
-    "Instance",
-    "Request",
-    "burst_instance",
-    "read_instance",
-    "volume",
-    "write_instance",
-    "REGISTRY",
-    "Capability",
-    "make_policy",
-    "policy_names",
-    "register_policy",
-    "PREDICTORS",
-    "make_predictor",
-    "register_predictor",
-    "Decision",
-    "SchedulerState",
-    "register_scheduler",
-    "scheduler_names",
-    "SimulationResult",
-    "admission_step",
-    "simulate",
-    "generate",
-    "load_workload",
-    "read_trace",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

@@ -99,6 +99,22 @@ def size_bomb_cases() -> list[Case]:
              "answer"),
         Case(f"{c}: hunt --rounds 2 --evals 10^12", [*hunt, "--evals", str(HUGE)]),
         Case(f"{c}: hunt --rounds 2 --restarts 10^12", [*hunt, "--restarts", str(HUGE)]),
+        *hunt_small_cases(),
+    ]
+
+
+def hunt_small_cases() -> list[Case]:
+    """Issue 41 item 3: ``hunt-small`` bounded before it starts (``--evals``/``--climb`` ranges, ``--time``)."""
+    c = "size bombs"
+    small = ["hunt-small", "--policy", "svf", "--requests", "3", "--memory-range", "6", "8", "--alpha-min", "0.5",
+             "--alpha-max", "0.75", "--out", "w.json"]
+    return [
+        Case(f"{c}: hunt-small --evals 10^12", [*small, "--evals", str(HUGE)]),
+        Case(f"{c}: hunt-small --climb 10^12", [*small, "--climb", str(HUGE)]),
+        Case(f"{c}: hunt-small --evals 10^6 --time 1", [*small, "--evals", "1000000", "--time", "1"]),
+        Case(f"{c}: hunt-small vllm-fcfs --time 2 (20000 evaluations by default)",
+             ["hunt-small", "--policy", "vllm-fcfs", "--alpha-min", "0.5", "--alpha-max", "0.75", "--time", "2",
+              "--quiet"], expect="answer"),
     ]
 
 

@@ -7,6 +7,11 @@ import sys
 import pytest
 
 from geosched.cli import main
+from geosched.reference_impl import scheduler_names
+
+BUILT_IN = ("fcfs", "geo-batch", "geo-guess", "sjf", "svf", "svf1", "vllm-fcfs")  # (and vllm-priority, last)
+# what an unknown --policy lists: a scheduler file, then every name of the registry (a new one among them)
+KNOWN = "known: " + ", ".join(sorted(["FILE.py:Class", *scheduler_names()]))
 
 
 def run(capsys, *argv):
@@ -71,8 +76,7 @@ def test_memory_and_seed_options(capsys):
 @pytest.mark.parametrize(
     "argv, pattern",
     [
-        (["simulate", "example", "--policy", "lifo"], "unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
-         "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority"),  # every name --help offers, not the 4 rules
+        (["simulate", "example", "--policy", "lifo"], f"unknown policy 'lifo'; {KNOWN}"),  # every name, not the 4 rules
         (["simulate", "{dir}/neg.json"], "request 'a': prompt: must be >= 0 (got -1)"),
         (["simulate", "{dir}/big.json"], "request 'a': prompt + output: must be <= memory 4"),
         (["simulate", "{dir}/broken.json"], "invalid JSON"),
@@ -101,8 +105,8 @@ def test_entry_point_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "geosched.cli", "simulate", "example", "--policy", "lifo"],
                           capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("geosched: error: unknown policy 'lifo'; known: FILE.py:Class, fcfs, geo-batch, "
-                                   "geo-guess, sjf, svf, svf1, vllm-fcfs, vllm-priority")
+    assert proc.stderr.strip() == f"geosched: error: unknown policy 'lifo'; {KNOWN}"
+    assert all(f" {name}," in KNOWN for name in BUILT_IN)
 
 
 def test_memory_is_an_option_only_where_a_command_reads_it():

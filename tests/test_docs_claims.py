@@ -8,17 +8,9 @@ import importlib.util
 import re
 from pathlib import Path
 
-from geosched.verify.ledger import (
-    CLAIMS,
-    DOCS_FILE,
-    ROWS,
-    ClaimResult,
-    Evidence,
-    combine,
-    replace_block,
-    rows_table,
-    write_docs,
-)
+from docs_pages import tables
+
+from geosched.verify.ledger import CLAIMS, ROWS, ClaimResult, Evidence, combine
 from geosched.verify.prove import ledger_footer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,27 +28,35 @@ def _tables():
 
 
 def test_the_rows_table_of_claims_md_is_the_ledgers_rows():
-    assert _block(DOCS_FILE.read_text(), "ledger rows") == rows_table()
-    assert len(rows_table().splitlines()) == len(ROWS) + 2  # one line per row, no row left out
+    shown = _block(tables.CLAIMS_PAGE.read_text(), "ledger rows")
+    ids = re.findall(r"^\| `([^`]+)` \|", shown, re.M)
+    tables.added_after(ids, [c.id for c in ROWS], "docs/claims.md rows", "python docs/tables.py")  # a new row: noted
+    assert shown == tables.rows_table(ids=ids)  # every row it shows, as declared
+    assert len(tables.rows_table().splitlines()) == len(ROWS) + 2  # one line per row, no row left out
 
 
 def test_write_docs_regenerates_the_rows_table(tmp_path):
     page = tmp_path / "claims.md"
-    page.write_text(replace_block(DOCS_FILE.read_text(), "ledger rows", "| `kong.prop3.1` | checked on small n |"))
-    write_docs({"mode": "default", "claims": []}, page)  # a default run touches docs/claims.md alone
-    assert _block(page.read_text(), "ledger rows") == rows_table()
+    page.write_text(tables.replace_block(tables.CLAIMS_PAGE.read_text(), "ledger rows",
+                                         "| `kong.prop3.1` | checked on small n |"))
+    tables.write_ledger_docs({"mode": "default", "claims": []}, page)  # a default run touches docs/claims.md alone
+    assert _block(page.read_text(), "ledger rows") == tables.rows_table()
 
 
 def test_a_row_whose_text_changes_changes_the_table():
     row = CLAIMS["kong.prop3.1"]
     changed = tuple(r if r.id != row.id else type(r)(**{**r.__dict__, "difference": "checked only for small n"})
                     for r in ROWS)
-    assert rows_table(changed) != rows_table() and "checked only for small n" in rows_table(changed)
+    assert tables.rows_table(changed) != tables.rows_table()
+    assert "checked only for small n" in tables.rows_table(changed)
 
 
 def test_the_derivation_words_of_theory_md_are_a_fresh_run():
-    tables = _tables()
-    assert tables.documented() == tables.derivation_table()  # what `python docs/tables.py --check` compares
+    from geosched.theory.registry import claim_ids
+
+    shown = re.findall(r"^\| `([^`]+)` \|", tables.documented(), re.M)
+    tables.added_after(shown, list(claim_ids()), "docs/theory.md derivation words", "python docs/tables.py")
+    assert tables.documented() == tables.derivation_table(ids=shown)  # `python docs/tables.py --check`: all rows
 
 
 def test_the_theory_check_fails_on_a_stale_page(tmp_path, monkeypatch, capsys):
@@ -66,9 +66,10 @@ def test_the_theory_check_fails_on_a_stale_page(tmp_path, monkeypatch, capsys):
     page.write_text(tables.THEORY_PAGE.read_text().replace("| `kong.volume` | proved |", "| `kong.volume` | unknown |"))
     monkeypatch.setattr(tables, "THEORY_PAGE", page)
     monkeypatch.setattr(tables, "derivation_table", lambda: fresh)  # the run above, not a second sympy run
-    assert tables.main(["--check"]) == 1 and "differs from a fresh run" in capsys.readouterr().err
+    check = ["--check", "--block", "derivation words"]
+    assert tables.main(check) == 1 and "differs from a fresh run" in capsys.readouterr().err
     tables.write()
-    assert tables.main(["--check"]) == 0 and tables.documented() == fresh
+    assert tables.main(check) == 0 and tables.documented() == fresh
 
 
 def _result(status: str, message: str, note: str) -> ClaimResult:

@@ -105,18 +105,39 @@ def test_the_predictions_record_is_a_fresh_run(tmp_path, trace_path):
     assert fresh["accuracy"] == record["accuracy"] and fresh["scheduling"] == record["scheduling"]
 
 
-def test_the_default_run_tables_list_every_row_of_the_ledger():
-    """The default run's words and figures are written only by a default run (minutes): a row added since
-    leaves them stale, which this catches without a run (the words of a fresh run are compared by
-    tests/test_ledger.py's slow test)."""
+def _default_ids(text: str) -> list[str]:
     import re
 
-    from geosched.verify import ledger
+    return re.findall(r"^\| `([^`]+)` \| ", tables.block(text, "ledger default words"), re.M)
 
-    text = ledger.DOCS_FILE.read_text()
-    ids = re.findall(r"^\| `([^`]+)` \| `", ledger.block(text, "ledger default words"), re.M)
-    assert ids == list(ledger.CLAIM_IDS)
-    assert "Largest n with every core lemma proved" in ledger.block(text, "ledger default cores")
+
+def test_the_default_run_tables_list_every_row_of_the_ledger():
+    """The default run's words and figures are written only by a default run (minutes, with the shared trace):
+    the page lists the ledger's rows in its order, a row added since shows (or is announced) as added after
+    the recorded run, with the commands that run and record it (the words of a fresh run are compared by
+    tests/test_ledger.py's slow test)."""
+    text = tables.CLAIMS_PAGE.read_text()
+    tables.added_after(_default_ids(text), tables.claim_ids(), "docs/claims.md default words",
+                       tables.DEFAULT_COMMAND)
+    assert "Largest n with every core lemma proved" in tables.block(text, "ledger default cores")
+
+
+def test_a_row_the_record_lacks_shows_as_added_after_the_recorded_run():
+    record = {"claims": [{"id": "kong.volume", "status": "proved", "message": "m", "evidence": []}]}
+    table = tables.default_words_table(record, ["kong.volume", "ours.new"])
+    assert "| `kong.volume` | `proved` | m |" in table
+    assert ("| `ours.new` | added after the recorded run | `geosched claims --claim ours.new` runs it; "
+            f"`{tables.DEFAULT_COMMAND}` records it |") in table
+    assert table.endswith("1 claims: `proved` 1; 1 added after the recorded run.")
+    assert "added after" not in tables.default_words_table(record, ["kong.volume"])
+
+
+def test_a_page_is_checked_against_the_registry_and_a_new_row_is_announced():
+    with pytest.warns(tables.AddedAfterRecord, match=r"^b: added after the recorded run \(page\); `CMD` records it"):
+        assert tables.added_after(["a", "c"], ["a", "b", "c"], "page", "CMD") == ["b"]
+    for shown in (["a", "gone"], ["c", "a"]):  # a row the ledger no longer has, or out of its order: stale
+        with pytest.raises(AssertionError, match="regenerate it: CMD"):
+            tables.added_after(shown, ["a", "b", "c"], "page", "CMD")
 
 
 @pytest.mark.parametrize("text", [
@@ -126,10 +147,9 @@ def test_the_default_run_tables_list_every_row_of_the_ledger():
 ])
 def test_the_ledger_writer_refuses_a_block_whose_markers_are_not_one_pair(text):
     from geosched.errors import ValidationError
-    from geosched.verify.ledger import replace_block
 
     with pytest.raises(ValidationError, match="must occur exactly once"):
-        replace_block(text, "x", "new")
+        tables.replace_block(text, "x", "new")
 
 
 @pytest.mark.parametrize("row, found", [
@@ -194,16 +214,12 @@ def test_a_changed_structure_record_changes_the_table(tmp_path, monkeypatch):
 
 def test_the_default_blocks_are_their_records():
     """docs/claims.md's default words, figures and cores against the record of the default run
-    (docs/ledger_default_run.json), which `--write-docs` writes with them; a page whose blocks predate the
-    record (written before it was kept) is skipped until the next default run."""
-    from geosched.verify import ledger
-
-    if not ledger.DEFAULT_RECORD.exists():
-        pytest.skip("no record of the default run yet: `python -m geosched.verify.ledger --write-docs --mode "
-                    "default` writes docs/ledger_default_run.json")
-    text = ledger.DOCS_FILE.read_text()
-    for name, body in ledger.default_blocks(json.loads(ledger.DEFAULT_RECORD.read_text())).items():
-        assert ledger.block(text, name) == body, name
+    (docs/ledger_default_run.json), which docs/tables.py writes with them, for the rows the page shows (a row
+    added since is announced by the test above)."""
+    text = tables.CLAIMS_PAGE.read_text()
+    record = json.loads(tables.DEFAULT_RECORD.read_text())
+    for name, body in tables.default_blocks(record, ids=_default_ids(text)).items():
+        assert tables.block(text, name) == body, name
 
 
 def _default_result() -> dict:
@@ -223,21 +239,45 @@ def _default_result() -> dict:
 def test_write_docs_keeps_the_default_record_and_renders_from_it(tmp_path):
     """The default blocks a run writes are exactly the renderings of the record it writes beside the page (so
     the test above can regenerate them), and the record keeps what they show, not the run's bulk."""
-    from geosched.verify import ledger
-
     for name in ("claims.md", "proved.md"):
         shutil.copy(ROOT / "docs" / name, tmp_path / name)
-    ledger.write_docs(_default_result(), path=tmp_path / "claims.md", proved=tmp_path / "proved.md")
+    tables.write_ledger_docs(_default_result(), path=tmp_path / "claims.md", proved=tmp_path / "proved.md")
     record = json.loads((tmp_path / "ledger_default_run.json").read_text())
     assert record["seed"] == 0 and record["mode"] == "default" and "big" not in json.dumps(record)
     assert [e["method"] for c in record["claims"] for e in c["evidence"]] == ["monte-carlo:svf", "trace:svf_latency"]
     text = (tmp_path / "claims.md").read_text()
     assert "| `kong.thm3.4` | `monte-carlo:svf` | `vacuous` | ratio at most 1.0046 | no positive constant (the " \
-           "interval reaches 1) |" in ledger.block(text, "ledger default figures")
-    assert "| `kong.emp.svf_latency` | `partly` | m2 |" in ledger.block(text, "ledger default words")
-    assert "Largest n with every core lemma proved: z3 5**" in ledger.block(text, "ledger default cores")
-    for name, body in ledger.default_blocks(record).items():
-        assert ledger.block(text, name) == body
+           "interval reaches 1) |" in tables.block(text, "ledger default figures")
+    assert "| `kong.emp.svf_latency` | `partly` | m2 |" in tables.block(text, "ledger default words")
+    assert "Largest n with every core lemma proved: z3 5**" in tables.block(text, "ledger default cores")
+    for name, body in tables.default_blocks(record).items():
+        assert tables.block(text, name) == body
+
+
+def test_a_default_run_that_would_lose_recorded_verdicts_writes_nothing(tmp_path, monkeypatch, capsys):
+    """A default run without the shared trace turns the trace's rows into not_run: docs/tables.py refuses to
+    write that record, in one line naming the rows, and leaves the pages and the record as they were."""
+    for name in ("claims.md", "proved.md", "ledger_default_run.json"):
+        shutil.copy(ROOT / "docs" / name, tmp_path / name)
+    recorded = json.loads((tmp_path / "ledger_default_run.json").read_text())
+    kept = [c for c in recorded["claims"] if c["status"] != "not_run"][:2]
+    assert len(kept) == 2
+    lost = [{**c, "status": "not_run", "message": "not run: the Azure trace is not in ../shared/traces"} for c in kept]
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({"mode": "default", "seed": 0, "versions": {}, "extra": {}, "claims": lost}))
+    before = {p.name: p.read_text() for p in tmp_path.iterdir()}
+    monkeypatch.setattr(tables, "CLAIMS_PAGE", tmp_path / "claims.md")
+    monkeypatch.setattr(tables, "PROVED_PAGE", tmp_path / "proved.md")
+    assert tables.main(["--ledger-run", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("docs: error: ledger_default_run.json: not written: 2 of its "
+                                                 "verdicts would become not_run in this run (not run: the Azure trace")
+    assert all(f"{c['id']} ({c['status']})" in err for c in kept)
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == before
+    # the same run with the verdicts kept is written
+    run.write_text(json.dumps({"mode": "default", "seed": 0, "versions": {}, "extra": {}, "claims": kept}))
+    assert tables.main(["--ledger-run", str(run)]) == 0
+    assert json.loads((tmp_path / "ledger_default_run.json").read_text())["claims"][0]["id"] == kept[0]["id"]
 
 
 def test_every_generated_block_has_a_writer(tmp_path):

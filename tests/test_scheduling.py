@@ -174,7 +174,8 @@ def test_a_decision_naming_an_unknown_request_raises():
 
 
 def test_the_registry_holds_everything_and_checks_declarations(monkeypatch):
-    assert scheduler_names()[:4] == policy_names()
+    assert scheduler_names()[:4] == policy_names()[:4] == ("fcfs", "sjf", "svf", "svf1")  # the papers' rules first
+    assert set(policy_names()) <= set(scheduler_names())  # a rule added later is listed after them
     for name in scheduler_names():  # every entry's declaration is the object's own
         entry, obj = REGISTRY[name], resolve(name)
         if Capability.PRIORITY_RULE in entry.capabilities:

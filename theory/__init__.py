@@ -45,38 +45,19 @@ from typing import TYPE_CHECKING
 
 from geosched.lazy import lazy_exports
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use (sympy is slow)
-    from geosched.theory.claim import Claim
-    from geosched.theory.derivation import Derivation, DerivationCheck, Hypothesis, OpenStep, Step, StepCheck
-    from geosched.theory.registry import CLAIMS, DERIVATIONS, check_claim, claim_ids, get_derivation
+# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+if TYPE_CHECKING:
+    from geosched.theory.claim import Claim as Claim
+    from geosched.theory.derivation import Derivation as Derivation
+    from geosched.theory.derivation import DerivationCheck as DerivationCheck
+    from geosched.theory.derivation import Hypothesis as Hypothesis
+    from geosched.theory.derivation import OpenStep as OpenStep
+    from geosched.theory.derivation import Step as Step
+    from geosched.theory.derivation import StepCheck as StepCheck
+    from geosched.theory.registry import CLAIMS as CLAIMS
+    from geosched.theory.registry import DERIVATIONS as DERIVATIONS
+    from geosched.theory.registry import check_claim as check_claim
+    from geosched.theory.registry import claim_ids as claim_ids
+    from geosched.theory.registry import get_derivation as get_derivation
 
-# public name -> the module that defines it (imported on first access)
-_EXPORTS = {
-    "DERIVATIONS": "geosched.theory.registry",
-    "CLAIMS": "geosched.theory.registry",
-    "Claim": "geosched.theory.claim",
-    "get_derivation": "geosched.theory.registry",
-    "check_claim": "geosched.theory.registry",
-    "claim_ids": "geosched.theory.registry",
-    "Derivation": "geosched.theory.derivation",
-    "DerivationCheck": "geosched.theory.derivation",
-    "Hypothesis": "geosched.theory.derivation",
-    "OpenStep": "geosched.theory.derivation",
-    "Step": "geosched.theory.derivation",
-    "StepCheck": "geosched.theory.derivation",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-__all__ = [  # a literal list, as linters and type checkers read it (the same names as _EXPORTS)
-    "DERIVATIONS",
-    "CLAIMS",
-    "Claim",
-    "get_derivation",
-    "check_claim",
-    "claim_ids",
-    "Derivation",
-    "DerivationCheck",
-    "Hypothesis",
-    "OpenStep",
-    "Step",
-    "StepCheck",
-]
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

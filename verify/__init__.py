@@ -12,7 +12,12 @@ importing the package does not load Z3 or sympy; ``geosched.verify.run_claims`` 
 on first use (:mod:`geosched.lazy`).
 """
 
+from typing import TYPE_CHECKING
+
 from geosched.lazy import lazy_exports
 
-__getattr__, __dir__ = lazy_exports(__name__, {"run_claims": "geosched.verify.ledger"}, globals())
-__all__ = ["run_claims"]
+# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+if TYPE_CHECKING:
+    from geosched.verify.ledger import run_claims as run_claims
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

@@ -52,7 +52,8 @@ def add_commands(subparsers, common) -> None:
 def _cmd_claims(args: argparse.Namespace) -> int:
     from geosched.errors import ValidationError
     from geosched.output import emit_json
-    from geosched.verify.ledger import CLAIMS, run_claims
+    from geosched.progress import above
+    from geosched.verify.ledger import CLAIMS, RowPrinter, run_claims
 
     if args.restart and not (args.thorough and args.out):
         raise ValidationError("--restart", True, "needs --thorough and --out DIR (the checkpoint lives there)")
@@ -64,8 +65,12 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
     counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if show_progress(args) else None
+    printer = None if args.json else RowPrinter(args.claim or list(CLAIMS))
+    if printer is not None:  # the table grows: its head now, each row as it finishes (progress.above)
+        above("\n".join(printer.head()))
     result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                        progress=counter, executor=args.cluster)
+                        progress=counter, executor=args.cluster,
+                        on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -107,7 +112,9 @@ class _Counter:
 
 
 def _print_text(result, seed: int) -> None:
-    print(result.table())
+    """What follows the rows printed as they finished: the legend and counts, the evidence, the variants."""
+    print()
+    print("\n".join(result.legend()))
     print()
     print(result.evidence_table())
     for claim in result.claims:

@@ -32,12 +32,14 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from geosched.verify import coq_engine
 from geosched.verify.evidence import Context, Evidence
 
-__all__ = ["COQ_METHODS", "COQ_BOUND", "coq_method_name", "theorem_of", "cited_statements", "whole_claim_proofs"]
+__all__ = ["COQ_METHODS", "COQ_BOUND", "coq_method_name", "theorem_of", "cited_statements", "whole_claim_proofs",
+           "start_build", "await_build"]
 
 COQ_BOUND = "every n (Coq)"  # the reach a closed Coq theorem gives
 
@@ -69,9 +71,31 @@ def whole_claim_proofs(claim: Any, evidence: list[Evidence]) -> list[Evidence]:
     return [found[t] for t in wanted] if wanted and all(t in found for t in wanted) else []
 
 
-def _build(ctx: Context) -> tuple[Any, float]:
+_BUILD = "coq-build"  # the run's Coq build, in the ledger's Context cache
+
+
+def start_build(ctx: Context) -> None:
+    """Start the run's Coq build (or its cache read) in the background: the ledger calls it first, and the rows
+    that cite no Coq theorem run while coqc compiles; the first ``coq:`` check waits for it (the wait is reported
+    apart from checking time, never charged to a row)."""
+    ctx.background(_BUILD, lambda: _read_or_build(ctx))
+
+
+def await_build(ctx: Context) -> None:
+    """Wait for the build :func:`start_build` started, outside any check's time limit (a first build may take
+    minutes; the wait is counted apart from checking). A build that raised raises again in the check that reads
+    it: an ``error`` there."""
+    with contextlib.suppress(Exception):
+        ctx.wait_for(_BUILD)
+
+
+def _read_or_build(ctx: Context) -> Any:
     # --quick never compiles (a clean build takes minutes): it reads the build cache or says it could not
-    result, elapsed = ctx.cached("coq-build", lambda: coq_engine.build(cached_only=ctx.quick))
+    return coq_engine.build(cached_only=ctx.quick)
+
+
+def _build(ctx: Context) -> tuple[Any, float]:
+    result, elapsed = ctx.cached(_BUILD, lambda: _read_or_build(ctx))
     if elapsed:  # built (or read) now: the time waited for another process's build lock is not checking time
         waited = getattr(result, "lock_wait_seconds", 0.0)
         ctx.lock_wait += waited

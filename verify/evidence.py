@@ -63,9 +63,11 @@ Canary(defect='TEL one above the bound', refuted=True, verdict='TEL 8 > 7')
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -251,6 +253,7 @@ class Context:
         self.cache: dict[str, Any] = {}
         self.statuses: dict[str, Any] = {}
         self.lock_wait = 0.0  # seconds spent waiting for another process's lock (the Coq build): not checking
+        self._background: dict[str, concurrent.futures.Future] = {}  # runs started ahead (background), by cache key
 
     def pick(self, quick: Any, default: Any, thorough: Any) -> Any:
         """The setting for this run's mode."""
@@ -274,8 +277,43 @@ class Context:
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
 
+    def background(self, key: str, fn: Callable[[], Any]) -> None:
+        """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the
+        rows that need no Coq run meanwhile. Its time is no row's: :meth:`cached` waits for it and counts the wait
+        in :attr:`lock_wait` (reported apart from checking)."""
+        if key in self.cache or key in self._background:
+            return
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - raised again in the check that waits for it
+                future.set_exception(exc)
+
+        self._background[key] = future
+        threading.Thread(target=run, name=f"geosched-background-{key}", daemon=True).start()
+
+    def wait_for(self, key: str) -> float:
+        """Wait for the background run of ``key`` (nothing when none was started); the seconds waited, also
+        added to :attr:`lock_wait`. Its value goes into the cache; its exception is raised here."""
+        future = self._background.get(key)  # kept until it succeeds: every waiter gets its value or its exception
+        if future is None:
+            return 0.0
+        t0 = time.perf_counter()
+        try:
+            value = future.result()
+        finally:
+            waited = time.perf_counter() - t0
+            self.lock_wait += waited
+        self.cache[key] = value
+        self._background.pop(key, None)
+        return waited
+
     def cached(self, key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
-        """``(value, seconds spent now)``: the first caller pays, later ones get 0."""
+        """``(value, seconds spent now)``: the first caller pays, later ones get 0 (a value started in the
+        :meth:`background` costs its caller nothing: the wait is counted apart)."""
+        self.wait_for(key)
         if key in self.cache:
             return self.cache[key], 0.0
         t0 = time.perf_counter()

@@ -61,7 +61,6 @@ Example
 
 from __future__ import annotations
 
-import json
 import platform
 import time
 from collections.abc import Callable
@@ -80,15 +79,26 @@ from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
 from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
-from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
+from geosched.verify.coq_evidence import (
+    COQ_METHODS,
+    await_build,
+    cited_statements,
+    start_build,
+    theorem_of,
+    whole_claim_proofs,
+)
 from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence, settle
 from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_boundary import BOUNDARY_METHODS
+from geosched.verify.poisson_capacity import CAPACITY_METHODS
 from geosched.verify.poisson_hypotheses import HYPOTHESIS_METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
+from geosched.verify.poisson_stationary import STATIONARY_METHODS
+from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
 
 add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
@@ -100,9 +110,10 @@ add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and L
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
+add_methods({**STEP3_METHODS, **BOUNDARY_METHODS, **CAPACITY_METHODS, **STATIONARY_METHODS})  # issue 42
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
-           "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
+           "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows", "RowPrinter", "cites_coq"]
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
@@ -112,7 +123,7 @@ _ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, i
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
     """Refuse rows the ledger cannot run, when it is imported: a duplicate id or position, an order
     outside :data:`~geosched.theory.claim.SECTIONS`, a method no module registered, a dependency that is not
-    a row printed before it (so there is no cycle), a ``derivation`` method without a derivation, or a row
+    a row or closes a cycle, a ``derivation`` method without a derivation, or a row
     with neither a derivation nor the reason it has none.
 
     Raises
@@ -136,16 +147,36 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
         for name in claim.methods:
             if name not in known_methods:
                 raise UnknownNameError(f"method (of claim {claim.id})", name, list(known_methods))
-        for dependency in claim.depends_on:
-            if dependency not in earlier:
-                raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
-                                       sorted(earlier))
         _check_derivation(claim, derivations)
         _check_coq_citations(claim)
         earlier.add(claim.id)
+    _check_dependencies(rows)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
+
+
+def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
+    """Every dependency is a row, and no row depends on itself through others (a paper's row may rest on one of
+    ours printed after it: ``kong.thm3.4`` on ``svf.poisson``; the runner evaluates dependencies first)."""
+    graph = {claim.id: claim.depends_on for claim in rows}
+    for claim in rows:
+        for dependency in claim.depends_on:
+            if dependency not in graph:
+                raise UnknownNameError(f"dependency (of claim {claim.id})", dependency, sorted(graph))
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: tuple[str, ...]) -> None:
+        if state.get(node) == 1:
+            raise ValidationError("depends_on", " -> ".join((*path, node)), "must not form a cycle")
+        if state.get(node) != 2:
+            state[node] = 1
+            for dependency in graph[node]:
+                visit(dependency, (*path, node))
+            state[node] = 2
+
+    for claim in rows:
+        visit(claim.id, ())
 
 
 def _check_coq_citations(claim: Claim) -> None:
@@ -213,14 +244,14 @@ class ClaimResult(Result):
     evidence: tuple[Evidence, ...]  # one per method
     counterexample: str | None  # file, when refuted
     note: str  # e.g. "proved relative to kong.lemmaA.2; unchecked: ..."
-    wall_time: float  # seconds for this claim's methods (shared runs are charged to the first claim)
+    wall_time: float  # seconds for this claim's own methods (shared runs are charged to the first claim; no waits)
     formalization: str = ""  # what this project checks
     difference: str = ""  # how that differs from the statement
     depends_on: tuple[str, ...] = ()  # claims it rests on
     used: float | None = None  # the headline bounded/statistical evidence's share of its constant
     discriminating: bool | None = None  # ... and whether the check with the constant 10% stronger fails
     reach: str = ""  # how far it is established: "all values", "n<=6 symbolic requests", a space
-    waited: float = 0.0  # seconds spent waiting for another process's lock (not in wall_time)
+    waited: float = 0.0  # seconds spent waiting for the Coq build or another process's lock (not in wall_time)
 
 
 @dataclass(frozen=True)
@@ -248,11 +279,13 @@ class LedgerResult(Result):
         (default: the terminal's, ``$COLUMNS``, else 80); the status word is never cut, the last column
         wraps; a legend for every column and a count per status follow."""
         width = width or _terminal_width()
-        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), _seconds(c),
-                 f"{c.message}. {c.statement}") for c in self.claims]
-        table = _layout(("id", "status", "used", "disc.", "time", "established; statement"), rows,
-                        width)
-        return "\n".join([table, "", *_wrap(LEGEND, width), "", *_wrap(self.counts_line(), width)])
+        table = _layout(_HEADERS, [_cells(c) for c in self.claims], width)
+        return "\n".join([table, "", *self.legend(width)])
+
+    def legend(self, width: int | None = None) -> list[str]:
+        """The lines after the table's rows: the legend, a blank line, the counts."""
+        width = width or _terminal_width()
+        return [*_wrap(LEGEND, width), "", *_wrap(self.counts_line(), width)]
 
     def counts_line(self) -> str:
         """``"21 claims: proved 2, checked 7, ..."``: how many rows have each word (words with none left out)."""
@@ -280,8 +313,42 @@ class LedgerResult(Result):
 LEGEND = ("Legend: status = the row's word by the ledger's one rule (docs/claims.md); used = the share of the "
           "claim's constant the worst observed case of the headline check needed (worst observed / bound, read on "
           "the constant; - when the check has no constant); disc. = discriminating: the same check with the "
-          "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's checks "
-          "(a run shared by several rows is charged to the first).")
+          "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's own checks "
+          "(a run shared by several rows is charged to the first; the rows it rests on are timed apart), and apart "
+          "from them any wait for the Coq build (compiled in the background while the rows that need no Coq ran) "
+          "or for another process's lock.")
+
+
+_HEADERS = ("id", "status", "used", "disc.", "time", "established; statement")
+
+
+def _cells(claim: ClaimResult) -> tuple[str, ...]:
+    return (claim.id, claim.status, _fraction(claim.used), _yes_no(claim.discriminating), _seconds(claim),
+            f"{claim.message}. {claim.statement}")
+
+
+class RowPrinter:
+    """The table of :meth:`LedgerResult.table` printed a row at a time, as rows finish (``geosched claims``:
+    the table grows): the columns are sized before any row is known, from the ids asked for and the words.
+
+    >>> printer = RowPrinter(["kong.volume"], width=80)
+    >>> printer.head()[0].split()
+    ['id', 'status', 'used', 'disc.', 'time', 'established;', 'statement']
+    """
+
+    def __init__(self, ids: list[str] | tuple[str, ...], width: int | None = None) -> None:
+        self.width = width or _terminal_width()
+        widths = [max(len(_HEADERS[0]), *map(len, ids)), max(map(len, EVIDENCE_STATUSES)), len("0.0625"),
+                  len(_HEADERS[3]), len("1234.5s"), 0]
+        self._columns = _Columns(_HEADERS, widths, self.width)
+
+    def head(self) -> list[str]:
+        """The header line and its rule."""
+        return self._columns.head()
+
+    def row(self, claim: ClaimResult) -> list[str]:
+        """The lines of one finished row."""
+        return self._columns.lines(_cells(claim))
 
 
 def _seconds(claim: ClaimResult) -> str:
@@ -319,21 +386,36 @@ def _layout(headers: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -
     wraps onto continuation lines; when less than 20 columns are left, it goes on indented lines below
     its row. No cell is ever cut."""
     widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)]
-    used = sum(widths[:-1]) + 2 * (len(headers) - 1)
-    below = width - used < 20
-    last = width - 4 if below else width - used
-    shown = headers[:-1] if below else headers
-    rule = [*widths[:-1]] if below else [*widths[:-1], last]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(shown, widths)).rstrip()[:width], "  ".join("-" * w for w in rule)]
-    for row in rows:
-        wrapped = _wrap(row[-1], last)
-        if below:
-            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)).rstrip())
-            lines += ["    " + more for more in wrapped]
-            continue
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip((*row[:-1], wrapped[0]), widths)).rstrip())
-        lines += [" " * used + more for more in wrapped[1:]]
-    return "\n".join(lines)
+    columns = _Columns(headers, widths, width)
+    return "\n".join([*columns.head(), *(line for row in rows for line in columns.lines(row))])
+
+
+class _Columns:
+    """A table's columns at fixed widths (all but the last, which wraps into what is left of ``width``)."""
+
+    def __init__(self, headers: tuple[str, ...], widths: list[int], width: int) -> None:
+        self.headers, self.widths, self.width = headers, widths, width
+        self.used = sum(widths[:-1]) + 2 * (len(headers) - 1)
+        self.below = width - self.used < 20  # the last column goes on indented lines below its row
+
+    def head(self) -> list[str]:
+        """The header line and its rule."""
+        shown = self.headers[:-1] if self.below else self.headers
+        rule = [*self.widths[:-1]] + ([] if self.below else [self.width - self.used])
+        return ["  ".join(h.ljust(w) for h, w in zip(shown, self.widths)).rstrip()[:self.width],
+                "  ".join("-" * w for w in rule)]
+
+    def lines(self, row: tuple[str, ...]) -> list[str]:
+        """One row's lines; a cell wider than its column (a row printed before the others were known) widens
+        that row alone, and its last column wraps into what is left."""
+        widths = [max(w, len(cell)) for w, cell in zip(self.widths[:-1], row)]
+        used = sum(widths) + 2 * len(widths)
+        if self.below or self.width - used < 20:
+            return ["  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)).rstrip(),
+                    *("    " + more for more in _wrap(row[-1], self.width - 4))]
+        wrapped = _wrap(row[-1], self.width - used)
+        return ["  ".join(cell.ljust(w) for cell, w in zip((*row[:-1], wrapped[0]), (*widths, 0))).rstrip(),
+                *(" " * used + more for more in wrapped[1:])]
 
 
 # --------------------------------------------------------------------------- the rule
@@ -438,7 +520,9 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    return _Verdict("unknown", "unknown", note=chain_note)
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind != "proof"]  # say why, in the row
+    return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
+                    note=chain_note)
 
 
 def _check_kind(evidence: Evidence) -> str:
@@ -507,6 +591,7 @@ def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, s
 
 
 Progress = Callable[[str], None]
+Finished = Callable[["ClaimResult"], None]
 
 
 # methods --quick does not run (their claims stay unknown there, honestly): the trace table takes ~20 s
@@ -561,25 +646,54 @@ def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
     return tuple(d for d in dict.fromkeys(declared) if d in CLAIMS and d != claim.id)
 
 
-def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResult:
+def _run_one(claim: Claim, ctx: Context, progress: Progress | None, finished: Finished | None = None) -> ClaimResult:
+    """Run a row's checks, then those of the rows it rests on, then combine; ``finished`` is told each row
+    as it is combined (a row's dependencies before it)."""
     if claim.id in ctx.statuses:
         return ctx.statuses[claim.id]
-    t0, waited_before = time.perf_counter(), ctx.lock_wait
+    waited_before = ctx.lock_wait
+    if cites_coq(claim):  # the build started in the background: waited for here, outside any check's time limit
+        stage(f"{claim.id} waits for the Coq build (started in the background)")  # the line says why it waits
+        await_build(ctx)
+    t0, waited_at_start = time.perf_counter(), ctx.lock_wait
     evidence = _run_methods(claim, ctx, progress)
-    deps = ({d: _run_one(CLAIMS[d], ctx, progress) for d in _dependencies(claim, evidence)}
+    own = max(time.perf_counter() - t0 - (ctx.lock_wait - waited_at_start), 0.0)  # its checks alone
+    waited = ctx.lock_wait - waited_before  # reported apart: waiting for the Coq build or another process's lock
+    deps = ({d: _run_one(CLAIMS[d], ctx, progress, finished) for d in _dependencies(claim, evidence)}
             if ctx.follow_dependencies else {})
     verdict = _combine(claim, evidence, {d: r.status for d, r in deps.items()},
                        {d: r.reach for d, r in deps.items()})
     note = verdict.note if ctx.follow_dependencies else "; ".join(
         x for x in (verdict.note, "dependencies not evaluated (follow_dependencies=False)") if x)
     headline = _headline(evidence)
-    waited = ctx.lock_wait - waited_before  # reported apart: waiting for another process is not checking
     result = ClaimResult(claim.id, claim.source, claim.statement, verdict.status, verdict.text, tuple(claim.methods),
-                         tuple(evidence), verdict.counterexample, note, max(time.perf_counter() - t0 - waited, 0.0),
-                         claim.formalization, claim.difference, tuple(deps), headline.used if headline else None,
+                         tuple(evidence), verdict.counterexample, note, own, claim.formalization, claim.difference,
+                         tuple(deps), headline.used if headline else None,
                          headline.discriminating if headline else None, verdict.reach, waited)
     ctx.statuses[claim.id] = result
+    if finished is not None:
+        finished(result)
     return result
+
+
+def cites_coq(claim: Claim) -> bool:
+    """Whether a row runs a ``coq:THEOREM`` check (it reads the Coq build)."""
+    return any(theorem_of(name) for name in claim.methods)
+
+
+def _rest_on_coq(ids: list[str]) -> set[str]:
+    """The rows of ``ids`` that cite a Coq theorem or rest (through their declared dependencies) on a row that
+    does: they run after the others, which run while coqc compiles."""
+    memo: dict[str, bool] = {}
+
+    def needs(claim_id: str) -> bool:
+        if claim_id not in memo:
+            memo[claim_id] = False  # dependencies are earlier rows: no cycle, this only guards the recursion
+            claim = CLAIMS[claim_id]
+            memo[claim_id] = cites_coq(claim) or any(needs(d) for d in claim.depends_on if d in CLAIMS)
+        return memo[claim_id]
+
+    return {claim_id for claim_id in ids if needs(claim_id)}
 
 
 def _headline(evidence: list[Evidence]) -> Evidence | None:
@@ -597,7 +711,8 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
                progress: Progress | None = None, follow_dependencies: bool = True,
-               executor: Any = None, time_limit: float | None = None) -> LedgerResult:
+               executor: Any = None, time_limit: float | None = None,
+               on_row: Finished | None = None) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
     Parameters
@@ -628,6 +743,10 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     time_limit : float, optional
         Seconds each check may run (default :data:`~geosched.verify.evidence.TIME_LIMITS` of the
         mode); a check past it is ``unknown`` and the ledger goes on.
+    on_row : callable, optional
+        Called with each :class:`ClaimResult` asked for as soon as it is combined (``geosched claims``
+        prints it then): the rows that cite no Coq theorem first, while the Coq build runs in the
+        background, then the rest, each in the order asked for (a row's dependencies before it).
 
     Returns
     -------
@@ -665,14 +784,36 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
         ctx.follow_dependencies = follow_dependencies
-        results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
+        if any(cites_coq(CLAIMS[c]) for c in needed):
+            start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+        emit = _emitter(ids, on_row)
+        later = _rest_on_coq(ids)
+        for claim_id in [c for c in ids if c not in later]:
+            _run_one(CLAIMS[claim_id], ctx, progress, emit)
         reported = _reported_variants(ctx, progress) if claim_ids is None and chosen_mode != "quick" else {}
+        for claim_id in [c for c in ids if c in later]:
+            _run_one(CLAIMS[claim_id], ctx, progress, emit)
+        results = [ctx.statuses[c] for c in ids]
     counts = {status: sum(c.status == status for c in results) for status in EVIDENCE_STATUSES}
     message = f"{len(results)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
     overall = "refuted" if counts["refuted"] else "error" if counts["error"] else "ok"
     return LedgerResult(overall, message, time.perf_counter() - t0, tuple(results),
                         chosen_mode == "thorough", seed, str(ctx.out_if_set) if ctx.out_if_set else None, versions(),
                         reported, chosen_mode, _extra(ctx))
+
+
+def _emitter(ids: list[str], on_row: Finished | None) -> Finished | None:
+    """``on_row`` told once of each row asked for, as it is combined (not of the rows they rest on)."""
+    if on_row is None:
+        return None
+    wanted, told = set(ids), set()
+
+    def emit(result: ClaimResult) -> None:
+        if result.id in wanted and result.id not in told:
+            told.add(result.id)
+            on_row(result)
+
+    return emit
 
 
 def _prepare_checkpoint(mode: str, out: str | Path | None, restart: bool) -> None:
@@ -741,219 +882,3 @@ def _reported_variants(ctx: Context, progress: Progress | None) -> dict[str, Any
             for name, v in result.variants.items()
         },
     }
-
-
-# --------------------------------------------------------------------------- generated docs tables
-
-DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
-
-
-def _marker(name: str, end: bool = False) -> str:
-    return f"<!-- {'end ' if end else ''}generated: {name} -->"
-
-
-def replace_block(text: str, name: str, body: str) -> str:
-    """``text`` with the lines between the ``generated: name`` markers replaced by ``body`` (the markers
-    must be there, once each)."""
-    start, end = _marker(name), _marker(name, end=True)
-    if text.count(start) != 1 or text.count(end) != 1:
-        raise ValidationError("docs marker", start, "must occur exactly once, followed by its end marker")
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    return f"{head}{start}\n{body.rstrip()}\n{end}{tail}"
-
-
-def block(text: str, name: str) -> str:
-    """The lines between the ``generated: name`` markers."""
-    return text.split(_marker(name), 1)[1].split(_marker(name, end=True), 1)[0].strip()
-
-
-def words_table(claims: list[dict[str, Any]], mode: str) -> str:
-    """The generated status table: one row per claim with its word in ``mode`` (from ``to_dict()`` claims)."""
-    counts = {s: sum(c["status"] == s for c in claims) for s in EVIDENCE_STATUSES}
-    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}`"
-             + (" (tests/test_ledger.py regenerates it and compares)." if mode == "quick" else "."), "",
-             "| claim | word | what was established |", "|---|---|---|"]
-    lines += [f"| `{c['id']}` | `{c['status']}` | {c['message'].replace('|', '/')} |" for c in claims]
-    lines += ["", f"{len(claims)} claims: " + ", ".join(f"`{k}` {v}" for k, v in counts.items() if v) + "."]
-    return "\n".join(lines)
-
-
-# what would change each empirical row's word (the rule of its method, in words, declared with its row); the runs
-# are seeded simulations (no sampling interval), the routing row an operation count (exact)
-EMPIRICAL_FLIPS = {claim.id: claim.flips for claim in ROWS if claim.flips}
-
-
-def figures_table(claims: list[dict[str, Any]]) -> str:
-    """Every Monte-Carlo and empirical evidence of a run: the statistic, its interval, what flips it."""
-    lines = ["| claim | method | word | statistic and interval | what flips it |", "|---|---|---|---|---|"]
-    for claim in claims:
-        for e in claim["evidence"]:
-            if e["kind"] not in ("statistical", "empirical"):
-                continue
-            data = e.get("data") or {}
-            flip = data.get("flip_constant")
-            flips = ("-" if e["kind"] == "empirical" else "no positive constant (the interval reaches 1)"
-                     if flip is not None and flip <= 0 else f"the constant below {flip:.3g}" if flip else "-")
-            if e["kind"] == "empirical":
-                flips = EMPIRICAL_FLIPS.get(claim["id"], "-")
-            lines.append(f"| `{claim['id']}` | `{e['method']}` | `{e['status']}` | "
-                         f"{e['message'].replace('|', '/')} | {flips} |")
-    return "\n".join(lines)
-
-
-def cores_table(cores: dict[str, Any]) -> str:
-    """The symbolic cores of a default run (``extra["cores"]``): per lemma and solver the largest n proved and
-    what stopped the sweep, the per-request lemmas' words, and the largest n with every lemma proved."""
-    backends = sorted({b for per in cores["per_lemma"].values() for b in per})
-    lines = ["| lemma | " + " | ".join(f"{b}: largest n (stopped by)" for b in backends) + " |",
-             "|---|" + "---|" * len(backends)]
-    for name, per in cores["per_lemma"].items():
-        stopped = cores.get("stopped", {}).get(name, {})
-        lines.append(f"| `{name}` | " + " | ".join(f"{per[b]} ({stopped.get(b, '?')})" for b in backends) + " |")
-    per_request = "; ".join(f"`{name}` " + ", ".join(f"{b} {w}" for b, w in sorted(words.items()))
-                            for name, words in cores.get("per_request", {}).items())
-    largest = ", ".join(f"{b} {n}" for b, n in sorted(cores["largest_n"].items()))
-    rlimit = cores["rlimit"]
-    rlimit = ", ".join(f"{b} {v:,}" for b, v in sorted(rlimit.items())) if isinstance(rlimit, dict) else rlimit
-    lines += ["", f"Per-request lemmas (every value): {per_request or '-'}. **Largest n with every core lemma proved: "
-              f"{largest}** (resource limit per call: {rlimit}; {cores['wall_time']:.0f} s in this run)."]
-    return "\n".join(lines)
-
-
-PROVED_FILE = DOCS_FILE.parent / "proved.md"
-PAPER_SECTIONS = ("kong", "jaillet", "kong.experiments")  # the rows that are statements of the papers
-
-
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "/")
-
-
-def rows_table(rows: tuple[Claim, ...] = ROWS) -> str:
-    """The rows' texts as declared (statement, formalization, difference): docs/claims.md's rows table."""
-    lines = ["| claim | the paper's statement | our formalization (what is checked) | how they differ |",
-             "|---|---|---|---|"]
-    lines += [f"| `{c.id}` | {_cell(c.statement)} | {_cell(c.formalization)} | {_cell(c.difference)} |" for c in rows]
-    return "\n".join(lines)
-
-
-def rests_on(claim: dict[str, Any]) -> str:
-    """What a row's word rests on in a run (a ``to_dict()`` claim): the closed Coq theorems, the sympy
-    derivation's reach, the solver proofs, the bounded checks with their bounds, the statistical and
-    empirical checks with their words."""
-    evidence = claim["evidence"]
-    coq = [e["data"]["theorem"] for e in evidence if e["kind"] == "coq" and e["status"] == "proved"]
-    missing = [e["message"] for e in evidence if e["kind"] == "coq" and e["status"] != "proved"]
-    parts = [f"Coq (every n): {', '.join(coq)}"] if coq else []
-    if missing and not coq:
-        parts.append(f"Coq: not in this run ({missing[0]})")
-    parts += [f"sympy: {e['message']}" for e in evidence if e["method"] == "derivation"]
-    solved = [e["method"] for e in evidence if e["kind"] == "proof" and e["method"] != "derivation"
-              and e["status"] == "proved"]
-    parts += [f"solver proofs: {', '.join(solved)}"] if solved else []
-    bounded = [f"{e['method']} ({e['bound']})" for e in evidence if e["kind"] == "bounded" and e["status"] == "checked"]
-    parts += [f"bounded checks: {', '.join(bounded)}"] if bounded else []
-    vacuous = [e["method"] for e in evidence if e["kind"] == "bounded" and e["status"] == "vacuous"]
-    parts += [f"vacuous checks: {', '.join(vacuous)}"] if vacuous else []
-    parts += [f"{e['method']}: {e['status']}" for e in evidence if e["kind"] in ("statistical", "empirical")]
-    return "; ".join(parts) or "nothing in this run"
-
-
-def model_of(row: Claim) -> str:
-    """The model and hypotheses a row is about: its derivation's named hypotheses, then how it differs
-    from the paper's statement."""
-    hypotheses = DERIVATIONS[row.id]().hypotheses if row.id in DERIVATIONS else ()
-    named = "; ".join(f"{h.label}: {h.statement}" for h in hypotheses)
-    return "; ".join(x for x in (named, f"differs from the paper: {row.difference}") if x)
-
-
-def papers_table(claims: list[dict[str, Any]], mode: str) -> str:
-    """docs/proved.md's table: every statement of the papers the ledger tracks (Kong et al., Jaillet et al.),
-    its word in a ``mode`` run, what the word rests on in that run, and the model and hypotheses."""
-    lines = [f"Generated from a `{mode}` run by `python -m geosched.verify.ledger --write-docs --mode {mode}` "
-             "(the run that writes docs/claims.md's table; tests/test_ledger.py compares the words).", "",
-             "| claim | the paper's statement | word | rests on (this run) | model and hypotheses |",
-             "|---|---|---|---|---|"]
-    for claim in claims:
-        row = CLAIMS.get(claim["id"])
-        if row is None or row.order is None or row.order[0] not in PAPER_SECTIONS:
-            continue
-        lines.append(f"| `{claim['id']}` | {_cell(row.statement)} | `{claim['status']}` | {_cell(rests_on(claim))} "
-                     f"| {_cell(model_of(row))} |")
-    return "\n".join(lines)
-
-
-DEFAULT_RECORD = DOCS_FILE.parent / "ledger_default_run.json"  # the record of the default run the page shows
-
-
-def default_record(result: dict[str, Any]) -> dict[str, Any]:
-    """The record of a default run (``LedgerResult.to_dict()``) that docs/claims.md's default blocks are
-    rendered from: the run's seed and versions, every claim's word and message, its statistical and empirical
-    evidence, and the symbolic cores (what :func:`words_table`, :func:`figures_table` and :func:`cores_table`
-    read; nothing else of the run)."""
-    claims = [{"id": c["id"], "status": c["status"], "message": c["message"],
-               "evidence": [{"kind": e["kind"], "method": e["method"], "status": e["status"], "message": e["message"],
-                             "data": {"flip_constant": (e.get("data") or {}).get("flip_constant")}}
-                            for e in c["evidence"] if e["kind"] in ("statistical", "empirical")]}
-              for c in result["claims"]]
-    record = {"command": "geosched claims --json > RUN.json; python -m geosched.verify.ledger --write-docs --from "
-                         "RUN.json (or --write-docs --mode default)",
-              "mode": result["mode"], "seed": result.get("seed"), "versions": result.get("versions", {}),
-              "source": "the run itself, written by --write-docs", "claims": claims}
-    if "cores" in result.get("extra", {}):
-        record["cores"] = result["extra"]["cores"]
-    return record
-
-
-def default_blocks(record: dict[str, Any]) -> dict[str, str]:
-    """docs/claims.md's default blocks, by name, rendered from a :func:`default_record`."""
-    blocks = {"ledger default words": words_table(record["claims"], "default"),
-              "ledger default figures": figures_table(record["claims"])}
-    if "cores" in record:
-        blocks["ledger default cores"] = cores_table(record["cores"])
-    return blocks
-
-
-def write_docs(result: dict[str, Any], path: str | Path = DOCS_FILE, proved: str | Path = PROVED_FILE) -> None:
-    """Write the generated tables of a run (``LedgerResult.to_dict()``) into ``docs/claims.md``: the
-    status table of its mode, and with the default mode the Monte-Carlo and empirical figures; the rows'
-    texts as declared (no run needed); a quick run also writes ``docs/proved.md``'s table of the papers'
-    statements."""
-    from geosched.output import write_text_atomic
-
-    mode = result["mode"]
-    text = replace_block(Path(path).read_text(), "ledger rows", rows_table())
-    if mode == "default":  # the default run's blocks are rendered from its record, kept beside the page
-        record = default_record(result)
-        write_text_atomic(Path(path).parent / DEFAULT_RECORD.name, json.dumps(record, indent=1) + "\n")
-        for name, body in default_blocks(record).items():
-            text = replace_block(text, name, body)
-    else:
-        text = replace_block(text, f"ledger {mode} words", words_table(result["claims"], mode))
-    write_text_atomic(Path(path), text)
-    if mode == "quick":
-        page = replace_block(Path(proved).read_text(), "papers table", papers_table(result["claims"], mode))
-        write_text_atomic(Path(proved), page)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m geosched.verify.ledger --write-docs [--mode M | --from RUN.json]``."""
-    import argparse
-    import json
-
-    parser = argparse.ArgumentParser(description="regenerate docs/claims.md's (and docs/proved.md's) tables from a "
-                                                 "ledger run")
-    parser.add_argument("--write-docs", action="store_true", required=True)
-    parser.add_argument("--mode", choices=MODES, default="quick")
-    parser.add_argument("--from", dest="source", default=None, metavar="RUN.json",
-                        help="a saved `geosched claims --json` run instead of a new one")
-    args = parser.parse_args(argv)
-    data = json.loads(Path(args.source).read_text()) if args.source else run_claims(mode=args.mode).to_dict()
-    write_docs(data)
-    print(f"docs/claims.md{' and docs/proved.md' if data['mode'] == 'quick' else ''}: {data['mode']} tables written "
-          f"({data['message']})")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover - the command line
-    raise SystemExit(main())

@@ -105,12 +105,24 @@ def ledger_footer(result: Any, mode: str, claim: str, dependencies: tuple[Any, .
     lines = [f"Marked by the ledger run in mode {MODE_NOTE[mode]}."]
     if dependencies:
         lines.append("Rests on (their own words in the same run): " + "; ".join(
-            f"{d.id}: {d.status} ({d.message})" for d in dependencies) + ".")
+            f"{d.id}: {_worded(d)}" for d in dependencies) + ".")
     lines += canary_lines(result)
-    text = result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
-    parts = [text.replace(";", ",")] + [part for part in (result.note or "").split("; ") if part]
+    parts = [_worded(result).replace(";", ",")] + [part for part in (result.note or "").split("; ") if part]
     lines.append(f"Status: {', '.join(parts).rstrip('.')}, as geosched claims --{mode} --claim {claim} says.")
     return "\n".join(lines)
+
+
+def _worded(result: Any) -> str:
+    """A row's word said once: the ledger's text when it starts with the word (``proved (Coq, every n: ...)``),
+    else ``WORD (TEXT)``.
+
+    >>> from types import SimpleNamespace
+    >>> _worded(SimpleNamespace(status="proved", message="proved (Coq, every n: volume_is_memory_time)"))
+    'proved (Coq, every n: volume_is_memory_time)'
+    >>> _worded(SimpleNamespace(status="unknown", message="did not finish"))
+    'unknown (did not finish)'
+    """
+    return result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
 
 
 def canary_lines(result: Any) -> list[str]:

@@ -37,7 +37,7 @@ for a gain is the swap that costs the most where its interval lies above 0; for 
 gains the most where its interval lies below 0 (the element that hurts).
 
 **Docs.** ``docs/sagesched.md``'s sweep tables are generated from a run's record
-(``python -m geosched.verify.sagesched_sweep --write-docs --from OUT/sweep.json``), which is kept,
+(``python docs/tables.py --sagesched-sweep OUT/sweep.json``), which is kept,
 trimmed to what the tables are computed from, as ``docs/sagesched_sweep.json``; a test regenerates
 the tables from it and compares them with the page byte for byte.
 
@@ -68,8 +68,7 @@ from geosched.verify.sagesched_claims import HEURISTIC_LOCALS, HEURISTIC_ROUTERS
 
 __all__ = ["MEMORY_BOUND", "Variant", "VARIANTS", "SweepSetup", "DEFAULT_SWEEP", "STAR_SWEEP", "BASE",
            "run_sweep", "summarize_sweep",
-           "format_sweep_table", "format_element_table", "docs_record", "docs_tables", "write_docs",
-           "DOCS_FILE", "RECORD_FILE"]
+           "format_sweep_table", "format_element_table", "docs_record", "docs_tables"]
 
 MEMORY_BOUND = 30_000  # KV tokens per replica in the memory-bound configurations
 GPUS = {"homogeneous": "4xA100-80G", "mixed": "2xA100-80G,2xH100-80G"}
@@ -273,10 +272,8 @@ def format_element_table(summary: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------ generated docs tables
+# ------------------------------------------------------------------ the docs tables' data (docs/tables.py writes them)
 
-DOCS_FILE = Path(__file__).resolve().parent.parent / "docs" / "sagesched.md"
-RECORD_FILE = DOCS_FILE.with_name("sagesched_sweep.json")
 ROW_FIELDS = ("replicas", "gpus", "predictor", "load", "seed", "variant", "mean_latency", "preemptions")
 
 
@@ -291,48 +288,9 @@ def docs_tables(record: dict[str, Any]) -> dict[str, str]:
     setup = record["setup"]
     source = (f"Generated from `{record.get('command', 'run_sweep')}` (design {setup['design']}, {setup['seeds']} "
               f"seeds from {record['seed']}, windows of {setup['window']} served requests, geosched "
-              f"{record['geosched']}) by `python -m geosched.verify.sagesched_sweep --write-docs --from sweep.json`; "
+              f"{record['geosched']}) by `python docs/tables.py --sagesched-sweep sweep.json`; "
               f"the record is docs/sagesched_sweep.json and tests/test_sagesched_sweep.py regenerates this table "
               f"from it and compares.")
     summary = summarize_sweep(record)
     return {"sagesched sweep": f"{source}\n\n{format_sweep_table(summary)}",
             "sagesched elements": f"{source}\n\n{format_element_table(summary)}"}
-
-
-def _record_text(record: dict[str, Any]) -> str:
-    """JSON with one row per line (a readable diff when a run changes)."""
-    import json
-
-    head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1)[:-2]
-    return head + ',\n "rows": [\n' + ",\n".join(json.dumps(r) for r in record["rows"]) + "\n ]\n}\n"
-
-
-def write_docs(record: dict[str, Any], docs: str | Path = DOCS_FILE, record_path: str | Path = RECORD_FILE) -> None:
-    """Write ``record`` (trimmed) to ``record_path`` and its tables into ``docs`` between their markers."""
-    from geosched.output import write_text_atomic
-    from geosched.verify.ledger import replace_block
-
-    trimmed = docs_record(record)
-    text = Path(docs).read_text()
-    for name, body in docs_tables(trimmed).items():
-        text = replace_block(text, name, body)
-    write_text_atomic(Path(record_path), _record_text(trimmed))
-    write_text_atomic(Path(docs), text)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m geosched.verify.sagesched_sweep --write-docs --from OUT/sweep.json``."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description="regenerate docs/sagesched.md's sweep tables from a sweep record")
-    parser.add_argument("--write-docs", action="store_true", required=True)
-    parser.add_argument("--from", dest="source", required=True, metavar="SWEEP.json",
-                        help="the record of benchmarks/bench_sagesched_sweep.py (OUT/sweep.json)")
-    args = parser.parse_args(argv)
-    write_docs(read_json(args.source))
-    print(f"docs/sagesched.md: sweep tables written from {args.source}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover - the command line
-    raise SystemExit(main())

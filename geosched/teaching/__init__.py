@@ -15,17 +15,13 @@ Example
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-__all__ = ["plot", "lessons", "commands"]
+from geosched.lazy import lazy_exports
 
+if TYPE_CHECKING:  # the wing's modules, each imported on first use
+    from geosched.teaching import commands as commands
+    from geosched.teaching import lessons as lessons
+    from geosched.teaching import plot as plot
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:  # a submodule, imported on first use
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

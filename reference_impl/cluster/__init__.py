@@ -18,36 +18,24 @@ Example
 4.0
 """
 
-from geosched.reference_impl.cluster.cost import COST_KINDS, HybridCost
-from geosched.reference_impl.cluster.empirical import EmpiricalLengthModel, oracle_distribution, time_ordered_split
-from geosched.reference_impl.cluster.replica import Replica, StepClock
-from geosched.reference_impl.cluster.routers import ROUTER_NAMES, ClusterState, make_router
-from geosched.reference_impl.cluster.simulator import (
-    ABLATIONS,
-    LOCAL_POLICIES,
-    ClusterResult,
-    ReplicaReport,
-    simulate_cluster,
-)
-from geosched.reference_impl.cluster.steptime import STEP_TIME_MODELS, StepTimeModel, step_time_model
+from geosched.lazy import exported_names
+from geosched.reference_impl.cluster.cost import COST_KINDS as COST_KINDS
+from geosched.reference_impl.cluster.cost import HybridCost as HybridCost
+from geosched.reference_impl.cluster.empirical import EmpiricalLengthModel as EmpiricalLengthModel
+from geosched.reference_impl.cluster.empirical import oracle_distribution as oracle_distribution
+from geosched.reference_impl.cluster.empirical import time_ordered_split as time_ordered_split
+from geosched.reference_impl.cluster.replica import Replica as Replica
+from geosched.reference_impl.cluster.replica import StepClock as StepClock
+from geosched.reference_impl.cluster.routers import ROUTER_NAMES as ROUTER_NAMES
+from geosched.reference_impl.cluster.routers import ClusterState as ClusterState
+from geosched.reference_impl.cluster.routers import make_router as make_router
+from geosched.reference_impl.cluster.simulator import ABLATIONS as ABLATIONS
+from geosched.reference_impl.cluster.simulator import LOCAL_POLICIES as LOCAL_POLICIES
+from geosched.reference_impl.cluster.simulator import ClusterResult as ClusterResult
+from geosched.reference_impl.cluster.simulator import ReplicaReport as ReplicaReport
+from geosched.reference_impl.cluster.simulator import simulate_cluster as simulate_cluster
+from geosched.reference_impl.cluster.steptime import STEP_TIME_MODELS as STEP_TIME_MODELS
+from geosched.reference_impl.cluster.steptime import StepTimeModel as StepTimeModel
+from geosched.reference_impl.cluster.steptime import step_time_model as step_time_model
 
-__all__ = [
-    "StepTimeModel",
-    "STEP_TIME_MODELS",
-    "step_time_model",
-    "HybridCost",
-    "COST_KINDS",
-    "EmpiricalLengthModel",
-    "time_ordered_split",
-    "oracle_distribution",
-    "Replica",
-    "StepClock",
-    "ClusterState",
-    "ROUTER_NAMES",
-    "make_router",
-    "simulate_cluster",
-    "ClusterResult",
-    "ReplicaReport",
-    "LOCAL_POLICIES",
-    "ABLATIONS",
-]
+__all__ = exported_names(__file__)  # each name declared once, by its `a as a` import above

@@ -38,65 +38,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from geosched.reference_impl.formats.azure_csv import AZURE_EPOCH, is_geosched_csv
-from geosched.reference_impl.formats.common import parse_token_count, parse_trace_timestamp
-from geosched.reference_impl.formats.instance_json import instance_from_json_object
-from geosched.reference_impl.formats.registry import (
-    Companion,
-    ExportPlan,
-    ExportSource,
-    WorkloadFormat,
-    check_export_path,
-    detect_format,
-    formats_for_path,
-    get_format,
-    read_workload_file,
-    register_format,
-    workload_formats,
-    workload_suffixes,
-    workload_text,
-    writable_format_names,
-    write_workload,
-)
-from geosched.reference_impl.formats.vllm_bench import (
-    DEFAULT_TIE_GAP_SECONDS,
-    VLLM_CHUNK_TOKENS,
-    export_plan,
-    send_order,
-    vllm_bench_step_seconds,
-)
-
-__all__ = [
-    "FORMATS",
-    "WorkloadFormat",
-    "ExportSource",
-    "ExportPlan",
-    "Companion",
-    "workload_formats",
-    "register_format",
-    "get_format",
-    "writable_format_names",
-    "workload_suffixes",
-    "formats_for_path",
-    "detect_format",
-    "check_export_path",
-    "write_workload",
-    "workload_text",
-    "read_workload_file",
-    "instance_from_json_object",
-    "is_geosched_csv",
-    "AZURE_EPOCH",
-    "VLLM_CHUNK_TOKENS",
-    "DEFAULT_TIE_GAP_SECONDS",
-    "send_order",
-    "export_plan",
-    "vllm_bench_step_seconds",
-    "parse_trace_timestamp",
-    "parse_token_count",
-]
+from geosched.lazy import exported_names
+from geosched.reference_impl.formats.azure_csv import AZURE_EPOCH as AZURE_EPOCH
+from geosched.reference_impl.formats.azure_csv import is_geosched_csv as is_geosched_csv
+from geosched.reference_impl.formats.common import parse_token_count as parse_token_count
+from geosched.reference_impl.formats.common import parse_trace_timestamp as parse_trace_timestamp
+from geosched.reference_impl.formats.instance_json import instance_from_json_object as instance_from_json_object
+from geosched.reference_impl.formats.registry import Companion as Companion
+from geosched.reference_impl.formats.registry import ExportPlan as ExportPlan
+from geosched.reference_impl.formats.registry import ExportSource as ExportSource
+from geosched.reference_impl.formats.registry import WorkloadFormat as WorkloadFormat
+from geosched.reference_impl.formats.registry import check_export_path as check_export_path
+from geosched.reference_impl.formats.registry import detect_format as detect_format
+from geosched.reference_impl.formats.registry import formats_for_path as formats_for_path
+from geosched.reference_impl.formats.registry import get_format as get_format
+from geosched.reference_impl.formats.registry import read_workload_file as read_workload_file
+from geosched.reference_impl.formats.registry import register_format as register_format
+from geosched.reference_impl.formats.registry import workload_formats as workload_formats
+from geosched.reference_impl.formats.registry import workload_suffixes as workload_suffixes
+from geosched.reference_impl.formats.registry import workload_text as workload_text
+from geosched.reference_impl.formats.registry import writable_format_names as writable_format_names
+from geosched.reference_impl.formats.registry import write_workload as write_workload
+from geosched.reference_impl.formats.vllm_bench import DEFAULT_TIE_GAP_SECONDS as DEFAULT_TIE_GAP_SECONDS
+from geosched.reference_impl.formats.vllm_bench import VLLM_CHUNK_TOKENS as VLLM_CHUNK_TOKENS
+from geosched.reference_impl.formats.vllm_bench import export_plan as export_plan
+from geosched.reference_impl.formats.vllm_bench import send_order as send_order
+from geosched.reference_impl.formats.vllm_bench import vllm_bench_step_seconds as vllm_bench_step_seconds
 
 
 def __getattr__(name: str) -> Any:
     if name == "FORMATS":  # the names export writes, read from the registry each time (a format may be added)
         return writable_format_names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["FORMATS", *exported_names(__file__)]  # each name declared once, by its `a as a` import above

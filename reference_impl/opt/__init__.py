@@ -16,42 +16,26 @@ Example
 (9, 9, 8)
 """
 
-from geosched.reference_impl.opt.bounds import (
-    LowerBound,
-    best_cheap_bound,
-    cheap_bounds,
-    completion_order_bound,
-    exclusive_tail_bound,
-    srpt_bound,
-    sum_outputs_bound,
-    volume_prefix_bound,
-)
-from geosched.reference_impl.opt.brute import brute_force_opt
-from geosched.reference_impl.opt.chain import CHAIN_MAX_N, CHAIN_MAX_STATES, chain_bound, chain_subset_bounds
-from geosched.reference_impl.opt.heuristic import heuristic_schedule
-from geosched.reference_impl.opt.lower import best_lower_bound, lower_bound, lp_relaxation_bound
-from geosched.reference_impl.opt.result import OptResult
-from geosched.reference_impl.opt.solve import METHODS, solve_opt
+from geosched.lazy import exported_names
+from geosched.reference_impl.opt.bounds import LowerBound as LowerBound
+from geosched.reference_impl.opt.bounds import best_cheap_bound as best_cheap_bound
+from geosched.reference_impl.opt.bounds import cheap_bounds as cheap_bounds
+from geosched.reference_impl.opt.bounds import completion_order_bound as completion_order_bound
+from geosched.reference_impl.opt.bounds import exclusive_tail_bound as exclusive_tail_bound
+from geosched.reference_impl.opt.bounds import srpt_bound as srpt_bound
+from geosched.reference_impl.opt.bounds import sum_outputs_bound as sum_outputs_bound
+from geosched.reference_impl.opt.bounds import volume_prefix_bound as volume_prefix_bound
+from geosched.reference_impl.opt.brute import brute_force_opt as brute_force_opt
+from geosched.reference_impl.opt.chain import CHAIN_MAX_N as CHAIN_MAX_N
+from geosched.reference_impl.opt.chain import CHAIN_MAX_STATES as CHAIN_MAX_STATES
+from geosched.reference_impl.opt.chain import chain_bound as chain_bound
+from geosched.reference_impl.opt.chain import chain_subset_bounds as chain_subset_bounds
+from geosched.reference_impl.opt.heuristic import heuristic_schedule as heuristic_schedule
+from geosched.reference_impl.opt.lower import best_lower_bound as best_lower_bound
+from geosched.reference_impl.opt.lower import lower_bound as lower_bound
+from geosched.reference_impl.opt.lower import lp_relaxation_bound as lp_relaxation_bound
+from geosched.reference_impl.opt.result import OptResult as OptResult
+from geosched.reference_impl.opt.solve import METHODS as METHODS
+from geosched.reference_impl.opt.solve import solve_opt as solve_opt
 
-__all__ = [
-    "CHAIN_MAX_N",
-    "CHAIN_MAX_STATES",
-    "METHODS",
-    "LowerBound",
-    "OptResult",
-    "best_cheap_bound",
-    "best_lower_bound",
-    "lower_bound",
-    "brute_force_opt",
-    "chain_bound",
-    "chain_subset_bounds",
-    "cheap_bounds",
-    "completion_order_bound",
-    "exclusive_tail_bound",
-    "heuristic_schedule",
-    "lp_relaxation_bound",
-    "solve_opt",
-    "srpt_bound",
-    "sum_outputs_bound",
-    "volume_prefix_bound",
-]
+__all__ = exported_names(__file__)  # each name declared once, by its `a as a` import above

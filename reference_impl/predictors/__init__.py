@@ -19,61 +19,37 @@ Example
 [2]
 """
 
-from geosched.reference_impl.predictors.artifact import (
-    ModelFileError,
-    default_model_path,
-    load_default_model,
-    load_model,
-    save_model,
-)
-from geosched.reference_impl.predictors.baselines import BucketEmpirical, GlobalMedian
-from geosched.reference_impl.predictors.distribution import LengthDistribution, log_spaced_edges
-from geosched.reference_impl.predictors.features import DEFAULT_FEATURES, FEATURES, RequestLog, feature_matrix
-from geosched.reference_impl.predictors.learned import KINDS, LengthModel, MissingExtraError
-from geosched.reference_impl.predictors.learned_predictor import LearnedPredictor
-from geosched.reference_impl.predictors.metrics import AccuracyRow, PredictionSet, evaluate_predictions
-from geosched.reference_impl.predictors.simple import (
-    PREDICTORS,
-    NoisyPredictor,
-    OneBitPredictor,
-    OraclePredictor,
-    Predictor,
-    make_predictor,
-    one_bit_parameters,
-    register_predictor,
-)
-from geosched.reference_impl.predictors.training import TrainingConfig, accuracy_table, train_model
+from geosched.lazy import exported_names
+from geosched.reference_impl.predictors.artifact import ModelFileError as ModelFileError
+from geosched.reference_impl.predictors.artifact import default_model_path as default_model_path
+from geosched.reference_impl.predictors.artifact import load_default_model as load_default_model
+from geosched.reference_impl.predictors.artifact import load_model as load_model
+from geosched.reference_impl.predictors.artifact import save_model as save_model
+from geosched.reference_impl.predictors.baselines import BucketEmpirical as BucketEmpirical
+from geosched.reference_impl.predictors.baselines import GlobalMedian as GlobalMedian
+from geosched.reference_impl.predictors.distribution import LengthDistribution as LengthDistribution
+from geosched.reference_impl.predictors.distribution import log_spaced_edges as log_spaced_edges
+from geosched.reference_impl.predictors.features import DEFAULT_FEATURES as DEFAULT_FEATURES
+from geosched.reference_impl.predictors.features import FEATURES as FEATURES
+from geosched.reference_impl.predictors.features import RequestLog as RequestLog
+from geosched.reference_impl.predictors.features import feature_matrix as feature_matrix
+from geosched.reference_impl.predictors.learned import KINDS as KINDS
+from geosched.reference_impl.predictors.learned import LengthModel as LengthModel
+from geosched.reference_impl.predictors.learned import MissingExtraError as MissingExtraError
+from geosched.reference_impl.predictors.learned_predictor import LearnedPredictor as LearnedPredictor
+from geosched.reference_impl.predictors.metrics import AccuracyRow as AccuracyRow
+from geosched.reference_impl.predictors.metrics import PredictionSet as PredictionSet
+from geosched.reference_impl.predictors.metrics import evaluate_predictions as evaluate_predictions
+from geosched.reference_impl.predictors.simple import PREDICTORS as PREDICTORS
+from geosched.reference_impl.predictors.simple import NoisyPredictor as NoisyPredictor
+from geosched.reference_impl.predictors.simple import OneBitPredictor as OneBitPredictor
+from geosched.reference_impl.predictors.simple import OraclePredictor as OraclePredictor
+from geosched.reference_impl.predictors.simple import Predictor as Predictor
+from geosched.reference_impl.predictors.simple import make_predictor as make_predictor
+from geosched.reference_impl.predictors.simple import one_bit_parameters as one_bit_parameters
+from geosched.reference_impl.predictors.simple import register_predictor as register_predictor
+from geosched.reference_impl.predictors.training import TrainingConfig as TrainingConfig
+from geosched.reference_impl.predictors.training import accuracy_table as accuracy_table
+from geosched.reference_impl.predictors.training import train_model as train_model
 
-__all__ = [
-    "LengthDistribution",
-    "log_spaced_edges",
-    "Predictor",
-    "OraclePredictor",
-    "NoisyPredictor",
-    "OneBitPredictor",
-    "LearnedPredictor",
-    "PREDICTORS",
-    "make_predictor",
-    "register_predictor",
-    "one_bit_parameters",
-    "RequestLog",
-    "FEATURES",
-    "DEFAULT_FEATURES",
-    "feature_matrix",
-    "GlobalMedian",
-    "BucketEmpirical",
-    "KINDS",
-    "LengthModel",
-    "MissingExtraError",
-    "ModelFileError",
-    "load_model",
-    "save_model",
-    "load_default_model",
-    "default_model_path",
-    "TrainingConfig",
-    "train_model",
-    "accuracy_table",
-    "AccuracyRow",
-    "PredictionSet",
-    "evaluate_predictions",
-]
+__all__ = exported_names(__file__)  # each name declared once, by its `a as a` import above

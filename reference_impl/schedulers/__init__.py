@@ -15,15 +15,16 @@ Nothing is imported here: each module is loaded when the registry scans the pack
 the names below is first used (:mod:`geosched.lazy`).
 """
 
+from typing import TYPE_CHECKING
+
 from geosched.lazy import lazy_exports
 
-# public name -> the module that defines it (imported on first access)
-_EXPORTS = {
-    "PriorityRuleScheduler": "geosched.reference_impl.schedulers.priority",
-    "VllmFcfs": "geosched.reference_impl.schedulers.vllm",
-    "VllmPriority": "geosched.reference_impl.schedulers.vllm",
-    "GeometricGuess": "geosched.reference_impl.schedulers.geometric",
-    "GeometricBatch": "geosched.reference_impl.schedulers.geometric",
-}
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-__all__ = ["PriorityRuleScheduler", "VllmFcfs", "VllmPriority", "GeometricGuess", "GeometricBatch"]
+# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+if TYPE_CHECKING:
+    from geosched.reference_impl.schedulers.geometric import GeometricBatch as GeometricBatch
+    from geosched.reference_impl.schedulers.geometric import GeometricGuess as GeometricGuess
+    from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler as PriorityRuleScheduler
+    from geosched.reference_impl.schedulers.vllm import VllmFcfs as VllmFcfs
+    from geosched.reference_impl.schedulers.vllm import VllmPriority as VllmPriority
+
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

@@ -20,40 +20,23 @@ Example (pure Python, no vLLM)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from geosched.reference_impl.vllm.admission import PaperGate
-from geosched.reference_impl.vllm.config import (
-    GeoschedSchedulerConfig,
-    LengthQuery,
-    oracle_predictor,
-    order_key,
-    resolve_predictor,
-)
-from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, StepState, VllmSemantics
+from geosched.lazy import lazy_exports
+from geosched.reference_impl.vllm.admission import PaperGate as PaperGate
+from geosched.reference_impl.vllm.config import GeoschedSchedulerConfig as GeoschedSchedulerConfig
+from geosched.reference_impl.vllm.config import LengthQuery as LengthQuery
+from geosched.reference_impl.vllm.config import oracle_predictor as oracle_predictor
+from geosched.reference_impl.vllm.config import order_key as order_key
+from geosched.reference_impl.vllm.config import resolve_predictor as resolve_predictor
+from geosched.reference_impl.vllm.semantics import EngineParams as EngineParams
+from geosched.reference_impl.vllm.semantics import SemRequest as SemRequest
+from geosched.reference_impl.vllm.semantics import StepState as StepState
+from geosched.reference_impl.vllm.semantics import VllmSemantics as VllmSemantics
 
-__all__ = [
-    "EngineParams",
-    "GeoschedSchedulerConfig",
-    "LengthQuery",
-    "PaperGate",
-    "SemRequest",
-    "StepState",
-    "VllmSemantics",
-    "oracle_predictor",
-    "order_key",
-    "resolve_predictor",
-    "GeoschedScheduler",
-    "KeyOrderedQueue",
-    "make_scheduler_class",
-]
+if TYPE_CHECKING:  # loaded on first use (they import vLLM)
+    from geosched.reference_impl.vllm.plugin import GeoschedScheduler as GeoschedScheduler
+    from geosched.reference_impl.vllm.plugin import KeyOrderedQueue as KeyOrderedQueue
+    from geosched.reference_impl.vllm.plugin import make_scheduler_class as make_scheduler_class
 
-_LAZY = {"GeoschedScheduler", "KeyOrderedQueue", "make_scheduler_class"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from geosched.reference_impl.vllm import plugin  # imports vLLM
-
-        return getattr(plugin, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__, __all__ = lazy_exports(__name__, __file__, globals())

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
+from geosched.progress import note, stage
 from geosched.reference_impl.formats.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args, build_model_dir
 from geosched.reference_impl.vllm.engine_replay import read_replay_file
 from geosched.results import Result
@@ -235,7 +236,37 @@ class HttpReplay(Result):
             lines += self.fidelity.describe().splitlines()
         if self.server_steps is not None:
             lines.append(self.server_steps["verdict"])
-        return "\n".join(lines)
+        verdict = replay_verdict(self.fidelity, self.server_steps)
+        return "\n".join(lines + ([verdict] if verdict else []))
+
+
+def replay_verdict(fidelity: ReplayFidelity | None, steps: dict[str, Any] | None) -> str:
+    """One sentence linking the two measures: whether the requests reached the server in their model steps,
+    and whether the server's TEL is the witness's; a TEL that differs after a drift is explained by the drift
+    (the engine saw other arrival steps), not by a scheduler difference.
+
+    >>> f = replay_fidelity([0.0, 0.01], [0, 0], {0: 5.0, 1: 6.5}, 1.0, 1.0)
+    >>> print(replay_verdict(f, {"comparable": True, "equal": False, "tel_steps": 495, "model_tel_steps": 496})[:66])
+    verdict: TEL 495 differs from the witness's 496 because the replay
+    """
+    if fidelity is None or not steps or not steps.get("comparable") or steps.get("tel_steps") is None:
+        return ""
+    tel, model = steps["tel_steps"], steps["model_tel_steps"]
+    lines = ", ".join(map(str, fidelity.off_step[:8])) + (", ..." if len(fidelity.off_step) > 8 else "")
+    if fidelity.status == "faithful":
+        return (f"verdict: every request reached the server in its model step and the server's engine took TEL {tel}"
+                f" = the witness's: the replay reproduces the witness" if steps["equal"] else
+                f"verdict: every request reached the server in its model step, yet its engine took TEL {tel}, not "
+                f"the witness's {model}: a difference of the scheduler, not of the replay")
+    if fidelity.status == "drifted" and not steps["equal"]:
+        return (f"verdict: TEL {tel} differs from the witness's {model} because the replay drifted: lines {lines} "
+                f"reached the server outside their model step, so its engine admitted them at other steps than the "
+                f"witness assumes (a timing of the client and server, not a scheduler difference)")
+    if fidelity.status == "drifted":
+        return (f"verdict: TEL {tel} = the witness's although lines {lines} reached the server outside their model "
+                "step: the drift did not change the schedule")
+    return (f"verdict: the server received the requests in another order ({fidelity.first_inversion}): TEL {tel} "
+            f"against the witness's {model} measures another workload")
 
 
 
@@ -393,10 +424,15 @@ def replay_export(export: str | Path, out: str | Path, *, server: str = "step", 
     process = None
     try:
         if server == "step":
+            stage("replay: starting geosched serve-model (vLLM's engine core, no model)")
             process, port = _start_step_server(export, out, timeout, python)
         else:
+            note("replay: starting vllm serve on CPU (minutes: vLLM loads its engine and profiles the KV cache)")
+            stage("replay: starting vllm serve")
             process, port = _start_vllm_server(settings, model, out, timeout, python)
+        stage(f"replay: vllm bench serve sends {len(requests)} requests to port {port}")
         _run_client(export, model, len(requests), port, out, timeout, python)
+        stage("replay: stopping the server, reading the result file and the arrival log")
     except ReplayError as exc:
         return HttpReplay("failed", str(exc), time.perf_counter() - started, **base)
     finally:
