@@ -309,3 +309,27 @@ def test_sagesched_routings_canary_sees_a_quadratic_router(monkeypatch):
     assert sc.routing_canary(linear).refuted
     monkeypatch.setattr(sc, "routing_claim", lambda cost: sc.ClaimOutcome("reproduced", "always", {}))
     assert not sc.routing_canary(linear).refuted
+
+
+@pytest.mark.parametrize("mode", ["quick", "default", "thorough"])
+def test_each_modes_members_are_the_pinned_ones(mode):
+    """The sizes each mode runs (its own function) against the literal pins: a size dropped or changed in any mode,
+    not only the one the tests run, is a coverage loss."""
+    ctx = Context(mode, None, 0, ())
+    sizes = {"simulation:sjf-families": fe._sjf_sizes, "simulation:fcfs-families": fe._fcfs_sizes,
+             "simulation:greedy-arrivals": fe._greedy_sizes, "simulation:svf-alternating": fe._alternating_sizes,
+             "simulation:svf-fillers": fe._fillers_sizes}
+    for label, pick in sizes.items():
+        members, names = pick(ctx)
+        covered = {"members": len(members)} | {n: len({m[k] for m in members}) for k, n in enumerate(names)}
+        assert covered == fe.FAMILY_COVERAGE[label][mode], label
+    literal = {"quick": ((2, 3), (1, 2, 3), (1, 2), (2, 3, 5)), "default": ((2, 3, 4, 6), (1, 2, 3, 5), (1, 2, 3, 5),
+                                                                           (2, 3, 5, 8, 20)),
+               "thorough": ((2, 3, 4, 6, 8, 12), (1, 2, 3, 5, 8, 13), (1, 2, 3, 5, 8), (2, 3, 5, 8, 20, 22))}[mode]
+    assert sorted({m[0] for m in fe._sjf_sizes(ctx)[0]}) == list(literal[0])
+    assert sorted({m[1] for m in fe._fillers_sizes(ctx)[0]}) == list(literal[2])
+    assert sorted({m[1] for m in fe._alternating_sizes(ctx)[0]}) == list(literal[3])
+    convoy = {"quick": (1, 2, 3), "default": (1, 2, 3, 5, 8), "thorough": (1, 2, 3, 5, 8, 16, 32)}[mode]
+    for pick in (fe._fcfs_sizes, fe._greedy_sizes):
+        assert sorted({m[0] for m in pick(ctx)[0]}) == list(convoy)
+        assert {m[1] for m in pick(ctx)[0]} == {t for k in convoy for t in (1, 3, k * k)}
