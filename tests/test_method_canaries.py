@@ -32,10 +32,11 @@ def test_every_registered_method_declares_its_canary_or_why_it_needs_none():
     undeclared = [name for name, fn in ledger.METHODS.items()
                   if ev.canary_declaration(fn) is None and not name.startswith(tuple(PENDING))]
     assert undeclared == []
-    reasons = {name: ev.canary_declaration(fn) for name, fn in ledger.METHODS.items()
+    reasons = {name: ev.canary_declaration(fn)[1] for name, fn in ledger.METHODS.items()
                if (ev.canary_declaration(fn) or ("", ""))[0] == "none"}
-    assert reasons == {"literature:48": ("none", "a statement about the literature: nothing is computed and the "
-                                                 "evidence is always not_run")}
+    assert reasons["literature:48"] == ("a statement about the literature: nothing is computed and the evidence is "
+                                        "always not_run")
+    assert all(len(reason) > 20 for reason in reasons.values())  # each says why
 
 
 CHEAP = ["derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "cores:prop3.1", "exhaustive:thm3.2",
