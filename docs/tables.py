@@ -688,7 +688,7 @@ ALLOWED = {
 
 # the generated blocks other writers own, each with its writer and the test that regenerates it and compares
 OTHER_WRITERS = {
-    "mutation campaign": "geosched.verify.mutations --write-docs, through replace_block here (tests/test_mutations.py)",
+    "mutation campaign": "benchmarks/mutations.py --write-docs, through replace_block here (tests/test_mutations.py)",
 }
 # the blocks written here from a run or a record, besides TABLES and the derivation words
 RUN_WRITERS = {

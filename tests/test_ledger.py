@@ -544,4 +544,5 @@ def test_an_enumeration_of_another_size_is_refused(monkeypatch):
     sizes = {**methods.ENUMERATION_SIZES, "quick": {**methods.ENUMERATION_SIZES["quick"], "svf": (1146, 1365)}}
     monkeypatch.setattr(methods, "ENUMERATION_SIZES", sizes)
     evidence = methods.METHODS["exhaustive:prop3.1"](CLAIMS["kong.prop3.1"], ctx)  # the shared run, read again
-    assert evidence.status == "unknown" and "refused: enumerated 1145 instances" in evidence.message
+    # issue 46: a coverage below the pin refutes the evidence (fewer instances than pinned)
+    assert evidence.status == "refuted" and "coverage lost: covered instances 1145 of 1146" in evidence.message

@@ -67,7 +67,8 @@ CLAIM = Claim(
     "expected-wait inequality itself simulated on a nearly tight workload (monte-carlo:poisson-step3: refuted if a "
     "class's mean wait exceeds it, vacuous unless the inequality with the residual dropped is refuted); the residual "
     "(monte-carlo:poisson-residual) and each hypothesis' quantity (-little, -pasta, -wald, -batch, -stable) on strict "
-    "and 1-bit SVF (refuted if off, vacuous unless the 1.1x value, or for STABLE an overloaded run, is rejected); the "
+    "and 1-bit SVF (refuted if off; vacuous, with the row, unless the same test refutes its canary, the data planted "
+    "10% off, for STABLE an overloaded run); the "
     "capacity lower bound on OPT against exact OPT (monte-carlo:capacity-bound)",
     "not the paper's bound (kong.thm3.4 derives it from this one under a condition); a finite set of classes with "
     "distinct volumes and p <= alpha M (truncated lengths), the stationary regime; E[OPT] >= E[o] per request in the "

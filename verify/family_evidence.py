@@ -70,7 +70,16 @@ def _svf_fillers(m: int, h: int) -> tuple[int, list[tuple[int, int, int]], Fract
     return q * p, [(0, 0, p)] * (q * m) + [(0, (3 * h + 2) * p - 3, 3)] * f, Fraction(1, 2)
 
 
-# each family as its statement writes it, from the member's parameters: (memory, requests, alpha)
+def _svf_triangles(m: int, r: int, q: int) -> tuple[int, list[tuple[int, int, int]], Fraction]:
+    """``(r + 1) m`` triangles ``(0, (2r + 1) q)``, ``M = q (2r + 1)(r + 1)``; ``alpha = 1/(r + 1)``."""
+    return q * (2 * r + 1) * (r + 1), [(0, 0, (2 * r + 1) * q)] * ((r + 1) * m), Fraction(1, r + 1)
+
+
+def _kong_sjf_family(m: int) -> tuple[int, list[tuple[int, int, int]], Fraction]:
+    """``M = 2m^2``; ``m`` requests ``(m^2, 1)`` then ``m^2`` requests ``(0, 2)``; ``alpha = (m^2 + 1)/(2m^2)``."""
+    return 2 * m * m, [(0, m * m, 1)] * m + [(0, 0, 2)] * (m * m), Fraction(m * m + 1, 2 * m * m)
+
+
 def _svf_distinct(m: int, h: int) -> tuple[int, list[tuple[int, int, int]], Fraction]:
     """``c = 2h + 1``, ``n = cm``, ``K = cn``, ``a = (c^2 + 3)/2``, ``b = ac + (c^2 - 1)/2``, ``M = cK(a + c) + c(n -
     1)``; ``(Ka + j, Kc)`` and ``(Kb + cj + c, K)`` alternating for ``j < n``; ``alpha = (K(b + 1) + cn)/M``
@@ -84,10 +93,12 @@ def _svf_distinct(m: int, h: int) -> tuple[int, list[tuple[int, int, int]], Frac
     return memory, requests, Fraction(big_k * (b + 1) + c * n, memory)
 
 
+# each family as its statement writes it, from the member's parameters: (memory, requests, alpha)
 STATED: dict[str, Callable[..., tuple[int, list[tuple[int, int, int]], Fraction]]] = {
     "sjf_families": _sjf_long_blockers, "fcfs_families": _fcfs_convoy,
     "greedy_arrivals": lambda k, t: _fcfs_convoy(k, t, 1), "svf_alternating": _svf_alternating,
-    "svf_fillers": _svf_fillers, "svf_distinct": _svf_distinct,
+    "svf_fillers": _svf_fillers, "svf_distinct": _svf_distinct, "svf_lower_bound": _svf_triangles,
+    "kong_sjf_unbounded": _kong_sjf_family,
 }
 
 
