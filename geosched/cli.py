@@ -30,6 +30,7 @@ from geosched.arguments import (
     add_command,
     add_verbosity,
     add_work_limits,
+    command_modules,
     configure_logging,
     positive_float,
     positive_int,
@@ -44,19 +45,6 @@ from geosched.reference_impl.scheduling import scheduler_names
 from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
-
-# Each subpackage owns its commands in a module ``commands`` with ``add_commands(subparsers,
-# common)``; a name that does not import is a bug, so it fails loudly.
-_EXTENSIONS = (
-    "geosched.verify.commands",
-    "geosched.verify.prove",  # `prove`: the derivation (theory) marked by the ledger (verify)
-    "geosched.adversary.commands",
-    "geosched.reference_impl.predictors.commands",
-    "geosched.reference_impl.vllm.commands",
-    "geosched.teaching.commands",
-    "geosched.reference_impl.cluster.commands",
-)
-
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -104,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate_and_compare(sub, common)
     _add_opt_and_check(sub, common)
     _add_export(sub, common)
-    for module_name in _EXTENSIONS:
+    for module_name in command_modules():  # each package's ``commands`` module (geosched.arguments), found
         importlib.import_module(module_name).add_commands(sub, common)
     _add_completion(sub)
     return parser

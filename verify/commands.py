@@ -24,8 +24,10 @@ import argparse
 
 from geosched.arguments import add_command, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
+from geosched.verify import prove
+from geosched.verify.prove import exit_code
 
-__all__ = ["add_commands", "exit_code"]
+__all__ = ["add_commands"]
 
 
 def add_commands(subparsers, common) -> None:
@@ -53,6 +55,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"where the chunked checks run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_claims)
+    prove.add_commands(subparsers, common)  # `prove`: the derivation (theory) marked by the ledger (verify)
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
@@ -86,12 +89,6 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     else:
         _print_text(result, seed)
     return exit_code(result)
-
-
-def exit_code(result) -> int:
-    """0; 1 when some claim is refuted; 3 when none is but a check crashed (``error``); never 2 (bad input)."""
-    statuses = {c.status for c in result.claims}
-    return 1 if "refuted" in statuses else 3 if "error" in statuses else 0
 
 
 class _Counter:
