@@ -365,7 +365,7 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
             raise ValidationError("z3 rlimit", rlimit, "must be an integer in 1..2^32-1 (Z3 reads 32 bits)")
         solver.set("rlimit", rlimit)
     t0 = time.perf_counter()
-    answer = solver.check()
+    answer = interruptible_check(solver)
     seconds = time.perf_counter() - t0
     outcome = "sat" if answer == z3.sat else ("unsat" if answer == z3.unsat else "unknown")
     witness, found = _extract(policy, model, solver.model()) if answer == z3.sat else (None, None)
@@ -374,6 +374,38 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
                "unsat": f"no instance within {bounds.describe()} reaches {ratio}",
                "unknown": f"z3 gave up ({solver.reason_unknown()})" if outcome == "unknown" else ""}[outcome]
     return QueryResult(outcome, message, seconds, policy, ratio, bounds, witness, found)
+
+
+def interruptible_check(solver: Any) -> Any:
+    """``solver.check()``, stopped promptly by Ctrl-C or SIGTERM (issue 41 item 5).
+
+    Z3's own Ctrl-C handler would take the signal during a check and answer ``unknown`` (the bisection then
+    went on), or let it land in a ctypes cleanup (a traceback). Here Z3 does not watch Ctrl-C; the check runs
+    in a thread (ctypes releases the GIL) while this one waits, so the signal's exception is raised here at
+    once, and Z3 is interrupted (``Z3_interrupt``, made for this) and waited for before it propagates."""
+    import threading
+
+    solver.set("ctrl_c", False)
+    box: dict[str, Any] = {}
+
+    def check() -> None:
+        try:
+            box["answer"] = solver.check()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=check, name="z3-check", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        solver.ctx.interrupt()
+        worker.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["answer"]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ Exit status: 0; 1 when some claim is refuted; 3 when no claim is refuted but a c
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from geosched.arguments import add_command, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
@@ -81,9 +82,12 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     printer = None if args.json else RowPrinter(args.claim or list(CLAIMS))
     if printer is not None:  # the table grows: its head now, each row as it finishes (progress.above)
         above("\n".join(printer.head()))
-    result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                        progress=counter, executor=args.cluster, traces=args.trace,
-                        on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
+    from geosched.output import writer_lock
+
+    with writer_lock(args.out) if args.out else contextlib.nullcontext():  # one writer of --out (issue 41)
+        result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
+                            progress=counter, executor=args.cluster, traces=args.trace,
+                            on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
     if args.json:
         emit_json(result.to_dict())
     else:

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from geosched.errors import ValidationError
+from geosched.errors import LimitError, ValidationError
 from geosched.reference_impl.predictors.artifact import shipped_model_paths, training_data_hash
 from geosched.reference_impl.predictors.baselines import BucketEmpirical, GlobalMedian
 from geosched.reference_impl.predictors.distribution import log_spaced_edges
@@ -58,6 +58,9 @@ from geosched.results import Result
 __all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "shipped_models_for", "accuracy_across",
            "train_model", "evaluate_model",
            "baseline_rows", "accuracy_table", "format_accuracy_table"]
+
+
+MAX_SAMPLE_PASSES = 10**9  # epochs x training rows: minutes of CPU at most on the model sizes here
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,9 @@ def _targets(torch: Any, kind: str, output: np.ndarray, theta: int, edges: list[
 
 
 def _fit(config: TrainingConfig, z: np.ndarray, output: np.ndarray, theta: int, edges: list[int]) -> tuple:
+    if config.epochs * len(z) > MAX_SAMPLE_PASSES:  # before torch and any pass: the whole work is epochs x rows
+        raise LimitError(f"training: {config.epochs} epochs x {len(z)} training rows = {config.epochs * len(z)} "
+                         f"row passes, past the limit of {MAX_SAMPLE_PASSES} (lower --epochs, or --limit the rows)")
     torch = require_torch()
     outputs = len(edges) - 1 if config.kind == "dist" else 1
     with _deterministic(torch, config.seed) as generator:
