@@ -689,6 +689,8 @@ ALLOWED = {
 # the generated blocks other writers own, each with its writer and the test that regenerates it and compares
 OTHER_WRITERS = {
     "mutation campaign": "benchmarks/mutations.py --write-docs, through replace_block here (tests/test_mutations.py)",
+    "coq theorems": "python docs/coq_tables.py, from the Coq sources and the rows (tests/test_coq_docs.py)",
+    "coq statements": "python docs/coq_tables.py, from verify/coq/statements.txt (tests/test_coq_docs.py)",
 }
 # the blocks written here from a run or a record, besides TABLES and the derivation words
 RUN_WRITERS = {

@@ -159,7 +159,7 @@ def test_cli_json_one_claim(capsys):
     methods = {e["method"]: e for e in claim["evidence"]}
     assert methods["enumeration:volume"]["status"] == "checked"
     assert methods["enumeration:volume"]["discriminating"] is True
-    assert set(data["versions"]) == {"geosched", "python", "z3", "cvc5", "sympy", "numpy"}
+    assert set(data["versions"]) == {"geosched", "python", "z3", "cvc5", "sympy", "numpy", "coq_statements"}
     assert data["seed"] == 0 and data["mode"] == "quick"
 
 

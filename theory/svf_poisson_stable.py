@@ -59,30 +59,7 @@ CLAIM = Claim(
     ("derivation", "coq:owork_step", "coq:online_drift", "coq:online_idle_work", "coq:online_active_peaks_bound",
      "monte-carlo:poisson-stable", "monte-carlo:poisson-boundary"),
     ("svf.online.lemmaA2",),
-    coq=(
-        ("owork_step",
-         "forall (rs : list Model.req) (ars xs : list nat) (t : nat), length xs = length rs -> "
-         "(forall i : nat, i < length rs -> List.nth i ars 0 <= List.nth i xs 0) -> "
-         "OnlineDrift.owork rs ars xs (S t) + Model.active_peaks rs xs t = OnlineDrift.owork rs "
-         "ars xs t + OnlineDrift.oarrived rs ars (S t)"),
-        ("online_drift",
-         "forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (t : nat), P <= M -> "
-         "(forall r : Model.req, List.In r rs -> Model.peak r <= P) -> (exists k : nat, k < "
-         "length rs /\\ List.nth k ars 0 <= t < List.nth k (OnlineSvf.osvf M ks ars rs) 0) -> "
-         "OnlineDrift.owork rs ars (OnlineSvf.osvf M ks ars rs) (S t) + (M + 1 - P) <= "
-         "OnlineDrift.owork rs ars (OnlineSvf.osvf M ks ars rs) t + OnlineDrift.oarrived rs ars "
-         "(S t)"),
-        ("online_idle_work",
-         "forall (M P Omax : nat) (ks ars : list nat) (rs : list Model.req) (t : nat), P <= M -> "
-         "(forall r : Model.req, List.In r rs -> Model.peak r <= P /\\ Model.output r <= Omax) -> "
-         "(forall k : nat, k < length rs -> List.nth k ars 0 <= t -> List.nth k (OnlineSvf.osvf M "
-         "ks ars rs) 0 <= t) -> OnlineDrift.owork rs ars (OnlineSvf.osvf M ks ars rs) t <= M * (P "
-         "* Omax)"),
-        ("online_active_peaks_bound",
-         "forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (t : nat), P <= M -> "
-         "(forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.active_peaks rs "
-         "(OnlineSvf.osvf M ks ars rs) t <= M * P"),
-    ),
+    coq=("owork_step", "online_drift", "online_idle_work", "online_active_peaks_bound"),
     order=("ours", 76))
 CLAIM_ID = CLAIM.id
 

@@ -142,7 +142,8 @@ def _print_text(result, seed: int) -> None:
         print("solver cores: largest n with every lemma proved: "
               + ", ".join(f"{b} {n}" for b, n in extra["cores"]["largest_n"].items()))
     print(f"\n{len(result.claims)} claims in {result.wall_time:.1f}s ({result.mode}; geosched "
-          f"{result.versions['geosched']}, z3 {result.versions['z3']}, cvc5 {result.versions['cvc5']}, seed {seed})"
+          f"{result.versions['geosched']}, z3 {result.versions['z3']}, cvc5 {result.versions['cvc5']}, seed {seed}, "
+          f"Coq statements {result.versions.get('coq_statements', '')[:12] or 'not pinned'})"
           + (f"; counterexamples in {result.out}" if result.out else ""))
 
 

@@ -82,7 +82,8 @@ from geosched.verify import coq_watch, implementation_claims, kong_serving, meth
 from geosched.verify.coq_evidence import (
     COQ_METHODS,
     await_build,
-    cited_statements,
+    cited_theorems,
+    pinned,
     start_build,
     theorem_of,
     whole_claim_proofs,
@@ -182,18 +183,21 @@ def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
 
 
 def _check_coq_citations(claim: Claim) -> None:
-    """A row runs ``coq:THEOREM`` exactly for the theorems whose statements it records (``coq``, ``coq_whole``),
-    each a theorem of verify/coq; a whole-claim list is never empty when given."""
-    cited = {m[4:] for m in claim.methods if m.startswith("coq:")}
-    recorded = cited_statements(claim)
-    if cited != set(recorded):
-        raise ValidationError(f"{claim.id}: coq statements", sorted(set(recorded) ^ cited),
-                              "every coq:THEOREM method needs its statement in Claim.coq or Claim.coq_whole, and "
-                              "every recorded statement its method")
-    for name, statement in recorded.items():
-        if theorem_of(f"coq:{name}") is None or not statement.strip():
-            raise ValidationError(f"{claim.id}: coq theorem", name, "must be a Theorem or Corollary of verify/coq "
-                                  "with its statement (python -m geosched.verify.coq_engine --statements)")
+    """A row runs ``coq:THEOREM`` exactly for the theorems it cites by name (``coq``, ``coq_whole``), each a theorem
+    of verify/coq; its ``coq_constant`` names one of its ``coq_whole`` theorems."""
+    cited = cited_theorems(claim)
+    for name in cited:
+        if not isinstance(name, str) or theorem_of(f"coq:{name}") is None:
+            raise ValidationError(f"{claim.id}: coq theorem", name, "must be the name of a Theorem or Corollary of "
+                                  "verify/coq (cite by name; its statement is in verify/coq/statements.txt)")
+    methods = {m[4:] for m in claim.methods if m.startswith("coq:")}
+    if methods != set(cited):
+        raise ValidationError(f"{claim.id}: coq citations", sorted(set(cited) ^ methods),
+                              "every coq:THEOREM method needs its theorem in Claim.coq or Claim.coq_whole, and "
+                              "every cited theorem its method")
+    if claim.coq_constant and claim.coq_constant[0] not in claim.coq_whole:
+        raise ValidationError(f"{claim.id}: coq_constant", claim.coq_constant[0], "must be one of its coq_whole "
+                              "theorems")
 
 
 def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
@@ -219,7 +223,7 @@ _REPORTED_VARIANTS = ("svf_backfill", "svf1", "sjf", "svf1_sqrtT", "fcfs", "svf_
 
 
 def versions() -> dict[str, str]:
-    """Versions of geosched, python, z3, cvc5, sympy and numpy."""
+    """Versions of geosched, python, z3, cvc5, sympy and numpy, and the hash of the pinned Coq statements."""
     import cvc5
     import numpy
     import sympy
@@ -227,7 +231,10 @@ def versions() -> dict[str, str]:
     from geosched.version import __version__
 
     return {"geosched": __version__, "python": platform.python_version(), "z3": z3.get_version_string(),
-            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__}
+            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__,
+            # what the Coq rows are proved to state: SHA-256 of verify/coq/statements.txt (a diff of it is a diff
+            # of what is proved)
+            "coq_statements": pinned().sha256}
 
 
 @dataclass(frozen=True)
