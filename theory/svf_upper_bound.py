@@ -58,43 +58,18 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory import kong_lemma_a2
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
     BURST_SVF_LATEX,
-    COQ_STATEMENTS,
     OUTSIDE_BURST,
     OUTSIDE_RATIO,
     SVF_MEANING,
 )
 
-# the statements the row relies on, as coqc prints them (python -m geosched.verify.coq_engine --statements)
-UPPER_STATEMENTS = {
-    "opt_mean_busy":
-        "forall (M : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> 1 <= "
-        "Model.output r) -> Model.feasible M rs xs -> 6 * Inversion.psum PeanoNat.Nat.min (List.map Model.volume "
-        "rs) + 3 * Model.sumf Model.volume rs + 2 * M * Model.sumf Model.output rs <= 6 * M * Model.tel rs xs",
-    "svf_upper_bound":
-        "forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> "
-        "Model.peak r <= P) -> (forall r : Model.req, List.In r rs -> 1 <= Model.output r) -> Model.feasible M rs "
-        "xs -> 3 * (M - P) * Model.tel rs (Svf.svf M rs) <= (6 * M + (M - 3 * P)) * Model.tel rs xs",
-    "svf_upper_bound_half":
-        "forall (P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> Model.peak "
-        "r <= P) -> (forall r : Model.req, List.In r rs -> 1 <= Model.output r) -> Model.feasible (2 * P) rs xs -> "
-        "Model.tel rs (Svf.svf (2 * P) rs) <= 4 * Model.tel rs xs",
-}
-_LEMMA_A2 = dict(kong_lemma_a2.CLAIM.coq) | dict(kong_lemma_a2.CLAIM.coq_whole)
-STATEMENTS = {**UPPER_STATEMENTS, "lemmaA2_summed": _LEMMA_A2["lemmaA2_summed"],
-              "lemmaA2_summed_pairs": _LEMMA_A2["lemmaA2_summed_pairs"],
-              **{name: COQ_STATEMENTS[name] for name in SVF_MEANING}}
 STEPS = ("lemmaA2_summed", "lemmaA2_summed_pairs", "opt_mean_busy", "svf_upper_bound_half")  # the derivation's
 WHOLE = ("svf_upper_bound", *SVF_MEANING)  # together they state the whole row
-
-
-def _cited(*names: str) -> tuple[tuple[str, str], ...]:
-    return tuple((name, STATEMENTS[name]) for name in names)
 
 
 CLAIM = Claim(
@@ -113,7 +88,7 @@ CLAIM = Claim(
     "not a claim of the papers; the growth constant 2 (Lemma A.2's charge) is not lowered, so the targets R(1/2) "
     "<= 3 and a constant below 2 as alpha -> 1 are not reached by this method",
     ("derivation", "exhaustive:svf-upper", *(f"coq:{name}" for name in (*STEPS, *WHOLE)), *SIMULATES),
-    ("kong.lemmaA.2",), coq=_cited(*STEPS), coq_whole=_cited(*WHOLE), order=("ours", 115))
+    ("kong.lemmaA.2",), coq=STEPS, coq_whole=WHOLE, order=("ours", 115))
 CLAIM_ID = CLAIM.id
 
 alpha, beta = sp.symbols("alpha beta", positive=True)
