@@ -148,8 +148,8 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
             check_target(args.out, force=args.force)
         result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
                               band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
-                              solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time,
-                              scale=args.scale)
+                              solver_time=args.solver_time, rng=seed, time_limit=args.time,
+                              ties=f"distinct:{args.scale}" if args.scale > 1 else args.ties)
         if args.out is not None and result.x is not None:
             write_witness(small_witness(result, args.policy), args.out, force=args.force)
     if args.json:

@@ -151,7 +151,7 @@ def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, in
 def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
                  band: tuple[float, float] = (0.75, 0.85), max_evals: int = 2000,
                  solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0,
-                 ties: str = "given", time_limit: float = 600.0, scale: int = 1) -> SmallSearchResult:
+                 ties: str = "given", time_limit: float = 600.0) -> SmallSearchResult:
     """Random restarts with short climbs; every improvement is checked against the exact optimum.
 
     Parameters
@@ -184,11 +184,10 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
         ``"robust"``: each instance sent to the exact solver is scored by ``min(TEL, TEL with the
         request order reversed) / OPT``, a ratio that holds under both orders of equal keys (the
         walks still climb on the given order; only the exact scoring is robust); ``"distinct"``: only
-        instances whose volumes are pairwise distinct are scored (no tie for any rule to decide).
-    scale : int
-        ``> 1``: each instance sent to the exact solver is replaced by its tie-free versions scaled by
-        ``scale`` (:func:`geosched.adversary.tiefree.scaled_variants`: ``M`` up to ``64 * scale``), each
-        simulated and solved exactly on its own; implies ``ties="distinct"``.
+        instances whose volumes are pairwise distinct are scored (no tie for any rule to decide);
+        ``"distinct:K"`` (``K > 1``): each instance sent to the exact solver is replaced by its tie-free
+        versions scaled by ``K`` (:func:`geosched.adversary.tiefree.scaled_variants`: ``M`` up to ``64 K``),
+        each simulated and solved exactly on its own (``hunt-small --scale K``).
 
     Returns
     -------
@@ -197,10 +196,7 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
     memory = _check(n_max, memory, max_evals)
     time_limit, solver_time = _seconds(time_limit, "time_limit"), _seconds(solver_time, "solver_time")
     check_small_budget(max_evals, climb_evals, time_limit)
-    if ties not in ("given", "robust", "distinct"):
-        raise ValidationError("ties", ties, "must be 'given', 'robust' or 'distinct'")
-    _check_scale(scale)
-    ties = "distinct" if scale > 1 else ties
+    ties, scale = _ties_and_scale(ties)
     alpha_min, alpha_max = band
     spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
     gen = np.random.default_rng(rng)
@@ -267,6 +263,18 @@ def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float,
         best.alpha = instance.alpha
         best.history.append((best.nfev, ratio))
     return True
+
+
+def _ties_and_scale(ties: Any) -> tuple[str, int]:
+    """``(rule, K)`` of a ``ties`` argument: ``given``, ``robust``, ``distinct`` (K = 1) or ``distinct:K``."""
+    rule, _, factor = ties.partition(":") if isinstance(ties, str) else (ties, "", "")
+    if rule not in ("given", "robust", "distinct") or (factor and rule != "distinct"):
+        raise ValidationError("ties", ties, "must be 'given', 'robust', 'distinct' or 'distinct:K' (K an integer > 1)")
+    if not factor:
+        return rule, 1
+    scale = int(factor) if factor.isdigit() and factor.isascii() else factor
+    _check_scale(scale)
+    return rule, scale
 
 
 def _check_scale(scale: Any) -> None:

@@ -127,7 +127,7 @@ def test_hunt_small_scores_only_distinct_volumes(tmp_path):
     result = small_search("svf", n_max=4, memory=(8, 16), band=(0.75, 0.85), max_evals=400, rng=3,
                           ties="distinct")
     assert result.x is None or pairwise_distinct(result.x)
-    scaled = small_search("svf", n_max=4, memory=(8, 16), band=(0.75, 0.85), max_evals=400, rng=3, scale=4)
+    scaled = small_search("svf", n_max=4, memory=(8, 16), band=(0.75, 0.85), max_evals=400, rng=3, ties="distinct:4")
     assert scaled.x is not None and pairwise_distinct(scaled.x) and scaled.x.memory >= 32
     svf, opt = _tels(scaled.x, scaled.opt_starts)
     assert Fraction(svf, opt) == Fraction(scaled.policy_tel, scaled.opt_tel)
