@@ -8,6 +8,8 @@ mutation tool runs it for every mutant of the Coq evidence, the Monte Carlo, the
 from __future__ import annotations
 
 import dataclasses
+import sys
+from pathlib import Path
 
 import pytest
 from coq_stub import pinned_build
@@ -15,6 +17,8 @@ from coq_stub import pinned_build
 from geosched.verify import coq_engine
 from geosched.verify.evidence import Context
 from geosched.verify.ledger import CLAIMS, METHODS, combine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
 
 
 def _word(claim, ctx: Context, methods=None) -> tuple[str, str]:
@@ -46,7 +50,7 @@ def test_cause_1_a_tel_shifted_by_one_per_request_breaks_a_theorem():
     """Mutation: Model.v's ``finish`` + 1 (TEL shifted by +1 per request). Before: every theorem stayed closed (only an
     Example pinned TEL), the rows ``proved``. Now tel_finish_times is false, so the build stops and every Coq word is
     ``unknown``; the hand list runs it (tests/test_coq_build.py, slow) and the whole claims need tel_finish_times."""
-    from geosched.verify.mutations import COQ_MUTATIONS
+    from mutations import COQ_MUTATIONS
 
     shift = next(m for m in COQ_MUTATIONS if m.id == "coq-tel-shift")
     assert (coq_engine.COQ_DIR / "Model.v").read_text().count(shift.old) == 1
@@ -72,7 +76,15 @@ def _small_poisson_ctx(rate_factor: float = 1.0) -> Context:
     return ctx
 
 
-def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted():
+@pytest.fixture
+def one_point(monkeypatch):
+    """The small run below has one grid point: its coverage pin (issue 46) is one point."""
+    from geosched.verify import methods
+
+    monkeypatch.setitem(methods.MC_POINTS, "quick", {"points": 1, "judged": 1})
+
+
+def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted(one_point):
     """Mutation: the Monte Carlo's arrival rate x1.1 (the audit measured 6-32% too high). Before: ``vacuous`` (the
     load was judged from the nominal rho). Now: ``refuted``: the rate measured on 20,000 requests is not the
     statement's."""
@@ -85,7 +97,7 @@ def test_cause_2_an_arrival_rate_ten_percent_high_is_refuted():
 # ------------------------------------------------------------------ cause 3: words and texts from values
 
 
-def test_cause_3_consistent_needs_the_sensitivity_result():
+def test_cause_3_consistent_needs_the_sensitivity_result(one_point):
     """Mutation: the points' ``discriminating`` flag set without the sensitivity run refuting anything. Before:
     ``consistent``. Now: ``vacuous``: the ledger recomputes the sensitivity (the constant 2 made 1.8) itself."""
     from geosched.verify import montecarlo as mc

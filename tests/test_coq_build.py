@@ -16,11 +16,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from geosched.verify import coq_engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
 
 COQ_DIR = coq_engine.COQ_DIR
 FORBIDDEN = re.compile(r"(?<![\w'])(Admitted|admit|Axioms?|Parameters?|Conjecture)(?![\w'])")
@@ -131,7 +134,7 @@ def test_no_coqc_means_unavailable_not_ok(monkeypatch):
 
 
 def test_every_coq_mutation_names_one_marked_line():
-    from geosched.verify.mutations import COQ_MUTATIONS
+    from mutations import COQ_MUTATIONS
 
     assert {m.id for m in COQ_MUTATIONS} >= {"coq-factor2", "coq-window", "coq-growth"}
     root = COQ_DIR.parent.parent
@@ -143,7 +146,7 @@ def test_every_coq_mutation_names_one_marked_line():
 @needs_coq
 @pytest.mark.slow
 def test_every_coq_mutation_stops_the_build_or_opens_a_theorem():
-    from geosched.verify.mutations import run_coq_mutations
+    from mutations import run_coq_mutations
 
     outcomes = run_coq_mutations()
     assert [o.id for o in outcomes if not o.caught] == [], [(o.id, o.how) for o in outcomes]

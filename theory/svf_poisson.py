@@ -67,7 +67,8 @@ CLAIM = Claim(
     "expected-wait inequality itself simulated on a nearly tight workload (monte-carlo:poisson-step3: refuted if a "
     "class's mean wait exceeds it, vacuous unless the inequality with the residual dropped is refuted); the residual "
     "(monte-carlo:poisson-residual) and each hypothesis' quantity (-little, -pasta, -wald, -batch, -stable) on strict "
-    "and 1-bit SVF (refuted if off, vacuous unless the 1.1x value, or for STABLE an overloaded run, is rejected); the "
+    "and 1-bit SVF (refuted if off; vacuous, with the row, unless the same test refutes its canary, the data planted "
+    "10% off, for STABLE an overloaded run); the "
     "capacity lower bound on OPT against exact OPT (monte-carlo:capacity-bound)",
     "not the paper's bound (kong.thm3.4 derives it from this one under a condition); a finite set of classes with "
     "distinct volumes and p <= alpha M (truncated lengths), the stationary regime; E[OPT] >= E[o] per request in the "
@@ -104,7 +105,8 @@ K = sp.Symbol("K", integer=True, positive=True)
 
 HYPOTHESES = (
     Hypothesis("MODEL", "discrete steps; Poisson(lambda) arrivals per step, independent; class k w.p. pi_k with "
-                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes; strict SVF with the "
+                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes (types of equal volume "
+                        "form one level: svf1.poisson's derivation with the volume as key); strict SVF with the "
                         "forward-looking check; D = (1 - alpha) M",
                latex=r"discrete steps; Poisson($\lambda$) arrivals per step, independent; class $k$ with probability "
                      r"$\pi_k$ has $(s_k, o_k)$, $o_k \ge 1$, $p_k = s_k + o_k \le \alpha M$, distinct volumes; strict "

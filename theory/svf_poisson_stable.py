@@ -1,6 +1,8 @@
 """``svf.poisson.stable``: the stationary regime that ``svf.poisson`` needs, by a Foster-Lyapunov drift.
 
-``svf.poisson`` and ``svf1.poisson`` compare stationary means; this row proves that they exist. The
+``svf.poisson`` and ``svf1.poisson`` (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.4 and 3.5,
+whose stability hypothesis ``rho < 1`` is stated, not proved) compare stationary means; this row
+proves that they exist, from the online form of the paper's Lemma A.2. The
 process (MODEL0): discrete steps, a Poisson(lambda) number of arrivals per step of finitely many
 types ``(s_k, o_k)`` (peaks ``p_k <= P <= M``, outputs ``<= O``), served by a strict head-of-line
 policy whose keys are fixed by the type (SVF, 1-bit SVF, FCFS) with the forward-looking check. Its

@@ -103,11 +103,11 @@ def _pinned_at(path: str, stamp: int) -> coq_pinned.Pinned:
 # --------------------------------------------------------------------------- the build, in the background
 
 
-def start_build(ctx: Context) -> None:
+def start_build(ctx: Context) -> Any:
     """Start the run's Coq build (or its cache read) in the background: the ledger calls it first, and the rows
     that cite no Coq theorem run while coqc compiles; the first ``coq:`` check waits for it (the wait is reported
-    apart from checking time, never charged to a row)."""
-    ctx.background(_BUILD, lambda: _read_or_build(ctx))
+    apart from checking time, never charged to a row). Returns the build's future."""
+    return ctx.background(_BUILD, lambda: _read_or_build(ctx))
 
 
 def await_build(ctx: Context) -> None:

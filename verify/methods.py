@@ -345,7 +345,7 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
         if not result.complete:
             return Evidence(label, "bounded", "unknown", f"exhaustive run incomplete: {result.message}",
                             wall_time=elapsed, implementation=True)
-        use = data[main]
+        use = {"used": {"fraction": "0", "value": 0.0}, "discriminating": False, "vacuous": True} | data[main]
         worst = vs["max_ratio"]
         text = (f"{_constant_text(main)} on all {use['checked']} cases; worst case uses "
                 f"{use['used']['fraction']} of the constant")
@@ -361,7 +361,7 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
                         data={"checks": data, "max_ratio": worst, "opt_method": result.opt_method,
                               "cross_checked": result.cross_checked},
                         covers={label: (status, bound)}, canary=_exhaustive_canary(vs, variant, main, checks),
-                        coverage=_enumeration_coverage(vs, variant, ctx))
+                        coverage=_enumeration_coverage(vs, variant, ctx, main))
 
     return declares_canary("each check's own defect planted on the worst instance (OPT at 0, a blocked step with "
                            "nothing running, ...)")(method)
@@ -379,13 +379,15 @@ def _exhaustive_canary(vs: dict[str, Any], variant: str, main: str, checks: tupl
                       for c in checks if c in ex.PLANTED])
 
 
-def _enumeration_coverage(vs: dict[str, Any], variant: str, ctx: Context) -> Coverage | None:
-    """The instances and request orders enumerated against :data:`ENUMERATION_SIZES` (fewer: a coverage loss)."""
+def _enumeration_coverage(vs: dict[str, Any], variant: str, ctx: Context, main: str) -> Coverage | None:
+    """The instances and request orders enumerated, and the orders the judged check ``main`` ran on, against
+    :data:`ENUMERATION_SIZES` (fewer: a coverage loss)."""
     pinned = ENUMERATION_SIZES[ctx.mode].get(variant)
     if pinned is None:
         return None
-    return Coverage({"instances": vs["instances"], "request orders": vs["orderings"]},
-                    {"instances": pinned[0], "request orders": pinned[1]})
+    return Coverage({"instances": vs["instances"], "request orders": vs["orderings"],
+                     f"orders judged by {main}": vs["checks"][main]["checked"]},
+                    {"instances": pinned[0], "request orders": pinned[1], f"orders judged by {main}": pinned[1]})
 
 
 def _subset_text(subset: str | None) -> str:
@@ -427,7 +429,7 @@ def _occupancy(claim: Any, ctx: Context) -> Evidence:
                         f"{peak['counterexample']['detail']}", bound=bound, wall_time=elapsed, implementation=True,
                         counterexample=_counterexample_file(ctx, result, "svf", "cert_peak_mass"))
     kept = {"canary": _exhaustive_canary(vs, "svf", "cert_peak_mass", ("cert_peak_mass",)),
-            "coverage": _enumeration_coverage(vs, "svf", ctx)}
+            "coverage": _enumeration_coverage(vs, "svf", ctx, "cert_peak_mass")}
     if not occupancy["failed"]:
         return Evidence("exhaustive:occupancy", "bounded", "checked", f"peak reading holds on all {peak['checked']} "
                         "instances; no instance of this space separates the two readings (the example does: "
@@ -1033,7 +1035,8 @@ def _volume_enumeration(claim: Any, ctx: Context) -> Evidence:
             pairs += 1
             if problem:
                 path = ctx.write("enumeration_volume.json", {"prompt": s, "output": o, "model_volume":
-                                                             model.volume(s, o)})
+                                                             model.volume(s, o), "sum_formula": sum(
+                                                                 s + j for j in range(1, o + 1))})
                 return Evidence("enumeration:volume", "bounded", "refuted", problem, counterexample=path,
                                 wall_time=time.perf_counter() - t0)
     canary = plant(f"model.volume({limit}, {limit}) + 1", lambda got: volume_problem(limit, limit, got),
@@ -1059,7 +1062,7 @@ def volume_problem(s: int, o: int, got: int) -> str | None:
 def _sjf_family(claim: Any, ctx: Context) -> Evidence:
     """theory's SJF family: simulated TEL(SJF), TEL(SVF) equal the closed forms; the ratio grows."""
     from geosched.theory import kong_sjf_unbounded as fam
-    from geosched.verify.family_evidence import simulated_tels, tel_canary, tel_problems
+    from geosched.verify.family_evidence import STATED, member_problems, simulated_tels, tel_canary
 
     label = "simulation:family"
     t0 = time.perf_counter()
@@ -1070,7 +1073,7 @@ def _sjf_family(claim: Any, ctx: Context) -> Evidence:
         want = {policy: int(value) for policy, value in fam.closed_form_tels(k).items()}
         got = simulated_tels(instance, ("sjf", "svf"), None)
         rows.append({"size": k, "n": instance.n, "memory": instance.memory, "closed_form": want, **got})
-        problems = tel_problems(got, want)
+        problems = member_problems(instance, STATED["kong_sjf_unbounded"](k), got, want)
         if problems:
             return Evidence(label, "bounded", "refuted", f"size {k}: {problems[0]}", implementation=True,
                             counterexample=ctx.write("family_kong.sjf_unbounded.json", rows[-1]),
@@ -1078,7 +1081,8 @@ def _sjf_family(claim: Any, ctx: Context) -> Evidence:
     ratios = [r["sjf"] / r["svf"] for r in rows]
     growing = all(b > a for a, b in zip(ratios, ratios[1:]))
     bound = f"family sizes {sizes[0]}..{sizes[-1]}"
-    detail = (f"simulation == closed form at {len(rows)} sizes; TEL(SJF)/TEL(SVF) = "
+    detail = (f"at {len(rows)} sizes the member built is the family stated (M, every request, alpha) and "
+              "simulation == closed form; TEL(SJF)/TEL(SVF) = "
               + ", ".join(f"{x:.3f}" for x in ratios) + f" at sizes {list(sizes)}")
     status = "checked" if growing else "refuted"
     return Evidence(label, "bounded", status, detail + ("" if growing else " (not increasing)"), bound=bound,
@@ -1097,7 +1101,7 @@ def _svf_family(claim: Any, ctx: Context) -> Evidence:
 
     from geosched.theory import kong_thm3_2
     from geosched.theory import svf_lower_bound as fam
-    from geosched.verify.family_evidence import simulated_tels, tel_canary, tel_problems
+    from geosched.verify.family_evidence import STATED, member_problems, simulated_tels, tel_canary
 
     label = "simulation:svf-family"
     t0 = time.perf_counter()
@@ -1107,7 +1111,7 @@ def _svf_family(claim: Any, ctx: Context) -> Evidence:
         instance, want = fam.svf_triangles(m, r, q), fam.triangle_closed_form_tels(m, r, q)
         witness = fam.triangle_witness_starts(m, r, q)
         got = simulated_tels(instance, ("svf",), witness)
-        problems = tel_problems(got, want)
+        problems = member_problems(instance, STATED["svf_lower_bound"](m, r, q), got, want)
         if problems:
             return Evidence(label, "bounded", "refuted", f"m={m}, r={r}, q={q}: {problems[0]}",
                             implementation=True, wall_time=time.perf_counter() - t0,
@@ -1121,7 +1125,8 @@ def _svf_family(claim: Any, ctx: Context) -> Evidence:
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
     bound = f"m <= {sizes[-1][0]}, r <= 4, q <= 2"
     return Evidence(label, "bounded", "checked",
-                    f"{family}: simulation == closed form at {len(sizes)} members; best known lower bound "
+                    f"{family}: at {len(sizes)} members the member built is the family stated (M, every request, "
+                    "alpha = 1/(r + 1)) and simulation == closed form; best known lower bound "
                     f"(supremum of the family limits) {lower} vs the proved upper bound {upper} (Thm. 3.2, "
                     "alpha = 1/2)",
                     bound=bound, wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
