@@ -5,6 +5,11 @@ side by side, on as many workers as the machine has cores (:func:`default_jobs`)
 compile stops only the files that require it, directly or not (they are *skipped*, naming the failed
 file): the rest still builds, so a broken proof costs exactly the theorems that rest on it.
 
+A stop (:func:`stop_all`: SIGTERM or Ctrl-C reaching the command, or the program's exit) kills every process a
+build of this process started, refuses new ones (:class:`BuildStopped`) and removes the build's working folders
+(:func:`working_folder`); a folder is moved into the cache only by :func:`publish`, under the same lock, so the
+cache holds a complete build or none.
+
 Each run is measured (:class:`Step`): the CPU seconds of its process (user + system, from ``wait4``) and
 its wall seconds. A build records them; the next build uses the recorded CPU to pick the longest chain
 first (:func:`critical_paths`) and to estimate how much is left (:func:`left_fraction`), so its progress
@@ -21,15 +26,18 @@ Example
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +47,116 @@ from geosched.output import write_text_atomic
 from geosched.verify.coq_output import axioms, development_axioms, first_error, parse_statements, statements_script
 
 __all__ = ["Step", "LIBRARY", "default_jobs", "dependencies", "topological", "critical_paths", "run_measured",
-           "compile_all", "left_fraction", "check_all", "check_libraries", "library_key", "module_of_library"]
+           "compile_all", "left_fraction", "check_all", "check_libraries", "library_key", "module_of_library",
+           "BuildStopped", "stop_all", "check_stopped", "working_folder", "publish"]
 
 LIBRARY = "GeoSched"  # the logical name of verify/coq (_CoqProject: -R . GeoSched)
 _SCRIPT = "GeoschedStatements"  # the statements scripts' file names (written into the build's copy only)
+
+
+class BuildStopped(RuntimeError):
+    """The build was stopped (:func:`stop_all`): no process may start, nothing is published."""
+
+
+class _Running:
+    """What this process's builds hold that must not outlive a stop: their processes and working folders."""
+
+    lock = threading.Lock()
+    stopping = threading.Event()
+    processes: set[subprocess.Popen] = set()
+    folders: set[Path] = set()
+
+
+def _start(command: Sequence[str], cwd: Path) -> subprocess.Popen:
+    with _Running.lock:  # a stop cannot slip between the check and the registration
+        if _Running.stopping.is_set():
+            raise BuildStopped(f"the Coq build was stopped before {command[0]} started")
+        proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        _Running.processes.add(proc)
+        return proc
+
+
+def check_stopped() -> None:
+    """Raise :class:`BuildStopped` when a stop came (a build checks between its steps)."""
+    if _Running.stopping.is_set():
+        raise BuildStopped("the Coq build was stopped")
+
+
+def working_folder(parent: Path, prefix: str) -> Path:
+    """A fresh working folder of a build in ``parent``, removed by :func:`stop_all` unless :func:`publish` moved it
+    first (a new build after a finished stop starts afresh: the stop is over when nothing of it is left)."""
+    with _Running.lock:
+        if _Running.stopping.is_set() and not _Running.processes and not _Running.folders:
+            _Running.stopping.clear()
+        if _Running.stopping.is_set():
+            raise BuildStopped("the Coq build was stopped")
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+        _Running.folders.add(folder)
+        return folder
+
+
+def publish(folder: Path, target: Path, finish: Callable[[Path], None] | None) -> bool:
+    """Release ``folder``: when no stop came, ``finish(folder)`` (write its manifest) and move it to ``target``
+    (replacing an older one) under the stop's lock, else remove it; True when it was published. Without
+    ``finish`` (None) the folder is only removed (a failed build is never cached)."""
+    with _Running.lock:
+        _Running.folders.discard(folder)
+        if finish is not None and not _Running.stopping.is_set():
+            finish(folder)
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(folder, target)
+            return True
+    shutil.rmtree(folder, ignore_errors=True)
+    return False
+
+
+def _kill_all() -> None:
+    """Kill this process's build processes now and refuse new ones (an interrupt in a foreground build: the
+    executor's shutdown must not wait for coqc to finish)."""
+    with _Running.lock:
+        _Running.stopping.set()
+        for proc in list(_Running.processes):
+            with contextlib.suppress(OSError):
+                proc.kill()
+
+
+def stop_all(wait_seconds: float = 30.0) -> None:
+    """Stop every Coq build of this process: kill its processes (and refuse new ones), give the build threads up to
+    ``wait_seconds`` to clean up after themselves, then remove the working folders still there. The cache is left
+    as it was (a build is moved there complete, by :func:`publish`, or not at all). Safe from any thread; a later
+    build starts afresh."""
+    _kill_all()
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        with _Running.lock:
+            if not _Running.folders and not _Running.processes:
+                return
+        time.sleep(0.05)
+    with _Running.lock:
+        left, _Running.folders = set(_Running.folders), set()
+    for folder in left:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _killed_on_interrupt() -> Iterator[None]:
+    """Inside a pool's ``with``: an interrupt (Ctrl-C, SIGTERM as the CLI raises it) kills the processes first, so
+    that the pool's shutdown does not wait for them."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit):
+        _kill_all()
+        raise
+
+
+@atexit.register
+def _stop_at_exit() -> None:  # a program that ends while a background build runs leaves no coqc and no folder
+    with _Running.lock:
+        busy = bool(_Running.processes or _Running.folders)
+    if busy:
+        stop_all()
 
 
 @dataclass(frozen=True)
@@ -140,22 +254,30 @@ def run_measured(name: str, command: Sequence[str], cwd: Path, timeout: float) -
     A process past ``timeout`` seconds is killed and ``failed`` ("ran past N s"): a hung tool is an error,
     never a verdict."""
     began = time.perf_counter()
-    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL)
+    proc = _start(command, cwd)
     killed: list[bool] = []
     timer = threading.Timer(timeout, lambda: (killed.append(True), proc.kill()))
     timer.daemon = True
     timer.start()
+    status = None
     try:
         output = proc.stdout.read().decode("utf-8", errors="replace") if proc.stdout else ""
         _, status, usage = os.wait4(proc.pid, 0)
     finally:
         timer.cancel()
+        if status is None:  # interrupted here (Ctrl-C in the main thread): the process must not outlive the call
+            with contextlib.suppress(OSError):
+                proc.kill()
+                os.waitpid(proc.pid, 0)
         if proc.stdout:
             proc.stdout.close()
+        with _Running.lock:
+            _Running.processes.discard(proc)
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
     wall = time.perf_counter() - began
     cpu = usage.ru_utime + usage.ru_stime
+    if _Running.stopping.is_set():
+        raise BuildStopped(f"the Coq build was stopped while {name} ran")
     if killed:
         return Step(name, "failed", cpu, wall, output, f"{' '.join(command)} ran past {timeout:g} s")
     if proc.returncode != 0:
@@ -178,7 +300,7 @@ def compile_all(src: Path, deps: Mapping[str, set[str]], *, jobs: int, timeout: 
         if on_file is not None:
             on_file(step)
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="coqc") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="coqc") as pool, _killed_on_interrupt():
         while len(results) < len(deps):
             _skip_blocked(deps, results, running, finish)
             started = set(running.values())
@@ -302,7 +424,7 @@ def check_all(src: Path, compiled: Sequence[str], theorems: Mapping[str, str], d
     extraction). Returns the manifest's record."""
     scripts = _statement_parts(compiled, theorems, definitions, jobs)
     record: dict[str, Any] = {"statements": [{"queries": queries} for _, queries in scripts], "steps": {}}
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="coq-check") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="coq-check") as pool, _killed_on_interrupt():
         pending: dict[Future, str] = {}
         for k, (script, _) in enumerate(scripts):
             (src / f"{_SCRIPT}{k}.v").write_text(script, encoding="utf-8")

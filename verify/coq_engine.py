@@ -422,20 +422,28 @@ class _StepFailed(Exception):
 
 def _build_into(target: Path, digest: str, coqc: str, on_progress: Callable[..., None]) -> dict[str, Any]:
     """Build in a fresh folder next to ``target`` and move it into place when every file compiled; returns the
-    manifest (a build with a failed file is reported, never cached: the next call tries again)."""
-    work = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=target.parent))
-    src = work / "src"
-    shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
-    data = _compile_and_check(src, work, coqc, on_progress, library_cache=target.parent)
-    data.update(source_hash=digest, coqc_version=coqc, lines_of_coq=_lines_of_coq())
-    if data["status"] != "ok":
-        shutil.rmtree(work, ignore_errors=True)
-        return data
-    write_text_atomic(work / "build.json", json.dumps(data, indent=1) + "\n")
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(work, target)
-    _BUILT_THIS_PROCESS.add(digest)
+    manifest (a build with a failed file is reported, never cached: the next call tries again). A stop
+    (SIGTERM, Ctrl-C, the program's exit: :func:`coq_compile.stop_all`) kills its processes and removes the
+    folder; the cache keeps what it had."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = coq_compile.working_folder(target.parent, f".{digest[:16]}.")
+    data: dict[str, Any] = {"status": "stopped"}
+    try:
+        shutil.copytree(COQ_DIR, work / "src", ignore=_BUILD_OUTPUTS)
+        coq_compile.check_stopped()
+        data = _compile_and_check(work / "src", work, coqc, on_progress, library_cache=target.parent)
+        data.update(source_hash=digest, coqc_version=coqc, lines_of_coq=_lines_of_coq())
+    finally:  # published only when complete; removed otherwise (an exception or a stop included)
+        manifest = json.dumps(data, indent=1) + "\n"
+
+        def finish(folder: Path) -> None:
+            write_text_atomic(folder / "build.json", manifest)
+
+        published = coq_compile.publish(work, target, finish if data["status"] == "ok" else None)
+    if data["status"] == "ok" and not published:
+        raise coq_compile.BuildStopped("the Coq build was stopped before it was cached")
+    if published:
+        _BUILT_THIS_PROCESS.add(digest)
     return data
 
 
@@ -450,6 +458,7 @@ def _compile_and_check(src: Path, work: Path | None, coqc: str, on_progress: Cal
         deps = coq_compile.dependencies(src, modules)
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
         return {"status": "failed", "message": f"coqdep: {exc}", "failed_step": "coqdep"}
+    coq_compile.check_stopped()
     total = len(deps) + jobs + 2 + (work is not None)  # the files, the statements scripts, coqchk, the extraction
     done: list[int] = [0]
 
@@ -517,12 +526,14 @@ def check_sources(root: Path) -> CoqBuild:
         return CoqBuild("unavailable", f"{', '.join(missing_tools())} not installed (Debian package coq)",
                         time.perf_counter() - started)
     digest, coqc = source_hash(root)
-    with tempfile.TemporaryDirectory(prefix="geosched-coq-check-") as tmp:
-        src = Path(tmp) / "src"
-        shutil.copytree(root, src, ignore=_BUILD_OUTPUTS)
-        data = _compile_and_check(src, None, coqc, None, library_cache=cache_root())
+    tmp = coq_compile.working_folder(Path(tempfile.gettempdir()), "geosched-coq-check-")  # removed by a stop too
+    try:
+        shutil.copytree(root, tmp / "src", ignore=_BUILD_OUTPUTS)
+        data = _compile_and_check(tmp / "src", None, coqc, None, library_cache=cache_root())
+    finally:
+        coq_compile.publish(tmp, tmp, None)  # never kept
     data.update(coqc_version=coqc, lines_of_coq=_lines_of_coq(root))
-    return _from_manifest(data, Path(tmp), digest, time.perf_counter() - started, from_cache=False)
+    return _from_manifest(data, tmp, digest, time.perf_counter() - started, from_cache=False)
 
 
 def unary_arithmetic(code: str) -> list[str]:

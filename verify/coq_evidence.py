@@ -49,12 +49,12 @@ from typing import Any
 import sympy as sp
 
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import coq_engine, coq_pinned
+from geosched.verify import coq_compile, coq_engine, coq_pinned
 from geosched.verify.evidence import Canary, Context, Evidence, declares_canary, plant
 
 __all__ = ["COQ_METHODS", "COQ_BOUND", "CANARY", "coq_method_name", "theorem_of", "cited_theorems",
-           "whole_claim_proofs", "start_build", "await_build", "pinned", "read_ratio", "constant_problems",
-           "plant_constant"]
+           "whole_claim_proofs", "start_build", "await_build", "stops_build_on_interrupt", "pinned", "read_ratio",
+           "constant_problems", "plant_constant"]
 
 COQ_BOUND = "every n (Coq)"  # the reach a closed Coq theorem gives
 CANARY = "one constant of the statement changed, a definition it uses changed, an axiom in its assumptions"
@@ -116,6 +116,20 @@ def await_build(ctx: Context) -> None:
     it: an ``error`` there."""
     with contextlib.suppress(Exception):
         ctx.wait_for(_BUILD)
+
+
+def stops_build_on_interrupt(run: Any) -> Any:
+    """Decorate a function that may start the background build (the ledger's run): when SIGTERM or Ctrl-C ends it
+    (a ``KeyboardInterrupt``, as the CLI raises both), the build's coqc processes are killed and its working folder
+    removed before the exception goes on; the cache keeps what it had (a complete build or none)."""
+    @functools.wraps(run)
+    def stopping(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return run(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            coq_compile.stop_all()
+            raise
+    return stopping
 
 
 def _read_or_build(ctx: Context) -> Any:

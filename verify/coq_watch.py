@@ -31,6 +31,7 @@ __all__ = ["watch", "estimate", "compiled_files", "EVERY"]
 
 EVERY = 60.0  # seconds between two lines after the first
 _POLL = 5.0  # seconds between two looks at the folder
+_NOT_COUNTED = ("Assumptions", "Extract")  # not among the build's files (coq_engine: the extraction step compiles them)
 
 
 def estimate(done: int, total: int, elapsed: float) -> str | None:
@@ -44,10 +45,11 @@ def estimate(done: int, total: int, elapsed: float) -> str | None:
 
 def compiled_files(cache: Path, digest: str, sources: Path = coq_engine.COQ_DIR) -> tuple[int, int]:
     """``(files compiled, files in all)`` of the build of ``digest`` under way in ``cache``: the ``.vo`` files of its
-    newest working folder, and the ``.v`` files of the sources (the generated Assumptions.v not counted)."""
-    total = sum(1 for p in sources.glob("*.v") if p.name != "Assumptions.v")
+    newest working folder, and the ``.v`` files of the sources: the files the build's first line counts (the
+    generated Assumptions.v and Extract.v, compiled by the extraction step after the files, not counted)."""
+    total = sum(1 for p in sources.glob("*.v") if p.stem not in _NOT_COUNTED)
     folders = sorted(cache.glob(f".{digest[:16]}.*/src"), key=lambda p: p.stat().st_mtime)
-    done = sum(1 for p in folders[-1].glob("*.vo") if p.name != "Assumptions.vo") if folders else 0
+    done = sum(1 for p in folders[-1].glob("*.vo") if p.stem not in _NOT_COUNTED) if folders else 0
     return done, total
 
 

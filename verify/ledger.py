@@ -85,6 +85,7 @@ from geosched.verify.coq_evidence import (
     cited_theorems,
     pinned,
     start_build,
+    stops_build_on_interrupt,
     theorem_of,
     whole_claim_proofs,
 )
@@ -717,6 +718,7 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
     return run_claims([claim_id], mode=mode, out=out, seed=seed).claims[0]
 
 
+@stops_build_on_interrupt  # SIGTERM/Ctrl-C: no coqc left running, no build folder left behind
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
                progress: Progress | None = None, follow_dependencies: bool = True,
