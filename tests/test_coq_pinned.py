@@ -212,12 +212,22 @@ def test_every_row_whose_whole_claim_reads_as_its_bound_declares_the_form():
         ratios = [t for t in claim.coq_whole if t in PINNED.theorems and coq_evidence.read_ratio(PINNED.theorems[t])]
         if ratios and not (claim.coq_constant and claim.coq_constant[0] in ratios):
             undeclared.append(claim.id)
-    # Known gap, not a pass: svf_upper_bound's conclusion has (6 M + (M - 3 P)) on its right, a truncated nat
-    # subtraction that is 0 for P >= M/3, where the statement is not vacuous: the ratio reader reads "-" as real
-    # subtraction, which gives only the branch alpha < 1/3 of the row's bound max(2/(1 - alpha), (7 - 3 alpha)/(3(1 -
-    # alpha))). Declaring the form needs the reader to split cases on truncated subtraction (hcoq's report).
-    assert undeclared == ["svf.upper_bound"]
-    assert "(6 * M + (M - 3 * P))" in PINNED.theorems["svf_upper_bound"]
+    assert undeclared == []
+
+
+def test_a_truncated_subtraction_is_read_as_coq_computes_it():
+    """svf_upper_bound's right side is (6 M + (M - 3 P)): nat subtraction, 0 for P >= M/3. Read so, it states the
+    row's bound max(2/(1 - alpha), (7 - 3 alpha)/(3(1 - alpha))) piece by piece; the same statement with a real
+    subtraction (7 M - 3 P) states only the first piece, and must be refuted on the second."""
+    from geosched.theory.registry import DERIVATIONS
+
+    statement = PINNED.theorems["svf_upper_bound"]
+    assert "(6 * M + (M - 3 * P))" in statement
+    bound = DERIVATIONS["svf.upper_bound"]().bound
+    assert coq_evidence.constant_problems(statement, bound, "ratio", ("P = alpha * M",)) == []
+    untruncated = statement.replace("(6 * M + (M - 3 * P))", "(7 * M - 3 * P)")
+    problems = coq_evidence.constant_problems(untruncated, bound, "ratio", ("P = alpha * M",))
+    assert len(problems) == 1 and "Ropen(1/3, 1)" in problems[0], problems
 
 
 # ------------------------------------------------------------------ the canary

@@ -88,7 +88,8 @@ CLAIM = Claim(
     "not a claim of the papers; the growth constant 2 (Lemma A.2's charge) is not lowered, so the targets R(1/2) "
     "<= 3 and a constant below 2 as alpha -> 1 are not reached by this method",
     ("derivation", "exhaustive:svf-upper", *(f"coq:{name}" for name in (*STEPS, *WHOLE)), *SIMULATES),
-    ("kong.lemmaA.2",), coq=STEPS, coq_whole=WHOLE, order=("ours", 115))
+    ("kong.lemmaA.2",), coq=STEPS, coq_whole=WHOLE, coq_constant=("svf_upper_bound", "ratio", "P = alpha * M"),
+    order=("ours", 115))
 CLAIM_ID = CLAIM.id
 
 alpha, beta = sp.symbols("alpha beta", positive=True)

@@ -40,6 +40,7 @@ Example
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import re
@@ -177,21 +178,37 @@ def _atom(text: str, start: int) -> int:
     raise ValueError("unbalanced parentheses")
 
 
-def _expression(text: str, symbols: dict[str, Any]) -> Any:
+def _expression(text: str, symbols: dict[str, Any], truncated: bool = False) -> Any:
     """``text`` (``+ - * / ( )``, numerals, names) as a sympy expression, each name a symbol (``symbols``' when
-    given): names are replaced by placeholders first, so that a name like ``lambda`` is never read as Python."""
+    given): names are replaced by placeholders first, so that a name like ``lambda`` is never read as Python.
+    ``truncated``: ``a - b`` is Coq's subtraction on nat, ``Max(a - b, 0)``."""
     names = list(dict.fromkeys(re.findall(r"[A-Za-z_]\w*", text)))
     local = {f"_v{k}": symbols.get(name, sp.Symbol(name)) for k, name in enumerate(names)}
     coded = re.sub(r"[A-Za-z_]\w*", lambda m: f"_v{names.index(m.group(0))}", text)
-    return sp.sympify(coded, locals=local)
+    if not truncated:
+        return sp.sympify(coded, locals=local)
+    return _nat_term(ast.parse(coded.strip(), mode="eval").body, local)
 
 
-def read_ratio(statement: str) -> dict[str, Any]:
+def _nat_term(node: ast.AST, local: dict[str, Any]) -> Any:
+    """A parsed nat term as sympy, its subtractions truncated at 0."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        a, b = _nat_term(node.left, local), _nat_term(node.right, local)
+        return {ast.Add: a + b, ast.Sub: sp.Max(a - b, 0), ast.Mult: a * b, ast.Div: a / b}[type(node.op)]
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return sp.Integer(node.value)
+    if isinstance(node, ast.Name) and node.id in local:
+        return local[node.id]
+    raise ValueError(f"not a nat term: {ast.dump(node)}")
+
+
+def read_ratio(statement: str, truncated: bool = False) -> dict[str, Any]:
     """The bound a statement ``c * TEL(ALG) <= r * TEL(S) [+ e * sum(o)]`` gives on TEL(ALG)/TEL(S), in the
     statement's own variables: ``{"ratio": r/c}`` plus ``"omega"`` (``e/c``, the coefficient of
     ``omega = sum(o)/TEL(S)``) when the sum of the outputs appears; ``{}`` when the conclusion has another form.
     ``TEL(S)`` is ``Model.tel rs xs``, ``TEL(ALG)`` any other ``Model.tel rs (...)``; Coq's truncated ``-`` is
-    read as subtraction (the statements bound ``P < M`` or read the ratio where it is positive)."""
+    read as subtraction (the statements bound ``P < M`` or read the ratio where it is positive), or with
+    ``truncated`` as ``Max(a - b, 0)``."""
     conclusion = _conclusion(statement)
     if conclusion.count("<=") != 1:
         return {}
@@ -201,12 +218,12 @@ def read_ratio(statement: str) -> dict[str, Any]:
         text = text[:k] + " TA " + text[end:]
     if not re.fullmatch(r"[\w\s+*()<=-]+", text) or re.search(r"[A-Za-z_]\w*\.", text):
         return {}
-    left, right = (_expression(side, {}) for side in text.split("<="))
+    left, right = (_expression(side, {}, truncated) for side in text.split("<="))
     ta, ts, so = sp.Symbol("TA"), sp.Symbol("TS"), sp.Symbol("SO")
     c, r, e = sp.expand(left).coeff(ta), sp.expand(right).coeff(ts), sp.expand(right).coeff(so)
     if c == 0 or sp.expand(left - c * ta) != 0 or sp.expand(right - r * ts - e * so) != 0:
         return {}
-    found = {"ratio": sp.factor(r / c)}
+    found = {"ratio": sp.together(r / c) if truncated else sp.factor(r / c)}
     if e != 0:
         found["omega"] = sp.simplify(e / c)
     return found
@@ -228,9 +245,58 @@ def _ratio_problems(statement: str, bound: Any, substitutions: tuple[str, ...]) 
         variable, _, expression = rule.partition("=")
         value = value.subs(sp.Symbol(variable.strip()), _expression(expression, names))
     value = value.subs({sp.Symbol(n): s for n, s in names.items()})
+    pieces = _by_pieces(_truncated_value(statement, substitutions, names), bound, plain, names.get("alpha"))
+    if pieces is not None:  # the statement's truncated subtractions resolved on each piece of the row's bound
+        return pieces
     if sp.simplify(value - bound.subs(plain)) != 0:
         return [f"the statement bounds TEL(ALG)/TEL(S) by {sp.simplify(value)}, but the row's bound is "
                 f"{bound} (its derivation's)"]
+    return []
+
+
+_ALPHA = sp.Interval.Ropen(0, 1)  # alpha = P/M with P < M: where the rows' bounds are stated
+
+
+def _truncated_value(statement: str, substitutions: tuple[str, ...], names: dict[str, Any]) -> Any:
+    read = read_ratio(statement, truncated=True)
+    value = read["ratio"] + read.get("omega", 0) * sp.Symbol("omega")
+    for rule in substitutions:
+        variable, _, expression = rule.partition("=")
+        value = value.subs(sp.Symbol(variable.strip()), _expression(expression, names))
+    return value.subs({sp.Symbol(n): s for n, s in names.items()})
+
+
+def _by_pieces(value: Any, bound: Any, plain: dict[Any, Any], alpha: Any) -> list[str] | None:
+    """The statement's ratio read with Coq's truncated subtraction, compared with each piece of the row's bound
+    (a ``Piecewise`` in alpha, or one piece on 0 <= alpha < 1): each ``Max(M g(alpha), 0)`` is ``M g`` or 0 where
+    ``g`` keeps its sign on the piece. None when a truncation is not of that form (then the plain reading holds:
+    the statements bound ``P < M``); a problem when a sign changes inside a piece or a piece differs."""
+    truncations = value.atoms(sp.Max)
+    if alpha is None or not truncations:
+        return None
+    pieces, rest = [], _ALPHA
+    for expr, cond in (bound.args if isinstance(bound, sp.Piecewise) else ((bound, sp.true),)):
+        region = rest if cond == sp.true else rest.intersect(cond.subs(plain).as_set())
+        pieces.append((expr.subs(plain), region))
+        rest = rest - region
+    m = sp.Symbol("M")
+    for expr, region in pieces:
+        resolved = {}
+        for term in truncations:
+            inner = [a for a in term.args if a != 0]
+            g = sp.simplify(inner[0] / m) if len(term.args) == 2 and len(inner) == 1 else None
+            if g is None or not g.free_symbols <= {alpha}:
+                return None
+            if sp.solveset(g < 0, alpha, region) == sp.EmptySet:
+                resolved[term] = inner[0]
+            elif sp.solveset(g > 0, alpha, region) == sp.EmptySet:
+                resolved[term] = sp.Integer(0)
+            else:
+                return [f"the statement's truncated subtraction {inner[0]} changes sign where the row's bound is "
+                        f"{expr}"]
+        if sp.simplify(value.subs(resolved) - expr) != 0:
+            return [f"the statement bounds TEL(ALG)/TEL(S) by {sp.simplify(value.subs(resolved))} for alpha in "
+                    f"{region}, but the row's bound there is {expr} (its derivation's)"]
     return []
 
 
