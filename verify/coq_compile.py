@@ -131,7 +131,8 @@ def stop_all(wait_seconds: float = 30.0) -> None:
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline:
         with _Running.lock:
-            if not _Running.folders and not _Running.processes:
+            if not _Running.folders and not _Running.processes:  # every build ended: the stop is over
+                _Running.stopping.clear()
                 return
         time.sleep(0.05)
     with _Running.lock:
