@@ -295,8 +295,9 @@ def _by_pieces(value: Any, bound: Any, plain: dict[Any, Any], alpha: Any) -> lis
                 return [f"the statement's truncated subtraction {inner[0]} changes sign where the row's bound is "
                         f"{expr}"]
         if sp.simplify(value.subs(resolved) - expr) != 0:
-            return [f"the statement bounds TEL(ALG)/TEL(S) by {sp.simplify(value.subs(resolved))} for alpha in "
-                    f"{region}, but the row's bound there is {expr} (its derivation's)"]
+            where = f" for alpha in {region}" if isinstance(bound, sp.Piecewise) else ""
+            return [f"the statement bounds TEL(ALG)/TEL(S) by {sp.simplify(value.subs(resolved))}{where}, but the "
+                    f"row's bound {'there ' if where else ''}is {expr} (its derivation's)"]
     return []
 
 
