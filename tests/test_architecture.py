@@ -219,7 +219,7 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("simulator",),  # deprecated re-export for geosched.verify (edited on another branch)
 )
 # The clients: they use the core and are never imported by it (nor by one another in a loop).
-CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare")
+CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare", "strategies")
 _CORE = "geosched.reference_impl."
 
 
