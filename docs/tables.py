@@ -233,7 +233,7 @@ def game_table() -> str:
              "policies (closed form) |", "|---|---|---|---|---|---|"]
     for k in GAME_SIZES:
         game = solve_game(k)
-        if game.status != "solved" or game.problems:
+        if game.status != "completed" or game.problems:
             raise ValueError(f"K={k}: {game.message}")
         tels = closed_form_tels(k)
         at = f"d = {game.best_d}, {game.adversary_reply}" if game.best_d is not None else "d > K^2, never"

@@ -14,7 +14,7 @@ def table(cells: dict[tuple[float, str], tuple[float, float]], seconds=None) -> 
     """cells: (load, policy) -> (mean, p95), all under the 'learned' predictor."""
     rows = tuple(ScheduleCell(load, 100, "learned", policy, mean, p95, int(mean * 1000), 0, 0)
                  for (load, policy), (mean, p95) in cells.items())
-    return SchedulingTable("done", "", 0.0, rows, 10, "hand", 0.025, 0.5, {}, 0, 1.0, seconds or {})
+    return SchedulingTable("completed", "", 0.0, rows, 10, "hand", 0.025, 0.5, {}, 0, 1.0, seconds or {})
 
 
 def grid(values: dict[str, tuple[float, float]], loads=(0.8, 1.0)) -> dict:

@@ -106,8 +106,8 @@ class ScheduleCell:
 class SchedulingTable(Result):
     """Policies x predictors x loads on the trace's test part."""
 
-    STATUSES = ("done",)
-    SUCCESS = ("done",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -369,7 +369,7 @@ def scheduling_table(
                                           metrics.p95_latency * STEP_SECONDS, int(metrics.tel), result.restarts,
                                           result.lost_tokens))
     source = f"{Path(path).name}: test part (last 30% by time), first {len(requests)} requests, online"
-    return SchedulingTable("done", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
+    return SchedulingTable("completed", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
                            tuple(cells), len(requests), source, STEP_SECONDS, sigma, one_bit, seed,
                            volume / span, seconds)
 

@@ -438,7 +438,7 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
     results, elapsed = ctx.cached("policy-spec", run)
     differs = results["onebit_differs"]
     results = {k: r for k, r in results.items() if k != "onebit_differs"}
-    bad = {k: r for k, r in results.items() if r.status not in ("proved up to bounds", "held")}
+    bad = {k: r for k, r in results.items() if r.status not in ("checked", "held")}
     states = {k: r.states_checked for k, r in results.items() if k.startswith("states:")}
     decisions = sum(r.decisions for k, r in results.items() if k.startswith("runs:"))
     data = {**{k: r.to_dict() for k, r in results.items()}, "onebit_differs_from_svf": differs}

@@ -37,7 +37,7 @@ Example
 -------
 >>> result = check_policy_equivalence("svf", max_memory=5, max_running=1, max_waiting=2)
 >>> result.status, result.states_checked > 0
-('proved up to bounds', True)
+('checked', True)
 """
 
 from __future__ import annotations
@@ -393,13 +393,13 @@ def enumerate_states(bounds: Bounds) -> Iterator[State]:
 class EquivalenceResult(Result):
     """The outcome of a bounded equivalence check (scipy-like result object)."""
 
-    STATUSES = ("proved up to bounds", "refuted", "unknown")
-    SUCCESS = ("proved up to bounds",)
+    STATUSES = ("checked", "refuted", "unknown")
+    SUCCESS = ("checked",)
 
     policy: str  # the Python policy's name
     spec_policy: str  # the order the specification uses
     backfill: bool  # admission rule checked
-    status: str  # "proved up to bounds" / "refuted" / "unknown"
+    status: str  # "checked" / "refuted" / "unknown"
     states_checked: int  # states evaluated (all of them unless refuted early)
     bounds: dict[str, int]  # the state space
     wall_time: float  # seconds
@@ -480,7 +480,7 @@ def check_policy_equivalence(
         status = "unknown"
         message = "every state satisfies the spec, but uniqueness of the specified set was not proved"
     else:
-        status = "proved up to bounds"
+        status = "checked"
         message = f"{checked} states: Python's admitted set equals the specified one"
     return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(),
                              time.perf_counter() - begin, uniqueness, cross, counterexample, message, by_shape)

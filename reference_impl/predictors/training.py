@@ -96,8 +96,8 @@ class TrainingConfig:
 class TrainingResult(Result):
     """A trained model and its test metrics."""
 
-    STATUSES = ("trained",)
-    SUCCESS = ("trained",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -113,8 +113,8 @@ class TrainingResult(Result):
 class AccuracyTable(Result):
     """Models and baselines scored on the same test part."""
 
-    STATUSES = ("evaluated",)
-    SUCCESS = ("evaluated",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -254,7 +254,7 @@ def train_model(
     model = replace(model, metrics=metrics.to_dict())
     message = (f"{config.kind}: trained on {train.size} requests in {train_seconds:.1f} s; test MAE "
                f"{metrics.mean_ae:.1f}, Spearman {metrics.spearman}")
-    return TrainingResult("trained", message, time.perf_counter() - started, model, metrics, int(train.size),
+    return TrainingResult("completed", message, time.perf_counter() - started, model, metrics, int(train.size),
                           int(test.size), train_seconds)
 
 
@@ -306,7 +306,7 @@ def accuracy_table(log: RequestLog, models: dict[str, LengthModel], *, train_fra
     rows = baseline_rows(log, train, test, theta=first.theta, edges=edges)
     rows += [evaluate_model(model, log, test, name=label) for label, model in models.items()]
     note = "" if len(thetas) == 1 else f"; models use different thetas {sorted(thetas)}"
-    return AccuracyTable("evaluated", f"{len(rows)} predictors on {test.size} test requests{note}",
+    return AccuracyTable("completed", f"{len(rows)} predictors on {test.size} test requests{note}",
                          time.perf_counter() - started, tuple(rows), int(train.size), int(test.size), first.theta)
 
 
