@@ -35,7 +35,7 @@ from geosched.errors import UnknownNameError
 from geosched.reference_impl import kernel
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, make_policy, policy_names
-from geosched.reference_impl.simulation import simulate
+from geosched.reference_impl.simulation import announce_compiling, simulate
 
 __all__ = [
     "FAST_POLICIES",
@@ -109,6 +109,7 @@ def simulate_arrays(
     a, s, o = _columns(arrival, prompt, output)
     ranks = _ranks(policy, a, s, o, memory, order)
     if 0 < memory < kernel.LIMIT:
+        announce_compiling(kernel.starts_exact)
         start, decisions = kernel.starts_exact(int(memory), s, o, a, ranks, bool(backfill))
         if decisions != kernel.OUT_OF_RANGE:
             return start
@@ -147,6 +148,7 @@ def policy_tel(policy: str, arrival, prompt, output, memory: int, *, backfill: b
     """TEL ``sum(x_i + o_i - a_i)`` of the policy's schedule."""
     a, s, o = _columns(arrival, prompt, output)
     if 0 < memory < kernel.LIMIT:
+        announce_compiling(kernel.tel_exact)
         tel = kernel.tel_exact(int(memory), s, o, a, _ranks(policy, a, s, o, memory, None), bool(backfill))
         if tel != kernel.OUT_OF_RANGE:
             return int(tel)
@@ -184,6 +186,7 @@ def batch_policy_tel(
                         dtype=object)
     orders = np.concatenate([_ranks(policy, *cols, m, None) for cols, m in zip(columns, memories)])
     a, s, o = (np.concatenate([cols[k] for cols in columns]) for k in range(3))
+    announce_compiling(kernel.batch_tel)
     tels = kernel.batch_tel(np.array(memories, dtype=np.int64), a, s, o, offsets, orders, bool(backfill))
     if (tels == kernel.OUT_OF_RANGE).any():
         return np.array([policy_tel(policy, *cols, m, backfill=backfill) if tel == kernel.OUT_OF_RANGE else int(tel)

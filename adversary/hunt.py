@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import sys
 import tempfile
@@ -55,8 +56,10 @@ from geosched.executor import SerialExecutor, parse_spec, using_executor
 from geosched.output import OutputError, atomic_path, working, write_json_atomic, write_text_atomic
 from geosched.progress import update
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.user_schedulers import is_file_spec
 from geosched.results import Result
 
 __all__ = ["HuntResult", "HuntOptions", "SearchOptions", "hunt", "certify", "svf_theorem_bound"]
@@ -146,15 +149,17 @@ class HuntResult(Result):
 
 
 class _Progress:
-    """A search's best certified ratio and its rate, told to the command's progress reporter
-    (:mod:`geosched.progress`: a line every few seconds off a terminal)."""
+    """A search's best ratio found so far and its rate, told to the command's progress reporter
+    (:mod:`geosched.progress`: a line every few seconds off a terminal). The search's own evaluation found it;
+    the checker certifies the witnesses only at the end (the summary's ratio may be lower), so the line says
+    "not yet certified"."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
 
     def show(self, method: str, best: float, nfev: int, elapsed: float, rate: float, force: bool = False) -> None:
         if self.enabled:
-            update(detail=f"best certified ratio {best:.4f}, {nfev} evaluations, {rate:.0f} evals/s",
+            update(detail=f"best found {best:.4f} (not yet certified), {nfev} evaluations, {rate:.0f} evals/s",
                    stage=f"{method} ({elapsed:.0f} s in)")
 
     def done(self) -> None:
@@ -219,6 +224,9 @@ class _HuntDirectory:
         error) and field by field: the saved searches' scores are recomputed, not trusted."""
         saved = read_json(self.checkpoint_path)
         where = str(self.checkpoint_path)
+        # a checkpoint names the policy of its search: compared with --policy below, never run; a scheduler file
+        # there only when --policy is one (the command line's is what runs)
+        refuse_code_names(saved, where, own={"policy"} if is_file_spec(space.policy) else ())
         if not isinstance(saved, dict) or set(saved) - {"options"} != {"space", "seed", "methods"} \
                 or not isinstance(saved["methods"], dict):
             raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with exactly "
@@ -367,8 +375,9 @@ def hunt(
         ``method`` (str): ``anneal``, ``de``, ``z3``, ``structured``
         (:mod:`geosched.adversary.structured`: a few groups of requests, for hundreds or
         thousands of requests) or ``all`` (anneal, de and z3, time split 45/35/20).
-        ``time_limit`` (float): seconds of search in this run (a resume adds this much to what
-        was spent before). ``seed`` (int or None): seed of every random choice (a resume keeps
+        ``time_limit`` (float): seconds of this run, from the call to the result: the searches share all but
+        the last fifth, which certifies their best candidates (a resume adds this much to what was spent
+        before). ``seed`` (int or None): seed of every random choice (a resume keeps
         the checkpoint's). ``rounds``, ``restarts``, ``evals`` (int): with ``rounds``, instead of
         one time-limited search, ``rounds`` rounds of ``restarts`` restarts of ``evals``
         evaluations (:mod:`geosched.adversary.rounds`: reproducible, the best witnesses passed
@@ -407,6 +416,7 @@ def hunt(
     >>> hunt(space, options, out=tempfile.mkdtemp(), progress=False).nfev  # 2 restarts of 50 evaluations
     100
     """
+    began = time.perf_counter()  # --time bounds the whole run from here
     opts = HuntOptions.from_keywords(options, **settings)
     methods = _methods_to_run(space, opts.method)
     if opts.rounds is None and not _is_serial(executor):
@@ -426,7 +436,8 @@ def hunt(
                               "methods": saved["methods"]}
             else:
                 checkpoint = {"space": space.to_dict(), "seed": opts.seed, "options": opts.to_dict(), "methods": {}}
-            run = _Hunt(space, opts, directory, checkpoint, _Progress(progress))
+            run = _Hunt(space, opts, directory, checkpoint, _Progress(progress),
+                        deadline=began + opts.time_limit if opts.rounds is None else math.inf)
             if opts.rounds is not None:
                 return _finish(run, {opts.method: _run_rounds(run, pool)})
             return _finish(run, _run_methods(run, methods, opts))
@@ -466,13 +477,20 @@ def _local_workers(executor: Any) -> int:
     return getattr(executor, "workers", 1) if executor is not None else 1
 
 
+# the share of --time kept for certifying the best candidates after the searches (each certification gets its
+# part of what is left before the deadline, at most certify_budget): --time bounds the whole run
+CERTIFY_SHARE = 0.2
+
+
 def _run_methods(run: _Hunt, methods: list[str], opts: HuntOptions) -> dict[str, Any]:
-    """The time-limited searches, one after another, each with its share of ``time_limit``."""
+    """The time-limited searches, one after another, each with its share of what ``time_limit`` leaves before
+    the certification's share (:data:`CERTIFY_SHARE`)."""
     results: dict[str, Any] = {}
     children = dict(zip(METHODS, np.random.SeedSequence(opts.seed).spawn(len(METHODS))))
     shares = _shares(methods)
+    window = max(run.deadline - CERTIFY_SHARE * opts.time_limit - time.perf_counter(), 0.0)
     for m in methods:
-        results[m] = _run_method(run, m, opts.time_limit * shares[m], children[m])
+        results[m] = _run_method(run, m, window * shares[m], children[m])
     return results
 
 
@@ -485,6 +503,7 @@ class _Hunt:
     directory: _HuntDirectory
     checkpoint: dict[str, Any]
     show: _Progress
+    deadline: float = math.inf  # time.perf_counter() by which a time-limited run ends, certification included
 
     def save_method(self, method: str, entry: dict[str, Any]) -> None:
         self.checkpoint["methods"][method] = entry
@@ -557,6 +576,7 @@ def _certify_elite(run: _Hunt, results: dict[str, Any]) -> tuple[list[tuple[str,
     space, seed = run.space, run.options.seed
     witnesses: list[tuple[str, Witness]] = []
     summary: dict[str, dict[str, Any]] = {}
+    left = sum(len(res.elite[:3]) for m, res in results.items() if m != "z3")  # certifications still to run
     for m, res in results.items():
         if m == "z3":
             witnesses += [(f"z3_{k}", w) for k, w in enumerate(res.witnesses)]
@@ -566,8 +586,11 @@ def _certify_elite(run: _Hunt, results: dict[str, Any]) -> tuple[list[tuple[str,
         for k, cand in enumerate(res.elite[:3]):
             inst = candidate_to_instance(cand, space.memory, space.block_size)
             found_by = f"hunt:{m}" + (f" [{cand.note}]" if cand.note else "")
+            # its part of the time left before the deadline, split between the witness search and the exact OPT
+            part = max((run.deadline - time.perf_counter()) / max(left, 1), 0.1) / 2
+            left -= 1
             w = certify(inst, space.policy, found_by=found_by, seed=seed, rng=k,
-                        time_budget=run.options.certify_budget)
+                        time_budget=min(run.options.certify_budget, part), exact_time_limit=min(10.0, part))
             witnesses.append((f"{m}_{k}", w))
             certified.append(w.certified_ratio)
         summary[m] = {

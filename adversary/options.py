@@ -179,7 +179,7 @@ class HuntOptions:
     """
 
     method: str = "all"  # anneal, de, z3, structured, or all (anneal, de and z3)
-    time_limit: float = 60.0  # seconds of search in this run (a resume adds this much)
+    time_limit: float = 60.0  # seconds of this run, its searches and their certification (a resume adds this much)
     seed: int | None = 0  # seed of every random choice (a resume keeps the checkpoint's)
     rounds: int | None = None  # reproducible mode: rounds of restarts instead of a time limit
     restarts: int = 8  # with rounds: restarts per round

@@ -30,14 +30,19 @@ import numpy as np
 from geosched.adversary.search import Candidate, SearchSpace, anneal, candidate_to_instance, random_candidate
 from geosched.adversary.targets import get_target
 from geosched.adversary.witness import Witness, make_witness
-from geosched.errors import ValidationError
+from geosched.errors import LimitError, ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt import best_lower_bound, solve_opt
 from geosched.results import Result
 
-__all__ = ["SmallSearchResult", "small_search", "small_witness", "SMALL_MAX_N"]
+__all__ = ["SmallSearchResult", "small_search", "small_witness", "SMALL_MAX_N", "SMALL_MAX_EVALS",
+           "check_small_budget"]
 
 SMALL_MAX_N = 8  # the exact solver proves these in well under a second each
+SMALL_MAX_EVALS = 10**7  # instances scored in one search, whatever the time: about a day at the fastest rate
+# the fastest the screen scores small instances, with room to spare (a few thousand per second on one core,
+# benchmarks/RESULTS.md): a plan of more evaluations than this rate times --time is refused before it starts
+SMALL_EVALUATIONS_PER_SECOND = 10_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,7 @@ class SmallSearchResult(Result):
     message: str  # one line
     wall_time: float  # seconds
     history: list[tuple[int, float]] = field(default_factory=list)  # (nfev, best exact ratio) at each gain
+    stopped: str = "evaluations"  # "evaluations" (max_evals scored: reproducible by the seed) or "time"
 
 
 @dataclass
@@ -91,6 +97,38 @@ def _check(n_max: Any, memory: Any, max_evals: Any) -> tuple[int, int]:
     return memory
 
 
+def _seconds(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isnan(value):
+        raise ValidationError(name, value, "must be a number of seconds > 0")
+    return float(value)
+
+
+def check_small_budget(max_evals: int, climb_evals: Any, time_limit: float) -> None:
+    """Refuse, before any evaluation, a search that no machine finishes: more than :data:`SMALL_MAX_EVALS`
+    evaluations, or more than ``time_limit`` seconds at :data:`SMALL_EVALUATIONS_PER_SECOND` (faster than
+    geosched scores), or walks of fewer than 2 or more than :data:`SMALL_MAX_EVALS` evaluations (a walk
+    longer than ``max_evals`` is cut to it)
+    (:class:`~geosched.errors.LimitError` / :class:`~geosched.errors.ValidationError`, naming the option).
+
+    >>> check_small_budget(10**12, 300, 60.0)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.LimitError: hunt-small --evals 1000000000000: more than the most evaluations of one search, ...
+    """
+    if isinstance(climb_evals, bool) or not isinstance(climb_evals, int) or not 2 <= climb_evals <= SMALL_MAX_EVALS:
+        raise ValidationError("--climb", climb_evals, f"must be an integer in [2, {SMALL_MAX_EVALS}] (evaluations "
+                              "per walk; a walk longer than --evals is cut to it)")
+    if max_evals > SMALL_MAX_EVALS:
+        raise LimitError(f"hunt-small --evals {max_evals}: more than the most evaluations of one search, "
+                         f"{SMALL_MAX_EVALS} (about {SMALL_MAX_EVALS // SMALL_EVALUATIONS_PER_SECOND} s at the "
+                         f"fastest rate); lower --evals (Python: max_evals=)")
+    seconds = max_evals / SMALL_EVALUATIONS_PER_SECOND
+    if seconds > time_limit:
+        raise LimitError(f"hunt-small --evals {max_evals}: at least {seconds:.3g} s at "
+                         f"{SMALL_EVALUATIONS_PER_SECOND} evaluations/s (faster than geosched scores), past --time "
+                         f"{time_limit:g} s (raise --time, or lower --evals; Python: time_limit=, max_evals=)")
+
+
 def _spaces(policy: str, n_max: int, memory: tuple[int, int], alpha_min: float, alpha_max: float
             ) -> list[SearchSpace]:
     """One space per memory size that has a peak inside the band (checked by SearchSpace)."""
@@ -113,7 +151,7 @@ def _exact(space: SearchSpace, c: Candidate, time_limit: float) -> tuple[str, in
 def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int] = (4, 24),
                  band: tuple[float, float] = (0.75, 0.85), max_evals: int = 2000,
                  solver_time: float = 20.0, climb_evals: int = 300, rng: int | None = 0,
-                 ties: str = "given") -> SmallSearchResult:
+                 ties: str = "given", time_limit: float = 600.0) -> SmallSearchResult:
     """Random restarts with short climbs; every improvement is checked against the exact optimum.
 
     Parameters
@@ -129,67 +167,148 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
     max_evals : int
         Instances scored (the whole work bound).
     climb_evals : int
-        Evaluations of each annealing walk from a random point (its elite go to the exact solver).
+        Evaluations of each annealing walk from a random point (its elite go to the exact solver);
+        in ``[2, SMALL_MAX_EVALS]``, cut to what is left of ``max_evals``.
     solver_time : float
-        Seconds per exact solve; a solve that does not prove optimality is counted and skipped.
+        Seconds per exact solve (at most what is left of ``time_limit``); a solve that does not
+        prove optimality is counted and skipped.
+    time_limit : float
+        Seconds for the whole search (``hunt-small --time``). A plan of more evaluations than
+        :func:`check_small_budget` allows in it is refused before it starts; a search that reaches it
+        stops between two evaluations with what it has certified (``stopped == "time"``: then the result
+        depends on the machine's speed, not on the seed alone).
     rng : int or None
         Seed.
     ties : str
         ``"given"``: the ratio under the stated tie order (equal keys: earlier position first);
         ``"robust"``: each instance sent to the exact solver is scored by ``min(TEL, TEL with the
         request order reversed) / OPT``, a ratio that holds under both orders of equal keys (the
-        walks still climb on the given order; only the exact scoring is robust).
+        walks still climb on the given order; only the exact scoring is robust); ``"distinct"``: only
+        instances whose volumes are pairwise distinct are scored (no tie for any rule to decide);
+        ``"distinct:K"`` (``K > 1``): each instance sent to the exact solver is replaced by its tie-free
+        versions scaled by ``K`` (:func:`geosched.adversary.tiefree.scaled_variants`: ``M`` up to ``64 K``),
+        each simulated and solved exactly on its own (``hunt-small --scale K``).
 
     Returns
     -------
     SmallSearchResult
     """
     memory = _check(n_max, memory, max_evals)
-    if ties not in ("given", "robust"):
-        raise ValidationError("ties", ties, "must be 'given' or 'robust'")
+    time_limit, solver_time = _seconds(time_limit, "time_limit"), _seconds(solver_time, "solver_time")
+    check_small_budget(max_evals, climb_evals, time_limit)
+    ties, scale = _ties_and_scale(ties)
     alpha_min, alpha_max = band
     spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
     gen = np.random.default_rng(rng)
     t0 = time.perf_counter()
+    deadline = t0 + time_limit
     best = _Best()
+    stopped = "evaluations"
     while best.nfev < max_evals:
-        space = spaces[int(gen.integers(len(spaces)))]
-        start = random_candidate(space, gen, int(gen.integers(min(2, n_max), n_max + 1)))
+        left = deadline - time.perf_counter()
         climb = min(climb_evals, max_evals - best.nfev)
+        if left <= 0:
+            stopped = "time"
+            break
         if climb < 2:
             break
-        walk = anneal(space, rng=gen, initial=start, max_evals=climb, time_limit=math.inf,
+        space = spaces[int(gen.integers(len(spaces)))]
+        start = random_candidate(space, gen, int(gen.integers(min(2, n_max), n_max + 1)))
+        walk = anneal(space, rng=gen, initial=start, max_evals=climb, time_limit=left,
                       cycle_evals=max(1, climb // 2))
         best.nfev += walk.nfev
         for c in walk.elite:
-            _consider(space, c, best, solver_time, ties)
+            solve_time = min(solver_time, deadline - time.perf_counter())
+            if not (_consider_distinct(space, c, best, solve_time, scale) if ties == "distinct"
+                    else _consider(space, c, best, solve_time, ties)):
+                break
+    return _result(best, rng, ties, stopped, max_evals, time_limit, time.perf_counter() - t0, scale)
+
+
+def _result(best: _Best, rng: Any, ties: str, stopped: str, max_evals: int, time_limit: float,
+            wall_time: float, scale: int = 1) -> SmallSearchResult:
     message = (f"{best.nexact} exact optima, {best.nunknown} unproved; best TEL(A)/OPT = {best.fun:.4f}"
                if best.x is not None else f"no instance certified ({best.nunknown} solves unproved)")
-    message = ("ties robust (TEL the smaller of both orders); " if ties == "robust" else "") + message
+    message = {"robust": "ties robust (TEL the smaller of both orders); ",
+               "distinct": "pairwise distinct volumes" + (f", scaled by {scale}" if scale > 1 else "") + "; "
+               }.get(ties, "") + message
+    if stopped == "time":
+        message += (f"; stopped at --time {time_limit:g} s after {best.nfev} of {max_evals} evaluations (raise "
+                    "--time to score them all: only a search that ends by --evals is reproduced by its seed)")
     return SmallSearchResult(best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts, best.alpha,
                              "optimal" if best.x is not None else "none", best.nfev, best.nexact, best.nunknown,
-                             rng, message, time.perf_counter() - t0, best.history)
+                             rng, message, wall_time, best.history, stopped)
 
 
-def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float, ties: str = "given") -> None:
-    """Solve ``c`` exactly when its ratio against a proved lower bound could beat the best."""
+def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float, ties: str = "given") -> bool:
+    """Solve ``c`` exactly when its ratio against a proved lower bound could beat the best; False when no
+    time is left for a solve (the search's deadline passed)."""
     instance = candidate_to_instance(c, space.memory)
     policy_tel = c.policy_tel
     if ties == "robust":  # reversed arrays: the request order (and so the order of equal keys) reversed
         policy_tel = min(policy_tel, get_target(space.policy).array_tel(
             c.a[::-1].copy(), c.s[::-1].copy(), c.o[::-1].copy(), space.memory, space.block_size))
     if policy_tel <= best.fun * best_lower_bound(instance).value:
-        return  # TEL(A)/OPT <= TEL(A)/LB <= best: cannot win
+        return True  # TEL(A)/OPT <= TEL(A)/LB <= best: cannot win
+    if solver_time <= 0:
+        return False
     status, tel, starts = _exact(space, c, solver_time)
     if status != "optimal":
         best.nunknown += 1
-        return
+        return True
     best.nexact += 1
     ratio = policy_tel / tel
     if ratio > best.fun:
         best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, policy_tel, tel, starts
         best.alpha = instance.alpha
         best.history.append((best.nfev, ratio))
+    return True
+
+
+def _ties_and_scale(ties: Any) -> tuple[str, int]:
+    """``(rule, K)`` of a ``ties`` argument: ``given``, ``robust``, ``distinct`` (K = 1) or ``distinct:K``."""
+    rule, _, factor = ties.partition(":") if isinstance(ties, str) else (ties, "", "")
+    if rule not in ("given", "robust", "distinct") or (factor and rule != "distinct"):
+        raise ValidationError("ties", ties, "must be 'given', 'robust', 'distinct' or 'distinct:K' (K an integer > 1)")
+    if not factor:
+        return rule, 1
+    scale = int(factor) if factor.isdigit() and factor.isascii() else factor
+    _check_scale(scale)
+    return rule, scale
+
+
+def _check_scale(scale: Any) -> None:
+    from geosched.adversary.tiefree import MAX_SCALE
+
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE:
+        raise ValidationError("scale", scale, f"must be an integer in [1, {MAX_SCALE}]")
+
+
+def _consider_distinct(space: SearchSpace, c: Candidate, best: _Best, solver_time: float, scale: int) -> bool:
+    """Score ``c`` on pairwise distinct volumes only: the instance itself when its volumes are distinct, or
+    (``scale > 1``) each of its scaled tie-free versions, simulated and solved exactly on its own; False when no
+    time is left for a solve (the search's deadline passed)."""
+    from geosched.adversary.tiefree import pairwise_distinct, scaled_variants
+
+    instance = candidate_to_instance(c, space.memory)
+    candidates = scaled_variants(instance, scale) if scale > 1 else [instance] if pairwise_distinct(instance) else []
+    target = get_target(space.policy)
+    for inst in candidates:
+        policy_tel = target.run(inst).tel
+        if policy_tel <= best.fun * best_lower_bound(inst).value:
+            continue  # cannot win
+        if solver_time <= 0:
+            return False
+        res = solve_opt(inst, time_limit=solver_time)
+        if res.status != "optimal":
+            best.nunknown += 1
+            continue
+        best.nexact += 1
+        if policy_tel / res.tel > best.fun:
+            best.x, best.fun, best.policy_tel, best.opt_tel = inst, policy_tel / res.tel, policy_tel, res.tel
+            best.opt_starts, best.alpha = dict(res.starts), inst.alpha
+            best.history.append((best.nfev, best.fun))
+    return True
 
 
 def small_witness(result: SmallSearchResult, policy: str) -> Witness:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
+           "seconds", "MAX_SECONDS", "scheduler_file_spec",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
            "add_block_size", "add_command", "command_modules",
            "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
@@ -144,6 +145,36 @@ def finite_float(text: str) -> float:
     return value
 
 
+MAX_SECONDS = 7 * 86_400  # the longest time limit a command takes: a week (a larger one bounds nothing)
+
+
+def seconds(text: str) -> float:
+    """A time limit: a number of seconds in ``(0, MAX_SECONDS]`` (``--time``, ``--time-limit``, ``--timeout``).
+
+    >>> seconds("1e30")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number of seconds in (0, 604800] (a week), got '1e30'
+    """
+    value = positive_float(text)
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, {MAX_SECONDS}] (a week), got {text!r}")
+    return value
+
+
+def scheduler_file_spec(text: str) -> str:
+    """``FILE.py:Class``, a scheduler file of the user's own (``--scheduler-cls``): a module path is refused,
+    since it would be a name that vLLM imports rather than a file whose SHA-256 is pinned.
+
+    >>> scheduler_file_spec("mine.py:Mine")
+    'mine.py:Mine'
+    """
+    path, sep, name = text.rpartition(":")
+    if not sep or not path.endswith(".py") or not name.isidentifier() or "\n" in text:
+        raise argparse.ArgumentTypeError(f"must be a scheduler file FILE.py:Class, got {text!r}")
+    return text
+
+
 def positive_float(text: str) -> float:
     """A finite number > 0 (seconds, ratios)."""
     value = finite_float(text)
@@ -256,11 +287,11 @@ def add_work_limits(parser: argparse.ArgumentParser, *, steps: bool = True, deci
     if decide:
         parser.add_argument("--decide-seconds", type=positive_float, default=None, metavar="S",
                             help="seconds one decide() call of a scheduler may take, a scheduler of your own "
-                            f"included (default {DEFAULT_DECIDE_SECONDS:g})")
+                            f"included (default {DEFAULT_DECIDE_SECONDS:g}; 0.001 to 86400)")
     if max_bytes:
         parser.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
                             help=f"refuse, before building it, a file of more than N bytes (default "
-                            f"{DEFAULT_MAX_BYTES})")
+                            f"{DEFAULT_MAX_BYTES}; at most 2^31, the file is built in memory)")
 
 
 def show_progress(args: argparse.Namespace) -> bool:

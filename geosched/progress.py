@@ -12,6 +12,8 @@ which do nothing when no reporter is open (a library call stays quiet):
 * on a terminal the same text as one line redrawn in place, erased when the command ends;
 * :func:`note` prints a line at once in both cases: what is about to take long and why (the first
   Coq build: "compiling the Coq proofs once (about N minutes on this machine; cached in DIR)");
+* :func:`above` prints a result on stdout as soon as it is known (``geosched claims``' rows, as they
+  finish): on a terminal the line is erased first and drawn again below it;
 * :func:`hold_lock` takes an exclusive file lock and, while another process holds it, says so: what
   it waits for, which process holds it (its pid and command line, from the lock file) and since when,
   then a line every few seconds while waiting.
@@ -46,8 +48,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["Reporter", "reporting", "current", "update", "stage", "staged", "count", "detail", "note", "hold_lock",
-           "lock_holder", "DEFAULT_INTERVAL", "INTERVAL_ENV", "interval_seconds"]
+__all__ = ["Reporter", "reporting", "current", "update", "stage", "staged", "count", "detail", "note", "above",
+           "hold_lock", "lock_holder", "DEFAULT_INTERVAL", "INTERVAL_ENV", "interval_seconds"]
 
 DEFAULT_INTERVAL = 5.0  # seconds between two lines off a terminal
 INTERVAL_ENV = "GEOSCHED_PROGRESS_SECONDS"  # overrides it (a test sets 0: a line at every update)
@@ -123,7 +125,7 @@ class Reporter:
         self.update(done=done, total=total, unit=unit)
 
     def detail(self, text: str) -> None:
-        """A figure of the run shown before the stage (``best certified ratio 1.31``)."""
+        """A figure of the run shown before the stage (``best found 1.31 (not yet certified)``)."""
         self.update(detail=text)
 
     def note(self, text: str) -> None:
@@ -134,6 +136,18 @@ class Reporter:
             self._erase()
             self._write(f"{self.label}: {text}\n")
             self._last = self.clock()
+
+    def above(self, text: str, stream: IO[str] | None = None) -> None:
+        """Print ``text`` (a result: a ledger row) on ``stream`` (default ``sys.stdout``) now: on a terminal the
+        progress line is erased first and drawn again below it, so the two never mix."""
+        with self._lock:
+            self._erase()
+            out = stream if stream is not None else sys.stdout
+            out.write(text if text.endswith("\n") else text + "\n")
+            out.flush()
+            if self.terminal and not self._closed:
+                self._write("\r" + self.line()[:_columns() - 1] + "\x1b[K")
+                self._drawn, self._last = True, self.clock()
 
     # -- the line
 
@@ -286,6 +300,15 @@ def staged(text: str) -> Iterator[Reporter | None]:
         yield reporter
     finally:
         reporter.stage(before)
+
+
+def above(text: str) -> None:
+    """Print ``text`` on stdout now, above the current reporter's line (plainly when none is open)."""
+    reporter = current()
+    if reporter is not None:
+        reporter.above(text)
+    else:
+        print(text, flush=True)
 
 
 def note(text: str) -> None:

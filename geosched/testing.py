@@ -207,8 +207,8 @@ def check_scheduler(scheduler: Any, *, examples: int = 100, max_n: int = 5, max_
 def _scheduler_factory(scheduler: Any) -> tuple[Callable[[], Any], str]:
     """A function making a fresh scheduler object, and the scheduler's name."""
     from geosched.errors import ValidationError
-    from geosched.reference_impl.scheduling import load_scheduler_class
     from geosched.reference_impl.simulation import resolve
+    from geosched.reference_impl.user_schedulers import load_scheduler_class
 
     if isinstance(scheduler, str):
         label = scheduler

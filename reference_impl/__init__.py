@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from geosched.reference_impl.predictors import PREDICTORS as PREDICTORS
     from geosched.reference_impl.predictors import make_predictor as make_predictor
     from geosched.reference_impl.predictors import register_predictor as register_predictor
+    from geosched.reference_impl.scheduler_registry import register_scheduler as register_scheduler
+    from geosched.reference_impl.scheduler_registry import scheduler_names as scheduler_names
     from geosched.reference_impl.scheduling import Decision as Decision
     from geosched.reference_impl.scheduling import SchedulerState as SchedulerState
-    from geosched.reference_impl.scheduling import register_scheduler as register_scheduler
-    from geosched.reference_impl.scheduling import scheduler_names as scheduler_names
     from geosched.reference_impl.simulation import SimulationResult as SimulationResult
     from geosched.reference_impl.simulation import simulate as simulate
     from geosched.reference_impl.workloads import generate as generate

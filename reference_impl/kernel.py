@@ -561,3 +561,25 @@ def batch_tel(memories, arrival, prompt, output, offsets, orders, backfill):  # 
         tels[b] = _tel(memories[b], prompt, output, arrival, orders, lo, hi, by_arrival, backfill, start, admitted,
                        work)
     return tels
+
+
+def cached_on_disk(function: object) -> bool | None:
+    """Whether numba's disk cache holds machine code of the entry point ``function`` for this source (an index
+    that is current: numba drops one whose source changed); None when numba does not say. A function already
+    compiled or loaded in this process counts as cached.
+
+    >>> cached_on_disk(run_exact) in (True, False, None)
+    True
+    """
+    if getattr(function, "signatures", None):
+        return True
+    cache = getattr(function, "_cache", None)
+    try:
+        return bool(cache._cache_file._load_index())  # type: ignore[union-attr]  # numba's own check of the index
+    except Exception:  # noqa: BLE001 - numba's private layout changed, or no cache: say nothing rather than guess
+        return None
+
+
+def cache_folder(function: object) -> str:
+    """The folder where numba caches ``function``'s machine code (``""`` when it does not cache)."""
+    return str(getattr(getattr(function, "_cache", None), "_cache_path", "") or "")

@@ -49,7 +49,8 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import MAX_VALUE, Instance
-from geosched.reference_impl.scheduling import REGISTRY, Capability, SchedulerEntry
+from geosched.reference_impl.scheduler_registry import REGISTRY, SchedulerEntry
+from geosched.reference_impl.scheduling import Capability
 
 __all__ = [
     "Policy",
@@ -218,7 +219,7 @@ _PRIORITY_RULE = frozenset({Capability.SIMULATOR, Capability.PRIORITY_RULE, Capa
 
 def policy_names(capability: Capability | None = None) -> tuple[str, ...]:
     """The registered priority rules, in registration order; with ``capability``, those that
-    have it (:func:`geosched.reference_impl.scheduling.scheduler_names` lists every scheduler).
+    have it (:func:`geosched.reference_impl.scheduler_registry.scheduler_names` lists every scheduler).
 
     >>> policy_names()[:4]  # the papers' rules come first (their entries' order); a new rule follows them
     ('fcfs', 'sjf', 'svf', 'svf1')

@@ -51,8 +51,10 @@ from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.engine import BlockedInterval, ReplicaEngine, StepRun, capabilities_of, run_scheduler
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import Policy, make_policy, parse_spec
+from geosched.reference_impl.scheduler_registry import REGISTRY
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
-from geosched.reference_impl.scheduling import REGISTRY, Capability, Run, is_file_spec, load_scheduler_class
+from geosched.reference_impl.scheduling import Capability, Run
+from geosched.reference_impl.user_schedulers import is_file_spec, load_scheduler_class
 from geosched.results import Result
 
 if TYPE_CHECKING:
@@ -264,6 +266,7 @@ def compiled_run(memory: int, prompt: np.ndarray, output: np.ndarray, arrival: n
         return None
     from geosched.reference_impl import kernel  # numba: only once a compiled run is asked for
 
+    announce_compiling(kernel.run_exact)
     if not kernel.fits_int64(memory, arrival, output):
         return None
     if isinstance(keys, np.ndarray):
@@ -274,6 +277,29 @@ def compiled_run(memory: int, prompt: np.ndarray, output: np.ndarray, arrival: n
         return None
     start, admitted, decisions = kernel.run_exact(memory, prompt, output, arrival, order, bool(backfill))
     return start, admitted, int(decisions)
+
+
+_ANNOUNCED: set[object] = set()  # the kernel's entry points this process has checked (each once)
+
+
+def announce_compiling(function: object) -> None:
+    """Before the first call of a compiled kernel entry point in this process: when numba's disk cache holds no
+    machine code for it (a fresh clone, changed sources), say on the command's progress stream, once a process,
+    that it compiles now and where it is kept, so that the next run starts at once. A no-op after the first call."""
+    if function in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(function)
+    from geosched.reference_impl import kernel
+
+    if kernel.cached_on_disk(function) is False and "said" not in _ANNOUNCED:
+        from geosched.progress import note
+
+        _ANNOUNCED.add("said")  # once a process: the other entry points compile as they are first used
+        folder = kernel.cache_folder(function)
+        note("compiling the simulation kernel (numba) once for this machine, each entry point as it is first used: "
+             "seconds on a quiet 2-core machine, minutes under load; "
+             + (f"cached in {folder}, so later runs start at once" if folder
+                else "not cached (numba cannot write its cache here)"))
 
 
 def _simulate_compiled(instance: Instance, policy_obj: Policy, predictor_name: str, keys: list[Any],

@@ -6,7 +6,10 @@ examples); pick one with ``GEOSCHED_HYPOTHESIS_PROFILE=ci`` (``.ci/run`` sets it
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -41,3 +44,34 @@ def trace_path() -> Path:
     if not TRACE.is_file():
         pytest.skip(f"trace not found at {TRACE}")
     return TRACE
+
+
+# --------------------------------------------------------------------------- the Coq build, started first
+# A fresh clone compiles verify/coq once (minutes): the first process that collects a Coq test starts that build
+# in the background, so that it runs beside the other tests instead of in front of the first Coq test; every
+# Coq test then reads the shared build cache (~/.cache/geosched/coq, keyed by the sources, under a lock: a test
+# that needs the build before it is done waits for the lock and says so). Another xdist worker that starts one
+# too waits for the same lock and then only reads the cache.
+_COQ_BUILD: list[subprocess.Popen] = []
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not any("coq" in item.nodeid.split("::")[0] or item.get_closest_marker("coq_build") for item in session.items):
+        return
+    from geosched.verify import coq_engine
+
+    if coq_engine.missing_tools():
+        return
+    digest, _ = coq_engine.source_hash()
+    if (coq_engine.cache_root() / digest[:16] / "build.json").exists():
+        return  # built already: every test reads the cache
+    _COQ_BUILD.append(subprocess.Popen([sys.executable, "-m", "geosched.verify.coq_engine"], stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for process in _COQ_BUILD:  # a run that ends first (a subset, Ctrl-C) takes its build down with it
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait()

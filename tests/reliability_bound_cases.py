@@ -99,6 +99,22 @@ def size_bomb_cases() -> list[Case]:
              "answer"),
         Case(f"{c}: hunt --rounds 2 --evals 10^12", [*hunt, "--evals", str(HUGE)]),
         Case(f"{c}: hunt --rounds 2 --restarts 10^12", [*hunt, "--restarts", str(HUGE)]),
+        *hunt_small_cases(),
+    ]
+
+
+def hunt_small_cases() -> list[Case]:
+    """Issue 41 item 3: ``hunt-small`` bounded before it starts (``--evals``/``--climb`` ranges, ``--time``)."""
+    c = "size bombs"
+    small = ["hunt-small", "--policy", "svf", "--requests", "3", "--memory-range", "6", "8", "--alpha-min", "0.5",
+             "--alpha-max", "0.75", "--out", "w.json"]
+    return [
+        Case(f"{c}: hunt-small --evals 10^12", [*small, "--evals", str(HUGE)]),
+        Case(f"{c}: hunt-small --climb 10^12", [*small, "--climb", str(HUGE)]),
+        Case(f"{c}: hunt-small --evals 10^6 --time 1", [*small, "--evals", "1000000", "--time", "1"]),
+        Case(f"{c}: hunt-small vllm-fcfs --time 2 (20000 evaluations by default)",
+             ["hunt-small", "--policy", "vllm-fcfs", "--alpha-min", "0.5", "--alpha-max", "0.75", "--time", "2",
+              "--quiet"], expect="answer"),
     ]
 
 
@@ -229,6 +245,33 @@ def peer_and_signal_cases() -> list[Case]:
     ]
 
 
+GOOD_TRACE = "TIMESTAMP,ContextTokens,GeneratedTokens\n" + "2023-11-16 18:15:46.6805900,374,44\n" * 4
+
+
+def option_range_cases() -> list[Case]:
+    """Issue 41 item 3: every option that bounds work is checked against a documented range before it starts."""
+    c = "option ranges"
+    small = {"w.json": _instance(12, [(0, 6, 3), (0, 1, 5)]), "t.csv": GOOD_TRACE}
+    huge_prompt = {"w.json": _instance(HUGE_M, [(0, HUGE, 2)])}
+    return [
+        Case(f"{c}: simulate --decide-seconds 1e-9 (would disarm the timer)",
+             ["simulate", "w.json", "--policy", "geo-guess", "--decide-seconds", "1e-9"], small),
+        Case(f"{c}: simulate --decide-seconds 1e30", ["simulate", "w.json", "--policy", "geo-guess",
+                                                     "--decide-seconds", "1e30"], small),
+        Case(f"{c}: export vllm-bench --max-bytes 10^30, prompt 10^12",
+             ["export", "w.json", "--format", "vllm-bench", "--out", "b.jsonl", "--no-vllm-check", "--max-bytes",
+              str(10**30)], huge_prompt),
+        Case(f"{c}: simulate --engine coq --coq-time-limit 1e30",
+             ["simulate", "w.json", "--engine", "coq", "--coq-time-limit", "1e30"], small),
+        Case(f"{c}: hunt --time 1e30", ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method",
+                                        "anneal", "--time", "1e30", "--target", "99", "--quiet", "--out", "h"]),
+        Case(f"{c}: opt --time-limit 1e30", ["opt", "w.json", "--time-limit", "1e30"], small),
+        Case(f"{c}: vllm-diff --search 10^18", ["vllm-diff", "w.json", "--search", str(10**18)], small),
+        Case(f"{c}: predictor train --epochs 10^12", ["predictor", "train", "--trace", "t.csv", "--kind", "point",
+                                                      "--out", "m.json", "--epochs", str(HUGE)], small),
+    ]
+
+
 def work_bound_cases() -> list[Case]:
     """Every case of the work-bound categories."""
-    return size_bomb_cases() + decision_cases() + peer_and_signal_cases()
+    return size_bomb_cases() + decision_cases() + peer_and_signal_cases() + option_range_cases()

@@ -212,8 +212,11 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("jsonfile",),  # strict JSON input
     ("model",),  # Request, Instance: the memory in tokens and the block size, validated once
     ("checker", "admission", "scheduling", "z3model"),  # the referee; the one forward check; the protocol; Z3
-    ("policies", "engine", "kernel"),  # the priority rules; the event-driven and the step engine; the compiled
-    # kernel (numba; it imports nothing of geosched, but it is the engine's exact mode, so it sits beside it)
+    ("scheduler_registry", "user_schedulers"),  # the one registry of schedulers; a user's scheduler file, run in a
+    # worker process (both on the contract: scheduling)
+    ("policies", "engine", "kernel", "code_names"),  # the priority rules; the event-driven and the step engine;
+    # the compiled kernel (numba; it imports nothing of geosched, but it is the engine's exact mode, so it sits
+    # beside it); the gate for names of code in data files (it knows the registered names)
     ("schedulers",),  # every scheduler module, each declaring its registry entries
     ("simulation",),  # simulate(): the kernel, an engine, or an external (Coq) engine
     ("simulator",),  # deprecated re-export for geosched.verify (edited on another branch)

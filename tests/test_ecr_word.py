@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from geosched.verify import methods, montecarlo_audit
+from geosched.verify.evidence import Canary
 
 
 def _evidence(monkeypatch, low: float, high: float, mean: float):
@@ -18,7 +19,10 @@ def _evidence(monkeypatch, low: float, high: float, mean: float):
     monkeypatch.setattr(methods, "_poisson_run", lambda policy, ctx: (result, 0.0))
     monkeypatch.setattr(methods, "_mc_failures", lambda result, estimator: [])  # tested with the Monte Carlo
     monkeypatch.setattr(montecarlo_audit, "inside", lambda point, memory, alpha: True)
-    ctx = SimpleNamespace(write=lambda name, data: f"/tmp/{name}")
+    # the canary and the coverage are tested with the Monte Carlo (tests/test_method_canaries.py)
+    monkeypatch.setattr(methods, "mc_canary", lambda result, judged, estimator: Canary("planted", True, "refuted"))
+    monkeypatch.setitem(methods.MC_POINTS, "quick", {"points": 1, "judged": 1})
+    ctx = SimpleNamespace(write=lambda name, data: f"/tmp/{name}", mode="quick")
     return methods._ecr(None, ctx)
 
 

@@ -137,7 +137,7 @@ def test_an_option_a_format_does_not_take_is_named():
 
 
 def test_a_trace_csv_is_left_to_the_trace_reader(tmp_path):
-    assert [f.name for f in formats_for_path("x.jsonl")] == ["jsonl", "vllm-bench"]
+    assert [f.name for f in formats_for_path("x.jsonl")] == ["jsonl", "mooncake", "vllm-bench"]
     trace = tmp_path / "trace.csv"
     trace.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 00:00:00.0000000,3,4\n")
     assert detect_format(trace) is None  # a .csv no format claims: load_workload reads it as the Azure trace

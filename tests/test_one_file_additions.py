@@ -154,7 +154,8 @@ SCHEDULER = textwrap.dedent('''
     from dataclasses import dataclass
 
     from geosched.reference_impl.admission import admission_step
-    from geosched.reference_impl.scheduling import Capability, Decision, SchedulerEntry, SchedulerState
+    from geosched.reference_impl.scheduling import Capability, Decision, SchedulerState
+    from geosched.reference_impl.scheduler_registry import SchedulerEntry
 
 
     @dataclass(eq=False)
@@ -224,7 +225,8 @@ RULE = textwrap.dedent('''
 
     import numpy as np
 
-    from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+    from geosched.reference_impl.scheduling import Capability
+    from geosched.reference_impl.scheduler_registry import SchedulerEntry
 
 
     @dataclass(frozen=True)

@@ -362,11 +362,33 @@ def test_a_wait_for_the_coq_build_lock_says_what_and_since_when(tmp_path, monkey
 
 
 def test_the_ledger_reports_a_lock_wait_apart_from_checking(monkeypatch):
-    from geosched.verify import coq_engine
+    """The build runs in the background (issue 44): a row that waits for it (the build waiting for another
+    process's lock, or compiling) shows the wait apart. The wait is 6.5 s of a fake clock that the build
+    advances once the ledger's main thread is blocked waiting for it (seen in its stack, not timed)."""
+    from geosched.verify import coq_engine, evidence
     from geosched.verify.ledger import run_claims
 
-    monkeypatch.setattr(coq_engine, "build", lambda **kw: coq_engine.CoqBuild(
-        "not_built", "no build", 6.6, lock_wait_seconds=6.5))
+    clock = [1000.0]
+    main = threading.main_thread().ident
+
+    def main_thread_waits() -> bool:
+        frame = sys._current_frames().get(main)
+        while frame is not None:
+            if frame.f_code.co_name == "wait_for":
+                return True
+            frame = frame.f_back
+        return False
+
+    def build(**kw):
+        for _ in range(60_000):  # a bound, not a timing: a build run inline (not waited for) fails below
+            if main_thread_waits():
+                break
+            threading.Event().wait(0.001)
+        clock[0] += 6.5
+        return coq_engine.CoqBuild("not_built", "no build", 6.6, lock_wait_seconds=6.5)
+
+    monkeypatch.setattr(coq_engine, "build", build)
+    monkeypatch.setattr(evidence, "time", type("FakeTime", (), {"perf_counter": staticmethod(lambda: clock[0])}))
     result = run_claims(["kong.volume"], mode="quick")
     (claim,) = result.claims
     assert claim.waited == 6.5 and claim.wall_time < 6.5

@@ -6,8 +6,12 @@ Kong, Qi, Ye, Zhou (arXiv 2606.22327), Thm. 3.4 bounds a *ratio of expectations*
 an *expectation of a ratio*. The substitution ``alpha = 1/2`` is algebra (checked). The change
 from ``E[X]/E[Y]`` to ``E[X/Y]`` is not: two checked two-point examples with ``X >= Y > 0`` show
 that either can be the larger, so neither form implies the other, and the E[CR] form is a
-separate statement. It is left unchecked here; the ledger measures ``E[SVF/OPT]`` with exact
-OPT on small Poisson instances.
+separate statement. **What it leaves out**: ``CR = TEL(SVF)/TEL(OPT)`` is a ratio over one finite
+workload, and the statement fixes neither its size ``n`` nor its starting state, so ``E[CR]`` is not
+defined: from an empty system ``E[CR]`` is 1 at ``n = 1`` and depends on ``n`` (the ledger measures
+it, ``monte-carlo:paper-ecr``), tending to the ratio of stationary means as ``n -> oo`` only if the
+ratios are uniformly integrable (not shown). The row's word is ``unknown`` with that reason; the
+reading ``n -> oo`` would reduce it to ``kong.thm3.4``.
 
 Example
 -------
@@ -25,9 +29,12 @@ from geosched.theory.kong_thm3_4 import alpha, bound, mu, rho
 
 CLAIM = Claim(
     "kong.thm3.4.half", f"{KONG} Thm. 3.4 at alpha = 1/2", "E[CR] <= 1 + 4/((1-mu)(1-rho))",
-    "E[SVF/OPT] with exact OPT on the same workloads against 1 + 4/((1-mu)(1-rho))",
-    "E[CR] = E[SVF/OPT] is not the theorem's E[SVF]/E[OPT]; neither bounds the other",
-    ("derivation", "monte-carlo:ecr", "consts:poisson", *SIMULATES),
+    "the alpha = 1/2 algebra and the two-point examples by sympy; E[TEL(SVF)/LB] of n-request Poisson workloads from "
+    "empty reported for n = 10, 100, 1000 (monte-carlo:paper-ecr), not judged",
+    "unknown: E[CR] is not defined until n (the workload's size) and the starting state are fixed, which the "
+    "statement does not; E[CR] = E[SVF/OPT] is not the theorem's E[SVF]/E[OPT] and neither bounds the other; read "
+    "as n -> oo from empty it would need uniform integrability to reduce to kong.thm3.4",
+    ("derivation", "monte-carlo:paper-ecr", "consts:poisson", *SIMULATES),
     order=("kong", 80))
 CLAIM_ID = CLAIM.id
 
@@ -81,9 +88,11 @@ def derivation() -> Derivation:
                 "E[TEL(SVF)/TEL(OPT)] <= 1 + 4/((1 - mu)(1 - rho))",
                 "the summary's reading of Thm. 3.4; by steps 2-3 it does not follow from the bound on "
                 "E[TEL(SVF)]/E[TEL(OPT)] in either direction",
-                "a separate stochastic statement with no proof in our reconstruction; the ledger estimates E[CR] "
-                "with exact OPT on small Poisson instances"),
+                "not a statement until n and the starting state are fixed: E[CR] of n requests from empty is 1 at "
+                "n = 1 and depends on n (monte-carlo:paper-ecr); its limit as n -> oo is the ratio of stationary "
+                "means only under uniform integrability, not shown"),
         ),
         notes="The E[CR] form is not implied by Thm. 3.4 (ratio of expectations); steps 2-3 show that neither "
-              "quantity bounds the other in general.",
+              "quantity bounds the other in general; and E[CR] needs n and the starting state, which the statement "
+              "does not fix (step 4): unknown with that reason.",
     )

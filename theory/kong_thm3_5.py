@@ -13,8 +13,12 @@ Checked: ``P(o <= theta)``, ``O_0`` (finite series), ``O_1`` (memorylessness, fr
 and the truncated mean), ``eps = (1/2)(1/mu - O_0)^2``, *our reading* of ``eps`` as the exact
 quadratic remainder of the volume ``v(o) = s o + (o^2 + o)/2`` (``v'' = 1``), the bound
 ``eps <= theta^2 q^(2 theta)/(2 mu^2)``, its limit 0 and the exact decay rate
-``eps(theta + 1)/eps(theta) -> q^2``. Not checked: how ``eps`` enters the paper's final
-inequality (a queueing argument).
+``eps(theta + 1)/eps(theta) -> q^2``. **What it leaves out**: the statement does not say how ``eps``
+enters Thm. 3.4's bound (``B (1 + eps)``, ``B + eps``, ``eps`` in the load, ...), so the bound it claims
+for 1-bit SVF is not determined; the row's word is ``unknown`` with that reason. The package's
+own 1-bit bound, with a penalty ``Phi_1`` that does enter (``Delta E[p o]/E[v~]`` at most), is
+``svf1.poisson``; ``monte-carlo:paper-stationary-svf1`` reports 1-bit SVF on long stationary runs
+beside ``B`` and ``B (1 + eps)``, not judged.
 
 Example
 -------
@@ -31,13 +35,13 @@ from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
     "kong.thm3.5", f"{KONG} Thm. 3.5", "1-bit SVF, Poisson: proxies O_0, O_1, penalty eps",
-    "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies (priority by the proxy volume, "
-    "admission by the exact lengths) on exact-OPT Poisson workloads against Thm. 3.4's bound (refuted "
-    "only beyond B (1 + eps)), per-sample OPT <= TEL and bounds <= OPT, lengths and load checked",
-    "how eps enters the bound is not stated; oracle class bits; the memory check uses exact lengths; "
-    "truncated lengths; the package's own Poisson bound for 1-bit SVF (no penalty, proved relative to named "
-    "queueing results) is svf1.poisson",
-    ("derivation", "monte-carlo:svf1", "consts:poisson", *SIMULATES), ("kong.thm3.4",),
+    "O_0, O_1, eps symbolically; 1-bit SVF with the paper's proxies (priority by the proxy volume, admission by the "
+    "exact lengths) on long stationary Poisson workloads reported beside Thm. 3.4's bound B and B (1 + eps) "
+    "(monte-carlo:paper-stationary-svf1), not judged",
+    "unknown: the statement does not say how eps enters the bound, so the bound it claims is not determined; oracle "
+    "class bits; the package's own 1-bit bound with a penalty that does enter (Phi_1 <= Delta E[p o]/E[v~]) is "
+    "svf1.poisson",
+    ("derivation", "monte-carlo:paper-stationary-svf1", "consts:poisson", *SIMULATES), ("kong.thm3.4",),
     order=("kong", 90))
 CLAIM_ID = CLAIM.id
 
@@ -126,9 +130,11 @@ def derivation(distortion_formula=None) -> Derivation:
                        "ratio (theta+1)^2/theta^2 q^2 (1 - q^theta)^2/(1 - q^(theta+1))^2 -> q^2"),
             Step.unchecked("the Thm. 3.4 bound for 1-bit SVF holds with the penalty eps",
                            "proxy volumes replace true ones; the remainder of step 5 bounds the distortion",
-                           "a queueing argument; verify/ compares with Monte-Carlo simulation"),
+                           "not a statement until it says how eps enters the bound (B (1 + eps), B + eps, eps in "
+                           "the load, ...): left open; svf1.poisson proves a 1-bit bound with its own penalty"),
         ),
         depends_on=("kong.thm3.4",),
         notes="The formulas for O_0, O_1, eps and the decay are checked; the reading of eps as the volume's "
-              "quadratic remainder is ours.",
+              "quadratic remainder is ours. How eps enters the bound is not stated (step 11): unknown with that "
+              "reason.",
     )

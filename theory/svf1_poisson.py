@@ -14,7 +14,8 @@ same Coq sample path:
 * **sample path** (Coq, every instance and *any* keys: ``online_wait_bound``, ``online_ahead``):
   a request started during ``j``'s wait has a smaller key, or an equal key and an earlier
   arrival (or the same arrival and an earlier position).
-* **in expectation** (STABLE, PASTA, LITTLE, WALD, BATCH of ``svf.poisson``), a type ``k`` of
+* **in expectation** (PASTA, LITTLE, WALD, BATCH of ``svf.poisson``; the stationary regime is
+  ``svf.poisson.stable``'s, for any keys fixed by the type), a type ``k`` of
   level ``l``: ``w_k (1 - sigma_l) <= r0 + S_l + Q_l`` with ``Q_l = sum_{i in l} rho_i w_i``,
   ``S_l = sum_{l' < l} Q_l'``, ``sigma_l`` the load of the levels before ``l``: every type of a
   level has the same right-hand side, since arrivals of its own level during the wait are not
@@ -23,13 +24,21 @@ same Coq sample path:
   ``svf.poisson``'s recursion with levels for classes, so Cobham's induction applies; back per
   type, ``w_k <= (r0 + S_l)/(1 - sigma_{l+1}) <= r0/((1 - sigma_l)(1 - sigma_{l+1}))``. Two
   levels: ``E[W] <= r0 (pi_S/(1 - rho_S) + pi_L/((1 - rho_S)(1 - rho))) <= r0/(1 - rho)^2``.
+* **Chebyshev** (as ``svf.poisson``, with levels for classes): the per-level bounds are
+  non-decreasing in the key order, and so is ``m1_k = min(p_k o_k, p_j o_j of the types j of later
+  levels) <= p_k o_k``; so ``E[W] <= Phi_1 r0/(1 - rho)`` with the **distortion penalty**
 
-.. math::  \\frac{E[\\mathrm{SVF}_1]}{E[\\mathrm{OPT}]} \\le 1 + \\frac{\\rho\\,(1 + h)}{(1-\\rho)^2\\,E[o]}
+.. math::  \\Phi_1 = \\frac{E[p\\,o]}{E[m_1]} \\le \\Delta\\,\\frac{E[p\\,o]}{E[\\tilde v]},\\qquad
+           \\Delta = \\max_k \\frac{\\tilde v_k}{p_k o_k},
 
-the bound of ``svf.poisson`` with **no penalty**: that bound never uses the volume order (any
-key fixed by the type obeys it), so the bit's distortion costs nothing at its resolution, where
-the paper's Thm. 3.5 pays ``eps`` on a bound that does use it. Neither implies the other. The
-word is ``proved relative to`` the named results, never ``proved``.
+  the analogue of the paper's ``eps`` (``tilde v`` the proxy volume, the key): it is 1 when the key order
+  agrees with the order of ``p o`` and grows with their disagreement. The row's bound is
+  ``1 + rho(1 + h) min(Phi_1/(1 - rho), 1/(1 - rho)^2)/E[o]``.
+* **ranking**: FCFS is one level, ``E[W] <= r0/(1 - rho)`` (``Phi = 1``); every closed form has
+  ``Phi >= 1`` (``m <= p o``), so the closed forms cannot rank SVF above FCFS; the per-type bounds
+  ``sum_k pi_k b_l(k)`` can, and on the simulated workloads they rank SVF < 1-bit SVF < FCFS as the
+  simulated mean waits do (``monte-carlo:poisson-ranking``). The word is ``proved relative to`` the
+  named results, never ``proved``.
 
 Example
 -------
@@ -50,23 +59,27 @@ from geosched.theory.svf_poisson import a, r0, rho
 
 CLAIM = Claim(
     "svf1.poisson", f"ours; beside {KONG} Thm. 3.5",
-    "1-bit SVF (class bit a function of the type, priority by the proxy volume, exact lengths in the check), "
-    "Poisson arrivals, K types: E[SVF1]/E[OPT] <= 1 + rho(1 + h)/((1 - rho)^2 E[o]), rho = lambda E[p o]/"
-    "((1-alpha)M) < 1, with no penalty; two levels (equal prompts): E[W] <= r0 (pi_S/(1 - rho_S) + pi_L/"
-    "((1 - rho_S)(1 - rho)))",
-    "sample path in Coq for any priority keys (online_wait_bound, online_ahead: every instance); the expectation "
-    "step by STABLE, PASTA, LITTLE, WALD, BATCH (svf.poisson's, assumed, each with its conditions) per type; the "
-    "levels of equal keys, their weighted recursion, Cobham's induction, the per-type, two-level and mean-wait "
-    "bounds by sympy; the residual and each hypothesis' quantity simulated on 1-bit SVF beside SVF "
-    "(monte-carlo:poisson-residual, -little, -pasta, -wald, -batch, -stable: refuted if off, vacuous unless the "
-    "1.1x value, or for STABLE an overloaded run, is rejected)",
-    "not the paper's Thm. 3.5 (how its eps enters is not reconstructed, kong.thm3.5); the bound does not use the "
-    "volume order, so it holds as well for any key fixed by the type (it cannot show 1-bit SVF better than FCFS); "
-    "finitely many types, p <= alpha M, the stationary regime",
-    svf_poisson.CLAIM.methods,  # the same sample path and the same simulated hypotheses
+    "1-bit SVF (class bit a function of the type, priority by the proxy volume v~, exact lengths in the check), "
+    "Poisson arrivals, K types: E[SVF1]/E[OPT] <= 1 + rho(1 + h) min(Phi_1/(1 - rho), 1/(1 - rho)^2)/E[o], "
+    "rho = lambda E[p o]/((1-alpha)M) < 1, with the distortion penalty Phi_1 = E[p o]/E[m1] <= Delta E[p o]/E[v~], "
+    "Delta = max_k v~_k/(p_k o_k) (m1_k = min of p_k o_k and the p_j o_j of the types of later levels); two levels: "
+    "E[W] <= r0 (pi_S/(1 - rho_S) + pi_L/((1 - rho_S)(1 - rho))); FCFS (one level): E[W] <= r0/(1 - rho); the "
+    "closed forms have Phi >= 1 (they cannot rank SVF above FCFS), the per-type bounds sum_k pi_k b_l(k) rank "
+    "SVF < 1-bit SVF < FCFS as the simulated waits do",
+    "sample path in Coq for any priority keys (online_wait_bound, online_ahead: every instance); the stationary regime "
+    "from svf.poisson.stable; the expectation step by PASTA, LITTLE, WALD, BATCH (svf.poisson's, assumed, each with "
+    "its conditions) per type; the levels of equal keys, their weighted recursion, Cobham's induction, the per-type, "
+    "two-level, monotone, telescoped and mean-wait bounds and the penalty by sympy, Chebyshev's sum inequality in Coq "
+    "(chebyshev_dominated, every n); the ranking simulated (monte-carlo:poisson-ranking: SVF, 1-bit SVF and FCFS on "
+    "one workload, refuted if a simulated difference contradicts the bounds' order, vacuous unless the order with two "
+    "policies swapped is refuted); the residual and each hypothesis' quantity on 1-bit SVF beside SVF (svf.poisson's "
+    "simulated checks)",
+    "not the paper's Thm. 3.5 (how its eps enters is not stated, kong.thm3.5); finitely many types, p <= alpha M, the "
+    "stationary regime; the ranking is of the bounds and of simulated means, not a theorem about the policies' waits",
+    (*svf_poisson.CLAIM.methods, "monte-carlo:poisson-ranking"),
     ("svf.poisson",),
     coq=svf_poisson.CLAIM.coq,
-    order=("ours", 77))
+    order=("ours", 78))
 CLAIM_ID = CLAIM.id
 
 T, S, Q = sp.symbols("T S_l Q_l", nonnegative=True)  # T = r0 + S_l + Q_l; S_l, Q_l as in the module text
@@ -81,6 +94,7 @@ uu = sp.Symbol("u", nonnegative=True)  # rho = u/(1 + u)
 D = svf_poisson.D
 R = svf_poisson.R
 sigma_l = sp.Symbol("sigma_l", nonnegative=True)
+PHI_1 = sp.Symbol("Phi_1", positive=True)  # the 1-bit distortion penalty E[p o]/E[m1]
 
 MODEL1 = Hypothesis(
     "MODEL1", "MODEL's arrivals of K types (s_k, o_k), p_k <= alpha M; type k carries a class bit b_k (a function of "
@@ -107,8 +121,9 @@ def _level_steps() -> tuple[Step, ...]:
         Step.assumption(
             "in mean, type k of level l: D w_k <= R + D (S_l + Q_l) + rho D + D sigma_l w_k: the waiting work of "
             "levels <= l, batch mates, and arrivals of levels < l during the wait (not of level l: not ahead)",
-            ("STABLE", "PASTA", "LITTLE", "WALD", "BATCH"),
-            "as in svf.poisson step 3, per type (Little's law per type: its work p_k o_k is fixed)"),
+            svf_poisson.ASSUMED,
+            "as in svf.poisson step 3, per type (Little's law per type: its work p_k o_k is fixed); the stationary "
+            "regime is svf.poisson.stable's"),
         Step.identity(
             "divided by D: w_k (1 - sigma_l) <= r0 + S_l + Q_l =: T, the same T for every type of the level",
             D * w_k - (R + D * (S + Q) + rho * D + D * sigma_l * w_k),
@@ -153,28 +168,59 @@ def _per_type_steps() -> tuple[Step, ...]:
     )
 
 
+def _penalty_steps() -> tuple[Step, ...]:
+    """1-bit SVF's minorant: the proxy volume over Delta; the penalty; FCFS as one level; Phi >= 1."""
+    vt, vt1, work, m_next, delta, gg = sp.symbols("vt_k vt_k+1 w_k m_next delta g", positive=True)
+    epo, evt = sp.symbols("E_po E_vt", positive=True)
+    big = sp.Symbol("Delta", positive=True)
+    return (
+        Step.inequality(
+            "Delta = max_k v~_k/(p_k o_k): v~_k/Delta <= p_k o_k (Delta = v~_k/(p_k o_k) + delta, delta >= 0)",
+            work, ">=", vt / (vt / work + delta), "the maximum is at least the type's own ratio",
+            certificate=[work**2 * delta / (vt + delta * work)]),
+        Step.inequality(
+            "v~_k/Delta <= m1_k: case m1_k = m1 of the next level (else m1_k = p_k o_k, step above): it is >= "
+            "v~_{k+1}/Delta (induction from the last level) >= v~_k/Delta (the key order)",
+            m_next, ">=", vt / big, "the two premises", certificate=[m_next - vt1 / big, (vt1 - vt) / big],
+            premises=[m_next - vt1 / big, vt1 - vt]),
+        Step.inequality(
+            "the penalty: Phi_1 = E[p o]/E[m1] <= Delta E[p o]/E[v~] (E[m1] = E[v~]/Delta + g, g >= 0)",
+            big * epo / evt, ">=", epo / (evt / big + gg), "E[m1] >= E[v~]/Delta termwise",
+            certificate=[big**2 * epo * gg / (evt * (evt + big * gg))]),
+        Step.identity(
+            "FCFS is one level (sigma_1 = 0, sigma_2 = rho): every type's bound is r0/(1 - rho), so E[W] <= "
+            "r0/(1 - rho)",
+            r0 / ((1 - 0) * (1 - rho)), r0 / (1 - rho), "one level: no type is ahead of another"),
+        Step.inequality(
+            "every closed form has Phi >= 1 (m <= p o termwise, E[m] = E[p o] - g): it is never below FCFS's",
+            epo / (epo - gg), ">=", 1, "0 <= g < E[p o]", certificate=[gg / (epo - gg)], premises=[epo - gg]),
+    )
+
+
 def derivation() -> Derivation:
     return Derivation(
         CLAIM_ID,
         "ours (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.5)",
         "our derivation",
-        "1-bit SVF: E[SVF1]/E[OPT] <= 1 + rho (1 + h)/((1 - rho)^2 E[o]), rho = lambda E[p o]/((1 - alpha) M), "
-        "h = E[p o (o - 1)/2]/E[p o]; with two levels E[W] <= r0 (pi_S/(1 - rho_S) + pi_L/((1 - rho_S)(1 - rho)))",
-        bound=svf_poisson.bound(),
+        "1-bit SVF: E[SVF1]/E[OPT] <= 1 + rho (1 + h) min(Phi_1/(1 - rho), 1/(1 - rho)^2)/E[o], rho = lambda E[p o]/"
+        "((1 - alpha) M), h = E[p o (o - 1)/2]/E[p o], Phi_1 = E[p o]/E[m1] <= Delta E[p o]/E[v~]; with two levels "
+        "E[W] <= r0 (pi_S/(1 - rho_S) + pi_L/((1 - rho_S)(1 - rho)))",
+        bound=svf_poisson.bound(ph=PHI_1),
         statement_latex=r"1-bit SVF: $\dfrac{\mathbb{E}[\mathrm{SVF}_1]}{\mathbb{E}[\mathrm{OPT}]} \le 1 + "
-                        r"\dfrac{\rho(1+h)}{(1-\rho)^2\,\mathbb{E}[o]}$ with $\rho = \dfrac{\lambda\,\mathbb{E}[p\,o]}"
-                        r"{(1-\alpha)M}$, $h = \dfrac{\mathbb{E}[p\,o\,(o-1)/2]}{\mathbb{E}[p\,o]}$; with two "
+                        r"\dfrac{\rho(1+h)}{\mathbb{E}[o]}\min\Bigl(\dfrac{\Phi_1}{1-\rho}, "
+                        r"\dfrac{1}{(1-\rho)^2}\Bigr)$ with $\Phi_1 = \mathbb{E}[p\,o]/\mathbb{E}[m_1] \le "
+                        r"\Delta\,\mathbb{E}[p\,o]/\mathbb{E}[\tilde v]$, "
+                        r"$\Delta = \max_k \tilde v_k/(p_k o_k)$; with two "
                         r"levels $\mathbb{E}[W] \le "
                         r"r_0\bigl(\frac{\pi_S}{1-\rho_S} + \frac{\pi_L}{(1-\rho_S)(1-\rho)}\bigr)$.",
         hypotheses=HYPOTHESES,
-        steps=(*_level_steps(), *svf_poisson.cobham_steps(), *_per_type_steps(), *svf_poisson.assembly_steps(),
-               *svf_poisson.comparison_steps()),
+        steps=(*_level_steps(), *svf_poisson.cobham_steps(), *_per_type_steps(),
+               *svf_poisson.chebyshev_steps("the key order (levels)", "level"), *_penalty_steps(),
+               *svf_poisson.assembly_steps(), *svf_poisson.comparison_steps()),
         depends_on=("svf.poisson",),
-        notes="Proved relative to STABLE, PASTA, LITTLE, WALD and BATCH (svf.poisson's standard results); the "
-              "sample path is Coq's for any keys. Cobham's steps read with levels for classes and Q_l/rho_l for "
-              "w_k. No penalty: the bound holds for every key fixed by the type, so the bit's distortion (the "
-              "paper's eps) does not enter; it cannot separate 1-bit SVF from SVF or FCFS. The comparison steps are "
-              "svf.poisson's against Thm. 3.4's bound, which Thm. 3.5 keeps up to eps: in light traffic ours tends "
-              "to 1 and the paper's stays at 1 + 2/((1 - alpha)(1 - mu)) or more, in heavy traffic ours grows like "
-              "(1 - rho)^-2 and the paper's like (1 - rho)^-1: neither implies the other.",
+        notes="Proved relative to PASTA, LITTLE, WALD and BATCH (svf.poisson's standard results) and to the "
+              "hypotheses of svf.poisson (svf.poisson.stable's among them); the sample path is Coq's for any keys, "
+              "Chebyshev's sum inequality Coq's. Cobham's and the Chebyshev steps read with levels for classes (Phi_1 "
+              "for Phi in the assembly). The penalty Phi_1 is 1 when the key order agrees with p o's and grows with "
+              "their disagreement: the analogue of the paper's eps, which Thm. 3.5 does not say how it enters.",
     )

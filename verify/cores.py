@@ -474,7 +474,7 @@ def run_cores(max_n: int = 8, backends: Sequence[str] = BACKENDS, timeout_ms: in
         for backend in backends:
             report = run_checks(PER_REQUEST[name](), timeout_ms, backend, _limit(rlimit, backend))
             per_request[name][backend] = {"status": report.status, "seconds": round(report.wall_time, 4),
-                                          "resources": _resources(report)}
+                                          "resources": _resources(report), "tight": report.tight.status}
             if report.status == "refuted" and counterexample is None:
                 counterexample = _counterexample(report, backend)
     sweeps: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in chosen}
@@ -516,7 +516,8 @@ def _sweep(name: str, backend: str, max_n: int, timeout_ms: int,
     refuted_at = None
     for n in range(smallest, max_n + 1):
         report: LemmaReport = run_checks(N_REQUEST[name](n), timeout_ms, backend, rlimit)
-        per_n.append([n, report.status, round(report.wall_time, 4), _resources(report)])
+        # the last field is the canary: the same proof call on the stronger conclusion must refute it ("tight")
+        per_n.append([n, report.status, round(report.wall_time, 4), _resources(report), report.tight.status])
         if report.status != "proved":
             stopped = f"n={n}: {report.status}"
             if report.status == "refuted":

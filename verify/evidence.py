@@ -30,16 +30,44 @@ Every bounded or statistical evidence whose claim has a constant reports ``used`
 observed value over the bound, read on the constant: the share of the constant the worst case
 needs) and ``discriminating`` (the same check with the constant made 10% stronger fails).
 
+**Every check shows in the same run that it can fail** (its *canary*): a method runs its own verdict
+predicate, the one that judges the real input, once more on a planted defect of its own kind (a closed
+form + 1, a witness start - 1, a hypothesis constant x1.1 in the direction the check guards, a duplicated
+workload, a rate x1.1, a schedule one token over M), built from the real run's data, and records the
+outcome in :class:`Canary` (:func:`plant` runs it). A passing evidence whose canary was *not* refuted
+could not have failed: it becomes ``vacuous`` here, on construction, whatever the method said, and the
+ledger's rule lowers the row's word (:mod:`geosched.verify.ledger`, rule 2b). A method declares its canary
+with :func:`declares_canary` (or :func:`needs_no_canary` with the reason, e.g. a literature row that
+computes nothing); a declared method whose passing evidence carries no canary is ``vacuous`` too
+(:func:`settle`, applied by the ledger to every method it runs).
+
+**Coverage is pinned** (:class:`Coverage`): a method records what it covered (members, (s, o) pairs, grid
+points, sizes, infeasible and feasible counts) beside the counts pinned for the run's mode; a passing
+evidence that covered fewer of anything is ``refuted`` here (a coverage loss is a refutation of the
+evidence, never a quieter word), and one that covered more is ``unknown`` (the pin is out of date).
+
 Example
 -------
 >>> Evidence("demo", "bounded", "checked", "ok", bound="n<=2", used=0.95, discriminating=True).success
 True
+>>> holds = lambda tel: tel <= 7          # the check's own verdict: the bound TEL <= 7
+>>> fails = lambda tel: [] if holds(tel) else [f"TEL {tel} > 7"]
+>>> plant("TEL one above the bound", fails, 8)
+Canary(defect='TEL one above the bound', refuted=True, verdict='TEL 8 > 7')
+>>> e = Evidence("demo", "bounded", "checked", "ok", canary=plant("TEL one above", lambda tel: [], 8))
+>>> e.status, e.message
+('vacuous', 'could not have failed: its canary (TEL one above) was not refuted; ok')
+>>> Evidence("demo", "bounded", "checked", "ok", coverage=Coverage({"members": 5}, {"members": 6})).status
+'refuted'
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import dataclasses
 import json
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +77,8 @@ from typing import Any
 from geosched.output import json_default, write_text_atomic
 from geosched.results import Result
 
-__all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS"]
+__all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS", "Canary", "Coverage",
+           "plant", "plant_all", "declares_canary", "needs_no_canary", "canary_declaration", "settle"]
 
 EVIDENCE_STATUSES = ("proved",
                      "proved relative to",  # proved given named hypotheses (standard results) the message names
@@ -65,6 +94,59 @@ MODES = ("quick", "default", "thorough")
 # every check's time limit in seconds, per mode (a check past it is ``unknown``: it did not finish); generous
 # (10x the slowest check on the loaded 2-core machine), so that only a hung check reaches it, never a slow machine
 TIME_LIMITS = {"quick": 600.0, "default": 1800.0, "thorough": 6 * 3600.0}
+
+
+@dataclass(frozen=True)
+class Canary:
+    """A planted defect of a check's own kind, judged in the same run by the check's own verdict predicate."""
+
+    defect: str  # what was planted, in words ("closed form + 1 at member (2, 1)")
+    refuted: bool  # the predicate refuted it: the check can fail
+    verdict: str = ""  # what the predicate said on it (its first problem), or that it found nothing
+
+
+def plant(defect: str, verdict: Callable[[Any], Any], planted: Any) -> Canary:
+    """Run ``verdict`` (the check's own predicate, the same function that judges the real input: it returns
+    its problems, falsy when it finds none) on ``planted`` (the real run's data with one defect planted);
+    the canary is refuted when it finds a problem."""
+    found = verdict(planted)
+    if isinstance(found, (list, tuple)):
+        found = found[0] if found else None
+    return Canary(defect, bool(found), str(found) if found else "no problem found: the check accepted the defect")
+
+
+def plant_all(canaries: list[Canary]) -> Canary:
+    """Several planted defects as one canary: refuted only when every one was (the verdicts of those that were
+    not come first).
+
+    >>> plant_all([Canary("a", True, "x"), Canary("b", False, "passed")])
+    Canary(defect='a; b', refuted=False, verdict='b: passed')
+    """
+    blind = [c for c in canaries if not c.refuted]
+    verdicts = [f"{c.defect}: {c.verdict}" for c in blind or canaries]
+    return Canary("; ".join(c.defect for c in canaries), not blind, "; ".join(verdicts))
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a check covered (counts by name) and what its mode pins (the same names)."""
+
+    covered: dict[str, int]
+    expected: dict[str, int]  # pinned exactly
+    floor: dict[str, int] = field(default_factory=dict)  # pinned from below only (a seeded sample's share)
+
+    def fewer(self) -> dict[str, tuple[int, int]]:
+        """The names covered less than pinned (exactly or from below): ``name -> (covered, pinned)``."""
+        pins = list(self.expected.items()) + list(self.floor.items())
+        return {k: (self.covered.get(k, 0), v) for k, v in pins if self.covered.get(k, 0) < v}
+
+    def more(self) -> dict[str, tuple[int, int]]:
+        """The names covered more than pinned (the pin is out of date)."""
+        return {k: (self.covered[k], v) for k, v in self.expected.items() if self.covered.get(k, 0) > v}
+
+
+def _counts(found: dict[str, tuple[int, int]]) -> str:
+    return ", ".join(f"{name} {got} of {pinned}" for name, (got, pinned) in found.items())
 
 
 @dataclass(frozen=True)
@@ -89,6 +171,68 @@ class Evidence(Result):
     discriminating: bool | None = None  # the same check with the constant 10% stronger fails (None: n/a)
     implementation: bool = False  # the outcome depends on our simulator/policies (see the supporting checks)
     covers: dict[str, tuple[str, str]] = field(default_factory=dict)  # derivation step names -> (status, bound)
+    canary: Canary | None = None  # the planted defect of its own kind and whether the check refuted it
+    coverage: Coverage | None = None  # what it covered against the counts its mode pins
+
+    def __post_init__(self) -> None:
+        """The two rules no method can skip: a coverage below its pin refutes the evidence (above it: unknown),
+        and a canary that was not refuted makes a passing evidence ``vacuous``."""
+        super().__post_init__()
+        if self.status not in (*self.SUCCESS, "vacuous"):  # a vacuous check that lost coverage is refuted too
+            return
+        if self.coverage is not None and self.coverage.fewer():
+            self._become("refuted", f"coverage lost: covered {_counts(self.coverage.fewer())} pinned for its mode")
+            object.__setattr__(self, "implementation", True)
+        elif self.coverage is not None and self.coverage.more() and self.status in self.SUCCESS:
+            self._become("unknown", f"coverage differs from its pin (more: {_counts(self.coverage.more())}); "
+                                    "the pin is out of date")
+        elif self.canary is not None and not self.canary.refuted and self.status in self.SUCCESS:
+            self._become("vacuous", f"could not have failed: its canary ({self.canary.defect}) was not refuted")
+
+    def _become(self, status: str, why: str) -> None:
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "message", f"{why}; {self.message}")
+        object.__setattr__(self, "covers", {name: (status, bound) for name, (_, bound) in self.covers.items()})
+
+
+def declares_canary(defect: str) -> Callable[[Callable], Callable]:
+    """Decorator of a ledger method: it runs a canary of this kind (``defect``, in words) in every run and
+    attaches it to its evidence (:func:`plant`); a passing evidence without it is ``vacuous`` (:func:`settle`)."""
+
+    def mark(method: Callable) -> Callable:
+        method.canary_defect = defect  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def needs_no_canary(reason: str) -> Callable[[Callable], Callable]:
+    """Decorator of a ledger method of a kind that needs no canary, with the reason (e.g. a literature row that
+    computes nothing and never passes)."""
+
+    def mark(method: Callable) -> Callable:
+        method.no_canary = reason  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def canary_declaration(method: Callable) -> tuple[str, str] | None:
+    """``("canary", defect)``, ``("none", reason)`` or None (the method declares neither)."""
+    if getattr(method, "canary_defect", None):
+        return "canary", method.canary_defect
+    if getattr(method, "no_canary", None):
+        return "none", method.no_canary
+    return None
+
+
+def settle(method: Callable, evidence: Evidence) -> Evidence:
+    """``evidence`` of ``method`` under the canary rule: a method that declares a canary and passes without
+    one could not have failed (``vacuous``, its canary recorded as not run)."""
+    declared = canary_declaration(method)
+    if declared is None or declared[0] != "canary" or evidence.canary is not None or not evidence.success:
+        return evidence
+    return dataclasses.replace(evidence, canary=Canary(declared[1], False, "not run"))
 
 
 class Context:
@@ -109,6 +253,7 @@ class Context:
         self.cache: dict[str, Any] = {}
         self.statuses: dict[str, Any] = {}
         self.lock_wait = 0.0  # seconds spent waiting for another process's lock (the Coq build): not checking
+        self._background: dict[str, concurrent.futures.Future] = {}  # runs started ahead (background), by cache key
 
     def pick(self, quick: Any, default: Any, thorough: Any) -> Any:
         """The setting for this run's mode."""
@@ -132,8 +277,44 @@ class Context:
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
 
+    def background(self, key: str, fn: Callable[[], Any]) -> concurrent.futures.Future | None:
+        """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the
+        rows that need no Coq run meanwhile. Its time is no row's: :meth:`cached` waits for it and counts the wait
+        in :attr:`lock_wait` (reported apart from checking). Returns its future (None when the value is cached)."""
+        if key in self.cache or key in self._background:
+            return self._background.get(key)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def run() -> None:
+            try:
+                future.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - raised again in the check that waits for it
+                future.set_exception(exc)
+
+        self._background[key] = future
+        threading.Thread(target=run, name=f"geosched-background-{key}", daemon=True).start()
+        return future
+
+    def wait_for(self, key: str) -> float:
+        """Wait for the background run of ``key`` (nothing when none was started); the seconds waited, also
+        added to :attr:`lock_wait`. Its value goes into the cache; its exception is raised here."""
+        future = self._background.get(key)  # kept until it succeeds: every waiter gets its value or its exception
+        if future is None:
+            return 0.0
+        t0 = time.perf_counter()
+        try:
+            value = future.result()
+        finally:
+            waited = time.perf_counter() - t0
+            self.lock_wait += waited
+        self.cache[key] = value
+        self._background.pop(key, None)
+        return waited
+
     def cached(self, key: str, fn: Callable[[], Any]) -> tuple[Any, float]:
-        """``(value, seconds spent now)``: the first caller pays, later ones get 0."""
+        """``(value, seconds spent now)``: the first caller pays, later ones get 0 (a value started in the
+        :meth:`background` costs its caller nothing: the wait is counted apart)."""
+        self.wait_for(key)
         if key in self.cache:
             return self.cache[key], 0.0
         t0 = time.perf_counter()

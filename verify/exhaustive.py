@@ -65,6 +65,8 @@ from geosched.results import Result
 from geosched.verify.monitor import CertificateMonitor
 
 __all__ = [
+    "PLANTED",
+    "planted_problems",
     "Space",
     "Variant",
     "VARIANTS",
@@ -817,6 +819,55 @@ def _check_optimum(checks: dict[str, Any], facts: _Facts, tel: int, spec: str, r
     checks["opt_le_policy"]["checked"] += 1
     if facts.opt_tel > tel:
         _fail(checks["opt_le_policy"], facts.instance, record, f"OPT {facts.opt_tel} > {spec} {tel}")
+
+
+# the canaries (issue 46): per check, the defect planted on one instance, judged by the check's own code
+# (_check_bounds, _check_optimum, _check_certificate, _check_onebit) exactly as the enumeration runs it
+PLANTED = {
+    "thm3.2_bound": "OPT planted at 0", "thm3.3_bound": "OPT planted at 0", "jaillet_bound": "OPT planted at 0",
+    "prop3.1": "OPT planted at 0", "opt_ge_sum_outputs": "OPT planted at 0",
+    "opt_le_policy": "OPT planted one above the policy's TEL",
+    "cert_peak_mass": "a blocked step planted with nothing running",
+    "cert_order": "a blocked step planted with the last request in volume order running before the head",
+    "lemmaA2_sum": "the last request in volume order planted to wait one step past 2 sum_before v / (M - P)",
+    "onebit_spec": "1-bit SVF's last start planted one step later",
+}
+
+
+def planted_problems(instance_dict: dict[str, Any], variant: str, check: str) -> list[str]:
+    """What ``check`` says on the instance ``instance_dict`` (in the variant's setting) with :data:`PLANTED`'s
+    defect of that check planted: its failure details (empty: the defect passed)."""
+    from dataclasses import replace
+
+    from geosched.reference_impl.simulator import BlockedInterval
+
+    instance = instance_from_dict(instance_dict)
+    setting = VARIANTS[variant]
+    spec = setting.policy if isinstance(setting.policy, str) else setting.policy(instance)
+    facts = _Facts.of(instance, dp_opt(instance))
+    monitor = CertificateMonitor(instance, check_order=True)
+    starts = simulate(instance, spec, backfill=setting.backfill, observer=monitor).starts
+    tel = _fast_tel(instance, starts)
+    checks = {c: _new_check_state() for c in CHECKS}
+    order = sorted(instance.requests, key=lambda r: (r.volume, r.arrival, instance.requests.index(r)))
+    if check in ("opt_le_policy",):
+        _check_optimum(checks, replace(facts, opt_tel=tel + 1), tel, spec, dict)
+    elif PLANTED[check] == "OPT planted at 0":
+        _check_bounds(checks, replace(facts, opt_tel=0), tel, dict)
+        _check_optimum(checks, replace(facts, opt_tel=0), tel, spec, dict)
+    elif check in ("cert_peak_mass", "cert_order"):
+        running = () if check == "cert_peak_mass" else (order[-1].id,)
+        monitor(BlockedInterval(0, 1, (order[0].id,), running, sum(r.peak for r in order[-1:])))
+        _check_certificate(checks, facts, starts, monitor, dict)
+    elif check == "lemmaA2_sum" and facts.threshold > 0:
+        last = order[-1]
+        wait = LEMMA_A2_FACTOR * facts.before_volume[last.id] // facts.threshold + 1
+        _check_certificate(checks, facts, {**starts, last.id: last.arrival + wait}, monitor, dict)
+    elif check == "onebit_spec":
+        latest = max(starts, key=lambda rid: (starts[rid], rid))
+        _check_onebit(checks[check], instance, spec, setting.backfill, {**starts, latest: starts[latest] + 1}, dict)
+    state = checks[check]
+    return [state["smallest"]["detail"]] if state["failed"] else []
 
 
 def _merge(into: dict[str, Any], part: dict[str, Any]) -> None:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from geosched.verify.evidence import Context, Evidence
+from geosched.verify.evidence import Canary, Context, Coverage, Evidence, declares_canary, plant, plant_all
 
 __all__ = ["FRONTIER_METHODS", "CLASSES", "instance_facts", "sharp_checks", "head_charges", "triangle_rows",
            "tight_witness"]
@@ -131,11 +131,14 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
             run["runs"] += 1
             run["blocked"] += info["blocked_steps"] > 0
             run["stronger"] += info["blocked_steps"] > 0 and info["waiting_peak_below"]
+            if info["used"] > run["worst"] or "worst_case" not in run:
+                run["worst_case"] = {"facts": instance_facts(inst, starts), "opt": opt.tel, "tel": tel}
             run["worst"] = max(run["worst"], info["used"])
             run["classes"] |= set(info["classes"])
     return run
 
 
+@declares_canary("TEL(SVF) one step above the sharper bound; a waiting step with nothing running")
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     label, space = "exhaustive:svf-sharp", _space(ctx)
     run, elapsed = ctx.cached(f"{label}:{space.label}", lambda: _exhaustive_run(space))  # one run for every row
@@ -152,33 +155,81 @@ def _exhaustive(claim: Any, ctx: Context) -> Evidence:
                     f"and the classes {sorted(run['classes'])} all hold; largest (M - P)(TEL(SVF) - sum o)/(2M OPT) = "
                     f"{run['worst']:.3f}", bound=bound, used=run["worst"], discriminating=run["worst"] > 1 / 1.1,
                     wall_time=elapsed, implementation=True, data={"runs": run["runs"], "blocked": run["blocked"]},
-                    covers={label: ("checked", bound)})
+                    covers={label: ("checked", bound)}, canary=sharp_canary(run["worst_case"]),
+                    coverage=Coverage({"runs": run["runs"], "runs with blocked steps": run["blocked"]},
+                                      SHARP_RUNS[ctx.mode]))
 
 
-def triangle_rows(q: int, sizes: tuple[int, ...]) -> tuple[list[str], list[dict[str, int]]]:
+# the runs each mode makes (every burst of its space in both tie orders) and those with a blocked step, pinned
+SHARP_RUNS = {"quick": {"runs": 1852, "runs with blocked steps": 1126},
+              "default": {"runs": 11272, "runs with blocked steps": 6844},
+              "thorough": {"runs": 73130, "runs with blocked steps": 53422}}
+
+
+def sharp_canary(case: dict[str, Any]) -> Canary:
+    """On the run that used the most of the sharper bound, judged by :func:`sharp_checks`: TEL(SVF) planted one
+    step above the sharper bound, and the last start planted after every other request finished (a step with
+    nothing running while a request waits)."""
+    f, opt, tel = case["facts"], case["opt"], case["tel"]
+    d, total = max(0, f["M"] - max(f["peak"])), sum(f["out"])
+    over = (2 * f["M"] * opt + d * total) // d + 1 if d else tel
+    last = max(range(len(f["x"])), key=lambda j: (f["x"][j], j))
+    idle = {**f, "x": [max(x + o for x, o in zip(f["x"], f["out"])) + 1 if j == last else x
+                       for j, x in enumerate(f["x"])]}
+    return plant_all([plant("TEL(SVF) one step above the sharper bound", lambda t: sharp_checks(f, opt, t)[0], over),
+                      plant("the last start after every other finish (a waiting step with nothing running)",
+                            lambda g: head_charges(g)[0], idle)])
+
+
+def triangle_rows(q: int, sizes: tuple[int, ...]) -> tuple[list[str], list[dict[str, Any]]]:
     """svf-triangles ``n x (0, 2q - 1)``, ``M = q(2q - 1)``: SVF simulated, S (one start per step) checked;
-    the Coq facts of SvfTriangles.v compared; the violations and one row per n."""
+    each member judged by :func:`triangle_problems`; the violations and one row per n."""
+    problems, rows = [], []
+    for n in sizes:
+        facts = triangle_facts(q, n)
+        problems += triangle_problems(facts)
+        rows.append({"q": q, "n": n, "svf": facts["svf"], "staggered": facts["staggered"]})
+    return problems, rows
+
+
+def triangle_facts(q: int, n: int) -> dict[str, Any]:
+    """SVF's starts and TEL (checked) and the staggered schedule's TEL (-1 when infeasible) on ``n x (0, p)``."""
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import Instance, Request
     from geosched.reference_impl.simulator import simulate
 
-    p, problems, rows = 2 * q - 1, [], []
-    for n in sizes:
-        inst = Instance(q * p, [Request(f"r{k:05d}", 0, 0, p) for k in range(n)])
-        starts = simulate(inst, "svf").starts
-        svf = check_schedule(inst, starts)
-        stagger = check_schedule(inst, {f"r{k:05d}": k for k in range(n)})
-        tv, ts = svf.metrics.tel, stagger.metrics.tel if stagger.feasible else -1
-        if not svf.feasible or [starts[f"r{k:05d}"] for k in range(n)] != [p * (k // q) for k in range(n)]:
-            problems.append(f"q={q}, n={n}: SVF infeasible, or its starts differ from p (k div q)")
-        if not stagger.feasible or 2 * ts != n * (n - 1) + 2 * p * n:
-            problems.append(f"q={q}, n={n}: the staggered schedule is infeasible or its TEL is not the closed form")
-        if not p * ts <= q * tv + p * p * n:
-            problems.append(f"q={q}, n={n}: p TEL(S) > q TEL(SVF) + p^2 n")
-        if n % q == 0 and 2 * tv != p * q * (n // q) * (n // q + 1):
-            problems.append(f"q={q}, n={n}: TEL(SVF) is not the closed form")
-        rows.append({"q": q, "n": n, "svf": tv, "staggered": ts})
-    return problems, rows
+    inst = Instance(q * (2 * q - 1), [Request(f"r{k:05d}", 0, 0, 2 * q - 1) for k in range(n)])
+    starts = simulate(inst, "svf").starts
+    svf = check_schedule(inst, starts)
+    stagger = check_schedule(inst, {f"r{k:05d}": k for k in range(n)})
+    return {"q": q, "n": n, "starts": [starts[f"r{k:05d}"] for k in range(n)], "svf_feasible": svf.feasible,
+            "svf": svf.metrics.tel, "staggered": stagger.metrics.tel if stagger.feasible else -1}
+
+
+def triangle_problems(f: dict[str, Any]) -> list[str]:
+    """The Coq facts of SvfTriangles.v on one member: SVF's starts ``p (k div q)``, S feasible with its closed
+    form, ``p TEL(S) <= q TEL(SVF) + p^2 n``, SVF's closed form (when ``q`` divides ``n``)."""
+    q, n, tv, ts = f["q"], f["n"], f["svf"], f["staggered"]
+    p, problems = 2 * q - 1, []
+    if not f["svf_feasible"] or f["starts"] != [p * (k // q) for k in range(n)]:
+        problems.append(f"q={q}, n={n}: SVF infeasible, or its starts differ from p (k div q)")
+    if ts < 0 or 2 * ts != n * (n - 1) + 2 * p * n:
+        problems.append(f"q={q}, n={n}: the staggered schedule is infeasible or its TEL is not the closed form")
+    if not p * ts <= q * tv + p * p * n:
+        problems.append(f"q={q}, n={n}: p TEL(S) > q TEL(SVF) + p^2 n")
+    if n % q == 0 and 2 * tv != p * q * (n // q) * (n // q + 1):
+        problems.append(f"q={q}, n={n}: TEL(SVF) is not the closed form")
+    return problems
+
+
+def triangle_canary(q: int, n: int) -> Canary:
+    """On the member ``(q, n)``, judged by :func:`triangle_problems`: SVF's last start one step earlier, the
+    staggered TEL + 1, and SVF's TEL + 1."""
+    f = triangle_facts(q, n)
+    return plant_all([
+        plant("SVF's last start - 1", triangle_problems, {**f, "starts": f["starts"][:-1] + [f["starts"][-1] - 1]}),
+        plant("the staggered TEL + 1", triangle_problems, {**f, "staggered": f["staggered"] + 1}),
+        plant("TEL(SVF) + 1", triangle_problems, {**f, "svf": f["svf"] + 1})])
 
 
 def tight_witness(b: int) -> dict[str, Any]:
@@ -199,6 +250,7 @@ def tight_witness(b: int) -> dict[str, Any]:
             "feasible": stagger.feasible, "violated": stagger.feasible and lhs > rhs, "lhs": lhs, "rhs": rhs}
 
 
+@declares_canary("SVF's last start - 1, the staggered TEL + 1, TEL(SVF) + 1 (one member)")
 def _triangles(claim: Any, ctx: Context) -> Evidence:
     label, t0 = "simulation:svf-frontier", time.perf_counter()
     top_q, top_b = ctx.pick((4, 1), (6, 2), (10, 3))
@@ -218,7 +270,14 @@ def _triangles(claim: Any, ctx: Context) -> Evidence:
                     f"forms at {len(rows)} members; c = 2 - 1/b fails the sharper bound at b = 1..{top_b} "
                     f"(TEL(SVF)/TEL(S) = " + ", ".join(f"{w['tel_svf'] / w['tel_s']:.3f}" for w in witnesses) + ")",
                     bound=bound, wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
-                    data={"rows": rows, "witnesses": witnesses}, covers={label: ("checked", bound)})
+                    data={"rows": rows, "witnesses": witnesses}, covers={label: ("checked", bound)},
+                    canary=triangle_canary(2, 4), coverage=Coverage({"members": len(rows), "witnesses": len(witnesses)},
+                                                                    TRIANGLE_MEMBERS[ctx.mode]))
+
+
+# the svf-triangles members (5 per q) and tightness witnesses each mode checks, pinned
+TRIANGLE_MEMBERS = {"quick": {"members": 20, "witnesses": 1}, "default": {"members": 30, "witnesses": 2},
+                    "thorough": {"members": 50, "witnesses": 3}}
 
 
 FRONTIER_METHODS = {"exhaustive:svf-sharp": _exhaustive, "simulation:svf-frontier": _triangles}

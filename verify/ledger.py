@@ -4,7 +4,7 @@ One row per claim (:data:`ROWS`, plain data: the paper's statement, the project'
 formalization, how they differ, the methods that check it, the claims it rests on, where it is
 printed), declared beside its derivation in :mod:`geosched.theory` (``CLAIM = Claim(...)``, found by
 walking the package) or, for a claim with no derivation, beside the check module that measures it
-(``CLAIMS`` in :mod:`~geosched.verify.methods`, :mod:`~geosched.verify.empirical`,
+(``CLAIMS`` in :mod:`~geosched.verify.methods`, :mod:`~geosched.verify.kong_serving`,
 :mod:`~geosched.verify.sagesched_claims`); :func:`check_rows` refuses, on import, a method name no
 module registered, a dependency that is not an earlier row, a duplicate id or position. Each
 method (:data:`geosched.verify.methods.METHODS`, registered by name) returns an
@@ -18,6 +18,11 @@ same words as ``geosched prove`` and ``docs/claims.md``; no refutation is masked
    its Z3 specification, our constants against theory's, anything that ran our simulator) or a
    *theory* check, with the counterexample file;
 2. else a check that crashed: ``error``, naming it (the ledger goes on with the other rows);
+2b. else a check that could not have failed (a passing check whose canary, the planted defect of its own kind
+   judged by its own verdict predicate in the same run, was not refuted; :mod:`geosched.verify.evidence`):
+   ``vacuous``, naming it and the defect, whatever else the row has (a Coq proof of the whole claim included:
+   like a crash, a check that cannot fail is a defect of the run's tooling); this holds for the simulated
+   checks of the named hypotheses of a ``proved relative to`` row too;
 3. else a supporting check that did not finish (its time limit, a solver timeout): ``unknown``,
    naming it;
 4. else, when no claim it depends on is refuted and a closed Coq theorem states the whole claim
@@ -73,40 +78,55 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
-from geosched.verify.coq_evidence import COQ_METHODS, cited_statements, theorem_of, whole_claim_proofs
-from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
-from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence
+from geosched.verify import coq_watch, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
+from geosched.verify.coq_evidence import (
+    COQ_METHODS,
+    await_build,
+    cited_theorems,
+    pinned,
+    start_build,
+    theorem_of,
+    whole_claim_proofs,
+)
+from geosched.verify.empirical import combine_empirical
+from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence, settle
 from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
 from geosched.verify.kong_serving import SERVING_METHODS
 from geosched.verify.methods import METHODS, add_methods
+from geosched.verify.poisson_boundary import BOUNDARY_METHODS
+from geosched.verify.poisson_capacity import CAPACITY_METHODS
 from geosched.verify.poisson_hypotheses import HYPOTHESIS_METHODS
 from geosched.verify.poisson_residual import POISSON_METHODS
+from geosched.verify.poisson_stationary import STATIONARY_METHODS
+from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
+from geosched.verify.trace_set import check_traces
+from geosched.verify.upper_evidence import UPPER_METHODS
 
-add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
-add_methods(SERVING_METHODS)  # throughput, fairness, memory-intensive workloads on the trace (issue 35)
+add_methods(SERVING_METHODS)  # Kong et al.'s empirical rows on every trace of the trace set (issues 13, 35, 45)
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
 add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and LemmaA2Head.v's statements on instances
+add_methods(UPPER_METHODS)  # svf.upper_bound (issue 43): SvfUpper.v's statements on instances
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
+add_methods({**STEP3_METHODS, **BOUNDARY_METHODS, **CAPACITY_METHODS, **STATIONARY_METHODS})  # issue 42
 
 __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS", "CLAIM_IDS", "run_claims",
-           "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows"]
+           "run_claim", "combine", "versions", "EVIDENCE_STATUSES", "check_rows", "RowPrinter", "cites_coq"]
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
+_ROW_MODULES = (methods, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
     """Refuse rows the ledger cannot run, when it is imported: a duplicate id or position, an order
     outside :data:`~geosched.theory.claim.SECTIONS`, a method no module registered, a dependency that is not
-    a row printed before it (so there is no cycle), a ``derivation`` method without a derivation, or a row
+    a row or closes a cycle, a ``derivation`` method without a derivation, or a row
     with neither a derivation nor the reason it has none.
 
     Raises
@@ -130,31 +150,54 @@ def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivatio
         for name in claim.methods:
             if name not in known_methods:
                 raise UnknownNameError(f"method (of claim {claim.id})", name, list(known_methods))
-        for dependency in claim.depends_on:
-            if dependency not in earlier:
-                raise UnknownNameError(f"dependency (of claim {claim.id}; a row printed before it)", dependency,
-                                       sorted(earlier))
         _check_derivation(claim, derivations)
         _check_coq_citations(claim)
         earlier.add(claim.id)
+    _check_dependencies(rows)
     orphans = [d for d in derivations if d not in earlier]
     if orphans:
         raise ValidationError("derivation", orphans[0], "has no ledger row")
 
 
+def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
+    """Every dependency is a row, and no row depends on itself through others (a paper's row may rest on one of
+    ours printed after it: ``kong.thm3.4`` on ``svf.poisson``; the runner evaluates dependencies first)."""
+    graph = {claim.id: claim.depends_on for claim in rows}
+    for claim in rows:
+        for dependency in claim.depends_on:
+            if dependency not in graph:
+                raise UnknownNameError(f"dependency (of claim {claim.id})", dependency, sorted(graph))
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: tuple[str, ...]) -> None:
+        if state.get(node) == 1:
+            raise ValidationError("depends_on", " -> ".join((*path, node)), "must not form a cycle")
+        if state.get(node) != 2:
+            state[node] = 1
+            for dependency in graph[node]:
+                visit(dependency, (*path, node))
+            state[node] = 2
+
+    for claim in rows:
+        visit(claim.id, ())
+
+
 def _check_coq_citations(claim: Claim) -> None:
-    """A row runs ``coq:THEOREM`` exactly for the theorems whose statements it records (``coq``, ``coq_whole``),
-    each a theorem of verify/coq; a whole-claim list is never empty when given."""
-    cited = {m[4:] for m in claim.methods if m.startswith("coq:")}
-    recorded = cited_statements(claim)
-    if cited != set(recorded):
-        raise ValidationError(f"{claim.id}: coq statements", sorted(set(recorded) ^ cited),
-                              "every coq:THEOREM method needs its statement in Claim.coq or Claim.coq_whole, and "
-                              "every recorded statement its method")
-    for name, statement in recorded.items():
-        if theorem_of(f"coq:{name}") is None or not statement.strip():
-            raise ValidationError(f"{claim.id}: coq theorem", name, "must be a Theorem or Corollary of verify/coq "
-                                  "with its statement (python -m geosched.verify.coq_engine --statements)")
+    """A row runs ``coq:THEOREM`` exactly for the theorems it cites by name (``coq``, ``coq_whole``), each a theorem
+    of verify/coq; its ``coq_constant`` names one of its ``coq_whole`` theorems."""
+    cited = cited_theorems(claim)
+    for name in cited:
+        if not isinstance(name, str) or theorem_of(f"coq:{name}") is None:
+            raise ValidationError(f"{claim.id}: coq theorem", name, "must be the name of a Theorem or Corollary of "
+                                  "verify/coq (cite by name; its statement is in verify/coq/statements.txt)")
+    methods = {m[4:] for m in claim.methods if m.startswith("coq:")}
+    if methods != set(cited):
+        raise ValidationError(f"{claim.id}: coq citations", sorted(set(cited) ^ methods),
+                              "every coq:THEOREM method needs its theorem in Claim.coq or Claim.coq_whole, and "
+                              "every cited theorem its method")
+    if claim.coq_constant and claim.coq_constant[0] not in claim.coq_whole:
+        raise ValidationError(f"{claim.id}: coq_constant", claim.coq_constant[0], "must be one of its coq_whole "
+                              "theorems")
 
 
 def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
@@ -180,7 +223,7 @@ _REPORTED_VARIANTS = ("svf_backfill", "svf1", "sjf", "svf1_sqrtT", "fcfs", "svf_
 
 
 def versions() -> dict[str, str]:
-    """Versions of geosched, python, z3, cvc5, sympy and numpy."""
+    """Versions of geosched, python, z3, cvc5, sympy and numpy, and the hash of the pinned Coq statements."""
     import cvc5
     import numpy
     import sympy
@@ -188,7 +231,10 @@ def versions() -> dict[str, str]:
     from geosched.version import __version__
 
     return {"geosched": __version__, "python": platform.python_version(), "z3": z3.get_version_string(),
-            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__}
+            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__,
+            # what the Coq rows are proved to state: SHA-256 of verify/coq/statements.txt (a diff of it is a diff
+            # of what is proved)
+            "coq_statements": pinned().sha256}
 
 
 @dataclass(frozen=True)
@@ -207,14 +253,14 @@ class ClaimResult(Result):
     evidence: tuple[Evidence, ...]  # one per method
     counterexample: str | None  # file, when refuted
     note: str  # e.g. "proved relative to kong.lemmaA.2; unchecked: ..."
-    wall_time: float  # seconds for this claim's methods (shared runs are charged to the first claim)
+    wall_time: float  # seconds for this claim's own methods (shared runs are charged to the first claim; no waits)
     formalization: str = ""  # what this project checks
     difference: str = ""  # how that differs from the statement
     depends_on: tuple[str, ...] = ()  # claims it rests on
     used: float | None = None  # the headline bounded/statistical evidence's share of its constant
     discriminating: bool | None = None  # ... and whether the check with the constant 10% stronger fails
     reach: str = ""  # how far it is established: "all values", "n<=6 symbolic requests", a space
-    waited: float = 0.0  # seconds spent waiting for another process's lock (not in wall_time)
+    waited: float = 0.0  # seconds spent waiting for the Coq build or another process's lock (not in wall_time)
 
 
 @dataclass(frozen=True)
@@ -242,11 +288,13 @@ class LedgerResult(Result):
         (default: the terminal's, ``$COLUMNS``, else 80); the status word is never cut, the last column
         wraps; a legend for every column and a count per status follow."""
         width = width or _terminal_width()
-        rows = [(c.id, c.status, _fraction(c.used), _yes_no(c.discriminating), _seconds(c),
-                 f"{c.message}. {c.statement}") for c in self.claims]
-        table = _layout(("id", "status", "used", "disc.", "time", "established; statement"), rows,
-                        width)
-        return "\n".join([table, "", *_wrap(LEGEND, width), "", *_wrap(self.counts_line(), width)])
+        table = _layout(_HEADERS, [_cells(c) for c in self.claims], width)
+        return "\n".join([table, "", *self.legend(width)])
+
+    def legend(self, width: int | None = None) -> list[str]:
+        """The lines after the table's rows: the legend, a blank line, the counts."""
+        width = width or _terminal_width()
+        return [*_wrap(LEGEND, width), "", *_wrap(self.counts_line(), width)]
 
     def counts_line(self) -> str:
         """``"21 claims: proved 2, checked 7, ..."``: how many rows have each word (words with none left out)."""
@@ -254,11 +302,13 @@ class LedgerResult(Result):
         return f"{len(self.claims)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
 
     def evidence_table(self, width: int | None = None) -> str:
-        """One row per evidence: claim, method, kind, status, used, discriminating, message (wrapped)."""
+        """One row per evidence: claim, method, kind, status, used, discriminating, canary (its planted defect
+        refuted or not), message (wrapped)."""
         width = width or _terminal_width()
-        head = ("claim", "method", "kind", "status", "used", "disc.")
+        head = ("claim", "method", "kind", "status", "used", "disc.", "canary")
         cells = [(c.id, e.method, e.kind, e.status, _fraction(getattr(e, "used", None)),
-                  _yes_no(getattr(e, "discriminating", None))) for c in self.claims for e in c.evidence]
+                  _yes_no(getattr(e, "discriminating", None)), canary_word(getattr(e, "canary", None)))
+                 for c in self.claims for e in c.evidence]
         messages = [e.message for c in self.claims for e in c.evidence]
         widths = [max(len(h), *(len(r[k]) for r in cells)) if cells else len(h) for k, h in enumerate(head)]
         lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip(),
@@ -272,8 +322,42 @@ class LedgerResult(Result):
 LEGEND = ("Legend: status = the row's word by the ledger's one rule (docs/claims.md); used = the share of the "
           "claim's constant the worst observed case of the headline check needed (worst observed / bound, read on "
           "the constant; - when the check has no constant); disc. = discriminating: the same check with the "
-          "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's checks "
-          "(a run shared by several rows is charged to the first).")
+          "constant made 10% stronger fails (yes), or still passes (no); time = seconds spent on this row's own checks "
+          "(a run shared by several rows is charged to the first; the rows it rests on are timed apart), and apart "
+          "from them any wait for the Coq build (compiled in the background while the rows that need no Coq ran) "
+          "or for another process's lock.")
+
+
+_HEADERS = ("id", "status", "used", "disc.", "time", "established; statement")
+
+
+def _cells(claim: ClaimResult) -> tuple[str, ...]:
+    return (claim.id, claim.status, _fraction(claim.used), _yes_no(claim.discriminating), _seconds(claim),
+            f"{claim.message}. {claim.statement}")
+
+
+class RowPrinter:
+    """The table of :meth:`LedgerResult.table` printed a row at a time, as rows finish (``geosched claims``:
+    the table grows): the columns are sized before any row is known, from the ids asked for and the words.
+
+    >>> printer = RowPrinter(["kong.volume"], width=80)
+    >>> printer.head()[0].split()
+    ['id', 'status', 'used', 'disc.', 'time', 'established;', 'statement']
+    """
+
+    def __init__(self, ids: list[str] | tuple[str, ...], width: int | None = None) -> None:
+        self.width = width or _terminal_width()
+        widths = [max(len(_HEADERS[0]), *map(len, ids)), max(map(len, EVIDENCE_STATUSES)), len("0.0625"),
+                  len(_HEADERS[3]), len("1234.5s"), 0]
+        self._columns = _Columns(_HEADERS, widths, self.width)
+
+    def head(self) -> list[str]:
+        """The header line and its rule."""
+        return self._columns.head()
+
+    def row(self, claim: ClaimResult) -> list[str]:
+        """The lines of one finished row."""
+        return self._columns.lines(_cells(claim))
 
 
 def _seconds(claim: ClaimResult) -> str:
@@ -293,6 +377,11 @@ def _wrap(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width=width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
+def canary_word(canary: Any) -> str:
+    """``refuted`` (the check refuted its planted defect), ``NOT refuted`` (it could not have failed), ``-``."""
+    return "-" if canary is None else "refuted" if canary.refuted else "NOT refuted"
+
+
 def _fraction(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}"
 
@@ -306,21 +395,36 @@ def _layout(headers: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -
     wraps onto continuation lines; when less than 20 columns are left, it goes on indented lines below
     its row. No cell is ever cut."""
     widths = [max(len(h), *(len(r[k]) for r in rows)) if rows else len(h) for k, h in enumerate(headers)]
-    used = sum(widths[:-1]) + 2 * (len(headers) - 1)
-    below = width - used < 20
-    last = width - 4 if below else width - used
-    shown = headers[:-1] if below else headers
-    rule = [*widths[:-1]] if below else [*widths[:-1], last]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(shown, widths)).rstrip()[:width], "  ".join("-" * w for w in rule)]
-    for row in rows:
-        wrapped = _wrap(row[-1], last)
-        if below:
-            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)).rstrip())
-            lines += ["    " + more for more in wrapped]
-            continue
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip((*row[:-1], wrapped[0]), widths)).rstrip())
-        lines += [" " * used + more for more in wrapped[1:]]
-    return "\n".join(lines)
+    columns = _Columns(headers, widths, width)
+    return "\n".join([*columns.head(), *(line for row in rows for line in columns.lines(row))])
+
+
+class _Columns:
+    """A table's columns at fixed widths (all but the last, which wraps into what is left of ``width``)."""
+
+    def __init__(self, headers: tuple[str, ...], widths: list[int], width: int) -> None:
+        self.headers, self.widths, self.width = headers, widths, width
+        self.used = sum(widths[:-1]) + 2 * (len(headers) - 1)
+        self.below = width - self.used < 20  # the last column goes on indented lines below its row
+
+    def head(self) -> list[str]:
+        """The header line and its rule."""
+        shown = self.headers[:-1] if self.below else self.headers
+        rule = [*self.widths[:-1]] + ([] if self.below else [self.width - self.used])
+        return ["  ".join(h.ljust(w) for h, w in zip(shown, self.widths)).rstrip()[:self.width],
+                "  ".join("-" * w for w in rule)]
+
+    def lines(self, row: tuple[str, ...]) -> list[str]:
+        """One row's lines; a cell wider than its column (a row printed before the others were known) widens
+        that row alone, and its last column wraps into what is left."""
+        widths = [max(w, len(cell)) for w, cell in zip(self.widths[:-1], row)]
+        used = sum(widths) + 2 * len(widths)
+        if self.below or self.width - used < 20:
+            return ["  ".join(cell.ljust(w) for cell, w in zip(row[:-1], widths)).rstrip(),
+                    *("    " + more for more in _wrap(row[-1], self.width - 4))]
+        wrapped = _wrap(row[-1], self.width - used)
+        return ["  ".join(cell.ljust(w) for cell, w in zip((*row[:-1], wrapped[0]), (*widths, 0))).rstrip(),
+                *(" " * used + more for more in wrapped[1:])]
 
 
 # --------------------------------------------------------------------------- the rule
@@ -371,6 +475,11 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
     if crashed:
         return _Verdict("error", f"error in {crashed[0].method}", note="; ".join(f"{e.method}: {e.message}"
                                                                               for e in crashed))
+    blind = [e for e in evidence if e.status == "vacuous" and e.canary is not None and not e.canary.refuted]
+    if blind:  # rule 2b: a check that could not have failed
+        return _Verdict("vacuous", "vacuous: " + "; ".join(f"{e.method} could not have failed (its canary, "
+                                                           f"{e.canary.defect}, was not refuted)" for e in blind),
+                        note="; ".join(f"{e.method}: {e.canary.verdict}" for e in blind))
     broken = [e for e in evidence if e.kind == "supporting" and e.status != "checked"]
     if broken:
         names = ", ".join(f"{e.method} ({e.status})" for e in broken)
@@ -420,7 +529,9 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    return _Verdict("unknown", "unknown", note=chain_note)
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind == "statistical"]  # say why, in the row
+    return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
+                    note=chain_note)
 
 
 def _check_kind(evidence: Evidence) -> str:
@@ -489,6 +600,7 @@ def _proof_chain(evidence: list[Evidence], deps: dict[str, str]) -> tuple[str, s
 
 
 Progress = Callable[[str], None]
+Finished = Callable[["ClaimResult"], None]
 
 
 # methods --quick does not run (their claims stay unknown there, honestly): the trace table takes ~20 s
@@ -535,7 +647,7 @@ def run_method(name: str, claim: Any, ctx: Context) -> Evidence:
     if "error" in box:
         exc = box["error"]
         return Evidence(name, "supporting", "error", f"check raised {type(exc).__name__}: {exc}", wall_time=elapsed)
-    return box["evidence"]
+    return settle(METHODS[name], box["evidence"])  # a declared canary that did not run: vacuous
 
 
 def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
@@ -543,25 +655,54 @@ def _dependencies(claim: Claim, evidence: list[Evidence]) -> tuple[str, ...]:
     return tuple(d for d in dict.fromkeys(declared) if d in CLAIMS and d != claim.id)
 
 
-def _run_one(claim: Claim, ctx: Context, progress: Progress | None) -> ClaimResult:
+def _run_one(claim: Claim, ctx: Context, progress: Progress | None, finished: Finished | None = None) -> ClaimResult:
+    """Run a row's checks, then those of the rows it rests on, then combine; ``finished`` is told each row
+    as it is combined (a row's dependencies before it)."""
     if claim.id in ctx.statuses:
         return ctx.statuses[claim.id]
-    t0, waited_before = time.perf_counter(), ctx.lock_wait
+    waited_before = ctx.lock_wait
+    if cites_coq(claim):  # the build started in the background: waited for here, outside any check's time limit
+        stage(f"{claim.id} waits for the Coq build (started in the background)")  # the line says why it waits
+        await_build(ctx)
+    t0, waited_at_start = time.perf_counter(), ctx.lock_wait
     evidence = _run_methods(claim, ctx, progress)
-    deps = ({d: _run_one(CLAIMS[d], ctx, progress) for d in _dependencies(claim, evidence)}
+    own = max(time.perf_counter() - t0 - (ctx.lock_wait - waited_at_start), 0.0)  # its checks alone
+    waited = ctx.lock_wait - waited_before  # reported apart: waiting for the Coq build or another process's lock
+    deps = ({d: _run_one(CLAIMS[d], ctx, progress, finished) for d in _dependencies(claim, evidence)}
             if ctx.follow_dependencies else {})
     verdict = _combine(claim, evidence, {d: r.status for d, r in deps.items()},
                        {d: r.reach for d, r in deps.items()})
     note = verdict.note if ctx.follow_dependencies else "; ".join(
         x for x in (verdict.note, "dependencies not evaluated (follow_dependencies=False)") if x)
     headline = _headline(evidence)
-    waited = ctx.lock_wait - waited_before  # reported apart: waiting for another process is not checking
     result = ClaimResult(claim.id, claim.source, claim.statement, verdict.status, verdict.text, tuple(claim.methods),
-                         tuple(evidence), verdict.counterexample, note, max(time.perf_counter() - t0 - waited, 0.0),
-                         claim.formalization, claim.difference, tuple(deps), headline.used if headline else None,
+                         tuple(evidence), verdict.counterexample, note, own, claim.formalization, claim.difference,
+                         tuple(deps), headline.used if headline else None,
                          headline.discriminating if headline else None, verdict.reach, waited)
     ctx.statuses[claim.id] = result
+    if finished is not None:
+        finished(result)
     return result
+
+
+def cites_coq(claim: Claim) -> bool:
+    """Whether a row runs a ``coq:THEOREM`` check (it reads the Coq build)."""
+    return any(theorem_of(name) for name in claim.methods)
+
+
+def _rest_on_coq(ids: list[str]) -> set[str]:
+    """The rows of ``ids`` that cite a Coq theorem or rest (through their declared dependencies) on a row that
+    does: they run after the others, which run while coqc compiles."""
+    memo: dict[str, bool] = {}
+
+    def needs(claim_id: str) -> bool:
+        if claim_id not in memo:
+            memo[claim_id] = False  # dependencies are earlier rows: no cycle, this only guards the recursion
+            claim = CLAIMS[claim_id]
+            memo[claim_id] = cites_coq(claim) or any(needs(d) for d in claim.depends_on if d in CLAIMS)
+        return memo[claim_id]
+
+    return {claim_id for claim_id in ids if needs(claim_id)}
 
 
 def _headline(evidence: list[Evidence]) -> Evidence | None:
@@ -579,7 +720,8 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
                progress: Progress | None = None, follow_dependencies: bool = True,
-               executor: Any = None, time_limit: float | None = None) -> LedgerResult:
+               executor: Any = None, time_limit: float | None = None,
+               on_row: Finished | None = None, traces: Any = None) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
     Parameters
@@ -589,8 +731,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     thorough : bool
         Same as ``mode="thorough"``: the long versions of the checks (up to an hour or more).
     mode : {"quick", "default", "thorough"}, optional
-        ``quick``: a smaller set of settings (well under 30 s); its status words stay honest
-        (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about two minutes.
+        ``quick``: a smaller set of settings (about 17 s of CPU on the project's 2-core machine); its status
+        words stay honest (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about 70 s of CPU
+        with the Coq build cached (benchmarks/RESULTS.md, section 18), plus the build the first time.
     out : path, optional
         Folder for counterexample files (a temporary one when needed and not given) and the
         thorough run's checkpoint.
@@ -610,6 +753,13 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     time_limit : float, optional
         Seconds each check may run (default :data:`~geosched.verify.evidence.TIME_LIMITS` of the
         mode); a check past it is ``unknown`` and the ledger goes on.
+    on_row : callable, optional
+        Called with each :class:`ClaimResult` asked for as soon as it is combined (``geosched claims``
+        prints it then): the rows that cite no Coq theorem first, while the Coq build runs in the
+        background, then the rest, each in the order asked for (a row's dependencies before it).
+    traces : sequence of path, optional
+        The trace set of the empirical rows (:mod:`~geosched.verify.trace_set`; the CLI's repeatable
+        ``--trace``): any traces geosched reads; default every trace in ``../shared/traces/``.
 
     Returns
     -------
@@ -639,6 +789,7 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     for claim_id in ids:
         if claim_id not in CLAIMS:
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
+    chosen_traces = check_traces(traces) if traces else None  # bad input refused before any check runs
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
     if out is not None:
@@ -647,14 +798,39 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
         ctx.follow_dependencies = follow_dependencies
-        results = [_run_one(CLAIMS[c], ctx, progress) for c in ids]
+        ctx.traces = chosen_traces
+        if any(cites_coq(CLAIMS[c]) for c in needed):
+            build = start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+            if build is not None and not ctx.quick:  # --quick never compiles
+                coq_watch.watch(build)  # says how far a compilation is, at the rate measured so far
+        emit = _emitter(ids, on_row)
+        later = _rest_on_coq(ids)
+        for claim_id in [c for c in ids if c not in later]:
+            _run_one(CLAIMS[claim_id], ctx, progress, emit)
         reported = _reported_variants(ctx, progress) if claim_ids is None and chosen_mode != "quick" else {}
+        for claim_id in [c for c in ids if c in later]:
+            _run_one(CLAIMS[claim_id], ctx, progress, emit)
+        results = [ctx.statuses[c] for c in ids]
     counts = {status: sum(c.status == status for c in results) for status in EVIDENCE_STATUSES}
     message = f"{len(results)} claims: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v)
     overall = "refuted" if counts["refuted"] else "error" if counts["error"] else "ok"
     return LedgerResult(overall, message, time.perf_counter() - t0, tuple(results),
                         chosen_mode == "thorough", seed, str(ctx.out_if_set) if ctx.out_if_set else None, versions(),
                         reported, chosen_mode, _extra(ctx))
+
+
+def _emitter(ids: list[str], on_row: Finished | None) -> Finished | None:
+    """``on_row`` told once of each row asked for, as it is combined (not of the rows they rest on)."""
+    if on_row is None:
+        return None
+    wanted, told = set(ids), set()
+
+    def emit(result: ClaimResult) -> None:
+        if result.id in wanted and result.id not in told:
+            told.add(result.id)
+            on_row(result)
+
+    return emit
 
 
 def _prepare_checkpoint(mode: str, out: str | Path | None, restart: bool) -> None:

@@ -22,7 +22,16 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.theory.claim import KONG, Claim
-from geosched.verify.evidence import Context, Evidence
+from geosched.verify.evidence import (
+    Canary,
+    Context,
+    Coverage,
+    Evidence,
+    declares_canary,
+    needs_no_canary,
+    plant,
+    plant_all,
+)
 
 __all__ = ["METHODS", "register", "add_methods", "CLAIMS"]
 
@@ -83,11 +92,13 @@ def add_methods(methods: dict[str, Method]) -> None:
 
 
 @register("derivation")
+@declares_canary("a sympy-checked step made false (one side + 1)")
 def _derivation(claim: Any, ctx: Context) -> Evidence:
     """The claim's sympy derivation, its own steps (the ledger follows ``depends_on`` itself)."""
     from geosched.theory import get_derivation
 
-    check = get_derivation(claim.id).check()
+    derivation = get_derivation(claim.id)
+    check = derivation.check()
     status = {"proved": "proved", "proved relative": "proved", "refuted": "refuted"}.get(check.status, "unknown")
     if status == "proved" and check.assumed:  # every step checked or an applied named hypothesis
         status = "proved relative to"
@@ -95,7 +106,31 @@ def _derivation(claim: Any, ctx: Context) -> Evidence:
     open_steps = [o.to_dict() for o in check.open_steps]
     return Evidence("derivation", "proof", status, check.message, depends_on=check.depends_on,
                     wall_time=check.wall_time, counterexample=counterexample,
-                    data={"open_steps": open_steps, "assumed": list(check.assumed)})
+                    data={"open_steps": open_steps, "assumed": list(check.assumed)},
+                    canary=derivation_canary(derivation, check))
+
+
+def derivation_canary(derivation: Any, check: Any) -> Canary | None:
+    """The step sympy checked fastest, made false everywhere (an equation's left side set to its right side + 1,
+    an inequality's to the right side -+ 1 against its relation, a limit's value + 1), checked again by the same
+    step checker: it must fail. None when no step has two sides (nothing was checked by sympy)."""
+    import dataclasses
+
+    sided = [(c.wall_time, i) for i, (s, c) in enumerate(zip(derivation.steps, check.steps))
+             if c.status == "checked" and s.method in ("identity", "substitution", "inequality", "limit")]
+    if not sided:
+        return None
+    index = min(sided)[1]
+    step = derivation.steps[index]
+    if step.method == "limit":
+        planted = dataclasses.replace(step, rhs=step.rhs + 1)
+    else:
+        planted = dataclasses.replace(step, lhs=step.rhs + (-1 if step.relation in (">=", ">") else 1), certificate=())
+    return plant(f"step {index + 1} ({step.method}) made false", lambda s: _failed(s.check(index + 1)), planted)
+
+
+def _failed(step_check: Any) -> str | None:
+    return f"sympy: {step_check.message}" if step_check.status == "failed" else None
 
 
 def _both_solvers(lemma_name: str, label: str, kind: str, **params: Any) -> Method:
@@ -125,9 +160,22 @@ def _both_solvers(lemma_name: str, label: str, kind: str, **params: Any) -> Meth
         return Evidence(label, kind, status, f"{lemma.statement}: {detail} (proved, non-vacuous, tight)"
                         if ok else f"{lemma.statement}: {detail}", bound=bound, wall_time=time.perf_counter() - t0,
                         discriminating=ok or None, data={"parameters": dict(lemma.parameters)},
-                        covers={label: (status, bound or "all values")})
+                        covers={label: (status, bound or "all values")},
+                        canary=tight_canary([reports["z3"]]))
 
-    return method
+    return declares_canary(STRONGER_DEFECT)(method)
+
+
+STRONGER_DEFECT = "the conclusion made stronger (the lemma's own stronger form), proved by the same solver call"
+
+
+def tight_canary(reports: list[Any]) -> Canary:
+    """The solver lemmas' canary: each report's tightness check is :func:`~geosched.verify.z3util.prove` (the
+    verdict of the real proof) on the lemma with its stronger conclusion, which must be refuted."""
+    blind = [r for r in reports if r.tight.status != "tight"]
+    verdict = (f"{len(reports)} stronger conclusion(s) refuted" if not blind else
+               f"{blind[0].lemma} {blind[0].parameters}: {blind[0].tight.message}")
+    return Canary(STRONGER_DEFECT, bool(reports) and not blind, verdict)
 
 
 METHODS["z3:peak_volume"] = _both_solvers("peak_volume", "z3:peak_volume", "proof")
@@ -139,6 +187,7 @@ METHODS["z3:lemmaA2_order_invariant"] = _both_solvers("lemmaA2_order_invariant",
 
 
 @register("z3:lemmaA2_invariant_k")
+@declares_canary(STRONGER_DEFECT)
 def _k_sweep(claim: Any, ctx: Context) -> Evidence:
     """The blocked-step certificate proved for k = 1, 2, ... active requests until Z3 stops."""
     from geosched.verify.lemmas import largest_k
@@ -159,7 +208,13 @@ def _k_sweep(claim: Any, ctx: Context) -> Evidence:
     return Evidence(label, "bounded", "checked",
                     f"blocked step => active peaks > (1-alpha)M, proved (Z3, tight) for every k <= {sweep.largest_k} "
                     f"(stopped: {sweep.stopped_because})", bound=bound, wall_time=elapsed, discriminating=True,
-                    data={"largest_k": sweep.largest_k, "per_k": per_k}, covers={label: ("checked", bound)})
+                    data={"largest_k": sweep.largest_k, "per_k": per_k}, covers={label: ("checked", bound)},
+                    canary=tight_canary([r for r in sweep.reports if r.status == "proved"]),
+                    coverage=Coverage({"k": sweep.largest_k}, {"k": K_REACH[ctx.mode]}))
+
+
+# the k the certificate sweep reaches per mode (its resource limits: SOLVER_SWEEPS); less is a coverage loss
+K_REACH = {"quick": 4, "default": 10, "thorough": 10}
 
 
 def _cores(group: str) -> Method:
@@ -192,9 +247,31 @@ def _cores(group: str) -> Method:
         return Evidence(label, "bounded", "checked", f"proved by Z3 and cvc5 (non-vacuous, tight) for every n up to: "
                         f"{text}; per-request lemmas proved for all values", bound=bound, wall_time=elapsed,
                         discriminating=True, data=data,
-                        covers={k: ("checked", f"n<={n} symbolic requests") for k, (s, n) in covers.items()})
+                        covers={k: ("checked", f"n<={n} symbolic requests") for k, (s, n) in covers.items()},
+                        canary=_cores_canary(report, mine),
+                        coverage=Coverage({name: n for name, (_, n) in covers.items()},
+                                          {name: CORES_REACH[ctx.mode] for name in covers}))
 
-    return method
+    return declares_canary(STRONGER_DEFECT)(method)
+
+
+# the n every core lemma reaches per mode (solver work units, the same on every machine: SOLVER_SWEEPS); a sweep that
+# stops earlier lost coverage (refuted), it does not get a quieter bound
+CORES_REACH = {"quick": 3, "default": 6, "thorough": 6}
+
+
+def _cores_canary(report: Any, lemmas: list[str]) -> Canary:
+    """Every proof the cores count (each n of each lemma's sweep, each per-request lemma it uses, every solver) had
+    its stronger conclusion refuted by the same solver call."""
+    from geosched.verify.cores import USES
+
+    calls = [(f"{name} n={row[0]} ({b})", row[4]) for name in lemmas for b in report.backends
+             for row in report.sweeps[name][b]["per_n"] if row[1] == "proved"]
+    calls += [(f"{u} ({b})", report.per_request[u][b].get("tight")) for name in lemmas for u in USES.get(name, ())
+              for b in report.backends if report.per_request[u][b]["status"] == "proved"]
+    blind = [what for what, tight in calls if tight != "tight"]
+    return Canary(STRONGER_DEFECT, bool(calls) and not blind,
+                  f"{len(calls)} stronger conclusions refuted" if not blind else f"not refuted: {blind[0]}")
 
 
 def _run_cores(limits: dict[str, int], chosen: list[str] | None) -> Any:
@@ -227,23 +304,13 @@ def _exhaustive_run(ctx: Context) -> tuple[Any, float]:
 
 
 # the enumeration's size per mode and variant, pinned: (instances, request orders). A run that enumerates fewer (a
-# tie order dropped, a subset filtered too hard) or more (the space changed without this table) is refused: its
-# evidence is unknown, never checked (tests/test_ledger.py recounts them from the spaces independently)
+# tie order dropped, a subset filtered too hard) has lost coverage: its evidence is refuted; more (the space changed
+# without this table) is unknown (tests/test_ledger.py recounts them from the spaces independently)
 ENUMERATION_SIZES: dict[str, dict[str, tuple[int, int]]] = {
     "quick": {"svf": (1145, 1365), "svf1_sqrtT_equal": (321, 636), "sjf_jaillet": (139, 139)},
     "default": {"svf": (9509, 10498), "svf1_sqrtT_equal": (1606, 3218), "sjf_jaillet": (453, 453)},
     "thorough": {"svf": (390637, 752147), "svf1_sqrtT_equal": (16866, 62421), "sjf_jaillet": (5703, 5703)},
 }
-
-
-def _size_problem(vs: dict[str, Any], variant: str, ctx: Context) -> str | None:
-    """Why an enumeration's size is refused (it is not the pinned one of this mode), else None."""
-    pinned = ENUMERATION_SIZES[ctx.mode].get(variant)
-    got = (vs["instances"], vs["orderings"])
-    if pinned is None or got == pinned:
-        return None
-    return (f"refused: enumerated {got[0]} instances in {got[1]} request orders, the pinned size of mode "
-            f"{ctx.mode} is {pinned[0]} in {pinned[1]} ({'fewer: a coverage loss' if got < pinned else 'more'})")
 
 
 def _constant_text(check: str) -> str:
@@ -278,10 +345,7 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
         if not result.complete:
             return Evidence(label, "bounded", "unknown", f"exhaustive run incomplete: {result.message}",
                             wall_time=elapsed, implementation=True)
-        refused = _size_problem(vs, variant, ctx)
-        if refused:
-            return Evidence(label, "bounded", "unknown", refused, bound=bound, wall_time=elapsed, implementation=True)
-        use = data[main]
+        use = {"used": {"fraction": "0", "value": 0.0}, "discriminating": False, "vacuous": True} | data[main]
         worst = vs["max_ratio"]
         text = (f"{_constant_text(main)} on all {use['checked']} cases; worst case uses "
                 f"{use['used']['fraction']} of the constant")
@@ -296,9 +360,34 @@ def _exhaustive(checks: tuple[str, ...], variant: str, label: str, main: str) ->
                         used=use["used"]["value"], discriminating=use["discriminating"],
                         data={"checks": data, "max_ratio": worst, "opt_method": result.opt_method,
                               "cross_checked": result.cross_checked},
-                        covers={label: (status, bound)})
+                        covers={label: (status, bound)}, canary=_exhaustive_canary(vs, variant, main, checks),
+                        coverage=_enumeration_coverage(vs, variant, ctx, main))
 
-    return method
+    return declares_canary("each check's own defect planted on the worst instance (OPT at 0, a blocked step with "
+                           "nothing running, ...)")(method)
+
+
+def _exhaustive_canary(vs: dict[str, Any], variant: str, main: str, checks: tuple[str, ...]) -> Canary:
+    """Every check of the method that has a planted defect (:data:`geosched.verify.exhaustive.PLANTED`), judged by
+    the enumeration's own per-instance code on the instance that used most of the judged check's constant."""
+    from geosched.verify import exhaustive as ex
+
+    record = (vs["checks"][main].get("used") or {}).get("instance")
+    if record is None:
+        return Canary(f"{main}: nothing to plant on", False, "no instance used the constant")
+    return plant_all([plant(f"{c}: {ex.PLANTED[c]}", lambda name: ex.planted_problems(record, variant, name), c)
+                      for c in checks if c in ex.PLANTED])
+
+
+def _enumeration_coverage(vs: dict[str, Any], variant: str, ctx: Context, main: str) -> Coverage | None:
+    """The instances and request orders enumerated, and the orders the judged check ``main`` ran on, against
+    :data:`ENUMERATION_SIZES` (fewer: a coverage loss)."""
+    pinned = ENUMERATION_SIZES[ctx.mode].get(variant)
+    if pinned is None:
+        return None
+    return Coverage({"instances": vs["instances"], "request orders": vs["orderings"],
+                     f"orders judged by {main}": vs["checks"][main]["checked"]},
+                    {"instances": pinned[0], "request orders": pinned[1], f"orders judged by {main}": pinned[1]})
 
 
 def _subset_text(subset: str | None) -> str:
@@ -328,38 +417,47 @@ METHODS["exhaustive:jaillet"] = _exhaustive(("jaillet_bound", "opt_le_policy"), 
 
 
 @register("exhaustive:occupancy")
+@declares_canary("a blocked step planted with nothing running (the peak reading must fail)")
 def _occupancy(claim: Any, ctx: Context) -> Evidence:
     """The occupancy reading of the certificate fails on some instance while the peak reading holds."""
     result, elapsed = _exhaustive_run(ctx)
     vs = result.variants["svf"]
     occupancy, peak = vs["checks"]["cert_occupancy"], vs["checks"]["cert_peak_mass"]
     bound = f"{result.space} ({vs['instances']} instances)"
-    refused = _size_problem(vs, "svf", ctx)
-    if refused:
-        return Evidence("exhaustive:occupancy", "bounded", "unknown", refused, bound=bound, wall_time=elapsed,
-                        implementation=True)
     if peak["failed"]:
         return Evidence("exhaustive:occupancy", "bounded", "refuted", "the peak reading fails too: "
                         f"{peak['counterexample']['detail']}", bound=bound, wall_time=elapsed, implementation=True,
                         counterexample=_counterexample_file(ctx, result, "svf", "cert_peak_mass"))
+    kept = {"canary": _exhaustive_canary(vs, "svf", "cert_peak_mass", ("cert_peak_mass",)),
+            "coverage": _enumeration_coverage(vs, "svf", ctx, "cert_peak_mass")}
     if not occupancy["failed"]:
         return Evidence("exhaustive:occupancy", "bounded", "checked", f"peak reading holds on all {peak['checked']} "
                         "instances; no instance of this space separates the two readings (the example does: "
                         "simulation:occupancy)", bound=bound, wall_time=elapsed, implementation=True,
-                        discriminating=True)
+                        discriminating=True, **kept)
     smallest = occupancy["counterexample"]
     return Evidence("exhaustive:occupancy", "bounded", "checked",
                     f"peak reading holds on all {peak['checked']} instances; occupancy reading fails on "
                     f"{occupancy['failed']} (smallest: {smallest['detail']})", bound=bound, wall_time=elapsed,
                     implementation=True, discriminating=True, data={"smallest": smallest},
-                    covers={"exhaustive:occupancy": ("checked", bound)})
+                    covers={"exhaustive:occupancy": ("checked", bound)}, **kept)
+
+
+def occupancy_problems(monitor: Any, starts: dict[str, int], step: int) -> list[str]:
+    """The example's verdict: the peak reading holds at every blocked step and the occupancy reading fails at
+    ``step``."""
+    problems = [] if monitor.result().ok else [f"the peak reading fails: {monitor.result().message}"]
+    if dict(monitor.occupancy_failures(starts)).get(step) is None:
+        problems.append(f"the occupancy reading holds at t={step}")
+    return problems
 
 
 @register("simulation:occupancy")
+@declares_canary("a blocked step planted with nothing running (the peak reading must fail)")
 def _occupancy_example(claim: Any, ctx: Context) -> Evidence:
     """theory's counterexample, M = 16 and three requests (0, 8), simulated under the monitor."""
     from geosched.reference_impl.model import burst_instance
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulator import BlockedInterval, simulate
     from geosched.theory.kong_certificate_reading import EXAMPLE
     from geosched.verify.monitor import CertificateMonitor
 
@@ -369,15 +467,22 @@ def _occupancy_example(claim: Any, ctx: Context) -> Evidence:
     starts = simulate(instance, "svf", observer=monitor).starts
     failures = dict(monitor.occupancy_failures(starts))
     step = EXAMPLE["blocked_step"]
-    peak_ok = monitor.result().ok
-    held = failures.get(step)
-    ok = peak_ok and held is not None
+    problems = occupancy_problems(monitor, starts, step)
     text = (f"M={instance.memory}, {len(EXAMPLE['requests'])} x (0, 8): starts {starts}; at t={step} the head waits "
-            f"with occupancy {held} <= M - P = {monitor.threshold} while the peak reading holds: {peak_ok}")
-    return Evidence("simulation:occupancy", "bounded", "checked" if ok else "refuted",
-                    text, bound="the example", wall_time=time.perf_counter() - t0, implementation=True,
-                    discriminating=ok or None, data={"starts": starts, "occupancy_failures": failures},
-                    covers={"simulation:occupancy": ("checked" if ok else "refuted", "the example")})
+            f"with occupancy {failures.get(step)} <= M - P = {monitor.threshold} while the peak reading holds: "
+            f"{monitor.result().ok}")
+
+    def planted(interval: Any) -> list[str]:
+        monitor(interval)  # after the real verdict: the monitor now has seen one blocked step more
+        return occupancy_problems(monitor, starts, step)
+
+    canary = plant("a blocked step planted with nothing running", planted,
+                   BlockedInterval(step, step + 1, (instance.requests[-1].id,), (), 0))
+    status = "refuted" if problems else "checked"
+    return Evidence("simulation:occupancy", "bounded", status, "; ".join(problems) or text, bound="the example",
+                    wall_time=time.perf_counter() - t0, implementation=True, discriminating=not problems or None,
+                    data={"starts": starts, "occupancy_failures": failures}, canary=canary,
+                    covers={"simulation:occupancy": (status, "the example")})
 
 
 # --------------------------------------------------------------------------- our code is the paper's algorithm
@@ -414,6 +519,7 @@ def onebit_differs(instances: list[Any], policy: str) -> int:
 
 
 @register("policy-spec")
+@declares_canary("the admission one token generous (M + 1), judged by the same equivalence check")
 def _policy_spec(claim: Any, ctx: Context) -> Evidence:
     """The Z3 specification against the simulator's own admission code (every state in bounds) and
     against every decision of simulated runs (svf, sjf, fcfs; strict, and svf with backfill)."""
@@ -436,6 +542,7 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
         return out
 
     results, elapsed = ctx.cached("policy-spec", run)
+    canary = _policy_spec_canary(ctx)
     differs = results["onebit_differs"]
     results = {k: r for k, r in results.items() if k != "onebit_differs"}
     bad = {k: r for k, r in results.items() if r.status not in ("checked", "held")}
@@ -456,19 +563,81 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
                     f"({', '.join(f'{k[7:]}: {v}' for k, v in states.items())}) and at every one of {decisions} "
                     f"decision steps of simulated runs (svf, sjf, fcfs strict; svf backfill; 1-bit SVF "
                     f"{ONEBIT_RUNS[5:]}, whose schedule differs from SVF's on {differs} of the runs; class bits and "
-                    "admission by the exact lengths)", wall_time=elapsed, data=data)
+                    "admission by the exact lengths)", wall_time=elapsed, data=data, canary=canary,
+                    coverage=Coverage({"states": sum(states.values()), "decision steps": decisions},
+                                      {}, floor=POLICY_SPEC_FLOOR[ctx.mode]))
 
 
-def _supporting(label: str, problems: list[str], checked: str, t0: float) -> Evidence:
+# the states and decision steps each mode's spec check reaches at least (seed 0: quick 7,538 states and 3,635
+# decisions, default 52,257 and 10,466); fewer is a coverage loss
+POLICY_SPEC_FLOOR = {"quick": {"states": 7_000, "decision steps": 3_000},
+                     "default": {"states": 50_000, "decision steps": 9_000},
+                     "thorough": {"states": 50_000, "decision steps": 9_000}}
+
+
+def _policy_spec_canary(ctx: Context) -> Canary:
+    """The simulator's admission planted one token generous (it admits as if M were one larger), judged by the same
+    state-space equivalence check (:func:`~geosched.verify.policy_spec.check_policy_equivalence`) on SVF: it must
+    find the difference."""
+    from geosched.reference_impl.simulator import admission_step
+    from geosched.verify.policy_spec import check_policy_equivalence
+
+    def generous(memory: int, *args: Any, **kwargs: Any) -> list[int]:
+        return admission_step(memory + 1, *args, **kwargs)
+
+    def verdict(admission: Any) -> str | None:
+        result = check_policy_equivalence("svf", admission=admission, seed=ctx.seed, max_memory=3, max_waiting=2,
+                                          max_prompt=2)
+        return None if result.status in ("proved up to bounds", "held") else f"{result.status}: {result.message}"
+
+    return plant("the admission one token generous (M + 1)", verdict, generous)
+
+
+Comparison = tuple[str, Any, Any, float]  # (what, ours, theory's, relative tolerance: 0 for exact)
+
+
+def differs(what: str, ours: Any, theirs: Any, tolerance: float = 0.0) -> str | None:
+    """The one verdict of the constant checks: ``ours`` (what a check uses) against ``theirs`` (theory's), exactly
+    or within a relative ``tolerance``."""
+    if tolerance:
+        same = abs(ours - theirs) <= tolerance * max(1.0, abs(theirs))
+    else:
+        same = ours == theirs
+    return None if same else f"{what}: ours {ours}, theory's {theirs}"
+
+
+def _planted(value: Any) -> Any:
+    """Theory's value with a defect planted: a number + 1 (exact) or x1.1 (a float), a text with a digit appended."""
+    if isinstance(value, str):
+        return value + "1"
+    return value * PERTURB if isinstance(value, float) else value + 1
+
+
+PERTURB = 1.1  # a float constant planted 10% larger
+
+
+def _supporting(label: str, comparisons: list[Comparison], checked: str, t0: float,
+                extra: list[str] = ()) -> Evidence:
+    """The evidence of the constant checks: every comparison by :func:`differs`; the canary plants a defect in
+    theory's side of the last comparison (the largest instance) and must be refuted by the same :func:`differs`."""
+    problems = [p for c in comparisons if (p := differs(*c))] + list(extra)
     if problems:
         return Evidence(label, "supporting", "refuted", "; ".join(problems[:3]), wall_time=time.perf_counter() - t0,
                         data={"problems": problems})
-    return Evidence(label, "supporting", "checked", checked, wall_time=time.perf_counter() - t0)
+    what, ours, theirs, tolerance = comparisons[-1]
+    canary = plant(f"{what}: theory's value planted {'x1.1' if isinstance(theirs, float) else '+ 1'}",
+                   lambda planted: differs(what, ours, planted, tolerance), _planted(theirs))
+    return Evidence(label, "supporting", "checked", f"{checked} ({len(comparisons)} comparisons)",
+                    wall_time=time.perf_counter() - t0, canary=canary)
+
+
+_CONSTANT_DEFECT = "theory's side of the last comparison planted + 1 (x1.1 for a float)"
 
 
 @register("consts:thm3.2")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_thm32(claim: Any, ctx: Context) -> Evidence:
-    """The exhaustive check's integer bound is theory's 1 + 2/(1 - alpha) at every M <= 40, P < M."""
+    """The exhaustive check's integer bound is theory's 1 + 2/(1 - alpha) at every M <= 12, P < M."""
     from fractions import Fraction
 
     from geosched.theory import get_derivation
@@ -476,18 +645,16 @@ def _consts_thm32(claim: Any, ctx: Context) -> Evidence:
 
     t0 = time.perf_counter()
     derivation = get_derivation("kong.thm3.2")
-    problems = []
+    comparisons = []
     for memory in range(1, 13):
         for peak in range(0, memory):
             ratio = Fraction(str(derivation.bound_at(alpha=Fraction(peak, memory))))
             largest = next(t for t in range(1, 10**6) if not ex.bound_holds(t + 1, 1, memory, peak))
-            if largest != int(ratio):  # the largest TEL(SVF) the check accepts at TEL(OPT) = 1
-                problems.append(f"M={memory}, P={peak}: check accepts TEL <= {largest}, theory's bound is {ratio}")
-                break
-    problems += _alpha_problems(ctx.seed)
-    return _supporting("consts:thm3.2", problems, "bound_holds accepts exactly TEL <= floor(1 + 2/(1 - P/M)) "
+            # the largest TEL(SVF) the check accepts at TEL(OPT) = 1
+            comparisons.append((f"the largest TEL accepted at M={memory}, P={peak}", largest, int(ratio), 0.0))
+    return _supporting("consts:thm3.2", comparisons, "bound_holds accepts exactly TEL <= floor(1 + 2/(1 - P/M)) "
                        "(theory's expression) at every M <= 12, P < M; Instance.alpha = max(s + o)/M on 200 "
-                       "seeded instances", t0)
+                       "seeded instances", t0, extra=_alpha_problems(ctx.seed))
 
 
 def _alpha_problems(seed: int) -> list[str]:
@@ -503,6 +670,7 @@ def _alpha_problems(seed: int) -> list[str]:
 
 
 @register("consts:thm3.3")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_thm33(claim: Any, ctx: Context) -> Evidence:
     """The exhaustive check's threshold and constant are theory's (theta = floor(sqrt T), 1 + 2T/(1-alpha))."""
     import sympy as sp
@@ -512,33 +680,31 @@ def _consts_thm33(claim: Any, ctx: Context) -> Evidence:
     from geosched.verify import exhaustive as ex
 
     t0 = time.perf_counter()
-    problems = []
+    t, a = sp.symbols("T alpha", positive=True)
+    difference = sp.simplify(kong_thm3_3.constant(t, a) - (1 + ex.THM33_NUMERATOR * t / (1 - a)))
+    comparisons = [("the constant's difference from 1 + 2T/(1-alpha)", difference, 0, 0.0)]
     for longest in range(1, 61):
         spec = ex.sqrt_threshold_svf1(burst_instance(longest + 1, [(0, longest)]))
-        if spec != f"svf1:theta={kong_thm3_3.threshold(longest)}":
-            problems.append(f"T={longest}: the check runs {spec}, theory's threshold is "
-                            f"{kong_thm3_3.threshold(longest)}")
-    t, a = sp.symbols("T alpha", positive=True)
-    if sp.simplify(kong_thm3_3.constant(t, a) - (1 + ex.THM33_NUMERATOR * t / (1 - a))) != 0:
-        problems.append(f"theory's constant {kong_thm3_3.constant(t, a)} differs from the checked "
-                        f"1 + {ex.THM33_NUMERATOR}T/(1-alpha)")
-    return _supporting("consts:thm3.3", problems, "threshold floor(sqrt T) for T <= 60 and the constant "
+        comparisons.append((f"the threshold run at T={longest}", spec, f"svf1:theta={kong_thm3_3.threshold(longest)}",
+                            0.0))
+    return _supporting("consts:thm3.3", comparisons, "threshold floor(sqrt T) for T <= 60 and the constant "
                        f"1 + {ex.THM33_NUMERATOR}T/(1-alpha) equal theory's", t0)
 
 
 @register("consts:jaillet")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_jaillet(claim: Any, ctx: Context) -> Evidence:
     from geosched.theory import get_derivation
     from geosched.verify import exhaustive as ex
 
     t0 = time.perf_counter()
     theory = get_derivation("jaillet.thm4.3").bound
-    problems = [] if theory == ex.JAILLET_CONSTANT else [
-        f"theory's constant {theory} differs from the checked {ex.JAILLET_CONSTANT}"]
-    return _supporting("consts:jaillet", problems, f"the checked constant {ex.JAILLET_CONSTANT} is theory's", t0)
+    return _supporting("consts:jaillet", [("Jaillet's constant", ex.JAILLET_CONSTANT, theory, 0.0)],
+                       f"the checked constant {ex.JAILLET_CONSTANT} is theory's", t0)
 
 
 @register("consts:lemmaA.2")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_lemma(claim: Any, ctx: Context) -> Evidence:
     """The exhaustive check's summed factor and the monitor's threshold M - P are theory's."""
     from geosched.reference_impl.model import burst_instance
@@ -547,19 +713,17 @@ def _consts_lemma(claim: Any, ctx: Context) -> Evidence:
     from geosched.verify.monitor import CertificateMonitor
 
     t0 = time.perf_counter()
-    problems = []
-    if ex.LEMMA_A2_FACTOR != kong_lemma_a2.FACTOR:
-        problems.append(f"checked factor {ex.LEMMA_A2_FACTOR} != theory's {kong_lemma_a2.FACTOR}")
+    comparisons = [("Lemma A.2's factor", ex.LEMMA_A2_FACTOR, kong_lemma_a2.FACTOR, 0.0)]
     for memory, pairs in ((12, [(6, 3), (1, 5)]), (16, [(0, 8)] * 3), (9, [(2, 2)])):
-        instance = burst_instance(memory, pairs)
-        threshold = CertificateMonitor(instance).threshold
-        if threshold != memory - max(s + o for s, o in pairs):
-            problems.append(f"monitor threshold {threshold} != M - P on M={memory}, {pairs}")
-    return _supporting("consts:lemmaA.2", problems, f"factor {ex.LEMMA_A2_FACTOR} and threshold M - P are theory's",
+        threshold = CertificateMonitor(burst_instance(memory, pairs)).threshold
+        comparisons.append((f"the monitor's threshold on M={memory}, {pairs}", threshold,
+                            memory - max(s + o for s, o in pairs), 0.0))
+    return _supporting("consts:lemmaA.2", comparisons, f"factor {ex.LEMMA_A2_FACTOR} and threshold M - P are theory's",
                        t0)
 
 
 @register("consts:prop3.1")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_prop31(claim: Any, ctx: Context) -> Evidence:
     """The exhaustive check's prefix bound equals theory's prefix-sum expression on seeded lists."""
     import random
@@ -569,17 +733,16 @@ def _consts_prop31(claim: Any, ctx: Context) -> Evidence:
 
     t0 = time.perf_counter()
     rng = random.Random(ctx.seed)
-    problems = []
+    comparisons = []
     for _ in range(200):
         values = sorted(rng.randint(1, 60) for _ in range(rng.randint(1, 6)))
-        theirs = int(kong_prop3_1.prefix_sum_total(values))
-        if ex.prefix_bound(values) != theirs:
-            problems.append(f"prefix_bound({values}) = {ex.prefix_bound(values)} != theory's {theirs}")
-            break
-    return _supporting("consts:prop3.1", problems, "prefix_bound equals theory's sum_k P_k on 200 seeded lists", t0)
+        comparisons.append((f"prefix_bound({values})", ex.prefix_bound(values),
+                            int(kong_prop3_1.prefix_sum_total(values)), 0.0))
+    return _supporting("consts:prop3.1", comparisons, "prefix_bound equals theory's sum_k P_k on 200 seeded lists", t0)
 
 
 @register("consts:poisson")
+@declares_canary(_CONSTANT_DEFECT)
 def _consts_poisson(claim: Any, ctx: Context) -> Evidence:
     """The Monte-Carlo's bound, O_0, O_1 and eps equal theory's expressions and direct sums."""
     import sympy as sp
@@ -588,14 +751,14 @@ def _consts_poisson(claim: Any, ctx: Context) -> Evidence:
     from geosched.verify import montecarlo as mc
 
     t0 = time.perf_counter()
-    problems = []
+    comparisons = []
     bound34, bound_half = get_derivation("kong.thm3.4"), get_derivation("kong.thm3.4.half")
     for mu, rho in ((0.2, 0.5), (0.35, 0.9), (0.5, 0.99)):
         theirs = float(bound34.bound_at(alpha=sp.Rational(1, 2), mu=sp.nsimplify(mu), rho=sp.nsimplify(rho)))
         half = float(bound_half.bound_at(mu=sp.nsimplify(mu), rho=sp.nsimplify(rho)))
         mine = mc.svf_stochastic_bound(0.5, mu, rho)
-        if abs(mine - theirs) > 1e-9 * theirs or abs(mine - half) > 1e-9 * half:
-            problems.append(f"bound at mu={mu}, rho={rho}: {mine} vs theory's {theirs} (alpha=1/2 form {half})")
+        comparisons += [(f"the bound at mu={mu}, rho={rho}", mine, theirs, 1e-9),
+                        (f"the bound at mu={mu}, rho={rho} (alpha = 1/2 form)", mine, half, 1e-9)]
     for mu, theta in ((0.3, 4), (0.1, 12), (0.5, 1)):
         q = 1 - mu
         pmf = [mu * q ** (k - 1) for k in range(1, 3000)]
@@ -604,11 +767,10 @@ def _consts_poisson(claim: Any, ctx: Context) -> Evidence:
         o0, o1 = mc.one_bit_parameters(mu, theta)
         point = {kong_thm3_5.mu: mu, kong_thm3_5.q: q, kong_thm3_5.theta: theta}
         eps = float(kong_thm3_5.distortion().subs(point))
-        for name, got, want in (("O_0", o0, short), ("O_1", o1, long_), ("eps", mc.distortion_penalty(mu, theta), eps),
-                                ("O_1 (theory)", o1, float(kong_thm3_5.o1().subs(point)))):
-            if abs(got - want) > 1e-7 * max(1.0, abs(want)):
-                problems.append(f"{name} at mu={mu}, theta={theta}: {got} vs {want}")
-    return _supporting("consts:poisson", problems, "bound, O_0, O_1 and eps equal theory's expressions and direct "
+        comparisons += [(f"{name} at mu={mu}, theta={theta}", got, want, 1e-7) for name, got, want in (
+            ("O_0", o0, short), ("O_1", o1, long_), ("eps", mc.distortion_penalty(mu, theta), eps),
+            ("O_1 (theory)", o1, float(kong_thm3_5.o1().subs(point))))]
+    return _supporting("consts:poisson", comparisons, "bound, O_0, O_1 and eps equal theory's expressions and direct "
                        "sums of the geometric distribution", t0)
 
 
@@ -648,22 +810,70 @@ def _mc_failures(result: Any, estimator: str) -> list[str]:
     a point judged outside the theorem's hypotheses, an estimate that is not the named statistic recomputed
     from the samples (``ratio``: E[TEL]/E[OPT] as the ratio of the sample means; ``cr``: the mean of TEL/OPT),
     or a bootstrap interval a second implementation does not reproduce."""
+    return [problem for p in result.points for problem in point_failures(p, result, estimator)]
+
+
+def point_failures(p: Any, result: Any, estimator: str) -> list[str]:
+    """:func:`_mc_failures` at one point (the predicate the canary's planted points go through too)."""
     from geosched.verify import montecarlo_audit as audit
 
     memory, alpha = result.memory, result.extra["alpha_cap"]
-    problems = []
-    for p in result.points:
-        where = f"mu={p.mu}, rho={p.rho}"
-        problems += [f"per-sample sanity at {where}: {x}" for x in p.sanity]
-        problems += [f"workload at {where}: {x}" for x in p.workload.get("problems", [])]
-        problems += audit.load_problems(p, memory, alpha, tuple(result.extra["s_range"]))
-        if p.in_hypotheses != audit.inside(p, memory, alpha):
-            problems.append(f"hypotheses at {where}: the run says in_hypotheses={p.in_hypotheses}, recomputed "
-                            f"{audit.inside(p, memory, alpha)} (0 < mu < 1, rho < 1, peaks <= alpha M)")
-        if not p.tel_samples:
-            continue
+    where = f"mu={p.mu}, rho={p.rho}"
+    problems = [f"per-sample sanity at {where}: {x}" for x in p.sanity]
+    problems += [f"workload at {where}: {x}" for x in p.workload.get("problems", [])]
+    problems += audit.load_problems(p, memory, alpha, tuple(result.extra["s_range"]))
+    if p.in_hypotheses != audit.inside(p, memory, alpha):
+        problems.append(f"hypotheses at {where}: the run says in_hypotheses={p.in_hypotheses}, recomputed "
+                        f"{audit.inside(p, memory, alpha)} (0 < mu < 1, rho < 1, peaks <= alpha M)")
+    if p.tel_samples:
         problems += _estimator_problems(p, estimator, result, where)
     return problems
+
+
+MC_DEFECT = ("the measured rate x1.1, the measured load x1.1, a peak above alpha M, the reported estimate x1.1, and "
+             "every TEL planted above the bound (at the heaviest judged point)")
+# the grid points each mode runs and judges (inside the hypotheses), pinned: fewer is a coverage loss
+MC_POINTS = {"quick": {"points": 3, "judged": 3}, "default": {"points": 8, "judged": 6},
+             "thorough": {"points": 8, "judged": 6}}
+
+
+def mc_canary(result: Any, judged: list[Any], estimator: str) -> Canary:
+    """Four defects planted at the heaviest judged point, each judged by the run's own predicates: the workload's
+    measured rate x1.1 (the audit's rate and load), a measured peak above alpha M (the hypotheses), the reported
+    estimate x1.1 (the estimator and its interval, re-derived), and every TEL sample planted one step above the
+    bound times OPT (the point's verdict, :func:`geosched.verify.montecarlo.judge_point`: must be refuted)."""
+    import dataclasses
+    import math
+
+    from geosched.verify.montecarlo import judge_point
+
+    top = max(judged, key=lambda p: (p.rho, p.mu))
+    measured = top.workload["measured"]
+    # the rate 10% higher at the same load (the volumes 10% smaller), and the load 10% higher at the same rate:
+    # each seen only by its own line of the audit
+    faster = {**top.workload, "measured": {**measured, "span": measured["span"] / PERTURB,
+                                           "sum_volume": measured["sum_volume"] / PERTURB,
+                                           "sum_volume_sq": measured["sum_volume_sq"] / PERTURB**2}}
+    heavier = {**top.workload, "measured": {**measured, "sum_volume": measured["sum_volume"] * PERTURB,
+                                            "sum_volume_sq": measured["sum_volume_sq"] * PERTURB**2}}
+    peaked = {**top.workload, "measured": {**measured, "max_peak": result.extra["alpha_cap"] * result.memory + 1}}
+    field = "ratio" if estimator == "ratio" else "mean_cr"
+    plants = [
+        plant("the measured rate x1.1 at the same load", lambda pt: point_failures(pt, result, estimator),
+              dataclasses.replace(top, workload=faster)),
+        plant("the measured load x1.1 at the same rate", lambda pt: point_failures(pt, result, estimator),
+              dataclasses.replace(top, workload=heavier)),
+        plant("a measured peak above alpha M", lambda pt: point_failures(pt, result, estimator),
+              dataclasses.replace(top, workload=peaked)),
+        plant(f"the reported {field} x1.1", lambda pt: point_failures(pt, result, estimator),
+              dataclasses.replace(top, **{field: getattr(top, field) * PERTURB}))]
+    if top.opt_samples and top.opt == "exact":
+        generous = max(top.bound, top.bound_effective) * (1 + (top.eps or 0.0))
+        over = [math.floor(generous * o) + 1 for o in top.opt_samples]
+        plants.append(plant("every TEL one step above the bound x OPT",
+                            lambda tel: "the point's verdict: refuted"
+                            if judge_point(top, result, tel).verdict == "refuted" else None, over))
+    return plant_all(plants)
 
 
 def _estimator_problems(p: Any, estimator: str, result: Any, where: str) -> list[str]:
@@ -743,9 +953,10 @@ def _monte_carlo(policy: str) -> Method:
         if status == "vacuous":
             text += f"; vacuous: {_flip_text(flip, 2)}"
         return Evidence(label, "statistical", status, text, samples=result.samples, wall_time=elapsed, used=used,
-                        discriminating=disc, implementation=True, data=data)
+                        discriminating=disc, implementation=True, data=data, canary=mc_canary(result, judged, "ratio"),
+                        coverage=Coverage({"points": len(result.points), "judged": len(judged)}, MC_POINTS[ctx.mode]))
 
-    return method
+    return declares_canary(MC_DEFECT)(method)
 
 
 METHODS["monte-carlo:svf"] = _monte_carlo("svf")
@@ -753,6 +964,7 @@ METHODS["monte-carlo:svf1"] = _monte_carlo("svf1")
 
 
 @register("monte-carlo:ecr")
+@declares_canary(MC_DEFECT)
 def _ecr(claim: Any, ctx: Context) -> Evidence:
     """E[SVF/OPT] (the summary's E[CR], exact OPT) against 1 + 4/((1-mu)(1-rho)) at alpha = 1/2."""
     from geosched.theory.kong_thm3_4_half import ecr_bound
@@ -797,44 +1009,60 @@ def _ecr(claim: Any, ctx: Context) -> Evidence:
             f"({top['ci'][0]:.4f}, {top['ci'][1]:.4f}) at mu={top['mu']}, rho={top['rho']}, against "
             f"1 + 4/((1-mu)(1-rho)) >= {min(r['bound'] for r in rows):.2f}; uses {used:.2g} of the constant 4")
     vacuous = vacuous or not disc
+    judged = [p for p in result.points if inside(p, result.memory, result.extra["alpha_cap"]) and p.cr_ci]
     return Evidence("monte-carlo:ecr", "statistical", "vacuous" if vacuous else "consistent",
                     text + (f"; vacuous: {_flip_text(flip, 4)}" if vacuous else ""),
                     samples=result.samples, wall_time=elapsed, used=used, discriminating=disc, implementation=True,
-                    data=data)
+                    data=data, canary=mc_canary(result, judged, "cr"),
+                    coverage=Coverage({"points": len(result.points), "judged": len(rows)}, MC_POINTS[ctx.mode]))
 
 
 # --------------------------------------------------------------------------- constructions and games
 
 
 @register("enumeration:volume")
+@declares_canary("model.volume + 1 at the largest (s, o)")
 def _volume_enumeration(claim: Any, ctx: Context) -> Evidence:
     """``model.volume(s, o)`` against the literal sum ``sum_{j=1..o} (s + j)``."""
     from geosched.reference_impl import model
 
     limit = ctx.pick(30, 60, 200)
     t0 = time.perf_counter()
+    pairs = 0
     for s in range(limit + 1):
         for o in range(1, limit + 1):
-            direct = sum(s + j for j in range(1, o + 1))
-            got = model.volume(s, o)
-            if got != direct:
-                path = ctx.write("enumeration_volume.json", {"prompt": s, "output": o, "model_volume": got,
-                                                             "sum_formula": direct})
-                return Evidence("enumeration:volume", "bounded", "refuted",
-                                f"model.volume({s}, {o}) = {got} != sum_j (s + j) = {direct}",
-                                counterexample=path, wall_time=time.perf_counter() - t0)
+            problem = volume_problem(s, o, model.volume(s, o))
+            pairs += 1
+            if problem:
+                path = ctx.write("enumeration_volume.json", {"prompt": s, "output": o, "model_volume":
+                                                             model.volume(s, o), "sum_formula": sum(
+                                                                 s + j for j in range(1, o + 1))})
+                return Evidence("enumeration:volume", "bounded", "refuted", problem, counterexample=path,
+                                wall_time=time.perf_counter() - t0)
+    canary = plant(f"model.volume({limit}, {limit}) + 1", lambda got: volume_problem(limit, limit, got),
+                   model.volume(limit, limit) + 1)
     return Evidence("enumeration:volume", "bounded", "checked",
-                    "geosched.reference_impl.model.volume equals the literal sum (an equality: any change fails)",
+                    f"geosched.reference_impl.model.volume equals the literal sum at {pairs} (s, o) pairs",
                     bound=f"0<=s<={limit}, 1<=o<={limit}", wall_time=time.perf_counter() - t0, used=1.0,
-                    discriminating=True)
+                    discriminating=True, canary=canary,
+                    coverage=Coverage({"(s, o) pairs": pairs}, {"(s, o) pairs": VOLUME_PAIRS[ctx.mode]}))
+
+
+VOLUME_PAIRS = {"quick": 31 * 30, "default": 61 * 60, "thorough": 201 * 200}  # 0 <= s <= L, 1 <= o <= L, pinned
+
+
+def volume_problem(s: int, o: int, got: int) -> str | None:
+    """The volume's verdict: ``got`` against the literal sum ``sum_{j=1..o} (s + j)``."""
+    direct = sum(s + j for j in range(1, o + 1))
+    return None if got == direct else f"model.volume({s}, {o}) = {got} != sum_j (s + j) = {direct}"
 
 
 @register("simulation:family")
+@declares_canary("closed form + 1 (the largest member)")
 def _sjf_family(claim: Any, ctx: Context) -> Evidence:
     """theory's SJF family: simulated TEL(SJF), TEL(SVF) equal the closed forms; the ratio grows."""
-    from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
     from geosched.theory import kong_sjf_unbounded as fam
+    from geosched.verify.family_evidence import STATED, member_problems, simulated_tels, tel_canary
 
     label = "simulation:family"
     t0 = time.perf_counter()
@@ -842,37 +1070,38 @@ def _sjf_family(claim: Any, ctx: Context) -> Evidence:
     rows = []
     for k in sizes:
         instance = fam.sjf_family(k)
-        expected = fam.closed_form_tels(k)
-        row: dict[str, Any] = {"size": k, "n": instance.n, "memory": instance.memory, "closed_form": expected}
-        for policy in ("sjf", "svf"):
-            row[policy] = check_schedule(instance, simulate(instance, policy).starts).metrics.tel
-            if int(expected[policy]) != row[policy]:
-                return Evidence(label, "bounded", "refuted", f"size {k}: simulated TEL({policy}) = {row[policy]} "
-                                f"!= closed form {expected[policy]}", implementation=True,
-                                counterexample=ctx.write("family_kong.sjf_unbounded.json", row),
-                                wall_time=time.perf_counter() - t0)
-        rows.append(row)
+        want = {policy: int(value) for policy, value in fam.closed_form_tels(k).items()}
+        got = simulated_tels(instance, ("sjf", "svf"), None)
+        rows.append({"size": k, "n": instance.n, "memory": instance.memory, "closed_form": want, **got})
+        problems = member_problems(instance, STATED["kong_sjf_unbounded"](k), got, want)
+        if problems:
+            return Evidence(label, "bounded", "refuted", f"size {k}: {problems[0]}", implementation=True,
+                            counterexample=ctx.write("family_kong.sjf_unbounded.json", rows[-1]),
+                            wall_time=time.perf_counter() - t0)
     ratios = [r["sjf"] / r["svf"] for r in rows]
     growing = all(b > a for a, b in zip(ratios, ratios[1:]))
     bound = f"family sizes {sizes[0]}..{sizes[-1]}"
-    detail = ("simulation == closed form (an equality: any change fails); TEL(SJF)/TEL(SVF) = "
+    detail = (f"at {len(rows)} sizes the member built is the family stated (M, every request, alpha) and "
+              "simulation == closed form; TEL(SJF)/TEL(SVF) = "
               + ", ".join(f"{x:.3f}" for x in ratios) + f" at sizes {list(sizes)}")
     status = "checked" if growing else "refuted"
     return Evidence(label, "bounded", status, detail + ("" if growing else " (not increasing)"), bound=bound,
                     wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
-                    data={"rows": rows}, covers={label: (status, bound)})
+                    data={"rows": rows}, covers={label: (status, bound)},
+                    canary=tel_canary(instance, f"size {sizes[-1]}", got, want, None),
+                    coverage=Coverage({"sizes": len(rows)}, {"sizes": ctx.pick(3, 5, 8)}))
 
 
 @register("simulation:svf-family")
+@declares_canary("closed form + 1 and a witness start - 1 (one member)")
 def _svf_family(claim: Any, ctx: Context) -> Evidence:
     """theory's SVF lower-bound family (svf-triangles; r = 1 is svf-pairs) against the simulator and the
     checker; the best known lower bound (the supremum of the family limits) beside Thm. 3.2's upper bound."""
     import sympy as sp
 
-    from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
     from geosched.theory import kong_thm3_2
     from geosched.theory import svf_lower_bound as fam
+    from geosched.verify.family_evidence import STATED, member_problems, simulated_tels, tel_canary
 
     label = "simulation:svf-family"
     t0 = time.perf_counter()
@@ -880,24 +1109,30 @@ def _svf_family(claim: Any, ctx: Context) -> Evidence:
              for q in (1, 2)]
     for m, r, q in sizes:
         instance, want = fam.svf_triangles(m, r, q), fam.triangle_closed_form_tels(m, r, q)
-        witness = check_schedule(instance, fam.triangle_witness_starts(m, r, q))
-        got = {"svf": check_schedule(instance, simulate(instance, "svf").starts).metrics.tel,
-               "witness": witness.metrics.tel if witness.feasible else None}
-        if got != want:
-            return Evidence(label, "bounded", "refuted", f"m={m}, r={r}, q={q}: simulated {got} != closed form {want}",
+        witness = fam.triangle_witness_starts(m, r, q)
+        got = simulated_tels(instance, ("svf",), witness)
+        problems = member_problems(instance, STATED["svf_lower_bound"](m, r, q), got, want)
+        if problems:
+            return Evidence(label, "bounded", "refuted", f"m={m}, r={r}, q={q}: {problems[0]}",
                             implementation=True, wall_time=time.perf_counter() - t0,
                             counterexample=ctx.write("family_svf.lower_bound.json",
                                                      {"m": m, "r": r, "q": q, "simulated": got, "closed_form": want}))
+    first = sizes[0]
+    canary = tel_canary(fam.svf_triangles(*first), f"(m, r, q) = {first}",
+                        simulated_tels(fam.svf_triangles(*first), ("svf",), fam.triangle_witness_starts(*first)),
+                        fam.triangle_closed_form_tels(*first), fam.triangle_witness_starts(*first))
     lower, family = fam.best_known_lower_bound()
     upper = kong_thm3_2.derivation().bound_at(alpha=sp.Rational(1, 2))
     bound = f"m <= {sizes[-1][0]}, r <= 4, q <= 2"
     return Evidence(label, "bounded", "checked",
-                    f"{family}: simulation == closed form (an equality: any change fails); best known lower bound "
+                    f"{family}: at {len(sizes)} members the member built is the family stated (M, every request, "
+                    "alpha = 1/(r + 1)) and simulation == closed form; best known lower bound "
                     f"(supremum of the family limits) {lower} vs the proved upper bound {upper} (Thm. 3.2, "
                     "alpha = 1/2)",
                     bound=bound, wall_time=time.perf_counter() - t0, implementation=True, discriminating=True,
                     data={"lower_bound": str(lower), "family": family, "upper_bound": str(upper)},
-                    covers={label: ("checked", bound)})
+                    covers={label: ("checked", bound)}, canary=canary,
+                    coverage=Coverage({"members": len(sizes)}, {"members": ctx.pick(18, 30, 42)}))
 
 
 def _cycle_rate(s: int, o: int, memory: int) -> Any:
@@ -924,7 +1159,29 @@ def _cycle_rate(s: int, o: int, memory: int) -> Any:
         n *= 2
 
 
+def rho_problem(memory: int, s: int, o: int, rate: Any) -> str | None:
+    """svf.fluid.k*'s step on one group: ``rho = M/(theta v) <= 2M/(M + 2)`` at SVF's cycle rate ``theta``."""
+    from fractions import Fraction
+
+    rho = Fraction(memory) / (rate * (s * o + (o * o + o) // 2))
+    return f"M={memory}, (s, o) = ({s}, {o}): rho = {rho} > 2M/(M+2)" if rho > Fraction(2 * memory, memory + 2) \
+        else None
+
+
+def phase_problem(gaps: list[Any], limit: Any) -> str | None:
+    """A two-group member's TEL/N^2 approaches the phase limit like 1/N (``gaps`` at N = 200, 400)."""
+    if gaps[1] < gaps[0] and gaps[1] * 400 <= 20:
+        return None
+    return f"TEL/N^2 does not approach the phase limit {limit}: gaps {[float(g) for g in gaps]}"
+
+
+# the groups (s, o), s + o <= M/2, 4 <= M <= top, per mode: all of them, and those without a prompt (s = 0)
+FLUID_GROUPS = {"quick": {"groups": 53, "prompt-free groups": 23}, "default": {"groups": 202, "prompt-free groups": 62},
+                "thorough": {"groups": 1238, "prompt-free groups": 223}}
+
+
 @register("simulation:fluid-rates")
+@declares_canary("SVF's cycle rate halved at the worst group; the phase limit + 1")
 def _fluid_rates(claim: Any, ctx: Context) -> Evidence:
     """Every single group (s, o), s + o <= M/2, M <= bound: rho = M/(theta v) <= 2M/(M + 2) (the step of
     svf.fluid.k*), and a two-group member's TEL/N^2 against the phase limit Q(gamma; 1/theta)."""
@@ -937,15 +1194,18 @@ def _fluid_rates(claim: Any, ctx: Context) -> Evidence:
     label = "simulation:fluid-rates"
     t0 = time.perf_counter()
     top = ctx.pick(10, 16, 30)
-    worst = (Fraction(0), 0, 0, 0)
+    worst, covered = (Fraction(0), 0, 0, 0, Fraction(1)), {"groups": 0, "prompt-free groups": 0}
     for memory in range(4, top + 1):
         for o in range(1, memory // 2 + 1):
             for s in range(0, memory // 2 - o + 1):
-                rho = Fraction(memory) / (_cycle_rate(s, o, memory) * (s * o + (o * o + o) // 2))
-                worst = max(worst, (rho, memory, s, o))
-                if rho > Fraction(2 * memory, memory + 2):
-                    return Evidence(label, "bounded", "refuted", f"M={memory}, (s, o) = ({s}, {o}): rho = {rho} > "
-                                    f"2M/(M+2)", implementation=True, wall_time=time.perf_counter() - t0)
+                rate = _cycle_rate(s, o, memory)
+                problem = rho_problem(memory, s, o, rate)
+                if problem:
+                    return Evidence(label, "bounded", "refuted", problem, implementation=True,
+                                    wall_time=time.perf_counter() - t0)
+                covered["groups"] += 1
+                covered["prompt-free groups"] += s == 0
+                worst = max(worst, (Fraction(memory) / (rate * (s * o + (o * o + o) // 2)), memory, s, o, rate))
     # the phase limit: (0, 5) and (2, 3) in M = 15, half each (volume order: (2, 3) first)
     tau = {(0, 5): 1 / _cycle_rate(0, 5, 15), (2, 3): 1 / _cycle_rate(2, 3, 15)}
     limit = Fraction(1, 4) * (tau[(2, 3)] / 2 + tau[(2, 3)] + tau[(0, 5)] / 2)
@@ -953,63 +1213,67 @@ def _fluid_rates(claim: Any, ctx: Context) -> Evidence:
     for n in (200, 400):
         inst = Instance(15, [Request(f"a{j:04d}", 0, 2, 3) for j in range(n // 2)]
                         + [Request(f"b{j:04d}", 0, 0, 5) for j in range(n // 2)])
-        tel = check_schedule(inst, simulate(inst, "svf").starts).metrics.tel
-        gaps.append(abs(Fraction(tel, n * n) - limit))
-    if not gaps[1] < gaps[0] or gaps[1] * 400 > 20:  # the error must fall like 1/N
-        return Evidence(label, "bounded", "refuted", f"TEL/N^2 does not approach the phase limit {limit}: "
-                        f"gaps {[float(g) for g in gaps]}", implementation=True, wall_time=time.perf_counter() - t0)
+        gaps.append(Fraction(check_schedule(inst, simulate(inst, "svf").starts).metrics.tel, n * n))
+    problem = phase_problem([abs(g - limit) for g in gaps], limit)
+    if problem:
+        return Evidence(label, "bounded", "refuted", problem, implementation=True, wall_time=time.perf_counter() - t0)
+    rho, memory, s, o, rate = worst
+    canary = plant_all([plant(f"the cycle rate halved at M = {memory}, (s, o) = ({s}, {o})",
+                              lambda r: rho_problem(memory, s, o, r), rate / 2),
+                        plant("the phase limit + 1", lambda x: phase_problem([abs(g - x) for g in gaps], x),
+                              limit + 1)])
     bound = f"4 <= M <= {top}, every (s, o) with s + o <= M/2"
     return Evidence(label, "bounded", "checked",
-                    f"largest rho = M/(theta v) = {worst[0]} at M = {worst[1]}, (s, o) = ({worst[2]}, {worst[3]}), "
-                    f"never above 2M/(M+2) < 2; a two-group member's TEL/N^2 approaches the phase limit {limit} "
-                    f"(gap {float(gaps[1]):.2g} at N = 400)", bound=bound, wall_time=time.perf_counter() - t0,
-                    implementation=True, discriminating=True, data={"max_rho": str(worst[0]), "memory_max": top},
-                    covers={label: ("checked", bound)})
+                    f"largest rho = M/(theta v) = {rho} at M = {memory}, (s, o) = ({s}, {o}) over {covered['groups']} "
+                    f"groups ({covered['prompt-free groups']} prompt-free), never above 2M/(M+2) < 2; a two-group "
+                    f"member's TEL/N^2 approaches the phase limit {limit} (gap {float(abs(gaps[1] - limit)):.2g} at "
+                    "N = 400)", bound=bound, wall_time=time.perf_counter() - t0,
+                    implementation=True, discriminating=True, data={"max_rho": str(rho), "memory_max": top},
+                    covers={label: ("checked", bound)}, canary=canary,
+                    coverage=Coverage(covered, FLUID_GROUPS[ctx.mode]))
 
 
 @register("simulation:construction")
+@declares_canary("closed form + 1 and a witness start - 1 (the smallest K)")
 def _jaillet_construction(claim: Any, ctx: Context) -> Evidence:
     """theory's adversarial arrivals against every registered simulator policy (the greedy ones)."""
-    from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.policies import policy_names
-    from geosched.reference_impl.simulator import simulate
     from geosched.theory import jaillet_thm4_1 as fam
+    from geosched.verify.family_evidence import simulated_tels, tel_canary, tel_problems
 
     label = "simulation:construction"
     t0 = time.perf_counter()
     sizes = ctx.pick((2, 3), (2, 3, 4, 5, 6), (2, 3, 4, 5, 6, 8, 10))
-    policies = list(policy_names())
-    rows = []
+    policies = tuple(policy_names())
+    rows, canary = [], None
     for k in sizes:
         instance = fam.adversarial_family(k)
         expected = fam.closed_form_tels(k)
-        witness = check_schedule(instance, fam.witness_starts(k))
-        row: dict[str, Any] = {"K": k, "n": instance.n, "closed_form": expected,
-                               "witness_tel": witness.metrics.tel if witness.metrics else None}
-        problems = [] if witness.feasible and row["witness_tel"] == int(expected["witness"]) else [
-            f"witness schedule: feasible={witness.feasible}, TEL {row['witness_tel']} vs {expected['witness']}"]
-        for policy in policies:
-            row[policy] = check_schedule(instance, simulate(instance, policy).starts).metrics.tel
-            if row[policy] != int(expected["greedy"]):
-                problems.append(f"TEL({policy}) = {row[policy]} != closed form {expected['greedy']}")
+        want = {policy: int(expected["greedy"]) for policy in policies} | {"witness": int(expected["witness"])}
+        got = simulated_tels(instance, policies, fam.witness_starts(k))
+        rows.append({"K": k, "n": instance.n, "closed_form": expected, "witness_tel": got["witness"], **got})
+        problems = tel_problems(got, want)
         if problems:
-            return Evidence(label, "bounded", "refuted", f"K={k}: " + "; ".join(problems), implementation=True,
-                            counterexample=ctx.write("construction_jaillet.thm4.1.json", row),
+            return Evidence(label, "bounded", "refuted", f"K={k}: {problems[0]}", implementation=True,
+                            counterexample=ctx.write("construction_jaillet.thm4.1.json", rows[-1]),
                             wall_time=time.perf_counter() - t0)
-        rows.append(row)
+        canary = canary or tel_canary(instance, f"K = {k}", got, want, fam.witness_starts(k))
     ratios = [min(r[p] for p in policies) / r["witness_tel"] for r in rows]
     growing = all(b > a for a, b in zip(ratios, ratios[1:]))
     detail = (f"the greedy policies {', '.join(policies)} match the closed form; certified TEL/OPT >= "
               + ", ".join(f"{x:.2f}" for x in ratios) + f" at K = {list(sizes)} (n = K^2 + 1)")
     return Evidence(label, "bounded", "checked" if growing else "refuted", detail + ("" if growing else
                                                                                      " (not increasing)"),
-                    bound=f"K = {sizes[0]}..{sizes[-1]}, policies {policies}", wall_time=time.perf_counter() - t0,
-                    implementation=True, discriminating=True, data={"rows": rows})
+                    bound=f"K = {sizes[0]}..{sizes[-1]}, policies {list(policies)}", wall_time=time.perf_counter() - t0,
+                    implementation=True, discriminating=True, data={"rows": rows}, canary=canary,
+                    coverage=Coverage({"K": len(rows)}, {"K": ctx.pick(2, 5, 7)}))
 
 
 @register("game:jaillet4.1")
+@declares_canary("a value planted below K/3; a recorded ratio + 1 (the audit)")
 def _game(claim: Any, ctx: Context) -> Evidence:
     """Every deterministic online algorithm against theory's adaptive adversary, solved exactly."""
+    import dataclasses
     from fractions import Fraction
 
     from geosched.verify.game import audit_game, solve_game
@@ -1024,9 +1288,8 @@ def _game(claim: Any, ctx: Context) -> Evidence:
     problems = [p for a in audits for p in a["problems"]]
     # the derivation's claim: ratio >= K/3 = sqrt(n - 1)/3 for every algorithm; "used" reads it on the 1/3
     used = max(Fraction(r.K, 3) / v for r, v in zip(results, values))
-    growing = all(b > a for a, b in zip(values, values[1:]))
     fails_stronger = any(v < Fraction(r.K, 3) / Fraction(9, 10) for r, v in zip(results, values))
-    ok = all(v >= Fraction(r.K, 3) for r, v in zip(results, values)) and growing
+    ok = not game_problems(sizes, values)
     bound = f"K = {sizes[0]}..{sizes[-1]} (n = {', '.join(str(r.n) for r in results)}), every deterministic algorithm"
     text = ("against the adversary of theory, every deterministic online algorithm has ratio >= "
             + ", ".join(f"{float(v):.3f}" for v in values) + f" at K = {list(sizes)} (>= K/3, increasing: {ok}); "
@@ -1037,8 +1300,27 @@ def _game(claim: Any, ctx: Context) -> Evidence:
         return Evidence(label, "bounded", "refuted", why, bound=bound, wall_time=time.perf_counter() - t0,
                         used=float(used), discriminating=fails_stronger, implementation=bool(problems),
                         counterexample=ctx.write("game_jaillet4.1.json", data), data=data)
+    first = results[0]
+    wrong_row = {**first.per_d[0], "fraction": str(Fraction(first.per_d[0]["fraction"]) + 1)}
+    canary = plant_all([
+        plant(f"V_K at K = {sizes[-1]} planted just below K/3", lambda v: game_problems(sizes, v),
+              values[:-1] + [Fraction(sizes[-1], 3) - Fraction(1, 100)]),
+        plant(f"the recorded ratio at K = {first.K}, d = {first.per_d[0]['d']} + 1",
+              lambda game: audit_game(game)["problems"],
+              dataclasses.replace(first, per_d=[wrong_row, *first.per_d[1:]]))])
     return Evidence(label, "bounded", "checked", text, bound=bound, wall_time=time.perf_counter() - t0,
-                    used=float(used), discriminating=fails_stronger, data=data, covers={label: ("checked", bound)})
+                    used=float(used), discriminating=fails_stronger, data=data, covers={label: ("checked", bound)},
+                    canary=canary)
+
+
+def game_problems(sizes: tuple[int, ...], values: list[Any]) -> list[str]:
+    """The game's verdict on its values: ``V_K >= K/3`` at every K, increasing in K."""
+    from fractions import Fraction
+
+    problems = [f"K={k}: V_K = {v} < K/3" for k, v in zip(sizes, values) if v < Fraction(k, 3)]
+    if not all(b > a for a, b in zip(values, values[1:])):
+        problems.append(f"V_K not increasing: {[str(v) for v in values]}")
+    return problems
 
 
 def _rederived_text(audits: list[dict[str, Any]]) -> str:
@@ -1056,6 +1338,7 @@ def _rederived_text(audits: list[dict[str, Any]]) -> str:
 
 
 @register("literature:48")
+@needs_no_canary("a statement about the literature: nothing is computed and the evidence is always not_run")
 def _literature_48(claim: Any, ctx: Context) -> Evidence:
     """Where the abstract's "48" comes from: what was found, nothing computed."""
     return Evidence("literature:48", "source", "not_run",
@@ -1119,12 +1402,19 @@ def _svf_ceiling(ratio: str) -> Method:
         bound = sweep.bound_text()
         probe_text = (f"the same query at 6/5 is sat (n = 4, certified {probe.witness['ratio']})"
                       if probe.status == "sat" else "the 6/5 probe reached its limit")
+        canary = Canary(CEILING_DEFECT, probe.status == "sat", probe_text)
         return Evidence(label, "bounded", "checked", f"{sweep.message}; Z3 rlimit {limits['z3']} per query; "
                         f"{probe_text}", bound=bound, wall_time=elapsed,
                         discriminating=True if probe.status == "sat" else None, data=data,
-                        covers={label: ("checked", bound)})
+                        covers={label: ("checked", bound)}, canary=canary,
+                        coverage=Coverage({"n": sweep.largest_n}, {"n": CEILING_REACH[ratio][ctx.mode]}))
 
-    return method
+    return declares_canary(CEILING_DEFECT)(method)
+
+
+CEILING_DEFECT = "the ceiling planted at 6/5 (below the ratios the hunts certify): the same query must find a witness"
+# the n each ceiling sweep reaches per mode under its resource limit (SOLVER_SWEEPS); less is a coverage loss
+CEILING_REACH = {"3/2": {"quick": 4, "default": 6, "thorough": 6}, "2": {"quick": 4, "default": 7, "thorough": 7}}
 
 
 METHODS["z3:svf_ceiling:3/2"] = _svf_ceiling("3/2")

@@ -75,6 +75,7 @@ __all__ = [
     "MCPoint",
     "BOUND_CONSTANT",
     "HEAVY_GRID",
+    "judge_point",
     "OUTSIDE_GRID",
     "MonteCarloResult",
     "svf_stochastic_bound",
@@ -458,6 +459,18 @@ def _all_points(points: list[tuple[float, float]], cfg: dict[str, Any], rng: np.
         for job, part in zip(jobs, pool.map(_workloads, jobs)):
             rows[job[0]].extend(part)
     return [_point(p, mu, rho, rates[p], rows[p], cfg, rng) for p, (mu, rho) in enumerate(points)]
+
+
+def judge_point(point: MCPoint, result: MonteCarloResult, tel: list[int]) -> MCPoint:
+    """``point`` judged again by :func:`_judge` (the run's own verdict) with its TEL samples replaced by ``tel``
+    (the ledger's canary plants TELs above the bound there); its OPT samples and settings as recorded."""
+    opt = np.array(point.opt_samples, dtype=float)
+    cfg = {"alpha_cap": result.extra["alpha_cap"], "n_boot": result.extra["n_boot"], "confidence": result.confidence,
+           "opt": "exact" if point.opt == "exact" else result.extra["opt"], "replications": point.replications}
+    columns = (np.array(tel, dtype=float), opt, opt, np.zeros(len(tel)))
+    return _judge(point.mu, point.rho, point.rate, cfg, np.random.default_rng(result.seed), columns,
+                  point.effective_rho, point.truncated_fraction, (point.eps, point.theta, point.proxies),
+                  point.in_hypotheses)
 
 
 def _judge(mu: float, rho: float, rate: float, cfg: dict[str, Any], rng: np.random.Generator, columns: tuple,

@@ -7,14 +7,19 @@ verify/coq/OnlineA2.v) into, for a class-k arrival,
 standard results STABLE, PASTA, LITTLE, WALD and BATCH ("class < k": before k in the policy's queue
 order). Each method below measures, on the process of :mod:`geosched.verify.poisson_workload`
 (three classes, ``rho = 0.9``, the package's simulator), the quantity that step uses and compares it
-with the hypothesis' value by batch means (20 blocks of steps after a warm-up, ``|z| <= 4``); each
-two-sided test is repeated against the hypothesis' value made 10% larger, which must be rejected,
-else the evidence is ``vacuous``. Runs have :data:`SIZES` arrivals (quick, default, thorough): at
+with the hypothesis' value by batch means (20 blocks of steps after a warm-up, ``|z| <= 4``). **The
+canary**: every test runs again, in the same run and through the same verdict (``ZTest.refuted``), on the
+run's data with a defect planted where the measured side reads it (the measured quantity 10% smaller, so a
+test that compared the data with itself cannot refute it; a one-sided inequality planted violated by half;
+STABLE: an overloaded run), and each must be refuted, else the evidence is ``vacuous`` and so is the row
+(the ledger's rule 2b: a hypothesis check that stops discriminating lowers ``svf.poisson``'s word). The old
+probe (the hypothesis' value made 10% larger) is still reported as ``discriminating``. Runs have
+:data:`SIZES` arrivals (quick, default, thorough; at least 99% of them are pinned as coverage): at
 ``rho = 0.9`` (``rho`` counts ``p o`` against ``D = M - P``, so memory is far from full) few requests
-wait at all, and the per-class WALD and PASTA tests need that many to reject the 10% larger value.
+wait at all, and the per-class WALD and PASTA tests need that many to refute the planted 10%.
 Every method runs strict SVF and 1-bit SVF (:data:`~geosched.verify.poisson_workload.POLICIES`;
-oracle predictions are the true outputs): it is ``refuted`` if either refutes, ``vacuous`` if either
-does not discriminate.
+oracle predictions are the true outputs): it is ``refuted`` if either refutes, ``vacuous`` if a planted
+test of either is not refuted.
 
 Step convention (what an arrival at step ``t`` finds, before its own batch and before step ``t``'s
 admissions): ``N_i(t) = #{j of class i : a_j < t <= x_j}``, the requests that arrived in an earlier
@@ -59,7 +64,7 @@ convention ``a_j <= t < x_j`` has the same sum but would count an arrival's batc
   required: waits are rare at ``rho = 0.9`` and their mean is known to a few per cent only.
 
 A ``consistent`` result never raises the row's word (it stays ``proved relative to``); a
-``refuted`` one refutes the row.
+``refuted`` one refutes the row; a ``vacuous`` one makes it ``vacuous``.
 
 Example
 -------
@@ -79,7 +84,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import ValidationError
-from geosched.verify.evidence import Context, Evidence
+from geosched.verify.evidence import Canary, Context, Coverage, Evidence, declares_canary
 from geosched.verify.poisson_workload import (
     BATCHES,
     CLASSES,
@@ -103,6 +108,8 @@ __all__ = ["HYPOTHESIS_METHODS", "SIZES", "OVERLOAD", "OVERLOAD_SIZE", "waiting_
 
 SIZES = (400_000, 800_000, 3_000_000)  # arrivals per run, quick/default/thorough: waits are rare at rho = 0.9
 # (mean 0.14 steps), so the per-class WALD and PASTA tests need this many to reject the 1.1x value
+# the arrivals each mode must reach (99% of SIZES: the Poisson steps drawn for n arrivals may hold a few fewer)
+SIZES_PINNED = {"quick": 396_000, "default": 792_000, "thorough": 2_970_000}
 OVERLOAD_SIZE = 100_000  # the overloaded run's arrivals at most (its queue grows; fewer samples reject less easily)
 OVERLOAD = 2.5  # rho = 2.5: lambda about 1.9 per step, past what M = 40 serves (E[volume] = 26.3: at most ~1.5)
 
@@ -206,10 +213,10 @@ def _name(c: int) -> str:
     return f"{CLASSES[c][0]},{CLASSES[c][1]}"
 
 
-def _little_tests(run: PoissonRun) -> list[ZTest]:
+def _little_tests(run: PoissonRun, scale: float = 1.0) -> list[ZTest]:
     steps, step_block = run.step_blocks()
     inside, arrival_block = run.arrival_blocks()
-    counts = waiting_counts(run.arrivals, run.starts, run.kinds, len(CLASSES), run.horizon)[:, steps]
+    counts = waiting_counts(run.arrivals, run.starts, run.kinds, len(CLASSES), run.horizon)[:, steps] * scale
     waits = _wait_blocks(run, inside, arrival_block)
     rates, work = run.class_rates, run.work
     tests = [z_test(f"N[{_name(c)}] vs lambda_i w_i", block_means(counts[c], step_block),
@@ -222,7 +229,7 @@ def _little_tests(run: PoissonRun) -> list[ZTest]:
     return tests
 
 
-def _pasta_tests(run: PoissonRun) -> list[ZTest]:
+def _pasta_tests(run: PoissonRun, scale: float = 1.0) -> list[ZTest]:
     steps, step_block = run.step_blocks()
     inside, arrival_block = run.arrival_blocks()
     counts = waiting_counts(run.arrivals, run.starts, run.kinds, len(CLASSES), run.horizon)
@@ -231,14 +238,15 @@ def _pasta_tests(run: PoissonRun) -> list[ZTest]:
         upto = run.ranks <= run.ranks[k]
         profiles[f"V[<={_name(k)}]"] = (run.work[upto, None] * counts[upto]).sum(axis=0)
     profiles["R"] = residual_profile(run.starts, run.peaks, run.outputs, run.horizon)
-    return [z_test(f"{name} seen vs time average", block_means(profile[run.arrivals[inside]], arrival_block),
+    seen = {name: profile[run.arrivals[inside]] * scale for name, profile in profiles.items()}  # what arrivals see
+    return [z_test(f"{name} seen vs time average", block_means(seen[name], arrival_block),
                    pasta_formula(block_means(profile[steps], step_block))) for name, profile in profiles.items()]
 
 
-def _wald_tests(run: PoissonRun) -> tuple[list[ZTest], dict[str, Any]]:
+def _wald_tests(run: PoissonRun, scale: float = 1.0) -> tuple[list[ZTest], dict[str, Any]]:
     inside, blocks = run.arrival_blocks()
     classes, rates = len(CLASSES), run.class_rates
-    during = arrivals_during_wait(run.arrivals, run.starts, run.kinds, classes)[:, inside]
+    during = arrivals_during_wait(run.arrivals, run.starts, run.kinds, classes)[:, inside] * scale
     mean_wait = block_means(run.waits[inside], blocks)
     tests = [z_test(f"C[{_name(c)}] vs lambda_i E[W]", block_means(during[c], blocks),
                     wald_formula(rates[c], mean_wait)) for c in range(classes)]
@@ -248,9 +256,9 @@ def _wald_tests(run: PoissonRun) -> tuple[list[ZTest], dict[str, Any]]:
                         block_means((run.work[:, None] * before * during).sum(axis=0), blocks),
                         block_means(wald_formula(ahead_rate, run.waits[inside]), blocks)))
     started = started_during_wait(run.arrivals, run.starts, run.kinds, classes)[:, inside]
-    tests.append(z_test("Coq's later arrivals' work vs sum_{i<k} lambda_i p_i o_i W",
-                        block_means((run.work[:, None] * started * before).sum(axis=0), blocks),
-                        block_means(wald_formula(ahead_rate, run.waits[inside]), blocks), one_sided=True))
+    tests.append(_one_sided("Coq's later arrivals' work vs sum_{i<k} lambda_i p_i o_i W",
+                            block_means((run.work[:, None] * started * before).sum(axis=0), blocks),
+                            block_means(wald_formula(ahead_rate, run.waits[inside]), blocks), scale))
     extra = {"ahead_violations": int((started * ~before).sum()), "steps_a_to_x_minus_1": {}}
     alternative = _arrived_by(run.arrivals, run.kinds, classes, run.starts - 1) - \
         _arrived_by(run.arrivals, run.kinds, classes, run.arrivals - 1)
@@ -261,7 +269,7 @@ def _wald_tests(run: PoissonRun) -> tuple[list[ZTest], dict[str, Any]]:
     return tests, extra
 
 
-def _batch_tests(run: PoissonRun) -> list[ZTest]:
+def _batch_tests(run: PoissonRun, scale: float = 1.0) -> list[ZTest]:
     inside, blocks = run.arrival_blocks()
     work = run.work[run.kinds]
     step_work = np.bincount(run.arrivals, weights=work)
@@ -277,10 +285,23 @@ def _batch_tests(run: PoissonRun) -> list[ZTest]:
         ahead[index] += (np.arange(len(index)) - first) * run.work[c]
     exact = np.array([batch_ahead_formula(run.class_rates, run.work, run.ranks, k) for k in range(len(CLASSES))])
     rho_d = batch_formula(run.rate)
-    return [z_test("mates' work vs lambda E[p o]", block_means(mates[inside], blocks), rho_d),
-            z_test("mates' work ahead vs rho D", block_means(ahead[inside], blocks), rho_d, one_sided=True),
-            z_test("mates' work ahead vs its Poisson mean", block_means(ahead[inside], blocks),
+    return [z_test("mates' work vs lambda E[p o]", block_means(mates[inside] * scale, blocks), rho_d),
+            _one_sided("mates' work ahead vs rho D", block_means(ahead[inside], blocks), rho_d, scale),
+            z_test("mates' work ahead vs its Poisson mean", block_means(ahead[inside] * scale, blocks),
                    block_means(exact[run.kinds[inside]], blocks))]
+
+
+def _one_sided(name: str, measured: np.ndarray, target: Any, scale: float) -> ZTest:
+    """The one-sided test ``measured <= target``; planted (``scale`` != 1): the same test against a target
+    :data:`ONE_SIDED_PLANT` times below what was measured (the inequality violated), which it must refute."""
+    return z_test(name, measured, target if scale == 1.0 else np.mean(measured) / ONE_SIDED_PLANT, one_sided=True)
+
+
+# the canary's planted data: two-sided tests see the measured quantity 10% smaller (the hypothesis' value then 10%
+# too large, the direction of the old probe); a one-sided inequality is planted violated by half (its quantities are
+# rare: Coq's later arrivals number a few per cent of the waits, too few to see a 10% violation at rho = 0.9)
+PLANT_SCALE = 1 / PERTURB
+ONE_SIDED_PLANT = 1.5
 
 
 def _stable_test(run: PoissonRun, name: str) -> ZTest:
@@ -298,26 +319,26 @@ def _stable_test(run: PoissonRun, name: str) -> ZTest:
 def measure_little(n: int, seed: int, policy: str = "svf", load: float = LOAD) -> dict[str, Any]:
     """LITTLE's tests on one run (see the module docstring)."""
     run = poisson_run(n, seed, load, policy)
-    return {"tests": _little_tests(run), "n": run.n}
+    return {"tests": _little_tests(run), "n": run.n, "planted": _little_tests(run, PLANT_SCALE)}
 
 
 def measure_pasta(n: int, seed: int, policy: str = "svf", load: float = LOAD) -> dict[str, Any]:
     """PASTA's tests on one run."""
     run = poisson_run(n, seed, load, policy)
-    return {"tests": _pasta_tests(run), "n": run.n}
+    return {"tests": _pasta_tests(run), "n": run.n, "planted": _pasta_tests(run, PLANT_SCALE)}
 
 
 def measure_wald(n: int, seed: int, policy: str = "svf", load: float = LOAD) -> dict[str, Any]:
     """WALD's tests on one run, with the Coq sum's out-of-order count and the other step convention."""
     run = poisson_run(n, seed, load, policy)
     tests, extra = _wald_tests(run)
-    return {"tests": tests, "n": run.n, **extra}
+    return {"tests": tests, "n": run.n, **extra, "planted": _wald_tests(run, PLANT_SCALE)[0]}
 
 
 def measure_batch(n: int, seed: int, policy: str = "svf", load: float = LOAD) -> dict[str, Any]:
     """BATCH's tests on one run."""
     run = poisson_run(n, seed, load, policy)
-    return {"tests": _batch_tests(run), "n": run.n}
+    return {"tests": _batch_tests(run), "n": run.n, "planted": _batch_tests(run, PLANT_SCALE)}
 
 
 def measure_stable(n: int, seed: int, policy: str = "svf", load: float = LOAD,
@@ -329,7 +350,7 @@ def measure_stable(n: int, seed: int, policy: str = "svf", load: float = LOAD,
                               f"late vs early mean wait at rho={overload}")
     run = poisson_run(n, seed, load, policy)
     return {"tests": [_stable_test(run, f"late vs early mean wait at rho={load}")], "n": run.n,
-            "overloaded": overloaded, "discriminating": overloaded.refuted}
+            "overloaded": overloaded, "discriminating": overloaded.refuted, "planted": [overloaded]}
 
 
 # ---- the ledger's methods ----
@@ -341,8 +362,25 @@ def _discriminates(measured: dict[str, Any]) -> bool:
 
 
 def _json_ready(measured: dict[str, Any]) -> dict[str, Any]:
-    return {key: ([t.as_dict() for t in value] if key == "tests" else value.as_dict() if isinstance(value, ZTest)
-                  else value) for key, value in measured.items()}
+    return {key: ([t.as_dict() for t in value] if key in ("tests", "planted") else value.as_dict()
+                  if isinstance(value, ZTest) else value) for key, value in measured.items()}
+
+
+PLANTED = ("the measured quantity 10% smaller in the data (two-sided tests), the inequality violated by half "
+           "(one-sided), an overloaded run (STABLE)")
+
+
+def hypothesis_canary(measured: dict[str, dict[str, Any]]) -> Canary:
+    """Every planted test of every policy (``measured[policy]["planted"]``, the same tests on the run's data with
+    the defect of :data:`PLANTED`) must be refuted by the same predicate as the real ones (``ZTest.refuted``)."""
+    planted = [(policy, t) for policy, m in measured.items() for t in m["planted"]]
+    blind = [(policy, t) for policy, t in planted if not t.refuted]
+    if blind:
+        policy, weak = min(blind, key=lambda pt: abs(pt[1].z))
+        return Canary(PLANTED, False, f"{len(blind)} of {len(planted)} planted tests not refuted, e.g. {weak.name} "
+                                      f"({policy}): z = {weak.z:+.1f}, |z| <= {Z_LIMIT}")
+    smallest = min(abs(t.z) for _, t in planted)
+    return Canary(PLANTED, bool(planted), f"all {len(planted)} planted tests refuted (smallest |z| {smallest:.1f})")
 
 
 def _message(hypothesis: str, measured: dict[str, dict[str, Any]]) -> str:
@@ -362,20 +400,27 @@ def _message(hypothesis: str, measured: dict[str, dict[str, Any]]) -> str:
 
 
 def hypothesis_evidence(label: str, hypothesis: str, measured: dict[str, dict[str, Any]], *, seed: int,
-                        started: float) -> Evidence:
-    """One evidence from every policy's tests: refuted if any test refutes, vacuous unless all discriminate."""
+                        started: float, mode: str = "quick") -> Evidence:
+    """One evidence from every policy's tests: refuted if any test refutes, vacuous unless every planted test
+    (the canary) is refuted."""
     refuted = [f"{t.name} ({policy}, z = {t.z:+.1f})" for policy, m in measured.items() for t in m["tests"]
                if t.refuted]
     discriminating = all(_discriminates(m) for m in measured.values())
     text = _message(hypothesis, measured)
-    status = "refuted" if refuted else "consistent" if discriminating else "vacuous"
+    canary = hypothesis_canary(measured)
+    # the canary judges the word (a passing check whose planted tests pass too is vacuous: Evidence); the 1.1x
+    # probe of each test stays reported as ``discriminating``
+    status = "refuted" if refuted else "consistent"
     if refuted:
         text = f"{hypothesis} fails: {'; '.join(refuted)}; {text}"
     data = {"seed": seed, "load": LOAD, "z_limit": Z_LIMIT, "perturbation": PERTURB, "batches": BATCHES,
             "policies": {policy: _json_ready(m) for policy, m in measured.items()}}
     return Evidence(label, "statistical", status, text, samples=sum(m["n"] for m in measured.values()),
                     wall_time=time.perf_counter() - started, data=data, discriminating=discriminating,
-                    implementation=True)
+                    implementation=True, canary=canary,
+                    coverage=Coverage({"arrivals per policy": min(m["n"] for m in measured.values()),
+                                       "policies": len(measured)}, {"policies": len(POLICIES)},
+                                      floor={"arrivals per policy": SIZES_PINNED[mode]}))
 
 
 def _method(label: str, hypothesis: str, measure: Callable[..., dict[str, Any]]) -> Callable[[Any, Context], Evidence]:
@@ -383,8 +428,9 @@ def _method(label: str, hypothesis: str, measure: Callable[..., dict[str, Any]])
         started = time.perf_counter()
         n, seed = ctx.pick(*SIZES), ctx.seed + 33
         measured = {policy: measure(n, seed, policy) for policy in POLICIES}
-        return hypothesis_evidence(label, hypothesis, measured, seed=seed, started=started)
+        return hypothesis_evidence(label, hypothesis, measured, seed=seed, started=started, mode=ctx.mode)
 
+    method = declares_canary(PLANTED)(method)
     method.__name__ = method.__qualname__ = label.split(":")[1].replace("-", "_")
     method.__doc__ = f"``{label}``: {hypothesis} on strict SVF and 1-bit SVF (see the module docstring)."
     return method

@@ -14,7 +14,9 @@ and every step is **marked** with what establishes it in the ledger run of the s
 
 The end says which ledger run marked the steps (its mode: a bound such as ``n<=3`` is that mode's;
 ``geosched claims`` runs ``default``, which reaches farther), the words of the claims it rests on in the
-same run (not sympy's view of their derivations), and, last, one sentence: the ledger's word for the
+same run (not sympy's view of their derivations), the canary of each of the row's checks (the defect planted
+and whether the check refuted it: one that did not could not have failed), and, last, one sentence: the
+ledger's word for the
 claim, the same word (and text) ``geosched claims --MODE --claim ID`` prints, with the ledger's note on
 the line before it. It lives in :mod:`geosched.verify` because :mod:`geosched.theory` may not import the
 ledger.
@@ -25,7 +27,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_commands", "step_marks", "ledger_footer", "exit_code", "MODE_NOTE"]
+__all__ = ["add_commands", "step_marks", "ledger_footer", "exit_code", "MODE_NOTE", "canary_lines", "evidence_json"]
 
 # what the mode behind the marks means for their bounds (the solver sweeps' reach is per mode: SOLVER_SWEEPS)
 MODE_NOTE = {"quick": "quick (bounds here are --quick's: the smallest; geosched claims runs default, which reaches "
@@ -109,11 +111,44 @@ def ledger_footer(result: Any, mode: str, claim: str, dependencies: tuple[Any, .
     lines = [f"Marked by the ledger run in mode {MODE_NOTE[mode]}."]
     if dependencies:
         lines.append("Rests on (their own words in the same run): " + "; ".join(
-            f"{d.id}: {d.status} ({d.message})" for d in dependencies) + ".")
-    text = result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
-    parts = [text.replace(";", ",")] + [part for part in (result.note or "").split("; ") if part]
+            f"{d.id}: {_worded(d)}" for d in dependencies) + ".")
+    lines += canary_lines(result)
+    parts = [_worded(result).replace(";", ",")] + [part for part in (result.note or "").split("; ") if part]
     lines.append(f"Status: {', '.join(parts).rstrip('.')}, as geosched claims --{mode} --claim {claim} says.")
     return "\n".join(lines)
+
+
+def _worded(result: Any) -> str:
+    """A row's word said once: the ledger's text when it starts with the word (``proved (Coq, every n: ...)``),
+    else ``WORD (TEXT)``.
+
+    >>> from types import SimpleNamespace
+    >>> _worded(SimpleNamespace(status="proved", message="proved (Coq, every n: volume_is_memory_time)"))
+    'proved (Coq, every n: volume_is_memory_time)'
+    >>> _worded(SimpleNamespace(status="unknown", message="did not finish"))
+    'unknown (did not finish)'
+    """
+    return result.message if result.message.startswith(result.status) else f"{result.status} ({result.message})"
+
+
+def canary_lines(result: Any) -> list[str]:
+    """One line per check of the row that ran a canary: the planted defect and whether the check refuted it
+    (a check that did not could not have failed, and the row is ``vacuous``)."""
+    from geosched.verify.ledger import canary_word
+
+    planted = [e for e in result.evidence if getattr(e, "canary", None) is not None]
+    if not planted:
+        return []
+    return ["Canaries (a planted defect each check must refute, in the same run): " + "; ".join(
+        f"{e.method}: {e.canary.defect}: {canary_word(e.canary)}" for e in planted) + "."]
+
+
+def evidence_json(result: Any) -> list[dict[str, Any]]:
+    """Each evidence of the row as ``--json`` shows it in ``prove``: method, status, canary and coverage."""
+    from geosched.results import plain
+
+    return [{"method": e.method, "status": e.status, "canary": plain(e.canary), "coverage": plain(e.coverage)}
+            for e in result.evidence]
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
@@ -139,8 +174,8 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         data["derivation_status"], data["derivation_message"] = data.pop("status"), data.pop("message")
         data.update(status=result.status, ledger_message=result.message, ledger_mode=args.mode)
         data["ledger"] = {"mode": args.mode, "status": result.status, "message": result.message,
-                          "note": result.note, "dependencies": {d.id: {"status": d.status, "message": d.message}
-                                                                for d in dependencies}}
+                          "note": result.note, "evidence": evidence_json(result),
+                          "dependencies": {d.id: {"status": d.status, "message": d.message} for d in dependencies}}
         emit_json(data)
     elif args.latex:
         render = derivation.render_latex_document if args.standalone else derivation.render_latex

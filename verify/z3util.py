@@ -42,6 +42,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -377,19 +378,20 @@ def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend
 
 def check_tight(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
                 rlimit: int | None = None) -> CheckResult:
-    """Check ``assumptions AND NOT stronger`` is sat: the stronger conclusion is not provable."""
-    out = _run([*lemma.assumptions, z3.Not(lemma.stronger)], timeout_ms, backend, rlimit)
+    """The lemma's canary: :func:`prove` (the same verdict) on the lemma with its conclusion made stronger must
+    refute it (``assumptions AND NOT stronger`` is sat): ``tight``, with the refuting model as witness."""
+    planted = prove(dataclasses.replace(lemma, conclusion=lemma.stronger), timeout_ms, backend, rlimit)
     witness = None
-    if out.result == "sat":
+    if planted.status == "refuted":
         status = "tight"
         message = f"the stronger conclusion fails under the assumptions ({backend}): witness attached"
-        witness = out.model(lemma.variables)
-    elif out.result == "unsat":
+        witness = planted.counterexample
+    elif planted.status == "proved":
         status, message = "not tight", f"the stronger conclusion is provable too ({backend})"
     else:
-        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "tight", status, out.elapsed, None, witness, dict(lemma.parameters), message,
-                       out.resources, rlimit)
+        status, message = "unknown", planted.message
+    return CheckResult(lemma.name, "tight", status, planted.wall_time, None, witness, dict(lemma.parameters), message,
+                       planted.resources, rlimit)
 
 
 def run_checks(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",

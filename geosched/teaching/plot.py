@@ -821,8 +821,9 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
 
 
 def ratio_curve_picture(data: Any = None) -> Picture:
-    """SVF's worst-case ratio against alpha: certified witnesses and families' limits as the lower side, the
-    proved bounds as the upper side, each labelled with its source and its ledger word (issue 32).
+    """SVF's worst-case ratio against alpha: certified witnesses (marked by whether their ratio holds under both
+    orders of equal volumes), families' limits and the lower envelope as the lower side, the proved bounds for every
+    burst as the upper side, each labelled with its source and its ledger word (issues 32 and 43).
 
     Parameters
     ----------
@@ -840,47 +841,57 @@ def ratio_curve_picture(data: Any = None) -> Picture:
     began = time.perf_counter()
     data = ratio_curve.ratio_curve_data() if data is None else data
     with _style():
-        fig, (ax,) = _figure(7.5, 4.2)
+        fig, (ax,) = _figure(11.0, 5.2)
         _draw_ratio_curve(ax, data, ratio_curve.BANDS)
+        fig.legend(handles=[line for line in ax.get_lines() if not line.get_label().startswith("_")],
+                   loc="outside right upper", fontsize=6.5)
     return Picture("completed", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
                    "ratio-curve", data, fig)
 
 
-_Y_TOP = 12.0  # the upper curves leave the axes near alpha = 1: their values there are in the table
+_Y_TOP = 24.0  # the upper curves leave the axes near alpha = 1: their values there are in the table
+_UPPER_COLORS = ("#222222", _BLOCKED_COLOR)
 
 
 def _draw_ratio_curve(ax, data: Any, bands: Sequence[tuple[Any, Any, bool]]) -> None:
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-    grid = [j / 400 for j in range(1, 400)]
-    for curve in data.upper:
-        ax.plot(grid, [min(curve.at(g), 10 * _Y_TOP) for g in grid], color=_BLOCKED_COLOR,
-                linestyle="-" if curve.every_burst else "--", linewidth=1.4,
-                label=f"{curve.formula} ({curve.claim}: {curve.word}; "
-                      f"{'every burst' if curve.every_burst else 'heavy bursts'})")
+    from geosched.teaching.ratio_curve import lower_envelope
+
+    grid = [j / 800 for j in range(1, 800)]
+    for k, curve in enumerate(data.upper):  # every drawn curve is a proved bound for every burst: solid lines
+        ax.plot(grid, [min(curve.at(g), 10 * _Y_TOP) for g in grid], color=_UPPER_COLORS[k % 2], linestyle="-",
+                linewidth=1.5, label=f"upper: {curve.latex or curve.formula} ({curve.claim}: {curve.word})")
+    for robust, colour, what in ((False, _COLORS[0], "as stated"), (True, _COLORS[2], "under both tie orders")):
+        steps = lower_envelope(data, robust=robust)
+        if steps:
+            xs = [float(a) for a, _, _ in steps] + [1.0]
+            ax.step(xs, [float(v) for _, v, _ in steps] + [float(steps[-1][1])], where="post", color=colour,
+                    linewidth=1.6 if robust else 1.0, label=f"lower envelope, {what}: the best certified ratio or "
+                    r"family limit at $\alpha' \leq \alpha$")
     for k, fam in enumerate(data.families):
-        colour = _COLORS[(2 + 2 * k) % len(_COLORS)]
+        colour = _COLORS[(3 + k) % len(_COLORS)]
         ax.plot([float(a) for a, _ in fam.points], [float(v) for _, v in fam.points], linestyle=":", marker="D",
-                markersize=3, color=colour, label=f"family {fam.family}: limit {fam.formula} ({fam.claim}: {fam.word})")
-        if fam.grows and fam.supremum is not None:
-            low = min(fam.points)[0]
-            ax.plot([0, float(low)], [float(fam.supremum)] * 2, color=colour, linestyle="-", linewidth=0.8,
-                    label=f"its supremum {fam.supremum} ({', '.join(fam.grows)} -> infinity)")
-    if data.lower:
-        ax.plot([float(p.alpha) for p in data.lower], [float(p.ratio) for p in data.lower], linestyle="none",
-                marker="o", color=_COLORS[0], label="certified SVF witness (docs/witnesses, re-verified by referee)")
-        best = max(data.lower, key=lambda p: p.ratio)
-        ax.annotate(f"{float(best.ratio):.4f}: {best.source}", (float(best.alpha), float(best.ratio)),
-                    xytext=(6, -26), textcoords="offset points", fontsize=6, color=_COLORS[0])
+                markersize=2, alpha=0.8, color=colour, label=f"family {fam.family}: limit {fam.latex or fam.formula} "
+                f"({fam.claim}: {fam.word}{'' if fam.order_free else '; rests on the tie order'})")
+    kinds = (("distinct", lambda p: p.distinct, "*", "volumes pairwise distinct"),
+             ("robust", lambda p: not p.distinct and p.tie_robust, "o", "ratio holds under both tie orders"),
+             ("tied", lambda p: not p.tie_robust, "o", "ratio rests on the tie order (reversed: lower)"))
+    for kind, keep, marker, what in kinds:
+        points = [p for p in data.lower if keep(p)]
+        if points:
+            ax.plot([float(p.alpha) for p in points], [float(p.ratio) for p in points], linestyle="none",
+                    marker=marker, markersize=7 if marker == "*" else 5, alpha=0.85, color=_COLORS[1],
+                    markerfacecolor="none" if kind == "tied" else _COLORS[1],
+                    label=f"certified SVF witness, re-verified by the referee: {what}")
     for low, _, _ in bands[1:]:
         ax.axvline(float(low), color="#bbbbbb", linewidth=0.6)
     ax.set_xlim(0, 1)
     ax.set_yscale("log")
     ax.set_ylim(1, _Y_TOP)
-    ax.yaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 5, 10]))
+    ax.yaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 4, 5, 8, 10, 20]))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("alpha = max(s + o)/M of the instance")
+    ax.set_xlabel(r"$\alpha$ = max(s + o)/M of the instance")
     ax.set_ylabel("TEL(SVF) / OPT (log scale)")
     ax.set_title("SVF's worst case for bursts: certified below, proved above")
-    ax.legend(loc="upper left", fontsize=6)

@@ -452,10 +452,22 @@ def _admission_reading(ours: Any, theirs: Any, subject: str, reference: str, sai
     if extra and not missing:
         return (f"{subject} admits {said(extra)}, which the {reference} holds back (its memory check or the head "
                 "of its queue)")
+    if missing and not extra and _leaks(ours, theirs):
+        return (f"the {reference} admits {said(missing)}, which {subject} holds back while it holds "
+                f"{ours.blocks_used} KV blocks for a subset of the {reference}'s running requests (the "
+                f"{reference} holds {theirs.blocks_used} with them and more): blocks no running request holds, "
+                "a block leak")
     if missing and not extra:
         return (f"the {reference} admits {said(missing)}, which {subject} holds back (a stricter admission or "
                 "another queue head)")
     return f"another choice: {subject} admits {said(extra)}, the {reference} {said(missing)} (the queue order differs)"
+
+
+def _leaks(ours: Any, theirs: Any) -> bool:
+    """``ours`` runs only requests ``theirs`` runs, fewer of them, yet holds at least as many KV blocks: every
+    running request holds a block of its own, so some of ours belong to no running request (never freed)."""
+    return (set(ours.running) < set(theirs.running) and ours.blocks_used >= theirs.blocks_used
+            and ours.blocks_used > 0)
 
 
 def vllm_diff(scheduler: Any, instance: Instance, *, reference: str = "semantics", policy: str | None = None,
