@@ -382,7 +382,7 @@ def accuracy_across(logs: dict[str, RequestLog], models: dict[str, dict[str, Len
                      for kind, model in kinds.items()]
         own = models.get(target, {})
         theta = next(iter(own.values())).theta if own else one_bit_parameters(log.output[train], None)[0]
-        out[target] = AccuracyTable("evaluated", f"{len(rows)} predictors trained on {len(logs)} traces, tested on "
+        out[target] = AccuracyTable("completed", f"{len(rows)} predictors trained on {len(logs)} traces, tested on "
                                     f"{target}", time.perf_counter() - started, tuple(rows), int(train.size),
                                     int(test.size), theta)
     return out
