@@ -43,6 +43,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from geosched.errors import AddedAfterRecord  # the warning added_after gives; in the package for pytest-xdist
+
 DOCS = Path(__file__).resolve().parent
 THEORY_PAGE = DOCS / "theory.md"
 BLOCK = "derivation words"
@@ -81,11 +83,6 @@ def write_block(path: Path, name: str, body: str) -> Path:
     from geosched.output import write_text_atomic
 
     return write_text_atomic(path, replace_block(path.read_text(), name, body))
-
-
-class AddedAfterRecord(UserWarning):
-    """A registered name (a claim row) that a generated page does not show yet: it was added after the run the
-    page records. Not a failure (a claim is added in one file); the warning names the command that records it."""
 
 
 def added_after(shown: list[str], registered: list[str], where: str, command: str) -> list[str]:
