@@ -24,7 +24,8 @@ source with the mapped folders understood as ``geosched.*`` (``pyproject.toml``'
 **House** (issue 47, ``--house``): the same graph over the whole package, a *unit* being each of
 ``reference_impl/``, ``theory/``, ``adversary/``, ``verify/``, ``geosched/teaching/`` and each module of the
 ``geosched/`` root (the CLI, the API, ``testing``, the shared helpers); its loops and upward arrows (found as
-above), the modules and the lines of the package (every ``.py`` file of the mapped folders).
+above), the modules, the private modules (a leading underscore: the private wing, ``ci/private_wing.py``) and
+the lines of the package (every ``.py`` file of the mapped folders).
 
 ``--root`` measures another checkout (``git archive COMMIT | tar -x -C DIR``). ``--record FILE --before C1
 --after C2`` measures both commits of this repository (each unpacked by ``git archive`` into a temporary
@@ -257,6 +258,8 @@ def house(root: Path) -> dict[str, object]:
         graph[unit] |= {house_unit(t) for t in imported_modules(name, path, modules)} - {unit}
     return {"units": len(graph), "loops": [c for c in strongly_connected(graph) if len(c) > 1],
             "upward_arrows": upward_arrows(graph), "modules": len(modules),
+            "private_modules": sorted(m for m in modules if m.rsplit(".", 1)[-1].startswith("_")
+                                      and not m.endswith(("__init__", "__main__"))),
             "lines": sum(len(p.read_text().splitlines()) for p in modules.values())}
 
 
@@ -323,7 +326,8 @@ def main() -> None:
     if args.house:
         data = house(Path(args.root).resolve())
         print(f"package of {args.root}: {data['modules']} modules, {data['lines']} lines, {data['units']} units; "
-              f"loops {data['loops']}; upward arrows {data['upward_arrows']}")
+              f"loops {data['loops']}; upward arrows {data['upward_arrows']}; private modules (the wing) "
+              f"{data['private_modules']}")
         return
     rows = parameter_counts(Path(args.folder).resolve())
     print(f"longest parameter lists ({len(rows)} functions)")

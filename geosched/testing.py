@@ -37,8 +37,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from geosched.reference_impl._strategies import instances  # the model's own strategy, re-exported here
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.strategies import instances  # the model's own strategy, re-exported here
 from geosched.results import Result
 
 __all__ = ["instances", "traces", "schedules", "check_scheduler", "SchedulerCheck", "SchedulerRuleError", "RULES",

@@ -3,9 +3,9 @@ predictors, the simulator, workloads and the exact optimum. Everything else in g
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.reference_impl.admission import admission_step as admission_step
     from geosched.reference_impl.checker import CheckReport as CheckReport

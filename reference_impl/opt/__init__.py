@@ -18,7 +18,7 @@ Example
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
 # loaded on first use: building the command line reads opt.result alone (no numba, no solver)
 if TYPE_CHECKING:
