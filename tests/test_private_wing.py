@@ -6,19 +6,17 @@ old name (a module outside the wing, an import of its old name), with the comman
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _wing():
-    spec = importlib.util.spec_from_file_location("private_wing", ROOT / "ci" / "private_wing.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _wing() -> SimpleNamespace:
+    return SimpleNamespace(**runpy.run_path(str(ROOT / "ci" / "private_wing.py")))  # ci/ is no package
 
 
 def test_the_wing_is_applied_on_this_checkout():
