@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from geosched.reference_impl.scheduling import Decision as Decision
     from geosched.reference_impl.scheduling import SchedulerState as SchedulerState
     from geosched.reference_impl.simulation import SimulationResult as SimulationResult
-    from geosched.reference_impl.simulation import simulate as simulate
     from geosched.reference_impl.workloads import generate as generate
     from geosched.reference_impl.workloads import load_workload as load_workload
     from geosched.reference_impl.workloads import read_trace as read_trace
