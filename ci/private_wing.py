@@ -6,7 +6,9 @@ implements stay where the user imports them (``geosched.testing.instances`` is d
 ``geosched.reference_impl._strategies``). :data:`WING` is the one list; this script moves every module of it
 that is not moved yet (``git mv``) and rewrites every reference to its old name in the tracked sources and
 docs: the dotted name (``geosched.lazy`` -> ``geosched._lazy``), the file's path
-(``geosched/lazy.py``, ``reference_impl/strategies.py``) and ``from PARENT import NAME``. The history
+(``geosched/lazy.py``, ``reference_impl/strategies.py``) and ``from PARENT import NAME``. A module of
+:data:`RETIRED` (a re-export kept for old imports) is removed, and each import from it or dotted name through it
+goes to the module that defines the name; what the table cannot place is left for ``--check`` to name. The history
 (CHANGELOG.md, benchmarks/RESULTS.md) and data files (JSON) keep the names they were written with.
 
 It is re-runnable, and meant to run LAST, after every branch is merged: a merged branch that still imports
@@ -32,6 +34,13 @@ WING = {
     "geosched.lazy": "geosched._lazy",  # the lazy exports every package's __init__ derives from its import block
     "geosched.dask_nodes": "geosched._dask_nodes",  # Dask nodes that never bind a socket (geosched.executor's)
     "geosched.reference_impl.strategies": "geosched.reference_impl._strategies",  # geosched.testing's instances
+}
+
+# retired re-export modules: each name they re-exported -> the module that defines it
+RETIRED = {
+    "geosched.reference_impl.simulator": {  # the pre-layering simulator's names (issue 31), kept for old imports
+        "simulate": "geosched.reference_impl.simulation", "SimulationResult": "geosched.reference_impl.simulation",
+        "BlockedInterval": "geosched.reference_impl.engine", "admission_step": "geosched.reference_impl.admission"},
 }
 
 # pyproject.toml's package-dir: where a dotted name's file lies in the checkout (longest prefix first)
@@ -67,20 +76,56 @@ def _texts(root: Path) -> list[Path]:
             and (root / f).is_file() and not (root / f).is_symlink()]
 
 
-def pending(root: Path = ROOT, wing: dict[str, str] = WING) -> list[str]:
-    """What a run would do, one line each (empty: the wing is applied)."""
+def pending(root: Path = ROOT, wing: dict[str, str] = WING,
+            retired: dict[str, dict[str, str]] = RETIRED) -> list[str]:
+    """What a run would do or cannot do, one line each (empty: the wing is applied, the retired are gone)."""
     left = [f"move {module_path(old)} -> {module_path(new)}" for old, new in wing.items()
             if (root / module_path(old)).exists()]
+    left += [f"remove {module_path(old)}" for old in retired if (root / module_path(old)).exists()]
     for path in _texts(root):
         text = path.read_text()
         left += [f"{path.relative_to(root)}: {old}" for old, new in wing.items()
                  if any(p.search(text) for p, _ in _patterns(old, new))]
+        left += [f"{path.relative_to(root)}: {old}" for old in retired if _retired_left(text, old)]
     return left
 
 
-def apply(root: Path = ROOT, wing: dict[str, str] = WING) -> list[str]:
-    """Move the wing's modules not moved yet and rewrite every reference; returns what it did."""
+def _import_lines(old: str, origins: dict[str, str]) -> tuple[re.Pattern[str], object]:
+    """``from OLD import a, b  # why`` (a doctest's too) -> one import from each name's own module."""
+    pattern = re.compile(rf"^([ \t]*(?:>>> )?)from {re.escape(old)} import ([\w, ]+?)([ \t]*#.*)?$", re.M)
+
+    def split(match: re.Match[str]) -> str:
+        names = [n.strip() for n in match.group(2).split(",")]
+        if not all(n in origins for n in names):
+            return match.group(0)  # a name the table does not know: left for pending() to name
+        by_module: dict[str, list[str]] = {}
+        for name in names:
+            by_module.setdefault(origins[name], []).append(name)
+        lines = [f"{match.group(1)}from {module} import {', '.join(found)}" for module, found in by_module.items()]
+        return "\n".join(lines) + (match.group(3) or "")
+
+    return pattern, split
+
+
+def _retired_patterns(old: str, origins: dict[str, str]) -> list[tuple[re.Pattern[str], object]]:
+    dotted = [(re.compile(rf"(?<![\w.]){re.escape(old)}\.{name}(?![\w])"), f"{module}.{name}")
+              for name, module in origins.items()]
+    return [_import_lines(old, origins), *dotted]
+
+
+def _retired_left(text: str, old: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(old)}(?![\w])", text) is not None
+
+
+def apply(root: Path = ROOT, wing: dict[str, str] = WING,
+          retired: dict[str, dict[str, str]] = RETIRED) -> list[str]:
+    """Move the wing's modules not moved yet, remove the retired ones, rewrite every reference; returns what
+    it did."""
     done = []
+    for old in retired:
+        if (root / module_path(old)).exists():
+            subprocess.run(["git", "rm", "-q", module_path(old)], cwd=root, check=True)
+            done.append(f"removed {module_path(old)}")
     for old, new in wing.items():
         source, target = root / module_path(old), root / module_path(new)
         if source.exists():
@@ -92,6 +137,9 @@ def apply(root: Path = ROOT, wing: dict[str, str] = WING) -> list[str]:
         text = original = path.read_text()
         for old, new in wing.items():
             for pattern, replacement in _patterns(old, new):
+                text = pattern.sub(replacement, text)
+        for old, origins in retired.items():
+            for pattern, replacement in _retired_patterns(old, origins):
                 text = pattern.sub(replacement, text)
         if text != original:
             path.write_text(text)

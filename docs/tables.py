@@ -271,7 +271,7 @@ def exhaustive_table() -> str:
     :mod:`geosched.verify.exhaustive` (``count_instances``); the README example's TELs by the simulator and
     ``dp_opt``."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify import exhaustive as ex
 
     example = Instance(12, [Request("r0", 0, 6, 3), Request("r1", 0, 1, 5)])

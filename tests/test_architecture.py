@@ -223,7 +223,6 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     # beside it); the gate for names of code in data files (it knows the registered names)
     ("schedulers",),  # every scheduler module, each declaring its registry entries
     ("simulation",),  # simulate(): the kernel, an engine, or an external (Coq) engine
-    ("simulator",),  # deprecated re-export for geosched.verify (edited on another branch)
 )
 # The clients: they use the core and are never imported by it (nor by one another in a loop).
 CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare", "_strategies")

@@ -59,3 +59,30 @@ def test_a_run_moves_and_rewrites_every_reference_and_a_second_run_does_nothing(
                                                       "not geosched.lazy_other.\n")
     assert (tmp_path / "CHANGELOG.md").read_text() == files["CHANGELOG.md"]  # history keeps its names
     assert wing.pending(tmp_path, table) == [] and wing.apply(tmp_path, table) == []
+
+
+def test_a_retired_module_goes_and_each_import_from_it_goes_to_the_names_own_module(tmp_path):
+    wing = _wing()
+    old = "geosched.reference_impl.simulator"
+    files = {
+        "reference_impl/simulator.py": "from geosched.reference_impl.engine import BlockedInterval\n",
+        "verify/x.py": ("def f():\n    from geosched.reference_impl.simulator import BlockedInterval, simulate  # why\n"
+                        '    """:func:`geosched.reference_impl.simulator.simulate`"""\n'),
+        "verify/y.py": "from geosched.reference_impl.simulator import unknown_name\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "the tree")
+    table = {old: {"simulate": "geosched.reference_impl.simulation",
+                   "BlockedInterval": "geosched.reference_impl.engine"}}
+    done = wing.apply(tmp_path, {}, table)
+    assert done[0] == "removed reference_impl/simulator.py" and not (tmp_path / "reference_impl/simulator.py").exists()
+    assert (tmp_path / "verify/x.py").read_text() == (
+        "def f():\n    from geosched.reference_impl.engine import BlockedInterval\n"
+        "    from geosched.reference_impl.simulation import simulate  # why\n"
+        '    """:func:`geosched.reference_impl.simulation.simulate`"""\n')
+    assert (tmp_path / "verify/y.py").read_text() == files["verify/y.py"]  # a name the table cannot place stays
+    assert wing.pending(tmp_path, {}, table) == [f"verify/y.py: {old}"]  # ... and --check names it

@@ -318,7 +318,7 @@ def _predictions(instance: Any, log: Any, test: Any, seed: int, models: dict[str
 
 def _run(instance: Any, policy: str, predictor: Any) -> tuple[Any, Any]:
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     result = simulate(instance, policy, predictor=predictor)
     report = check_schedule(instance, result.schedule)  # the runs, when a prediction ran short

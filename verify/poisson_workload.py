@@ -152,7 +152,7 @@ def poisson_runs(n: int, seed: int, load: float = LOAD, policies: tuple[str, ...
     """Simulate each of ``policies`` on one workload of ``n`` Poisson arrivals of :data:`CLASSES` at
     ``rho = load`` (the instance is built once; the runs are cached)."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     rate = arrival_rate(load)
     arrivals, kinds = _arrivals_and_kinds(n, rate, seed)

@@ -23,7 +23,7 @@ quantifier-free.
 
 **Equivalence check.** :func:`check_policy_equivalence` enumerates every state within the
 bounds, runs the simulator's own code path (``make_policy(name).keys`` + sort by ``(key,
-arrival, position)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
+arrival, position)`` + :func:`~geosched.reference_impl.admission.admission_step`) and checks that the
 specification holds with the Python answer plugged in. Soundness: (1) Z3 proves, once per
 shape (numbers of running and waiting requests), that the specification has *at most one*
 admitted set for every state (for any key values, so for every policy); (2) for each state the
@@ -53,9 +53,9 @@ from typing import Any
 import z3
 
 from geosched.errors import SolverError, UnknownNameError, ValidationError
+from geosched.reference_impl.admission import admission_step
 from geosched.reference_impl.model import Instance, Request, instance_to_dict
 from geosched.reference_impl.policies import Policy, make_policy
-from geosched.reference_impl.simulator import admission_step
 from geosched.reference_impl.z3model import held_tokens, usage
 from geosched.results import Result
 
@@ -699,7 +699,7 @@ def check_runs_against_spec(instances: Sequence[Instance], policy: str, *, backf
     >>> check_runs_against_spec([burst_instance(12, [(6, 3), (1, 5)])], "svf").status
     'held'
     """
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     begin = time.perf_counter()
     spec_key(policy)  # an unknown name fails here, listing the known ones
