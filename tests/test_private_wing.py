@@ -32,6 +32,16 @@ def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
+def _tree(root: Path, files: dict[str, str]) -> None:
+    """A committed git checkout holding ``files`` (path -> text)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "the tree")
+
+
 def test_a_run_moves_and_rewrites_every_reference_and_a_second_run_does_nothing(tmp_path):
     wing = _wing()
     files = {
@@ -41,11 +51,7 @@ def test_a_run_moves_and_rewrites_every_reference_and_a_second_run_does_nothing(
         "docs/page.md": "See `geosched/lazy.py` and :mod:`geosched.lazy`; not geosched.lazy_other.\n",
         "CHANGELOG.md": "- `geosched/lazy.py` was added\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", ".")
+    _tree(tmp_path, files)
     table = {"geosched.lazy": "geosched._lazy"}
     assert len(wing.pending(tmp_path, table)) == 4  # the move and three files: the check can fail
     done = wing.apply(tmp_path, table)
@@ -70,12 +76,7 @@ def test_a_retired_module_goes_and_each_import_from_it_goes_to_the_names_own_mod
                         '    """:func:`geosched.reference_impl.simulator.simulate`"""\n'),
         "verify/y.py": "from geosched.reference_impl.simulator import unknown_name\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "the tree")
+    _tree(tmp_path, files)
     table = {old: {"simulate": "geosched.reference_impl.simulation",
                    "BlockedInterval": "geosched.reference_impl.engine"}}
     done = wing.apply(tmp_path, {}, table)
