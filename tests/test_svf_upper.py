@@ -14,11 +14,12 @@ import random
 from fractions import Fraction
 
 import pytest
+from coq_stub import pinned_build
 
 from geosched.reference_impl.model import Instance, burst_instance
 from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_upper_bound as ub
-from geosched.verify import coq_engine, coq_evidence, coq_output, upper_evidence
+from geosched.verify import coq_engine, coq_pinned, upper_evidence
 from geosched.verify.evidence import Context
 from geosched.verify.exhaustive import Space, dp_opt, enumerate_instances
 from geosched.verify.ledger import CLAIMS, METHODS, combine
@@ -136,22 +137,16 @@ def test_the_row_cites_the_new_theorems_with_their_statements():
     claim = CLAIMS[ROW]
     for theorem in NEW:
         assert coq_engine.THEOREMS[theorem] == "SvfUpper"
-    assert [name for name, _ in claim.coq_whole] == WHOLE
-    cited = coq_evidence.cited_statements(claim)
+    assert list(claim.coq_whole) == WHOLE
+    pinned = coq_pinned.read().theorems  # the reviewed statement of each cited theorem
+    cited = {m[4:]: pinned[m[4:]] for m in claim.methods if m.startswith("coq:")}
     assert cited["svf_upper_bound"].endswith("3 * (M - P) * Model.tel rs (Svf.svf M rs) <= (6 * M + (M - 3 * P)) * "
                                              "Model.tel rs xs")
     assert "1 <= Model.output r" in cited["opt_mean_busy"] and "1 <= Model.output r" in cited["svf_upper_bound"]
     assert cited["svf_upper_bound_half"].endswith("<= 4 * Model.tel rs xs")
-    assert {m[4:] for m in claim.methods if m.startswith("coq:")} == set(cited)
+    assert set(NEW) <= set(cited)
     for hypothesis in ("outputs >= 1", "P >= every peak", "feasible S", "burst"):  # every hypothesis in its text
         assert hypothesis in claim.statement, hypothesis
-
-
-def _fake_build(statements: dict[str, str], closed: dict[str, bool] | None = None) -> coq_engine.CoqBuild:
-    return coq_engine.CoqBuild("ok", "fake", 0.0, source_hash="f" * 64, coqc_version="test",
-                               theorems=closed or {n: True for n in statements}, statements=statements,
-                               assumptions={n: coq_output.CLOSED for n in statements}, coqchk=True,
-                               coqchk_axioms="<none>", from_cache=True)
 
 
 def _coq_word(monkeypatch, build) -> tuple[str, str, dict]:
@@ -163,20 +158,20 @@ def _coq_word(monkeypatch, build) -> tuple[str, str, dict]:
 
 
 def test_the_row_is_proved_when_coqc_prints_its_statements(monkeypatch):
-    status, text, _ = _coq_word(monkeypatch, _fake_build(coq_evidence.cited_statements(CLAIMS[ROW])))
-    assert (status, text) == ("proved", f"proved (Coq, every n: {', '.join(WHOLE)})")
+    status, text, _ = _coq_word(monkeypatch, pinned_build())
+    assert status == "proved" and text.startswith("proved (Coq") and all(name in text for name in WHOLE), text
 
 
 def test_a_weaker_printed_statement_refutes_the_row(monkeypatch):
-    printed = dict(coq_evidence.cited_statements(CLAIMS[ROW]))
-    printed["svf_upper_bound"] = printed["svf_upper_bound"].replace("(6 * M + (M - 3 * P))", "(9 * M - 3 * P)")
-    status, text, evidence = _coq_word(monkeypatch, _fake_build(printed))
+    printed = coq_pinned.read().theorems["svf_upper_bound"]
+    weaker = printed.replace("(6 * M + (M - 3 * P))", "(9 * M - 3 * P)")
+    assert weaker != printed
+    status, text, evidence = _coq_word(monkeypatch, pinned_build(printed={"svf_upper_bound": weaker}))
     assert evidence["coq:svf_upper_bound"].status == "refuted" and status == "refuted"
 
 
 def test_an_open_theorem_leaves_the_row_unproved_by_coq(monkeypatch):
-    statements = coq_evidence.cited_statements(CLAIMS[ROW])
-    build = _fake_build(statements, {**{n: True for n in statements}, "svf_upper_bound": False})
+    build = pinned_build(assumptions={"svf_upper_bound": "Axioms:\nsvf_upper_bound_admitted : False"})
     status, text, _ = _coq_word(monkeypatch, build)
     assert status != "proved" and "Coq, every n" not in text
 

@@ -17,7 +17,6 @@ when coqc is not installed.
 Example
 -------
 >>> from geosched.verify import coq_engine
-from geosched.verify.coq_output import strip_comments
 >>> if coq_engine.coq_available():  # doctest: +SKIP
 ...     evaluate(["svf 12 [(6, 3); (1, 5)]"], imports=("Model", "Svf"))
 ['[5; 0]']
