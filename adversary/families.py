@@ -441,7 +441,7 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     Examples
     --------
     >>> evaluate_family("sjf-blocking", 3).status
-    'matches'
+    'agree'
     """
     started = time.perf_counter()
     try:

@@ -11,6 +11,7 @@
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
+>>> from geosched.reference_impl.opt import best_lower_bound, brute_force_opt, solve_opt
 >>> inst = burst_instance(12, [(6, 3), (1, 5)])
 >>> solve_opt(inst).tel, brute_force_opt(inst).tel, best_lower_bound(inst).value
 (9, 9, 8)

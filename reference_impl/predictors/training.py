@@ -25,7 +25,7 @@ Example
 >>> log = RequestLog(np.arange(400.0), prompt, output)
 >>> result = train_model(log, TrainingConfig("point", features=("log_prompt",), epochs=30))
 >>> result.status, result.test_rows, result.metrics.spearman > 0.9
-('trained', 120, True)
+('completed', 120, True)
 """
 
 from __future__ import annotations
