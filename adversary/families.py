@@ -386,12 +386,12 @@ MAX_REQUESTS = 200_000  # a member larger than this is refused (simulation and c
 class FamilyEvaluation(Result):
     """One member simulated and checked against the closed forms.
 
-    ``status`` is ``"matches"`` when both schedules are feasible for the checker and both TELs
-    equal the closed forms at this size, else ``"mismatch"``.
+    ``status`` is ``"agree"`` when both schedules are feasible for the checker and both TELs
+    equal the closed forms at this size, else ``"diverged"`` (the words of every comparison with a reference).
     """
 
-    STATUSES = ("matches", "mismatch")
-    SUCCESS = ("matches",)
+    STATUSES = ("agree", "diverged")
+    SUCCESS = ("agree",)
 
     status: str
     message: str
@@ -415,7 +415,7 @@ class FamilyEvaluation(Result):
 
     @property
     def match(self) -> bool:
-        return self.status == "matches"
+        return self.status == "agree"
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -441,7 +441,7 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     Examples
     --------
     >>> evaluate_family("sjf-blocking", 3).status
-    'matches'
+    'agree'
     """
     started = time.perf_counter()
     try:
@@ -467,7 +467,7 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     shown = "".join(f", {n}={v}" for n, v in values.items())
     message = (f"{name} k={size}{shown}: TEL({fam.policy}) {policy_tel} (closed form {want_policy}), witness TEL "
                f"{witness_tel} (closed form {want_witness})")
-    return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
+    return FamilyEvaluation("agree" if match else "diverged", message, time.perf_counter() - started, name, size,
                             fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
                             str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
                             str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio),

@@ -243,7 +243,7 @@ def game_table() -> str:
              "policies (closed form) |", "|---|---|---|---|---|---|"]
     for k in GAME_SIZES:
         game = solve_game(k)
-        if game.status != "solved" or game.problems:
+        if game.status != "completed" or game.problems:
             raise ValueError(f"K={k}: {game.message}")
         tels = closed_form_tels(k)
         at = f"d = {game.best_d}, {game.adversary_reply}" if game.best_d is not None else "d > K^2, never"
@@ -271,7 +271,7 @@ def exhaustive_table() -> str:
     :mod:`geosched.verify.exhaustive` (``count_instances``); the README example's TELs by the simulator and
     ``dp_opt``."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify import exhaustive as ex
 
     example = Instance(12, [Request("r0", 0, 6, 3), Request("r1", 0, 1, 5)])

@@ -35,10 +35,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
 # The public names, each declared once (``name as name``: the typing spec's explicit re-export); at run time
-# geosched.lazy reads this block and imports each on first use. The functions are behind the argument checks of
+# geosched._lazy reads this block and imports each on first use. The functions are behind the argument checks of
 # geosched.api (a bad argument is a ValidationError); type checkers see the functions themselves.
 if TYPE_CHECKING:
     from geosched.adversary.hunt import hunt as hunt

@@ -41,6 +41,7 @@ from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.limits import work_limits
 from geosched.output import emit_json, working
 from geosched.progress import reporting
+from geosched.reference_impl.opt.result import METHODS as OPT_METHODS
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduler_registry import scheduler_names
 from geosched.version import __version__
@@ -148,9 +149,7 @@ def _add_opt_and_check(sub, common) -> None:
     add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
     p.add_argument("--time-limit", type=seconds, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
-    p.add_argument("--method", default="auto",
-                   help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "
-                        "cpsat-hybrid, milp, milp-tight, brute")
+    p.add_argument("--method", default="auto", help="one of: " + ", ".join(OPT_METHODS))
     p.set_defaults(handler=_cmd_opt)
 
     p = add_command(

@@ -11,7 +11,7 @@ import pytest
 from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_poisson
 from geosched.verify import coq_engine
 from geosched.verify.evidence import Context

@@ -14,7 +14,7 @@ import pytest
 
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance, volume
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory.registry import DERIVATIONS
 
 

@@ -79,7 +79,7 @@ def test_cli_lessons_never_overwrites_without_force(tmp_path, capsys):
     assert (out / "01_geometry.ipynb").read_text() == "mine" and len(list(out.iterdir())) == 1
     assert main(["lessons", "--out", str(out), "--force", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["status"] == "written" and len(data["notebooks"]) == len(EXPECTED)
+    assert data["status"] == "completed" and len(data["notebooks"]) == len(EXPECTED)
     assert json.loads((out / "01_geometry.ipynb").read_text())["nbformat"] == 4
 
 

@@ -77,7 +77,7 @@ def test_bounds_accept_zero_where_zero_is_meaningful():
 
     Bounds(max_running=0, max_arrival=0, max_prompt=0).validate()
     result = check_policy_equivalence("svf", max_memory=3, max_running=0, max_waiting=2, max_arrival=0)
-    assert result.status == "proved up to bounds" and result.states_checked > 0
+    assert result.status == "checked" and result.states_checked > 0
 
 
 def test_thm3_4_derivation_leaves_open_only_the_documented_steps():

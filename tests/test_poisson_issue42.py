@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt import brute_force_opt
 from geosched.reference_impl.opt.bounds import capacity_bound, srpt_bound, sum_outputs_bound
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import kong_thm3_4, svf_poisson
 from geosched.verify import poisson_boundary, poisson_stationary, poisson_step3
 from geosched.verify.evidence import Context, Evidence

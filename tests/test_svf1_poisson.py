@@ -13,7 +13,7 @@ from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf1_poisson, svf_poisson
 from geosched.verify import coq_engine
 from geosched.verify.ledger import CLAIMS, combine

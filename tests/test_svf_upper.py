@@ -17,7 +17,7 @@ import pytest
 from coq_stub import pinned_build
 
 from geosched.reference_impl.model import Instance, burst_instance
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_upper_bound as ub
 from geosched.verify import coq_engine, coq_pinned, upper_evidence
 from geosched.verify.evidence import Context
@@ -199,15 +199,15 @@ def test_the_verdict_predicate_finds_each_violation():
 
 def test_a_simulator_that_loses_steps_is_refuted(monkeypatch):
     # SVF's starts delayed by a step after the first request: the bound or Lemma A.2 fails on the box
-    from geosched.reference_impl import simulator
+    from geosched.reference_impl import simulation
 
-    real = simulator.simulate
+    real = simulation.simulate
 
     def late(instance, policy, *args, **kwargs):
         result = real(instance, policy, *args, **kwargs)
         slow = {k: v * 3 + 2 * (v > 0) for k, v in result.starts.items()}
         return dataclasses.replace(result, starts=slow)
 
-    monkeypatch.setattr(simulator, "simulate", late)
+    monkeypatch.setattr(simulation, "simulate", late)
     evidence = METHODS["exhaustive:svf-upper"](CLAIMS[ROW], Context("quick", None, 1, ()))
     assert evidence.status == "refuted"

@@ -19,7 +19,7 @@ from geosched.adversary.witness import verify_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, burst_instance, instance_from_dict
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_distinct
 from geosched.verify.evidence import Context
 from geosched.verify.ledger import CLAIMS, METHODS

@@ -259,7 +259,7 @@ def test_local_cluster_nodes_never_bind_an_http_listener(monkeypatch):
     pytest.importorskip("distributed")
     from tornado.httpserver import HTTPServer
 
-    from geosched import dask_nodes
+    from geosched import _dask_nodes as dask_nodes
 
     def listen(*args, **kwargs):
         raise AssertionError("an HTTP server was bound")

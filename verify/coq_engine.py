@@ -828,7 +828,7 @@ def differential(instances: Sequence[Instance]) -> Differential:
     checker's verdict and TEL; and Coq's ``sjf`` must equal the Python simulator's SJF.
     """
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     items, expected, sjf = [], [], []
     for instance in instances:

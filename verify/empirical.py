@@ -98,8 +98,8 @@ class ScheduleCell:
 class SchedulingTable(Result):
     """Policies x predictors x loads on a trace's test part."""
 
-    STATUSES = ("done",)
-    SUCCESS = ("done",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -318,7 +318,7 @@ def _predictions(instance: Any, log: Any, test: Any, seed: int, models: dict[str
 
 def _run(instance: Any, policy: str, predictor: Any) -> tuple[Any, Any]:
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     result = simulate(instance, policy, predictor=predictor)
     report = check_schedule(instance, result.schedule)  # the runs, when a prediction ran short
@@ -386,7 +386,7 @@ def scheduling_table(
     by_predictor, one_bit, sigma, seconds = _predictions(Instance(2 * peak, requests), log, test, seed, models.paths)
     cells = _table_cells(requests, volume, span, peak, loads, predictors, by_predictor, one_bit, expected_volume)
     source = f"{Path(path).name}: test part (last 30% by time), first {len(requests)} requests, online"
-    return SchedulingTable("done", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
+    return SchedulingTable("completed", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
                            tuple(cells), len(requests), source, STEP_SECONDS, sigma, one_bit, seed,
                            volume / span, seconds, models.origin)
 

@@ -106,7 +106,7 @@ def simulated_tels(instance: Any, policies: tuple[str, ...], witness: dict[str, 
     """Each policy's TEL (reference simulator) and the witness's (unless None), each as the checker reports it
     (None when the checker finds the schedule infeasible)."""
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     got: dict[str, int | None] = {}
     for policy in policies:

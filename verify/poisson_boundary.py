@@ -49,7 +49,7 @@ def saturation_margin(rho: float, steps: int, seed: int, workload: ClassWorkload
                       policy: str = "svf") -> dict[str, Any]:
     """The lowest-priority class backlogged, the others Poisson at load ``rho``: its throughput minus its rate."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     keys = workload.keys(policy)
     last = int(np.argmax(keys))

@@ -82,7 +82,7 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
     the case closest to the bound."""
     from geosched.reference_impl.model import Instance
     from geosched.reference_impl.opt.brute import brute_force_opt
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify.exhaustive import enumerate_instances
 
     run: dict[str, Any] = {"runs": 0, "closest": None, "used": Fraction(0), "busy": Fraction(0)}

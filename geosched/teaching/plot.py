@@ -140,13 +140,13 @@ def _integer_ticks():
 
 @dataclass(frozen=True)
 class Picture(Result):
-    """A drawn figure and the data it shows (``status``: ``drawn``, or ``empty`` when there
+    """A drawn figure and the data it shows (``status``: ``completed``, or ``empty`` when there
     was nothing to draw, e.g. a certificate without a blocked step)."""
 
-    STATUSES = ("drawn", "empty")
-    SUCCESS = ("drawn", "empty")
+    STATUSES = ("completed", "empty")
+    SUCCESS = ("completed", "empty")
 
-    status: str  # "drawn" or "empty"
+    status: str  # "completed" or "empty" (nothing to draw)
     message: str  # one line: what the figure shows
     wall_time: float  # seconds spent computing and drawing
     kind: str  # "memory", "gantt", "certificate", "family", "compare", "ratio-curve"
@@ -427,7 +427,7 @@ def memory_picture(instance: Instance, starts: Mapping[str, int], *, title: str 
         _draw_memory(ax, data, colour, label_steps=0.06 * len(data.usage))
         ax.legend(handles=_legend_handles(data, entries), loc="upper right", fontsize=7, ncols=2)
         ax.set_title(title or f"TEL {data.tel}, {len(data.blocked_steps)} blocked step(s)")
-    return Picture("drawn", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
+    return Picture("completed", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
                    time.perf_counter() - began, "memory", data, fig)
 
 
@@ -485,7 +485,7 @@ def gantt(instance: Instance, starts: Mapping[str, int], *, title: str | None = 
         ax.xaxis.set_major_locator(_integer_ticks())
         ax.set_xlabel("time (steps)")
         ax.set_title(title or f"Gantt chart, TEL {tel}")
-    return Picture("drawn", f"Gantt chart: n={instance.n}, TEL={tel}", time.perf_counter() - began, "gantt",
+    return Picture("completed", f"Gantt chart: n={instance.n}, TEL={tel}", time.perf_counter() - began, "gantt",
                    GanttData(rows, tel), fig)
 
 
@@ -578,7 +578,7 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
     with _style():
         fig, (ax,) = _figure(7.5, 3.4)
         _draw_certificate(ax, data, instance)
-    status = "drawn" if steps else "empty"
+    status = "completed" if steps else "empty"
     if not applies:
         message = (f"certificate of {policy}: {_not_applicable(data)} ({len(steps)} blocked step(s) drawn)")
     elif steps:
@@ -733,7 +733,7 @@ def family_ratio_picture(family: str = "sjf-blocking", sizes: Iterable[int] = ra
         ax.set_ylabel("ratio (a lower bound on the ratio to OPT)")
         ax.set_title(f"{family}: {policy}'s ratio grows without bound")
         ax.legend(loc="upper left", fontsize=7)
-    return Picture("drawn", f"{family}: ratio {data.ratio[-1]:.3f} at size {sizes[-1]}; closed form "
+    return Picture("completed", f"{family}: ratio {data.ratio[-1]:.3f} at size {sizes[-1]}; closed form "
                    f"{'matches' if data.match else 'DOES NOT MATCH'}", time.perf_counter() - began, "family", data, fig)
 
 
@@ -813,7 +813,7 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
                 ax.set_ylabel("")
         blocked = next((p for p in panels if p.blocked_steps), panels[0])  # name the blocked bar if any panel has one
         fig.legend(handles=_legend_handles(blocked, entries), loc="outside right upper", fontsize=7)
-    return Picture("drawn", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
+    return Picture("completed", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
                    time.perf_counter() - began, "compare", data, fig)
 
 
@@ -845,7 +845,7 @@ def ratio_curve_picture(data: Any = None) -> Picture:
         _draw_ratio_curve(ax, data, ratio_curve.BANDS)
         fig.legend(handles=[line for line in ax.get_lines() if not line.get_label().startswith("_")],
                    loc="outside right upper", fontsize=6.5)
-    return Picture("drawn", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
+    return Picture("completed", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
                    "ratio-curve", data, fig)
 
 

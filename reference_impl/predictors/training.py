@@ -25,7 +25,7 @@ Example
 >>> log = RequestLog(np.arange(400.0), prompt, output)
 >>> result = train_model(log, TrainingConfig("point", features=("log_prompt",), epochs=30))
 >>> result.status, result.test_rows, result.metrics.spearman > 0.9
-('trained', 120, True)
+('completed', 120, True)
 """
 
 from __future__ import annotations
@@ -100,8 +100,8 @@ class TrainingConfig:
 class TrainingResult(Result):
     """A trained model and its test metrics."""
 
-    STATUSES = ("trained",)
-    SUCCESS = ("trained",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -117,8 +117,8 @@ class TrainingResult(Result):
 class AccuracyTable(Result):
     """Models and baselines scored on the same test part."""
 
-    STATUSES = ("evaluated",)
-    SUCCESS = ("evaluated",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -287,7 +287,7 @@ def train_model(
     model = replace(model, metrics=metrics.to_dict())
     message = (f"{config.kind}: trained on {train.size} requests in {train_seconds:.1f} s; test MAE "
                f"{metrics.mean_ae:.1f}, Spearman {metrics.spearman}")
-    return TrainingResult("trained", message, time.perf_counter() - started, model, metrics, int(train.size),
+    return TrainingResult("completed", message, time.perf_counter() - started, model, metrics, int(train.size),
                           int(test.size), train_seconds)
 
 
@@ -343,7 +343,7 @@ def accuracy_table(log: RequestLog, models: dict[str, LengthModel], *, train_fra
     rows = baseline_rows(log, train, test, theta=first.theta, edges=edges)
     rows += [evaluate_model(model, log, test, name=label) for label, model in models.items()]
     note = "" if len(thetas) == 1 else f"; models use different thetas {sorted(thetas)}"
-    return AccuracyTable("evaluated", f"{len(rows)} predictors on {test.size} test requests{note}",
+    return AccuracyTable("completed", f"{len(rows)} predictors on {test.size} test requests{note}",
                          time.perf_counter() - started, tuple(rows), int(train.size), int(test.size), first.theta)
 
 
@@ -382,7 +382,7 @@ def accuracy_across(logs: dict[str, RequestLog], models: dict[str, dict[str, Len
                      for kind, model in kinds.items()]
         own = models.get(target, {})
         theta = next(iter(own.values())).theta if own else one_bit_parameters(log.output[train], None)[0]
-        out[target] = AccuracyTable("evaluated", f"{len(rows)} predictors trained on {len(logs)} traces, tested on "
+        out[target] = AccuracyTable("completed", f"{len(rows)} predictors trained on {len(logs)} traces, tested on "
                                     f"{target}", time.perf_counter() - started, tuple(rows), int(train.size),
                                     int(test.size), theta)
     return out
