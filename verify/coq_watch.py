@@ -47,10 +47,10 @@ def compiled_files(cache: Path, digest: str, sources: Path = coq_engine.COQ_DIR)
     """``(files compiled, files in all)`` of the build of ``digest`` under way in ``cache``: the ``.vo`` files of its
     newest working folder, and the ``.v`` files of the sources: the files the build's first line counts (the
     generated Assumptions.v and Extract.v, compiled by the extraction step after the files, not counted)."""
-    total = sum(1 for p in sources.glob("*.v") if p.stem not in _NOT_COUNTED)
+    files = {p.stem for p in sources.glob("*.v") if p.stem not in _NOT_COUNTED}
     folders = sorted(cache.glob(f".{digest[:16]}.*/src"), key=lambda p: p.stat().st_mtime)
-    done = sum(1 for p in folders[-1].glob("*.vo") if p.stem not in _NOT_COUNTED) if folders else 0
-    return done, total
+    done = sum(1 for p in folders[-1].glob("*.vo") if p.stem in files) if folders else 0  # not the checks' scripts
+    return done, len(files)
 
 
 def watch(build: Future, *, cache: Path | None = None, digest: str | None = None, sources: Path = coq_engine.COQ_DIR,
