@@ -123,9 +123,13 @@ def _add_hunt_small(subparsers, common) -> None:
     p.add_argument("--time", type=seconds, default=30.0,
                    help="seconds for the whole search (default 30): it stops there with what it certified, and "
                    "says so (only a search that ends by --evals is reproduced by its seed)")
-    p.add_argument("--ties", choices=("given", "robust"), default="given",
+    p.add_argument("--ties", choices=("given", "robust", "distinct"), default="given",
                    help="robust: score each exactly solved instance by the worse of the given and the reversed "
-                   "request order (a ratio that holds under both orders of equal keys)")
+                   "request order (a ratio that holds under both orders of equal keys); distinct: score only "
+                   "instances whose volumes are pairwise distinct")
+    p.add_argument("--scale", type=positive_int, default=1,
+                   help="K > 1: score each promising instance's tie-free versions scaled by K (M up to 64 K; "
+                   "geosched.adversary.tiefree), each solved exactly; implies --ties distinct (default 1)")
     p.add_argument("--out", default=None, help="write the best instance as a witness file here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     add_work_limits(p)
@@ -144,7 +148,8 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
             check_target(args.out, force=args.force)
         result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
                               band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
-                              solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time)
+                              solver_time=args.solver_time, rng=seed, time_limit=args.time,
+                              ties=f"distinct:{args.scale}" if args.scale > 1 else args.ties)
         if args.out is not None and result.x is not None:
             write_witness(small_witness(result, args.policy), args.out, force=args.force)
     if args.json:
@@ -153,7 +158,8 @@ def _cmd_hunt_small(args: argparse.Namespace) -> int:
     if result.x is None:
         print(result.message)
         return 0
-    label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" else f"TEL({args.policy})"
+    label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" and args.scale == 1 else \
+        f"TEL({args.policy})"
     print(f"best exact ratio {label}/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "
           f"alpha = {result.alpha} ({float(result.alpha):.4f}), n = {len(result.x.requests)}, M = {result.x.memory}; "
           f"{result.message}; {result.nfev} evaluations, seed {seed}")
@@ -225,6 +231,8 @@ def _add_family_and_z3(subparsers, common) -> None:
     p.add_argument("--lo", default="1", help="lower end of the bisection")
     p.add_argument("--strengthen", action="store_true",
                    help="add the symmetry-breaking, symbolic-length and volume cuts (sound; measured slower)")
+    p.add_argument("--distinct-volumes", action="store_true",
+                   help="svf: only instances whose volumes are pairwise distinct (no tie for the order to decide)")
     p.set_defaults(handler=_cmd_z3)
 
 
@@ -412,7 +420,7 @@ def _cmd_z3(args: argparse.Namespace) -> int:
     try:
         bounds = Z3Bounds(n=args.requests, memory=(args.memory, args.memory_max or args.memory),
                           max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max,
-                          alpha_min=alpha_min)
+                          alpha_min=alpha_min, distinct_volumes=args.distinct_volumes)
     except (ValueError, ZeroDivisionError) as exc:
         if isinstance(exc, ValidationError):
             raise

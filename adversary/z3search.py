@@ -99,6 +99,7 @@ class Z3Bounds:
     max_output: int
     alpha_max: str | Fraction = "1/2"
     alpha_min: str | Fraction = "0"
+    distinct_volumes: bool = False  # svf: only instances whose volumes are pairwise distinct (issue 43)
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_Z3_REQUESTS:
@@ -131,12 +132,13 @@ class Z3Bounds:
     def describe(self) -> str:
         return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
                 f"1 <= o <= {self.max_output}, " + (f"{self.alpha_low} < " if self.alpha_low else "")
-                + f"alpha <= {self.alpha}")
+                + f"alpha <= {self.alpha}" + (", volumes pairwise distinct" if self.distinct_volumes else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
                 "max_output": self.max_output, "alpha_max": str(self.alpha),
-                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
+                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {}),
+                **({"distinct_volumes": True} if self.distinct_volumes else {})}
 
 
 @dataclass
@@ -183,6 +185,8 @@ def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
         return [o[i] <= o[i + 1] for i in range(len(o) - 1)]
     if policy == "svf":
         v = [_volume(b, si, oi) for si, oi in zip(s, o)]
+        if getattr(b, "distinct_volumes", False):  # no tie at all: the order is the volumes' (issue 43)
+            return [v[i] < v[i + 1] for i in range(len(v) - 1)]
         return [v[i] <= v[i + 1] for i in range(len(v) - 1)]
     raise ValidationError("z3 policy", policy, f"must be one of {', '.join(Z3_POLICIES)} (svf1's keys depend on "
                           "the workload's median and are not encoded)")

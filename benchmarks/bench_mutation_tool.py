@@ -7,7 +7,7 @@ Usage::
         [--root TREE] --checkpoint OUT.json [--resume] [--force] [--rerun BEFORE.json]
 
 Draws a seeded stratified sample (``K`` mutants per module, or a fraction ``F`` of each module;
-``--all`` is the whole population) of the mutants of :data:`geosched.verify.mutation_tool.TARGETS`,
+``--all`` is the whole population) of the mutants of ``benchmarks/mutation_by_tool.py``'s ``TARGETS``,
 runs each in a fresh temporary copy of ``TREE`` (default: this checkout; never mutated in place)
 against its module's fast tests and doctests under a CPU-time limit, and prints per module: the
 population, the annotation mutants (equivalent, not run), the sample, killed, survived, timeouts
@@ -35,7 +35,8 @@ import sys
 import time
 from pathlib import Path
 
-from geosched.verify import mutation_tool as mt
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mutation_by_tool as mt  # noqa: E402 - beside this file (dev-only)
 
 
 def _parser() -> argparse.ArgumentParser:

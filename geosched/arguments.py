@@ -17,9 +17,11 @@ argparse.ArgumentTypeError: must be an integer in [0, 2^63), got '-1'
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import math
 import os
+import pkgutil
 import re
 import sys
 from collections.abc import Sequence
@@ -28,7 +30,8 @@ from typing import Any, NoReturn
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
            "seconds", "MAX_SECONDS", "scheduler_file_spec",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
-           "add_block_size", "add_command", "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
+           "add_block_size", "add_command", "command_modules",
+           "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
            "examples", "HelpFormatter", "add_work_limits", "LIMIT_OPTIONS"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
@@ -323,3 +326,30 @@ def configure_logging(args: argparse.Namespace) -> None:
         logging.getLogger(logger).setLevel(level)
     if verbose:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+# The layout's packages (pyproject's package-dir; the folders an editable install maps): searched, with every
+# package below them, for the modules that own commands
+LAYOUT = ("geosched.reference_impl", "geosched.theory", "geosched.adversary", "geosched.verify", "geosched")
+
+
+def command_modules() -> list[str]:
+    """Every module named ``commands`` in the package tree, each with ``add_commands(subparsers, common)``: a
+    package owns its commands by having one (no list kept by hand). Found without importing them (nor any
+    package that has no package below it), in the order of :data:`LAYOUT`, then alphabetically.
+
+    >>> "geosched.adversary.commands" in command_modules()
+    True
+    """
+    found: list[str] = []
+    pending, seen = list(LAYOUT), set()
+    while pending:
+        package = pending.pop(0)
+        spec = importlib.util.find_spec(package)
+        if package in seen or spec is None or not spec.submodule_search_locations:
+            continue
+        seen.add(package)
+        children = sorted(pkgutil.iter_modules(spec.submodule_search_locations), key=lambda m: m.name)
+        found += [f"{package}.commands" for m in children if m.name == "commands" and not m.ispkg]
+        pending[:0] = [f"{package}.{m.name}" for m in children if m.ispkg]
+    return found

@@ -30,6 +30,7 @@ from geosched.arguments import (
     add_command,
     add_verbosity,
     add_work_limits,
+    command_modules,
     configure_logging,
     positive_float,
     positive_int,
@@ -40,24 +41,12 @@ from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.limits import work_limits
 from geosched.output import emit_json, working
 from geosched.progress import reporting
+from geosched.reference_impl.opt.result import METHODS as OPT_METHODS
 from geosched.reference_impl.policies import Capability, policy_names
 from geosched.reference_impl.scheduler_registry import scheduler_names
 from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
-
-# Each subpackage owns its commands in a module ``commands`` with ``add_commands(subparsers,
-# common)``; a name that does not import is a bug, so it fails loudly.
-_EXTENSIONS = (
-    "geosched.verify.commands",
-    "geosched.verify.prove",  # `prove`: the derivation (theory) marked by the ledger (verify)
-    "geosched.adversary.commands",
-    "geosched.reference_impl.predictors.commands",
-    "geosched.reference_impl.vllm.commands",
-    "geosched.teaching.commands",
-    "geosched.reference_impl.cluster.commands",
-)
-
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -105,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate_and_compare(sub, common)
     _add_opt_and_check(sub, common)
     _add_export(sub, common)
-    for module_name in _EXTENSIONS:
+    for module_name in command_modules():  # each package's ``commands`` module (geosched.arguments), found
         importlib.import_module(module_name).add_commands(sub, common)
     _add_completion(sub)
     return parser
@@ -160,9 +149,7 @@ def _add_opt_and_check(sub, common) -> None:
     add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
     p.add_argument("--time-limit", type=seconds, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
-    p.add_argument("--method", default="auto",
-                   help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "
-                        "cpsat-hybrid, milp, milp-tight, brute")
+    p.add_argument("--method", default="auto", help="one of: " + ", ".join(OPT_METHODS))
     p.set_defaults(handler=_cmd_opt)
 
     p = add_command(

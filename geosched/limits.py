@@ -200,7 +200,7 @@ def check_bytes(estimate: int, limit: int | None, what: str) -> None:
 def decide_expired(limit: float, who: str) -> str:
     """The one line of a ``decide()`` call stopped at its limit (in this process or in a worker's).
 
-    >>> decide_expired(0.5, "scheduler 'x'")[:55]
+    >>> decide_expired(0.5, "scheduler 'x'")[:56]
     "scheduler 'x': a decide() call ran past its limit of 0.5"
     """
     return f"{who}: a decide() call ran past its limit of {limit:g} s ({_how(_DECIDE)})"

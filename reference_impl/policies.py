@@ -55,7 +55,6 @@ from geosched.reference_impl.scheduling import Capability
 __all__ = [
     "Policy",
     "Capability",
-    "PolicyEntry",
     "FCFS",
     "ShortestJobFirst",
     "SmallestVolumeFirst",
@@ -215,7 +214,6 @@ class OneBitSVF:
         return [int(key) for key in self.array_keys(*_key_arrays(instance, predicted)).tolist()]
 
 
-PolicyEntry = SchedulerEntry  # one registered policy (the registry's entry type, kept under its old name)
 _PRIORITY_RULE = frozenset({Capability.SIMULATOR, Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
 
 
@@ -237,7 +235,7 @@ def register_policy(name: str, factory: Callable[..., Policy], *, summary: str =
     ``capabilities`` defaults to the simulator alone: the compiled evaluator, the Z3
     specifications and the vLLM plugin know only the policies they were written for.
     """
-    REGISTRY[name] = PolicyEntry(name, factory, summary or name, frozenset(capabilities) | _PRIORITY_RULE)
+    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, frozenset(capabilities) | _PRIORITY_RULE)
 
 
 def make_policy(name: str, **params: Any) -> Policy:

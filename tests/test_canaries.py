@@ -89,7 +89,7 @@ def test_rule_2b_a_blind_check_makes_the_row_vacuous_even_beside_a_proof():
 
 def test_rule_2b_holds_against_a_whole_claim_coq_proof_and_a_refutation_still_wins():
     row = Claim("x", "src", "stmt", "formal", "none", ("coq:thm32_svf_competitive",),
-                coq_whole=(("thm32_svf_competitive", "forall ..."),))
+                coq_whole=("thm32_svf_competitive",))
     blind = Evidence("sim", "bounded", "checked", "ok", canary=Canary("closed form + 1", False))
     assert combine(row, [coq_stub("thm32_svf_competitive"), blind], {})[0] == "vacuous"
     assert combine(row, [coq_stub("thm32_svf_competitive")], {})[0] == "proved"
@@ -134,3 +134,18 @@ def test_prove_prints_each_checks_canary_and_its_verdict():
                                  "closed form + 1: refuted."]
     assert "sim: closed form + 1: refuted" in ledger_footer(Row, "quick", "x")
     assert evidence_json(Row)[0]["canary"]["refuted"] is True and evidence_json(Row)[1]["canary"] is None
+
+
+def test_the_words_strength_is_a_strict_order_with_unknown_below_vacuous():
+    from geosched.verify.evidence import STRENGTH
+
+    order = ["proved", "proved relative to", "checked", "consistent", "vacuous", "unknown"]
+    assert [STRENGTH[a] > STRENGTH[b] for a, b in zip(order, order[1:])] == [True] * 5
+    assert STRENGTH["refuted"] < STRENGTH["unknown"] and STRENGTH["error"] < STRENGTH["unknown"]
+
+
+def test_bounds_that_differ_in_their_numbers_keep_the_smallest():
+    from geosched.verify.ledger import _weakest_bounds
+
+    assert _weakest_bounds({"n<=5 symbolic requests", "n<=3 symbolic requests", "k<=4 active"}) == \
+        "k<=4 active; n<=3 symbolic requests"

@@ -8,6 +8,8 @@ canary) and sees the evidence, and where cheap the row's word, fall: ``vacuous``
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from geosched.verify import evidence as ev
@@ -30,10 +32,11 @@ def test_every_registered_method_declares_its_canary_or_why_it_needs_none():
     undeclared = [name for name, fn in ledger.METHODS.items()
                   if ev.canary_declaration(fn) is None and not name.startswith(tuple(PENDING))]
     assert undeclared == []
-    reasons = {name: ev.canary_declaration(fn) for name, fn in ledger.METHODS.items()
+    reasons = {name: ev.canary_declaration(fn)[1] for name, fn in ledger.METHODS.items()
                if (ev.canary_declaration(fn) or ("", ""))[0] == "none"}
-    assert reasons == {"literature:48": ("none", "a statement about the literature: nothing is computed and the "
-                                                 "evidence is always not_run")}
+    assert reasons["literature:48"] == ("a statement about the literature: nothing is computed and the evidence is "
+                                        "always not_run")
+    assert all(len(reason) > 20 for reason in reasons.values())  # each says why
 
 
 CHEAP = ["derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "cores:prop3.1", "exhaustive:thm3.2",
@@ -42,7 +45,8 @@ CHEAP = ["derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "cores:prop3.
          "enumeration:volume", "simulation:family", "simulation:svf-family", "simulation:fluid-rates",
          "simulation:construction", "game:jaillet4.1", "z3:svf_ceiling:2", "simulation:sjf-families",
          "simulation:fcfs-families", "simulation:greedy-arrivals", "simulation:svf-alternating",
-         "simulation:svf-fillers", "simulation:svf-frontier", "referee:bad-schedules", "referee:brute-force",
+         "simulation:svf-fillers", "simulation:svf-distinct", "exhaustive:svf-upper", "simulation:svf-frontier",
+         "referee:bad-schedules", "referee:brute-force",
          "referee:block-grain", "bounds:bursts", "engine:vllm-semantics", "monte-carlo:svf", "monte-carlo:ecr"]
 
 
@@ -228,3 +232,106 @@ def test_the_referee_brute_force_metrics_are_numpys_percentiles_written_out():
     values = [3, 9, 1, 14, 6, 6, 2, 11, 8, 5, 7, 4]
     for q in (50, 95, 99):
         assert ic._percentile(sorted(values), q) == pytest.approx(float(np.percentile(values, q)))
+
+
+# ------------------------------------------------------------------ each method's verdict switched off: vacuous
+
+
+def _off(value):
+    return lambda *args, **kwargs: value
+
+
+SWITCHED_OFF = [
+    ("enumeration:volume", methods, "volume_problem", _off(None)),
+    ("simulation:family", fe, "tel_problems", _off([])),
+    ("simulation:svf-family", fe, "tel_problems", _off([])),
+    ("simulation:construction", fe, "tel_problems", _off([])),
+    ("simulation:fluid-rates", methods, "rho_problem", _off(None)),
+    ("game:jaillet4.1", methods, "game_problems", _off([])),
+    ("simulation:occupancy", methods, "occupancy_problems", _off([])),
+    ("referee:bad-schedules", ic, "bad_case_problem", _off(None)),
+    ("referee:block-grain", ic, "referee_problems", _off([])),
+    ("bounds:bursts", ic, "bound_problem", _off(None)),
+    ("engine:vllm-semantics", ic, "engine_problem", _off(None)),
+]
+
+
+@pytest.mark.parametrize("name, module, predicate, replacement", SWITCHED_OFF,
+                         ids=[f"{n}-{p}" for n, _, p, _ in SWITCHED_OFF])
+def test_a_method_whose_verdict_is_switched_off_is_vacuous(monkeypatch, name, module, predicate, replacement):
+    monkeypatch.setattr(module, predicate, replacement)
+    e = ledger.METHODS[name](None, quick())
+    assert e.status == "vacuous" and not e.canary.refuted, (e.status, e.canary)
+
+
+def test_the_exhaustive_certificate_switched_off_is_vacuous(monkeypatch):
+    from geosched.verify import exhaustive as ex
+
+    monkeypatch.setattr(ex, "_check_certificate", _off(None))
+    for name in ("exhaustive:certificate", "exhaustive:occupancy", "exhaustive:lemmaA2_sum"):
+        e = ledger.METHODS[name](None, quick())  # it judged no request order: a coverage loss, and blind
+        assert e.status == "refuted" and "coverage lost" in e.message and not e.canary.refuted, name
+
+
+def test_the_frontier_checks_switched_off_are_vacuous(monkeypatch):
+    from geosched.verify import frontier_evidence as fr
+
+    real = fr.sharp_checks
+    monkeypatch.setattr(fr, "sharp_checks", lambda f, opt, tel: ([], real(f, opt, tel)[1]))
+    monkeypatch.setattr(fr, "head_charges", lambda f: ([], [0] * max(f["x"], default=0)))
+    assert fr.FRONTIER_METHODS["exhaustive:svf-sharp"](None, quick()).status == "vacuous"
+    monkeypatch.setattr(fr, "triangle_problems", _off([]))
+    assert fr.FRONTIER_METHODS["simulation:svf-frontier"](None, quick()).status == "vacuous"
+
+
+def test_the_spec_check_that_ignores_the_admission_under_test_is_vacuous(monkeypatch):
+    from geosched.verify import policy_spec
+
+    real = policy_spec.check_policy_equivalence
+    monkeypatch.setattr(policy_spec, "check_policy_equivalence",
+                        lambda policy, admission=None, **kwargs: real(policy, **kwargs))
+    assert methods.METHODS["policy-spec"](None, quick()).status == "vacuous"
+
+
+def test_a_solver_that_proves_everything_moves_the_word(monkeypatch):
+    from geosched.verify import z3util
+
+    real = z3util.prove
+    monkeypatch.setattr(z3util, "prove", lambda lemma, *args, **kwargs: dataclasses.replace(
+        real(lemma, *args, **kwargs), status="proved"))
+    assert methods.METHODS["z3:peak_volume"](None, quick()).status == "unknown"  # not tight: nothing proved
+
+
+def test_sagesched_routings_canary_sees_a_quadratic_router(monkeypatch):
+    from geosched.verify import sagesched_claims as sc
+
+    linear = {str(n): {"reads": 3.0 * n, "value_ops": 5.0 * n, "bytecode": 40.0 * n, "cpu_seconds": 1e-5 * n}
+              for n in (2, 8, 32, 128, 512, 1024)}
+    assert sc.routing_claim({int(n): c for n, c in linear.items()}).status == "reproduced"
+    assert sc.routing_canary(linear).refuted
+    monkeypatch.setattr(sc, "routing_claim", lambda cost: sc.ClaimOutcome("reproduced", "always", {}))
+    assert not sc.routing_canary(linear).refuted
+
+
+@pytest.mark.parametrize("mode", ["quick", "default", "thorough"])
+def test_each_modes_members_are_the_pinned_ones(mode):
+    """The sizes each mode runs (its own function) against the literal pins: a size dropped or changed in any mode,
+    not only the one the tests run, is a coverage loss."""
+    ctx = Context(mode, None, 0, ())
+    sizes = {"simulation:sjf-families": fe._sjf_sizes, "simulation:fcfs-families": fe._fcfs_sizes,
+             "simulation:greedy-arrivals": fe._greedy_sizes, "simulation:svf-alternating": fe._alternating_sizes,
+             "simulation:svf-fillers": fe._fillers_sizes}
+    for label, pick in sizes.items():
+        members, names = pick(ctx)
+        covered = {"members": len(members)} | {n: len({m[k] for m in members}) for k, n in enumerate(names)}
+        assert covered == fe.FAMILY_COVERAGE[label][mode], label
+    literal = {"quick": ((2, 3), (1, 2, 3), (1, 2), (2, 3, 5)), "default": ((2, 3, 4, 6), (1, 2, 3, 5), (1, 2, 3, 5),
+                                                                           (2, 3, 5, 8, 20)),
+               "thorough": ((2, 3, 4, 6, 8, 12), (1, 2, 3, 5, 8, 13), (1, 2, 3, 5, 8), (2, 3, 5, 8, 20, 22))}[mode]
+    assert sorted({m[0] for m in fe._sjf_sizes(ctx)[0]}) == list(literal[0])
+    assert sorted({m[1] for m in fe._fillers_sizes(ctx)[0]}) == list(literal[2])
+    assert sorted({m[1] for m in fe._alternating_sizes(ctx)[0]}) == list(literal[3])
+    convoy = {"quick": (1, 2, 3), "default": (1, 2, 3, 5, 8), "thorough": (1, 2, 3, 5, 8, 16, 32)}[mode]
+    for pick in (fe._fcfs_sizes, fe._greedy_sizes):
+        assert sorted({m[0] for m in pick(ctx)[0]}) == list(convoy)
+        assert {m[1] for m in pick(ctx)[0]} == {t for k in convoy for t in (1, 3, k * k)}

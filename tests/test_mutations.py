@@ -1,4 +1,4 @@
-"""The mutation campaign (geosched.verify.mutations): one-line mutations must change the ledger's verdict.
+"""The mutation campaign (benchmarks/mutations.py): one-line mutations must change the ledger's verdict.
 
 The campaign runs in a copy of the tree (never the live one). At least 30 mutations across
 theory/, verify/ and reference_impl/, at least 95% caught (refuted, or unknown naming the failed
@@ -8,11 +8,13 @@ supporting check), and every survivor named in docs/claims.md.
 from __future__ import annotations
 
 import concurrent.futures
+import sys
 from pathlib import Path
 
 import pytest
 
-from geosched.verify.mutations import MUTATIONS, _check_fragments, run_campaign
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
+from mutations import MUTATIONS, _check_fragments, run_campaign  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

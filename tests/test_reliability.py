@@ -244,7 +244,7 @@ BAD_STRINGS = {
     "--features": ["nope", ","],
     "--model": ["missing.json", "i.json", "nope"],  # predictor files, cluster model names
     "--schedule": ["missing.json"],
-    "--trace": ["missing.csv", "i.json"],
+    "--trace": ["missing.csv", "s.json"],  # a schedule is no workload (an instance file is one)
     "--witnesses": ["missing", "i.json"],  # plot ratio-curve: a folder of witness files
 }
 

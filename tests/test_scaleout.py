@@ -16,12 +16,15 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from geosched.errors import ValidationError
 from geosched.executor import ClusterUnavailableError, SerialExecutor, make_executor, parse_spec
 from geosched.verify import exhaustive as ex
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
 
 SPACE = ex.Space(max_n=3, max_prompt=2, max_output=3, max_memory=9)  # 1364 instances, 219 cells
 ARRIVALS = ex.Space(max_n=2, max_prompt=1, max_output=2, max_memory=4, max_arrival=2)
@@ -210,8 +213,9 @@ def test_a_short_hunt_on_local2_equals_serial_bit_for_bit(local2, tmp_path):
 
 @pytest.mark.slow
 def test_claims_and_the_mutation_campaign_on_local2_equal_serial(local2, tmp_path):
+    from mutations import MUTATIONS, run_campaign
+
     from geosched.verify.ledger import run_claims
-    from geosched.verify.mutations import MUTATIONS, run_campaign
 
     claims = {}
     for name, executor in (("serial", None), ("dask", local2)):
