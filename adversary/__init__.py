@@ -20,9 +20,9 @@ ratio on ``I`` (Kong et al., arXiv 2606.22327; Jaillet et al., arXiv 2502.07115)
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.adversary.search import SearchResult as SearchResult
     from geosched.adversary.search import SearchSpace as SearchSpace

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from geosched.adversary.targets import VLLM_TARGETS, hunt_target, target_names
@@ -17,6 +18,7 @@ from geosched.arguments import (
     non_negative_int,
     positive_float,
     positive_int,
+    seconds,
     show_progress,
 )
 from geosched.errors import GeoschedError, ValidationError
@@ -73,7 +75,7 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--exact-ties", action="store_true",
                    help="also the tie mutation: a request takes exactly another's volume (same or another shape)")
     p.add_argument("--arrivals", choices=("burst", "online"), default="burst")
-    p.add_argument("--time", type=positive_float, default=60.0, help="seconds in total (default 60)")
+    p.add_argument("--time", type=seconds, default=60.0, help="seconds in total (default 60)")
     p.add_argument("--out", default="hunt-out", help="output directory (default hunt-out)")
     p.add_argument("--resume", action="store_true",
                    help="continue from DIR/checkpoint.json (--time is this run's budget, added to the earlier runs')")
@@ -90,7 +92,8 @@ def _add_hunt(subparsers, common) -> None:
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"with --rounds, where the restarts run: {SPEC_HELP}; default serial (same result everywhere)")
     add_work_limits(p)
-    p.set_defaults(handler=_cmd_hunt)
+    p.set_defaults(handler=_cmd_hunt,
+                   stopped="what was saved is kept: the checkpoint in --out (continue with --resume)")
 
 
 def _add_hunt_small(subparsers, common) -> None:
@@ -115,40 +118,48 @@ def _add_hunt_small(subparsers, common) -> None:
                    "--time: a plan past either is refused before it starts)")
     p.add_argument("--climb", type=positive_int, default=300,
                    help="evaluations per walk, 2..10^7, cut to --evals (default 300)")
-    p.add_argument("--solver-time", type=positive_float, default=20.0,
+    p.add_argument("--solver-time", type=seconds, default=20.0,
                    help="seconds per exact solve (default 20; at most what is left of --time)")
-    p.add_argument("--time", type=positive_float, default=30.0,
+    p.add_argument("--time", type=seconds, default=30.0,
                    help="seconds for the whole search (default 30): it stops there with what it certified, and "
                    "says so (only a search that ends by --evals is reproduced by its seed)")
-    p.add_argument("--ties", choices=("given", "robust"), default="given",
+    p.add_argument("--ties", choices=("given", "robust", "distinct"), default="given",
                    help="robust: score each exactly solved instance by the worse of the given and the reversed "
-                   "request order (a ratio that holds under both orders of equal keys)")
+                   "request order (a ratio that holds under both orders of equal keys); distinct: score only "
+                   "instances whose volumes are pairwise distinct")
+    p.add_argument("--scale", type=positive_int, default=1,
+                   help="K > 1: score each promising instance's tie-free versions scaled by K (M up to 64 K; "
+                   "geosched.adversary.tiefree), each solved exactly; implies --ties distinct (default 1)")
     p.add_argument("--out", default=None, help="write the best instance as a witness file here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    add_work_limits(p)
     p.set_defaults(handler=_cmd_hunt_small)
 
 
 def _cmd_hunt_small(args: argparse.Namespace) -> int:
     from geosched.adversary.smalln import small_search, small_witness
     from geosched.adversary.witness import write_witness
-    from geosched.output import check_target, emit_json
+    from geosched.output import check_target, emit_json, writer_lock
 
     alpha_min = check_alpha_band(args.alpha_min, args.alpha_max)
-    if args.out is not None:
-        check_target(args.out, force=args.force)
     seed = 0 if args.seed is None else args.seed
-    result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
-                          band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
-                          solver_time=args.solver_time, rng=seed, ties=args.ties, time_limit=args.time)
-    if args.out is not None and result.x is not None:
-        write_witness(small_witness(result, args.policy), args.out)
+    with writer_lock(args.out) if args.out is not None else contextlib.nullcontext():  # one writer of --out
+        if args.out is not None:
+            check_target(args.out, force=args.force)
+        result = small_search(args.policy, n_max=args.requests, memory=tuple(args.memory_range),
+                              band=(alpha_min, args.alpha_max), max_evals=args.evals, climb_evals=args.climb,
+                              solver_time=args.solver_time, rng=seed, time_limit=args.time,
+                              ties=f"distinct:{args.scale}" if args.scale > 1 else args.ties)
+        if args.out is not None and result.x is not None:
+            write_witness(small_witness(result, args.policy), args.out, force=args.force)
     if args.json:
         emit_json(result.to_dict())
         return 0
     if result.x is None:
         print(result.message)
         return 0
-    label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" else f"TEL({args.policy})"
+    label = f"min(TEL({args.policy}), reversed ties)" if args.ties == "robust" and args.scale == 1 else \
+        f"TEL({args.policy})"
     print(f"best exact ratio {label}/OPT = {result.policy_tel}/{result.opt_tel} = {result.fun:.4f} at "
           f"alpha = {result.alpha} ({float(result.alpha):.4f}), n = {len(result.x.requests)}, M = {result.x.memory}; "
           f"{result.message}; {result.nfev} evaluations, seed {seed}")
@@ -214,12 +225,14 @@ def _add_family_and_z3(subparsers, common) -> None:
                    help="alpha band: only instances with alpha = max(s + o)/M in (alpha_min, alpha_max] (a fraction "
                    "such as 3/4; 0 < alpha_min < alpha_max < 1; default: no lower side)")
     p.add_argument("--hi", default="5", help="upper end of the bisection (queried first)")
-    p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query")
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds per query")
     p.add_argument("--out", default=None, help="write the best sat witness here")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.add_argument("--lo", default="1", help="lower end of the bisection")
     p.add_argument("--strengthen", action="store_true",
                    help="add the symmetry-breaking, symbolic-length and volume cuts (sound; measured slower)")
+    p.add_argument("--distinct-volumes", action="store_true",
+                   help="svf: only instances whose volumes are pairwise distinct (no tie for the order to decide)")
     p.set_defaults(handler=_cmd_z3)
 
 
@@ -407,7 +420,7 @@ def _cmd_z3(args: argparse.Namespace) -> int:
     try:
         bounds = Z3Bounds(n=args.requests, memory=(args.memory, args.memory_max or args.memory),
                           max_prompt=args.max_prompt, max_output=args.max_output, alpha_max=args.alpha_max,
-                          alpha_min=alpha_min)
+                          alpha_min=alpha_min, distinct_volumes=args.distinct_volumes)
     except (ValueError, ZeroDivisionError) as exc:
         if isinstance(exc, ValidationError):
             raise

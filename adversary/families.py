@@ -82,11 +82,13 @@ from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 from geosched.theory import fcfs_families, sjf_families, svf_lower_bound
 from geosched.theory import svf_alternating as alternating_theory
+from geosched.theory import svf_distinct as distinct_theory
 from geosched.theory import svf_fillers as fillers_theory
 
 __all__ = ["Family", "FAMILIES", "FamilyEvaluation", "MAX_REQUESTS", "best_svf_lower_bound", "evaluate_family",
            "family_witness", "fcfs_convoy", "sjf_blocking", "sjf_long_blockers", "svf_pairs",
-           "svf_alternating", "svf_fillers", "svf_triangles", "svf1_blockers", "svf1_proxy_range", "SVF1_PROXY_LONG"]
+           "svf_alternating", "svf_distinct", "svf_fillers", "svf_triangles", "svf1_blockers", "svf1_proxy_range",
+           "SVF1_PROXY_LONG"]
 
 k = sp.Symbol("k", positive=True, integer=True)
 
@@ -205,6 +207,11 @@ def svf_alternating(size: int, c: int = 20) -> tuple[Instance, dict[str, int]]:
     return alternating_theory.alternating(size, c), alternating_theory.witness_starts(size, c)
 
 
+def svf_distinct(size: int, h: int = 2) -> tuple[Instance, dict[str, int]]:
+    """The ``svf-distinct`` member ``m = size``, ``h`` (:mod:`geosched.theory.svf_distinct`): no two volumes equal."""
+    return distinct_theory.distinct(size, h), distinct_theory.witness_starts(size, h)
+
+
 def svf_fillers(size: int, h: int = 4) -> tuple[Instance, dict[str, int]]:
     """The ``svf-fillers`` member ``m = size``, ``h`` (:mod:`geosched.theory.svf_fillers`)."""
     return fillers_theory.fillers(size, h), fillers_theory.witness_starts(size, h)
@@ -239,6 +246,21 @@ _ISSUE32_FAMILIES: dict[str, Family] = {
         symbols={"c": alternating_theory.c},
         grows=("c",),
         minimum={"c": 2},
+        high_alpha=True,
+    ),
+    "svf-distinct": Family(  # issue 43: the same growth with pairwise distinct volumes
+        name="svf-distinct",
+        policy="svf",
+        build=svf_distinct,
+        policy_tel=distinct_theory.tel_svf_expr().subs(distinct_theory.m, k),
+        witness_tel=distinct_theory.tel_witness_expr().subs(distinct_theory.m, k),
+        min_size=1,
+        description="c = 2h+1, K = c^2 k: ck narrow (Ka + j, Kc) interleaved by volume with ck wide (Kb + cj + c, K), "
+                    "every volume distinct; SVF serialises them; limit h + 1 = (c+1)/2 ~ 1/(2(1 - alpha))",
+        requests=lambda size, h=2, **_: 2 * (2 * h + 1) * size,
+        parameters={"h": 2},
+        symbols={"h": distinct_theory.h},
+        grows=("h",),
         high_alpha=True,
     ),
 }
@@ -364,12 +386,12 @@ MAX_REQUESTS = 200_000  # a member larger than this is refused (simulation and c
 class FamilyEvaluation(Result):
     """One member simulated and checked against the closed forms.
 
-    ``status`` is ``"matches"`` when both schedules are feasible for the checker and both TELs
-    equal the closed forms at this size, else ``"mismatch"``.
+    ``status`` is ``"agree"`` when both schedules are feasible for the checker and both TELs
+    equal the closed forms at this size, else ``"diverged"`` (the words of every comparison with a reference).
     """
 
-    STATUSES = ("matches", "mismatch")
-    SUCCESS = ("matches",)
+    STATUSES = ("agree", "diverged")
+    SUCCESS = ("agree",)
 
     status: str
     message: str
@@ -393,7 +415,7 @@ class FamilyEvaluation(Result):
 
     @property
     def match(self) -> bool:
-        return self.status == "matches"
+        return self.status == "agree"
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -419,7 +441,7 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     Examples
     --------
     >>> evaluate_family("sjf-blocking", 3).status
-    'matches'
+    'agree'
     """
     started = time.perf_counter()
     try:
@@ -445,7 +467,7 @@ def evaluate_family(name: str, size: int, **parameters: int) -> FamilyEvaluation
     shown = "".join(f", {n}={v}" for n, v in values.items())
     message = (f"{name} k={size}{shown}: TEL({fam.policy}) {policy_tel} (closed form {want_policy}), witness TEL "
                f"{witness_tel} (closed form {want_witness})")
-    return FamilyEvaluation("matches" if match else "mismatch", message, time.perf_counter() - started, name, size,
+    return FamilyEvaluation("agree" if match else "diverged", message, time.perf_counter() - started, name, size,
                             fam.policy, instance.n, instance.memory, instance.alpha, policy_tel,
                             str(sp.expand(fam.policy_tel)), want_policy, witness_tel, witness_report.feasible,
                             str(sp.expand(fam.witness_tel)), want_witness, ratio, str(fam.ratio),

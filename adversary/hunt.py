@@ -56,8 +56,10 @@ from geosched.executor import SerialExecutor, parse_spec, using_executor
 from geosched.output import OutputError, atomic_path, working, write_json_atomic, write_text_atomic
 from geosched.progress import update
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
+from geosched.reference_impl.user_schedulers import is_file_spec
 from geosched.results import Result
 
 __all__ = ["HuntResult", "HuntOptions", "SearchOptions", "hunt", "certify", "svf_theorem_bound"]
@@ -222,6 +224,9 @@ class _HuntDirectory:
         error) and field by field: the saved searches' scores are recomputed, not trusted."""
         saved = read_json(self.checkpoint_path)
         where = str(self.checkpoint_path)
+        # a checkpoint names the policy of its search: compared with --policy below, never run; a scheduler file
+        # there only when --policy is one (the command line's is what runs)
+        refuse_code_names(saved, where, own={"policy"} if is_file_spec(space.policy) else ())
         if not isinstance(saved, dict) or set(saved) - {"options"} != {"space", "seed", "methods"} \
                 or not isinstance(saved["methods"], dict):
             raise WorkloadFormatError(f"{where}: not a hunt checkpoint (expected an object with exactly "

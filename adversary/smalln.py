@@ -183,7 +183,11 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
         ``"given"``: the ratio under the stated tie order (equal keys: earlier position first);
         ``"robust"``: each instance sent to the exact solver is scored by ``min(TEL, TEL with the
         request order reversed) / OPT``, a ratio that holds under both orders of equal keys (the
-        walks still climb on the given order; only the exact scoring is robust).
+        walks still climb on the given order; only the exact scoring is robust); ``"distinct"``: only
+        instances whose volumes are pairwise distinct are scored (no tie for any rule to decide);
+        ``"distinct:K"`` (``K > 1``): each instance sent to the exact solver is replaced by its tie-free
+        versions scaled by ``K`` (:func:`geosched.adversary.tiefree.scaled_variants`: ``M`` up to ``64 K``),
+        each simulated and solved exactly on its own (``hunt-small --scale K``).
 
     Returns
     -------
@@ -192,8 +196,7 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
     memory = _check(n_max, memory, max_evals)
     time_limit, solver_time = _seconds(time_limit, "time_limit"), _seconds(solver_time, "solver_time")
     check_small_budget(max_evals, climb_evals, time_limit)
-    if ties not in ("given", "robust"):
-        raise ValidationError("ties", ties, "must be 'given' or 'robust'")
+    ties, scale = _ties_and_scale(ties)
     alpha_min, alpha_max = band
     spaces = _spaces(policy, n_max, memory, alpha_min, alpha_max)
     gen = np.random.default_rng(rng)
@@ -215,16 +218,20 @@ def small_search(policy: str = "svf", *, n_max: int = 6, memory: tuple[int, int]
                       cycle_evals=max(1, climb // 2))
         best.nfev += walk.nfev
         for c in walk.elite:
-            if not _consider(space, c, best, min(solver_time, deadline - time.perf_counter()), ties):
+            solve_time = min(solver_time, deadline - time.perf_counter())
+            if not (_consider_distinct(space, c, best, solve_time, scale) if ties == "distinct"
+                    else _consider(space, c, best, solve_time, ties)):
                 break
-    return _result(best, rng, ties, stopped, max_evals, time_limit, time.perf_counter() - t0)
+    return _result(best, rng, ties, stopped, max_evals, time_limit, time.perf_counter() - t0, scale)
 
 
 def _result(best: _Best, rng: Any, ties: str, stopped: str, max_evals: int, time_limit: float,
-            wall_time: float) -> SmallSearchResult:
+            wall_time: float, scale: int = 1) -> SmallSearchResult:
     message = (f"{best.nexact} exact optima, {best.nunknown} unproved; best TEL(A)/OPT = {best.fun:.4f}"
                if best.x is not None else f"no instance certified ({best.nunknown} solves unproved)")
-    message = ("ties robust (TEL the smaller of both orders); " if ties == "robust" else "") + message
+    message = {"robust": "ties robust (TEL the smaller of both orders); ",
+               "distinct": "pairwise distinct volumes" + (f", scaled by {scale}" if scale > 1 else "") + "; "
+               }.get(ties, "") + message
     if stopped == "time":
         message += (f"; stopped at --time {time_limit:g} s after {best.nfev} of {max_evals} evaluations (raise "
                     "--time to score them all: only a search that ends by --evals is reproduced by its seed)")
@@ -255,6 +262,52 @@ def _consider(space: SearchSpace, c: Candidate, best: _Best, solver_time: float,
         best.x, best.fun, best.policy_tel, best.opt_tel, best.opt_starts = instance, ratio, policy_tel, tel, starts
         best.alpha = instance.alpha
         best.history.append((best.nfev, ratio))
+    return True
+
+
+def _ties_and_scale(ties: Any) -> tuple[str, int]:
+    """``(rule, K)`` of a ``ties`` argument: ``given``, ``robust``, ``distinct`` (K = 1) or ``distinct:K``."""
+    rule, _, factor = ties.partition(":") if isinstance(ties, str) else (ties, "", "")
+    if rule not in ("given", "robust", "distinct") or (factor and rule != "distinct"):
+        raise ValidationError("ties", ties, "must be 'given', 'robust', 'distinct' or 'distinct:K' (K an integer > 1)")
+    if not factor:
+        return rule, 1
+    scale = int(factor) if factor.isdigit() and factor.isascii() else factor
+    _check_scale(scale)
+    return rule, scale
+
+
+def _check_scale(scale: Any) -> None:
+    from geosched.adversary.tiefree import MAX_SCALE
+
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE:
+        raise ValidationError("scale", scale, f"must be an integer in [1, {MAX_SCALE}]")
+
+
+def _consider_distinct(space: SearchSpace, c: Candidate, best: _Best, solver_time: float, scale: int) -> bool:
+    """Score ``c`` on pairwise distinct volumes only: the instance itself when its volumes are distinct, or
+    (``scale > 1``) each of its scaled tie-free versions, simulated and solved exactly on its own; False when no
+    time is left for a solve (the search's deadline passed)."""
+    from geosched.adversary.tiefree import pairwise_distinct, scaled_variants
+
+    instance = candidate_to_instance(c, space.memory)
+    candidates = scaled_variants(instance, scale) if scale > 1 else [instance] if pairwise_distinct(instance) else []
+    target = get_target(space.policy)
+    for inst in candidates:
+        policy_tel = target.run(inst).tel
+        if policy_tel <= best.fun * best_lower_bound(inst).value:
+            continue  # cannot win
+        if solver_time <= 0:
+            return False
+        res = solve_opt(inst, time_limit=solver_time)
+        if res.status != "optimal":
+            best.nunknown += 1
+            continue
+        best.nexact += 1
+        if policy_tel / res.tel > best.fun:
+            best.x, best.fun, best.policy_tel, best.opt_tel = inst, policy_tel / res.tel, policy_tel, res.tel
+            best.opt_starts, best.alpha = dict(res.starts), inst.alpha
+            best.history.append((best.nfev, best.fun))
     return True
 
 

@@ -66,9 +66,10 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.engine import run_scheduler
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, policy_names
+from geosched.reference_impl.scheduler_registry import REGISTRY
 from geosched.reference_impl.schedulers.vllm import ChunkedPrefillError, VllmScheduler
-from geosched.reference_impl.scheduling import REGISTRY, is_file_spec
 from geosched.reference_impl.simulation import resolve, simulate
+from geosched.reference_impl.user_schedulers import is_file_spec
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 
 __all__ = [

@@ -69,10 +69,11 @@ from geosched.adversary.targets import PolicyRun, block_size_for, get_target, vl
 from geosched.errors import GeoschedError, InfeasibleScheduleError, ValidationError, WorkloadFormatError
 from geosched.output import write_json_atomic
 from geosched.reference_impl.checker import check_schedule
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, instance_from_dict, instance_to_dict
 from geosched.reference_impl.opt import best_lower_bound
-from geosched.reference_impl.scheduling import is_file_spec, scheduler_file_sha256
+from geosched.reference_impl.user_schedulers import is_file_spec, scheduler_file_sha256
 from geosched.reference_impl.vllm.semantics import EngineParams
 from geosched.results import Result
 
@@ -240,11 +241,14 @@ def witness_from_dict(data: Any, source: str = "witness") -> dict[str, Any]:
     """Validate the shape and types of a witness object; returns it with the instance parsed.
 
     Every field must be present with its type (no extra key); numbers must be finite; the
-    instance must have at least one request. Values are *not* trusted: :func:`verify_witness`
+    instance must have at least one request; no field names code that is not built in
+    (:func:`~geosched.reference_impl.code_names.refuse_code_names`: a scheduler file only as a
+    label pinned by ``scheduler_sha256``). Values are *not* trusted: :func:`verify_witness`
     recomputes every number.
     """
     if not isinstance(data, Mapping):
         raise WorkloadFormatError(f"{source}: expected a JSON object, got {type(data).__name__}")
+    refuse_code_names({k: v for k, v in data.items() if k != "instance" or not isinstance(v, Instance)}, source)
     extra = sorted(set(data) - set(WITNESS_KEYS) - set(OPTIONAL_KEYS))
     missing = [k for k in WITNESS_KEYS if k not in data]
     if extra:

@@ -99,6 +99,7 @@ class Z3Bounds:
     max_output: int
     alpha_max: str | Fraction = "1/2"
     alpha_min: str | Fraction = "0"
+    distinct_volumes: bool = False  # svf: only instances whose volumes are pairwise distinct (issue 43)
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= MAX_Z3_REQUESTS:
@@ -131,12 +132,13 @@ class Z3Bounds:
     def describe(self) -> str:
         return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
                 f"1 <= o <= {self.max_output}, " + (f"{self.alpha_low} < " if self.alpha_low else "")
-                + f"alpha <= {self.alpha}")
+                + f"alpha <= {self.alpha}" + (", volumes pairwise distinct" if self.distinct_volumes else ""))
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
                 "max_output": self.max_output, "alpha_max": str(self.alpha),
-                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
+                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {}),
+                **({"distinct_volumes": True} if self.distinct_volumes else {})}
 
 
 @dataclass
@@ -183,6 +185,8 @@ def priority_constraints(policy: str, b: Z3Bounds, s, o) -> list:
         return [o[i] <= o[i + 1] for i in range(len(o) - 1)]
     if policy == "svf":
         v = [_volume(b, si, oi) for si, oi in zip(s, o)]
+        if getattr(b, "distinct_volumes", False):  # no tie at all: the order is the volumes' (issue 43)
+            return [v[i] < v[i + 1] for i in range(len(v) - 1)]
         return [v[i] <= v[i + 1] for i in range(len(v) - 1)]
     raise ValidationError("z3 policy", policy, f"must be one of {', '.join(Z3_POLICIES)} (svf1's keys depend on "
                           "the workload's median and are not encoded)")
@@ -361,7 +365,7 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
             raise ValidationError("z3 rlimit", rlimit, "must be an integer in 1..2^32-1 (Z3 reads 32 bits)")
         solver.set("rlimit", rlimit)
     t0 = time.perf_counter()
-    answer = solver.check()
+    answer = interruptible_check(solver)
     seconds = time.perf_counter() - t0
     outcome = "sat" if answer == z3.sat else ("unsat" if answer == z3.unsat else "unknown")
     witness, found = _extract(policy, model, solver.model()) if answer == z3.sat else (None, None)
@@ -370,6 +374,38 @@ def query(policy: str, bounds: Z3Bounds, ratio: Fraction | str | float, *, timeo
                "unsat": f"no instance within {bounds.describe()} reaches {ratio}",
                "unknown": f"z3 gave up ({solver.reason_unknown()})" if outcome == "unknown" else ""}[outcome]
     return QueryResult(outcome, message, seconds, policy, ratio, bounds, witness, found)
+
+
+def interruptible_check(solver: Any) -> Any:
+    """``solver.check()``, stopped promptly by Ctrl-C or SIGTERM (issue 41 item 5).
+
+    Z3's own Ctrl-C handler would take the signal during a check and answer ``unknown`` (the bisection then
+    went on), or let it land in a ctypes cleanup (a traceback). Here Z3 does not watch Ctrl-C; the check runs
+    in a thread (ctypes releases the GIL) while this one waits, so the signal's exception is raised here at
+    once, and Z3 is interrupted (``Z3_interrupt``, made for this) and waited for before it propagates."""
+    import threading
+
+    solver.set("ctrl_c", False)
+    box: dict[str, Any] = {}
+
+    def check() -> None:
+        try:
+            box["answer"] = solver.check()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=check, name="z3-check", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        solver.ctx.interrupt()
+        worker.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["answer"]
 
 
 @dataclass(frozen=True)

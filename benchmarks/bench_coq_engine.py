@@ -6,7 +6,7 @@
 * **after**: this tree's engine (``verify/coq/SvfEngine.v``: jumps between events, merge sorts,
   Zarith integers), with ``--starts-only`` as ``simulate --engine coq`` runs it now; also the whole
   call ``geosched.verify.coq_engine.simulate_coq`` (build-cache lookup, encoding, process).
-* **python**: ``geosched.reference_impl.simulator.simulate(instance, "svf")`` in this process.
+* **python**: ``geosched.reference_impl.simulation.simulate(instance, "svf")`` in this process.
 
 Each engine process gets the same instance; its wall time is the median of ``--repeats`` runs
 (``--before-repeats`` for the old one, each under ``--before-timeout`` seconds: a run past it is
@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _machine import machine_summary  # noqa: E402
 
-from geosched.reference_impl.simulator import simulate  # noqa: E402
+from geosched.reference_impl.simulation import simulate  # noqa: E402
 from geosched.reference_impl.workloads import default_trace_path, generate, read_trace  # noqa: E402
 from geosched.verify import coq_engine  # noqa: E402
 

@@ -109,7 +109,7 @@ def run_all(codes: dict[str, Path], only: tuple[str, ...], out: Path, million_di
             results[name].update(_one(run, name, code, out, million_dir))
     for mode in ("quick", "default"):
         if mode in only and len(codes) == 2:
-            (a, ra), (b, rb) = list(results.items())
+            (a, ra), (b, rb) = [(name, results[name]) for name in codes]
             wa, wb = words(ra[f"{mode}-json"]), words(rb[f"{mode}-json"])
             results.setdefault("words_compared", {})[mode] = {
                 "rows": len(wb), "differ": {k: {a: wa.get(k), b: wb.get(k)} for k in sorted(set(wa) | set(wb))

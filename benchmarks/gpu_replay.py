@@ -54,28 +54,31 @@ def gpu_reason() -> str | None:
     return None
 
 
-def _refused_by_vllm(export: Path) -> str | None:
+def _refused_by_vllm(meta: dict) -> str | None:
     """The export's own verdict (written at export time): why vLLM's GPU server would refuse it, if it does."""
-    meta = json.loads(export.read_text().splitlines()[0]).get("geosched_workload", {})
     check = meta.get("server_check") or {}
     if check.get("accepted") is False:
         return "vLLM refuses the export's server settings: " + "; ".join(check.get("problems") or ["(no reason)"])
     return None
 
 
-def run(export: Path, out: Path, server: str, timeout: float) -> dict:
-    """The report of one replay (see the module docstring)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+def run(export: Path, out: Path | None, server: str, timeout: float, scheduler_cls: str | None = None) -> dict:
+    """The report of one replay (see the module docstring). The export is read first, through geosched's gate
+    for names of code (a field naming code is refused in one line before torch or vLLM is imported)."""
+    from geosched.reference_impl.vllm.engine_replay import read_replay_settings
     from geosched.reference_impl.vllm.replay import replay_export
 
+    _, meta, _ = read_replay_settings(export)
+    out = out or Path(tempfile.mkdtemp(prefix="geosched-replay-"))
+    out.mkdir(parents=True, exist_ok=True)
     if server == "vllm":
-        reason = gpu_reason() or _refused_by_vllm(export)
+        reason = gpu_reason() or _refused_by_vllm(meta)
         if reason is None and not _vllm_serve_importable():
             reason = "vLLM's server does not import here (the full vLLM install is needed, not the lean CPU one)"
         if reason is not None:
-            return {"status": "not_run", "reason": reason, "export": str(export), "server": server}
-    result = replay_export(export, out, server=server, timeout=timeout)
-    return {**result.to_dict(), "report": result.report()}
+            return {"status": "not_run", "reason": reason, "export": str(export), "server": server, "out": str(out)}
+    result = replay_export(export, out, server=server, timeout=timeout, scheduler_cls=scheduler_cls)
+    return {**result.to_dict(), "report": result.report(), "out": str(out)}
 
 
 def _vllm_serve_importable() -> bool:
@@ -91,10 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="result folder (default: a new temporary folder)")
     parser.add_argument("--timeout", type=float, default=900.0,
                         help="seconds for the server start, and for the client's run (each)")
+    parser.add_argument("--scheduler-cls", default=None, metavar="FILE.py:Class",
+                        help="--server step: the scheduler file an export made with --scheduler-cls was pinned to")
     args = parser.parse_args(argv)
-    out = args.out or Path(tempfile.mkdtemp(prefix="geosched-replay-"))
-    out.mkdir(parents=True, exist_ok=True)
-    report = run(args.export, out, args.server, args.timeout)
+    from geosched.errors import GeoschedError
+
+    try:
+        report = run(args.export, args.out, args.server, args.timeout, args.scheduler_cls)
+    except GeoschedError as exc:  # a bad or code-naming export: one line, as the geosched command says it
+        print(f"geosched: error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(report["out"])
     (out / "report.json").write_text(json.dumps(report, indent=1))
     print(report.get("report") or json.dumps(report, indent=1))
     print(f"report: {out / 'report.json'}", file=sys.stderr)

@@ -339,7 +339,7 @@ def run_coq_mutations(root: str | Path | None = None,
         if result.status == "unavailable":
             raise RuntimeError(f"Coq mutations need coqc: {result.message}")
         opened = sorted(t for t, closed in result.theorems.items() if not closed)
-        how = (f"build stopped: {result.message}" if result.status == "failed"
+        how = (f"build stopped: {result.message}" if result.status in ("failed", "partial")  # a file did not compile
                else f"not closed: {', '.join(opened)}" if opened else "SURVIVED")
         outcomes.append(CoqOutcome(mutation.id, mutation.what, how != "SURVIVED", how, result.wall_time))
     return outcomes

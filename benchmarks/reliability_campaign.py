@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib.util
 import json
 import resource
 import signal
@@ -78,6 +79,8 @@ def _run_case(case, timeout: int) -> tuple[str, str, float]:
         signal.alarm(timeout)
         try:
             with prepared(case, folder) as why:
+                if why is None and case.needs is not None and importlib.util.find_spec(case.needs) is None:
+                    why = f"{case.needs} is not installed"
                 if why is not None:
                     return "not run", why, 0.0
                 run = run_case(case, folder)

@@ -21,6 +21,12 @@ source with the mapped folders understood as ``geosched.*`` (``pyproject.toml``'
   each loop taken as one node (``floors_loops_merged``);
 * **lines**: the lines of every ``.py`` file of ``reference_impl/``.
 
+**House** (issue 47, ``--house``): the same graph over the whole package, a *unit* being each of
+``reference_impl/``, ``theory/``, ``adversary/``, ``verify/``, ``geosched/teaching/`` and each module of the
+``geosched/`` root (the CLI, the API, ``testing``, the shared helpers); its loops and upward arrows (found as
+above), the modules, the private modules (a leading underscore: the private wing, ``ci/private_wing.py``) and
+the lines of the package (every ``.py`` file of the mapped folders).
+
 ``--root`` measures another checkout (``git archive COMMIT | tar -x -C DIR``). ``--record FILE --before C1
 --after C2`` measures both commits of this repository (each unpacked by ``git archive`` into a temporary
 folder) and writes the record ``docs/architecture.md``'s before/after table is generated from
@@ -31,6 +37,7 @@ Usage::
     python benchmarks/review_measures.py [FOLDER] [--top K]
     python benchmarks/review_measures.py --structure [--root DIR]
     python benchmarks/review_measures.py --structure --record FILE --before COMMIT --after COMMIT
+    python benchmarks/review_measures.py --house [--root DIR]
 """
 
 from __future__ import annotations
@@ -232,6 +239,30 @@ def structure(root: Path) -> dict[str, object]:
             "upward_arrows": up, "lines": lines, "floor_of": levels}
 
 
+HOUSE_FOLDERS = ("reference_impl", "theory", "adversary", "verify", "teaching")
+
+
+def house_unit(module: str) -> str:
+    """The unit of the whole package a module belongs to (see the module docstring)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in HOUSE_FOLDERS else module
+
+
+def house(root: Path) -> dict[str, object]:
+    """Units, loops, upward arrows, modules and lines of the whole package under ``root``."""
+    modules = package_modules(root)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        unit = house_unit(name)
+        graph.setdefault(unit, set())
+        graph[unit] |= {house_unit(t) for t in imported_modules(name, path, modules)} - {unit}
+    return {"units": len(graph), "loops": [c for c in strongly_connected(graph) if len(c) > 1],
+            "upward_arrows": upward_arrows(graph), "modules": len(modules),
+            "private_modules": sorted(m for m in modules if m.rsplit(".", 1)[-1].startswith("_")
+                                      and not m.endswith(("__init__", "__main__"))),
+            "lines": sum(len(p.read_text().splitlines()) for p in modules.values())}
+
+
 def _print_structure(root: Path) -> None:
     data = structure(root)
     print(f"reference_impl/ of {root}: {data['units']} units, {data['lines']} lines")
@@ -277,6 +308,7 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", default=str(ROOT / "adversary"))
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument("--structure", action="store_true", help="the import structure of reference_impl/")
+    parser.add_argument("--house", action="store_true", help="the import structure and lines of the whole package")
     parser.add_argument("--root", default=str(ROOT), help="the checkout to measure (default: this one)")
     parser.add_argument("--record", default=None, help="with --structure: write the before/after record here")
     parser.add_argument("--before", default=None, help="with --record: the commit before")
@@ -290,6 +322,12 @@ def main() -> None:
         return
     if args.structure:
         _print_structure(Path(args.root).resolve())
+        return
+    if args.house:
+        data = house(Path(args.root).resolve())
+        print(f"package of {args.root}: {data['modules']} modules, {data['lines']} lines, {data['units']} units; "
+              f"loops {data['loops']}; upward arrows {data['upward_arrows']}; private modules (the wing) "
+              f"{data['private_modules']}")
         return
     rows = parameter_counts(Path(args.folder).resolve())
     print(f"longest parameter lists ({len(rows)} functions)")

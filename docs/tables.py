@@ -7,8 +7,9 @@ the SageSched sweep's from ``geosched.verify.sagesched_sweep``, the SVF worst-ca
 comes from:
 
 * docs/theory.md's derivation words: :func:`geosched.theory.check_claim` of every derivation, run here;
-* docs/predictions.md's accuracy and scheduling tables: the record ``docs/predictions_run.json`` written by
-  ``python benchmarks/bench_predictions.py --record docs/predictions_run.json`` (needs the shared trace;
+* docs/predictions.md's accuracy and scheduling tables, per trace and across traces: the record
+  ``docs/predictions_run.json`` written by ``python benchmarks/bench_predictions.py --record
+  docs/predictions_run.json`` (every trace of ../shared/traces;
   ``tests/test_docs_tables.py`` re-runs it when the trace is there and compares the record);
 * docs/adversary.md's table of certified witnesses: every file of ``docs/witnesses/`` re-verified by the
   referee here (the numbers are the referee's, derived from each instance, never the file's own);
@@ -41,6 +42,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from geosched.errors import AddedAfterRecord  # the warning added_after gives; in the package for pytest-xdist
 
 DOCS = Path(__file__).resolve().parent
 THEORY_PAGE = DOCS / "theory.md"
@@ -80,11 +83,6 @@ def write_block(path: Path, name: str, body: str) -> Path:
     from geosched.output import write_text_atomic
 
     return write_text_atomic(path, replace_block(path.read_text(), name, body))
-
-
-class AddedAfterRecord(UserWarning):
-    """A registered name (a claim row) that a generated page does not show yet: it was added after the run the
-    page records. Not a failure (a claim is added in one file); the warning names the command that records it."""
 
 
 def added_after(shown: list[str], registered: list[str], where: str, command: str) -> list[str]:
@@ -156,19 +154,27 @@ def _record_line(record: dict) -> str:
             "`tests/test_docs_tables.py` re-runs it where the trace is present and compares.")
 
 
+def _traces_line(record: dict) -> str:
+    return "; ".join(f"{t['trace']}: test part {t['accuracy']['test_rows']} requests (trained on the first "
+                     f"{t['accuracy']['train_rows']}), theta = {t['accuracy']['theta']}, models {t['models']}"
+                     for t in record["traces"])
+
+
 def accuracy_table() -> str:
-    """docs/predictions.md's accuracy table: the record's test-part metrics of each predictor."""
+    """docs/predictions.md's accuracy table: every predictor trained on each trace, scored on each trace's test
+    part (per trace: trained on the same trace; across: on the other), from the record."""
     record = _record()
-    acc = record["accuracy"]
-    lines = [_record_line(record), "",
-             f"Test part: {acc['test_rows']} requests (trained on the first {acc['train_rows']}); "
-             f"theta = {acc['theta']}.", "",
-             "| predictor | median AE | mean AE | Spearman | 1-bit acc. | flip S->L | flip L->S | NLL/length "
-             "| CRPS | cov. 50% | cov. 90% |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in acc["rows"]:
-        lines.append(f"| {r['name']} | {r['median_ae']:.1f} | {r['mean_ae']:.1f} | {_cell3(r['spearman'])} | "
-                     f"{r['accuracy']:.3f} | {r['flip_short']:.3f} | {r['flip_long']:.3f} | {_cell3(r['nll'])} | "
-                     f"{r['crps']:.1f} | {_cell3(r['coverage50'])} | {_cell3(r['coverage90'])} |")
+    lines = [_record_line(record), "", _traces_line(record) + ".", "",
+             "| tested on | trained on | predictor | theta | median AE | mean AE | Spearman | 1-bit acc. | flip S->L "
+             "| flip L->S | NLL/length | CRPS | cov. 50% | cov. 90% |", "|---" * 14 + "|"]
+    for t in record["traces"]:
+        for r in t["accuracy"]["rows"]:
+            name, _, source = r["name"].partition(" (trained on ")
+            lines.append(f"| {t['trace']} | {source.rstrip(')')} | {name} | {r['theta']} | {r['median_ae']:.1f} | "
+                         f"{r['mean_ae']:.1f} | {_cell3(r['spearman'])} | {r['accuracy']:.3f} | "
+                         f"{r['flip_short']:.3f} | {r['flip_long']:.3f} | {_cell3(r['nll'])} | {r['crps']:.1f} | "
+                         f"{_cell3(r['coverage50'])} | "
+                         f"{_cell3(r['coverage90'])} |")
     return "\n".join(lines)
 
 
@@ -177,25 +183,29 @@ SCHEDULING_POLICIES = (("fcfs", "FCFS"), ("sjf", "SJF"), ("svf", "SVF"), ("svf1"
 
 
 def scheduling_table() -> str:
-    """docs/predictions.md's scheduling table: mean / P95 latency (s) per load, predictor and policy, and the
-    evictions, from the record."""
+    """docs/predictions.md's scheduling table: per trace, mean / P95 latency (s) per load, predictor and policy,
+    and the evictions, from the record."""
     record = _record()
-    sched = record["scheduling"]
-    cells = {(c["load"], c["predictor"], c["policy"]): c for c in sched["cells"]}
-    rows = sorted({(c["load"], c["predictor"]) for c in sched["cells"]},
-                  key=lambda k: (k[0], ("oracle", "learned", "noisy").index(k[1])))
-    lines = [_record_line(record), "",
-             f"{sched['source']}; {sched['step_seconds']} s per step; 1-bit SVF: theta = {sched['one_bit']['theta']}, "
-             f"O_0 = {sched['one_bit']['short_length']}, O_1 = {sched['one_bit']['long_length']}; noisy: sigma = "
-             f"{sched['noisy_sigma']:.3f}, seed {sched['seed']}. Mean / P95 latency in seconds; restarts (runs "
-             "recomputed because a prediction ran short): the fewest and most of the row's policies.", "",
-             "| load | predictor | " + " | ".join(label for _, label in SCHEDULING_POLICIES) + " | restarts |",
-             "|---|---|" + "---|" * (len(SCHEDULING_POLICIES) + 1)]
-    for load, predictor in rows:
-        row = [cells.get((load, predictor, policy)) for policy, _ in SCHEDULING_POLICIES]
-        shown = " | ".join(f"{c['mean_latency']:.1f} / {c['p95_latency']:.1f}" if c else "" for c in row)
-        restarts = [c["restarts"] for c in row if c]
-        lines.append(f"| {load:g} | {predictor} | {shown} | {min(restarts)}-{max(restarts)} |")
+    lines = [_record_line(record), ""]
+    for t in record["traces"]:
+        sched = t["scheduling"]
+        lines.append(f"{sched['source']}; {sched['step_seconds']} s per step; models "
+                     f"{sched['models']}; 1-bit SVF: theta = {sched['one_bit']['theta']}, "
+                     f"O_0 = {sched['one_bit']['short_length']}, O_1 = {sched['one_bit']['long_length']}; noisy: "
+                     f"sigma = {sched['noisy_sigma']:.3f}, seed {sched['seed']}.")
+    lines += ["", "Mean / P95 latency in seconds; restarts (runs recomputed because a prediction ran short): the "
+                  "fewest and most of the row's policies.", "",
+              "| trace | load | predictor | " + " | ".join(label for _, label in SCHEDULING_POLICIES) + " | restarts |",
+              "|---|---|---|" + "---|" * (len(SCHEDULING_POLICIES) + 1)]
+    for t in record["traces"]:
+        cells = {(c["load"], c["predictor"], c["policy"]): c for c in t["scheduling"]["cells"]}
+        rows = sorted({(c["load"], c["predictor"]) for c in t["scheduling"]["cells"]},
+                      key=lambda k: (k[0], ("oracle", "learned", "noisy").index(k[1])))
+        for load, predictor in rows:
+            row = [cells.get((load, predictor, policy)) for policy, _ in SCHEDULING_POLICIES]
+            shown = " | ".join(f"{c['mean_latency']:.1f} / {c['p95_latency']:.1f}" if c else "" for c in row)
+            restarts = [c["restarts"] for c in row if c]
+            lines.append(f"| {t['trace']} | {load:g} | {predictor} | {shown} | {min(restarts)}-{max(restarts)} |")
     return "\n".join(lines)
 
 
@@ -233,7 +243,7 @@ def game_table() -> str:
              "policies (closed form) |", "|---|---|---|---|---|---|"]
     for k in GAME_SIZES:
         game = solve_game(k)
-        if game.status != "solved" or game.problems:
+        if game.status != "completed" or game.problems:
             raise ValueError(f"K={k}: {game.message}")
         tels = closed_form_tels(k)
         at = f"d = {game.best_d}, {game.adversary_reply}" if game.best_d is not None else "d > K^2, never"
@@ -261,7 +271,7 @@ def exhaustive_table() -> str:
     :mod:`geosched.verify.exhaustive` (``count_instances``); the README example's TELs by the simulator and
     ``dp_opt``."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify import exhaustive as ex
 
     example = Instance(12, [Request("r0", 0, 6, 3), Request("r1", 0, 1, 5)])
@@ -587,19 +597,30 @@ SWEEP_RECORD = DOCS / "sagesched_sweep.json"
 RATIO_PAGE = DOCS / "adversary.md"
 
 
-def sweep_record_text(record: dict[str, Any]) -> str:
-    """JSON with one row per line (a readable diff when a run changes)."""
-    head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1)[:-2]
-    return head + ',\n "rows": [\n' + ",\n".join(json.dumps(r) for r in record["rows"]) + "\n ]\n}\n"
+def sweep_record_text(records: list[dict[str, Any]]) -> str:
+    """The sweep records (one per trace) as JSON with one row per line (a readable diff when a run changes)."""
+    parts = []
+    for record in records:
+        head = json.dumps({k: v for k, v in record.items() if k != "rows"}, indent=1)[:-2]
+        parts.append(head + ',\n "rows": [\n' + ",\n".join(json.dumps(r) for r in record["rows"]) + "\n ]\n}")
+    return '{"kind": "sagesched-sweeps", "records": [\n' + ",\n".join(parts) + "\n]}\n"
 
 
-def write_sweep_docs(record: dict[str, Any], docs: Path = SWEEP_PAGE, record_path: Path = SWEEP_RECORD) -> list[str]:
-    """Write a SageSched sweep's ``record`` (trimmed by :func:`geosched.verify.sagesched_sweep.docs_record`) to
-    ``record_path`` and its tables into ``docs`` between their markers."""
+def read_sweep_records(path: Path = SWEEP_RECORD) -> list[dict[str, Any]]:
+    """The sweep records of a file: the records kept beside the page (one per trace), or one sweep's record."""
+    data = json.loads(Path(path).read_text())
+    return list(data["records"]) if data.get("kind") == "sagesched-sweeps" else [data]
+
+
+def write_sweep_docs(records: list[dict[str, Any]], docs: Path = SWEEP_PAGE,
+                     record_path: Path = SWEEP_RECORD) -> list[str]:
+    """Write SageSched sweep ``records`` (one per trace, each trimmed by
+    :func:`geosched.verify.sagesched_sweep.docs_record`) to ``record_path`` and their tables, the traces side by
+    side, into ``docs`` between their markers."""
     from geosched.output import write_text_atomic
     from geosched.verify.sagesched_sweep import docs_record, docs_tables
 
-    trimmed = docs_record(record)
+    trimmed = [docs_record(r) for r in records]
     text, tables = Path(docs).read_text(), docs_tables(trimmed)
     for name, body in tables.items():
         text = replace_block(text, name, body)
@@ -665,6 +686,8 @@ ALLOWED = {
 # the generated blocks other writers own, each with its writer and the test that regenerates it and compares
 OTHER_WRITERS = {
     "mutation campaign": "benchmarks/mutations.py --write-docs, through replace_block here (tests/test_mutations.py)",
+    "coq theorems": "python docs/coq_tables.py, from the Coq sources and the rows (tests/test_coq_docs.py)",
+    "coq statements": "python docs/coq_tables.py, from verify/coq/statements.txt (tests/test_coq_docs.py)",
 }
 # the blocks written here from a run or a record, besides TABLES and the derivation words
 RUN_WRITERS = {
@@ -674,7 +697,8 @@ RUN_WRITERS = {
     "ledger default words": f"{DEFAULT_COMMAND}, record docs/ledger_default_run.json (tests/test_docs_tables.py)",
     "ledger default figures": "the same default run and record",
     "ledger default cores": "the same default run and record",
-    "sagesched sweep": "python docs/tables.py --sagesched-sweep SWEEP.json, record docs/sagesched_sweep.json "
+    "sagesched sweep": "python docs/tables.py --sagesched-sweep SWEEP.json (one per trace), record "
+                       "docs/sagesched_sweep.json "
                        "(tests/test_sagesched_sweep.py)",
     "sagesched elements": "the same sweep and record",
     "svf worst case": "python docs/tables.py --ratio-curve quick (tests/test_ratio_curve.py)",
@@ -769,7 +793,7 @@ def _write_from_runs(args: argparse.Namespace) -> int:
             print(f"docs/adversary.md: svf worst case written ({message})")
             return 0 if success else 1
         if args.sagesched_sweep:
-            written = write_sweep_docs(json.loads(Path(args.sagesched_sweep).read_text()))
+            written = write_sweep_docs([r for path in args.sagesched_sweep for r in read_sweep_records(Path(path))])
         else:
             from geosched.verify.ledger import run_claims
 
@@ -792,7 +816,8 @@ def main(argv: list[str] | None = None) -> int:
     runs.add_argument("--ledger", choices=("quick", "default"), help="run the ledger; write its words (claims.md, "
                       "proved.md; default: the record ledger_default_run.json, refused when it would lose a verdict)")
     runs.add_argument("--ledger-run", metavar="RUN.json", help="the same from a saved `geosched claims --json` run")
-    runs.add_argument("--sagesched-sweep", metavar="SWEEP.json", help="sagesched.md's tables from a sweep record")
+    runs.add_argument("--sagesched-sweep", metavar="SWEEP.json", action="append",
+                      help="sagesched.md's tables from a sweep record (repeatable: one per trace, side by side)")
     runs.add_argument("--ratio-curve", choices=("quick", "default"), help="adversary.md's SVF worst-case table")
     args = parser.parse_args(argv)
     if args.ledger or args.ledger_run or args.sagesched_sweep or args.ratio_curve:

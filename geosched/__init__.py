@@ -33,18 +33,12 @@ Example
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from typing import TYPE_CHECKING, Any
 
-# Python run in a clone's root (pytest, python -c) finds this folder first, and it holds only the root modules
-# (pyproject's package-dir maps the subpackages from top-level folders): the subpackages are then found in the
-# installed tree too (the strict editable install's links, setup.cfg). pkgutil's idiom; it adds nothing else.
-__path__ = pkgutil.extend_path(__path__, __name__)
-
-from geosched.lazy import lazy_exports  # noqa: E402  (after __path__: the subpackages resolve through it)
+from geosched._lazy import lazy_exports
 
 # The public names, each declared once (``name as name``: the typing spec's explicit re-export); at run time
-# geosched.lazy reads this block and imports each on first use. The functions are behind the argument checks of
+# geosched._lazy reads this block and imports each on first use. The functions are behind the argument checks of
 # geosched.api (a bad argument is a ValidationError); type checkers see the functions themselves.
 if TYPE_CHECKING:
     from geosched.adversary.hunt import hunt as hunt

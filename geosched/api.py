@@ -127,6 +127,18 @@ def path(*, optional: bool = False) -> Check:
     return check
 
 
+def paths(*, optional: bool = False) -> Check:
+    """A list or tuple of paths (a lone path is refused: it is not a list of paths)."""
+    def check(label: str, value: Any) -> None:
+        if value is None and optional:
+            return
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)) \
+                or not all(isinstance(v, (str, os.PathLike)) and os.fspath(v) for v in value):
+            raise ValidationError(label, value, "must be a list of paths" + (" or None" if optional else ""))
+
+    return check
+
+
 def rule(method: str, kind: str) -> Check:
     """A name, or an object with a ``name`` and the method ``method`` (a policy's ``keys``, a
     predictor's ``predict``)."""
@@ -267,7 +279,8 @@ def _table() -> dict[str, tuple[str, str, dict[str, Check]]]:
         "run_claims": ("geosched.verify.ledger", "run_claims", {
             "claim_ids": names(optional=True), "thorough": boolean, "mode": text(optional=True),
             "out": path(optional=True), "seed": integer(0), "restart": boolean, "progress": anything,
-            "follow_dependencies": boolean, "executor": anything, "time_limit": positive_real(optional=True)}),
+            "follow_dependencies": boolean, "executor": anything, "time_limit": positive_real(optional=True),
+            "on_row": callable_or_none, "traces": paths(optional=True)}),
         "derivation": ("geosched.theory", "get_derivation", {"claim_id": text()}),
         "hunt": ("geosched.adversary.hunt", "hunt", {
             "space": search_space, "options": hunt_options, "out": path(), "resume": boolean, "force": boolean,

@@ -17,17 +17,21 @@ argparse.ArgumentTypeError: must be an integer in [0, 2^63), got '-1'
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import math
 import os
+import pkgutil
 import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
 __all__ = ["OneLineParser", "integer", "positive_int", "non_negative_int", "positive_float", "non_negative_float",
+           "seconds", "MAX_SECONDS", "scheduler_file_spec",
            "dotted_name", "finite_float", "unit_fraction", "probability_level", "MAX_SEED", "add_verbosity",
-           "add_block_size", "add_command", "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
+           "add_block_size", "add_command", "command_modules",
+           "MEMORY_OVERRIDE", "SEED_WORKLOAD", "show_progress", "configure_logging",
            "examples", "HelpFormatter", "add_work_limits", "LIMIT_OPTIONS"]
 
 MAX_SEED = 2**63 - 1  # seeds reach numpy, numba and Hypothesis: int64 suits them all
@@ -139,6 +143,36 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
+
+
+MAX_SECONDS = 7 * 86_400  # the longest time limit a command takes: a week (a larger one bounds nothing)
+
+
+def seconds(text: str) -> float:
+    """A time limit: a number of seconds in ``(0, MAX_SECONDS]`` (``--time``, ``--time-limit``, ``--timeout``).
+
+    >>> seconds("1e30")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number of seconds in (0, 604800] (a week), got '1e30'
+    """
+    value = positive_float(text)
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, {MAX_SECONDS}] (a week), got {text!r}")
+    return value
+
+
+def scheduler_file_spec(text: str) -> str:
+    """``FILE.py:Class``, a scheduler file of the user's own (``--scheduler-cls``): a module path is refused,
+    since it would be a name that vLLM imports rather than a file whose SHA-256 is pinned.
+
+    >>> scheduler_file_spec("mine.py:Mine")
+    'mine.py:Mine'
+    """
+    path, sep, name = text.rpartition(":")
+    if not sep or not path.endswith(".py") or not name.isidentifier() or "\n" in text:
+        raise argparse.ArgumentTypeError(f"must be a scheduler file FILE.py:Class, got {text!r}")
+    return text
 
 
 def positive_float(text: str) -> float:
@@ -253,11 +287,11 @@ def add_work_limits(parser: argparse.ArgumentParser, *, steps: bool = True, deci
     if decide:
         parser.add_argument("--decide-seconds", type=positive_float, default=None, metavar="S",
                             help="seconds one decide() call of a scheduler may take, a scheduler of your own "
-                            f"included (default {DEFAULT_DECIDE_SECONDS:g})")
+                            f"included (default {DEFAULT_DECIDE_SECONDS:g}; 0.001 to 86400)")
     if max_bytes:
         parser.add_argument("--max-bytes", type=positive_int, default=None, metavar="N",
                             help=f"refuse, before building it, a file of more than N bytes (default "
-                            f"{DEFAULT_MAX_BYTES})")
+                            f"{DEFAULT_MAX_BYTES}; at most 2^31, the file is built in memory)")
 
 
 def show_progress(args: argparse.Namespace) -> bool:
@@ -292,3 +326,30 @@ def configure_logging(args: argparse.Namespace) -> None:
         logging.getLogger(logger).setLevel(level)
     if verbose:
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+# The layout's packages (pyproject's package-dir; the folders an editable install maps): searched, with every
+# package below them, for the modules that own commands
+LAYOUT = ("geosched.reference_impl", "geosched.theory", "geosched.adversary", "geosched.verify", "geosched")
+
+
+def command_modules() -> list[str]:
+    """Every module named ``commands`` in the package tree, each with ``add_commands(subparsers, common)``: a
+    package owns its commands by having one (no list kept by hand). Found without importing them (nor any
+    package that has no package below it), in the order of :data:`LAYOUT`, then alphabetically.
+
+    >>> "geosched.adversary.commands" in command_modules()
+    True
+    """
+    found: list[str] = []
+    pending, seen = list(LAYOUT), set()
+    while pending:
+        package = pending.pop(0)
+        spec = importlib.util.find_spec(package)
+        if package in seen or spec is None or not spec.submodule_search_locations:
+            continue
+        seen.add(package)
+        children = sorted(pkgutil.iter_modules(spec.submodule_search_locations), key=lambda m: m.name)
+        found += [f"{package}.commands" for m in children if m.name == "commands" and not m.ispkg]
+        pending[:0] = [f"{package}.{m.name}" for m in children if m.ispkg]
+    return found

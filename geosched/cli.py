@@ -30,33 +30,23 @@ from geosched.arguments import (
     add_command,
     add_verbosity,
     add_work_limits,
+    command_modules,
     configure_logging,
     positive_float,
     positive_int,
+    seconds,
     show_progress,
 )
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.limits import work_limits
 from geosched.output import emit_json, working
 from geosched.progress import reporting
+from geosched.reference_impl.opt.result import METHODS as OPT_METHODS
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.reference_impl.scheduling import scheduler_names
+from geosched.reference_impl.scheduler_registry import scheduler_names
 from geosched.version import __version__
 
 __all__ = ["main", "build_parser"]
-
-# Each subpackage owns its commands in a module ``commands`` with ``add_commands(subparsers,
-# common)``; a name that does not import is a bug, so it fails loudly.
-_EXTENSIONS = (
-    "geosched.verify.commands",
-    "geosched.verify.prove",  # `prove`: the derivation (theory) marked by the ledger (verify)
-    "geosched.adversary.commands",
-    "geosched.reference_impl.predictors.commands",
-    "geosched.reference_impl.vllm.commands",
-    "geosched.teaching.commands",
-    "geosched.reference_impl.cluster.commands",
-)
-
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -104,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate_and_compare(sub, common)
     _add_opt_and_check(sub, common)
     _add_export(sub, common)
-    for module_name in _EXTENSIONS:
+    for module_name in command_modules():  # each package's ``commands`` module (geosched.arguments), found
         importlib.import_module(module_name).add_commands(sub, common)
     _add_completion(sub)
     return parser
@@ -127,7 +117,7 @@ def _add_simulate_and_compare(sub, common) -> None:
     p.add_argument("--coq-work-limit", type=positive_int, default=None, metavar="N",
                    help="--engine coq: refuse before running when the estimated work exceeds N element visits "
                         "(default 50000000, about 25 s at worst on a loaded 2-core machine)")
-    p.add_argument("--coq-time-limit", type=positive_float, default=None, metavar="S",
+    p.add_argument("--coq-time-limit", type=seconds, default=None, metavar="S",
                    help="--engine coq: stop the engine after S seconds (default 50)")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_simulate)
@@ -144,7 +134,7 @@ def _add_simulate_and_compare(sub, common) -> None:
                    help=f"comma-separated names or FILE.py:Class (default {defaults}; "
                         f"all: {','.join(scheduler_names())})")
     p.add_argument("--opt", action="store_true", help="also solve the exact optimum")
-    p.add_argument("--time-limit", type=positive_float, default=60.0, help="seconds for the optimum (default 60)")
+    p.add_argument("--time-limit", type=seconds, default=60.0, help="seconds for the optimum (default 60)")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_compare)
 
@@ -157,11 +147,9 @@ def _add_opt_and_check(sub, common) -> None:
         examples=["geosched opt burst:n=8,seed=1 --time-limit 10"])
     p.add_argument("instance", help="instance .json or generator spec")
     add_block_size(p, "; cpsat models refuse B > 1, brute force solves it")
-    p.add_argument("--time-limit", type=positive_float, default=60.0,
+    p.add_argument("--time-limit", type=seconds, default=60.0,
                    help="seconds for the whole command, model building included (default 60)")
-    p.add_argument("--method", default="auto",
-                   help="one of: auto, cpsat, cpsat-cumulative, cpsat-ti, cpsat-ti-plain, cpsat-ti-dom, "
-                        "cpsat-hybrid, milp, milp-tight, brute")
+    p.add_argument("--method", default="auto", help="one of: " + ", ".join(OPT_METHODS))
     p.set_defaults(handler=_cmd_opt)
 
     p = add_command(
@@ -183,8 +171,26 @@ class _Terminated(KeyboardInterrupt):
     file) runs as for Ctrl-C, then :func:`main` says so in one line and exits 143 (128 + SIGTERM)."""
 
 
+_RECEIVED: list[int] = []  # the signals received while the command runs (an error they cause is their line)
+
+
 def _terminate(signum: int, frame: Any) -> None:
+    _RECEIVED.append(signum)
     raise _Terminated
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _stopped(args: argparse.Namespace, signum: int) -> tuple[str, int]:
+    """The one line and the exit status of a command stopped by ``signum``: ``geosched: terminated (SIGTERM)``
+    or ``geosched: interrupted``, then what the command keeps, as it declares it (``set_defaults(stopped=...)``:
+    a hunt's checkpoint and ``--resume``; nothing is promised for a command that declares nothing)."""
+    kept = getattr(args, "stopped", None)
+    word = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    return f"geosched: {word}{f'; {kept}' if kept else ''}", 128 + signum
 
 
 def _redeliver_dropped_interrupt(previous_hook: Callable[[Any], None],
@@ -218,8 +224,12 @@ def _sigterm_as_interrupt():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _terminate)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # Ctrl-C as before, recorded (an ignored one stays ignored)
+        signal.signal(signal.SIGINT, _interrupt)
     previous_hook, timers = sys.unraisablehook, []
     sys.unraisablehook = _redeliver_dropped_interrupt(previous_hook, timers)
+    _RECEIVED.clear()
     try:
         yield
     finally:
@@ -227,6 +237,8 @@ def _sigterm_as_interrupt():
         for timer in timers:
             timer.cancel()
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -239,24 +251,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (_sigterm_as_interrupt(), work_limits(**{name: getattr(args, name, None) for name in LIMIT_OPTIONS}),
               reporting(args.command, enabled=show_progress(args) and getattr(args, "progress", True))):
             return int(args.handler(args) or 0)
-    except GeoschedError as exc:
-        print(f"geosched: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a file the OS refused (geosched.output words its own; this is the rest)
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except _Terminated:
-        print("geosched: terminated (SIGTERM); what was saved is kept (a hunt continues with --resume)",
-              file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("geosched: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # the reader (e.g. `| head`) went away: not an error of ours, and no traceback
-        sys.stderr.close()
-        return 0
+    except KeyboardInterrupt as exc:  # SIGTERM (_Terminated) or Ctrl-C: the command's own line
+        line, status = _stopped(args, signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT)
+        print(line, file=sys.stderr)
+        return status
+    except Exception as exc:
+        if _RECEIVED and not isinstance(exc, BrokenPipeError):  # an error a signal caused (a library's cleanup)
+            line, status = _stopped(args, _RECEIVED[-1])
+            print(line, file=sys.stderr)
+            return status
+        if isinstance(exc, BrokenPipeError):  # the reader (e.g. `| head`) went away: not an error of ours
+            sys.stderr.close()
+            return 0
+        if isinstance(exc, GeoschedError):
+            print(f"geosched: error: {exc}", file=sys.stderr)
+            return 2
+        if isinstance(exc, OSError):  # a file the OS refused (geosched.output words its own; this is the rest)
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"geosched: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        raise
 
 
 # ---------------------------------------------------------------- foundation commands
@@ -536,8 +550,10 @@ def _add_export(sub, common) -> None:
     for fmt in writable:
         if fmt.add_export_arguments is not None:
             fmt.add_export_arguments(p)
+    p.add_argument("--scheduler", default=None, metavar="FILE.py:Class",
+                   help="a witness of your own scheduler: the file to verify it with (as check-witness --scheduler)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file (and its .replay.sh)")
-    add_work_limits(p, steps=False, decide=False, max_bytes=True)
+    add_work_limits(p, steps=True, decide=True, max_bytes=True)
     p.set_defaults(handler=_cmd_export)
 
 
@@ -557,7 +573,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
         if witness is not None:
             refuse_other_grain(witness, args.block_size)  # the witness's grain is the reason to name
         raise
-    source = ExportSource(args.workload, instance, witness=lambda: _witness_or_none(args.workload))
+    report = _verified_witness(args.workload, args.scheduler)  # a witness: the referee first, its numbers only
+    source = ExportSource(args.workload, instance, witness=lambda: report)
     plan = fmt.plan_export(source, args) if fmt.plan_export is not None else ExportPlan()
     for companion in plan.companions:
         check_target(companion.path, force=args.force)  # before any file is written
@@ -576,6 +593,24 @@ def _cmd_export(args: argparse.Namespace) -> int:
         for companion in plan.companions:
             print(f"wrote {companion.path}: {companion.note}")
     return 0
+
+
+def _verified_witness(source: str, scheduler: str | None) -> dict[str, Any] | None:
+    """The referee's report (``WitnessReport.to_dict``) of the witness ``source``, or None for a workload; a
+    witness that does not verify is refused in one line (an export carries only numbers the referee derived)."""
+    from geosched.adversary.witness import WitnessError, verify_witness
+
+    witness = _witness_or_none(source)
+    if witness is None:
+        if scheduler is not None:
+            raise ValidationError("--scheduler", scheduler, f"{source} is not a witness of a scheduler file")
+        return None
+    report = verify_witness(witness, scheduler=scheduler)
+    if not report.ok:
+        more = f"; {len(report.problems) - 1} more" if len(report.problems) > 1 else ""
+        raise WitnessError(f"export: witness {source} does not verify ({report.problems[0]}{more}): an export carries "
+                           f"only numbers the referee derived (geosched check-witness {source} lists every problem)")
+    return report.to_dict()
 
 
 def _witness_or_none(source: str) -> dict[str, Any] | None:

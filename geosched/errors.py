@@ -15,6 +15,7 @@ __all__ = [
     "SolverError",
     "LimitError",
     "TimeLimitError",
+    "AddedAfterRecord",
 ]
 
 
@@ -77,3 +78,11 @@ class LimitError(GeoschedError):
 class TimeLimitError(GeoschedError):
     """A computation was stopped at its time limit before it answered; the message names the
     limit and the option that raises it."""
+
+
+class AddedAfterRecord(UserWarning):
+    """A registered name (a claim row) that a generated docs page does not show yet: it was added after the run the
+    page records. Not a failure (a claim is added in one file); the warning names the command that records it.
+
+    It lives in the package, not beside the docs writers, because pytest-xdist's controller re-imports a warning's
+    class by its module name, and ``docs/tables.py`` is not importable under one."""

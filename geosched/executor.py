@@ -191,7 +191,7 @@ def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
     sends. Here every connection is TLS with an ephemeral certificate authority made in this
     process (:meth:`distributed.security.Security.temporary`, which needs ``cryptography``), so
     another local user who finds the port on 127.0.0.1 cannot connect, let alone submit work.
-    No HTTP server ever listens (:mod:`geosched.dask_nodes`: the scheduler and the workers never
+    No HTTP server ever listens (:mod:`geosched._dask_nodes`: the scheduler and the workers never
     bind one, not even during start-up).
     """
     try:
@@ -199,7 +199,7 @@ def _local_cluster(distributed: Any, spec: str, workers: int) -> DaskExecutor:
     except ImportError:
         raise ClusterUnavailableError("--cluster local:N needs the cryptography package for its private TLS "
                                       f"certificates: {install_hint('cluster')}") from None
-    from geosched.dask_nodes import private_cluster
+    from geosched._dask_nodes import private_cluster
 
     cluster = private_cluster(workers, security)
     try:

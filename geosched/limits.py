@@ -12,11 +12,16 @@ one command-line option and one Python keyword (the same spelling everywhere):
   that passes the estimate but decides more steps than the limit (restarts, a livelock) stops with
   the same error when it reaches it.
 * **the time of one ``decide()`` call** of a scheduler (``--decide-seconds``, ``decide_seconds=``;
-  default :data:`DEFAULT_DECIDE_SECONDS`): :func:`time_limited` interrupts a call that runs longer,
+  default :data:`DEFAULT_DECIDE_SECONDS`, in ``[MIN_DECIDE_SECONDS, MAX_DECIDE_SECONDS]`` = 1 ms to one
+  day: below a millisecond an interval timer rounds to "off", past a day is no limit):
+  :func:`time_limited` interrupts a call that runs longer,
   with ``SIGALRM`` in the main thread (no thread is started, none leaks); outside the main thread a
   signal cannot be used, and the call is measured instead: one that returned late is the same error.
-* **bytes of an export** (``--max-bytes``, ``max_bytes=``; default :data:`DEFAULT_MAX_BYTES`):
-  the vllm-bench format lists a hash id per 512 prompt tokens, so its size is estimated from the
+  A scheduler of the user's own runs in a process of its own, stopped at the same limit
+  (:mod:`geosched.reference_impl.user_schedulers`).
+* **bytes of an export** (``--max-bytes``, ``max_bytes=``; default :data:`DEFAULT_MAX_BYTES`, at most
+  :data:`MAX_MAX_BYTES` = 2 GiB, since the file is built in memory before its atomic write):
+  the vllm-bench format lists a hash id per 16 prompt tokens, so its size is estimated from the
   instance before anything is allocated (:mod:`geosched.reference_impl.formats.vllm_bench`).
 
 A command line sets the limits of its options for everything it calls (:func:`work_limits`, a
@@ -39,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import signal
 import threading
 import time
@@ -49,13 +53,17 @@ from typing import Any
 
 from geosched.errors import LimitError, ValidationError
 
-__all__ = ["DEFAULT_MAX_STEPS", "DEFAULT_DECIDE_SECONDS", "DEFAULT_MAX_BYTES", "WorkLimits", "current",
+__all__ = ["decide_expired", "DEFAULT_MAX_STEPS", "DEFAULT_DECIDE_SECONDS", "DEFAULT_MAX_BYTES", "MIN_DECIDE_SECONDS",
+           "MAX_DECIDE_SECONDS", "MAX_MAX_BYTES", "WorkLimits", "current",
            "work_limits", "max_steps", "decide_seconds", "max_bytes", "busy_steps", "check_steps", "steps_exceeded",
            "check_bytes", "time_limited"]
 
 DEFAULT_MAX_STEPS = 1_000_000  # a step-by-step run: about 100 s at the step engine's 10^4 steps/s (RESULTS.md)
 DEFAULT_DECIDE_SECONDS = 10.0  # one decide() call; the built-in schedulers take microseconds
 DEFAULT_MAX_BYTES = 2**30  # one exported file (held in memory before its atomic write)
+MIN_DECIDE_SECONDS = 1e-3  # below this setitimer's microseconds round a limit towards "disarmed"
+MAX_DECIDE_SECONDS = 86_400.0  # one day: past it a limit limits nothing (and setitimer overflows near 2^31 s)
+MAX_MAX_BYTES = 2**31  # the largest export built in memory (a few times its size at the peak)
 
 _STEPS = ("--max-steps", "max_steps")
 _DECIDE = ("--decide-seconds", "decide_seconds")
@@ -101,9 +109,13 @@ def work_limits(**changes: Any) -> Iterator[WorkLimits]:
         _LIMITS.reset(token)
 
 
+def _field(names: tuple[str, str]) -> str:
+    return f"{names[0]} ({names[1]}=)"
+
+
 def _count(value: Any, names: tuple[str, str]) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValidationError(names[1], value, "must be an integer >= 1")
+        raise ValidationError(_field(names), value, "must be an integer >= 1")
     return value
 
 
@@ -113,16 +125,30 @@ def max_steps(value: int | None = None) -> int:
 
 
 def max_bytes(value: int | None = None) -> int:
-    """``value`` checked (an integer >= 1), or the limit in force when None."""
-    return current().max_bytes if value is None else _count(value, _BYTES)
+    """``value`` checked (an integer in ``[1, MAX_MAX_BYTES]``), or the limit in force when None."""
+    if value is None:
+        return current().max_bytes
+    if _count(value, _BYTES) > MAX_MAX_BYTES:
+        raise ValidationError(_field(_BYTES), value, f"must be at most {MAX_MAX_BYTES} (2 GiB: an export is built in "
+                              "memory before its atomic write)")
+    return value
 
 
 def decide_seconds(value: float | None = None) -> float:
-    """``value`` checked (a finite number > 0), or the limit in force when None."""
+    """``value`` checked (seconds in ``[MIN_DECIDE_SECONDS, MAX_DECIDE_SECONDS]``), or the limit in force when None.
+
+    >>> decide_seconds(1e-9)
+    Traceback (most recent call last):
+    ...
+    geosched.errors.ValidationError: --decide-seconds (decide_seconds=): must be a number of seconds in ...
+    """
     if value is None:
         return current().decide_seconds
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
-        raise ValidationError(_DECIDE[1], value, "must be a finite number of seconds > 0")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not (MIN_DECIDE_SECONDS <= value <= MAX_DECIDE_SECONDS):
+        raise ValidationError(_field(_DECIDE), value, f"must be a number of seconds in [{MIN_DECIDE_SECONDS:g}, "
+                              f"{MAX_DECIDE_SECONDS:g}] (a shorter limit would round to none, a longer one limits "
+                              "nothing)")
     return float(value)
 
 
@@ -171,6 +197,15 @@ def check_bytes(estimate: int, limit: int | None, what: str) -> None:
         raise LimitError(f"{what}: at least {estimate} bytes, past the limit of {limit} bytes ({_how(_BYTES)})")
 
 
+def decide_expired(limit: float, who: str) -> str:
+    """The one line of a ``decide()`` call stopped at its limit (in this process or in a worker's).
+
+    >>> decide_expired(0.5, "scheduler 'x'")[:56]
+    "scheduler 'x': a decide() call ran past its limit of 0.5"
+    """
+    return f"{who}: a decide() call ran past its limit of {limit:g} s ({_how(_DECIDE)})"
+
+
 class _Expired(BaseException):
     """Raised by the alarm inside the limited call: a BaseException, so that the user's
     ``except Exception`` cannot swallow it."""
@@ -192,10 +227,18 @@ def time_limited(seconds: float | None, who: str) -> Iterator[Callable[..., Any]
     3
     """
     limit = decide_seconds(seconds)
-    message = f"{who}: a decide() call ran past its limit of {limit:g} s ({_how(_DECIDE)})"
-    if threading.current_thread() is not threading.main_thread():
-        yield _measured(limit, message)
-        return
+    message = decide_expired(limit, who)
+    with work_limits(decide_seconds=limit):  # the limit in force for the calls (a worker process reads it)
+        if threading.current_thread() is not threading.main_thread():
+            yield _measured(limit, message)
+            return
+        with _alarmed(limit, message) as call:
+            yield call
+
+
+@contextlib.contextmanager
+def _alarmed(limit: float, message: str) -> Iterator[Callable[..., Any]]:
+    """:func:`time_limited` in the main thread: ``SIGALRM`` around each call."""
     outer_handler = signal.getsignal(signal.SIGALRM)
     armed, inside = [False], [False]
 

@@ -15,7 +15,10 @@ by-name forms :func:`write_text_atomic`, :func:`write_json_atomic`, :func:`atomi
   name too long) becomes an :class:`OutputError` naming the field, the path and the OS's
   reason, which the CLI prints as one line with exit status 2; the temporary file is removed;
 * temporary files left by a killed writer (its pid no longer runs) are removed by the next
-  write of the same name.
+  write of the same name;
+* one writer at a time: a command that writes one target for a while (``hunt-small --out``,
+  ``claims --out``) holds :func:`writer_lock` on it, and a second one is refused in one line naming
+  the first (``hunt`` has its own ``.lock`` in its folder).
 
 :func:`rescue_text` keeps finished work whose final write failed (a trained model, a hunt's
 results) in a fallback file, so that the error can say where it went.
@@ -45,7 +48,8 @@ from typing import Any
 from geosched.errors import GeoschedError
 
 __all__ = ["emit_json", "json_default", "to_json", "install_hint", "working", "OutputError", "check_target",
-           "check_folder", "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text"]
+           "check_folder", "write_bytes_atomic", "write_text_atomic", "write_json_atomic", "atomic_path", "rescue_text",
+           "writer_lock"]
 
 
 def json_default(value: Any) -> Any:
@@ -388,3 +392,42 @@ def rescue_text(path: str | Path, text: str) -> Path | None:
             except OutputError:
                 break  # this folder refuses writes: try the next one
     return None
+
+
+LOCK_FOLDER = Path(tempfile.gettempdir()) / "geosched-writers"  # one lock file per target, outside the target's folder
+
+
+@contextlib.contextmanager
+def writer_lock(path: str | Path, *, field: str = "--out") -> Iterator[None]:
+    """Hold the one-writer lock of ``path`` (a file or folder to be written) for the block; refuse, in one line
+    naming ``field``, the pid and the command of the holder, when another process holds it.
+
+    The lock is ``fcntl.flock`` on a file named by the SHA-256 of the target's real path in
+    :data:`LOCK_FOLDER` (nothing is left beside the target; the kernel releases it when its holder dies,
+    even by SIGKILL, so no lock outlives a writer).
+    """
+    import fcntl
+    import hashlib
+    import sys
+
+    target = Path(path)
+    real = os.path.join(os.path.realpath(target.parent), target.name)
+    LOCK_FOLDER.mkdir(parents=True, exist_ok=True)
+    lock = LOCK_FOLDER / (hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock")
+    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(handle, 300, 0).decode("utf-8", "replace").strip() or "another process"
+            raise OutputError(f"{field}: {path}: another geosched is writing it ({holder}); wait for it to end or "
+                              "choose another path") from None
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, f"pid {os.getpid()}: geosched {' '.join(sys.argv[1:3])}".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(handle, 0)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        os.close(handle)

@@ -11,7 +11,8 @@ which do nothing when no reporter is open (a library call stays quiet):
   ``claims: row 12/29, check 41/112, 41 s, now kong.thm3.2 coq:thm32_svf_competitive``;
 * on a terminal the same text as one line redrawn in place, erased when the command ends;
 * :func:`note` prints a line at once in both cases: what is about to take long and why (the first
-  Coq build: "compiling the Coq proofs once (about N minutes on this machine; cached in DIR)");
+  Coq build: "compiling the Coq proofs once (30 files on 2 workers; cached in DIR)", its estimate of what is left
+  coming later from the files compiled so far);
 * :func:`above` prints a result on stdout as soon as it is known (``geosched claims``' rows, as they
   finish): on a terminal the line is erased first and drawn again below it;
 * :func:`hold_lock` takes an exclusive file lock and, while another process holds it, says so: what

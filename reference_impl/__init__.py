@@ -3,9 +3,9 @@ predictors, the simulator, workloads and the exact optimum. Everything else in g
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.reference_impl.admission import admission_step as admission_step
     from geosched.reference_impl.checker import CheckReport as CheckReport
@@ -26,12 +26,11 @@ if TYPE_CHECKING:
     from geosched.reference_impl.predictors import PREDICTORS as PREDICTORS
     from geosched.reference_impl.predictors import make_predictor as make_predictor
     from geosched.reference_impl.predictors import register_predictor as register_predictor
+    from geosched.reference_impl.scheduler_registry import register_scheduler as register_scheduler
+    from geosched.reference_impl.scheduler_registry import scheduler_names as scheduler_names
     from geosched.reference_impl.scheduling import Decision as Decision
     from geosched.reference_impl.scheduling import SchedulerState as SchedulerState
-    from geosched.reference_impl.scheduling import register_scheduler as register_scheduler
-    from geosched.reference_impl.scheduling import scheduler_names as scheduler_names
     from geosched.reference_impl.simulation import SimulationResult as SimulationResult
-    from geosched.reference_impl.simulation import simulate as simulate
     from geosched.reference_impl.workloads import generate as generate
     from geosched.reference_impl.workloads import load_workload as load_workload
     from geosched.reference_impl.workloads import read_trace as read_trace

@@ -49,12 +49,12 @@ import numpy as np
 
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.model import MAX_VALUE, Instance
-from geosched.reference_impl.scheduling import REGISTRY, Capability, SchedulerEntry
+from geosched.reference_impl.scheduler_registry import REGISTRY, SchedulerEntry
+from geosched.reference_impl.scheduling import Capability
 
 __all__ = [
     "Policy",
     "Capability",
-    "PolicyEntry",
     "FCFS",
     "ShortestJobFirst",
     "SmallestVolumeFirst",
@@ -214,13 +214,12 @@ class OneBitSVF:
         return [int(key) for key in self.array_keys(*_key_arrays(instance, predicted)).tolist()]
 
 
-PolicyEntry = SchedulerEntry  # one registered policy (the registry's entry type, kept under its old name)
 _PRIORITY_RULE = frozenset({Capability.SIMULATOR, Capability.PRIORITY_RULE, Capability.CLAIRVOYANT})
 
 
 def policy_names(capability: Capability | None = None) -> tuple[str, ...]:
     """The registered priority rules, in registration order; with ``capability``, those that
-    have it (:func:`geosched.reference_impl.scheduling.scheduler_names` lists every scheduler).
+    have it (:func:`geosched.reference_impl.scheduler_registry.scheduler_names` lists every scheduler).
 
     >>> policy_names()[:4]  # the papers' rules come first (their entries' order); a new rule follows them
     ('fcfs', 'sjf', 'svf', 'svf1')
@@ -236,7 +235,7 @@ def register_policy(name: str, factory: Callable[..., Policy], *, summary: str =
     ``capabilities`` defaults to the simulator alone: the compiled evaluator, the Z3
     specifications and the vLLM plugin know only the policies they were written for.
     """
-    REGISTRY[name] = PolicyEntry(name, factory, summary or name, frozenset(capabilities) | _PRIORITY_RULE)
+    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, frozenset(capabilities) | _PRIORITY_RULE)
 
 
 def make_policy(name: str, **params: Any) -> Policy:

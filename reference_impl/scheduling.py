@@ -1,4 +1,4 @@
-"""The scheduler protocol, and the one registry of everything that schedules.
+"""The scheduler contract: what a scheduler sees, what it returns, what it declares.
 
 A *scheduler* is asked, at every decision step ``t``, what to do with the requests it may
 see. It receives a :class:`SchedulerState` (the time, the memory ``M``, the waiting requests
@@ -20,40 +20,31 @@ non-clairvoyant scheduler receives views whose :attr:`WaitingView.output` raises
 :class:`CapabilityError`. A scheduler that declares ``preempts = False`` and returns a
 preemption gets a :class:`DecisionError`. Both are checked by the engine, not trusted.
 
-**Priority rules** (:mod:`geosched.reference_impl.policies`: ``fcfs``, ``sjf``, ``svf``,
-``svf1``) are one implementation of the protocol
+**Where the rest lives** (one concept per module, as vLLM keeps interface, data and
+implementation apart): the one registry of every scheduler with its :class:`Capability` set in
+:mod:`geosched.reference_impl.scheduler_registry`; a user's own scheduler file
+(``path/to/file.py:Class``), loaded and run in a process of its own, in
+:mod:`geosched.reference_impl.user_schedulers`. **Priority rules** (:mod:`geosched.reference_impl.policies`:
+``fcfs``, ``sjf``, ``svf``, ``svf1``) are one implementation of the contract
 (:class:`geosched.reference_impl.schedulers.priority.PriorityRuleScheduler`) that declares
 :attr:`Capability.PRIORITY_RULE`: :func:`~geosched.reference_impl.simulation.simulate` routes
 them to the event-driven engine, the fast path, and everything else to the step engine.
 
-**The registry** (:data:`REGISTRY`) holds every name with its capabilities. Each module of
-:mod:`geosched.reference_impl.schedulers` declares its own entries, ``SCHEDULERS = (SchedulerEntry(...),
-...)``, beside the classes they build; the registry finds them by scanning that package on first use
-(as the workload formats and the claims are found: no hand list), so adding a scheduler is one new
-module there. :func:`register_scheduler` adds one from outside. A user's scheduler is
-named by its file: ``path/to/file.py:ClassName`` (:func:`load_scheduler_class`), everywhere a
-policy name is accepted (``simulate``, ``compare``, ``hunt``, the CLI's ``--policy``).
-
 Example
 -------
->>> "geo-guess" in scheduler_names(Capability.PREEMPTS), "geo-guess" in scheduler_names(Capability.CLAIRVOYANT)
-(True, False)
 >>> Decision(admit=("r0",)).preempt
 ()
+>>> WaitingView("r0", 0, 6, 0).output
+Traceback (most recent call last):
+...
+geosched.reference_impl.scheduling.CapabilityError: a non-clairvoyant scheduler cannot read output lengths ...
 """
 
 from __future__ import annotations
 
 import enum
-import hashlib
-import importlib
-import importlib.util
-import os
-import pkgutil
-import sys
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from geosched.errors import GeoschedError, ValidationError
 from geosched.reference_impl.model import block_tokens
@@ -67,17 +58,8 @@ __all__ = [
     "SchedulerState",
     "Decision",
     "Scheduler",
-    "SchedulerEntry",
-    "SchedulerRegistry",
     "CapabilityError",
     "DecisionError",
-    "REGISTRY",
-    "scheduler_names",
-    "register_scheduler",
-    "resolve_factory",
-    "load_scheduler_class",
-    "is_file_spec",
-    "scheduler_file_sha256",
 ]
 
 
@@ -208,179 +190,3 @@ class Scheduler(Protocol):
     def decide(self, state: SchedulerState) -> Decision:
         """The decision at ``state.time``."""
         ...
-
-
-@dataclass(frozen=True)
-class SchedulerEntry:
-    """One registered scheduler."""
-
-    name: str  # the registry key, used on the command line and in every report
-    factory: Callable[..., Any] | str  # builds it from its parameters, or "module:attribute"
-    summary: str  # one line for help texts
-    capabilities: frozenset[Capability]  # what it is and what can run it
-    order: int = 100  # place in listings (then the declaring module's order): the paper's rules first
-
-    def build(self, **params: Any) -> Any:
-        """The object, built from ``params`` (a bad parameter: :class:`ValidationError`)."""
-        factory = resolve_factory(self.factory)
-        try:
-            return factory(**params)
-        except TypeError as exc:
-            raise ValidationError(f"policy {self.name!r}", params, f"bad parameters ({exc})") from None
-
-
-_RULE_ONLY = frozenset({Capability.FAST, Capability.Z3, Capability.VLLM, Capability.PRIORITY_RULE})
-SCHEDULER_PACKAGE = "geosched.reference_impl.schedulers"  # every module there may declare SCHEDULERS
-
-
-class SchedulerRegistry(MutableMapping[str, SchedulerEntry]):
-    """name -> :class:`SchedulerEntry`: the entries the modules of :data:`SCHEDULER_PACKAGE` declare
-    (``SCHEDULERS``), found by scanning the package on first use and listed by ``order``, then
-    those added here (:func:`register_scheduler`, ``register_policy``), in the order they came."""
-
-    def __init__(self, package: str) -> None:
-        self._package = package
-        self._entries: dict[str, SchedulerEntry] | None = None
-        self._added: dict[str, SchedulerEntry] = {}  # entries set before the scan, kept over it
-
-    def _all(self) -> dict[str, SchedulerEntry]:
-        if self._entries is None:
-            found: list[SchedulerEntry] = []
-            package = importlib.import_module(self._package)
-            for info in pkgutil.iter_modules(package.__path__):
-                declared = getattr(importlib.import_module(f"{self._package}.{info.name}"), "SCHEDULERS", ())
-                found += [entry for entry in declared if isinstance(entry, SchedulerEntry)]
-            entries: dict[str, SchedulerEntry] = {}
-            for entry in sorted(found, key=lambda e: e.order):  # stable: a module's own order is kept
-                if entry.name in entries:
-                    raise ValidationError("scheduler", entry.name, f"is declared twice in {self._package}")
-                entries[entry.name] = entry
-            self._entries = {**entries, **self._added}
-        return self._entries
-
-    def __getitem__(self, name: str) -> SchedulerEntry:
-        return self._all()[name]
-
-    def __setitem__(self, name: str, entry: SchedulerEntry) -> None:
-        if self._entries is None:
-            self._added[name] = entry
-        else:
-            self._entries[name] = entry
-
-    def __delitem__(self, name: str) -> None:
-        del self._all()[name]
-        self._added.pop(name, None)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __repr__(self) -> str:
-        return f"SchedulerRegistry({list(self)})"
-
-
-REGISTRY = SchedulerRegistry(SCHEDULER_PACKAGE)
-
-
-def scheduler_names(capability: Capability | None = None) -> tuple[str, ...]:
-    """Every registered name, in registration order; with ``capability``, those that have it.
-
-    >>> scheduler_names()[:6]
-    ('fcfs', 'sjf', 'svf', 'svf1', 'vllm-fcfs', 'vllm-priority')
-    """
-    return tuple(name for name, entry in REGISTRY.items()
-                 if capability is None or capability in entry.capabilities)
-
-
-def register_scheduler(name: str, factory: Callable[..., Any] | str, *, summary: str = "",
-                       capabilities: Iterable[Capability] = ()) -> None:
-    """Add a scheduler under ``name`` (overwrites an existing one on purpose); it always has
-    :attr:`Capability.SIMULATOR`. Declare ``CLAIRVOYANT``/``PREEMPTS`` as the class does: the
-    engine checks the class's own attributes, whatever the registry says."""
-    capabilities = frozenset(capabilities)
-    rule_only = capabilities & _RULE_ONLY
-    if rule_only:
-        raise ValidationError(f"scheduler {name!r} capabilities", sorted(c.value for c in rule_only),
-                              "belong to priority rules (register_policy): the compiled evaluator, the Z3 "
-                              "specifications and the vLLM plugin run keys, not decide()")
-    REGISTRY[name] = SchedulerEntry(name, factory, summary or name, capabilities | {Capability.SIMULATOR})
-
-
-def resolve_factory(factory: Callable[..., Any] | str) -> Callable[..., Any]:
-    """A factory, or the attribute a ``"module:attribute"`` path names."""
-    if callable(factory):
-        return factory
-    module_name, _, attribute = factory.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
-
-
-def is_file_spec(spec: object) -> bool:
-    """``True`` for ``"path/to/file.py:Class"`` (a user's scheduler file).
-
-    >>> is_file_spec("my_sched.py:MyScheduler"), is_file_spec("svf1:theta=8")
-    (True, False)
-    """
-    return isinstance(spec, str) and spec.partition(":")[0].endswith(".py")
-
-
-_LOADED: dict[str, Any] = {}  # absolute file path -> module, so a file is executed once
-_LOADED_SHA256: dict[str, str] = {}  # absolute file path -> SHA-256 of the bytes it executed
-
-
-def scheduler_file_sha256(spec: str) -> str:
-    """The SHA-256 (hex) of the scheduler file of ``"path/to/file.py:Class"``: of the bytes this
-    process executed if it loaded the file, else of the file now (read, never imported).
-    A witness records it, and ``check-witness`` refuses a file that differs."""
-    full = os.path.abspath(spec.partition(":")[0])
-    if full in _LOADED_SHA256:
-        return _LOADED_SHA256[full]
-    try:
-        with open(full, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError as exc:
-        raise ValidationError("policy", spec, f"cannot read the scheduler file ({exc.strerror})") from None
-
-
-def load_scheduler_class(spec: str) -> type:
-    """The class ``Class`` defined in the file of ``"path/to/file.py:Class"``.
-
-    Raises
-    ------
-    ValidationError
-        One line naming the spec: no such file, the file fails to import, no such class, or
-        the class is not a scheduler (no ``decide``, ``clairvoyant``, ``preempts``, ``name``).
-    """
-    path, _, class_name = spec.partition(":")
-    if not class_name.isidentifier():
-        raise ValidationError("policy", spec, "a scheduler file is named 'path/to/file.py:ClassName'")
-    full = os.path.abspath(path)
-    if not os.path.isfile(full):
-        raise ValidationError("policy", spec, f"no such file {path!r}")
-    module = _LOADED.get(full) or _import_file(full, spec)
-    cls = getattr(module, class_name, None)
-    if not isinstance(cls, type):
-        raise ValidationError("policy", spec, f"{path!r} defines no class {class_name!r}")
-    missing = [a for a in ("name", "clairvoyant", "preempts", "decide") if not hasattr(cls, a)]
-    if missing:
-        raise ValidationError("policy", spec, f"not a scheduler: the class lacks {', '.join(missing)}")
-    return cls
-
-
-def _import_file(full: str, spec: str) -> Any:
-    name = "geosched_user_" + "".join(c if c.isalnum() else "_" for c in full)
-    module_spec = importlib.util.spec_from_file_location(name, full)
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[name] = module  # dataclasses and pickling look the module up by name
-    try:
-        with open(full, "rb") as handle:
-            source = handle.read()  # hashed and executed: the same bytes
-        exec(compile(source, full, "exec"), module.__dict__)  # noqa: S102 - the file the user named
-    except Exception as exc:  # the user's file: report it in one line
-        del sys.modules[name]
-        raise ValidationError("policy", spec, f"the file fails to import ({type(exc).__name__}: {exc})") from None
-    _LOADED[full] = module
-    _LOADED_SHA256[full] = hashlib.sha256(source).hexdigest()
-    return module
-

@@ -51,8 +51,10 @@ from geosched.errors import UnknownNameError, ValidationError
 from geosched.reference_impl.engine import BlockedInterval, ReplicaEngine, StepRun, capabilities_of, run_scheduler
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import Policy, make_policy, parse_spec
+from geosched.reference_impl.scheduler_registry import REGISTRY
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
-from geosched.reference_impl.scheduling import REGISTRY, Capability, Run, is_file_spec, load_scheduler_class
+from geosched.reference_impl.scheduling import Capability, Run
+from geosched.reference_impl.user_schedulers import is_file_spec, load_scheduler_class
 from geosched.results import Result
 
 if TYPE_CHECKING:

@@ -65,6 +65,10 @@ __all__ = [
     "with_block_size",
     "DEFAULT_STEP_SECONDS",
     "default_trace_path",
+    "shared_traces",
+    "is_trace",
+    "trace_label",
+    "read_trace_instance",
     "poisson_rate",
     "MAX_GENERATED",
 ]
@@ -87,12 +91,75 @@ class TraceInfo:
 
 def default_trace_path() -> Path | None:
     """``../shared/traces/azure_llm_2023_conv.csv`` beside the project root, when present."""
-    root = Path(__file__).resolve().parent.parent
-    for candidate in (root.parent / "shared" / "traces" / "azure_llm_2023_conv.csv",
-                      Path.cwd().parent / "shared" / "traces" / "azure_llm_2023_conv.csv"):
+    for folder in _shared_folders():
+        candidate = folder / "azure_llm_2023_conv.csv"
         if candidate.is_file():
             return candidate
     return None
+
+
+def _shared_folders() -> tuple[Path, ...]:
+    root = Path(__file__).resolve().parent.parent
+    return root.parent / "shared" / "traces", Path.cwd().parent / "shared" / "traces"
+
+
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a trace geosched reads: a CSV with the Azure trace's columns (that no workload
+    format claims), or a file of a registered workload format (:func:`~geosched.reference_impl.formats.detect_format`:
+    the Mooncake trace, a geosched ``jsonl``, a vLLM ``timed_trace``, ...)."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    if detect_format(path) is not None:
+        return True
+    if not path.name.endswith(_TRACE_SUFFIX):
+        return False
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return False
+    return all(column in header for column in _TRACE_COLUMNS)
+
+
+def shared_traces() -> tuple[Path, ...]:
+    """Every trace in ``../shared/traces/`` beside the project (:func:`is_trace`), by file name: the default
+    trace set of the empirical rows (the Azure conversation trace, the Mooncake trace); empty when absent.
+
+    >>> all(is_trace(path) for path in shared_traces())
+    True
+    """
+    for folder in _shared_folders():
+        if folder.is_dir():
+            return tuple(sorted((p for p in folder.iterdir() if is_trace(p)), key=lambda p: p.name))
+    return ()
+
+
+def trace_label(path: str | Path) -> str:
+    """How rows and tables name a trace: its file name without the suffix.
+
+    >>> trace_label("../shared/traces/mooncake_conversation.jsonl")
+    'mooncake_conversation'
+    """
+    return Path(path).name.split(".")[0]
+
+
+def read_trace_instance(path: str | Path, *, step_seconds: float = DEFAULT_STEP_SECONDS,
+                        limit: int | None = None, memory: int | None = None) -> Instance:
+    """Any trace (:func:`is_trace`) with online arrivals at ``step_seconds`` per step, its first ``limit``
+    requests: the Azure trace by :func:`read_trace`; a file of a workload format by its reader (the Mooncake
+    trace's millisecond timestamps at the same convention, ``floor((T - T_0) / step_seconds)``; a file whose
+    arrivals are steps keeps them). ``memory``: as the readers' default (twice the largest peak) when None."""
+    path = Path(path)
+    if detect_format(path) is None and path.name.endswith(_TRACE_SUFFIX):
+        instance, _ = read_trace(path, memory=memory, arrivals="online", step_seconds=step_seconds, limit=limit)
+        return instance
+    instance = read_workload_file(path, memory=memory, step_seconds=step_seconds)
+    if limit is not None and limit < instance.n:
+        _require_param("limit", limit, 1)
+        kept = instance.requests[:limit]
+        instance = Instance(memory or 2 * max(r.peak for r in kept), kept)
+    return instance
 
 
 def _parse_timestamp(text: str, where: str) -> Decimal:

@@ -53,7 +53,6 @@ __all__ = [
     "active_at",
     "held_tokens",
     "usage",
-    "fits_at_steps",
     "BurstBounds",
     "BurstVariables",
     "volume_term",
@@ -84,11 +83,6 @@ def usage(runs: Iterable[tuple[Any, Any, Any]], step: Any) -> z3.ArithRef:
     """``sum_{(s, x, e) active at step} (s + step - x)`` over ``(prompt, start, end)`` triples (0 when empty)."""
     terms = [held_tokens(s, x, e, step) for s, x, e in runs]
     return z3.Sum(terms) if terms else z3.IntVal(0)
-
-
-def fits_at_steps(runs: Sequence[tuple[Any, Any, Any]], memory: Any, steps: Iterable[Any]) -> list[z3.BoolRef]:
-    """``usage(runs, t) <= M`` at each listed step."""
-    return [usage(runs, t) <= memory for t in steps]
 
 
 # ---------------------------------------------------------------- the burst ceiling encoding

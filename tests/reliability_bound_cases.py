@@ -245,6 +245,33 @@ def peer_and_signal_cases() -> list[Case]:
     ]
 
 
+GOOD_TRACE = "TIMESTAMP,ContextTokens,GeneratedTokens\n" + "2023-11-16 18:15:46.6805900,374,44\n" * 4
+
+
+def option_range_cases() -> list[Case]:
+    """Issue 41 item 3: every option that bounds work is checked against a documented range before it starts."""
+    c = "option ranges"
+    small = {"w.json": _instance(12, [(0, 6, 3), (0, 1, 5)]), "t.csv": GOOD_TRACE}
+    huge_prompt = {"w.json": _instance(HUGE_M, [(0, HUGE, 2)])}
+    return [
+        Case(f"{c}: simulate --decide-seconds 1e-9 (would disarm the timer)",
+             ["simulate", "w.json", "--policy", "geo-guess", "--decide-seconds", "1e-9"], small),
+        Case(f"{c}: simulate --decide-seconds 1e30", ["simulate", "w.json", "--policy", "geo-guess",
+                                                     "--decide-seconds", "1e30"], small),
+        Case(f"{c}: export vllm-bench --max-bytes 10^30, prompt 10^12",
+             ["export", "w.json", "--format", "vllm-bench", "--out", "b.jsonl", "--no-vllm-check", "--max-bytes",
+              str(10**30)], huge_prompt),
+        Case(f"{c}: simulate --engine coq --coq-time-limit 1e30",
+             ["simulate", "w.json", "--engine", "coq", "--coq-time-limit", "1e30"], small),
+        Case(f"{c}: hunt --time 1e30", ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method",
+                                        "anneal", "--time", "1e30", "--target", "99", "--quiet", "--out", "h"]),
+        Case(f"{c}: opt --time-limit 1e30", ["opt", "w.json", "--time-limit", "1e30"], small),
+        Case(f"{c}: vllm-diff --search 10^18", ["vllm-diff", "w.json", "--search", str(10**18)], small),
+        Case(f"{c}: predictor train --epochs 10^12", ["predictor", "train", "--trace", "t.csv", "--kind", "point",
+                                                      "--out", "m.json", "--epochs", str(HUGE)], small),
+    ]
+
+
 def work_bound_cases() -> list[Case]:
     """Every case of the work-bound categories."""
-    return size_bomb_cases() + decision_cases() + peer_and_signal_cases()
+    return size_bomb_cases() + decision_cases() + peer_and_signal_cases() + option_range_cases()

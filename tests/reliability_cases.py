@@ -43,10 +43,11 @@ class Case:
     name: str
     argv: list[str]
     files: dict[str, str | bytes] | Callable[[], dict[str, str | bytes]] = field(default_factory=dict)
-    expect: str = "error"  # "error", "answer" or "terminated" (SIGTERM: exit 143 in one line)
+    expect: str = "error"  # "error", "answer", "terminated" (SIGTERM: exit 143) or "interrupted" (Ctrl-C: 130)
     check: Callable[[str], str | None] | None = None  # stdout -> None if right, else why it is wrong
     slow: bool = False
     runner: Callable[[Case, Path], object] | None = None  # (case, folder) -> CliRun; None: run_cli(argv)
+    needs: str | None = None  # a module the case needs ("vllm"): without it the case is not run
 
 
 def run_case(case: Case, folder: Path):
@@ -724,9 +725,12 @@ def classify(case: Case, run) -> tuple[str, str]:
     """
     if run.traceback:
         return "traceback", run.describe()
-    if case.expect == "terminated":  # SIGTERM: one line, exit 143 (128 + 15), nothing left behind
+    if case.expect in ("terminated", "interrupted"):  # one line, exit 143 (SIGTERM) or 130 (Ctrl-C), nothing left
         lines = run.stderr.strip().splitlines()
-        if run.code == 143 and len(lines) == 1 and lines[0].startswith("geosched:") and not run.changed:
+        code = 143 if case.expect == "terminated" else 130
+        if run.code == code and len(lines) == 1 and lines[0].startswith("geosched:") and not run.changed:
+            if "--resume" in lines[0] and "hunt" not in case.argv:  # a promise only a hunt keeps
+                return "unclean error", f"the line promises --resume: {lines[0]}"
             return "answered", ""
         return "unclean error", run.describe()
     if case.expect == "error":
@@ -745,10 +749,13 @@ def classify(case: Case, run) -> tuple[str, str]:
 def all_cases() -> list[Case]:
     """Every case of the campaign (bad inputs and extreme valid inputs)."""
     from reliability_bound_cases import work_bound_cases  # they build on Case: imported here, not above
-    from reliability_referee_cases import data_file_code_cases
+    from reliability_isolation_cases import isolation_cases
+    from reliability_referee_cases import data_file_code_cases, export_rederive_cases
 
     return (overflow_cases() + _json_instance_cases() + _schedule_cases() + _csv_cases() + _generator_cases()
             + _flag_cases() + _witness_cases() + _hunt_resume_cases() + [forged_score_case()]
             + input_cases()  # issue 21's input categories (tests/reliability_inputs.py)
             + data_file_code_cases()  # issue 30: files naming code (tests/reliability_referee_cases.py)
+            + export_rederive_cases()  # issue 41: exports carry only the referee's numbers
+            + isolation_cases()  # issue 41: user schedulers, signals, writers, bodies (reliability_isolation_cases.py)
             + work_bound_cases())  # issue 30: work bounds, signals, peers, decisions (tests/reliability_bound_cases.py)

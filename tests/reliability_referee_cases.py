@@ -12,10 +12,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from cli_harness import run_cli
+from cli_harness import CliRun, run_cli, snapshot
 from reliability_cases import Case
 from witness_audit import OK_VERDICTS, WITNESS_FILES, judge, tampers
 
@@ -72,10 +75,11 @@ def _no_sign(stdout: str) -> str | None:
     return "the scheduler file ran" if IMPORT_SIGN in stdout else None
 
 
-def _checkpoint_files() -> dict[str, str]:
-    space = {"policy": "sub/p.py:X", "max_requests": 3, "memory": 12, "alpha_max": 0.5, "arrivals": "burst",
+def _checkpoint_files(policy: str = "sub/p.py:X") -> dict[str, str]:
+    space = {"policy": policy, "max_requests": 3, "memory": 12, "alpha_max": 0.5, "arrivals": "burst",
              "max_arrival": None}
-    return {"sub/p.py": MARKER_SCHEDULER, "h/checkpoint.json": json.dumps({"space": space, "seed": 0, "methods": {}})}
+    return {"sub/p.py": MARKER_SCHEDULER, "evil.py": EVIL,
+            "h/checkpoint.json": json.dumps({"space": space, "seed": 0, "methods": {}})}
 
 
 def data_file_code_cases() -> list[Case]:
@@ -106,6 +110,147 @@ def data_file_code_cases() -> list[Case]:
         Case(f"{c}: compare a witness naming an absolute path (as a workload)",
              ["compare", "w.json", "--policies", "svf", "--json"], _files("ABSOLUTE"), "answer", _no_sign),
         Case(f"{c}: hunt --resume of a checkpoint naming sub/p.py:X", hunt, _checkpoint_files),
+        *server_code_cases(),
+    ]
+
+
+EVIL = MARKER_SCHEDULER + "\n\nEvil = X\n"  # evil.Evil: the module path a data file names
+FCFS_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_burst_ratio15.264.json"
+
+
+def _export_files(where: str, value) -> callable:
+    """A vllm-bench export of the vllm-fcfs witness (written by this checkout's export) with ``where`` (a path of
+    keys into the first line) set to ``value``, and evil.py beside it (it marks its import)."""
+    def files() -> dict[str, str]:
+        with tempfile.TemporaryDirectory() as folder:
+            run = run_cli(["export", str(FCFS_WITNESS), "--format", "vllm-bench", "--out", "e.jsonl", "--quiet"],
+                          Path(folder))
+            assert run.code == 0, run.describe()
+            rows = Path(folder, "e.jsonl").read_text().splitlines()
+        head = json.loads(rows[0])
+        node = head
+        for key in where.split(".")[:-1]:
+            node = node[key]
+        node[where.split(".")[-1]] = value
+        text = "\n".join([json.dumps(head), *rows[1:]]) + "\n"
+        return {"evil.py": EVIL, "sub/p.py": MARKER_SCHEDULER, "e.jsonl": text}
+
+    return files
+
+
+def _process_runner(prefix: list[str], env: dict[str, str] | None = None):
+    """The case's command in a process of its own (``prefix`` + argv, in the case's folder): the way a user starts
+    it, with the folder on ``sys.path`` (``python -m``, ``PYTHONPATH=.``), where an evil.py would be found."""
+    def runner(case: Case, folder: Path) -> CliRun:
+        before = snapshot(folder)
+        try:
+            done = subprocess.run([*prefix, *case.argv], cwd=folder, capture_output=True, text=True, timeout=300,
+                                  env={**os.environ, **(env or {})})
+            code, stdout, stderr = done.returncode, done.stdout, done.stderr
+        except subprocess.TimeoutExpired as exc:
+            code, stdout = None, str(exc.stdout or "")
+            stderr = f"{exc.stderr or ''}\nstill running after 300 s (killed)"
+        after = snapshot(folder)
+        changed = sorted(n for n in set(before) | set(after) if before.get(n) != after.get(n))
+        return CliRun(case.argv, code, stdout, stderr, None, changed)
+
+    return runner
+
+
+PYTHON_M = [sys.executable, "-m", "geosched"]
+
+def _checkout_of_geosched() -> Path:
+    """The checkout whose geosched this interpreter imports (the campaign may run another checkout's)."""
+    import geosched
+
+    return Path(geosched.__file__).resolve().parent.parent
+
+
+GPU_REPLAY = [sys.executable, str(_checkout_of_geosched() / "benchmarks" / "gpu_replay.py")]
+
+
+def server_code_cases() -> list[Case]:
+    """Issue 41 item 1: an export's header naming code, through serve-model, the HTTP replay and the readers."""
+    c = "code named by data files"
+    serve = ["serve-model", "e.jsonl", "--port", "0", "--timeout", "5"]
+    scheduler_cls = _export_files("geosched_workload.server.scheduler_cls", "evil.Evil")
+    return [
+        Case(f"{c}: python -m geosched serve-model, server.scheduler_cls evil.Evil", serve, scheduler_cls,
+             runner=_process_runner(PYTHON_M)),
+        Case(f"{c}: PYTHONPATH=. geosched serve-model, server.scheduler_cls evil.Evil", serve, scheduler_cls,
+             runner=_process_runner(PYTHON_M, {"PYTHONPATH": "."})),
+        Case(f"{c}: gpu_replay.py --server step, server.scheduler_cls evil.Evil", ["e.jsonl", "--server", "step"],
+             scheduler_cls, runner=_process_runner(GPU_REPLAY, {"PYTHONPATH": "."})),
+        Case(f"{c}: serve-model, server.worker_cls evil.Evil", serve,
+             _export_files("geosched_workload.server.worker_cls", "evil.Evil"), runner=_process_runner(PYTHON_M)),
+        Case(f"{c}: serve-model, server.scheduling_policy evil.Evil", serve,
+             _export_files("geosched_workload.server.scheduling_policy", "evil.Evil"),
+             runner=_process_runner(PYTHON_M)),
+        Case(f"{c}: serve-model, server.scheduler_cls sub/p.py:X (not pinned)", serve,
+             _export_files("geosched_workload.server.scheduler_cls", "sub/p.py:X"), runner=_process_runner(PYTHON_M)),
+        Case(f"{c}: simulate an export whose header names evil.Evil (as a workload)", ["simulate", "e.jsonl"],
+             scheduler_cls),
+        Case(f"{c}: check-witness of a witness naming evil.Evil", ["check-witness", "w.json"], _files("evil.Evil")),
+        Case(f"{c}: hunt --resume of a checkpoint naming evil.Evil",
+             ["hunt", "--policy", "sjf", "--requests", "3", "--memory", "12", "--method", "anneal", "--time", "0.5",
+              "--quiet", "--resume", "--out", "h"], _checkpoint_files("evil.Evil")),
+    ]
+
+
+BLOCK16_WITNESS = ROOT / "docs" / "witnesses" / "vllm-fcfs_block16_burst_ratio86.176.json"
+TAMPERS = {  # issue 41 item 2: each was copied into the export's header and replay.sh before
+    "certified_ratio 1000": lambda w: w.update(certified_ratio=1000),
+    "policy_schedule.tel 5": lambda w: w["policy_schedule"].update(tel=5),
+    "engine.max_num_seqs 7": lambda w: w["engine"].update(max_num_seqs=7),
+    "engine.preemption priority": lambda w: w["engine"].update(preemption="priority"),
+}
+
+
+def _tampered(label: str | None):
+    def files() -> dict[str, str]:
+        data = json.loads(BLOCK16_WITNESS.read_text())
+        if label is not None:
+            TAMPERS[label](data)
+        return {"w.json": json.dumps(data)}
+
+    return files
+
+
+def _header_rederived(stdout: str) -> str | None:
+    """Set by the runner below: the export's header against the shipped witness's own numbers (verified by
+    tests/test_witness_audit.py and check-witness, independently of the export)."""
+    return stdout.split(WRONG_HEADER, 1)[1].strip() if WRONG_HEADER in stdout else None
+
+
+WRONG_HEADER = "WRONG HEADER"
+
+
+def _export_runner(case: Case, folder: Path) -> CliRun:
+    run = run_cli(case.argv, folder)
+    target = folder / "e.jsonl"
+    if run.code == 0 and target.exists():
+        meta = json.loads(target.read_text().splitlines()[0])["geosched_workload"]
+        truth = json.loads(BLOCK16_WITNESS.read_text())
+        expected = {"policy_tel": truth["policy_schedule"]["tel"], "witness_tel": truth["witness_schedule"]["tel"],
+                    "certified_ratio": truth["certified_ratio"], "max_num_seqs": truth["engine"]["max_num_seqs"],
+                    "scheduling_policy": truth["engine"]["preemption"]}
+        found = {**{k: meta.get(k) for k in ("policy_tel", "witness_tel", "certified_ratio")},
+                 "max_num_seqs": meta["server"]["max_num_seqs"],
+                 "scheduling_policy": meta["server"]["scheduling_policy"]}
+        script = (folder / "e.replay.sh").read_text() if (folder / "e.replay.sh").exists() else ""
+        if found != expected or f"--max-num-seqs {expected['max_num_seqs']} " not in script:
+            run.stdout += f"\n{WRONG_HEADER}: the header has {found}, the witness's true numbers are {expected}"
+    return run
+
+
+def export_rederive_cases() -> list[Case]:
+    """Issue 41 item 2: ``export`` of a witness verifies it first and writes only the referee's numbers."""
+    c = "tampered witnesses exported"
+    argv = ["export", "w.json", "--format", "vllm-bench", "--out", "e.jsonl", "--no-vllm-check"]
+    return [
+        *(Case(f"{c}: vllm-fcfs, {label}", argv, _tampered(label), runner=_export_runner) for label in TAMPERS),
+        Case(f"{c}: vllm-fcfs, untampered (the header re-derived)", argv, _tampered(None), "answer",
+             _header_rederived, runner=_export_runner),
     ]
 
 

@@ -154,7 +154,7 @@ def test_layers(layer, forbidden):
 
 def test_theory_uses_only_the_model():
     allowed = ("geosched.theory", "geosched.reference_impl.model",
-               "geosched.errors", "geosched.output", "geosched.results", "geosched.lazy")
+               "geosched.errors", "geosched.output", "geosched.results", "geosched._lazy")
     bad = []
     for module, targets in _graph().items():
         if module.startswith("geosched.theory"):
@@ -163,10 +163,14 @@ def test_theory_uses_only_the_model():
 
 
 def test_no_underscore_names_imported_across_modules():
+    """A private name (``_x``) stays in its module. A private module is the package's private wing
+    (ci/private_wing.py): the package's own modules import it, and only those of its wing are private."""
+    wing = {m for m in MODULES if m.rsplit(".", 1)[-1].startswith("_") and not m.endswith("__init__")}
     bad = []
     for module, path in MODULES.items():
         for target, names, line in _imports(module, path):
-            private_module = any(part.startswith("_") and part != "__init__" for part in target.split("."))
+            private_module = target not in wing and any(part.startswith("_") and part != "__init__"
+                                                        for part in target.split("."))
             private_names = [n for n in names if n.startswith("_") and not n.startswith("__")]
             if private_module or private_names:
                 bad.append(f"{path.relative_to(ROOT)}:{line}: {target} {private_names or ''}")
@@ -194,7 +198,7 @@ def test_functions_are_short_enough_to_hold():
 
 def test_building_the_command_line_loads_no_heavy_library():
     """``geosched --help`` builds the parser of every command: the packages' public names are
-    lazy (geosched.lazy), so numba, sympy, Z3, torch and vLLM load only when a command runs."""
+    lazy (geosched._lazy), so numba, sympy, Z3, torch and vLLM load only when a command runs."""
     import subprocess
     import sys
 
@@ -212,14 +216,16 @@ CORE_FLOORS: tuple[tuple[str, ...], ...] = (
     ("jsonfile",),  # strict JSON input
     ("model",),  # Request, Instance: the memory in tokens and the block size, validated once
     ("checker", "admission", "scheduling", "z3model"),  # the referee; the one forward check; the protocol; Z3
-    ("policies", "engine", "kernel"),  # the priority rules; the event-driven and the step engine; the compiled
-    # kernel (numba; it imports nothing of geosched, but it is the engine's exact mode, so it sits beside it)
+    ("scheduler_registry", "user_schedulers"),  # the one registry of schedulers; a user's scheduler file, run in a
+    # worker process (both on the contract: scheduling)
+    ("policies", "engine", "kernel", "code_names"),  # the priority rules; the event-driven and the step engine;
+    # the compiled kernel (numba; it imports nothing of geosched, but it is the engine's exact mode, so it sits
+    # beside it); the gate for names of code in data files (it knows the registered names)
     ("schedulers",),  # every scheduler module, each declaring its registry entries
     ("simulation",),  # simulate(): the kernel, an engine, or an external (Coq) engine
-    ("simulator",),  # deprecated re-export for geosched.verify (edited on another branch)
 )
 # The clients: they use the core and are never imported by it (nor by one another in a loop).
-CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare")
+CLIENTS = ("formats", "workloads", "predictors", "opt", "cluster", "vllm", "columns", "compare", "_strategies")
 _CORE = "geosched.reference_impl."
 
 

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from coq_stub import pinned_build
 
-from geosched.verify import coq_engine, coq_output
-from geosched.verify.coq_evidence import cited_statements
+from geosched.verify import coq_engine
 from geosched.verify.evidence import Context
-from geosched.verify.ledger import CLAIMS, METHODS, ROWS, combine
+from geosched.verify.ledger import CLAIMS, METHODS, combine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the dev-only mutation tooling
 
@@ -30,24 +30,17 @@ def _word(claim, ctx: Context, methods=None) -> tuple[str, str]:
 # ------------------------------------------------------------------ cause 1: Coq evidence wired by name
 
 
-def _build_printing_the_rows_statements() -> coq_engine.CoqBuild:
-    statements = {n: " ".join(s.split()) for c in ROWS for n, s in cited_statements(c).items()}
-    return coq_engine.CoqBuild("ok", "fake", 0.0, source_hash="f" * 64, theorems={n: True for n in statements},
-                               statements=statements, assumptions={n: coq_output.CLOSED for n in statements},
-                               coqchk=True, coqchk_axioms="<none>", from_cache=True)
-
-
 def test_cause_1_a_row_pointed_at_another_theorem(monkeypatch):
     """Mutation: kong.thm3.2's whole-claim theorem thm32_svf_competitive renamed svf_feasible (the table's one-token
     change). Before: ``proved (Coq, every n: svf_feasible)``. Now: ``refuted``, naming svf_feasible: its statement
-    is not the one the row relies on."""
-    monkeypatch.setattr(coq_engine, "build", lambda *a, **k: _build_printing_the_rows_statements())
+    is not the one the row relies on (issue 46: the row's own constant, read from the pinned statement)."""
+    monkeypatch.setattr(coq_engine, "build", lambda *a, **k: pinned_build())
     row = CLAIMS["kong.thm3.2"]
     coq_methods = [m for m in row.methods if m.startswith("coq:")]
     assert _word(row, Context("quick", None, 0, ()), coq_methods)[0] == "proved"
     mutated = dataclasses.replace(
-        row, coq_whole=tuple(("svf_feasible" if n == "thm32_svf_competitive" else n, s) for n, s in row.coq_whole),
-        coq=tuple(c for c in row.coq if c[0] != "svf_feasible"))
+        row, coq_whole=tuple("svf_feasible" if n == "thm32_svf_competitive" else n for n in row.coq_whole),
+        coq=tuple(c for c in row.coq if c != "svf_feasible"), coq_constant=("svf_feasible", "P = alpha * M"))
     status, text = _word(mutated, Context("quick", None, 0, ()), [m for m in coq_methods
                                                                   if m != "coq:thm32_svf_competitive"])
     assert (status, "coq:svf_feasible" in text) == ("refuted", True)
@@ -61,8 +54,8 @@ def test_cause_1_a_tel_shifted_by_one_per_request_breaks_a_theorem():
 
     shift = next(m for m in COQ_MUTATIONS if m.id == "coq-tel-shift")
     assert (coq_engine.COQ_DIR / "Model.v").read_text().count(shift.old) == 1
-    assert "tel_finish_times" in dict(CLAIMS["kong.thm3.2"].coq_whole)
-    assert "tel_finish_times" in dict(CLAIMS["kong.sjf_unbounded"].coq_whole)
+    assert "tel_finish_times" in CLAIMS["kong.thm3.2"].coq_whole
+    assert "tel_finish_times" in CLAIMS["kong.sjf_unbounded"].coq_whole
 
 
 # ------------------------------------------------------------------ cause 2: Monte-Carlo workloads

@@ -200,7 +200,7 @@ def test_small_search_ratio_is_exact_against_a_second_optimum(tmp_path):
     from geosched.adversary.smalln import small_search, small_witness
     from geosched.adversary.witness import verify_witness
     from geosched.reference_impl.opt import brute_force_opt
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     result = small_search("svf", n_max=4, memory=(6, 10), band=(0.6, 0.8), max_evals=400, rng=3)
     assert result.status == "optimal" and result.x is not None
@@ -244,7 +244,7 @@ def test_small_search_robust_ties_scores_the_worse_order():
     from geosched.adversary.smalln import small_search
     from geosched.reference_impl.model import Instance
     from geosched.reference_impl.opt import brute_force_opt
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     def tel(instance):
         starts = simulate(instance, "svf").starts
@@ -268,7 +268,7 @@ def test_robust_ties_score_a_tie_dependent_witness_by_its_worse_order():
     from geosched.adversary.smalln import _Best, _consider
     from geosched.adversary.witness import read_witness
     from geosched.reference_impl.model import Instance
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     # a witness of the repository whose volumes tie (found by an earlier hunt-small run, read from its file)
     inst = read_witness(Path(__file__).parent.parent / "docs/witnesses/svf_burst_alpha0.85_ratio2.080.json")["instance"]

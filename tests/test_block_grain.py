@@ -283,7 +283,7 @@ def test_token_models_refuse_block_grain_in_one_line(tmp_path):
     from geosched.reference_impl.opt import solve_opt
 
     inst = burst_instance(64, [(20, 10), (5, 12)], 16)
-    for method in ("cpsat", "cpsat-ti", "milp"):
+    for method in ("cpsat", "cpsat-completion", "milp", "milp-tight"):
         with pytest.raises(ValidationError, match="models memory in tokens.*block_size 16"):
             solve_opt(inst, method=method)
     assert solve_opt(inst).method == "brute" and solve_opt(inst, method="brute").status == "optimal"

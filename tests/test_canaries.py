@@ -89,7 +89,7 @@ def test_rule_2b_a_blind_check_makes_the_row_vacuous_even_beside_a_proof():
 
 def test_rule_2b_holds_against_a_whole_claim_coq_proof_and_a_refutation_still_wins():
     row = Claim("x", "src", "stmt", "formal", "none", ("coq:thm32_svf_competitive",),
-                coq_whole=(("thm32_svf_competitive", "forall ..."),))
+                coq_whole=("thm32_svf_competitive",))
     blind = Evidence("sim", "bounded", "checked", "ok", canary=Canary("closed form + 1", False))
     assert combine(row, [coq_stub("thm32_svf_competitive"), blind], {})[0] == "vacuous"
     assert combine(row, [coq_stub("thm32_svf_competitive")], {})[0] == "proved"

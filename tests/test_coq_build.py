@@ -1,10 +1,12 @@
-"""The Coq development builds, its main theorems are closed, coqchk accepts it (issue 22, item 2).
+"""The Coq development builds, its main theorems are closed, coqchk accepts it (issue 22, item 2; issue 44).
 
 * no ``Admitted``, ``admit``, ``Axiom``, ``Parameter`` or ``Conjecture`` in ``verify/coq/*.v``
   (outside comments): runs without coqc;
 * ``Print Assumptions`` prints "Closed under the global context" for every main theorem, and
   ``coqchk`` checks the compiled library and finds no axiom;
-* the build cache is keyed by the sources and the coqc version, and says where a build came from.
+* the build cache is keyed by the sources, the coqc version and the build method, and says where a build came from;
+* the build compiles independent files side by side in coqdep's order, measures each file's CPU, goes on with what
+  still builds when a file fails, and reports an ``Admitted`` per theorem (a small planted development).
 
 The build tests skip when coqc is absent, unless ``GEOSCHED_REQUIRE_COQ=1`` (CI).
 """
@@ -171,3 +173,127 @@ def test_the_coqtop_session_of_the_docs_works(built):
     assert "Error" not in out, out[-2000:]
     assert out.rstrip().splitlines()[-1].startswith("Closed under the global context") or \
         "Closed under the global context" in out.split("Print Assumptions")[-1]
+
+
+# a small development with one Admitted lemma, one file that does not compile and one file that needs it
+PLANTED = {
+    "Planted.v": ("From GeoSched Require Import Model.\n"
+                  "Lemma planted_lemma : forall r, peak r <= peak r + 0.\nAdmitted.\n"
+                  "(** rests on the admitted lemma *)\nTheorem planted_uses : forall r, peak r <= peak r + 0.\n"
+                  "Proof. exact planted_lemma. Qed.\n"
+                  "(** does not *)\nTheorem planted_clean : forall r, peak r = peak r.\nProof. reflexivity. Qed.\n"),
+    "Broken.v": "From GeoSched Require Import Model.\nTheorem broken_thm : forall r, peak r = 0.\n"
+                "Proof. reflexivity. Qed.\n",
+    "Dependent.v": "From GeoSched Require Import Broken.\nTheorem dependent_thm : True.\nProof. exact I. Qed.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("planted-coq")
+    for name in ("Model.v", "_CoqProject"):
+        shutil.copy(COQ_DIR / name, folder / name)
+    for name, text in PLANTED.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+@needs_coq
+def test_an_admitted_lemma_and_a_broken_file_are_reported_per_theorem(planted):
+    """Issue 46, item 4: the build goes on with what still builds; the theorem resting on the Admitted lemma is not
+    closed (Print Assumptions names it, coqchk lists it), the others are; the broken file and the one that needs it
+    are named, and their theorems are simply absent (the rows citing them say the file did not compile)."""
+    result = coq_engine.check_sources(planted)
+    assert result.status == "partial", result.message
+    assert result.theorems == {"tel_finish_times": True, "feasibleb_correct": True, "volume2_eq": True,
+                               "planted_uses": False, "planted_clean": True}
+    assert "Planted.planted_lemma" in result.assumptions["planted_uses"]
+    assert result.coqchk and result.coqchk_axioms == "GeoSched.Planted.planted_lemma"
+    assert result.failed_files["Broken"].startswith('File "./Broken.v", line 3')
+    assert result.failed_files["Dependent"] == "needs Broken.v, which did not compile"
+    assert "Model.peak" in result.definitions and "Model.tel" in result.definitions
+    assert {m: f["status"] for m, f in result.files.items()} == {"Model": "ok", "Planted": "ok", "Broken": "failed",
+                                                                  "Dependent": "skipped"}
+    assert all(f["cpu_seconds"] > 0 for m, f in result.files.items() if f["status"] != "skipped")
+
+
+@needs_coq
+def test_coqdep_gives_the_order_and_each_file_ends_after_what_it_requires(planted, tmp_path):
+    from geosched.verify import coq_compile
+
+    copy = tmp_path / "src"
+    shutil.copytree(planted, copy)
+    deps = coq_compile.dependencies(copy, ["Model", "Planted", "Broken", "Dependent"])
+    assert deps == {"Model": set(), "Planted": {"Model"}, "Broken": {"Model"}, "Dependent": {"Broken"}}
+    ended = []
+    steps = coq_compile.compile_all(copy, deps, jobs=2, timeout=600, on_file=lambda step: ended.append(step.name))
+    assert sorted(ended) == sorted(deps) and all(ended.index(d) < ended.index(m) for m in deps for d in deps[m])
+    assert steps["Dependent"].status == "skipped" and (copy / "Planted.vo").exists()
+
+
+def test_independent_files_run_side_by_side(monkeypatch, tmp_path):
+    """With two workers, the two files that need only Model run at the same time (each waits for the other at a
+    barrier: run one after the other, the first would wait in vain and the test fail); Last starts only after both."""
+    import threading
+
+    from geosched.verify import coq_compile
+
+    barrier, running, order = threading.Barrier(2, timeout=120), set(), []
+
+    def fake(name, command, cwd, timeout):
+        order.append(("start", name))
+        if name in ("Left", "Right"):
+            running.add(name)
+            barrier.wait()
+        order.append(("end", name))
+        return coq_compile.Step(name, "ok", 0.1, 0.1)
+
+    monkeypatch.setattr(coq_compile, "run_measured", fake)
+    deps = {"Model": set(), "Left": {"Model"}, "Right": {"Model"}, "Last": {"Left", "Right"}}
+    steps = coq_compile.compile_all(tmp_path, deps, jobs=2, timeout=60)
+    assert all(step.status == "ok" for step in steps.values()) and running == {"Left", "Right"}
+    assert order.index(("start", "Last")) > max(order.index(("end", "Left")), order.index(("end", "Right")))
+
+
+def test_the_longest_recorded_chain_starts_first():
+    from geosched.verify import coq_compile
+
+    deps = {"Model": set(), "Cheap": {"Model"}, "Heavy": {"Model"}, "Last": {"Heavy"}}
+    paths = coq_compile.critical_paths(deps, {"Model": 1.0, "Cheap": 5.0, "Heavy": 2.0, "Last": 4.0})
+    assert paths == {"Last": 4.0, "Heavy": 6.0, "Cheap": 5.0, "Model": 7.0}
+    assert coq_compile.left_fraction(["Model", "Heavy"], {"Model": 1.0, "Heavy": 3.0, "Last": 4.0},
+                                     ["Model", "Heavy", "Last"]) == 0.5
+    assert coq_compile.left_fraction(["Model"], {}, ["Model", "Last"]) is None  # unrecorded: the caller counts files
+    with pytest.raises(ValueError, match="cycle"):
+        coq_compile.topological({"A": {"B"}, "B": {"A"}})
+
+
+def test_cached_only_never_takes_the_lock(monkeypatch, tmp_path):
+    """``claims --quick`` and ``prove`` read the cache without waiting for another process's build (issue 44)."""
+    monkeypatch.setattr(coq_engine, "missing_tools", lambda: [])
+    monkeypatch.setattr(coq_engine, "cache_root", lambda: tmp_path)
+
+    def locked(*args, **kwargs):
+        raise AssertionError("cached_only took the build lock")
+
+    monkeypatch.setattr(coq_engine, "_locked", locked)
+    result = coq_engine.build(cached_only=True)
+    assert result.status == "not_built" and result.lock_wait_seconds == 0.0
+
+
+def test_a_background_build_reports_its_progress_and_leaves_the_progress_line_alone(monkeypatch, tmp_path):
+    """With ``on_progress`` the build calls it (steps done, steps in all) and neither notes nor stages."""
+    monkeypatch.setattr(coq_engine, "missing_tools", lambda: [])
+    monkeypatch.setattr(coq_engine, "cache_root", lambda: tmp_path)
+    monkeypatch.setattr(coq_engine, "note", lambda *a: pytest.fail("note() from a background build"))
+    monkeypatch.setattr(coq_engine, "staged", lambda *a: pytest.fail("staged() from a background build"))
+
+    def build_into(target, digest, coqc, progress):
+        for done in (1, 2, 3):
+            progress(done, 3)
+        return {"status": "failed", "message": "not run in this test", "failed_step": "coqc"}
+
+    monkeypatch.setattr(coq_engine, "_build_into", build_into)
+    seen = []
+    assert coq_engine.build(on_progress=lambda done, total: seen.append((done, total))).status == "failed"
+    assert seen == [(1, 3), (2, 3), (3, 3)]

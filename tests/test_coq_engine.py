@@ -335,7 +335,9 @@ def test_without_zarith_the_extraction_runs_and_nothing_is_linked(built, monkeyp
     shutil.copytree(Path(built.directory) / "src", src)
     work.mkdir()
     monkeypatch.setattr(coq_engine, "_zarith_dir", lambda: None)
-    assert coq_engine._extract_and_compile(src, work) is False
+    step = coq_engine._extract_and_compile(src, work)
+    assert (step.status, step.error) == \
+        ("failed", "zarith not installed (Debian package libzarith-ocaml-dev): the engine is not linked")
     assert (src / coq_engine.EXTRACTED).is_file() and not (work / coq_engine.BINARY).exists()
     assert coq_engine.engine_missing() == ["zarith (Debian package libzarith-ocaml-dev)"]
 

@@ -7,14 +7,14 @@ simulated triangles, never ``proved`` through Coq; a theorem that prints another
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 import pytest
+from coq_stub import pinned_build
 
-from geosched.verify import coq_engine, coq_evidence, coq_output
+from geosched.verify import coq_engine, coq_evidence, coq_pinned
 from geosched.verify.evidence import Context
-from geosched.verify.ledger import CLAIMS, METHODS, ROWS, combine, run_claims
+from geosched.verify.ledger import CLAIMS, METHODS, combine, run_claims
 
 _coq_installed = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
                                     reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
@@ -37,23 +37,8 @@ WHOLE = {"svf.sharp_bound": ["svf_sharp_bound", *MEANING],
          "svf.prompt_heavy": ["svf_prompt_heavy_bound", *MEANING], "svf.heavy_limit": []}
 
 
-def _statement(row: str, theorem: str) -> str:
-    return coq_evidence.cited_statements(CLAIMS[row])[theorem]
-
-
-def _fake_build(statements: dict[str, str]) -> coq_engine.CoqBuild:
-    """A build whose theorems are closed and print exactly ``statements``."""
-    return coq_engine.CoqBuild("ok", "fake", 0.0, source_hash="f" * 64, coqc_version="test",
-                               theorems={n: True for n in statements}, statements=statements,
-                               assumptions={n: coq_output.CLOSED for n in statements}, coqchk=True,
-                               coqchk_axioms="<none>", from_cache=True)
-
-
-def _recorded() -> dict[str, str]:
-    statements: dict[str, str] = {}
-    for claim in ROWS:
-        statements.update(coq_evidence.cited_statements(claim))
-    return statements
+def _statement(theorem: str) -> str:
+    return coq_pinned.read().theorems[theorem]
 
 
 def _word(claim) -> tuple[str, str, dict]:
@@ -67,50 +52,47 @@ def _word(claim) -> tuple[str, str, dict]:
 def test_the_new_theorems_are_found_in_the_sources_and_cited_with_their_statements():
     for theorem in NEW:  # no list: coq_engine.THEOREMS is read from the .v files
         assert coq_engine.THEOREMS[theorem] in ("LemmaA2Head", "SvfSharp")
-    cited = {name for row in FRONTIER for name in coq_evidence.cited_statements(CLAIMS[row])}
+    cited = {name for row in FRONTIER for name in coq_evidence.cited_theorems(CLAIMS[row])}
     assert set(NEW) <= cited
     for row in FRONTIER:  # every row's text states the hypotheses its proof uses
         claim = CLAIMS[row]
-        assert [name for name, _ in claim.coq_whole] == WHOLE[row]
-        assert {m[4:] for m in claim.methods if m.startswith("coq:")} == set(coq_evidence.cited_statements(claim))
+        assert list(claim.coq_whole) == WHOLE[row]
+        assert {m[4:] for m in claim.methods if m.startswith("coq:")} == set(coq_evidence.cited_theorems(claim))
         assert "burst" in claim.statement + claim.formalization and claim.order[0] == "ours"
 
 
-def test_the_recorded_statements_say_what_the_rows_say():
-    assert _statement("svf.sharp_bound", "svf_sharp_bound").endswith(
+def test_the_pinned_statements_say_what_the_rows_say():
+    assert _statement("svf_sharp_bound").endswith(
         "Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * M * "
         "Model.tel rs xs + (M - P) * Model.sumf Model.output rs")
-    assert "a * Model.output r <= b * Model.prompt r" in _statement("svf.prompt_heavy", "svf_prompt_heavy_bound")
-    assert _statement("svf.constant_two", "svf_sharp_bound_tight").startswith("forall a b : nat, a < 2 * b -> exists")
-    assert "0 < x -> Model.peak r <= Pw" in _statement("svf.lemmaA2.head", "svf_waiting_peak_bound")
-    # a theorem two rows cite is recorded once: the same text on both
-    assert _statement("svf.sharp_bound", "svf_sim_eq") == _statement("kong.thm3.2", "svf_sim_eq")
-    assert _statement("svf.heavy_limit", "svf_sharp_bound") == _statement("svf.sharp_bound", "svf_sharp_bound")
+    assert "a * Model.output r <= b * Model.prompt r" in _statement("svf_prompt_heavy_bound")
+    assert _statement("svf_sharp_bound_tight").startswith("forall a b : nat, a < 2 * b -> exists")
+    assert "0 < x -> Model.peak r <= Pw" in _statement("svf_waiting_peak_bound")
 
 
-def test_the_rows_are_proved_when_coqc_prints_their_statements(monkeypatch):
-    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: _fake_build(_recorded()))
+def test_the_rows_are_proved_when_coqc_prints_the_pinned_statements(monkeypatch):
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: pinned_build())
     for row in FRONTIER[:4]:
         status, text, _ = _word(CLAIMS[row])
         assert (status, text) == ("proved", f"proved (Coq, every n: {', '.join(WHOLE[row])})"), row
 
 
-def test_a_theorem_with_another_statement_refutes_its_row(monkeypatch):
-    printed = _recorded()
-    assert "<= 2 * M *" in printed["svf_sharp_bound"]
-    printed["svf_sharp_bound"] = printed["svf_sharp_bound"].replace("<= 2 * M *", "<= 3 * M *")  # a weaker bound
-    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: _fake_build(printed))
-    for row in ("svf.sharp_bound", "svf.heavy_limit"):
+def test_a_theorem_with_another_statement_refutes_its_rows(monkeypatch):
+    printed = _statement("svf_sharp_bound")
+    assert "<= 2 * M *" in printed
+    weaker = printed.replace("<= 2 * M *", "<= 3 * M *")
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: pinned_build({"svf_sharp_bound": weaker}))
+    for row in ("svf.sharp_bound", "svf.heavy_limit"):  # the two rows that cite it, and only them
         status, text, evidence = _word(CLAIMS[row])
         coq = evidence["coq:svf_sharp_bound"]
         assert coq.status == "refuted" and "svf_sharp_bound states" in coq.message and "3 * M" in coq.message
         assert status == "refuted" and "coq:svf_sharp_bound" in text, row
+    assert _word(CLAIMS["svf.prompt_heavy"])[0] == "proved"
 
 
 def test_the_whole_claim_needs_svf_to_be_the_process(monkeypatch):
     # without svf_sim_eq the bound could be about any function named svf: not proved by Coq
-    recorded = _recorded()
-    build = dataclasses.replace(_fake_build(recorded), theorems={**{n: True for n in recorded}, "svf_sim_eq": False})
+    build = pinned_build(assumptions={"svf_sim_eq": "Axioms:\nSim.planted : False"})
     monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: build)
     for row in FRONTIER[:4]:
         status, text, _ = _word(CLAIMS[row])

@@ -8,12 +8,11 @@ step and prints the ledger's word.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 
 import pytest
-from coq_stub import coq_stub
+from coq_stub import coq_stub, pinned_build
 
 from geosched.cli import main
 from geosched.verify import coq_engine, coq_evidence
@@ -41,12 +40,12 @@ def _sympy(status: str = "proved") -> Evidence:
 def test_every_row_of_the_issue_runs_its_coq_theorem():
     for claim_id, theorem in ROWS.items():
         assert f"coq:{theorem}" in CLAIMS[claim_id].methods, claim_id
-        assert theorem in coq_evidence.cited_statements(CLAIMS[claim_id])
+        assert theorem in coq_evidence.cited_theorems(CLAIMS[claim_id])
     assert set(coq_evidence.COQ_METHODS) == {f"coq:{t}" for t in coq_engine.THEOREMS}
 
 
 def test_the_theorems_recorded_per_row_are_the_rows_coq_methods():
-    listed = {c.id: set(coq_evidence.cited_statements(c)) for c in CLAIMS.values()}
+    listed = {c.id: set(coq_evidence.cited_theorems(c)) for c in CLAIMS.values()}
     declared = {c.id: {m[4:] for m in c.methods if m.startswith("coq:")} for c in CLAIMS.values()}
     assert listed == declared
 
@@ -54,7 +53,7 @@ def test_the_theorems_recorded_per_row_are_the_rows_coq_methods():
 def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependency():
     claim = CLAIMS["kong.thm3.2"]
     deps = {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"}
-    whole = [coq_stub(name) for name, _ in claim.coq_whole]
+    whole = [coq_stub(name) for name in claim.coq_whole]
     status, text, _, note = combine(claim, [_sympy(), *whole], deps)
     assert status == "proved" and text == ("proved (Coq, every n: thm32_svf_competitive, thm32_svf_feasible, "
                                            "svf_sim_eq, tel_finish_times)")
@@ -70,7 +69,7 @@ def test_a_whole_claim_coq_proof_is_proved_and_not_capped_by_a_checked_dependenc
 def test_refuted_evidence_still_wins_over_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
     refuting = Evidence("exhaustive:thm3.2", "bounded", "refuted", "counterexample", counterexample="c.json")
-    assert combine(claim, [*(coq_stub(name) for name, _ in claim.coq_whole), refuting], {})[0] == "refuted"
+    assert combine(claim, [*(coq_stub(name) for name in claim.coq_whole), refuting], {})[0] == "refuted"
 
 
 def test_a_step_theorem_is_not_a_whole_claim_proof():
@@ -100,20 +99,18 @@ def test_without_coqc_the_coq_evidence_is_unknown_and_no_row_is_proved_by_it(mon
     assert by_id["kong.volume"].status == "proved" and "Coq" not in by_id["kong.volume"].message  # sympy alone
 
 
-def test_a_theorem_that_is_not_closed_is_unknown(monkeypatch):
-    real = coq_engine.build
-
-    def open_theorem(*args, **kwargs):
-        result = real(*args, **kwargs)
-        theorems = {**result.theorems, "thm32_svf_competitive": False}
-        assumptions = {**result.assumptions, "thm32_svf_competitive": "Axioms:\nThm32.some_lemma : False"}
-        return dataclasses.replace(result, status="ok", theorems=theorems, assumptions=assumptions, coqchk=True)
-
-    monkeypatch.setattr(coq_engine, "build", open_theorem)
+def test_a_theorem_that_is_not_closed_refutes_the_rows_citing_it_by_name(monkeypatch):
+    """Issue 46, item 4: an Admitted lemma under thm32_svf_competitive (its Print Assumptions lists the axiom) refutes
+    the rows that cite it, naming the theorem and the axiom; a row that does not cite it keeps its word."""
+    opened = pinned_build(assumptions={"thm32_svf_competitive": "Axioms:\nThm32.some_lemma : False"})
+    monkeypatch.setattr(coq_engine, "build", lambda *args, **kwargs: opened)
     claim = run_claims(["kong.thm3.2"], mode="quick", follow_dependencies=False).claims[0]
     coq = {e.method: e for e in claim.evidence}["coq:thm32_svf_competitive"]
-    assert coq.status == "unknown" and coq.message == "Coq: thm32_svf_competitive not closed (Axioms:)"
-    assert "thm32_svf_competitive" not in claim.message
+    assert coq.status == "refuted" and coq.message == ("Coq: thm32_svf_competitive is not closed under the global "
+                                                       "context: rests on Thm32.some_lemma (an Admitted or an Axiom)")
+    assert claim.status == "refuted" and "coq:thm32_svf_competitive" in claim.message
+    other = run_claims(["kong.volume"], mode="quick", follow_dependencies=False).claims[0]
+    assert other.status == "proved" and "volume_is_memory_time" in other.message
 
 
 @needs_coq
@@ -169,7 +166,7 @@ def test_prove_marks_coq_steps_in_text_and_latex(capsys):
 
 def test_a_refuted_dependency_is_not_hidden_by_a_coq_proof():
     claim = CLAIMS["kong.thm3.2"]
-    whole = [coq_stub(name) for name, _ in claim.coq_whole]
+    whole = [coq_stub(name) for name in claim.coq_whole]
     status, text, _, _ = combine(claim, [_sympy(), *whole], {"kong.lemmaA.2": "refuted", "kong.prop3.1": "proved"})
     assert status == "unknown" and "kong.lemmaA.2 is refuted" in text
     # an unknown (not refuted) dependency does not stop the Coq proof

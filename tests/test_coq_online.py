@@ -11,7 +11,7 @@ import pytest
 from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_poisson
 from geosched.verify import coq_engine
 from geosched.verify.evidence import Context
@@ -100,21 +100,33 @@ def test_the_poisson_row_is_proved_relative_to_its_named_hypotheses_and_states_t
     claim = CLAIMS["svf.poisson"]
     derivation = METHODS["derivation"](claim, None)
     labels = [h.label for h in svf_poisson.HYPOTHESES]
-    assert labels[0] == "MODEL" and [x.split(" (")[0] for x in derivation.data["assumed"]] == labels[1:]
-    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead")]
-    status, text, _, _ = combine(claim, evidence, {"svf.online.lemmaA2": "proved"})
-    assert status == "proved relative to" and text.startswith("proved relative to STABLE (rho < 1")
-    assert all(h.statement in text for h in svf_poisson.HYPOTHESES[1:])
-    # without the sample-path step in Coq it is not even that
-    status, _, _, _ = combine(claim, [derivation, coq_stub("online_wait_bound", "unknown"), coq_stub("online_ahead")],
-                              {"svf.online.lemmaA2": "unknown"})
-    assert status not in ("proved", "proved relative to")
+    assert labels[:2] == ["MODEL", "STABLE"] and [x.split(" (")[0] for x in derivation.data["assumed"]] == labels[2:]
+    assert tuple(labels[2:]) == svf_poisson.ASSUMED  # STABLE is proved (svf.poisson.stable), not assumed
+    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead"), coq_stub("chebyshev_dominated")]
+    deps = {"svf.online.lemmaA2": "proved", "svf.poisson.stable": "proved relative to"}
+    status, text, _, _ = combine(claim, evidence, deps)
+    assert status == "proved relative to" and text.startswith("proved relative to PASTA (Poisson arrivals")
+    assert all(h.statement in text for h in svf_poisson.HYPOTHESES[2:])
+    assert "the hypotheses of svf.poisson.stable" in text
+    # without the sample-path step, or Chebyshev's inequality, in Coq it is not even that
+    for missing in ("online_wait_bound", "chebyshev_dominated"):
+        weaker = [derivation, *(coq_stub(name, "unknown" if name == missing else "proved")
+                                for name in ("online_wait_bound", "online_ahead", "chebyshev_dominated"))]
+        assert combine(claim, weaker, deps)[0] not in ("proved", "proved relative to")
+    assert combine(claim, evidence, {**deps, "svf.poisson.stable": "unknown"})[0] == "unknown"
 
 
-def test_a_wrong_constant_in_our_poisson_bound_is_refuted(monkeypatch):
-    # (unmutated it is 'unknown' on its own, open: the Coq step; tests/test_theory.py checks every step)
-    monkeypatch.setattr(svf_poisson, "bound", lambda r=svf_poisson.rho, hh=svf_poisson.h, eo=svf_poisson.Eo:
-                        1 + r * (1 + hh) / ((1 - r) * eo))  # (1 - rho)^-1 where the proof gives (1 - rho)^-2
+@pytest.mark.parametrize("name, wrong", [
+    # (1 - rho)^-1 where the Cobham step gives (1 - rho)^-2
+    ("square_bound", lambda r=svf_poisson.rho, hh=svf_poisson.h, eo=svf_poisson.Eo: 1 + r * (1 + hh) / ((1 - r) * eo)),
+    # the Chebyshev bound without its penalty Phi (it is >= 1)
+    ("chebyshev_bound", lambda r=svf_poisson.rho, hh=svf_poisson.h, eo=svf_poisson.Eo, ph=svf_poisson.Phi:
+     1 + r * (1 + hh) / ((1 - r) * eo)),
+])
+def test_a_wrong_constant_in_our_poisson_bound_is_refuted(monkeypatch, name, wrong):
+    # (unmutated it is 'unknown' on its own, open: the Coq steps; tests/test_theory.py checks every step)
+    assert svf_poisson.derivation().check().status == "unknown"
+    monkeypatch.setattr(svf_poisson, name, wrong)
     assert svf_poisson.derivation().check().status == "refuted"
 
 

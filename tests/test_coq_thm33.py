@@ -24,7 +24,7 @@ import pytest
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, burst_instance
 from geosched.reference_impl.opt.brute import brute_force_opt
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.verify import coq_engine
 
 needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",

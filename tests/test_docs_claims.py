@@ -81,7 +81,7 @@ def test_the_prove_status_line_is_one_sentence():
     claim = CLAIMS["kong.thm3.2"]
     coq = [Evidence(f"coq:{name}", "coq", "proved", f"Coq, every n: {name} (build cache 0123)",
                     data={"theorem": name, "provenance": "build cache 0123"})
-           for name, _ in claim.coq_whole]  # the whole claim is these theorems together
+           for name in claim.coq_whole]  # the whole claim is these theorems together
     assert coq[0].data["theorem"] == "thm32_svf_competitive"
     sympy = Evidence("derivation", "proof", "proved", "sympy", data={"open_steps": []})
     status, text, _, note = combine(claim, [sympy, *coq], {"kong.lemmaA.2": "checked", "kong.prop3.1": "proved"})

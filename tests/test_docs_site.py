@@ -23,7 +23,8 @@ LESSONS = ["lessons/01_geometry.html", "lessons/02_policies_and_opt.html", "less
            "lessons/04_sjf_unbounded.html", "lessons/05_poisson.html", "lessons/06_hunting.html",
            "lessons/07_vllm_differential.html", "lessons/08_what_is_proved.html", "lessons/09_thm33_in_coq.html"]
 PAGES = sorted(["index.html", "api.html", "teaching.html", "claims.html", "proved.html", "theory.html",
-                "verification.html", "adversary.html", "vllm.html", "schedulers.html", "predictions.html",
+                "verification.html", "poisson.html", "adversary.html", "vllm.html", "schedulers.html",
+                "predictions.html",
                 "sagesched.html", "cluster.html",
                 "architecture.html",
                 *LESSONS])

@@ -91,7 +91,7 @@ def test_a_wrong_closed_form_is_a_mismatch(monkeypatch):
     fam = FAMILIES["svf-pairs"]
     broken = dataclasses.replace(fam, witness_tel=fam.witness_tel + 1)
     monkeypatch.setitem(families.FAMILIES, "svf-pairs", broken)
-    assert evaluate_family("svf-pairs", 3).status == "mismatch"
+    assert evaluate_family("svf-pairs", 3).status == "diverged"
 
 
 def test_family_parameters_are_checked(capsys):

@@ -12,7 +12,7 @@ import pytest
 
 from geosched.adversary.witness import make_witness, verify_witness
 from geosched.reference_impl.checker import check_schedule
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import greedy_arrivals as family
 
 WITNESS = Path(__file__).resolve().parents[1] / "docs" / "witnesses" / \

@@ -14,7 +14,7 @@ import pytest
 
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request, burst_instance, volume
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory.registry import DERIVATIONS
 
 
@@ -127,6 +127,14 @@ def _sharp_infeasible() -> None:
     assert (2 - 1) * _tel(instance) == 110 > 2 * 2 * crowded.metrics.tel + (2 - 1) * 20 == 100
 
 
+def _upper_infeasible() -> None:
+    # svf.upper_bound H2: the same infeasible S (M = 2, P = 1 >= M/3: the factor is 6M = 12)
+    instance = Instance(2, [Request(f"r{k:02d}", 0, 0, 1) for k in range(20)])
+    crowded = check_schedule(instance, {r.id: 0 for r in instance.requests})
+    assert not crowded.feasible
+    assert 3 * (2 - 1) * _tel(instance) == 330 > (6 * 2 + max(0, 2 - 3 * 1)) * crowded.metrics.tel == 240
+
+
 def _prompt_heavy_class() -> None:
     # svf.prompt_heavy H2 at (a, b) = (1, 1): the triangles (prompt 0 < output) exceed the class's constant 4/3
     q, n = 8, 640
@@ -159,6 +167,7 @@ COMPUTED = {
     ("kong.thm3.3", "E3'"): _onebit_proxy_range,
     **{(f"svf.fluid.k{k}", "H2"): _fluid_outside for k in (2, 3, 4)},
     ("svf.sharp_bound", "H2"): _sharp_infeasible,
+    ("svf.upper_bound", "H2"): _upper_infeasible,
     ("svf.prompt_heavy", "H2"): _prompt_heavy_class,
     ("greedy.arrivals", "H2"): _arrivals_lag_zero,
 }

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from geosched.reference_impl import kernel
 from geosched.reference_impl.simulation import COMPILED_MIN_REQUESTS
 
@@ -22,6 +24,7 @@ def _simulate(cache: str) -> subprocess.CompletedProcess:
                            "--policy", "svf"], capture_output=True, text=True, env=env, timeout=900, check=True)
 
 
+@pytest.mark.slow
 def test_the_first_run_says_it_compiles_once_and_the_second_loads_the_cache(tmp_path):
     first, second = _simulate(str(tmp_path)), _simulate(str(tmp_path))
     assert first.stderr.count(NOTICE) == 1, first.stderr

@@ -1,15 +1,18 @@
-"""Kong et al.'s throughput, fairness and memory-intensive rows (verify/kong_serving.py): the metrics by hand,
-the word rule with every sub-comparison in the message, the long-prompt workload's load, the ledger wiring."""
+"""Kong et al.'s serving rows (verify/kong_serving.py) on every trace of the trace set: the metrics by hand, the
+per-seed statistic of each sub-comparison, the verdict predicate, the memory-intensive readings, the ledger rows
+on slices of each shared trace taken at run time and on a synthetic trace written in the Mooncake format."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
+from synthetic_traces import AZURE, MOONCAKE, mooncake_lines, shared_slice, write_mooncake
 
 from geosched.reference_impl.model import Request
 from geosched.verify import kong_serving as ks
-from geosched.verify.empirical import seed_interval
+from geosched.verify.empirical import across_traces, word
+
+ROWS = ["kong.emp.svf_latency", "kong.emp.onebit", "kong.emp.overhead", "kong.emp.throughput", "kong.emp.fairness",
+        "kong.emp.memory_intensive"]
 
 
 def test_run_metrics_by_hand():
@@ -32,39 +35,36 @@ def test_starvation_threshold_is_sixty_seconds():
     assert m["starved"] == 1
 
 
+def test_the_per_seed_statistic_by_hand():
+    cost, competitive = ks.Sub("svf", "mean_latency_s", "sjf"), ks.Sub("svf1", "mean_latency_s", "sjf", margin=0.1)
+    gain = ks.Sub("svf", "tokens_per_step", "sjf", higher_is_better=True)
+    assert cost.value(8.0, 10.0) == pytest.approx(0.2) and cost.value(12.0, 10.0) == pytest.approx(-0.2)
+    assert competitive.value(10.5, 10.0) == pytest.approx(0.05) and competitive.value(11.5, 10.0) < 0
+    assert gain.value(12.0, 10.0) == pytest.approx(0.2) and gain.value(8.0, 10.0) == pytest.approx(-0.2)
+    assert cost.value(0.0, 0.0) == 0.0 and cost.value(1.0, 0.0) == -1.0  # nothing to beat: never better
+
+
 def _entries(values: dict[str, list[float]], metric: str) -> list[dict]:
     seeds = len(next(iter(values.values())))
     return [{"metrics": {p: {metric: v[k]} for p, v in values.items()}} for k in range(seeds)]
 
 
-def test_word_follows_every_sub_comparison():
-    base = {"setup": {"seeds": 3}}
-    better = dict(base, trace={"1.0": _entries({"svf": [2.0, 2.1, 2.2], "sjf": [1.0, 1.0, 1.1]}, "tokens_per_step")})
-    outcome = ks._outcome("x", better, "trace", [("tokens_per_step", "sjf", True)])
-    assert outcome["status"] == "reproduced" and outcome["comparisons"][0]["result"] == "better"
-    assert "u=1 tokens/step vs SJF +" in outcome["detail"] and "] better" in outcome["detail"]
-    mixed = dict(base, trace={"0.8": _entries({"svf": [1.0, 1.0, 1.0], "sjf": [1.0, 1.1, 0.9]}, "max_wait_s"),
-                              "1.2": _entries({"svf": [1.0, 1.1, 1.0], "sjf": [2.0, 2.0, 2.1]}, "max_wait_s")})
-    outcome = ks._outcome("x", mixed, "trace", [("max_wait_s", "sjf", False)])
-    assert [c["result"] for c in outcome["comparisons"]] == ["tie", "better"] and outcome["status"] == "partly"
-    assert outcome["detail"].count("max wait vs SJF") == 2
-    worse = dict(base, trace={"1.0": _entries({"svf": [3.0, 3.1, 3.2], "sjf": [1.0, 1.1, 1.0]}, "max_wait_s")})
-    assert ks._outcome("x", worse, "trace", [("max_wait_s", "sjf", False)])["status"] == "not_reproduced"
-    assert ks.word(["tie", "tie"]) == "not_reproduced"
-    # a significantly worse sub-comparison is the opposite of the claim measured: never "partly"
-    both = dict(base, trace={"0.8": mixed["trace"]["1.2"], "1.2": worse["trace"]["1.0"]})
-    outcome = ks._outcome("x", both, "trace", [("max_wait_s", "sjf", False)])
-    assert [c["result"] for c in outcome["comparisons"]] == ["better", "worse"]
-    assert outcome["status"] == "not_reproduced" and "better in 1, worse in 1 of 2" in outcome["summary"]
-
-
-def test_interval_over_seeds():
-    iv = seed_interval([0.1, 0.1, 0.1])
-    assert (iv.low, iv.high, iv.result) == (pytest.approx(0.1), pytest.approx(0.1), "better")
-    with pytest.raises(ValueError):
-        seed_interval([0.3])
-    assert seed_interval([-0.2, -0.21, -0.19]).result == "worse"
-    assert seed_interval([-0.2, -0.1, -0.3]).result == "tie"  # 3 seeds: t = 4.30, the interval reaches 0
+def test_the_verdict_predicate_names_every_sub_comparison():
+    plan = (ks.Sub("svf", "max_wait_s", "sjf"),)
+    mixed = {"0.8": _entries({"svf": [1.0, 1.0, 1.0], "sjf": [1.0, 1.1, 0.9]}, "max_wait_s"),
+             "1.2": _entries({"svf": [1.0, 1.1, 1.0], "sjf": [2.0, 2.0, 2.1]}, "max_wait_s")}
+    verdict = ks.judge(plan, mixed)
+    assert [c["result"] for c in verdict["comparisons"]] == ["tie", "better"] and verdict["status"] == "partly"
+    assert [c["label"] for c in verdict["comparisons"]] == ["u=0.8 max wait vs SJF", "u=1.2 max wait vs SJF"]
+    assert verdict["comparisons"][1]["values"] == pytest.approx([0.5, 0.45, 1 - 1 / 2.1])
+    worse = {"1.0": _entries({"svf": [3.0, 3.1, 3.2], "sjf": [1.0, 1.1, 1.0]}, "max_wait_s")}
+    both = ks.judge(plan, {"0.8": mixed["1.2"], "1.2": worse["1.0"]})
+    assert [c["result"] for c in both["comparisons"]] == ["better", "worse"] and both["status"] == "not_reproduced"
+    onebit = ks.judge(ks.PLANS["kong.emp.onebit"][:1], {"1.0": _entries({"svf1": [10.5, 10.4, 10.6],
+                                                                         "sjf": [10.0, 10.0, 10.0]},
+                                                                        "mean_latency_s")})
+    assert onebit["comparisons"][0]["label"] == "u=1 1-bit SVF mean latency vs SJF (+10% allowed)"
+    assert onebit["status"] == "reproduced"  # 5% slower is within the 10% the claim allows
 
 
 def test_long_prompt_workload_same_memory_same_load():
@@ -82,34 +82,83 @@ def test_long_prompt_workload_same_memory_same_load():
 
 
 def test_rows_without_trace_or_in_quick_are_not_run(monkeypatch):
-    from geosched.reference_impl import workloads
+    from geosched.verify import trace_set
     from geosched.verify.ledger import run_claims
 
-    monkeypatch.setattr(workloads, "default_trace_path", lambda: None)
-    result = run_claims(["kong.emp.throughput", "kong.emp.fairness", "kong.emp.memory_intensive"])
+    monkeypatch.setattr(trace_set, "shared_traces", lambda: ())
+    result = run_claims(ROWS)
     assert {c.status for c in result.claims} == {"not_run"}
-    assert all("trace" in c.evidence[0].message for c in result.claims)
+    assert all("no trace" in c.evidence[0].message for c in result.claims)
     quick = run_claims(["kong.emp.fairness"], mode="quick").claims[0]
     assert quick.status == "not_run" and "--quick" in quick.evidence[0].message
 
 
-@pytest.mark.trace
-def test_rows_on_the_trace(monkeypatch, trace_path):
-    """A small run of the three rows: every sub-comparison is in the message with its interval and result."""
-    from geosched.verify.ledger import run_claims
-
-    monkeypatch.setitem(ks.SETUPS, "default", ks.ServingSetup(2, 60, (1.0,)))
-    result = run_claims(["kong.emp.throughput", "kong.emp.fairness", "kong.emp.memory_intensive"])
-    expected = {"kong.emp.throughput": 2, "kong.emp.fairness": 6, "kong.emp.memory_intensive": 3}
+def _check_rows(result, labels: list[str], readings: dict[str, str]) -> None:
+    """Every row over the given traces: a word per trace in its text, the row's word by the cross-trace rule, every
+    sub-comparison with its interval and result in the message, each canary refuted."""
     for claim in result.claims:
         (evidence,) = claim.evidence
-        assert claim.status in ("reproduced", "partly", "not_reproduced")
-        comparisons = evidence.data["comparisons"]
-        assert len(comparisons) == expected[claim.id]
-        for c in comparisons:
-            assert f"[{c['low']:+.1%}, {c['high']:+.1%}] {c['result']}" in evidence.message
-        assert claim.status == ks.word([c["result"] for c in comparisons])
-    fairness = result.claims[1].evidence[0].message
-    assert "Jain's index" in fairness and all(f"{name} " in fairness for name in ("FCFS", "1-bit SVF", "Oracle-SJF"))
-    long_ = result.claims[2].evidence[0].data["means"]["1.0"]
-    assert set(long_) == {*ks.LONG_POLICIES, "alpha"} and not math.isnan(long_["alpha"])
+        if claim.id == "kong.emp.overhead":
+            assert claim.status == "not_run" and all(f"{label}: point" in evidence.message for label in labels)
+            continue
+        assert claim.status in ("reproduced", "partly", "not_reproduced"), (claim.id, claim.message)
+        got = evidence.data["readings"]
+        assert [r["trace"] for r in got] == labels
+        assert claim.status == across_traces({r["name"]: r["status"] for r in got})
+        for r in got:
+            assert r["status"] == word([c["result"] for c in r["comparisons"]])
+            assert f"{r['name']}: " in claim.message  # the word per trace in the row's text
+            for c in r["comparisons"]:
+                assert f"{c['label']} {c['mean']:+.1%} [{c['low']:+.1%}, {c['high']:+.1%}] {c['result']}" \
+                    in evidence.message
+        assert evidence.canary.refuted and not evidence.data["audit"]["findings"]
+        if claim.id == "kong.emp.memory_intensive":
+            assert [r["name"] for r in got] == [f"{label} ({readings[label]})" for label in labels]
+
+
+def _small(monkeypatch) -> None:
+    monkeypatch.setitem(ks.SETUPS, "default", ks.ServingSetup(2, 60, (1.0,)))
+
+
+@pytest.mark.trace
+def test_rows_on_a_slice_of_each_shared_trace(monkeypatch, tmp_path):
+    """Slices of both shared traces, taken at run time: models trained in the run (the shipped ones were trained
+    on the whole traces), the Azure slice read as x4 prompts for the memory-intensive row, the Mooncake slice as
+    recorded."""
+    from geosched.verify.ledger import run_claims
+
+    traces = [shared_slice(AZURE, tmp_path, 500), shared_slice(MOONCAKE, tmp_path, 500)]
+    _small(monkeypatch)
+    result = run_claims(ROWS, traces=traces)
+    labels = ["azure_llm_2023_conv", "mooncake_conversation"]
+    _check_rows(result, labels, {labels[0]: "x4 prompts", labels[1]: "as recorded"})
+    models = result.claims[0].evidence[0].data["traces"]
+    assert all(t["models"].startswith("trained in this run") for t in models)
+
+
+def test_rows_on_a_synthetic_trace_in_the_mooncake_format(monkeypatch, tmp_path):
+    from geosched.verify.ledger import run_claims
+
+    long_ = write_mooncake(tmp_path / "synthetic_long.jsonl", mooncake_lines(400, seed=3))
+    short = write_mooncake(tmp_path / "synthetic_short.jsonl", mooncake_lines(400, seed=4, prompt_median=800))
+    _small(monkeypatch)
+    result = run_claims(ROWS, traces=[long_, short])
+    _check_rows(result, ["synthetic_long", "synthetic_short"],
+                {"synthetic_long": "as recorded", "synthetic_short": "x4 prompts"})
+
+
+@pytest.mark.trace
+@pytest.mark.slow
+def test_the_default_rows_on_both_shared_traces():
+    """The ledger's default run of the six rows: the shipped models of each trace, 5 seeded windows of 400."""
+    from geosched.reference_impl.workloads import shared_traces, trace_label
+    from geosched.verify.ledger import run_claims
+
+    traces = [p for p in shared_traces() if p.name in (AZURE.name, MOONCAKE.name)]
+    if len(traces) < 2:
+        pytest.skip("the shared Azure and Mooncake traces are needed")
+    result = run_claims(ROWS, traces=traces)
+    labels = [trace_label(p) for p in traces]
+    _check_rows(result, labels, {labels[0]: "x4 prompts", labels[1]: "as recorded"})
+    assert all(t["models"] == "shipped" for t in result.claims[0].evidence[0].data["traces"])
+    assert result.claims[0].evidence[0].samples == 2 * 5 * 400

@@ -152,3 +152,48 @@ def test_above_erases_the_terminal_line_prints_the_row_and_draws_the_line_again(
     bar.above("kong.volume  proved", stream=out)
     assert out.getvalue() == "kong.volume  proved\n"
     assert err.getvalue()[len(drawn):] == "\r\x1b[K" + "\rclaims: 0 s, now kong.volume derivation\x1b[K"
+
+
+def test_the_coq_builds_estimate_comes_from_the_files_compiled_so_far(tmp_path):
+    """coq_watch counts the .vo files of the build's working folder and estimates the rest at the rate measured
+    so far; the fake clock and the fake wait make the run deterministic."""
+    from concurrent.futures import Future
+
+    from geosched import progress
+    from geosched.verify import coq_watch
+
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    for name in ("A", "B", "C", "D", "Assumptions", "Extract"):  # the last two are not the build's files
+        (sources / f"{name}.v").write_text("")
+    work = tmp_path / "cache" / ".0123456789abcdef.xyz" / "src"
+    work.mkdir(parents=True)
+    assert coq_watch.compiled_files(tmp_path / "cache", "0123456789abcdef" * 4, sources) == (0, 4)
+    (work / "A.vo").write_text("")
+    (work / "GeoschedStatements0.vo").write_text("")  # a check's script, compiled after the files: not one of them
+    (work / "Extract.vo").write_text("")
+    assert coq_watch.compiled_files(tmp_path / "cache", "0123456789abcdef" * 4, sources) == (1, 4)
+
+    clock, build = [0.0], Future()
+    ticks = iter([30.0, 30.0, 60.0, 90.0])
+
+    def wait(seconds):  # a poll: the clock moves; after the ticks the build ends
+        step = next(ticks, None)
+        if step is None:
+            build.set_result("done")
+            return True
+        clock[0] = step
+        if step == 60.0:
+            (work / "B.vo").write_text("")
+        return False
+
+    out = io.StringIO()
+    with progress.reporting("claims", stream=out, terminal=False, interval=3600.0, heartbeat=False):
+        coq_watch.watch(build, cache=tmp_path / "cache", digest="0123456789abcdef" * 4, sources=sources,
+                        clock=lambda: clock[0], wait=wait).join(10)
+    lines = out.getvalue().splitlines()
+    # 1 of 4 files in 30 s: 90 s left (about 2 min); at 60 s nothing (EVERY = 60 s since the first line); at 90 s
+    # 2 of 4 in 90 s: 90 s left
+    assert lines == ["claims: Coq build: 1/4 files compiled in 30 s; about 2 min left at this rate",
+                     "claims: Coq build: 2/4 files compiled in 90 s; about 2 min left at this rate"], lines
+    assert coq_watch.estimate(2, 4, 60.0) == "2/4 files compiled in 60 s; about 1 min left at this rate"

@@ -45,7 +45,8 @@ CHEAP = ["derivation", "z3:peak_volume", "z3:lemmaA2_invariant_k", "cores:prop3.
          "enumeration:volume", "simulation:family", "simulation:svf-family", "simulation:fluid-rates",
          "simulation:construction", "game:jaillet4.1", "z3:svf_ceiling:2", "simulation:sjf-families",
          "simulation:fcfs-families", "simulation:greedy-arrivals", "simulation:svf-alternating",
-         "simulation:svf-fillers", "simulation:svf-frontier", "referee:bad-schedules", "referee:brute-force",
+         "simulation:svf-fillers", "simulation:svf-distinct", "exhaustive:svf-upper", "simulation:svf-frontier",
+         "referee:bad-schedules", "referee:brute-force",
          "referee:block-grain", "bounds:bursts", "engine:vllm-semantics", "monte-carlo:svf", "monte-carlo:ecr"]
 
 

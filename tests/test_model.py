@@ -13,6 +13,7 @@ from geosched.reference_impl.model import (
     Instance,
     Request,
     burst_instance,
+    instance_from_columns,
     instance_from_dict,
     instance_to_dict,
     read_instance,
@@ -160,3 +161,24 @@ def test_block_size_round_trips_and_is_written_only_when_not_one(tmp_path):
         block.with_memory(40)  # 40 is not a multiple of 16
     with pytest.raises(ValidationError, match="block_size"):
         instance_from_dict({"memory": 48, "block_size": "16", "requests": []})
+
+
+# instance_from_columns: the column-checked constructor the generated workloads use, the same instance and the
+# same refusals as the request-by-request one
+
+
+@given(st.lists(st.tuples(st.integers(-2, 30), st.integers(-2, 30), st.integers(-1, 30)), max_size=12),
+       st.integers(0, 60), st.booleans())
+def test_columns_build_the_instance_the_requests_build(rows, memory, repeat_an_id):
+    ids = [f"r{k}" for k in range(len(rows))]
+    if repeat_an_id and len(ids) > 1:
+        ids[-1] = ids[0]
+    columns = (ids, *map(list, zip(*rows))) if rows else ([], [], [], [])
+    try:
+        expected = Instance(memory, map(Request, *columns))  # the order of refusals instance_from_columns keeps
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as refused:
+            instance_from_columns(memory, *columns)
+        assert str(refused.value) == str(error)
+    else:
+        assert instance_from_columns(memory, *columns) == expected

@@ -88,7 +88,10 @@ class RepoCopy:
         for name in COPIED:
             source = ROOT / name
             if source.is_dir():
-                shutil.copytree(source, self.root / name, ignore=IGNORED)
+                # links stay links: the editable install's geosched/reference_impl -> ../reference_impl (ci/
+                # build_backend.py) must name the copy's folder, not freeze a second copy of the checkout's, which
+                # pytest's assertion rewriter (geosched is a pytest11 plugin) would import a new module from
+                shutil.copytree(source, self.root / name, ignore=IGNORED, symlinks=True)
             else:
                 self.root.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(source, self.root / name)
@@ -154,7 +157,8 @@ SCHEDULER = textwrap.dedent('''
     from dataclasses import dataclass
 
     from geosched.reference_impl.admission import admission_step
-    from geosched.reference_impl.scheduling import Capability, Decision, SchedulerEntry, SchedulerState
+    from geosched.reference_impl.scheduling import Capability, Decision, SchedulerState
+    from geosched.reference_impl.scheduler_registry import SchedulerEntry
 
 
     @dataclass(eq=False)
@@ -224,7 +228,8 @@ RULE = textwrap.dedent('''
 
     import numpy as np
 
-    from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+    from geosched.reference_impl.scheduling import Capability
+    from geosched.reference_impl.scheduler_registry import SchedulerEntry
 
 
     @dataclass(frozen=True)

@@ -144,7 +144,7 @@ def test_medium_instance_methods_agree():
     inst = generate("burst", n=6, seed=3, memory=16, s_max=3)
     exact = brute_force_opt(inst)
     assert exact.status == "optimal"
-    for method in ("cpsat", "cpsat-completion", "cpsat-cumulative", "milp"):
+    for method in METHODS:  # every formulation, the default (auto) included
         result = solve_opt(inst, method=method, time_limit=60)
         assert result.status == "optimal" and result.tel == exact.tel, (method, result)
 
@@ -185,7 +185,7 @@ def test_completion_model_proves_a_generated_instance():
     # n = 8: the heuristic is not optimal here, so the model itself must prove the optimum;
     # the reference value comes from the independent cumulative model and the HiGHS MILP
     inst = generate("burst", n=8, seed=1)
-    results = {m: solve_opt(inst, method=m, time_limit=60) for m in ("cpsat-completion", "cpsat-cumulative", "milp")}
+    results = {m: solve_opt(inst, method=m, time_limit=60) for m in ("cpsat-completion", "cpsat", "milp")}
     assert all(r.status == "optimal" for r in results.values()), results
     assert len({r.tel for r in results.values()}) == 1, results
     assert "CP-SAT OPTIMAL" in results["cpsat-completion"].message  # not settled by the bound alone

@@ -1,7 +1,7 @@
 """One export list per package: every package of pyproject.toml declares ``__all__``, and every name
 in it resolves (lazy names included: each is imported here, as a user's first access would). Each public
 name is written once (issue 47, item 4): ``__all__`` is read from the package's own ``name as name``
-imports (:mod:`geosched.lazy`), never a second, hand-written list of strings.
+imports (:mod:`geosched._lazy`), never a second, hand-written list of strings.
 
 The packages are read from pyproject.toml's ``packages`` (a data-only package without an
 ``__init__.py``, such as the lessons, has no names to export), so a new package is checked
@@ -48,7 +48,7 @@ def test_every_package_has_an_export_list_and_every_name_resolves(package):
 def test_each_public_name_is_written_once(package):
     import ast
 
-    from geosched.lazy import declared_names
+    from geosched._lazy import declared_names
 
     tree = ast.parse(_init_source(package))
     strings = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}

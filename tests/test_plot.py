@@ -76,7 +76,7 @@ def test_memory_picture_areas_are_the_volumes():
     # c waits at the decision steps 1 and 2 (arrived at 1, started at 3): one unit bar each
     assert rectangles(ax, "blocked step") == [(1, 1), (2, 1)]
     assert pic.data.usage == (5, 7, 5, 1, 2, 3, 4) and pic.data.tel == 3 + 2 + 6
-    assert pic.status == "drawn" and pic.success
+    assert pic.status == "completed" and pic.success
 
 
 def test_memory_picture_of_the_paper_example():
@@ -265,7 +265,7 @@ def test_cli_plot_json_and_overwrite(tmp_path, capsys):
     out = tmp_path / "m.png"
     assert main(["plot", "memory", "example", "--policy", "svf", "--out", str(out), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["kind"] == "memory" and data["status"] == "drawn"
+    assert data["kind"] == "memory" and data["status"] == "completed"
     assert [b["area"] for b in data["data"]["bands"]] == [20, 24]
     before = out.read_bytes()
     assert main(["plot", "gantt", "--out", str(out)]) == 2

@@ -350,7 +350,7 @@ def test_train_and_eval_commands(tmp_path, capsys):
     assert main(["predictor", "train", "--trace", str(trace), "--kind", "onebit", "--out", str(out),
                  "--epochs", "10", "--features", "log_prompt", "--json", "--seed", "3"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["status"] == "trained" and report["provenance"]["config"]["seed"] == 3
+    assert report["status"] == "completed" and report["provenance"]["config"]["seed"] == 3
     assert report["train_rows"] == 280 and report["test_rows"] == 120
     assert main(["predictor", "eval", "--trace", str(trace), "--model", str(out), "--json"]) == 0
     table = json.loads(capsys.readouterr().out)

@@ -1,4 +1,4 @@
-"""geosched.teaching.ratio_curve and ``geosched plot ratio-curve`` (issue 32, item 5).
+"""geosched.teaching.ratio_curve and ``geosched plot ratio-curve`` (issue 32, item 5; issue 43, item 4).
 
 The expected numbers are recomputed here from the witness files' instances with the simulator and the checker
 (TELs, alpha = max(s + o)/M) and set against the bounds written out by hand (Thm. 3.2's 1 + 2/(1 - alpha); Coq's
@@ -23,8 +23,8 @@ from geosched.teaching import ratio_curve as rc
 from geosched.verify.ledger import run_claims
 
 # the rows the table cites
-CITED = ("kong.thm3.2", "svf.sharp_bound", "svf.heavy_limit", "svf.lower_bound", "svf.alternating",
-         "svf.fillers")
+CITED = ("kong.thm3.2", "svf.upper_bound", "svf.sharp_bound", "svf.heavy_limit", "svf.lower_bound",
+         "svf.alternating", "svf.fillers", "svf.distinct")
 
 
 def _coq_words_available() -> bool:
@@ -91,8 +91,9 @@ def test_a_tampered_witness_is_refused_through_the_referee(data):
     fake = rc.LowerPoint("fake", Fraction(1, 2), Fraction(265, 40), 12, 20, 265, 40, 89)  # sum o = 89
     tampered = rc.RatioCurveData("consistent", "", 0.0, (*data.lower, fake), data.families, data.upper, data.mode)
     bad = tampered.violations()
-    assert len(bad) == 2 and all(b.startswith("fake:") for b in bad)
-    assert "ratio 6.625 above kong.thm3.2 (5)" in bad[0] and "svf.sharp_bound (S = its witness) (6.225)" in bad[1]
+    assert len(bad) == 3 and all(b.startswith("fake:") for b in bad)
+    assert "ratio 6.625 above kong.thm3.2 (5)" in bad[0] and "svf.upper_bound (4)" in bad[1]
+    assert "svf.sharp_bound (S = its witness) (6.225)" in bad[2]
 
 
 def test_families_and_upper_curves_carry_their_rows_and_words(data, words):
@@ -103,8 +104,61 @@ def test_families_and_upper_curves_carry_their_rows_and_words(data, words):
     assert (Fraction(1, 3), Fraction(5, 3)) in triangles.points
     thm = next(c for c in data.upper if c.claim == "kong.thm3.2")
     assert thm.word == words["kong.thm3.2"] and thm.every_burst and thm.at(Fraction(1, 2)) == 5.0
-    sharp = next(c for c in data.upper if c.claim == "svf.sharp_bound")
-    assert sharp.word == words["svf.sharp_bound"] and not sharp.every_burst and sharp.at(Fraction(1, 2)) == 4.0
+    new = next(c for c in data.upper if c.claim == "svf.upper_bound")
+    assert new.word == words["svf.upper_bound"] and new.every_burst
+    for alpha in (Fraction(1, 10), Fraction(1, 4), Fraction(1, 3), Fraction(1, 2), Fraction(9, 10)):
+        # written out: max(2/(1 - alpha), (7 - 3 alpha)/(3(1 - alpha))), below 1 + 2/(1 - alpha)
+        assert new.at(alpha) == float(max(2 / (1 - alpha), (7 - 3 * alpha) / (3 * (1 - alpha)))) < thm.at(alpha)
+    # every drawn curve is a bound for every burst: svf.sharp_bound's term depends on the instance, no curve
+    assert {c.claim for c in data.upper} == {"kong.thm3.2", "svf.upper_bound"}
+    assert all(c.every_burst for c in data.upper)
+
+
+def test_witness_markers_say_whether_the_ratio_rests_on_the_tie_order(data):
+    by_name = {p.source: p for p in data.lower}
+    tied = by_name["svf_burst_alpha0.85_ratio2.080.json"]
+    raw = json.loads((rc.WITNESS_DIR / tied.source).read_text())
+    instance = instance_from_dict(raw["instance"])
+    flipped = type(instance)(instance.memory, tuple(reversed(instance.requests)))
+    reversed_tel = check_schedule(instance, {r.id: x for r, x in zip(
+        flipped.requests, (simulate(flipped, "svf").starts[r.id] for r in flipped.requests))}).metrics.tel
+    assert (tied.ratio, tied.tie_robust, tied.distinct) == (Fraction(52, 25), False, False)
+    assert tied.robust_ratio == Fraction(reversed_tel, 25) == Fraction(8, 5)  # the 1.6 of RESULTS section 3
+    free = by_name["svf_burst_alpha0.877_family_distinct_k1_h2.json"]
+    assert free.distinct and free.tie_robust and free.ratio == Fraction(35, 13)
+
+
+def test_the_lower_envelope_is_the_running_maximum_at_smaller_alpha(data):
+    steps = rc.lower_envelope(data)
+    values = [v for _, v, _ in steps]
+    assert values == sorted(values) and len(set(values)) == len(values)
+    # recomputed: the largest certified ratio or family limit at alpha' <= 1/2
+    candidates = [p.ratio for p in data.lower if p.alpha <= Fraction(1, 2)]
+    candidates += [v for fam in data.families for a, v in fam.points if a <= Fraction(1, 2)]
+    assert max(v for a, v, _ in steps if a <= Fraction(1, 2)) == max(candidates)
+    robust = rc.lower_envelope(data, robust=True)
+    assert all(src != "family svf-alternating" for _, _, src in robust)  # its trace rests on the tie order
+    assert robust[-1][1] <= steps[-1][1]
+
+
+def test_recorded_ceilings_are_read_per_band(tmp_path):
+    record = {"rlimit": 400, "bands": {"1/2-3/4": {"bounds": ["1/2", "3/4", [2, 12], 8, 4], "n": {
+        "2": {"certified": "4/3", "proved": "65/48"}, "3": {"certified": "16/11", "proved": "35/24"},
+        "4": {"certified": "17/11", "proved": None}, "5": {"certified": "12/7", "proved": "2"}}}}}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(record))
+    found = rc.ceilings(path)["(1/2, 3/4]"]
+    # n = 4 has no proof, so the ceiling holds for n <= 3 only: the larger of 65/48 and 35/24
+    assert (found["n"], found["proved"]) == (3, Fraction(35, 24))
+    assert rc.ceilings(tmp_path / "none.json") == {}
+
+
+def test_limits_are_written_as_math():
+    import sympy as sp
+
+    r = sp.Symbol("r")
+    assert rc.math_text((2 * r + 1) / (r + 1)) == "(2 r + 1)/(r + 1)"
+    assert "**" not in rc.math_text(r**2 + 1) and "*" not in rc.math_text(3 * r)
 
 
 def test_docs_table_is_a_fresh_run(data, words, tmp_path):
@@ -117,7 +171,7 @@ def test_docs_table_is_a_fresh_run(data, words, tmp_path):
     tables.write_block(copy_, rc.BLOCK, rc.band_table(data))
     assert copy_.read_text() == text  # writing a fresh run's table leaves the committed page as it is
     table = tables.block(text, rc.BLOCK)
-    for claim in ("kong.thm3.2", "svf.sharp_bound", "svf.lower_bound", "svf.heavy_limit"):
+    for claim in ("kong.thm3.2", "svf.upper_bound", "svf.sharp_bound", "svf.lower_bound", "svf.heavy_limit"):
         assert f"`{claim}`, `{words[claim]}`" in table or f"`{claim}` (`{words[claim]}`)" in table, claim
     # each band's best witness: the largest ratio recomputed here among the files of that band
     best: dict[str, Fraction] = {}
@@ -156,9 +210,15 @@ def test_plot_ratio_curve_draws_every_side_with_its_source(data):
     ax = ratio_curve_picture(data).figure.axes[0]
     labels = [line.get_label() for line in ax.get_lines()]
     assert any("kong.thm3.2" in x and data.upper[0].word in x for x in labels)
-    assert any("svf.sharp_bound" in x for x in labels) and any("svf-triangles" in x for x in labels)
-    witnesses = next(line for line in ax.get_lines() if line.get_label().startswith("certified SVF witness"))
-    assert sorted(witnesses.get_ydata()) == sorted(float(p.ratio) for p in data.lower)
+    assert any("svf.upper_bound" in x for x in labels) and any("svf-triangles" in x for x in labels)
+    assert not any("svf.sharp_bound" in x for x in labels)  # no curve that is not a bound for every burst
+    assert all(line.get_linestyle() != "--" for line in ax.get_lines())
+    assert any("lower envelope" in x for x in labels) and not any("**" in x for x in labels)
+    witnesses = [line for line in ax.get_lines() if line.get_label().startswith("certified SVF witness")]
+    assert len(witnesses) == 3  # distinct volumes, tie-robust, tie-dependent
+    assert sorted(y for line in witnesses for y in line.get_ydata()) == sorted(float(p.ratio) for p in data.lower)
+    legend = ratio_curve_picture(data).figure.legends[0]
+    assert not any(t.get_text().startswith("_") for t in legend.get_texts())
 
 
 def test_a_missing_witness_folder_is_one_line(tmp_path, monkeypatch, capsys):

@@ -13,7 +13,7 @@ from geosched.cli import build_parser
 from geosched.errors import UnknownNameError
 from geosched.reference_impl.model import burst_instance
 from geosched.reference_impl.policies import REGISTRY, Capability, Policy, make_policy, policy_names, register_policy
-from geosched.reference_impl.scheduling import scheduler_names
+from geosched.reference_impl.scheduler_registry import scheduler_names
 from geosched.verify.policy_spec import SPEC_KEYS
 
 
@@ -93,18 +93,20 @@ def test_a_scheduler_module_declares_its_own_entries_and_the_registry_finds_it(t
     import textwrap
 
     from geosched.errors import ValidationError
-    from geosched.reference_impl.scheduling import SchedulerEntry, SchedulerRegistry
+    from geosched.reference_impl.scheduler_registry import SchedulerEntry, SchedulerRegistry
 
     package = tmp_path / "my_schedulers"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "zeta.py").write_text(textwrap.dedent("""
-        from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+        from geosched.reference_impl.scheduling import Capability
+        from geosched.reference_impl.scheduler_registry import SchedulerEntry
         SCHEDULERS = (SchedulerEntry("late", object, "late", frozenset({Capability.SIMULATOR}), order=9),
                       SchedulerEntry("later", object, "later", frozenset({Capability.SIMULATOR}), order=9))
     """))
     (package / "alpha.py").write_text(textwrap.dedent("""
-        from geosched.reference_impl.scheduling import Capability, SchedulerEntry
+        from geosched.reference_impl.scheduling import Capability
+        from geosched.reference_impl.scheduler_registry import SchedulerEntry
         SCHEDULERS = (SchedulerEntry("first", object, "first", frozenset({Capability.SIMULATOR}), order=1),)
         OTHER = 3  # a module's other names are not entries
     """))
@@ -113,7 +115,7 @@ def test_a_scheduler_module_declares_its_own_entries_and_the_registry_finds_it(t
     registry["added"] = SchedulerEntry("added", object, "added", frozenset())  # before the scan: kept after it
     assert list(registry) == ["first", "late", "later", "added"]  # by order, then each module's own order
     (package / "beta.py").write_text(
-        "from geosched.reference_impl.scheduling import Capability, SchedulerEntry\n"
+        "from geosched.reference_impl.scheduler_registry import SchedulerEntry\n"
         "SCHEDULERS = (SchedulerEntry('first', object, 'x', frozenset()),)\n")
     with pytest.raises(ValidationError, match="declared twice in my_schedulers .got .first"):
         list(SchedulerRegistry("my_schedulers"))

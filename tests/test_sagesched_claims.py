@@ -173,18 +173,25 @@ def test_ledger_rows_end_to_end(monkeypatch):
     preemption = next(c for c in result.claims if c.id == "sagesched.preemption")
     # every sub-comparison is named with its own result in the row's text (issue 34: partly lists them)
     assert "held:" in preemption.message and "fewer than the best-latency heuristic" in preemption.message
-    if sc.default_trace_path() is not None:
+    traces = sc.shared_traces()
+    if traces:  # a word per trace (and the mixed workload), every trace's 25 rows kept
         assert "mean TTLT gain" in gain.evidence[0].message
         assert "gain > 0" in gain.message and "held:" in gain.message
-        assert len(gain.evidence[0].data["rows"]) == 25
+        assert len(gain.evidence[0].data["rows"]) == 25 * len(traces)
+        readings = gain.evidence[0].data["readings"]
+        assert [sc.trace_label(p) for p in traces] == list(readings)[:len(traces)]
+        assert all(f"{label}: " in gain.evidence[0].message for label in readings)
+    # each row's canary ran through the row's own claim function and was refuted
+    assert all(c.evidence[0].canary is not None and c.evidence[0].canary.refuted for c in result.claims
+               if c.status != "not_run")
 
 
 def test_absent_trace_gives_unknown(monkeypatch):
     tiny = sc._Setup(600, {"tiny": "1xA100-80G"}, (0.8,), 200, 50_000, (2, 4))
     monkeypatch.setattr(sc, "_DEFAULT", tiny)
-    monkeypatch.setattr(sc, "default_trace_path", lambda: None)
+    monkeypatch.setattr(sc, "shared_traces", lambda: ())
     outcomes = sc.run_sagesched_claims()
     assert outcomes["sagesched.gain"].status == "not_run"
-    assert "absent" in outcomes["sagesched.ablation"].message
+    assert "no trace" in outcomes["sagesched.ablation"].message
     assert outcomes["sagesched.preemption"].status in ("reproduced", "partly", "not_reproduced")
 

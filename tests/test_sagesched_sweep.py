@@ -52,24 +52,27 @@ def test_star_design_varies_one_factor_at_a_time():
         sw._configurations(sw.SweepSetup(window=1, seeds=2, loads=(1.0,), design="grid"))
 
 
-def test_docs_tables_are_those_of_the_committed_run():
-    """Every figure of docs/sagesched.md's generated tables is recomputed from docs/sagesched_sweep.json (a run
-    of benchmarks/bench_sagesched_sweep.py), and the run covers its design: each configuration, seed, variant."""
-    from geosched.reference_impl.jsonfile import read_json
-
-    record = read_json(pages.SWEEP_RECORD)
-    setup = sw.SweepSetup(**{k: tuple(v) if isinstance(v, list) else v for k, v in record["setup"].items()})
-    expected = {(c["replicas"], c["gpus"], c["predictor"], float(c["load"]), s, v.name)
-                for c in sw._configurations(setup) for s in range(record["seed"], record["seed"] + setup.seeds)
-                for v in VARIANTS}
-    assert {(r["replicas"], r["gpus"], r["predictor"], float(r["load"]), r["seed"], r["variant"])
-            for r in record["rows"]} == expected and len(record["rows"]) == len(expected)
+def test_docs_tables_are_those_of_the_committed_runs():
+    """Every figure of docs/sagesched.md's generated tables is recomputed from docs/sagesched_sweep.json (one run
+    of benchmarks/bench_sagesched_sweep.py per trace), and each run covers its design: each configuration, seed,
+    variant; the traces' rows sit side by side."""
+    records = pages.read_sweep_records()
+    assert [r["trace"] for r in records] == ["azure_llm_2023_conv.csv", "mooncake_conversation.jsonl"]
+    for record in records:
+        setup = sw.SweepSetup(**{k: tuple(v) if isinstance(v, list) else v for k, v in record["setup"].items()})
+        expected = {(c["replicas"], c["gpus"], c["predictor"], float(c["load"]), s, v.name)
+                    for c in sw._configurations(setup) for s in range(record["seed"], record["seed"] + setup.seeds)
+                    for v in VARIANTS}
+        assert {(r["replicas"], r["gpus"], r["predictor"], float(r["load"]), r["seed"], r["variant"])
+                for r in record["rows"]} == expected and len(record["rows"]) == len(expected)
     text = pages.SWEEP_PAGE.read_text()
-    tables = sw.docs_tables(record)
+    tables = sw.docs_tables(records)
     for name, body in tables.items():
         assert pages.block(text, name) == body.strip()
-    changed = copy.deepcopy(record)
-    sage = next(r for r in changed["rows"] if r["variant"] == "sagesched")
+    rows = pages.block(text, "sagesched sweep").splitlines()[4:]
+    assert [r.split(" | ")[0] for r in rows[:2]] == ["| azure_llm_2023_conv", "| mooncake_conversation"]
+    changed = copy.deepcopy(records)
+    sage = next(r for r in changed[1]["rows"] if r["variant"] == "sagesched")
     sage["mean_latency"] *= 1.5  # a different run gives different tables: the comparison can fail
     assert sw.docs_tables(changed) != tables
 
@@ -78,11 +81,28 @@ def test_write_docs_round_trip(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("x\n<!-- generated: sagesched sweep -->\nold\n<!-- end generated: sagesched sweep -->\n"
                     "<!-- generated: sagesched elements -->\n<!-- end generated: sagesched elements -->\n")
-    record = _record({"sagesched": [6.0, 6.5, 6.2]}, [10.0, 10.2, 9.9])
-    record["rows"][0]["speedup"] = 2.0  # not a field the tables use: trimmed away
-    pages.write_sweep_docs(record, docs=page, record_path=tmp_path / "record.json")
-    from geosched.reference_impl.jsonfile import read_json
-
-    kept = read_json(tmp_path / "record.json")
-    assert "speedup" not in kept["rows"][0] and kept["rows"] == sw.docs_record(record)["rows"]
+    one = {**_record({"sagesched": [6.0, 6.5, 6.2]}, [10.0, 10.2, 9.9]), "trace": "a.csv"}
+    two = {**_record({"sagesched": [12.0, 12.5, 12.2]}, [10.0, 10.2, 9.9]), "trace": "b.jsonl"}
+    one["rows"][0]["speedup"] = 2.0  # not a field the tables use: trimmed away
+    pages.write_sweep_docs([one, two], docs=page, record_path=tmp_path / "record.json")
+    kept = pages.read_sweep_records(tmp_path / "record.json")
+    assert "speedup" not in kept[0]["rows"][0] and kept[0]["rows"] == sw.docs_record(one)["rows"]
     assert pages.block(page.read_text(), "sagesched sweep") == sw.docs_tables(kept)["sagesched sweep"]
+    body = pages.block(page.read_text(), "sagesched sweep")
+    assert "| a | memory-bound |" in body and "| b | memory-bound |" in body and "| gains |" in body \
+        and "| loses |" in body
+
+
+def test_a_sweep_runs_on_a_trace_in_the_mooncake_format(tmp_path):
+    from synthetic_traces import mooncake_lines, write_mooncake
+
+    path = write_mooncake(tmp_path / "long.jsonl", mooncake_lines(300, seed=5, prompt_median=40_000))
+    setup = sw.SweepSetup(window=40, seeds=2, loads=(1.0,), replicas=("memory-bound",), gpus=("mixed",),
+                          predictors=("empirical",))
+    record = sw.run_sweep(setup, trace=path)
+    largest = max(line["input_length"] + line["output_length"] for line in mooncake_lines(300, seed=5,
+                                                                                          prompt_median=40_000)[90:])
+    assert record["trace"] == "long.jsonl" and record["memory_bound"] == 2 * largest > sw.MEMORY_BOUND
+    assert len(record["rows"]) == 2 * len(VARIANTS)
+    (entry,) = sw.summarize_sweep(record)
+    assert entry["outcome"] in ("gains", "loses", "tie")

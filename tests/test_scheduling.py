@@ -19,18 +19,11 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.engine import capabilities_of, run_scheduler
 from geosched.reference_impl.model import Instance, Request, burst_instance
 from geosched.reference_impl.policies import make_policy, policy_names
+from geosched.reference_impl.scheduler_registry import REGISTRY, register_scheduler, scheduler_names
 from geosched.reference_impl.schedulers.geometric import GeometricBatch, GeometricGuess
 from geosched.reference_impl.schedulers.priority import PriorityRuleScheduler
 from geosched.reference_impl.schedulers.vllm import VllmScheduler
-from geosched.reference_impl.scheduling import (
-    REGISTRY,
-    Capability,
-    CapabilityError,
-    Decision,
-    DecisionError,
-    register_scheduler,
-    scheduler_names,
-)
+from geosched.reference_impl.scheduling import Capability, CapabilityError, Decision, DecisionError
 from geosched.reference_impl.simulation import resolve, simulate
 from geosched.reference_impl.vllm.semantics import EngineParams, SemRequest, VllmSemantics
 from geosched.testing import instances

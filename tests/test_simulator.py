@@ -139,7 +139,7 @@ def test_observer_certificate_for_strict_svf_on_bursts(inst):
 
 def test_unknown_names_list_the_known_ones():
     import geosched as gs
-    from geosched.reference_impl.scheduling import scheduler_names
+    from geosched.reference_impl.scheduler_registry import scheduler_names
 
     inst = burst_instance(5, [(1, 1)])
     with pytest.raises(UnknownNameError, match="unknown policy 'lifo'; known: ") as info:

@@ -13,8 +13,8 @@ from coq_stub import coq_stub
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import make_policy
-from geosched.reference_impl.simulator import simulate
-from geosched.theory import svf1_poisson
+from geosched.reference_impl.simulation import simulate
+from geosched.theory import svf1_poisson, svf_poisson
 from geosched.verify import coq_engine
 from geosched.verify.ledger import CLAIMS, combine
 from geosched.verify.methods import METHODS
@@ -86,13 +86,15 @@ def test_the_sample_path_step_holds_on_one_bit_traces():
 def test_the_row_is_proved_relative_to_the_named_hypotheses_and_states_them():
     claim = CLAIMS["svf1.poisson"]
     derivation = METHODS["derivation"](claim, None)
-    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead")]
+    evidence = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead"), coq_stub("chebyshev_dominated")]
     status, text, _, _ = combine(claim, evidence, {"svf.poisson": "proved relative to"})
     assert status == "proved relative to"
-    assert all(h.statement in text for h in svf1_poisson.HYPOTHESES[1:])
-    # without the sample path for any keys in Coq, or without svf.poisson, it is not even that
-    weaker = [derivation, coq_stub("online_wait_bound"), coq_stub("online_ahead", "unknown")]
-    assert combine(claim, weaker, {"svf.poisson": "proved relative to"})[0] not in ("proved", "proved relative to")
+    assert all(h.statement in text for h in svf1_poisson.HYPOTHESES if h.label in svf_poisson.ASSUMED)
+    # without the sample path for any keys in Coq, without Chebyshev in Coq, or without svf.poisson, not even that
+    for missing in ("online_ahead", "chebyshev_dominated"):
+        weaker = [derivation, *(coq_stub(name, "unknown" if name == missing else "proved")
+                                for name in ("online_wait_bound", "online_ahead", "chebyshev_dominated"))]
+        assert combine(claim, weaker, {"svf.poisson": "proved relative to"})[0] not in ("proved", "proved relative to")
     assert combine(claim, evidence, {"svf.poisson": "unknown"})[0] not in ("proved", "proved relative to")
 
 

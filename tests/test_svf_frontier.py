@@ -17,7 +17,7 @@ import pytest
 from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.brute import brute_force_opt
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.theory import svf_heavy_limit, svf_prompt_heavy, svf_sharp_bound
 from geosched.verify import frontier_evidence
 

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # geosched/__init__.py, api.py, results.py, testing.py and what they expose: the lazy names' modules
 # that define the public types (engines: simulate's front; model: Instance, Request), the plugin, errors
 PUBLIC = ["geosched/__init__.py", "geosched/api.py", "geosched/results.py", "geosched/testing.py",
-          "geosched/pytest_plugin.py", "geosched/engines.py", "geosched/errors.py", "geosched/lazy.py",
+          "geosched/pytest_plugin.py", "geosched/engines.py", "geosched/errors.py", "geosched/_lazy.py",
           "geosched/version.py", "geosched/reference_impl/model.py"]
 FLAGS = ["--follow-imports=silent", "--ignore-missing-imports", "--disallow-untyped-defs",
          "--disallow-incomplete-defs", "--warn-unused-ignores", "--no-implicit-reexport", "--no-error-summary"]

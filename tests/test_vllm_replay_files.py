@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from geosched.adversary.witness import read_witness
+from geosched.adversary.witness import read_witness, verify_witness
 from geosched.errors import ValidationError
 from geosched.reference_impl.formats import export_plan, read_workload_file, send_order, workload_text, write_workload
 from geosched.reference_impl.formats.serving import ServerSettings, server_settings
@@ -127,12 +127,11 @@ def test_priority_witness_is_sent_in_id_string_order():
     from geosched.reference_impl.workloads import load_workload
 
     inst = Instance(40, [Request("b", 0, 1, 2), Request("a", 0, 1, 2), Request("c", 1, 1, 2)])
-    order, _ = export_plan(inst, {"policy": "vllm-priority", "policy_schedule": {"tel": 0},
-                                  "witness_schedule": {"tel": 0}, "engine": None})
+    order, _ = export_plan(inst, policy="vllm-priority")
     assert order == [1, 0, 2]
     witness = read_witness(PRIORITY_WITNESS)
     inst = load_workload(str(PRIORITY_WITNESS))
-    order, meta = export_plan(inst, witness)
+    order, meta = export_plan(inst, verify_witness(witness).to_dict())  # the referee's numbers, never the file's
     ids = [inst.requests[p].id for p in order]
     assert ids == sorted(ids)  # a burst: id string order throughout
     assert meta["tie_rule"] == witness["tie_rule"]
@@ -255,9 +254,7 @@ def test_vllm_scheduler_and_engine_core_replay_agree_when_the_budget_binds(name,
                             EngineParams(**engine), policy=None)
     assert {rid: call + 1 for rid, call in scheduler.finish_calls.items()} == completions
     assert scheduler.preemptions == preemptions
-    witness = {"policy": "vllm-fcfs", "policy_schedule": {"tel": sum(completions.values())},
-               "witness_schedule": {"tel": 0}, "engine": engine}
-    order, meta = export_plan(inst, witness)
+    order, meta = export_plan(inst, policy="vllm-fcfs", engine=engine)
     path = tmp_path / "w.jsonl"
     write_workload(inst, path, "vllm-bench", step_seconds=0.1, tie_gap_seconds=0.008, metadata=meta, tie_order=order)
     replay = replay_in_engine_core(path)

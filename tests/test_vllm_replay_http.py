@@ -200,8 +200,10 @@ def test_export_asks_vllms_parser_and_engine_config(tmp_path):
     inst = Instance(64, [Request("a", 0, 20, 5), Request("b", 0, 1, 2)], block_size=16)
     engine = {"capacity_blocks": 4, "block_size": 16, "max_num_seqs": 2, "max_num_batched_tokens": 16,
               "enable_chunked_prefill": False, "preemption": "fcfs"}
-    witness = {"policy": "vllm-fcfs", "policy_schedule": {"tel": 1}, "witness_schedule": {"tel": 1},
-               "engine": engine}
+    # the referee's report of a witness with that engine (an export of a witness takes nothing else)
+    witness = {"status": "verified", "ok": True, "policy": "vllm-fcfs", "policy_tel": 1, "witness_tel": 1,
+               "certified_ratio": 1.0, "certified_ratio_exact": "1", "tie_rule": "", "depends_on_ties": False,
+               "reversed_ties_tel": 1, "engine": engine, "block_size": 16}
     args = Namespace(block_size=None, scheduler_cls=None, tie_gap_seconds=0.002, out=str(tmp_path / "x.jsonl"),
                      vllm_check=True, quiet=True)
     with pytest.raises(ValidationError, match=r"vLLM 0\.33 refuses them: vLLM's create_engine_config: .*"

@@ -259,7 +259,7 @@ def test_local_cluster_nodes_never_bind_an_http_listener(monkeypatch):
     pytest.importorskip("distributed")
     from tornado.httpserver import HTTPServer
 
-    from geosched import dask_nodes
+    from geosched import _dask_nodes as dask_nodes
 
     def listen(*args, **kwargs):
         raise AssertionError("an HTTP server was bound")
@@ -344,10 +344,12 @@ def test_a_wait_for_the_coq_build_lock_says_what_and_since_when(tmp_path, monkey
     if coq_engine.missing_tools():
         pytest.skip("coqc not installed")
     monkeypatch.setenv("GEOSCHED_COQ_CACHE", str(tmp_path))
+    # a build that would compile (not cached_only: that one reads the cache without the lock), stopped short of coqc
+    monkeypatch.setattr(coq_engine, "_build_into", lambda *args: {"status": "failed", "message": "not compiled here"})
     lock = tmp_path / f"{coq_engine.source_hash()[0][:16]}.lock"
     built = []
     with coq_engine._locked(lock):  # another holder (flock: another open file is another owner)
-        waiter = threading.Thread(target=lambda: built.append(coq_engine.build(cached_only=True)))
+        waiter = threading.Thread(target=lambda: built.append(coq_engine.build(on_progress=lambda *a: None)))
         waiter.start()
         said = ""
         for _ in range(60_000):  # until the waiter has said it waits (a bound, not a timing)
@@ -358,7 +360,24 @@ def test_a_wait_for_the_coq_build_lock_says_what_and_since_when(tmp_path, monkey
     waiter.join()
     assert said.count("\n") == 1 and f"waiting for the Coq build lock {lock}" in said, said
     assert f"held by process {os.getpid()} since " in said and "UTC" in said, said
-    assert built[0].status == "not_built" and built[0].lock_wait_seconds > 0
+    assert built[0].status == "failed" and built[0].lock_wait_seconds > 0
+
+
+def test_cached_only_never_waits_for_the_coq_build_lock(tmp_path, monkeypatch):
+    """``claims --quick`` and ``prove`` read the cache (written by an atomic rename) without the lock: while another
+    process compiles, they say ``not_built`` at once (issue 44)."""
+    from geosched.verify import coq_engine
+
+    if coq_engine.missing_tools():
+        pytest.skip("coqc not installed")
+    monkeypatch.setenv("GEOSCHED_COQ_CACHE", str(tmp_path))
+
+    def locked(*args, **kwargs):
+        raise AssertionError("cached_only took the build lock")
+
+    monkeypatch.setattr(coq_engine, "_locked", locked)
+    found = coq_engine.build(cached_only=True)
+    assert found.status == "not_built" and found.lock_wait_seconds == 0.0
 
 
 def test_the_ledger_reports_a_lock_wait_apart_from_checking(monkeypatch):

@@ -226,7 +226,7 @@ def policy_tel(instance: dict, policy: str) -> int:
             done.update({rid: state.step + 1 for rid in state.finished})
         return sum(done[r["id"]] - r["arrival"] for r in requests)
     from geosched.reference_impl.model import instance_from_dict
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     completions = simulate(instance_from_dict(instance), policy).completions
     return sum(completions[r["id"]] - r["arrival"] for r in requests)

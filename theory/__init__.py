@@ -43,9 +43,9 @@ Example
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.theory.claim import Claim as Claim
     from geosched.theory.derivation import Derivation as Derivation

@@ -50,11 +50,16 @@ class Claim:
     no_derivation: str = ""  # why the claim has no sympy derivation ("" when it has one: method "derivation")
     exhaustive_variants: tuple[str, ...] = ()  # the exhaustive run's variants its checks read (one shared run)
     flips: str = ""  # an empirical claim: what would change its word (docs/claims.md's figures table)
-    # the Coq theorems the row cites (a method ``coq:NAME`` each), with the statement it relies on: the normalised
-    # ``Check`` (``python -m geosched.verify.coq_engine --statements`` prints them); the ledger compares it with what
-    # coqc prints in the run and refutes the row on a mismatch, naming the theorem
-    coq: tuple[tuple[str, str], ...] = ()  # (theorem, statement): the steps of the derivation they cover
-    coq_whole: tuple[tuple[str, str], ...] = ()  # (theorem, statement): together they state the whole claim
+    # the Coq theorems the row cites, by name (a method ``coq:NAME`` each); what each one states is written once, in
+    # the reviewed file verify/coq/statements.txt (``python -m geosched.verify.coq_engine --pin`` writes it), with
+    # every definition the statement uses; the ledger compares coqc's output with that file in every run
+    coq: tuple[str, ...] = ()  # theorems covering steps of the derivation
+    coq_whole: tuple[str, ...] = ()  # theorems that together state the whole claim
+    # (a coq_whole theorem, form, *arguments): where the row has a formal content, the form in which that theorem
+    # must state it (geosched.verify.coq_evidence.FORMS): "ratio" with renamings ("P = alpha * M"): its conclusion,
+    # read as a bound on TEL(ALG)/TEL(S), equals the derivation's bound; "unbounded": for every c some instance has
+    # c TEL(S) < TEL(ALG); "sharp" with the constant K: for every a < K b the bound with a/b fails somewhere
+    coq_constant: tuple[str, ...] = ()
 
 
 def sort_key(claim: Claim) -> tuple[int, int]:

@@ -31,16 +31,7 @@ CLAIM = Claim(
     "for the Coq SVF: lemmaA2_peak_mass, lemmaA2_occupancy_refuted)",
     ("derivation", "simulation:occupancy", "exhaustive:occupancy", "coq:lemmaA2_peak_mass",
      "coq:lemmaA2_occupancy_refuted", *SIMULATES), ("kong.lemmaA.2",),
-    coq_whole=(
-        ("lemmaA2_peak_mass",
-         "forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs -> "
-         "Model.peak r <= P) -> (exists k : nat, k < length rs /\\ t < List.nth k (Svf.svf M rs) 0) "
-         "-> M < Model.active_peaks rs (Svf.svf M rs) t + P"),
-        ("lemmaA2_occupancy_refuted",
-         "~ (forall (M : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs "
-         "-> 1 <= Model.output r /\\ 2 * Model.peak r <= M) -> (exists k : nat, k < length rs /\\ t < "
-         "List.nth k (Svf.svf M rs) 0) -> M < 2 * Model.usage rs (Svf.svf M rs) t)"),
-    ),
+    coq_whole=("lemmaA2_peak_mass", "lemmaA2_occupancy_refuted"),
     order=("kong", 40), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 

@@ -52,36 +52,9 @@ CLAIM = Claim(
      "exhaustive:certificate", "exhaustive:lemmaA2_sum", "consts:lemmaA.2", "coq:lemmaA2_peak_mass",
      "coq:lemmaA2_active_precede", "coq:lemmaA2_peak_time", "coq:lemmaA2_double_count", "coq:lemmaA2_summed",
      "coq:lemmaA2_summed_pairs", "coq:svf_js_sorted", *SIMULATES), ("kong.volume",),
-    coq=(
-        ("lemmaA2_double_count",
-         "forall (M P : nat) (rs : list Model.req) (k : nat), k < length rs -> (forall r : Model.req, "
-         "List.In r rs -> Model.peak r <= P) -> (M - P) * List.nth k (Svf.svf M rs) 0 <= Model.sumf (fun e "
-         ": Model.req * nat => Model.peak (fst e) * Model.sum_upto (List.nth k (Svf.svf M rs) 0) (fun t : "
-         "nat => if Model.activeb e t then 1 else 0)) (List.combine rs (Svf.svf M rs))"),
-        ("lemmaA2_summed_pairs",
-         "forall rs : list Model.req, LemmaA2Sum.vol_before (List.map snd (Svf.svf_order rs)) = "
-         "Inversion.psum PeanoNat.Nat.min (List.map Model.volume rs)"),
-        ("svf_js_sorted",
-         "forall (M : nat) (rs : list Model.req), Sorted.StronglySorted Thm32.start_vol_le "
-         "(Thm32.svf_js M rs)"),
-    ),
+    coq=("lemmaA2_double_count", "lemmaA2_summed_pairs", "svf_js_sorted"),
     # items 1, 2, 3 and the summed form
-    coq_whole=(
-        ("lemmaA2_peak_mass",
-         "forall (M P : nat) (rs : list Model.req) (t : nat), (forall r : Model.req, List.In r rs -> "
-         "Model.peak r <= P) -> (exists k : nat, k < length rs /\\ t < List.nth k (Svf.svf M rs) 0) -> M < "
-         "Model.active_peaks rs (Svf.svf M rs) t + P"),
-        ("lemmaA2_active_precede",
-         "forall (M : nat) (rs : list Model.req) (t i j : nat), i < length rs -> j < length rs -> "
-         "Model.activeb (List.nth i rs (0, 0), List.nth i (Svf.svf M rs) 0) t = true -> t < List.nth j "
-         "(Svf.svf M rs) 0 -> Model.volume (List.nth i rs (0, 0)) <= Model.volume (List.nth j rs (0, 0))"),
-        ("lemmaA2_peak_time",
-         "forall r : Model.req, Model.peak r * Model.output r + Model.output r <= 2 * Model.volume r"),
-        ("lemmaA2_summed",
-         "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak r <= "
-         "P) -> (M - P) * Model.sumf (fun x : nat => x) (Svf.svf M rs) <= 2 * LemmaA2Sum.vol_before "
-         "(List.map snd (Svf.svf_order rs))"),
-    ),
+    coq_whole=("lemmaA2_peak_mass", "lemmaA2_active_precede", "lemmaA2_peak_time", "lemmaA2_summed"),
     order=("kong", 30), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i

@@ -42,15 +42,8 @@ CLAIM = Claim(
     "in this run; the whole bound for every n in Coq (prop31_lower_bound, exact model, any M)",
     ("derivation", "cores:prop3.1", "exhaustive:prop3.1", "consts:prop3.1", "coq:prop31_lower_bound",
      "coq:Q_eq_pairmin"), ("kong.volume",),
-    coq=(
-        ("Q_eq_pairmin",
-         "forall rs : list Model.req, Prop31.Q rs = Prop31.pairmin rs"),
-    ),
-    coq_whole=(
-        ("prop31_lower_bound",
-         "forall (M : nat) (rs : list Model.req) (xs : list nat), Model.feasible M rs xs -> Prop31.Q "
-         "rs <= M * Model.tel rs xs"),
-    ),
+    coq=("Q_eq_pairmin",),
+    coq_whole=("prop31_lower_bound",),
     order=("kong", 20), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 

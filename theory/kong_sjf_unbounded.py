@@ -43,23 +43,8 @@ CLAIM = Claim(
     "family ours; SVF stands in for OPT (an upper bound on it); Coq's SJF is the same placement by output",
     ("derivation", "simulation:family", "coq:sjf_not_competitive", "coq:sjf_family_tel", "coq:svf_family_tel",
      "coq:tel_finish_times", *SIMULATES),
-    coq=(
-        ("sjf_family_tel",
-         "forall m : nat, 2 <= m -> 2 * Model.tel (SjfFamily.fam m) (SjfFamily.sjf (2 * m * m) "
-         "(SjfFamily.fam m)) = m * (m + 1) + 2 * (m * m * m + m * m + 1)"),
-        ("svf_family_tel",
-         "forall m : nat, 2 <= m -> 2 * Model.tel (SjfFamily.fam m) (Svf.svf (2 * m * m) "
-         "(SjfFamily.fam m)) = 4 * m * m + 4 * m + m * (m + 1)"),
-    ),
-    coq_whole=(
-        ("sjf_not_competitive",
-         "forall c : nat, exists (M : nat) (rs : list Model.req) (xs : list nat), (forall r : "
-         "Model.req, List.In r rs -> 8 * Model.peak r <= 5 * M) /\\ Model.feasible M rs xs /\\ c * "
-         "Model.tel rs xs < Model.tel rs (SjfFamily.sjf M rs)"),
-        ("tel_finish_times",
-         "Model.tel nil nil = 0 /\\ (forall (s o x : nat) (rs : list (nat * nat)) (xs : list nat), "
-         "Model.tel ((s, o) :: rs) (x :: xs) = x + o + Model.tel rs xs)"),
-    ),
+    coq=("sjf_family_tel", "svf_family_tel"),
+    coq_whole=("sjf_not_competitive", "tel_finish_times"), coq_constant=("sjf_not_competitive", "unbounded"),
     order=("kong", 100))
 CLAIM_ID = CLAIM.id
 

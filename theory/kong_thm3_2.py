@@ -40,30 +40,9 @@ CLAIM = Claim(
      "consts:thm3.2", "coq:thm32_svf_competitive", "coq:svf_feasible", "coq:svf_sim_eq",
      "coq:svf_engine_eq", "coq:thm32_svf_feasible", "coq:tel_finish_times", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1"),
-    coq=(
-        ("svf_feasible",
-         "forall (M : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak "
-         "r <= M) -> Model.feasible M rs (Svf.svf M rs)"),
-        ("svf_engine_eq",
-         "forall (M : nat) (rs : list Model.req), SvfEngine.svf_engine M rs = Svf.svf M rs"),
-    ),
-    coq_whole=(
-        ("thm32_svf_competitive",
-         "forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r "
-         "rs -> Model.peak r <= P) -> P < M -> (forall r : Model.req, List.In r rs -> 1 <= "
-         "Model.output r) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= (3 * "
-         "M - P) * Model.tel rs xs"),
-        ("thm32_svf_feasible",
-         "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> "
-         "Model.peak r <= P) -> P < M -> Model.feasible M rs (Svf.svf M rs)"),
-        ("svf_sim_eq",
-         "forall (M : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak "
-         "r <= M) -> Sim.svf_sim M rs = Svf.svf M rs"),
-        ("tel_finish_times",
-         "Model.tel nil nil = 0 /\\ (forall (s o x : nat) (rs : list (nat * nat)) (xs : list nat), "
-         "Model.tel ((s, o) :: rs) (x :: xs) = x + o + Model.tel rs xs)"),
-    ),
-    order=("kong", 50), exhaustive_variants=("svf",))
+    coq=("svf_feasible", "svf_engine_eq"),
+    coq_whole=("thm32_svf_competitive", "thm32_svf_feasible", "svf_sim_eq", "tel_finish_times"),
+    coq_constant=("thm32_svf_competitive", "ratio", "P = alpha * M"), order=("kong", 50), exhaustive_variants=("svf",))
 CLAIM_ID = CLAIM.id
 
 M = sp.Symbol("M", positive=True)

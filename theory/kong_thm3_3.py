@@ -61,50 +61,11 @@ CLAIM = Claim(
      "coq:thm33_onebit_E1", "coq:thm33_onebit_E1_sqrt", "coq:hol_inversion", "coq:hol_inversion_sqrt",
      "coq:onebit_sim_eq", *SIMULATES),
     ("kong.lemmaA.2", "kong.prop3.1", "kong.thm3.2"),
-    coq=(
-        ("thm33_onebit",
-         "forall (M P T theta O0 O1 rho : nat) (rs : list Model.req) (xs : list nat), 1 <= O0 -> O0 < O1 "
-         "-> O1 <= T -> 1 <= rho -> T * (T + 1) <= 2 * (rho * rho) -> (forall r : Model.req, List.In r rs "
-         "-> 1 <= Model.output r <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> "
-         "Model.feasible M rs xs -> (M - P) * Model.tel rs (OneBit.onebit M theta O0 O1 rs) <= (M - P + 2 "
-         "* (2 * rho - 1) * M) * Model.tel rs xs"),
-        ("thm33_onebit_E1_sqrt",
-         "forall (M P T rho s O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= rho -> T <= rho * "
-         "rho -> O0 < O1 -> (forall r : Model.req, List.In r rs -> Model.prompt r = s /\\ 1 <= Model.output "
-         "r <= T) -> (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs "
-         "-> (M - P) * Model.tel rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * (2 * "
-         "rho - 1) * M) * Model.tel rs xs"),
-        ("hol_inversion",
-         "forall (M P R : nat) (rs : list Model.req) (todo : list (nat * Model.req)) (xs : list nat), "
-         "Hol.order_of rs todo -> 1 <= R -> List.ForallOrdPairs (fun a b : nat * Model.req => Model.volume "
-         "(snd a) <= R * Model.volume (snd b)) todo -> (forall r : Model.req, List.In r rs -> Model.peak r "
-         "<= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Hol.hol M todo (length rs)) <= (M - P "
-         "+ 2 * R * M) * Model.tel rs xs"),
-        ("hol_inversion_sqrt",
-         "forall (M P rho : nat) (rs : list Model.req) (todo : list (nat * Model.req)) (xs : list nat), "
-         "Hol.order_of rs todo -> 1 <= rho -> List.ForallOrdPairs (fun a b : nat * Model.req => "
-         "Model.volume (snd a) <= rho * rho * Model.volume (snd b)) todo -> (forall r : Model.req, List.In "
-         "r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Hol.hol M todo "
-         "(length rs)) <= (M - P + 2 * (2 * rho - 1) * M) * Model.tel rs xs"),
-        ("onebit_sim_eq",
-         "forall (M theta O0 O1 : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> "
-         "Model.peak r <= M) -> Hol.hol_sim M (OneBit.onebit_order theta O0 O1 rs) (length rs) = "
-         "OneBit.onebit M theta O0 O1 rs"),
-    ),
+    coq=("thm33_onebit", "thm33_onebit_E1_sqrt", "hol_inversion", "hol_inversion_sqrt", "onebit_sim_eq"),
     # reading (a), unequal prompts, and reading (b), E1-E3 with the package's constant
-    coq_whole=(
-        ("thm33_onebit_T",
-         "forall (M P T theta O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= O0 -> O0 < O1 -> O1 "
-         "<= T -> (forall r : Model.req, List.In r rs -> 1 <= Model.output r <= T) -> (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel "
-         "rs (OneBit.onebit M theta O0 O1 rs) <= (M - P + 2 * (2 * T - 1) * M) * Model.tel rs xs"),
-        ("thm33_onebit_E1",
-         "forall (M P T s O0 O1 : nat) (rs : list Model.req) (xs : list nat), 1 <= T -> O0 < O1 -> (forall "
-         "r : Model.req, List.In r rs -> Model.prompt r = s /\\ 1 <= Model.output r <= T) -> (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel "
-         "rs (OneBit.onebit M (PeanoNat.Nat.sqrt T) O0 O1 rs) <= (M - P + 2 * T * M) * Model.tel rs xs"),
-    ),
-    order=("kong", 60), exhaustive_variants=("svf1_sqrtT_equal",))
+    coq_whole=("thm33_onebit_T", "thm33_onebit_E1"),
+    coq_constant=("thm33_onebit_E1", "ratio", "P = alpha * M"), order=("kong", 60),
+    exhaustive_variants=("svf1_sqrtT_equal",))
 CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)

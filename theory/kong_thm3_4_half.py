@@ -8,7 +8,7 @@ from ``E[X]/E[Y]`` to ``E[X/Y]`` is not: two checked two-point examples with ``X
 that either can be the larger, so neither form implies the other, and the E[CR] form is a
 separate statement. **What it leaves out**: ``CR = TEL(SVF)/TEL(OPT)`` is a ratio over one finite
 workload, and the statement fixes neither its size ``n`` nor its starting state, so ``E[CR]`` is not
-defined: from an empty system ``E[CR]`` is 1 at ``n = 1`` and grows with ``n`` (the ledger measures
+defined: from an empty system ``E[CR]`` is 1 at ``n = 1`` and depends on ``n`` (the ledger measures
 it, ``monte-carlo:paper-ecr``), tending to the ratio of stationary means as ``n -> oo`` only if the
 ratios are uniformly integrable (not shown). The row's word is ``unknown`` with that reason; the
 reading ``n -> oo`` would reduce it to ``kong.thm3.4``.
@@ -89,7 +89,7 @@ def derivation() -> Derivation:
                 "the summary's reading of Thm. 3.4; by steps 2-3 it does not follow from the bound on "
                 "E[TEL(SVF)]/E[TEL(OPT)] in either direction",
                 "not a statement until n and the starting state are fixed: E[CR] of n requests from empty is 1 at "
-                "n = 1 and grows with n (monte-carlo:paper-ecr); its limit as n -> oo is the ratio of stationary "
+                "n = 1 and depends on n (monte-carlo:paper-ecr); its limit as n -> oo is the ratio of stationary "
                 "means only under uniform integrability, not shown"),
         ),
         notes="The E[CR] form is not implied by Thm. 3.4 (ratio of expectations); steps 2-3 show that neither "

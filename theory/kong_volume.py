@@ -28,11 +28,7 @@ CLAIM = Claim(
     "v <= (s+o) o); model.volume equals the literal sum on a grid",
     "none (integrality and v <= (s+o) o are our additions)",
     ("derivation", "enumeration:volume", "coq:volume_is_memory_time"),
-    coq_whole=(
-        ("volume_is_memory_time",
-         "forall (r : Model.req) (x T : nat), x + Model.output r <= T -> Model.sum_upto T (fun t : "
-         "nat => Model.req_usage r x (S t)) = Model.volume r"),
-    ),
+    coq_whole=("volume_is_memory_time",),
     order=("kong", 10))
 CLAIM_ID = CLAIM.id
 

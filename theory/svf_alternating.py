@@ -52,15 +52,7 @@ CLAIM = Claim(
     "(equal volumes, served by position)",
     ("derivation", "simulation:svf-alternating", "coq:svf_alternating_starts", "coq:alternating_witness_feasible",
      *SIMULATES), ("kong.thm3.2",),
-    coq=(
-        ("svf_alternating_starts",
-         "forall M a b c n : nat, 1 <= c -> a + c <= M -> b + 1 <= M -> M < a + b + 2 -> Model.volume2 (a, c) = "
-         "Model.volume2 (b, 1) -> Svf.svf M (SvfSerial.alternate (a, c) (b, 1) n) = SvfSerial.alternating_starts c 0 "
-         "n"),
-        ("alternating_witness_feasible",
-         "forall M a b c m : nat, 1 <= c -> c * (a + c) <= M -> b + 1 <= M -> Model.feasible M "
-         "(SvfSerial.alternate (a, c) (b, 1) (c * m)) (SvfSerial.alternating_witness c m)"),
-    ),
+    coq=("svf_alternating_starts", "alternating_witness_feasible"),
     order=("ours", 12))
 CLAIM_ID = CLAIM.id
 

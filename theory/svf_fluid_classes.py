@@ -51,35 +51,6 @@ CLASSES = (1, 2, 3, 4)
 COQ_UPPER = ("coq:svf_group_competitive", "coq:svf_group_start_bound")
 COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
 COQ_PHASES = ("coq:svf_phase_start_bound_abs",)  # several groups (SvfPhases.v)
-# the statement each row relies on, as coqc prints it (python -m geosched.verify.coq_engine --statements)
-COQ_STATEMENTS = dict((
-    ("svf_group_competitive",
-     "forall (M s o n : nat) (xs : list nat), 1 <= o -> 2 * (s + o) <= M -> Model.feasible M "
-     "(List.repeat (s, o) n) xs -> (M + 2) * Model.tel (List.repeat (s, o) n) (Svf.svf M "
-     "(List.repeat (s, o) n)) <= 2 * M * Model.tel (List.repeat (s, o) n) xs + (3 * (2 * s + o + "
-     "1) * (PeanoNat.Nat.modulo M (s + o) - s) + (M + 2) * o) * n"),
-    ("svf_group_start_bound",
-     "forall M s o n k : nat, 1 <= o -> s + o <= M -> k < n -> (PeanoNat.Nat.div M (s + o) * o + "
-     "(PeanoNat.Nat.modulo M (s + o) - s)) * List.nth k (Svf.svf M (List.repeat (s, o) n)) 0 <= "
-     "o * o * k + 3 * o * (PeanoNat.Nat.modulo M (s + o) - s)"),
-    ("svf_triangles_ratio",
-     "forall q n : nat, 1 <= q -> let p := 2 * q - 1 in let rs := List.repeat (0, p) n in p * "
-     "Model.tel rs (List.seq 0 n) <= q * Model.tel rs (Svf.svf (q * p) rs) + p * p * n"),
-    ("triangles_staggered_feasible",
-     "forall q n : nat, 1 <= q -> Model.feasible (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) "
-     "n) (List.seq 0 n)"),
-    ("svf_phase_start_bound_abs",
-     "forall (M : nat) (groups : list (Model.req * nat)) (j k : nat), Sorted.Sorted "
-     "SvfPhases.gvle groups -> (forall g : Model.req * nat, List.In g groups -> 1 <= "
-     "Model.output (fst g)) -> (forall g : Model.req * nat, List.In g groups -> Model.peak (fst "
-     "g) <= M) -> j < length groups -> k < snd (List.nth j groups (0, 1, 0)) -> let r := fst "
-     "(List.nth j groups (0, 1, 0)) in let s := Model.prompt r in let o := Model.output r in "
-     "(PeanoNat.Nat.div M (s + o) * o + (PeanoNat.Nat.modulo M (s + o) - s)) * List.nth "
-     "(SvfPhases.before groups j + k) (Svf.svf M (SvfPhases.gfam groups)) 0 <= o * o * k + 3 * o "
-     "* (PeanoNat.Nat.modulo M (s + o) - s) + (PeanoNat.Nat.div M (s + o) * o + "
-     "(PeanoNat.Nat.modulo M (s + o) - s)) * (SvfPhases.last_prev M groups j + SvfPhases.omax "
-     "groups)"),
-))
 # the policy and arrivals every class assumes (H1 of each derivation)
 BURST_SVF = Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
                        latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check",
@@ -108,7 +79,7 @@ def _claim(k: int) -> Claim:
         "(tests/test_hypotheses.py)",
         ("derivation", "simulation:fluid-rates", *(() if single else COQ_PHASES), *COQ_UPPER, *COQ_LOWER,
          *SIMULATES), ("kong.prop3.1",),
-        coq=tuple((m[4:], COQ_STATEMENTS[m[4:]]) for m in ((() if single else COQ_PHASES) + COQ_UPPER + COQ_LOWER)),
+        coq=tuple(m[4:] for m in ((() if single else COQ_PHASES) + COQ_UPPER + COQ_LOWER)),
         order=("ours", 10 + 10 * k))
 
 

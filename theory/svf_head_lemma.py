@@ -39,7 +39,6 @@ from geosched.theory.svf_sharp_bound import (
     OUTSIDE_PROP31,
     PROP31_LATEX,
     SVF_MEANING,
-    coq_cited,
     coq_methods,
 )
 
@@ -60,7 +59,7 @@ CLAIM = Claim(
     "step",
     "not a claim of the papers: Lemma A.2 charges M - P at every blocked step",
     ("derivation", "exhaustive:svf-sharp", *coq_methods(*STEPS, *WHOLE), *SIMULATES), ("kong.prop3.1",),
-    coq=coq_cited(*STEPS), coq_whole=coq_cited(*WHOLE), order=("ours", 130))
+    coq=STEPS, coq_whole=WHOLE, order=("ours", 130))
 CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)

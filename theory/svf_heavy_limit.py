@@ -33,7 +33,6 @@ from geosched.theory.svf_sharp_bound import (
     BURST_SVF_LATEX,
     OUTSIDE_BURST,
     OUTSIDE_PROP31,
-    coq_cited,
     coq_methods,
 )
 
@@ -51,7 +50,7 @@ CLAIM = Claim(
     "not a claim of the papers: a two-sided limit in the class of heavy bursts; the sup is approached, not "
     "attained",
     ("derivation", "exhaustive:svf-sharp", "simulation:svf-frontier", *coq_methods(*STEPS), *SIMULATES),
-    ("kong.prop3.1",), coq=coq_cited(*STEPS), order=("ours", 150))
+    ("kong.prop3.1",), coq=STEPS, order=("ours", 150))
 CLAIM_ID = CLAIM.id
 
 a, e = sp.symbols("a e", positive=True)  # the class: alpha <= a < 1, sum(o) <= e OPT

@@ -57,14 +57,7 @@ CLAIM = Claim(
     "not a claim of the papers: the family is geosched's (structured search); S stands in for OPT",
     ("derivation", "simulation:svf-family", "coq:svf_triangles_starts", "coq:triangles_staggered_feasible",
      *SIMULATES), ("kong.thm3.2",),
-    coq=(
-        ("svf_triangles_starts",
-         "forall q n : nat, 1 <= q -> Svf.svf (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) n) = "
-         "List.map (fun k : nat => (2 * q - 1) * PeanoNat.Nat.div k q) (List.seq 0 n)"),
-        ("triangles_staggered_feasible",
-         "forall q n : nat, 1 <= q -> Model.feasible (q * (2 * q - 1)) (List.repeat (0, 2 * q - 1) "
-         "n) (List.seq 0 n)"),
-    ),
+    coq=("svf_triangles_starts", "triangles_staggered_feasible"),
     order=("ours", 10))
 CLAIM_ID = CLAIM.id
 UPPER_CLAIM = "kong.thm3.2"  # the upper end of the interval

@@ -47,40 +47,8 @@ CLAIM = Claim(
     "with arrivals); no probabilistic statement",
     ("derivation", "coq:online_lemmaA2", "coq:online_wait_bound", "coq:online_ahead", "coq:osvf_feasible",
      "coq:osvf_after_arrival"), ("kong.lemmaA.2",),
-    coq=(
-        ("online_ahead",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req) (i j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= M) -> i < length rs -> j < length rs -> "
-         "List.nth j ars 0 <= List.nth i (OnlineSvf.osvf M ks ars rs) 0 < List.nth j "
-         "(OnlineSvf.osvf M ks ars rs) 0 -> List.nth i ks 0 < List.nth j ks 0 \\/ List.nth i ks 0 = "
-         "List.nth j ks 0 /\\ (List.nth i ars 0 < List.nth j ars 0 \\/ List.nth i ars 0 = List.nth j "
-         "ars 0 /\\ i < j)"),
-        ("osvf_feasible",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req), (forall r : Model.req, "
-         "List.In r rs -> Model.peak r <= M) -> Model.feasible M rs (OnlineSvf.osvf M ks ars rs)"),
-        ("osvf_after_arrival",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req) (j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= M) -> j < length rs -> List.nth j ars 0 <= "
-         "List.nth j (OnlineSvf.osvf M ks ars rs) 0"),
-    ),
-    coq_whole=(
-        ("online_lemmaA2",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req) (t : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= M) -> (exists k : nat, k < length rs /\\ "
-         "List.nth k ars 0 <= t < List.nth k (OnlineSvf.osvf M ks ars rs) 0) -> exists h : nat, h "
-         "< length rs /\\ List.nth h ars 0 <= t < List.nth h (OnlineSvf.osvf M ks ars rs) 0 /\\ M < "
-         "Model.active_peaks rs (OnlineSvf.osvf M ks ars rs) t + Model.peak (List.nth h rs (0, 0)) "
-         "/\\ (forall k : nat, k < length rs -> List.nth k ars 0 <= t < List.nth k (OnlineSvf.osvf "
-         "M ks ars rs) 0 -> List.nth h ks 0 < List.nth k ks 0 \\/ List.nth h ks 0 = List.nth k ks 0 "
-         "/\\ (List.nth h ars 0 < List.nth k ars 0 \\/ List.nth h ars 0 = List.nth k ars 0 /\\ h <= "
-         "k))"),
-        ("online_wait_bound",
-         "forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= P) -> j < length rs -> let xs := "
-         "OnlineSvf.osvf M ks ars rs in (M - P) * (List.nth j xs 0 - List.nth j ars 0) <= "
-         "OnlineA2.oresidual rs xs (List.nth j ars 0) + OnlineA2.oahead_work rs xs (List.nth j ars "
-         "0) (List.nth j xs 0)"),
-    ),
+    coq=("online_ahead", "osvf_feasible", "osvf_after_arrival"),
+    coq_whole=("online_lemmaA2", "online_wait_bound"),
     order=("ours", 75))
 CLAIM_ID = CLAIM.id
 

@@ -78,34 +78,7 @@ CLAIM = Claim(
      "monte-carlo:poisson-pasta", "monte-carlo:poisson-wald", "monte-carlo:poisson-batch",
      "monte-carlo:poisson-stable", "monte-carlo:capacity-bound"),
     ("svf.online.lemmaA2", "svf.poisson.stable"),
-    coq=(
-        ("online_wait_bound",
-         "forall (M P : nat) (ks ars : list nat) (rs : list Model.req) (j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= P) -> j < length rs -> let xs := "
-         "OnlineSvf.osvf M ks ars rs in (M - P) * (List.nth j xs 0 - List.nth j ars 0) <= "
-         "OnlineA2.oresidual rs xs (List.nth j ars 0) + OnlineA2.oahead_work rs xs (List.nth j ars "
-         "0) (List.nth j xs 0)"),
-        ("online_ahead",
-         "forall (M : nat) (ks ars : list nat) (rs : list Model.req) (i j : nat), (forall r : "
-         "Model.req, List.In r rs -> Model.peak r <= M) -> i < length rs -> j < length rs -> "
-         "List.nth j ars 0 <= List.nth i (OnlineSvf.osvf M ks ars rs) 0 < List.nth j "
-         "(OnlineSvf.osvf M ks ars rs) 0 -> List.nth i ks 0 < List.nth j ks 0 \\/ List.nth i ks 0 = "
-         "List.nth j ks 0 /\\ (List.nth i ars 0 < List.nth j ars 0 \\/ List.nth i ars 0 = List.nth j "
-         "ars 0 /\\ i < j)"),
-        ("chebyshev_dominated",
-         "forall (K : Type) (zero one : K) (add mul sub : K -> K -> K) (opp : K -> K) (le : K -> "
-         "K -> Prop), Ring_theory.ring_theory zero one add mul sub opp eq -> (forall x y : K, le "
-         "x y <-> le zero (sub y x)) -> le zero zero -> (forall x y : K, le zero x -> le zero y "
-         "-> le zero (add x y)) -> (forall x y : K, le zero x -> le zero y -> le zero (mul x y)) "
-         "-> forall (l : list (K * K * K)) (c : K * K * K -> K), List.Forall (fun e : K * K * K "
-         "=> le zero (Chebyshev.ew K e)) l -> List.ForallOrdPairs (Chebyshev.similar K zero mul "
-         "sub le) l -> List.Forall (fun e : K * K * K => le (Chebyshev.ea K e) (c e) /\\ le zero "
-         "(Chebyshev.eb K e)) l -> le (mul (Chebyshev.ksum K zero add (fun e : K * K * K => mul "
-         "(Chebyshev.ew K e) (Chebyshev.ea K e)) l) (Chebyshev.ksum K zero add (fun e : K * K * K "
-         "=> mul (Chebyshev.ew K e) (Chebyshev.eb K e)) l)) (mul (Chebyshev.ksum K zero add "
-         "(Chebyshev.ew K) l) (Chebyshev.ksum K zero add (fun e : K * K * K => mul (mul "
-         "(Chebyshev.ew K e) (c e)) (Chebyshev.eb K e)) l))"),
-    ),
+    coq=("online_wait_bound", "online_ahead", "chebyshev_dominated"),
     order=("ours", 77))
 CLAIM_ID = CLAIM.id
 
@@ -132,7 +105,8 @@ K = sp.Symbol("K", integer=True, positive=True)
 
 HYPOTHESES = (
     Hypothesis("MODEL", "discrete steps; Poisson(lambda) arrivals per step, independent; class k w.p. pi_k with "
-                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes; strict SVF with the "
+                        "(s_k, o_k), o_k >= 1, p_k = s_k + o_k <= alpha M, distinct volumes (types of equal volume "
+                        "form one level: svf1.poisson's derivation with the volume as key); strict SVF with the "
                         "forward-looking check; D = (1 - alpha) M",
                latex=r"discrete steps; Poisson($\lambda$) arrivals per step, independent; class $k$ with probability "
                      r"$\pi_k$ has $(s_k, o_k)$, $o_k \ge 1$, $p_k = s_k + o_k \le \alpha M$, distinct volumes; strict "

@@ -39,7 +39,6 @@ from geosched.theory.svf_sharp_bound import (
     OUTSIDE_RATIO,
     PROP31_LATEX,
     SVF_MEANING,
-    coq_cited,
     coq_methods,
 )
 
@@ -56,8 +55,8 @@ CLAIM = Claim(
     "not a claim of the papers; an upper bound for the class only (how close its worst case comes is not proved)",
     ("derivation", "exhaustive:svf-sharp", *coq_methods("svf_head_charge_po", "svf_prompt_heavy_bound", *SVF_MEANING),
      *SIMULATES), ("kong.prop3.1",),
-    coq=coq_cited("svf_head_charge_po"), coq_whole=coq_cited("svf_prompt_heavy_bound", *SVF_MEANING),
-    order=("ours", 140))
+    coq=("svf_head_charge_po",), coq_whole=("svf_prompt_heavy_bound", *SVF_MEANING),
+    coq_constant=("svf_prompt_heavy_bound", "ratio", "P = alpha * M", "a = lambda * b"), order=("ours", 140))
 CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)

@@ -10,9 +10,12 @@ adds ``(M - P) sum_k o_k <= (M - P) TEL(S)``. Leaving that step out gives, for e
    \\qquad \\frac{TEL(SVF)}{OPT} \\le \\frac{2}{1 - \\alpha} + \\frac{\\sum_i o_i}{OPT},
 
 which is at most Thm. 3.2's ``1 + 2/(1 - alpha)`` and smaller by ``1 - sum(o)/OPT``: on heavy bursts
-(``sum(o)`` small against ``OPT``) SVF is ``2/(1 - alpha) + o(1)``-competitive (``svf.heavy_limit``).
+(``sum(o)`` small against ``OPT``) SVF is ``2/(1 - alpha) + o(1)``-competitive (``svf.heavy_limit``). It improves
+Thm. 3.2 in the additive term only: over all bursts ``sum(o)/OPT`` reaches 1 (one request), so as a bound on the
+ratio it is Thm. 3.2's; ``svf.upper_bound`` lowers the ratio itself.
 
-**The 2 is sharp for bursts** (``svf.constant_two``, ``svf_sharp_bound_tight``): for every ``c = a/b < 2`` the
+**The 2 is sharp in that inequality** (``svf.constant_two``, ``svf_sharp_bound_tight``; the coefficient of
+``M TEL(S)``, not SVF's ratio ``R(alpha)``): for every ``c = a/b < 2`` the
 svf-triangles (``n`` requests ``(0, p)``, ``p = 2q - 1``, ``M = qp``, ``verify/coq/SvfTriangles.v``) with
 ``q = 4b`` and ``n = 160 b^2`` have ``b (M - P) TEL(SVF) > a M TEL(S) + b (M - P) sum(o)`` for the feasible
 schedule ``S`` that starts one request per step. So no bound of the form ``TEL(SVF)/OPT <= c/(1 - alpha) +
@@ -31,7 +34,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory import kong_thm3_2, svf_fluid_classes
 from geosched.theory.claim import KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
@@ -46,63 +48,11 @@ OUTSIDE_BURST = ("none known: H1 names the arrivals and the policy the Coq theor
 OUTSIDE_PROP31 = ("none separately: kong.prop3.1 is proved from the model in its own row (bursts, feasibility are the "
                   "premises that can fail)")
 OUTSIDE_RATIO = "none: at alpha = 1 the integer form's left side is 0 and the ratio form's bound is infinite"
-# the statement each upper-side row (this module, svf_head_lemma, svf_prompt_heavy, svf_heavy_limit) relies on, as
-# coqc prints it (python -m geosched.verify.coq_engine --statements); the Thm. 3.2 and triangles theorems are
-# recorded once, by the rows that first cite them
-COQ_STATEMENTS = {
-    **dict(kong_thm3_2.CLAIM.coq), **dict(kong_thm3_2.CLAIM.coq_whole), **svf_fluid_classes.COQ_STATEMENTS,
-    "svf_starts_bound":
-        "forall (M P : nat) (rs : list Model.req), (forall r : Model.req, List.In r rs -> Model.peak r <= P) -> "
-        "(M - P) * Model.sumf snd (Thm32.svf_js M rs) <= 2 * Prop31.pairmin rs",
-    "svf_sharp_bound":
-        "forall (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> "
-        "Model.peak r <= P) -> Model.feasible M rs xs -> (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * M * "
-        "Model.tel rs xs + (M - P) * Model.sumf Model.output rs",
-    "svf_sharp_bound_tight":
-        "forall a b : nat, a < 2 * b -> exists (M P : nat) (rs : list Model.req) (xs : list nat), (forall r : "
-        "Model.req, List.In r rs -> Model.peak r <= P) /\\ P < M /\\ Model.feasible M rs xs /\\ a * M * Model.tel "
-        "rs xs + b * (M - P) * Model.sumf Model.output rs < b * (M - P) * Model.tel rs (Svf.svf M rs)",
-    "svf_prompt_heavy_bound":
-        "forall (M P a b : nat) (rs : list Model.req) (xs : list nat), (forall r : Model.req, List.In r rs -> "
-        "Model.peak r <= P) -> (forall r : Model.req, List.In r rs -> a * Model.output r <= b * Model.prompt r) "
-        "-> Model.feasible M rs xs -> (2 * a + b) * (M - P) * Model.tel rs (Svf.svf M rs) <= 2 * (a + b) * M * "
-        "Model.tel rs xs + (2 * a + b) * (M - P) * Model.sumf Model.output rs",
-    "lemmaA2_blocked_head":
-        "forall (M : nat) (rs : list Model.req) (t : nat) (h : Model.req * nat), LemmaA2Head.head_at "
-        "(Thm32.svf_js M rs) t = Some h -> M < Model.active_peaks rs (Svf.svf M rs) t + Model.peak (fst h)",
-    "svf_head_charge_po":
-        "forall (M : nat) (rs : list Model.req), Model.sumf (fun e : Model.req * nat => Model.sum_upto (snd e) "
-        "(LemmaA2Head.head_charge M (Thm32.svf_js M rs))) (Thm32.svf_js M rs) <= Prop31.dsum "
-        "LemmaA2Head.before_po (Thm32.svf_js M rs)",
-    "svf_head_charge_pairmin":
-        "forall (M : nat) (rs : list Model.req), Model.sumf (fun e : Model.req * nat => Model.sum_upto (snd e) "
-        "(LemmaA2Head.head_charge M (Thm32.svf_js M rs))) (Thm32.svf_js M rs) <= 2 * Prop31.pairmin rs",
-    "svf_head_charge_competitive":
-        "forall (M : nat) (rs : list Model.req) (xs : list nat), Model.feasible M rs xs -> Model.sumf (fun e : "
-        "Model.req * nat => Model.sum_upto (snd e) (LemmaA2Head.head_charge M (Thm32.svf_js M rs))) "
-        "(Thm32.svf_js M rs) <= 2 * M * Model.tel rs xs",
-    "svf_waiting_peak_bound":
-        "forall (M Pw : nat) (rs : list Model.req) (xs : list nat), (forall (r : Model.req) (x : nat), List.In "
-        "(r, x) (List.combine rs (Svf.svf M rs)) -> 0 < x -> Model.peak r <= Pw) -> Model.feasible M rs xs -> "
-        "(M - Pw) * Model.tel rs (Svf.svf M rs) <= 2 * M * Model.tel rs xs + (M - Pw) * Model.sumf Model.output "
-        "rs",
-    "svf_triangles_tel":
-        "forall q b : nat, 1 <= q -> let p := 2 * q - 1 in let rs := List.repeat (0, p) (q * b) in 2 * "
-        "Model.tel rs (Svf.svf (q * p) rs) = p * q * b * (b + 1)",
-    "triangles_staggered_tel":
-        "forall q n : nat, 1 <= q -> let p := 2 * q - 1 in 2 * Model.tel (List.repeat (0, p) n) (List.seq 0 n) "
-        "= n * (n - 1) + 2 * p * n",
-}
 # what makes an upper bound on TEL(SVF) a statement about SVF: the Coq svf is the step-by-step process
 # (svf_sim_eq), its schedule is feasible, and tel is the sum of the finishing steps x + o
 SVF_MEANING = ("svf_feasible", "svf_sim_eq", "tel_finish_times")
 TIGHT = ("svf_sharp_bound_tight", "svf_sim_eq", "tel_finish_times")  # svf.constant_two as a whole
 STAIRS = ("svf_triangles_tel", "triangles_staggered_tel", "triangles_staggered_feasible")  # its derivation's steps
-
-
-def coq_cited(*theorems: str) -> tuple[tuple[str, str], ...]:
-    """(theorem, statement) for each name: a row's ``coq`` or ``coq_whole``."""
-    return tuple((name, COQ_STATEMENTS[name]) for name in theorems)
 
 
 def coq_methods(*theorems: str) -> tuple[str, ...]:
@@ -113,7 +63,9 @@ CLAIMS = (
     Claim("svf.sharp_bound", f"ours; {KONG} Lemma A.2, Prop. 3.1, Thm. 3.2",
           "bursts, strict SVF with the forward-looking check: (M - P) TEL(SVF) <= 2M TEL(S) + (M - P) sum(o) for every "
           "feasible S and every P >= every peak; with alpha = P/M < 1, TEL(SVF)/OPT <= 2/(1 - alpha) + sum(o)/OPT <= "
-          "1 + 2/(1 - alpha)",
+          "1 + 2/(1 - alpha); sharper than Thm. 3.2 in the additive term only ((M - P) sum(o) in place of (M - P) "
+          "TEL(S)): over all bursts sum(o)/OPT reaches 1, so as a bound on the ratio it is Thm. 3.2's (the ratio "
+          "bound below it is svf.upper_bound)",
           "every burst, every M, every P >= every peak (no P < M needed), every feasible schedule S: Coq "
           "svf_sharp_bound for the Coq SVF (strict head-of-line, forward-looking check, ties by position; "
           "svf_sim_eq ties it to the step-by-step process, the differential test to the simulator); sympy: the "
@@ -122,19 +74,21 @@ CLAIMS = (
           "not a claim of the papers: Thm. 3.2's proof without its last step (sum(o) <= OPT)",
           ("derivation", "exhaustive:svf-sharp", *coq_methods("svf_starts_bound", "svf_sharp_bound", *SVF_MEANING),
            *SIMULATES), ("kong.prop3.1",),
-          coq=coq_cited("svf_starts_bound"), coq_whole=coq_cited("svf_sharp_bound", *SVF_MEANING),
-          order=("ours", 110)),
+          coq=("svf_starts_bound",), coq_whole=("svf_sharp_bound", *SVF_MEANING),
+          coq_constant=("svf_sharp_bound", "ratio", "P = alpha * M"), order=("ours", 110)),
     Claim("svf.constant_two", f"ours (family svf-triangles); {KONG} Thm. 3.2",
-          "the 2 of svf.sharp_bound cannot be lowered (strict SVF with the forward-looking check): for every c = a/b "
-          "< 2 (naturals) some burst, P its largest peak, and some feasible S have b (M - P) TEL(SVF) > a M TEL(S) + "
-          "b (M - P) sum(o)",
+          "the coefficient 2 of M TEL(S) in svf.sharp_bound's inequality cannot be lowered (strict SVF with the "
+          "forward-looking check): for every c = a/b < 2 (naturals) some burst, P its largest peak, and some feasible "
+          "S have b (M - P) TEL(SVF) > a M TEL(S) + b (M - P) sum(o); a statement about that inequality, not about "
+          "SVF's ratio R(alpha) (it does not show R -> 2)",
           "Coq svf_sharp_bound_tight, every a < 2b: svf-triangles q = 4b, p = 2q - 1, M = qp, P = p, n = 160 b^2 "
           "requests (0, p), S = one start per step (feasible: triangles_staggered_feasible; closed forms "
           "svf_triangles_tel, triangles_staggered_tel); sympy: the same algebra for every a <= 2b - 1; simulated "
           "and checked for b <= 2 (3 in the default run)",
-          "not a claim of the papers; says nothing against a bound c/(1 - alpha) + K with a constant K",
+          "not a claim of the papers; says nothing against a bound c/(1 - alpha) + K with a constant K, nor about "
+          "the ratio's value at any alpha",
           ("derivation", "simulation:svf-frontier", *coq_methods(*STAIRS, *TIGHT), *SIMULATES), (),
-          coq=coq_cited(*STAIRS), coq_whole=coq_cited(*TIGHT), order=("ours", 120)),
+          coq=STAIRS, coq_whole=TIGHT, coq_constant=("svf_sharp_bound_tight", "sharp", "2"), order=("ours", 120)),
 )
 CLAIM_IDS = tuple(c.id for c in CLAIMS)
 

@@ -9,14 +9,14 @@
 
 Submodules are imported on use (``from geosched.verify.ledger import run_claims``), so that
 importing the package does not load Z3 or sympy; ``geosched.verify.run_claims`` loads the ledger
-on first use (:mod:`geosched.lazy`).
+on first use (:mod:`geosched._lazy`).
 """
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.verify.ledger import run_claims as run_claims
 

@@ -3,11 +3,14 @@
 
 ``geosched claims`` prints one row per claim (id, status, the share of its constant the
 headline check used, whether that check is discriminating, time, statement), then one row per
-evidence; ``--json`` prints the same as one object (with versions and seed); ``--claim ID`` runs
-one claim (an unknown id is a one-line error, exit 2); ``--quick`` a smaller set of checks (well
-under 30 s; what it cannot reach stays ``unknown`` or ``vacuous``); ``--thorough`` the long
+evidence; the rows print as they finish (the rows that need no Coq first, while the Coq build
+runs in the background), the legend and the evidence after them; ``--json`` prints the same as
+one object (with versions and seed); ``--claim ID`` runs one claim (an unknown id is a one-line
+error, exit 2); ``--quick`` a smaller set of checks (about 20 s of CPU; what it cannot reach
+stays ``unknown`` or ``vacuous``); ``--thorough`` the long
 versions; ``--out DIR`` is where counterexample files (and the thorough run's checkpoint) go, and
-``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--cluster local:N``
+``--restart`` starts a thorough run over instead of resuming its checkpoint; ``--trace PATH`` (repeatable) sets the
+traces of the empirical rows (default: every trace in ``../shared/traces/``); ``--cluster local:N``
 or ``--cluster tcp://HOST:PORT`` runs the exhaustive and Monte-Carlo chunks on Dask (same
 result as serial, the default; docs/cluster.md). Progress goes to
 stderr while the checks run, a line every few seconds off a terminal (not with ``--quiet`` or ``--no-progress``).
@@ -18,11 +21,14 @@ Exit status: 0; 1 when some claim is refuted; 3 when no claim is refuted but a c
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from geosched.arguments import add_command, show_progress
 from geosched.executor import SPEC_HELP, cluster_spec
+from geosched.verify import prove
+from geosched.verify.prove import exit_code
 
-__all__ = ["add_commands", "exit_code"]
+__all__ = ["add_commands"]
 
 
 def add_commands(subparsers, common) -> None:
@@ -39,7 +45,10 @@ def add_commands(subparsers, common) -> None:
     speed = p.add_mutually_exclusive_group()
     speed.add_argument("--thorough", action="store_true", help="long versions of the checks (an hour or more)")
     speed.add_argument("--quick", action="store_true",
-                       help="a smaller set of checks, under 30 s (statuses stay honest: less is checked)")
+                       help="a smaller set of checks, about 20 s of CPU (statuses stay honest: less is checked)")
+    p.add_argument("--trace", action="append", default=None, metavar="PATH",
+                   help="a trace for the empirical rows (repeatable; any format geosched reads: an Azure-format CSV, "
+                        "a Mooncake .jsonl, ...); default: every trace in ../shared/traces/")
     p.add_argument("--out", default=None, metavar="DIR", help="folder for counterexample files and checkpoints")
     p.add_argument("--restart", action="store_true",
                    help="with --thorough: start the exhaustive run over instead of resuming its checkpoint in --out")
@@ -47,6 +56,7 @@ def add_commands(subparsers, common) -> None:
     p.add_argument("--cluster", type=cluster_spec, default="serial", metavar="SPEC",
                    help=f"where the chunked checks run: {SPEC_HELP}; default serial (same result everywhere)")
     p.set_defaults(handler=_cmd_claims)
+    prove.add_commands(subparsers, common)  # `prove`: the derivation (theory) marked by the ledger (verify)
 
 
 def _cmd_claims(args: argparse.Namespace) -> int:
@@ -65,23 +75,24 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else 0
     mode = "thorough" if args.thorough else "quick" if args.quick else "default"
     counter = _Counter(args.claim or list(CLAIMS), CLAIMS) if show_progress(args) else None
+    if args.trace:
+        from geosched.verify.trace_set import check_traces
+
+        check_traces(args.trace)  # before the progress bar draws
     printer = None if args.json else RowPrinter(args.claim or list(CLAIMS))
     if printer is not None:  # the table grows: its head now, each row as it finishes (progress.above)
         above("\n".join(printer.head()))
-    result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
-                        progress=counter, executor=args.cluster,
-                        on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
+    from geosched.output import writer_lock
+
+    with writer_lock(args.out) if args.out else contextlib.nullcontext():  # one writer of --out (issue 41)
+        result = run_claims(args.claim, mode=mode, out=args.out, seed=seed, restart=args.restart,
+                            progress=counter, executor=args.cluster, traces=args.trace,
+                            on_row=None if printer is None else lambda claim: above("\n".join(printer.row(claim))))
     if args.json:
         emit_json(result.to_dict())
     else:
         _print_text(result, seed)
     return exit_code(result)
-
-
-def exit_code(result) -> int:
-    """0; 1 when some claim is refuted; 3 when none is but a check crashed (``error``); never 2 (bad input)."""
-    statuses = {c.status for c in result.claims}
-    return 1 if "refuted" in statuses else 3 if "error" in statuses else 0
 
 
 class _Counter:
@@ -131,7 +142,8 @@ def _print_text(result, seed: int) -> None:
         print("solver cores: largest n with every lemma proved: "
               + ", ".join(f"{b} {n}" for b, n in extra["cores"]["largest_n"].items()))
     print(f"\n{len(result.claims)} claims in {result.wall_time:.1f}s ({result.mode}; geosched "
-          f"{result.versions['geosched']}, z3 {result.versions['z3']}, cvc5 {result.versions['cvc5']}, seed {seed})"
+          f"{result.versions['geosched']}, z3 {result.versions['z3']}, cvc5 {result.versions['cvc5']}, seed {seed}, "
+          f"Coq statements {result.versions.get('coq_statements', '')[:12] or 'not pinned'})"
           + (f"; counterexamples in {result.out}" if result.out else ""))
 
 

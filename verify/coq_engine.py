@@ -55,17 +55,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import SolverError, TimeLimitError, ValidationError
 from geosched.output import write_text_atomic
-from geosched.progress import note, staged
+from geosched.progress import note, stage, staged
 from geosched.reference_impl.model import Instance
 from geosched.results import Result
-from geosched.verify import coq_output
+from geosched.verify import coq_compile, coq_output, coq_pinned
 
 __all__ = ["COQ_DIR", "THEOREMS", "ENGINE_THEOREMS", "CoqBuild", "CoqRun", "coq_available", "missing_tools",
            "engine_missing", "source_hash", "cache_root", "build", "run_batch", "simulate_coq", "burst_lengths",
@@ -76,20 +76,10 @@ COQ_DIR = Path(__file__).resolve().parent / "coq"
 # every citable theorem (a `Theorem` or `Corollary` of verify/coq) -> its module (file): read from the sources,
 # never kept by hand; build.sh checks each of them (Print Assumptions), and a ledger row cites them by statement
 THEOREMS: dict[str, str] = coq_output.declared_theorems(COQ_DIR)
-# the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...),
-# with the statement (the normalised `Check`) the build must print for it
-ENGINE_THEOREMS: dict[str, str] = {
-    "svf_engine_eq":
-        "forall (M : nat) (rs : list Model.req), SvfEngine.svf_engine M rs = Svf.svf M rs",
-    "sjf_engine_eq":
-        "forall (M : nat) (rs : list Model.req), SvfEngine.sjf_engine M rs = SjfFamily.sjf M rs",
-    "tel_engine_eq":
-        "forall (rs : list Model.req) (xs : list nat), SvfEngine.tel_engine rs xs = Model.tel rs xs",
-    "feasibleb_engine_eq":
-        "forall (M : nat) (rs : list Model.req) (xs : list nat), SvfEngine.feasibleb_engine M rs xs = "
-        "Model.feasibleb M rs xs",
-}
-BUILD_FORMAT = 3  # bump when the build procedure or the manifest changes (part of the cache key)
+# the executable runs these functions: it runs only while each is proved equal to the model's (svf, sjf, ...), with
+# the statement (and the definitions it reaches) that the pinned file (verify/coq/statements.txt) records for it
+ENGINE_THEOREMS: tuple[str, ...] = ("svf_engine_eq", "sjf_engine_eq", "tel_engine_eq", "feasibleb_engine_eq")
+BUILD_FORMAT = 4  # bump when the build procedure or the manifest changes (part of the cache key)
 WORK_LIMIT = 5 * 10**7  # default bound on estimate_work: 1 to 7 million units a second measured (benchmarks/RESULTS.md)
 TIME_LIMIT = 50.0  # default seconds the engine process may run
 _MAX_BITS = 4096  # the driver reads decimal numbers (Python writes at most 4300 digits by default)
@@ -103,39 +93,48 @@ _UNARY_CASE = "(fun fO fS n ->"  # ExtrOcamlNatInt's case analysis on an int-as-
 _BUILD_OUTPUTS = shutil.ignore_patterns("*.vo", "*.vok", "*.vos", "*.glob", ".*.aux", "__pycache__", "Makefile*",
                                         ".lia.cache", "Assumptions.out", "Assumptions.v", "geosched_coq.ml*")
 _BUILT_THIS_PROCESS: set[str] = set()  # source hashes compiled by this process (not read from the cache)
+_NO_ZARITH = "zarith not installed (Debian package libzarith-ocaml-dev): the engine is not linked"
 
 
 @dataclass(frozen=True)
 class CoqBuild(Result):
     """One build of the Coq development (compiled now or read from the build cache)."""
 
-    STATUSES = ("ok", "failed", "unavailable", "not_built")
+    STATUSES = ("ok", "partial", "failed", "unavailable", "not_built")
     SUCCESS = ("ok",)
 
-    status: str  # "ok": compiled, extracted, coqchk passed; "failed": a step failed; "unavailable": no coqc;
-    #              "not_built": cached_only and the cache holds no build of these sources
+    status: str  # "ok": every file compiled and checked; "partial": some file did not compile (the rest was checked);
+    #              "failed": nothing could be checked; "unavailable": no coqc; "not_built": cached_only, not cached
     message: str  # one line
     wall_time: float  # seconds this call took
-    source_hash: str = ""  # SHA-256 of the .v/.ml/build sources and the coqc and ocamlopt versions
+    source_hash: str = ""  # SHA-256 of the sources, the tools' versions and the build method
     coqc_version: str = ""  # first line of `coqc --version`
     theorems: dict[str, bool] = field(default_factory=dict)  # theorem -> Print Assumptions says closed
     assumptions: dict[str, str] = field(default_factory=dict)  # theorem -> Print Assumptions output
     statements: dict[str, str] = field(default_factory=dict)  # theorem -> its normalised `Check` (coq_output)
-    coqchk: bool = False  # coqchk checked every compiled module (and the library they use)
-    coqchk_axioms: str = ""  # coqchk -o's axiom summary ("<none>")
+    definitions: dict[str, str] = field(default_factory=dict)  # Module.name -> its normalised `Print`
+    coqchk: bool = False  # coqchk accepted every compiled module (and the standard library they load)
+    coqchk_axioms: str = ""  # the axioms coqchk -o found in the development ("<none>")
+    coqchk_rejected: dict[str, str] = field(default_factory=dict)  # module -> coqchk's error, when it rejects one
     from_cache: bool = False  # read from the build cache rather than compiled by this call
     built_this_run: bool = False  # compiled by this process (this call or an earlier one)
-    build_seconds: float | None = None  # wall seconds of the clean `build.sh` run that built it (coqc, its checks)
-    coqc_seconds: float | None = None  # of those, the coqc compilation from clean, as build.sh reports it
+    build_seconds: float | None = None  # wall seconds of the whole build (compiling and checking)
+    coqc_seconds: float | None = None  # of those, the wall seconds until the last file compiled
+    cpu_seconds: float | None = None  # CPU seconds of every process of the build (coqc, coqchk, the extraction)
     lines_of_coq: int = 0  # lines of the .v files (Extract.v included)
     directory: str = ""  # the cache folder (compiled library under src/, the executable)
-    failed_step: str = ""  # "failed": which step ("coqc", "extraction", "ocamlopt", "coqchk")
+    failed_step: str = ""  # "failed": which step ("coqdep", "coqc", "statements")
     lock_wait_seconds: float = 0.0  # of wall_time, seconds spent waiting for another process's build lock
     engine: bool = False  # the executable was linked (needs Zarith; the proofs do not)
+    modules: dict[str, bool] = field(default_factory=dict)  # the modules that compiled
+    failed_files: dict[str, str] = field(default_factory=dict)  # module -> why it did not compile (or was skipped)
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # module -> its coqc step (CPU, wall, status)
 
     def closed(self, theorem: str) -> bool:
-        """``theorem`` compiled, with no assumption beyond the global context."""
-        return self.status == "ok" and self.theorems.get(theorem, False)
+        """``theorem`` compiled, closed under the global context, in a module coqchk accepted."""
+        module = THEOREMS.get(theorem, "")
+        return (self.status in ("ok", "partial") and self.coqchk and self.theorems.get(theorem, False)
+                and module not in self.coqchk_rejected)
 
     def provenance(self) -> str:
         """``compiled this run`` or ``build cache <hash>``: where the theorems' status comes from."""
@@ -204,10 +203,10 @@ def _tool_version(*command: str) -> str:
 
 
 def _sources(root: Path = COQ_DIR) -> list[Path]:
-    """Every file the build reads: the .v files (not the generated Assumptions.v), _CoqProject, build.sh,
-    engine/*.ml."""
+    """Every file the build reads: the .v files (not Assumptions.v, which build.sh generates in place),
+    _CoqProject, engine/*.ml (build.sh is not one: the build is coq_compile's, part of the key)."""
     files = [p for p in root.glob("*.v") if p.name != "Assumptions.v"]
-    files += [p for p in (root / "_CoqProject", root / "build.sh") if p.exists()]
+    files += [p for p in (root / "_CoqProject",) if p.exists()]
     files += list((root / "engine").glob("*.ml"))
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
@@ -224,7 +223,10 @@ def source_hash(root: Path = COQ_DIR) -> tuple[str, str]:
     meta = zarith / "META" if zarith is not None else None
     digest.update(b"\0" + (meta.read_bytes() if meta is not None and meta.is_file() else str(zarith).encode()))
     # what a build records depends on the procedure and on the code that reads coqc's output too
-    digest.update(json.dumps([BUILD_FORMAT]).encode() + Path(coq_output.__file__).read_bytes())
+    # the build method (coq_compile: a build from another branch with other scripts never shares a folder)
+    for method in (coq_output, coq_compile):
+        digest.update(Path(method.__file__).read_bytes())
+    digest.update(json.dumps([BUILD_FORMAT]).encode())
     return digest.hexdigest(), coqc
 
 
@@ -239,24 +241,6 @@ def cache_root() -> Path:
 def _lines_of_coq(root: Path = COQ_DIR) -> int:
     """Lines of the ``.v`` files of ``root`` (Extract.v included)."""
     return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.glob("*.v"))
-
-
-# the last clean build measured on the project's 2-core machine (benchmarks/RESULTS.md, "The Coq build"):
-# the estimate when this machine's cache records no build of its own
-RECORDED_BUILD = (540.0, "the project's 2-core machine under load")
-
-
-def _expected_duration(root: Path) -> str:
-    """``about N minutes on this machine``: the newest build recorded in the cache folder ``root`` (a
-    measure of this machine, perhaps of older sources), else :data:`RECORDED_BUILD`. A measure, no promise."""
-    measured = []
-    for manifest in root.glob("*/build.json"):
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            recorded = json.loads(manifest.read_text(encoding="utf-8"))
-            seconds = float(recorded.get("total_seconds") or recorded["build_seconds"])
-            measured.append((manifest.stat().st_mtime, seconds))
-    seconds, where = (max(measured)[1], "this machine's last build") if measured else RECORDED_BUILD
-    return f"about {max(1, round(seconds / 60))} minutes, as measured on {where}"
 
 
 @contextlib.contextmanager
@@ -289,23 +273,33 @@ def _locked(path: Path, what: str = "the Coq build lock") -> Iterator[list[float
 # --------------------------------------------------------------------------- building
 
 
-def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
+def build(force: bool = False, *, cached_only: bool = False,
+          on_progress: Callable[[int, int], None] | None = None) -> CoqBuild:
     """Compile, check and extract the Coq development, or read it from the build cache.
+
+    Safe to call from any thread (it starts processes only); a background build (the ledger's) passes
+    ``on_progress`` and then changes no progress line itself.
 
     Parameters
     ----------
     force : bool
         Rebuild even when the cache holds a build for these sources and this ``coqc``.
     cached_only : bool
-        Never compile: read the cache, else return ``status="not_built"`` (``geosched claims --quick``).
+        Never compile: read the cache, else return ``status="not_built"`` at once (``geosched claims --quick``);
+        it never waits for another process's build (the cache is written by an atomic rename).
+    on_progress : callable (steps done, steps in all), optional
+        Called as each step ends: each file's coqc, then each check (the statements, coqchk, the extraction).
+        When given, :func:`build` neither sets the progress stage nor prints a note.
 
     Returns
     -------
     CoqBuild
-        ``status`` ``ok`` (compiled, ``coqchk`` passed, extracted), ``failed`` (the step and its
-        first error line in ``message``) or ``unavailable`` (a tool is missing). ``theorems``
-        says for each main theorem whether ``Print Assumptions`` printed "Closed under the
-        global context"; ``from_cache`` and :meth:`CoqBuild.provenance` say where it came from.
+        ``status`` ``ok`` (every file compiled; each theorem's statement, ``Print Assumptions`` and ``coqchk``
+        recorded), ``partial`` (a file failed to compile: the files that do not need it were built and checked;
+        ``failed_files`` names them), ``failed`` (the build could not start or check anything), ``unavailable``
+        (a tool is missing) or ``not_built``. ``closed(theorem)`` says whether a theorem compiled, closed under
+        the global context, in modules ``coqchk`` accepted; ``from_cache`` and :meth:`CoqBuild.provenance` say
+        where it came from.
     """
     started = time.perf_counter()
     missing = missing_tools()
@@ -315,20 +309,75 @@ def build(force: bool = False, *, cached_only: bool = False) -> CoqBuild:
     digest, coqc = source_hash()
     root = cache_root()
     target = root / digest[:16]
+    cached = None if force else _read_manifest(target, digest)
+    if cached is not None or cached_only:
+        if cached is None:
+            return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
+                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc)
+        return _from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True)
     with _locked(root / f"{digest[:16]}.lock") as waited:
-        cached = None if force else _read_manifest(target, digest)
+        cached = None if force else _read_manifest(target, digest)  # built by another process meanwhile
         if cached is not None:
             return replace(_from_manifest(cached, target, digest, time.perf_counter() - started, from_cache=True),
                            lock_wait_seconds=waited[0])
-        if cached_only:
-            return CoqBuild("not_built", f"no build of these sources ({digest[:16]}) in {root}",
-                            time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
-                            lock_wait_seconds=waited[0])
-        note(f"compiling the Coq proofs once ({_expected_duration(root)}; cached in {target})")
-        with staged("compiling the Coq proofs (once)"):
-            data = _build_into(target, digest, coqc)
+        if on_progress is None:
+            note(f"compiling the Coq proofs once ({len(_modules_of(COQ_DIR))} files on {coq_compile.default_jobs()} "
+                 f"workers; cached in {target})")
+            with staged("compiling the Coq proofs (once)"):
+                data = _build_into(target, digest, coqc, _StageLine(root))
+        else:
+            data = _build_into(target, digest, coqc, on_progress)
     return replace(_from_manifest(data, target, digest, time.perf_counter() - started, from_cache=False),
                    lock_wait_seconds=waited[0])
+
+
+class _StageLine:
+    """The progress stage of a build in the foreground: steps done of all, and the time left at the rate measured
+    so far, weighted by each file's CPU in the last build on this machine when it recorded every file."""
+
+    def __init__(self, root: Path, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.weights = recorded_weights(root)
+        self.clock = clock
+        self.began = clock()
+        self.done: list[str] = []
+
+    def __call__(self, done: int, total: int, name: str = "") -> None:
+        self.done.append(name)
+        modules = list(self.weights) if self.weights else []
+        left = coq_compile.left_fraction(self.done, self.weights, modules) if modules else None
+        left = 1.0 - done / total if left is None else left
+        elapsed = self.clock() - self.began
+        rate = f", about {_minutes(elapsed * left / (1.0 - left))} left at this rate" if 0.0 < left < 1.0 else ""
+        stage(f"compiling the Coq proofs (once): {done}/{total} steps{rate}")
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def recorded_weights(root: Path | None = None) -> dict[str, float]:
+    """Module -> the CPU seconds its coqc took in the newest build recorded in the cache on this machine (of any
+    sources): what a build's progress estimate and its order are weighted by; empty when none is recorded."""
+    newest: tuple[float, dict[str, float]] = (0.0, {})
+    for manifest in (root or cache_root()).glob("*/build.json"):
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+            files = json.loads(manifest.read_text(encoding="utf-8")).get("files") or {}
+            weights = {m: float(f["cpu_seconds"]) for m, f in files.items() if f.get("status") == "ok"}
+            if weights and manifest.stat().st_mtime > newest[0]:
+                newest = (manifest.stat().st_mtime, weights)
+    return newest[1]
+
+
+def expected_files() -> list[tuple[str, float | None]]:
+    """Each ``.v`` file the build compiles, by name, with the CPU seconds its coqc took in the newest build
+    recorded on this machine (None when none is recorded): for a progress estimate weighted by measured cost."""
+    weights = recorded_weights()
+    return [(module, weights.get(module)) for module in _modules_of(COQ_DIR)]
+
+
+def _modules_of(root: Path) -> list[str]:
+    """The modules the build compiles: every ``.v`` file but ``Extract.v`` (compiled by the extraction step)."""
+    return sorted(p.stem for p in root.glob("*.v") if p.name not in ("Extract.v", "Assumptions.v"))
 
 
 def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
@@ -343,32 +392,25 @@ def _read_manifest(target: Path, digest: str) -> dict[str, Any] | None:
 
 def _from_manifest(data: dict[str, Any], target: Path, digest: str, wall: float, *, from_cache: bool) -> CoqBuild:
     names = ("status", "message", "coqc_version", "coqchk", "coqchk_axioms", "build_seconds", "coqc_seconds",
-             "lines_of_coq", "failed_step", "engine")
+             "cpu_seconds", "lines_of_coq", "failed_step", "engine", "modules", "failed_files", "coqchk_rejected")
     keep = {k: data[k] for k in names if k in data}
-    keep.update(_theorem_fields(data.get("assumptions_out", "")))  # parsed now, from coqc's own words
+    keep.update(_theorem_fields(data.get("statements") or []))  # parsed now, from coqc's own words
+    keep["files"] = {m: f for m, f in (data.get("files") or {}).items()}
     return CoqBuild(wall_time=wall, source_hash=digest, from_cache=from_cache,
-                    built_this_run=digest in _BUILT_THIS_PROCESS,
-                    directory=str(target), **keep)
+                    built_this_run=digest in _BUILT_THIS_PROCESS, directory=str(target), **keep)
 
 
-def _theorem_fields(assumptions_out: str) -> dict[str, dict[str, Any]]:
-    """``theorems``, ``assumptions`` and ``statements`` of a build, parsed from its ``Assumptions.out``."""
-    parsed = coq_output.parse_assumptions(assumptions_out)
-    return {"theorems": {n: p["closed"] for n, p in parsed.items()},
-            "assumptions": {n: p["assumptions"] for n, p in parsed.items()},
-            "statements": {n: p["statement"] for n, p in parsed.items()}}
-
-
-def _run(step: str, command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    try:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        raise _StepFailed(step, f"{' '.join(command)} ran past {_BUILD_TIMEOUT_S} s") from None
-    if done.returncode != 0:
-        raise _StepFailed(step, coq_output.first_error(done.stdout + "\n" + done.stderr)
-                          or f"exit status {done.returncode}")
-    return done
+def _theorem_fields(parts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``theorems``, ``assumptions``, ``statements`` and ``definitions`` of a build, parsed from the raw output of
+    its statements scripts (each with its queries)."""
+    fields: dict[str, dict[str, Any]] = {"theorems": {}, "assumptions": {}, "statements": {}, "definitions": {}}
+    for part in parts:
+        parsed = coq_output.parse_statements(part.get("output", ""), [tuple(q) for q in part.get("queries", [])])
+        fields["theorems"].update(parsed["closed"])
+        fields["assumptions"].update(parsed["assumptions"])
+        fields["statements"].update(parsed["statements"])
+        fields["definitions"].update(parsed["definitions"])
+    return fields
 
 
 class _StepFailed(Exception):
@@ -378,90 +420,120 @@ class _StepFailed(Exception):
         self.detail = detail
 
 
-def _build_into(target: Path, digest: str, coqc: str) -> dict[str, Any]:
-    """Build in a fresh folder next to ``target`` and move it into place; returns the manifest."""
-    work = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.", dir=target.parent))
-    src = work / "src"
-    shutil.copytree(COQ_DIR, src, ignore=_BUILD_OUTPUTS)
-    data: dict[str, Any] = {"source_hash": digest, "coqc_version": coqc, "lines_of_coq": _lines_of_coq(),
-                            "assumptions_out": "", "coqchk": False}
-    began = time.perf_counter()
+def _build_into(target: Path, digest: str, coqc: str, on_progress: Callable[..., None]) -> dict[str, Any]:
+    """Build in a fresh folder next to ``target`` and move it into place when every file compiled; returns the
+    manifest (a build with a failed file is reported, never cached: the next call tries again). A stop
+    (SIGTERM, Ctrl-C, the program's exit: :func:`coq_compile.stop_all`) kills its processes and removes the
+    folder; the cache keeps what it had."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = coq_compile.working_folder(target.parent, f".{digest[:16]}.")
+    data: dict[str, Any] = {"status": "stopped"}
     try:
-        _compile(src, data)
-        data["engine"] = _extract_and_compile(src, work)
-        data["total_seconds"] = round(time.perf_counter() - began, 1)  # the whole build: the next one's estimate
-        parsed = coq_output.parse_assumptions(data["assumptions_out"])
-        closed = sum(p["closed"] for p in parsed.values())
-        data.update(status="ok", message=f"compiled in {data['build_seconds']:.1f} s; {closed} of {len(parsed)} "
-                                         f"theorems closed under the global context; "
-                                         f"coqchk passed (axioms: {data['coqchk_axioms']})"
-                                         + ("" if data["engine"] else f"; engine not linked: "
-                                                                      f"{', '.join(engine_missing())} missing"))
-    except _StepFailed as exc:
-        data.update(status="failed", message=str(exc), failed_step=exc.step)
-        shutil.rmtree(work, ignore_errors=True)
-        return data  # a failed build is reported, never cached
-    write_text_atomic(work / "build.json", json.dumps(data, indent=1) + "\n")
-    if target.exists():
-        shutil.rmtree(target)
-    os.replace(work, target)
-    _BUILT_THIS_PROCESS.add(digest)
+        shutil.copytree(COQ_DIR, work / "src", ignore=_BUILD_OUTPUTS)
+        coq_compile.check_stopped()
+        data = _compile_and_check(work / "src", work, coqc, on_progress, library_cache=target.parent)
+        data.update(source_hash=digest, coqc_version=coqc, lines_of_coq=_lines_of_coq())
+    finally:  # published only when complete; removed otherwise (an exception or a stop included)
+        manifest = json.dumps(data, indent=1) + "\n"
+
+        def finish(folder: Path) -> None:
+            write_text_atomic(folder / "build.json", manifest)
+
+        published = coq_compile.publish(work, target, finish if data["status"] == "ok" else None)
+    if data["status"] == "ok" and not published:
+        raise coq_compile.BuildStopped("the Coq build was stopped before it was cached")
+    if published:
+        _BUILT_THIS_PROCESS.add(digest)
     return data
 
 
-def _compile(src: Path, data: dict[str, Any]) -> None:
-    """build.sh (coqc from clean, the generated Assumptions.v, coqchk): its raw output into ``data``."""
+def _compile_and_check(src: Path, work: Path | None, coqc: str, on_progress: Callable[..., None] | None,
+                       library_cache: Path | None) -> dict[str, Any]:
+    """Compile the copy ``src`` (in parallel, what still builds), then check it (statements, ``Print
+    Assumptions``, coqchk) and, with ``work``, extract and link the engine there: the manifest."""
     began = time.perf_counter()
-    done = _run("coqc", ["bash", "build.sh"], src)
-    data["build_seconds"] = round(time.perf_counter() - began, 3)
-    # build.sh also runs its own checks; the coqc part it times itself, when it says so
-    timed = re.search(r"coqc build from clean: ([0-9.]+) s", done.stdout)
-    data["coqc_seconds"] = float(timed.group(1)) if timed else None
-    out = src / "Assumptions.out"
-    data["assumptions_out"] = out.read_text(encoding="utf-8") if out.exists() else ""
-    data["coqchk"], data["coqchk_axioms"] = coq_output.coqchk_summary(done.stdout + done.stderr) or _coqchk(src)
+    modules = _modules_of(src)
+    jobs = coq_compile.default_jobs()
+    try:
+        deps = coq_compile.dependencies(src, modules)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        return {"status": "failed", "message": f"coqdep: {exc}", "failed_step": "coqdep"}
+    coq_compile.check_stopped()
+    total = len(deps) + jobs + 2 + (work is not None)  # the files, the statements scripts, coqchk, the extraction
+    done: list[int] = [0]
+
+    def tick(step: coq_compile.Step) -> None:
+        done[0] += 1
+        if on_progress is not None:
+            on_progress(done[0], total, step.name) if isinstance(on_progress, _StageLine) \
+                else on_progress(done[0], total)
+
+    files = coq_compile.compile_all(src, deps, jobs=jobs, timeout=_BUILD_TIMEOUT_S, weights=recorded_weights(),
+                                    on_file=tick)
+    coqc_wall = time.perf_counter() - began
+    compiled = [m for m in coq_compile.topological(deps) if files[m].status == "ok"]
+    extra = [("extraction", lambda: _extract_and_compile(src, work))] if work is not None else []
+    checks = coq_compile.check_all(src, compiled, coq_output.declared_theorems(src),
+                                   coq_output.declared_definitions(src), jobs=jobs, timeout=_BUILD_TIMEOUT_S,
+                                   coqc_version=coqc, library_cache=library_cache, extra=extra, on_step=tick)
+    return _manifest(files, checks, compiled, coqc_wall, time.perf_counter() - began, work is not None)
+
+
+def _manifest(files: dict[str, coq_compile.Step], checks: dict[str, Any], compiled: list[str], coqc_wall: float,
+              wall: float, extracted: bool) -> dict[str, Any]:
+    """The build's record: each file's and check's step, the statements scripts' raw output, coqchk's findings."""
+    failed = {m: s.error for m, s in files.items() if s.status != "ok"}
+    steps = {**{m: s.to_dict() for m, s in files.items()}, **checks["steps"]}
+    coqchk, stdlib = checks.get("coqchk", {}), checks.get("stdlib", {})
+    scripts_ok = all(part.get("status") == "ok" for part in checks["statements"])
+    engine = checks["steps"].get("extraction", {})
+    data: dict[str, Any] = {
+        "files": {m: s.to_dict() for m, s in files.items()}, "statements": checks["statements"],
+        "build_seconds": round(wall, 3), "coqc_seconds": round(coqc_wall, 3),
+        "cpu_seconds": round(sum(s["cpu_seconds"] for s in steps.values()) + stdlib.get("cpu_seconds", 0.0), 3),
+        "steps": steps, "stdlib": stdlib, "failed_files": failed,
+        "coqchk": coqchk.get("status") == "ok" and stdlib.get("status") == "ok",
+        "coqchk_axioms": ", ".join(coqchk.get("axioms") or []) or stdlib.get("axioms") or "unparsed",
+        "coqchk_rejected": coqchk.get("rejected", {}),
+        "engine": extracted and engine.get("status") == "ok" and engine.get("error") != _NO_ZARITH,
+        "modules": {m: True for m in compiled}}
+    parsed = _theorem_fields(checks["statements"])
+    closed = sum(parsed["theorems"].values())
+    if not compiled or not scripts_ok:
+        broken = next((p.get("error") for p in checks["statements"] if p.get("status") != "ok"), "") or \
+            next(iter(failed.values()), "")
+        data.update(status="failed", failed_step="statements" if compiled else "coqc",
+                    message=f"{'the statements script' if compiled else 'no file compiled'}: {broken}")
+        return data
+    data.update(status="ok" if not failed else "partial",
+                message=(f"compiled {len(compiled)} of {len(files)} files in {wall:.1f} s ({data['cpu_seconds']:.0f} "
+                         f"s CPU); {closed} of {len(parsed['theorems'])} theorems closed under the global context; "
+                         f"coqchk {'passed' if data['coqchk'] else 'did not pass'} (axioms: {data['coqchk_axioms']})")
+                + (f"; not compiled: {', '.join(sorted(failed))}" if failed else "")
+                + ("" if data["engine"] or not extracted else f"; engine not linked: {engine.get('error') or '?'}"))
+    return data
 
 
 def check_sources(root: Path) -> CoqBuild:
-    """Compile a copy of the Coq sources in ``root`` from clean (build.sh, Print Assumptions, coqchk), in a
-    temporary folder, without the cache or the extraction: the mutation campaign's check.
+    """Compile a copy of the Coq sources in ``root`` from clean and check it (statements, Print Assumptions,
+    coqchk), in a temporary folder, without the cache or the extraction: the mutation campaign's check.
 
-    ``status`` is ``failed`` when a step stops (``message`` names it), else ``ok`` with ``theorems``
-    saying which main theorems are closed.
+    ``status`` is ``failed`` when nothing could be checked, ``partial`` when a file did not compile (``message``
+    and ``failed_files`` name it), else ``ok`` with ``theorems`` saying which theorems are closed.
     """
     started = time.perf_counter()
     if missing_tools():
         return CoqBuild("unavailable", f"{', '.join(missing_tools())} not installed (Debian package coq)",
                         time.perf_counter() - started)
     digest, coqc = source_hash(root)
-    data: dict[str, Any] = {"assumptions_out": "", "coqchk": False}
-    with tempfile.TemporaryDirectory(prefix="geosched-coq-check-") as tmp:
-        src = Path(tmp) / "src"
-        shutil.copytree(root, src, ignore=_BUILD_OUTPUTS)
-        try:
-            _compile(src, data)
-            status, message, step = "ok", "compiled", ""
-        except _StepFailed as exc:
-            status, message, step = "failed", str(exc), exc.step
-    keep = {"coqchk": data["coqchk"], **_theorem_fields(data["assumptions_out"])}
-    return CoqBuild(status, message, time.perf_counter() - started, source_hash=digest, coqc_version=coqc,
-                    failed_step=step, build_seconds=data.get("build_seconds"), lines_of_coq=_lines_of_coq(root),
-                    **keep)
-
-
-def _modules(src: Path) -> list[str]:
-    return sorted(f"GeoSched.{p.stem}" for p in src.glob("*.vo"))
-
-
-def _coqchk(src: Path) -> tuple[bool, str]:
-    """Run ``coqchk -o`` on every compiled module; ``(passed, its axiom summary)``. The kernel
-    rejecting a module fails the build; axioms (an ``Admitted``) are reported, and the theorems
-    that use them are not closed anyway."""
-    modules = _modules(src)
-    if not modules:
-        raise _StepFailed("coqchk", "no compiled module")
-    done = _run("coqchk", ["coqchk", "-silent", "-o", "-Q", ".", "GeoSched", *modules], src)
-    return True, coq_output.axioms(done.stdout + done.stderr)  # coqchk prints its summary on stderr
+    tmp = coq_compile.working_folder(Path(tempfile.gettempdir()), "geosched-coq-check-")  # removed by a stop too
+    try:
+        shutil.copytree(root, tmp / "src", ignore=_BUILD_OUTPUTS)
+        data = _compile_and_check(tmp / "src", None, coqc, None, library_cache=cache_root())
+    finally:
+        coq_compile.publish(tmp, tmp, None)  # never kept
+    data.update(coqc_version=coqc, lines_of_coq=_lines_of_coq(root))
+    return _from_manifest(data, tmp, digest, time.perf_counter() - started, from_cache=False)
 
 
 def unary_arithmetic(code: str) -> list[str]:
@@ -489,27 +561,33 @@ def unary_arithmetic(code: str) -> list[str]:
     return found
 
 
-def _extract_and_compile(src: Path, work: Path) -> bool:
-    """Extract (Extract.v), check that no arithmetic is left unary, and link the executable against
-    Zarith; False (nothing linked) when Zarith is not installed."""
-    _run("extraction", ["coqc", "-R", ".", "GeoSched", "Extract.v"], src)
+def _extract_and_compile(src: Path, work: Path) -> coq_compile.Step:
+    """Extract (Extract.v), check that no arithmetic is left unary, and link the executable against Zarith, in
+    ``work``: one measured step (``failed`` with :data:`_NO_ZARITH` when Zarith is not installed: the proofs build
+    without it, the engine does not)."""
+    extraction = coq_compile.run_measured("extraction", ["coqc", "-R", ".", "GeoSched", "Extract.v"], src,
+                                          _BUILD_TIMEOUT_S)
+    if extraction.status != "ok":
+        return extraction
     code = (src / EXTRACTED).read_text(encoding="utf-8")
     unary = unary_arithmetic(code)
     if unary:
-        raise _StepFailed("extraction", f"nat operations left unary in {EXTRACTED}: {', '.join(unary)} "
-                                        "(map them in Extract.v)")
+        return replace(extraction, status="failed", error=f"nat operations left unary in {EXTRACTED}: "
+                                                          f"{', '.join(unary)} (map them in Extract.v)")
     zarith = _zarith_dir()
     if zarith is None:
-        return False
+        return replace(extraction, status="failed", error=_NO_ZARITH)
     for name in (EXTRACTED, EXTRACTED + "i"):
         shutil.copy(src / name, work / name)
     shutil.copy(src / "engine" / "main.ml", work / "main.ml")
-    _run("ocamlopt", ["ocamlopt", "-I", str(zarith), str(zarith / "zarith.cmxa"), f"{EXTRACTED}i", EXTRACTED,
-                      "main.ml", "-o", BINARY], work)
+    linked = coq_compile.run_measured("ocamlopt", ["ocamlopt", "-I", str(zarith), str(zarith / "zarith.cmxa"),
+                                                   f"{EXTRACTED}i", EXTRACTED, "main.ml", "-o", BINARY], work,
+                                      _BUILD_TIMEOUT_S)
     for pattern in ("*.cm*", "*.o"):
         for leftover in work.glob(pattern):
             leftover.unlink()
-    return True
+    return coq_compile.Step("extraction", linked.status, extraction.cpu_seconds + linked.cpu_seconds,
+                            extraction.wall_seconds + linked.wall_seconds, error=linked.error)
 
 
 # --------------------------------------------------------------------------- running the extracted SVF
@@ -597,14 +675,18 @@ def _ready_build() -> CoqBuild:
     if not result.engine:
         raise ValidationError("engine", "coq", f"needs {', '.join(engine_missing()) or 'zarith'}, which is not "
                                                "installed (the proofs build without it; the engine does not)")
-    # the executable runs the *_engine functions: only their proved equalities make them svf, sjf, tel, feasibleb
+    # the executable runs the *_engine functions: only their proved equalities make them svf, sjf, tel, feasibleb,
+    # each closed and stating (by the pinned file, definitions included) what it is reviewed to state
     opened = [name for name in ENGINE_THEOREMS if not result.closed(name)]
     if opened:
         raise SolverError(f"the extracted engine is not proved equal to the model ({', '.join(opened)} not closed)")
-    for theorem, statement in ENGINE_THEOREMS.items():  # by statement, not by name
-        if result.statements.get(theorem) != statement:
-            raise SolverError(f"Coq's {theorem} states {result.statements.get(theorem)!r}, not the equality the "
-                              f"engine relies on ({statement!r})")
+    pinned = coq_pinned.read()
+    printed = coq_pinned.Printed(result.statements, result.definitions, result.assumptions)
+    for theorem in ENGINE_THEOREMS:  # by statement, not by name
+        found = coq_pinned.problems(theorem, printed, pinned) if theorem in pinned.theorems else \
+            [f"{theorem} is not pinned in {coq_pinned.PINNED_FILE.name}"]
+        if found:
+            raise SolverError(f"the engine's equality {theorem} is not the reviewed one: {found[0]}")
     return result
 
 
@@ -746,7 +828,7 @@ def differential(instances: Sequence[Instance]) -> Differential:
     checker's verdict and TEL; and Coq's ``sjf`` must equal the Python simulator's SJF.
     """
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     items, expected, sjf = [], [], []
     for instance in instances:
@@ -779,18 +861,47 @@ def differential(instances: Sequence[Instance]) -> Differential:
     return Differential(len(items), sum(len(i[2]) for i in items), infeasible, tuple(mismatches))
 
 
+def pin(result: CoqBuild, path: Path | None = None) -> Path:
+    """Write the pinned statements file (:mod:`geosched.verify.coq_pinned`) from a complete build: every theorem's
+    statement and every definition the statements reach, as coqc printed them. Its diff is the review.
+
+    Raises
+    ------
+    SolverError
+        The build is not ``ok`` (a partial build would pin less than the development proves).
+    """
+    if result.status != "ok":
+        raise SolverError(f"pinning needs a complete build, not {result.status}: {result.message}")
+    printed = coq_pinned.Printed(result.statements, result.definitions, result.assumptions)
+    theorems = {name: (module, result.statements[name]) for name, module in THEOREMS.items()
+                if name in result.statements}
+    definitions = {d: result.definitions[d] for d in coq_pinned.cited_definitions(theorems, printed)}
+    target = path or coq_pinned.PINNED_FILE
+    write_text_atomic(target, coq_pinned.render(theorems, definitions))
+    return target
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m geosched.verify.coq_engine [--force] [--json | --statements]``: build (or read the cache)
-    and report; ``--statements`` prints each theorem's normalised statement, the text a ledger row records."""
+    """``python -m geosched.verify.coq_engine [--force] [--json | --statements | --pin]``: build (or read the
+    cache) and report; ``--statements`` prints each theorem's normalised statement; ``--pin`` rewrites
+    verify/coq/statements.txt from the build (then review its diff)."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Build the Coq development of verify/coq and report its theorems.")
     parser.add_argument("--force", action="store_true", help="rebuild even when the cache holds this build")
     parser.add_argument("--json", action="store_true", help="print the CoqBuild as JSON")
-    parser.add_argument("--statements", action="store_true",
-                        help="print THEOREM: STATEMENT per theorem (what a ledger row's coq=/coq_whole= records)")
+    parser.add_argument("--statements", action="store_true", help="print THEOREM: STATEMENT per theorem")
+    parser.add_argument("--pin", action="store_true", help="rewrite verify/coq/statements.txt from this build "
+                                                          "(every statement and the definitions they use)")
     args = parser.parse_args(argv)
     result = build(force=args.force)
+    if args.pin:
+        if result.status != "ok":
+            print(f"geosched: not pinned: the build is {result.status}: {result.message}", file=sys.stderr)
+            return 1
+        print(f"pinned {len(result.statements)} statements in {pin(result)} "
+              f"(sha256 {coq_pinned.file_hash()[:16]}); review its diff")
+        return 0
     if args.statements:
         for theorem, statement in result.statements.items():
             print(f"{theorem}: {statement}")
@@ -804,6 +915,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for theorem, closed in result.theorems.items():
         text = result.assumptions.get(theorem, "").replace("\n", " ")
         print(f"  {'closed' if closed else 'OPEN  '}  {THEOREMS.get(theorem, '?')}.{theorem}: {text}")
+    for module, why in result.failed_files.items():
+        print(f"  NOT COMPILED  {module}.v: {why}")
     return 0 if result.success else 1
 
 

@@ -1,12 +1,13 @@
-r"""Reading what ``coqc`` and ``coqchk`` print: the one place that parses the Coq tools' output.
+r"""Reading the Coq sources and what ``coqc`` and ``coqchk`` print: the one place that parses them.
 
-``verify/coq/build.sh`` generates ``Assumptions.v`` from the sources (a ``Check`` and a ``Print
-Assumptions`` for every ``Theorem`` and ``Corollary`` of every module, each followed by ``Print
-geosched_marker``) and prints its output (``Assumptions.out``). This module splits that output at the
-markers (:func:`parse_assumptions`), normalises each ``Check`` into the statement a ledger row records
-(:func:`normalise_statement`), and reads the ``coqchk`` summary and the first error of a failed step.
-:func:`declared_theorems` finds the same theorems in the ``.v`` files (what the ledger may cite, with
-their modules), with the same pattern as ``build.sh``'s ``sed``.
+After compiling ``verify/coq``, the build runs a generated *statements script* (:func:`statements_script`):
+for every ``Theorem`` and ``Corollary`` a ``Check`` and a ``Print Assumptions``, for every definition of
+the development a ``Print``, and one ``Print Libraries``, each followed by ``Print geosched_marker`` so that
+the output splits into one block per query (:func:`parse_statements`). A ``Check`` is normalised into the
+statement (:func:`normalise_statement`), a ``Print`` into the definition's text (:func:`normalise_print`);
+:func:`uses` finds the definitions of the development a text names (the statements print them qualified,
+``Model.tel``, since the script only ``Require``\ s the modules). :func:`declared_theorems` and
+:func:`declared_definitions` find the names in the ``.v`` files (comments removed).
 
 The build cache stores coqc's raw output and this module parses it again on every read, and the
 cache key (:func:`geosched.verify.coq_engine.source_hash`) includes this file: a change here can
@@ -14,26 +15,37 @@ never be hidden by a cached build.
 
 Example
 -------
+>>> queries = [("check", "Model.tel_nil"), ("assumptions", "Model.tel_nil")]
 >>> out = ("Model.tel_nil\n     : Model.tel [] [] =\n       0\ngeosched_marker = 0\n     : nat\n"
 ...        "Closed under the global context\ngeosched_marker = 0\n     : nat\n")
->>> parse_assumptions(out)["tel_nil"]["statement"], parse_assumptions(out)["tel_nil"]["closed"]
+>>> parsed = parse_statements(out, queries)
+>>> parsed["statements"]["tel_nil"], parsed["closed"]["tel_nil"]
 ('Model.tel [] [] = 0', True)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLOSED", "MARKER", "THEOREM_LINE", "normalise_statement", "parse_assumptions", "declared_theorems",
-           "axioms", "coqchk_summary", "first_error"]
+__all__ = ["CLOSED", "MARKER", "THEOREM_LINE", "DEFINITION_LINE", "normalise_statement", "normalise_print",
+           "strip_comments", "declared_theorems", "theorem_words", "declared_definitions", "statements_script",
+           "parse_statements", "uses", "axioms", "development_axioms", "first_error"]
 
 CLOSED = "Closed under the global context"
-# what `Print geosched_marker.` prints after each Check and each Print Assumptions of Assumptions.v
+# what `Print geosched_marker.` prints after each query of the statements script
 MARKER = re.compile(r"^geosched_marker = 0\s*\n\s*: nat\s*$\n?", flags=re.M)
 # a citable theorem: a top-level `Theorem` or `Corollary` (build.sh's sed uses the same pattern)
 THEOREM_LINE = re.compile(r"^(?:Theorem|Corollary)\s+([A-Za-z0-9_']+)", flags=re.M)
+# a definition a statement may use: what `Print` shows (inside a Section too; a section's `Let` is not one)
+DEFINITION_LINE = re.compile(r"^\s*(?:(?:Local|Global|Program)\s+)*(?:Definition|Fixpoint|CoFixpoint|Function|"
+                             r"Inductive|CoInductive|Record|Structure|Variant|Class)\s+([A-Za-z_][A-Za-z0-9_']*)",
+                             flags=re.M)
+_QUALIFIED = re.compile(r"(?<![\w'.])([A-Z][A-Za-z0-9_']*)\.([A-Za-z_][A-Za-z0-9_']*)(?![\w'])")
+# extraction commands only, and the scripts build.sh generates: no theorem, nothing a statement uses
+_NOT_CITABLE = ("Extract.v", "Assumptions.v")
 
 
 def normalise_statement(check: str) -> str:
@@ -49,37 +61,132 @@ def normalise_statement(check: str) -> str:
     return " ".join(rest[1:].split())
 
 
-def parse_assumptions(output: str) -> dict[str, dict[str, Any]]:
-    """Theorem name -> ``{"module", "statement", "assumptions", "closed"}`` from ``Assumptions.out``.
+def normalise_print(text: str) -> str:
+    r"""A ``Print NAME.`` output with its whitespace collapsed: the definition's body, type and arguments.
 
-    The output alternates a ``Check`` and a ``Print Assumptions`` block, each closed by the marker; a
-    block whose first line is not ``Module.name`` is skipped (it cannot be attributed)."""
-    blocks = MARKER.split(output)
-    found: dict[str, dict[str, Any]] = {}
-    for check, assumptions in zip(blocks[0::2], blocks[1::2]):
-        head = check.strip().split("\n", 1)[0].strip()
-        module, dot, name = head.rpartition(".")
-        if not dot or not re.fullmatch(r"[A-Za-z0-9_']+", name):
-            continue
-        text = assumptions.strip()
-        found[name] = {"module": module, "statement": normalise_statement(check), "assumptions": text,
-                       "closed": text == CLOSED}
-    return found
+    >>> normalise_print("Model.peak =\n  fun r : Model.req => fst r + snd r\n     : Model.req -> nat\n")
+    'Model.peak = fun r : Model.req => fst r + snd r : Model.req -> nat'
+    """
+    return " ".join(text.split())
+
+
+def strip_comments(text: str) -> str:
+    """Coq source without its (nested) comments ``(* ... *)``.
+
+    >>> strip_comments("a (* b (* c *) d *) e")
+    'a  e'
+    """
+    out, depth, k = [], 0, 0
+    while k < len(text):
+        if text.startswith("(*", k):
+            depth, k = depth + 1, k + 2
+        elif depth and text.startswith("*)", k):
+            depth, k = depth - 1, k + 2
+        else:
+            if not depth:
+                out.append(text[k])
+            k += 1
+    return "".join(out)
+
+
+def _sources(root: Path) -> list[Path]:
+    return [p for p in sorted(Path(root).glob("*.v")) if p.name not in _NOT_CITABLE and not p.name.startswith("_")]
 
 
 def declared_theorems(root: Path) -> dict[str, str]:
-    """Theorem name -> module (file stem) of every ``Theorem``/``Corollary`` in ``root/*.v`` but the
-    generated ``Assumptions.v`` and ``Extract.v``; a name declared twice is an error (a citation would be
-    ambiguous)."""
+    """Theorem name -> module (file stem) of every ``Theorem``/``Corollary`` in ``root/*.v`` but ``Extract.v``, in
+    file order; a name declared twice is an error (a citation would be ambiguous)."""
     found: dict[str, str] = {}
-    for path in sorted(Path(root).glob("*.v")):
-        if path.name in ("Assumptions.v", "Extract.v"):
-            continue
-        for name in THEOREM_LINE.findall(path.read_text(encoding="utf-8")):
+    for path in _sources(root):
+        for name in THEOREM_LINE.findall(strip_comments(path.read_text(encoding="utf-8"))):
             if name in found:
                 raise ValueError(f"Coq theorem {name} is declared in {found[name]}.v and {path.stem}.v")
             found[name] = path.stem
     return found
+
+
+def theorem_words(root: Path) -> dict[str, str]:
+    """Theorem -> its doc comment: the ``(** ... *)`` right before its ``Theorem``/``Corollary`` line (a section
+    heading, ``(** ** ...``, is not one), whitespace collapsed; "" when there is none. The generated theorem
+    tables print it ("in words"), so a new theorem documents itself in its own file."""
+    words: dict[str, str] = {}
+    for path in _sources(root):
+        text = path.read_text(encoding="utf-8")
+        for found in re.finditer(r"^(?:Theorem|Corollary)\s+([A-Za-z0-9_']+)", text, flags=re.M):
+            before = text[:found.start()].rstrip()
+            start = before.rfind("(**")
+            comment = before[start:] if start >= 0 and before.endswith("*)") else ""
+            if comment.startswith("(** **") or comment.count("(*") != comment.count("*)"):
+                comment = ""
+            words[found.group(1)] = " ".join(comment[3:-2].split())
+    return words
+
+
+def declared_definitions(root: Path) -> list[str]:
+    """``Module.name`` of every definition in ``root/*.v`` (what ``Print`` can show), in file order."""
+    names: list[str] = []
+    for path in _sources(root):
+        for name in DEFINITION_LINE.findall(strip_comments(path.read_text(encoding="utf-8"))):
+            qualified = f"{path.stem}.{name}"
+            if qualified not in names:
+                names.append(qualified)
+    return names
+
+
+def statements_script(modules: Sequence[str], theorems: Mapping[str, str], definitions: Sequence[str],
+                      *, libraries: bool = True) -> tuple[str, list[tuple[str, str]]]:
+    """``(Coq script, queries)``: the script requires ``modules`` of the library ``GeoSched`` (without importing
+    them, so that every name prints qualified) and asks, each answer followed by the marker: ``Check`` and
+    ``Print Assumptions`` of each theorem (``theorems``: name -> module), ``Print`` of each definition
+    (``Module.name``), and ``Print Libraries``. ``queries`` lists ``(kind, name)`` in the same order."""
+    lines = [f"From GeoSched Require {' '.join(modules)}.", "Definition geosched_marker := 0."]
+    queries: list[tuple[str, str]] = []
+    for name, module in theorems.items():
+        lines += [f"Check GeoSched.{module}.{name}.", "Print geosched_marker.",
+                  f"Print Assumptions GeoSched.{module}.{name}.", "Print geosched_marker."]
+        queries += [("check", f"{module}.{name}"), ("assumptions", f"{module}.{name}")]
+    for qualified in definitions:
+        lines += [f"Print GeoSched.{qualified}.", "Print geosched_marker."]
+        queries.append(("print", qualified))
+    if libraries:
+        lines += ["Print Libraries.", "Print geosched_marker."]
+        queries.append(("libraries", ""))
+    return "\n".join(lines) + "\n", queries
+
+
+def parse_statements(output: str, queries: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """What the statements script printed, by query: ``statements`` (theorem -> normalised ``Check``),
+    ``assumptions`` (theorem -> ``Print Assumptions``' text), ``closed`` (theorem -> that text is
+    :data:`CLOSED`), ``modules`` (theorem -> module), ``definitions`` (``Module.name`` -> normalised ``Print``)
+    and ``libraries`` (the loaded library files). An answer not closed by its marker (coqc stopped in it) is left
+    out, with every query after it."""
+    blocks = MARKER.split(output)[:-1]  # each answer closed by its marker (what follows the last one is not one)
+    found: dict[str, Any] = {"statements": {}, "assumptions": {}, "closed": {}, "modules": {}, "definitions": {},
+                             "libraries": []}
+    for (kind, name), block in zip(queries, blocks):
+        module, _, short = name.rpartition(".")
+        if kind == "check":
+            found["statements"][short] = normalise_statement(block)
+            found["modules"][short] = module
+        elif kind == "assumptions":
+            text = block.strip()
+            found["assumptions"][short] = text
+            found["closed"][short] = text == CLOSED
+        elif kind == "print":
+            found["definitions"][name] = normalise_print(block)
+        elif kind == "libraries":
+            found["libraries"] = [line.strip() for line in block.splitlines()[1:] if line.strip()]
+    return found
+
+
+def uses(text: str, known: Iterable[str]) -> set[str]:
+    """The definitions of ``known`` (``Module.name``) that ``text`` names.
+
+    >>> sorted(uses("forall rs, Model.tel rs (Svf.svf M rs) <= List.length rs", {"Model.tel", "Svf.svf"}))
+    ['Model.tel', 'Svf.svf']
+    """
+    names = set(known)
+    return {f"{m}.{n}" for m, n in _QUALIFIED.findall(text) if f"{m}.{n}" in names}
 
 
 def axioms(output: str) -> str:
@@ -88,12 +195,17 @@ def axioms(output: str) -> str:
     return " ".join(found.group(1).split()) if found else "unparsed"
 
 
-def coqchk_summary(build_output: str) -> tuple[bool, str] | None:
-    """build.sh runs ``coqchk -o`` on every module it compiled and prints "coqchk: OK" after it:
-    ``(True, axioms)``, or None when it did not."""
-    if "coqchk: OK" not in build_output or "CONTEXT SUMMARY" not in build_output:
-        return None
-    return True, axioms(build_output)
+def development_axioms(output: str, library: str = "GeoSched") -> list[str]:
+    """The axioms ``coqchk -o`` lists inside ``library`` (checked with ``-norec``, the libraries it requires
+    are admitted and listed too: those are not the development's).
+
+    >>> development_axioms("* Axioms:\\n    Coq.ssr.x.y\\n    GeoSched.Thm32.ax\\n  \\n* Constants: <none>\\n")
+    ['GeoSched.Thm32.ax']
+    """
+    summary = axioms(output)
+    if summary == "unparsed":
+        return ["unparsed"]
+    return [name for name in summary.split() if name.startswith(f"{library}.")]
 
 
 def first_error(text: str) -> str:

@@ -32,8 +32,9 @@ from pathlib import Path
 
 from geosched.errors import SolverError, ValidationError
 from geosched.verify import coq_engine
+from geosched.verify.coq_output import strip_comments
 
-__all__ = ["evaluate", "coqtop", "proof_sentences", "compiled_sources", "strip_comments"]
+__all__ = ["evaluate", "coqtop", "proof_sentences", "compiled_sources"]
 
 _TIMEOUT_S = 1200  # a hung coqc or coqtop is an error after this long
 _PROMPT = re.compile(r"(?m)^[A-Za-z_][\w']* < ")
@@ -125,25 +126,6 @@ def coqtop(sentences: Sequence[str], imports: Sequence[str] = ()) -> list[str]:
     if len(blocks) < len(lines):
         raise SolverError(f"coqtop answered {len(blocks)} of {len(lines)} sentences: {transcript[-400:]}")
     return blocks[len(lines) - len(sentences):len(lines)]
-
-
-def strip_comments(text: str) -> str:
-    """Coq source without its (nested) comments ``(* ... *)``.
-
-    >>> strip_comments("a (* b (* c *) d *) e")
-    'a  e'
-    """
-    out, depth, k = [], 0, 0
-    while k < len(text):
-        if text.startswith("(*", k):
-            depth, k = depth + 1, k + 2
-        elif depth and text.startswith("*)", k):
-            depth, k = depth - 1, k + 2
-        else:
-            if not depth:
-                out.append(text[k])
-            k += 1
-    return "".join(out)
 
 
 def proof_sentences(module: str, theorem: str, root: Path | None = None) -> tuple[str, list[str]]:

@@ -1,41 +1,31 @@
-"""The papers' empirical claims about scheduling under predictions, re-run on the Azure trace.
+"""The vocabulary of the empirical rows, and the scheduling table of the predictions page.
 
-Kong, Qi, Ye, Zhou (arXiv 2606.22327, experiments; as restated in the project's REFERENCES.md) report, on a vLLM
-deployment with a learned length predictor:
+The papers' empirical claims (``kong.emp.*``, :mod:`~geosched.verify.kong_serving`; ``sagesched.*``,
+:mod:`~geosched.verify.sagesched_claims`) are re-run on every trace of the trace set
+(:mod:`~geosched.verify.trace_set`). What they share is here:
 
-1. ``kong.emp.svf_latency``: SVF has the lowest mean and P95 latency among FCFS, SJF, SVF and
-   1-bit SVF;
-2. ``kong.emp.onebit``: 1-bit SVF is competitive with SJF and better on tail latency;
-3. ``kong.emp.overhead``: the predictor costs at most 0.06% of end-to-end latency (the full
-   regression predictor) and about 0.01% (the 1-bit classifier).
+* :func:`seed_interval`: a per-seed statistic's mean and Student-t interval (:class:`SeedInterval`), whose
+  ``result`` is ``better`` (the interval lies above 0: the claim's side wins), ``worse`` (below) or ``tie``;
+* :func:`word`: a trace's word from its sub-comparisons (all better: ``reproduced``; some better and none worse:
+  ``partly``; none better or one worse: ``not_reproduced``);
+* :func:`across_traces`: the row's word from the traces' words: ``reproduced`` when every trace reproduced it;
+  ``partly`` when some trace reproduced it and another did not (the row's text says where), or when the
+  weakest trace's word is ``partly``; else ``not_reproduced``; a trace whose check could not have failed
+  (``vacuous``: its canary was not refuted) or did not run makes the row so;
+* :func:`combine_empirical`: the ledger's status of a row whose evidence is all empirical;
+* :func:`scheduling_table`: docs/predictions.md's table (policies x predictors x loads on a trace's test
+  part, one run each; no row's word comes from it).
 
-What is computed here (:func:`scheduling_table`): the *test* part of the trace (the last 30%
-by time, which no shipped model was trained on) replayed with online arrivals at
-``step_seconds`` = 0.025 s per step, under three **loads** ``u`` = offered KV demand / ``M``:
-the memory is ``M = ceil(V / (T u))`` with ``V`` the total volume and ``T`` the span of arrival
-steps (so ``u = 1`` means the memory just holds the average demand if nothing ever waited). Each
-policy runs with three **predictors**: ``oracle`` (true lengths), ``learned`` (the shipped point
-model for FCFS/SJF/SVF; the shipped 1-bit classifier for 1-bit SVF) and ``noisy`` (log-normal
-error of the same scale as the learned point model's on the training part). 1-bit SVF always
-uses the classifier's ``theta``, ``O_0``, ``O_1``; only the class bit's source changes. Every
-schedule is re-checked by the independent checker, which gives the latencies.
-
-The statuses (:class:`EmpiricalClaim`) are ``reproduced`` (the claim holds at every load),
-``partly`` (at some loads or for one of its two parts), ``not_reproduced`` (nowhere), or
-``unknown`` (not run: no trace). "Competitive" is operationalised as mean latency within 10%
-of SJF's. This is one trace, one simulated engine (the unit-step model, evictions by recompute
-when a prediction runs short), not the papers' GPU testbed: a ``not_reproduced`` says that the
-claim does not carry over to this setting, not that the paper's measurement is wrong.
-
-The theory link (:func:`one_bit_flip_penalty`): Thm. 3.5's distortion penalty, extended (our
-extension) by the measured flip rates of the learned classifier, next to the measured TEL ratio
-of 1-bit SVF with learned bits over 1-bit SVF with exact bits.
+The theory link (:func:`one_bit_flip_penalty`): Thm. 3.5's distortion penalty, extended (our extension) by
+the measured flip rates of the learned classifier.
 
 Example
 -------
 >>> penalty = one_bit_flip_penalty(mu=0.5, theta=1, flip_short=0.0, flip_long=0.0)
 >>> penalty["eps"], penalty["flip_term"]  # Thm. 3.5's eps alone when no class is flipped
 (0.5, 0.0)
+>>> across_traces({"azure": "reproduced", "mooncake": "not_reproduced"})
+'partly'
 """
 
 from __future__ import annotations
@@ -43,7 +33,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,28 +42,30 @@ import numpy as np
 
 from geosched.errors import InfeasibleScheduleError
 from geosched.results import Result
-from geosched.theory.claim import KONG, Claim
+from geosched.verify.evidence import Evidence
 
 __all__ = [
     "LOADS",
+    "STEP_SECONDS",
+    "COMPETITIVE",
+    "EMPIRICAL_STATUSES",
     "ScheduleCell",
     "SchedulingTable",
-    "EmpiricalClaim",
     "EmpiricalEvidence",
+    "VERDICTS",
     "trace_test_instance",
     "scheduling_table",
-    "svf_lowest_latency",
-    "one_bit_versus_sjf",
-    "predictor_overhead",
-    "one_bit_flip_penalty",
-    "theory_link",
     "format_scheduling_table",
-    "EMPIRICAL_METHODS",
-    "CLAIMS",
+    "one_bit_flip_penalty",
     "combine_empirical",
     "sub_results_text",
     "SeedInterval",
     "seed_interval",
+    "word",
+    "across_traces",
+    "word_text",
+    "WORD_RULE",
+    "ACROSS_RULE",
 ]
 
 LOADS = (0.8, 1.0, 1.2)  # offered KV demand / M
@@ -81,10 +73,10 @@ POLICIES = ("fcfs", "sjf", "svf", "svf1")
 PREDICTORS = ("oracle", "learned", "noisy")
 STEP_SECONDS = 0.025
 COMPETITIVE = 0.10  # "competitive": mean latency within 10% of SJF's
-OVERHEAD_LIMITS = {"point": 0.0006, "onebit": 0.0001}  # 0.06% and 0.01% of end-to-end latency
-OVERHEAD_NEEDS = ("the end-to-end latency of the papers' LLM served on GPUs (8 x A100) with and without the "
-                  "predictor in the loop (this run has no GPU and no LLM)")
-EMPIRICAL_STATUSES = ("reproduced", "partly", "not_reproduced", "unknown", "not_run")
+# a row's words; "vacuous": its check could not have failed (a planted defect it did not refute), "error": its
+# statistics did not re-derive (the interval or word recomputed independently differs)
+EMPIRICAL_STATUSES = ("reproduced", "partly", "not_reproduced", "vacuous", "unknown", "not_run", "error")
+_ORDER = ("error", "not_run", "unknown", "vacuous", "not_reproduced", "partly", "reproduced")  # weakest first
 
 
 @dataclass(frozen=True)
@@ -104,10 +96,10 @@ class ScheduleCell:
 
 @dataclass(frozen=True)
 class SchedulingTable(Result):
-    """Policies x predictors x loads on the trace's test part."""
+    """Policies x predictors x loads on a trace's test part."""
 
-    STATUSES = ("done",)
-    SUCCESS = ("done",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -121,6 +113,7 @@ class SchedulingTable(Result):
     seed: int
     mean_volume_rate: float  # V / T, tokens per step
     predictor_seconds: dict[str, float] = field(default_factory=dict)  # kind -> seconds per request (batched)
+    models: str = ""  # which models predicted (shipped for this trace, or trained in the run)
 
     def cell(self, load: float, predictor: str, policy: str) -> ScheduleCell:
         """The cell of one (load, predictor, policy)."""
@@ -134,43 +127,27 @@ class SchedulingTable(Result):
         return tuple(dict.fromkeys(c.load for c in self.cells))
 
 
+VERDICTS = ("reproduced", "partly", "not_reproduced")  # the words a verdict predicate gives
+
+
 @dataclass(frozen=True)
-class EmpiricalClaim(Result):
-    """The outcome of re-running one empirical claim."""
+class EmpiricalEvidence(Evidence):
+    """Ledger evidence of an empirical row: an :class:`~geosched.verify.evidence.Evidence` of kind ``empirical``
+    whose words are :data:`EMPIRICAL_STATUSES`. Its canary (the verdict predicate run on a planted defect) is
+    judged for every verdict word, not only ``reproduced``: a predicate that cannot tell a policy made worse
+    from the real one says nothing by ``partly`` or ``not_reproduced`` either, so the evidence is ``vacuous``."""
 
     STATUSES = EMPIRICAL_STATUSES
     SUCCESS = ("reproduced",)
 
-    status: str
-    message: str  # one line: what was compared and what came out
-    wall_time: float
-    claim: str  # claim id
-    compared: str  # the operational statement that was checked
-    numbers: dict[str, Any]  # per load: the figures behind the status
-    sub: tuple[tuple[str, str], ...] = ()  # each sub-comparison and its own result ("held" / "failed")
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.status in VERDICTS and self.canary is not None and not self.canary.refuted:
+            self._become("vacuous", f"could not have failed: its canary ({self.canary.defect}) was not refuted "
+                                    f"({self.canary.verdict})")
 
 
-@dataclass(frozen=True)
-class EmpiricalEvidence(Result):
-    """Ledger evidence for an empirical claim: the fields of ``verify.ledger.Evidence`` (which this
-    module cannot import: the ledger imports it)."""
-
-    STATUSES = EMPIRICAL_STATUSES
-    SUCCESS = ("reproduced",)
-
-    method: str  # e.g. "trace:svf_latency"
-    kind: str  # "empirical"
-    status: str  # one of EMPIRICAL_STATUSES
-    message: str  # one line: what came out
-    bound: str | None = None  # unused (the ledger's field)
-    samples: int | None = None  # requests simulated
-    counterexample: str | None = None  # unused
-    depends_on: tuple[str, ...] = ()  # unused
-    wall_time: float = 0.0  # seconds
-    data: dict[str, Any] = field(default_factory=dict)  # compared statement, numbers, source
-
-
-# ------------------------------------------------------------------ intervals over seeds
+# ------------------------------------------------------------------ intervals over seeds, words
 
 LEVEL = 0.95  # two-sided level of every interval over seeds
 
@@ -218,14 +195,59 @@ def seed_interval(values: Sequence[float], level: float = LEVEL) -> SeedInterval
     return SeedInterval(mean, mean - half, mean + half, int(data.size))
 
 
+WORD_RULE = ("each sub-comparison: better when its 95% interval over the seeds lies above 0, worse below, tie "
+             "across; on a trace, all better: reproduced; some better and none worse: partly; none better or one "
+             "worse: not reproduced")
+ACROSS_RULE = ("over the traces: reproduced on every trace: reproduced; reproduced on some and not on another: "
+               "partly, naming where (also with a significantly worse sub-comparison there); else the weakest "
+               "trace's word")
+
+
+def word(results: Sequence[str]) -> str:
+    """A trace's word from its sub-comparisons: ``reproduced`` when every one is ``better``; ``partly`` when some
+    are and none is ``worse``; else ``not_reproduced`` (none better, or one significantly worse: the claim says
+    the policy wins at every load against every baseline, and there the opposite was measured).
+
+    >>> word(["better", "better"]), word(["better", "tie"]), word(["tie", "tie"]), word(["better", "worse"])
+    ('reproduced', 'partly', 'not_reproduced', 'not_reproduced')
+    """
+    wins = sum(r == "better" for r in results)
+    if wins == len(results):
+        return "reproduced"
+    return "partly" if wins and "worse" not in results else "not_reproduced"
+
+
+def across_traces(words: Mapping[str, str]) -> str:
+    """The row's word from each trace's (module docstring; :data:`ACROSS_RULE`).
+
+    >>> across_traces({"a": "reproduced", "b": "reproduced"}), across_traces({"a": "partly", "b": "reproduced"})
+    ('reproduced', 'partly')
+    >>> across_traces({"a": "partly", "b": "not_reproduced"}), across_traces({"a": "vacuous", "b": "reproduced"})
+    ('not_reproduced', 'vacuous')
+    """
+    if not words:
+        return "not_run"
+    weakest = min(words.values(), key=_ORDER.index)
+    if _ORDER.index(weakest) >= _ORDER.index("not_reproduced") and "reproduced" in words.values() \
+            and weakest != "reproduced":
+        return "partly"
+    return weakest
+
+
+def word_text(status: str) -> str:
+    """``not_reproduced`` -> ``not reproduced`` (how texts write a word)."""
+    return status.replace("_", " ")
+
+
 # ------------------------------------------------------------------ the workload
 
 
 def trace_test_instance(path: str | Path, *, limit: int | None = None, train_fraction: float = 0.7,
                         step_seconds: float = STEP_SECONDS) -> tuple[Any, Any, Any]:
-    """``(requests, log, test_index)``: the test part of the trace (first ``limit`` requests of it)
+    """``(requests, log, test_index)``: the test part of a trace (first ``limit`` requests of it)
     as online requests (arrival step ``floor((a - a_first) / step_seconds)``), the whole log, and
-    the test indices in arrival order."""
+    the test indices in arrival order. Any trace geosched reads
+    (:func:`~geosched.reference_impl.predictors.tracelog.read_trace_log`)."""
     from geosched.reference_impl.model import Request
     from geosched.reference_impl.predictors.tracelog import read_trace_log
     from geosched.reference_impl.predictors.training import time_split
@@ -262,12 +284,13 @@ def _noisy_sigma(log: Any, test: Any, model: Any) -> float:
     return float(np.std(error))
 
 
-def _predictions(instance: Any, log: Any, test: Any, seed: int) -> tuple[dict, dict, float, dict]:
+def _predictions(instance: Any, log: Any, test: Any, seed: int, models: dict[str, str]) -> tuple[dict, dict, float,
+                                                                                                   dict]:
     from geosched.reference_impl.predictors import LearnedPredictor, NoisyPredictor, OraclePredictor
 
-    point = LearnedPredictor(kind="point", step_seconds=STEP_SECONDS)
-    onebit = LearnedPredictor(kind="onebit", step_seconds=STEP_SECONDS)
-    dist = LearnedPredictor(kind="dist", point="volume", step_seconds=STEP_SECONDS)
+    point = LearnedPredictor(kind="point", model=models["point"], step_seconds=STEP_SECONDS)
+    onebit = LearnedPredictor(kind="onebit", model=models["onebit"], step_seconds=STEP_SECONDS)
+    dist = LearnedPredictor(kind="dist", model=models["dist"], point="volume", step_seconds=STEP_SECONDS)
     seconds = {}
     lengths = {}
     for label, predictor in (("point", point), ("onebit", onebit), ("dist", dist)):
@@ -295,7 +318,7 @@ def _predictions(instance: Any, log: Any, test: Any, seed: int) -> tuple[dict, d
 
 def _run(instance: Any, policy: str, predictor: Any) -> tuple[Any, Any]:
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     result = simulate(instance, policy, predictor=predictor)
     report = check_schedule(instance, result.schedule)  # the runs, when a prediction ran short
@@ -313,12 +336,19 @@ def scheduling_table(
     seed: int = 0,
     expected_volume: bool = True,
 ) -> SchedulingTable:
-    """Run FCFS, SJF, SVF and 1-bit SVF under each predictor and load (module docstring).
+    """Run FCFS, SJF, SVF and 1-bit SVF under each predictor and load on a trace's test part.
+
+    The test part (the last 30% by time) is replayed online at ``STEP_SECONDS`` per step under each
+    **load** ``u`` = offered KV demand / ``M``: ``M = max(ceil(V / (T u)), max peak)``, ``V`` the total volume
+    and ``T`` the span of arrival steps. **Predictors**: ``oracle`` (true lengths), ``learned`` (the trace's own
+    models, :func:`~geosched.verify.trace_set.trace_models`: the point model for FCFS/SJF/SVF, the 1-bit
+    classifier for 1-bit SVF) and ``noisy`` (log-normal error of the learned point model's size on the training
+    part). Every schedule is re-checked by the independent checker, which gives the latencies.
 
     Parameters
     ----------
     path : str or Path, optional
-        The Azure trace (default: the shared trace).
+        Any trace geosched reads (default: the shared Azure trace).
     limit : int, optional
         Use only the first ``limit`` requests of the test part.
     loads : sequence of float
@@ -342,6 +372,7 @@ def scheduling_table(
     from geosched.errors import WorkloadFormatError
     from geosched.reference_impl.model import Instance
     from geosched.reference_impl.workloads import default_trace_path
+    from geosched.verify.trace_set import trace_models
 
     started = time.perf_counter()
     path = path or default_trace_path()
@@ -351,7 +382,19 @@ def scheduling_table(
     volume = sum(r.volume for r in requests)
     span = max(1, max(r.arrival for r in requests))
     peak = max(r.peak for r in requests)
-    by_predictor, one_bit, sigma, seconds = _predictions(Instance(2 * peak, requests), log, test, seed)
+    models = trace_models(path, log, seed=seed)
+    by_predictor, one_bit, sigma, seconds = _predictions(Instance(2 * peak, requests), log, test, seed, models.paths)
+    cells = _table_cells(requests, volume, span, peak, loads, predictors, by_predictor, one_bit, expected_volume)
+    source = f"{Path(path).name}: test part (last 30% by time), first {len(requests)} requests, online"
+    return SchedulingTable("completed", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
+                           tuple(cells), len(requests), source, STEP_SECONDS, sigma, one_bit, seed,
+                           volume / span, seconds, models.origin)
+
+
+def _table_cells(requests: Sequence[Any], volume: int, span: int, peak: int, loads: Sequence[float],
+                 predictors: Sequence[str], by_predictor: dict, one_bit: dict, expected_volume: bool) -> list:
+    from geosched.reference_impl.model import Instance
+
     svf1 = f"svf1:theta={one_bit['theta']},short_length={one_bit['short_length']},long_length={one_bit['long_length']}"
     cells = []
     for load in loads:
@@ -368,10 +411,7 @@ def scheduling_table(
                 cells.append(ScheduleCell(load, memory, name, label, metrics.mean_latency * STEP_SECONDS,
                                           metrics.p95_latency * STEP_SECONDS, int(metrics.tel), result.restarts,
                                           result.lost_tokens))
-    source = f"{Path(path).name}: test part (last 30% by time), first {len(requests)} requests, online"
-    return SchedulingTable("done", f"{len(cells)} runs of {len(requests)} requests", time.perf_counter() - started,
-                           tuple(cells), len(requests), source, STEP_SECONDS, sigma, one_bit, seed,
-                           volume / span, seconds)
+    return cells
 
 
 def format_scheduling_table(table: SchedulingTable) -> str:
@@ -384,98 +424,7 @@ def format_scheduling_table(table: SchedulingTable) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------ the claims
-
-
-def _status(holds: Sequence[bool]) -> str:
-    return "reproduced" if all(holds) else "partly" if any(holds) else "not_reproduced"
-
-
-def _sub(labels: Sequence[str], holds: Sequence[bool]) -> tuple[tuple[str, str], ...]:
-    return tuple((label, "held" if held else "failed") for label, held in zip(labels, holds, strict=True))
-
-
-def sub_results_text(sub: Sequence[Sequence[str]]) -> str:
-    """``"2 of 4 held: mean at load 0.8 held, P95 at load 0.8 failed, ..."``: every sub-comparison with its own
-    result, so that a change of any of them changes the row's text.
-
-    >>> sub_results_text([("mean", "held"), ("P95", "failed")])
-    '1 of 2 held: mean held, P95 failed'
-    """
-    held = sum(result == "held" for _, result in sub)
-    return f"{held} of {len(sub)} held: " + ", ".join(f"{label} {result}" for label, result in sub)
-
-
-def svf_lowest_latency(table: SchedulingTable, predictor: str = "learned") -> EmpiricalClaim:
-    """Claim 1: SVF's mean and P95 are the lowest of FCFS, SJF, SVF, 1-bit SVF at each load."""
-    started = time.perf_counter()
-    numbers, holds, labels = {}, [], []
-    for load in table.loads:
-        cells = {p: table.cell(load, predictor, p) for p in POLICIES}
-        best_mean = min(cells, key=lambda p: cells[p].mean_latency)
-        best_p95 = min(cells, key=lambda p: cells[p].p95_latency)
-        numbers[str(load)] = {p: [round(c.mean_latency, 3), round(c.p95_latency, 3)] for p, c in cells.items()}
-        holds += [best_mean == "svf", best_p95 == "svf"]
-        labels += [f"SVF lowest mean at load {load:g}", f"SVF lowest P95 at load {load:g}"]
-    status = _status(holds)
-    message = (f"{predictor} predictions: SVF lowest mean at {sum(holds[0::2])}/{len(table.loads)} loads, lowest "
-               f"P95 at {sum(holds[1::2])}/{len(table.loads)} loads ({table.n} requests)")
-    return EmpiricalClaim(status, message, time.perf_counter() - started, "kong.emp.svf_latency",
-                          "mean and P95 latency of SVF < those of FCFS, SJF, 1-bit SVF, at each load", numbers,
-                          _sub(labels, holds))
-
-
-def one_bit_versus_sjf(table: SchedulingTable, predictor: str = "learned",
-                       tolerance: float = COMPETITIVE) -> EmpiricalClaim:
-    """Claim 2: 1-bit SVF's mean within ``tolerance`` of SJF's, and its P95 below SJF's, at each load."""
-    started = time.perf_counter()
-    numbers, holds, labels = {}, [], []
-    for load in table.loads:
-        one, sjf = table.cell(load, predictor, "svf1"), table.cell(load, predictor, "sjf")
-        labels += [f"mean within {tolerance:.0%} of SJF at load {load:g}", f"P95 below SJF at load {load:g}"]
-        competitive = one.mean_latency <= (1 + tolerance) * sjf.mean_latency
-        tail = one.p95_latency < sjf.p95_latency
-        numbers[str(load)] = {"mean_ratio": round(one.mean_latency / sjf.mean_latency, 4),
-                              "p95_ratio": round(one.p95_latency / sjf.p95_latency, 4)}
-        holds += [competitive, tail]
-    status = _status(holds)
-    per_load = "; ".join(f"load {load}: mean x{v['mean_ratio']:.3f}, P95 x{v['p95_ratio']:.3f} of SJF's"
-                         for load, v in numbers.items())
-    message = (f"{predictor} predictions: 1-bit SVF mean within {tolerance:.0%} of SJF at "
-               f"{sum(holds[0::2])}/{len(table.loads)} loads, P95 below SJF at {sum(holds[1::2])}/"
-               f"{len(table.loads)} loads ({per_load})")
-    return EmpiricalClaim(status, message, time.perf_counter() - started, "kong.emp.onebit",
-                          f"mean(svf1) <= {1 + tolerance:g} mean(sjf) and P95(svf1) < P95(sjf), at each load", numbers,
-                          _sub(labels, holds))
-
-
-def predictor_overhead(table: SchedulingTable, predictor: str = "learned") -> EmpiricalClaim:
-    """Claim 3: predictor seconds per request / mean end-to-end latency <= 0.06% (point), 0.01% (1-bit).
-
-    The predictor time is measured here (features + model, batched over the slice, median of 3);
-    the end-to-end latency is the simulated mean latency of SVF (point) and 1-bit SVF (1-bit) at
-    the load closest to 1.
-    """
-    started = time.perf_counter()
-    load = min(table.loads, key=lambda u: abs(u - 1.0))
-    numbers, holds = {"load": load}, []
-    for kind, policy in (("point", "svf"), ("onebit", "svf1")):
-        latency = table.cell(load, predictor, policy).mean_latency
-        per_request = table.predictor_seconds.get(kind)
-        if per_request is None:
-            continue
-        fraction = per_request / latency
-        numbers[kind] = {"seconds_per_request": per_request, "mean_latency_s": round(latency, 3),
-                         "fraction": fraction, "limit": OVERHEAD_LIMITS[kind]}
-        holds.append(fraction <= OVERHEAD_LIMITS[kind])
-    numbers["would_hold"] = holds  # reported beside the proxy, never a word
-    parts = [f"{k} {numbers[k]['fraction']:.2e} (limit {OVERHEAD_LIMITS[k]:.0e})" for k in ("point", "onebit")
-             if k in numbers]
-    # the claim is about GPU end-to-end latency of an LLM server: nothing here measures that, so no word
-    message = (f"not run: needs {OVERHEAD_NEEDS}; measured here, not judged (CPU predictor seconds per request / "
-               f"simulated mean latency at load {load:g}): " + ", ".join(parts))
-    return EmpiricalClaim("not_run", message, time.perf_counter() - started, "kong.emp.overhead",
-                          "not run: " + OVERHEAD_NEEDS, numbers)
+# ------------------------------------------------------------------ the theory link
 
 
 def one_bit_flip_penalty(mu: float, theta: int, flip_short: float, flip_long: float) -> dict[str, float]:
@@ -509,107 +458,28 @@ def one_bit_flip_penalty(mu: float, theta: int, flip_short: float, flip_long: fl
             "flipped_fraction": flipped, "relative": total / ((2 - mu) / (2 * mu**2))}
 
 
-def theory_link(table: SchedulingTable, predictor: str = "learned") -> dict[str, Any]:
-    """The learned classifier's measured flip rates through :func:`one_bit_flip_penalty`, next to the
-    measured TEL ratio of 1-bit SVF with learned bits over exact bits (per load)."""
-    from geosched.reference_impl.predictors.artifact import load_default_model
-
-    model = load_default_model("onebit")
-    metrics = model.metrics
-    mean_output = model.provenance.get("train_mean_output")
-    mu = 1.0 / mean_output if mean_output else 1.0 / ((model.short_length + model.long_length) / 2)
-    penalty = one_bit_flip_penalty(mu, model.theta, metrics["flip_short"], metrics["flip_long"])
-    ratios = {str(load): round(table.cell(load, predictor, "svf1").tel / table.cell(load, "oracle", "svf1").tel, 4)
-              for load in table.loads}
-    return {"penalty": penalty, "flip_short": metrics["flip_short"], "flip_long": metrics["flip_long"],
-            "measured_tel_ratio_learned_over_exact_bits": ratios,
-            "note": "geometric fit mu = 1 / mean training output; the trace is not geometric, so the penalty is "
-                    "a size indication, not a bound"}
+# ------------------------------------------------------------------ the ledger's status of an empirical row
 
 
-# ------------------------------------------------------------------ ledger methods
+def sub_results_text(sub: Sequence[Sequence[str]]) -> str:
+    """``"2 of 4 held: mean at load 0.8 held, P95 at load 0.8 failed, ..."``: every sub-comparison with its own
+    result, so that a change of any of them changes the row's text.
 
-
-def _table_for(ctx: Any) -> SchedulingTable | None:
-    from geosched.reference_impl.workloads import default_trace_path
-
-    if default_trace_path() is None:
-        return None
-    limit = None if getattr(ctx, "thorough", False) else 2000
-    table, _ = ctx.cached("empirical:scheduling-table",
-                          lambda: scheduling_table(limit=limit, predictors=("oracle", "learned"),
-                                                   seed=getattr(ctx, "seed", 0), expected_volume=False))
-    return table
-
-
-def _method(name: str, evaluate: Any, with_theory: bool = False):
-    def method(claim: Any, ctx: Any) -> EmpiricalEvidence:
-        from geosched.reference_impl.predictors.learned import MissingExtraError
-
-        started = time.perf_counter()
-        try:
-            table = _table_for(ctx)
-        except MissingExtraError as exc:  # a plain `pip install geosched`: the other rows still run
-            return EmpiricalEvidence(name, "empirical", "not_run", f"not run: {exc}",
-                                     wall_time=time.perf_counter() - started)
-        if table is None:
-            return EmpiricalEvidence(name, "empirical", "not_run", "not run: the Azure trace is not in "
-                                     "../shared/traces (tests and the ledger skip it when absent)",
-                                     wall_time=time.perf_counter() - started)
-        outcome = evaluate(table)
-        data = {"compared": outcome.compared, "numbers": outcome.numbers, "sub": list(outcome.sub),
-                "source": table.source,
-                "loads": list(table.loads), "one_bit": table.one_bit, "step_seconds": table.step_seconds}
-        if with_theory:
-            data["thm3_5_flip_penalty"] = theory_link(table)
-        return EmpiricalEvidence(name, "empirical", outcome.status, outcome.message, samples=table.n,
-                                 wall_time=time.perf_counter() - started, data=data)
-
-    return method
-
-
-EMPIRICAL_METHODS = {
-    "trace:svf_latency": _method("trace:svf_latency", svf_lowest_latency),
-    "trace:onebit_vs_sjf": _method("trace:onebit_vs_sjf", one_bit_versus_sjf, with_theory=True),
-    "trace:predictor_overhead": _method("trace:predictor_overhead", predictor_overhead),
-}
-
-# the claims these methods check (their rows; the ledger collects them with the theory's)
-CLAIMS = (
-    Claim(
-        "kong.emp.svf_latency", f"{KONG} experiments", "SVF has the lowest mean and P95 latency",
-        "the trace's test part online at loads 0.8/1.0/1.2 with learned predictions: SVF's mean and P95 below "
-        "FCFS, SJF and 1-bit SVF at each load (verify/empirical.py)",
-        "one trace and the unit-step simulator, not the papers' GPU testbed", ("trace:svf_latency",),
-        order=("kong.experiments", 10), no_derivation="an empirical claim: measured on the trace, not derived",
-        flips="SVF lowest in mean and P95 at every load: reproduced; any one failed: partly, naming it; at none: "
-              "not reproduced"),
-    Claim(
-        "kong.emp.onebit", f"{KONG} experiments", "1-bit SVF competitive with SJF, better tail",
-        f"same table: 1-bit SVF (learned classifier) mean within {COMPETITIVE:.0%} of SJF's and P95 below it at "
-        "each load", f"'competitive' read as within {COMPETITIVE:.0%}; one trace, simulated engine",
-        ("trace:onebit_vs_sjf",),
-        order=("kong.experiments", 20), no_derivation="an empirical claim: measured on the trace, not derived",
-        flips=f"mean ratio <= {1 + COMPETITIVE:.2f} and P95 ratio < 1 at every load: reproduced; any one failed: "
-              "partly, naming it; at none: not reproduced"),
-    Claim(
-        "kong.emp.overhead", f"{KONG} experiments", "predictor overhead <= 0.06% (1-bit: 0.01%)",
-        "measured batched predictor seconds per request over the simulated mean latency at load 1",
-        "our predictors on CPU against simulated latencies, not the paper's models on GPUs",
-        ("trace:predictor_overhead",),
-        order=("kong.experiments", 30), no_derivation="an empirical claim: measured on the trace, not derived",
-        flips="nothing here: it needs GPU end-to-end latencies"),
-)
+    >>> sub_results_text([("mean", "held"), ("P95", "failed")])
+    '1 of 2 held: mean held, P95 failed'
+    """
+    held = sum(result == "held" for _, result in sub)
+    return f"{held} of {len(sub)} held: " + ", ".join(f"{label} {result}" for label, result in sub)
 
 
 def combine_empirical(evidence: Sequence[Any]) -> tuple[str, str, None, str] | None:
     """The ledger status of a claim whose evidence is all empirical: the weakest outcome wins
-    (``unknown`` < ``not_reproduced`` < ``partly`` < ``reproduced``); ``None`` for other claims."""
+    (``error`` < ``not_run`` < ``unknown`` < ``vacuous`` < ``not_reproduced`` < ``partly`` < ``reproduced``);
+    ``None`` for other claims."""
     if not evidence or any(e.kind != "empirical" for e in evidence):
         return None
-    order = ("not_run", "unknown", "not_reproduced", "partly", "reproduced")
-    status = min((e.status for e in evidence), key=order.index)
-    text = status.replace("_", " ") + (f" on {evidence[0].samples} trace requests" if evidence[0].samples else "")
+    status = min((e.status for e in evidence), key=_ORDER.index)
+    text = word_text(status) + (f" on {evidence[0].samples} trace requests" if evidence[0].samples else "")
     datas = [e.data for e in evidence if isinstance(getattr(e, "data", None), dict)]
     summaries = [d["summary"] for d in datas if "summary" in d]
     subs = [sub_results_text(d["sub"]) for d in datas if d.get("sub")]

@@ -277,12 +277,12 @@ class Context:
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
 
-    def background(self, key: str, fn: Callable[[], Any]) -> None:
+    def background(self, key: str, fn: Callable[[], Any]) -> concurrent.futures.Future | None:
         """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the
         rows that need no Coq run meanwhile. Its time is no row's: :meth:`cached` waits for it and counts the wait
-        in :attr:`lock_wait` (reported apart from checking)."""
+        in :attr:`lock_wait` (reported apart from checking). Returns its future (None when the value is cached)."""
         if key in self.cache or key in self._background:
-            return
+            return self._background.get(key)
         future: concurrent.futures.Future = concurrent.futures.Future()
 
         def run() -> None:
@@ -293,6 +293,7 @@ class Context:
 
         self._background[key] = future
         threading.Thread(target=run, name=f"geosched-background-{key}", daemon=True).start()
+        return future
 
     def wait_for(self, key: str) -> float:
         """Wait for the background run of ``key`` (nothing when none was started); the seconds waited, also

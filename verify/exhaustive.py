@@ -60,7 +60,7 @@ from geosched.reference_impl.checker import check_schedule
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request, instance_from_dict, instance_to_dict
 from geosched.reference_impl.opt import brute_force_opt
-from geosched.reference_impl.simulator import simulate
+from geosched.reference_impl.simulation import simulate
 from geosched.results import Result
 from geosched.verify.monitor import CertificateMonitor
 
@@ -839,7 +839,7 @@ def planted_problems(instance_dict: dict[str, Any], variant: str, check: str) ->
     defect of that check planted: its failure details (empty: the defect passed)."""
     from dataclasses import replace
 
-    from geosched.reference_impl.simulator import BlockedInterval
+    from geosched.reference_impl.engine import BlockedInterval
 
     instance = instance_from_dict(instance_dict)
     setting = VARIANTS[variant]

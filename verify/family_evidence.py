@@ -80,11 +80,25 @@ def _kong_sjf_family(m: int) -> tuple[int, list[tuple[int, int, int]], Fraction]
     return 2 * m * m, [(0, m * m, 1)] * m + [(0, 0, 2)] * (m * m), Fraction(m * m + 1, 2 * m * m)
 
 
+def _svf_distinct(m: int, h: int) -> tuple[int, list[tuple[int, int, int]], Fraction]:
+    """``c = 2h + 1``, ``n = cm``, ``K = cn``, ``a = (c^2 + 3)/2``, ``b = ac + (c^2 - 1)/2``, ``M = cK(a + c) + c(n -
+    1)``; ``(Ka + j, Kc)`` and ``(Kb + cj + c, K)`` alternating for ``j < n``; ``alpha = (K(b + 1) + cn)/M``
+    (issue 43: volumes pairwise distinct)."""
+    c = 2 * h + 1
+    n = c * m
+    big_k = c * n
+    a, b = (c * c + 3) // 2, (c * c + 3) // 2 * c + (c * c - 1) // 2
+    memory = c * big_k * (a + c) + c * (n - 1)
+    requests = [r for j in range(n) for r in ((0, big_k * a + j, big_k * c), (0, big_k * b + c * j + c, big_k))]
+    return memory, requests, Fraction(big_k * (b + 1) + c * n, memory)
+
+
 # each family as its statement writes it, from the member's parameters: (memory, requests, alpha)
 STATED: dict[str, Callable[..., tuple[int, list[tuple[int, int, int]], Fraction]]] = {
     "sjf_families": _sjf_long_blockers, "fcfs_families": _fcfs_convoy,
     "greedy_arrivals": lambda k, t: _fcfs_convoy(k, t, 1), "svf_alternating": _svf_alternating,
-    "svf_fillers": _svf_fillers, "svf_lower_bound": _svf_triangles, "kong_sjf_unbounded": _kong_sjf_family,
+    "svf_fillers": _svf_fillers, "svf_distinct": _svf_distinct, "svf_lower_bound": _svf_triangles,
+    "kong_sjf_unbounded": _kong_sjf_family,
 }
 
 
@@ -92,7 +106,7 @@ def simulated_tels(instance: Any, policies: tuple[str, ...], witness: dict[str, 
     """Each policy's TEL (reference simulator) and the witness's (unless None), each as the checker reports it
     (None when the checker finds the schedule infeasible)."""
     from geosched.reference_impl.checker import check_schedule
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     got: dict[str, int | None] = {}
     for policy in policies:
@@ -205,6 +219,8 @@ FAMILY_COVERAGE: dict[str, dict[str, dict[str, int]]] = {
                                    "thorough": {"members": 36, "m": 6, "c": 6}},
     "simulation:svf-fillers": {"quick": {"members": 6, "m": 3, "h": 2}, "default": {"members": 16, "m": 4, "h": 4},
                                "thorough": {"members": 30, "m": 6, "h": 5}},
+    "simulation:svf-distinct": {"quick": {"members": 3, "m": 2, "h": 2}, "default": {"members": 6, "m": 3, "h": 3},
+                                "thorough": {"members": 8, "m": 4, "h": 3}},
 }
 
 
@@ -273,6 +289,11 @@ def _fillers_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], tuple[str, ...]
     return [(size, half) for size in ms for half in halves], ("m", "h")
 
 
+def _distinct_sizes(ctx: Context) -> tuple[list[tuple[int, ...]], tuple[str, ...]]:
+    return ctx.pick([(1, 1), (1, 2), (2, 1)], [(1, 1), (1, 2), (2, 1), (3, 1), (2, 2), (1, 3)],
+                    [(1, 1), (1, 2), (2, 1), (3, 1), (2, 2), (1, 3), (5, 2), (3, 3)]), ("m", "h")
+
+
 FAMILY_METHODS: dict[str, Callable[[Any, Context], Evidence]] = {
     "simulation:sjf-families": _method("simulation:sjf-families", "sjf_families", "long_blockers", ("sjf",),
                                        _sjf_sizes),
@@ -285,4 +306,7 @@ FAMILY_METHODS: dict[str, Callable[[Any, Context], Evidence]] = {
     "simulation:svf-alternating": _method("simulation:svf-alternating", "svf_alternating", "alternating", ("svf",),
                                           _alternating_sizes),
     "simulation:svf-fillers": _method("simulation:svf-fillers", "svf_fillers", "fillers", ("svf",), _fillers_sizes),
+    # issue 43: the alternating shape with pairwise distinct volumes
+    "simulation:svf-distinct": _method("simulation:svf-distinct", "svf_distinct", "distinct", ("svf",),
+                                       _distinct_sizes),
 }

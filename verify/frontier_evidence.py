@@ -112,7 +112,7 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
     """Every instance of ``space`` in both tie orders: the first violation (with its instance), or the counts."""
     from geosched.reference_impl.model import Instance
     from geosched.reference_impl.opt.brute import brute_force_opt
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.verify.exhaustive import enumerate_instances
 
     run: dict[str, Any] = {"runs": 0, "blocked": 0, "stronger": 0, "worst": 0.0, "classes": set()}
@@ -196,7 +196,7 @@ def triangle_facts(q: int, n: int) -> dict[str, Any]:
     """SVF's starts and TEL (checked) and the staggered schedule's TEL (-1 when infeasible) on ``n x (0, p)``."""
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     inst = Instance(q * (2 * q - 1), [Request(f"r{k:05d}", 0, 0, 2 * q - 1) for k in range(n)])
     starts = simulate(inst, "svf").starts
@@ -237,7 +237,7 @@ def tight_witness(b: int) -> dict[str, Any]:
     (0, p), M = qp; SVF simulated, S (one start per step) checked; whether the violation is strict."""
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     a, q = 2 * b - 1, 4 * b
     p, n = 2 * q - 1, 160 * b * b

@@ -57,10 +57,10 @@ __all__ = ["GameResult", "solve_game", "verify_game", "audit_game", "brute_conti
 
 @dataclass(frozen=True)
 class GameResult(Result):
-    """The value of the adversary game for one ``K`` (``status``: ``"solved"`` or ``"error"``)."""
+    """The value of the adversary game for one ``K`` (``status``: ``"completed"`` or ``"error"``)."""
 
-    STATUSES = ("solved", "error")
-    SUCCESS = ("solved",)
+    STATUSES = ("completed", "error")
+    SUCCESS = ("completed",)
 
     status: str
     message: str  # one line
@@ -165,7 +165,7 @@ def solve_game(k: int, max_d: int | None = None) -> GameResult:
     best_d, reply = (best["d"], best["reply"]) if Fraction(best["fraction"]) <= tail else (None, "never")
     message = (f"K={k} (n={k * k + 1}): every deterministic online algorithm has ratio >= {float(value):.3f} "
                f"against this adversary (best start step of L: {best_d}, answered by: {reply})")
-    return GameResult("solved", message, time.perf_counter() - begin, k, k * k + 1, float(value), str(value),
+    return GameResult("completed", message, time.perf_counter() - begin, k, k * k + 1, float(value), str(value),
                       best_d, reply, per_d, rechecked, problems)
 
 

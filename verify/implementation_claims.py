@@ -253,7 +253,7 @@ def _brute_force(claim: Any, ctx: Context) -> Evidence:
 def _block_grain(claim: Any, ctx: Context) -> Evidence:
     """The block-grain sweep against the brute force in blocks; the priority rules' block-grain schedules accepted
     by the brute force."""
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     label, t0 = "referee:block-grain", time.perf_counter()
     count = ctx.pick(200, 1000, 10000)

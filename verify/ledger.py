@@ -4,7 +4,7 @@ One row per claim (:data:`ROWS`, plain data: the paper's statement, the project'
 formalization, how they differ, the methods that check it, the claims it rests on, where it is
 printed), declared beside its derivation in :mod:`geosched.theory` (``CLAIM = Claim(...)``, found by
 walking the package) or, for a claim with no derivation, beside the check module that measures it
-(``CLAIMS`` in :mod:`~geosched.verify.methods`, :mod:`~geosched.verify.empirical`,
+(``CLAIMS`` in :mod:`~geosched.verify.methods`, :mod:`~geosched.verify.kong_serving`,
 :mod:`~geosched.verify.sagesched_claims`); :func:`check_rows` refuses, on import, a method name no
 module registered, a dependency that is not an earlier row, a duplicate id or position. Each
 method (:data:`geosched.verify.methods.METHODS`, registered by name) returns an
@@ -78,16 +78,18 @@ from geosched.results import Result
 from geosched.theory.claim import SECTIONS, Claim, sort_key
 from geosched.theory.registry import CLAIMS as THEORY_CLAIMS
 from geosched.theory.registry import DERIVATIONS
-from geosched.verify import empirical, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
+from geosched.verify import coq_watch, implementation_claims, kong_serving, methods, sagesched_claims, z3ceiling
 from geosched.verify.coq_evidence import (
     COQ_METHODS,
     await_build,
-    cited_statements,
+    cited_theorems,
+    pinned,
     start_build,
+    stops_build_on_interrupt,
     theorem_of,
     whole_claim_proofs,
 )
-from geosched.verify.empirical import EMPIRICAL_METHODS, combine_empirical
+from geosched.verify.empirical import combine_empirical
 from geosched.verify.evidence import EVIDENCE_STATUSES, MODES, STRENGTH, Context, Evidence, settle
 from geosched.verify.family_evidence import FAMILY_METHODS
 from geosched.verify.frontier_evidence import FRONTIER_METHODS
@@ -100,13 +102,15 @@ from geosched.verify.poisson_residual import POISSON_METHODS
 from geosched.verify.poisson_stationary import STATIONARY_METHODS
 from geosched.verify.poisson_step3 import STEP3_METHODS
 from geosched.verify.sagesched_claims import SAGESCHED_METHODS
+from geosched.verify.trace_set import check_traces
+from geosched.verify.upper_evidence import UPPER_METHODS
 
-add_methods(EMPIRICAL_METHODS)  # the trace's empirical checks (issue 13) are ledger methods too
-add_methods(SERVING_METHODS)  # throughput, fairness, memory-intensive workloads on the trace (issue 35)
+add_methods(SERVING_METHODS)  # Kong et al.'s empirical rows on every trace of the trace set (issues 13, 35, 45)
 add_methods(SAGESCHED_METHODS)  # SageSched's claims in the cluster simulator (issue 14)
 add_methods(COQ_METHODS)  # the Coq theorems of verify/coq, one method each (issue 22)
 add_methods(FAMILY_METHODS)  # the SJF and FCFS families of issue 25, simulated against their closed forms
 add_methods(FRONTIER_METHODS)  # SVF's upper side (issue 32): SvfSharp.v's and LemmaA2Head.v's statements on instances
+add_methods(UPPER_METHODS)  # svf.upper_bound (issue 43): SvfUpper.v's statements on instances
 add_methods(implementation_claims.METHODS_HERE)  # the referee, block grain, lower bounds, restarts (issue 34)
 add_methods(POISSON_METHODS)  # the residual svf.poisson assumes (PASTA, LITTLE), simulated: it can refute the row
 add_methods(HYPOTHESIS_METHODS)  # svf.poisson's LITTLE, PASTA, WALD, BATCH, STABLE, each simulated (issue 33)
@@ -117,7 +121,7 @@ __all__ = ["Claim", "Evidence", "ClaimResult", "LedgerResult", "ROWS", "CLAIMS",
 
 # the check modules that also declare rows: the claims with no derivation (the theory's rows are found by
 # geosched.theory.registry); a new claim goes beside its derivation or its check, never into a list here
-_ROW_MODULES = (methods, empirical, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
+_ROW_MODULES = (methods, kong_serving, sagesched_claims, z3ceiling, implementation_claims)
 
 
 def check_rows(rows: tuple[Claim, ...], known_methods: dict[str, Any], derivations: dict[str, Any]) -> None:
@@ -180,18 +184,21 @@ def _check_dependencies(rows: tuple[Claim, ...] | list[Claim]) -> None:
 
 
 def _check_coq_citations(claim: Claim) -> None:
-    """A row runs ``coq:THEOREM`` exactly for the theorems whose statements it records (``coq``, ``coq_whole``),
-    each a theorem of verify/coq; a whole-claim list is never empty when given."""
-    cited = {m[4:] for m in claim.methods if m.startswith("coq:")}
-    recorded = cited_statements(claim)
-    if cited != set(recorded):
-        raise ValidationError(f"{claim.id}: coq statements", sorted(set(recorded) ^ cited),
-                              "every coq:THEOREM method needs its statement in Claim.coq or Claim.coq_whole, and "
-                              "every recorded statement its method")
-    for name, statement in recorded.items():
-        if theorem_of(f"coq:{name}") is None or not statement.strip():
-            raise ValidationError(f"{claim.id}: coq theorem", name, "must be a Theorem or Corollary of verify/coq "
-                                  "with its statement (python -m geosched.verify.coq_engine --statements)")
+    """A row runs ``coq:THEOREM`` exactly for the theorems it cites by name (``coq``, ``coq_whole``), each a theorem
+    of verify/coq; its ``coq_constant`` names one of its ``coq_whole`` theorems."""
+    cited = cited_theorems(claim)
+    for name in cited:
+        if not isinstance(name, str) or theorem_of(f"coq:{name}") is None:
+            raise ValidationError(f"{claim.id}: coq theorem", name, "must be the name of a Theorem or Corollary of "
+                                  "verify/coq (cite by name; its statement is in verify/coq/statements.txt)")
+    methods = {m[4:] for m in claim.methods if m.startswith("coq:")}
+    if methods != set(cited):
+        raise ValidationError(f"{claim.id}: coq citations", sorted(set(cited) ^ methods),
+                              "every coq:THEOREM method needs its theorem in Claim.coq or Claim.coq_whole, and "
+                              "every cited theorem its method")
+    if claim.coq_constant and claim.coq_constant[0] not in claim.coq_whole:
+        raise ValidationError(f"{claim.id}: coq_constant", claim.coq_constant[0], "must be one of its coq_whole "
+                              "theorems")
 
 
 def _check_derivation(claim: Claim, derivations: dict[str, Any]) -> None:
@@ -217,7 +224,7 @@ _REPORTED_VARIANTS = ("svf_backfill", "svf1", "sjf", "svf1_sqrtT", "fcfs", "svf_
 
 
 def versions() -> dict[str, str]:
-    """Versions of geosched, python, z3, cvc5, sympy and numpy."""
+    """Versions of geosched, python, z3, cvc5, sympy and numpy, and the hash of the pinned Coq statements."""
     import cvc5
     import numpy
     import sympy
@@ -225,7 +232,10 @@ def versions() -> dict[str, str]:
     from geosched.version import __version__
 
     return {"geosched": __version__, "python": platform.python_version(), "z3": z3.get_version_string(),
-            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__}
+            "cvc5": getattr(cvc5, "__version__", "?"), "sympy": sympy.__version__, "numpy": numpy.__version__,
+            # what the Coq rows are proved to state: SHA-256 of verify/coq/statements.txt (a diff of it is a diff
+            # of what is proved)
+            "coq_statements": pinned().sha256}
 
 
 @dataclass(frozen=True)
@@ -520,7 +530,7 @@ def _decide(claim: Claim, evidence: list[Evidence], deps: dict[str, str], reach:
                         note=chain_note)
     if evidence and all(e.status == "not_run" for e in evidence):
         return _Verdict("not_run", "not run: " + "; ".join(e.message for e in evidence), note=chain_note)
-    open_checks = [e for e in evidence if e.status == "unknown" and e.kind != "proof"]  # say why, in the row
+    open_checks = [e for e in evidence if e.status == "unknown" and e.kind == "statistical"]  # say why, in the row
     return _Verdict("unknown", "; ".join(["unknown", *(f"{e.method}: {e.message}" for e in open_checks)]),
                     note=chain_note)
 
@@ -708,11 +718,12 @@ def run_claim(claim_id: str, *, mode: str = "default", out: str | Path | None = 
     return run_claims([claim_id], mode=mode, out=out, seed=seed).claims[0]
 
 
+@stops_build_on_interrupt  # SIGTERM/Ctrl-C: no coqc left running, no build folder left behind
 def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough: bool = False, mode: str | None = None,
                out: str | Path | None = None, seed: int = 0, restart: bool = False,
                progress: Progress | None = None, follow_dependencies: bool = True,
                executor: Any = None, time_limit: float | None = None,
-               on_row: Finished | None = None) -> LedgerResult:
+               on_row: Finished | None = None, traces: Any = None) -> LedgerResult:
     """Run the checks of ``claim_ids`` (default: all) and combine them into statuses.
 
     Parameters
@@ -722,8 +733,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     thorough : bool
         Same as ``mode="thorough"``: the long versions of the checks (up to an hour or more).
     mode : {"quick", "default", "thorough"}, optional
-        ``quick``: a smaller set of settings (well under 30 s); its status words stay honest
-        (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about two minutes.
+        ``quick``: a smaller set of settings (about 17 s of CPU on the project's 2-core machine); its status
+        words stay honest (what it cannot reach stays ``unknown`` or ``vacuous``). ``default``: about 70 s of CPU
+        with the Coq build cached (benchmarks/RESULTS.md, section 18), plus the build the first time.
     out : path, optional
         Folder for counterexample files (a temporary one when needed and not given) and the
         thorough run's checkpoint.
@@ -747,6 +759,9 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
         Called with each :class:`ClaimResult` asked for as soon as it is combined (``geosched claims``
         prints it then): the rows that cite no Coq theorem first, while the Coq build runs in the
         background, then the rest, each in the order asked for (a row's dependencies before it).
+    traces : sequence of path, optional
+        The trace set of the empirical rows (:mod:`~geosched.verify.trace_set`; the CLI's repeatable
+        ``--trace``): any traces geosched reads; default every trace in ``../shared/traces/``.
 
     Returns
     -------
@@ -776,6 +791,7 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     for claim_id in ids:
         if claim_id not in CLAIMS:
             raise UnknownNameError("claim", claim_id, list(CLAIMS))
+    chosen_traces = check_traces(traces) if traces else None  # bad input refused before any check runs
     needed = _closure(ids) if follow_dependencies else ids
     variants = tuple(dict.fromkeys(v for c in needed for v in CLAIMS[c].exhaustive_variants)) or ("svf",)
     if out is not None:
@@ -784,8 +800,11 @@ def run_claims(claim_ids: list[str] | tuple[str, ...] | None = None, *, thorough
     with using_executor(executor) as pool:
         ctx = Context(chosen_mode, out, seed, variants, restart=restart, executor=pool, time_limit=time_limit)
         ctx.follow_dependencies = follow_dependencies
+        ctx.traces = chosen_traces
         if any(cites_coq(CLAIMS[c]) for c in needed):
-            start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+            build = start_build(ctx)  # coqc compiles (or the cache is read) while the rows that need no Coq run
+            if build is not None and not ctx.quick:  # --quick never compiles
+                coq_watch.watch(build)  # says how far a compilation is, at the rate measured so far
         emit = _emitter(ids, on_row)
         later = _rest_on_coq(ids)
         for claim_id in [c for c in ids if c not in later]:

@@ -369,12 +369,12 @@ def run_lemma(name: str, timeout_ms: int = DEFAULT_TIMEOUT_MS, rlimit: int | Non
 class KSweep(Result):
     """The result of proving :func:`lemmaA2_invariant_k` for ``k = 1, 2, ...``.
 
-    ``status``: ``"refuted"`` when some ``k`` was refuted, ``"proved_up_to_k"`` when at least
+    ``status``: ``"refuted"`` when some ``k`` was refuted, ``"checked"`` when at least
     ``k = 1`` was proved (``largest_k`` says how far), ``"unknown"`` otherwise.
     """
 
-    STATUSES = ("proved_up_to_k", "refuted", "unknown")
-    SUCCESS = ("proved_up_to_k",)
+    STATUSES = ("checked", "refuted", "unknown")
+    SUCCESS = ("checked",)
 
     status: str
     message: str  # "proved for every k <= 6 (stopped: k=7: unknown)"
@@ -422,7 +422,7 @@ def largest_k(max_k: int = 8, timeout_ms: int = 60_000, feasibility: str = "quan
     if any(r.status == "refuted" for r in reports):
         status = "refuted"
     else:
-        status = "proved_up_to_k" if best >= 1 else "unknown"
+        status = "checked" if best >= 1 else "unknown"
     message = f"proved for every k <= {best} (stopped: {reason})" if best else f"not proved for k=1 ({reason})"
     return KSweep(status, message, time.perf_counter() - begin, best, tuple(reports), reason)
 

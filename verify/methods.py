@@ -456,8 +456,9 @@ def occupancy_problems(monitor: Any, starts: dict[str, int], step: int) -> list[
 @declares_canary("a blocked step planted with nothing running (the peak reading must fail)")
 def _occupancy_example(claim: Any, ctx: Context) -> Evidence:
     """theory's counterexample, M = 16 and three requests (0, 8), simulated under the monitor."""
+    from geosched.reference_impl.engine import BlockedInterval
     from geosched.reference_impl.model import burst_instance
-    from geosched.reference_impl.simulator import BlockedInterval, simulate
+    from geosched.reference_impl.simulation import simulate
     from geosched.theory.kong_certificate_reading import EXAMPLE
     from geosched.verify.monitor import CertificateMonitor
 
@@ -513,7 +514,7 @@ ONEBIT_RUNS = "svf1:theta=2,short_length=1,long_length=4"
 def onebit_differs(instances: list[Any], policy: str) -> int:
     """How many of ``instances`` 1-bit SVF (``policy``) schedules differently from SVF (the spec check of
     1-bit SVF must run where the two differ)."""
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     return sum(simulate(i, policy).starts != simulate(i, "svf").starts for i in instances)
 
@@ -545,7 +546,7 @@ def _policy_spec(claim: Any, ctx: Context) -> Evidence:
     canary = _policy_spec_canary(ctx)
     differs = results["onebit_differs"]
     results = {k: r for k, r in results.items() if k != "onebit_differs"}
-    bad = {k: r for k, r in results.items() if r.status not in ("proved up to bounds", "held")}
+    bad = {k: r for k, r in results.items() if r.status not in ("checked", "held")}
     states = {k: r.states_checked for k, r in results.items() if k.startswith("states:")}
     decisions = sum(r.decisions for k, r in results.items() if k.startswith("runs:"))
     data = {**{k: r.to_dict() for k, r in results.items()}, "onebit_differs_from_svf": differs}
@@ -579,7 +580,7 @@ def _policy_spec_canary(ctx: Context) -> Canary:
     """The simulator's admission planted one token generous (it admits as if M were one larger), judged by the same
     state-space equivalence check (:func:`~geosched.verify.policy_spec.check_policy_equivalence`) on SVF: it must
     find the difference."""
-    from geosched.reference_impl.simulator import admission_step
+    from geosched.reference_impl.admission import admission_step
     from geosched.verify.policy_spec import check_policy_equivalence
 
     def generous(memory: int, *args: Any, **kwargs: Any) -> list[int]:
@@ -588,7 +589,7 @@ def _policy_spec_canary(ctx: Context) -> Canary:
     def verdict(admission: Any) -> str | None:
         result = check_policy_equivalence("svf", admission=admission, seed=ctx.seed, max_memory=3, max_waiting=2,
                                           max_prompt=2)
-        return None if result.status in ("proved up to bounds", "held") else f"{result.status}: {result.message}"
+        return None if result.status in ("checked", "held") else f"{result.status}: {result.message}"
 
     return plant("the admission one token generous (M + 1)", verdict, generous)
 
@@ -1141,7 +1142,7 @@ def _cycle_rate(s: int, o: int, memory: int) -> Any:
     from fractions import Fraction
 
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     n = 24 * (memory // (s + o) + 2)
     while True:
@@ -1189,7 +1190,7 @@ def _fluid_rates(claim: Any, ctx: Context) -> Evidence:
 
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     label = "simulation:fluid-rates"
     t0 = time.perf_counter()

@@ -10,8 +10,8 @@ peaks and the head at most ``P = max_i (s_i + o_i) = alpha M``, hence
 and every active ``i`` precedes ``j`` in volume order. Summed over the waiting steps and with
 ``p_i o_i + o_i <= 2 v_i`` this is the certificate behind Thm. 3.2.
 
-The simulator (:func:`geosched.reference_impl.simulator.simulate`) calls an ``observer`` with
-a :class:`~geosched.reference_impl.simulator.BlockedInterval` for every maximal interval of
+The simulator (:func:`geosched.reference_impl.simulation.simulate`) calls an ``observer`` with
+a :class:`~geosched.reference_impl.engine.BlockedInterval` for every maximal interval of
 steps ``first_step <= t < end_step`` with an unchanged state during which some arrived request
 waits. :class:`CertificateMonitor` is such an observer: for each interval it checks, in exact
 integer arithmetic,
@@ -29,7 +29,7 @@ lengths neither check can fail (that is Lemma A.2); for backfilling, arrivals ov
 Example
 -------
 >>> from geosched.reference_impl.model import burst_instance
->>> from geosched.reference_impl.simulator import simulate
+>>> from geosched.reference_impl.simulation import simulate
 >>> inst = burst_instance(12, [(6, 3), (1, 5)])
 >>> monitor = CertificateMonitor(inst)
 >>> _ = simulate(inst, "svf", observer=monitor)
@@ -50,8 +50,9 @@ from pathlib import Path
 from typing import Any
 
 from geosched.output import write_text_atomic
+from geosched.reference_impl.engine import BlockedInterval
 from geosched.reference_impl.model import Instance, instance_to_dict
-from geosched.reference_impl.simulator import BlockedInterval, SimulationResult, simulate
+from geosched.reference_impl.simulation import SimulationResult, simulate
 from geosched.results import Result
 
 __all__ = ["CertificateViolation", "MonitorResult", "CertificateMonitor", "monitor_run"]
@@ -128,7 +129,7 @@ class MonitorResult(Result):
 
 
 class CertificateMonitor:
-    """Observer for :func:`~geosched.reference_impl.simulator.simulate` checking Lemma A.2.
+    """Observer for :func:`~geosched.reference_impl.simulation.simulate` checking Lemma A.2.
 
     Parameters
     ----------

@@ -267,7 +267,7 @@ def _sample(instance: Any, spec: Any, policy: str, opt: str, node_limit: int,
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.opt import best_lower_bound, brute_force_opt, heuristic_schedule
     from geosched.reference_impl.opt.bounds import cheap_bounds
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     result = simulate(instance, spec)
     report = check_schedule(instance, result.starts)

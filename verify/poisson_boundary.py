@@ -34,6 +34,7 @@ import numpy as np
 
 from geosched.verify.evidence import Context, Evidence, declares_canary, plant
 from geosched.verify.poisson_model import PROJECT, ClassWorkload
+from geosched.verify.poisson_stationary import late_vs_early_z
 
 __all__ = ["BRACKET", "STABLE_SIDE", "UNSTABLE_SIDE", "saturation_margin", "direct_run", "boundary_problems",
            "measure_boundary", "BOUNDARY_METHODS"]
@@ -48,7 +49,7 @@ def saturation_margin(rho: float, steps: int, seed: int, workload: ClassWorkload
                       policy: str = "svf") -> dict[str, Any]:
     """The lowest-priority class backlogged, the others Poisson at load ``rho``: its throughput minus its rate."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     keys = workload.keys(policy)
     last = int(np.argmax(keys))
@@ -79,9 +80,8 @@ def direct_run(rho: float, n: int, seed: int, workload: ClassWorkload = PROJECT,
     waits = run.waits(policy)[len(run.arrivals) // 10:].astype(float)
     means = np.array([b.mean() for b in np.array_split(waits, BLOCKS)])
     early, late = means[: BLOCKS // 2], means[BLOCKS // 2:]
-    se = math.hypot(early.std(ddof=1), late.std(ddof=1)) / math.sqrt(len(late))
     return {"rho": rho, "n": len(run.arrivals), "early": float(early.mean()), "late": float(late.mean()),
-            "z": float((late.mean() - early.mean()) / se) if se > 0 else 0.0}
+            "z": late_vs_early_z(early, late)}
 
 
 def boundary_problems(measured: dict[str, Any]) -> list[str]:

@@ -37,7 +37,7 @@ LOAD_FACTORS = (1.0, 3.0)  # the statement's rate, and three times it (memory bi
 def capacity_rows(n: int, replications: int, seed: int) -> list[dict[str, Any]]:
     """Per workload: its label, exact OPT, the capacity bound, the best cheap bound, and the planted sum bound."""
     from geosched.reference_impl.opt import brute_force_opt
-    from geosched.reference_impl.opt.bounds import _capacity_area, best_cheap_bound, capacity_bound
+    from geosched.reference_impl.opt.bounds import best_cheap_bound, capacity_bound, srpt_bound, sum_outputs_bound
     from geosched.reference_impl.workloads import generate
     from geosched.verify.montecarlo_audit import statement_rate
 
@@ -53,7 +53,7 @@ def capacity_rows(n: int, replications: int, seed: int) -> list[dict[str, Any]]:
             rows.append({"label": f"mu={mu}, rho_p={rho}, rate x{factor}, seed {seed + 1000 * p + k}",
                          "opt": int(exact.tel), "capacity": capacity_bound(instance).value,
                          "cheap": best_cheap_bound(instance).value,
-                         "summed": -(-_capacity_area(instance, "sum") // instance.memory)})
+                         "summed": sum_outputs_bound(instance).value + srpt_bound(instance).value})
     return rows
 
 

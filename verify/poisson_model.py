@@ -194,7 +194,7 @@ def simulate_classes(workload: ClassWorkload, rate: float, n: int, seed: int,
     """``n`` Poisson arrivals at ``rate`` per step (types i.i.d.), each policy simulated on the same instance
     (``svf1``: the workload's 1-bit spec)."""
     from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     rng = np.random.default_rng(seed)
     steps = int(n / rate) + 1

@@ -36,7 +36,7 @@ import numpy as np
 from geosched.verify.evidence import Context, Evidence, declares_canary, plant
 from geosched.verify.poisson_model import ClassWorkload, simulate_classes
 
-__all__ = ["TIGHT", "LOAD", "DEFECTS", "measure_step3", "step3_problems", "STEP3_METHODS"]
+__all__ = ["TIGHT", "LOAD", "DEFECTS", "measure_step3", "step3_problems", "tightness", "STEP3_METHODS"]
 
 TIGHT = ClassWorkload("tight", 781, 400, ((396, 4), (390, 10)), (0.5, 0.5), "fcfs")
 LOAD = 0.5
@@ -92,7 +92,8 @@ def step3_problems(measured: dict[str, Any], defect: str | None = None) -> list[
     return problems
 
 
-def _tightness(measured: dict[str, Any], defect: str | None = None) -> list[float]:
+def tightness(measured: dict[str, Any], defect: str | None = None) -> list[float]:
+    """Each class's mean left side over its mean right side (with ``defect`` planted): how nearly tight."""
     return [float(left.mean() / right.mean()) for left, right in _sides(measured, defect)]
 
 
@@ -104,9 +105,9 @@ def _step3(claim: Any, ctx: Context) -> Evidence:
                                                                        ctx.seed + 61))
     problems = step3_problems(measured)
     canary = plant("the residual dropped (r0 -> rho)", lambda m: step3_problems(m, DEFECTS[0]), measured)
-    mutants = {d: {"refuted": bool(step3_problems(measured, d)), "ratios": _tightness(measured, d)} for d in DEFECTS}
-    used = max(_tightness(measured))
-    data = {**measured, "tightness": _tightness(measured), "mutants": mutants}
+    mutants = {d: {"refuted": bool(step3_problems(measured, d)), "ratios": tightness(measured, d)} for d in DEFECTS}
+    used = max(tightness(measured))
+    data = {**measured, "tightness": tightness(measured), "mutants": mutants}
     if problems:
         return Evidence("monte-carlo:poisson-step3", "statistical", "refuted", "step 4 fails: " + "; ".join(problems),
                         samples=measured["n"], wall_time=time.perf_counter() - started, data=data, canary=canary,

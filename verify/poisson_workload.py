@@ -151,13 +151,14 @@ def _class_ranks(policy: str, instance: Any, kinds: np.ndarray) -> np.ndarray:
 def poisson_runs(n: int, seed: int, load: float = LOAD, policies: tuple[str, ...] = POLICIES) -> dict[str, PoissonRun]:
     """Simulate each of ``policies`` on one workload of ``n`` Poisson arrivals of :data:`CLASSES` at
     ``rho = load`` (the instance is built once; the runs are cached)."""
-    from geosched.reference_impl.model import Instance, Request
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.model import instance_from_columns
+    from geosched.reference_impl.simulation import simulate
 
     rate = arrival_rate(load)
     arrivals, kinds = _arrivals_and_kinds(n, rate, seed)
-    instance = Instance(MEMORY, [Request(f"r{i}", int(a), *CLASSES[k])
-                                 for i, (a, k) in enumerate(zip(arrivals, kinds))])
+    prompts, outputs = (np.array(column)[kinds].tolist() for column in zip(*CLASSES))
+    instance = instance_from_columns(MEMORY, [f"r{i}" for i in range(len(kinds))], arrivals.tolist(), prompts,
+                                     outputs)
     window = (int(arrivals[len(arrivals) // 10]), int(arrivals[-1]))
     runs = {}
     for policy in policies:

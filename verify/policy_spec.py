@@ -23,7 +23,7 @@ quantifier-free.
 
 **Equivalence check.** :func:`check_policy_equivalence` enumerates every state within the
 bounds, runs the simulator's own code path (``make_policy(name).keys`` + sort by ``(key,
-arrival, position)`` + :func:`~geosched.reference_impl.simulator.admission_step`) and checks that the
+arrival, position)`` + :func:`~geosched.reference_impl.admission.admission_step`) and checks that the
 specification holds with the Python answer plugged in. Soundness: (1) Z3 proves, once per
 shape (numbers of running and waiting requests), that the specification has *at most one*
 admitted set for every state (for any key values, so for every policy); (2) for each state the
@@ -37,7 +37,7 @@ Example
 -------
 >>> result = check_policy_equivalence("svf", max_memory=5, max_running=1, max_waiting=2)
 >>> result.status, result.states_checked > 0
-('proved up to bounds', True)
+('checked', True)
 """
 
 from __future__ import annotations
@@ -53,9 +53,9 @@ from typing import Any
 import z3
 
 from geosched.errors import SolverError, UnknownNameError, ValidationError
+from geosched.reference_impl.admission import admission_step
 from geosched.reference_impl.model import Instance, Request, instance_to_dict
 from geosched.reference_impl.policies import Policy, make_policy
-from geosched.reference_impl.simulator import admission_step
 from geosched.reference_impl.z3model import held_tokens, usage
 from geosched.results import Result
 
@@ -393,13 +393,13 @@ def enumerate_states(bounds: Bounds) -> Iterator[State]:
 class EquivalenceResult(Result):
     """The outcome of a bounded equivalence check (scipy-like result object)."""
 
-    STATUSES = ("proved up to bounds", "refuted", "unknown")
-    SUCCESS = ("proved up to bounds",)
+    STATUSES = ("checked", "refuted", "unknown")
+    SUCCESS = ("checked",)
 
     policy: str  # the Python policy's name
     spec_policy: str  # the order the specification uses
     backfill: bool  # admission rule checked
-    status: str  # "proved up to bounds" / "refuted" / "unknown"
+    status: str  # "checked" / "refuted" / "unknown"
     states_checked: int  # states evaluated (all of them unless refuted early)
     bounds: dict[str, int]  # the state space
     wall_time: float  # seconds
@@ -480,7 +480,7 @@ def check_policy_equivalence(
         status = "unknown"
         message = "every state satisfies the spec, but uniqueness of the specified set was not proved"
     else:
-        status = "proved up to bounds"
+        status = "checked"
         message = f"{checked} states: Python's admitted set equals the specified one"
     return EquivalenceResult(policy_obj.name, spec_name, backfill, status, checked, chosen.to_dict(),
                              time.perf_counter() - begin, uniqueness, cross, counterexample, message, by_shape)
@@ -699,7 +699,7 @@ def check_runs_against_spec(instances: Sequence[Instance], policy: str, *, backf
     >>> check_runs_against_spec([burst_instance(12, [(6, 3), (1, 5)])], "svf").status
     'held'
     """
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     begin = time.perf_counter()
     spec_key(policy)  # an unknown name fails here, listing the known ones

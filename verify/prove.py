@@ -27,12 +27,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["add_commands", "step_marks", "ledger_footer", "MODE_NOTE", "canary_lines", "evidence_json"]
+__all__ = ["add_commands", "step_marks", "ledger_footer", "exit_code", "MODE_NOTE", "canary_lines", "evidence_json"]
 
 # what the mode behind the marks means for their bounds (the solver sweeps' reach is per mode: SOLVER_SWEEPS)
 MODE_NOTE = {"quick": "quick (bounds here are --quick's: the smallest; geosched claims runs default, which reaches "
                       "farther)",
              "default": "default (as geosched claims)", "thorough": "thorough (the longest checks)"}
+
+
+def exit_code(result: Any) -> int:
+    """0; 1 when some claim is refuted; 3 when none is but a check crashed (``error``); never 2 (bad input)."""
+    statuses = {c.status for c in result.claims}
+    return 1 if "refuted" in statuses else 3 if "error" in statuses else 0
 
 
 def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
@@ -148,7 +154,6 @@ def evidence_json(result: Any) -> list[dict[str, Any]]:
 def _cmd_prove(args: argparse.Namespace) -> int:
     from geosched.output import emit_json
     from geosched.theory import check_claim, get_derivation
-    from geosched.verify.commands import exit_code
     from geosched.verify.ledger import CLAIMS, run_claims
 
     if args.standalone and not args.latex:

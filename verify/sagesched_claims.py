@@ -35,14 +35,17 @@ and fewer out-of-memory stalls on mixed short/long workloads. The ledger rows:
   ``not_reproduced`` otherwise; the row takes the weakest configuration. The ``no-safety``
   ablation's count says where the difference comes from.
 
-Setting: the Azure conversation trace (Patel et al., ISCA 2024) split in time (the first 30%
-fits the empirical length predictor of :mod:`geosched.reference_impl.cluster.empirical`, the
-rest is served), arrivals sped up to an offered load ``rho`` (:func:`offered_speedup`), Llama-3.1-8B
-on a homogeneous (8 x A100-80G) and a heterogeneous (4 x A100-80G + 4 x H100-80G) cluster, with
-the step-time model of :mod:`geosched.reference_impl.cluster.steptime`. The default ledger
-run uses a slice (2,000 rows, 2 + 2 replicas, rho = 0.8); ``--thorough`` the whole trace, both
-clusters and three loads. A status says what this simulator, with these models, shows; it is
-not a verdict on the paper's testbed.
+Setting: each trace of the trace set (:mod:`~geosched.verify.trace_set`: by default the Azure conversation
+trace, Patel et al., ISCA 2024, and the Mooncake long-context trace, Qin et al., FAST 2025; ``--trace`` adds a
+user's own) split in time (the first 30% fits the empirical length predictor of
+:mod:`geosched.reference_impl.cluster.empirical`, the rest is served), arrivals sped up to an offered load
+``rho`` (:func:`offered_speedup`), Llama-3.1-8B on a homogeneous (8 x A100-80G) and a heterogeneous
+(4 x A100-80G + 4 x H100-80G) cluster, with the step-time model of :mod:`geosched.reference_impl.cluster.steptime`
+(411,529 KV tokens per replica: a Mooncake prompt of 126k tokens fits). ``sagesched.gain`` and
+``sagesched.ablation`` get a word per trace (the gain also on the mixed workload), and the row's word is
+:func:`~geosched.verify.empirical.across_traces` of them. The default ledger run uses a slice of each trace
+(its first 2,000 rows, 2 + 2 replicas, rho = 0.8); ``--thorough`` the whole traces, both clusters and three loads.
+A status says what this simulator, with these models, shows; it is not a verdict on the paper's testbed.
 
 Example
 -------
@@ -56,6 +59,7 @@ Example
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -76,9 +80,11 @@ from geosched.reference_impl.cluster.empirical import ServingSplit, serving_spli
 from geosched.reference_impl.cluster.steptime import replica_models
 from geosched.reference_impl.jsonfile import read_json
 from geosched.reference_impl.model import Instance, Request
-from geosched.reference_impl.workloads import default_trace_path, read_trace
+from geosched.reference_impl.workloads import read_trace_instance, shared_traces, trace_label
 from geosched.theory.claim import Claim
-from geosched.verify.evidence import Canary, Evidence, declares_canary, plant
+from geosched.verify.empirical import EmpiricalEvidence
+from geosched.verify.evidence import Canary, declares_canary
+from geosched.verify.trace_set import trace_set
 
 __all__ = [
     "CLUSTERS",
@@ -120,6 +126,7 @@ class ClaimOutcome:
     status: str  # "reproduced", "partly", "not_reproduced" or "unknown"
     message: str  # one line with the numbers
     data: dict[str, Any]  # JSON-ready
+    canary: Canary | None = None  # the same claim function on a planted defect (:func:`with_canaries`)
 
 
 # ------------------------------------------------------------------ workloads and loads
@@ -560,9 +567,12 @@ _DEFAULT = _Setup(2000, {"heterogeneous": "2xA100-80G,2xH100-80G"}, (0.8,), 1500
 _THOROUGH = _Setup(None, CLUSTERS, (0.6, 0.8, 1.0), 8000, 50_000, (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
 
 
-def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, trace: str | Path | None = None,
+def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, traces: Sequence[str | Path] | None = None,
                          checkpoint_dir: str | Path | None = None) -> dict[str, ClaimOutcome]:
-    """The four claims' outcomes (``unknown`` with the reason when the trace is absent)."""
+    """The four claims' outcomes: ``sagesched.gain`` and ``sagesched.ablation`` on each trace of ``traces``
+    (default: every trace in ``../shared/traces/``; ``not_run`` with the reason when there is none) and, for
+    the gain, on the mixed workload whose KV budget binds; each reading gets its own word and the row's is
+    :func:`~geosched.verify.empirical.across_traces` of them. Routing and preemption need no trace."""
     setup = _THOROUGH if thorough else _DEFAULT
     outcomes: dict[str, ClaimOutcome] = {}
     started = time.perf_counter()
@@ -574,27 +584,109 @@ def run_sagesched_claims(*, thorough: bool = False, seed: int = 0, trace: str | 
     mixed_rows = run_grid(mixed, setup.clusters, setup.loads, step_seconds=0.001, memory=setup.mixed_memory, seed=seed,
                           checkpoint=checkpoints / "mixed.json" if checkpoints else None)
     outcomes["sagesched.preemption"] = preemption_claim(mixed_rows)
-    path = Path(trace) if trace else default_trace_path()
-    if path is None or not path.is_file():
-        reason = "the shared Azure trace (../shared/traces/azure_llm_2023_conv.csv) is absent"
+    paths = tuple(traces) if traces else shared_traces()
+    if not paths:
+        reason = "no trace: ../shared/traces holds none and no --trace was given"
         for claim in ("sagesched.gain", "sagesched.ablation"):
             outcomes[claim] = ClaimOutcome("not_run", f"not run: {reason}", {})
-        return outcomes
-    instance, _ = read_trace(path, arrivals="online", step_seconds=STEP_SECONDS, limit=setup.trace_rows)
-    split = serving_split(instance, train_fraction=0.3)
-    rows = run_grid(split, setup.clusters, setup.loads, full_grid=thorough, seed=seed,
-                    checkpoint=checkpoints / "trace.json" if checkpoints else None)
+        return with_canaries(outcomes, {}, mixed_rows)
+    per_trace, served = {}, {}
+    for path in paths:
+        instance = read_trace_instance(path, step_seconds=STEP_SECONDS, limit=setup.trace_rows)
+        split = serving_split(instance, train_fraction=0.3)
+        served[trace_label(path)] = len(split.serve)
+        per_trace[trace_label(path)] = run_grid(
+            split, setup.clusters, setup.loads, full_grid=thorough, seed=seed,
+            checkpoint=checkpoints / f"trace-{trace_label(path)}.json" if checkpoints else None)
     binding = [{**r, "cluster": f"{r['cluster']}/mixed KV {setup.mixed_memory}"} for r in mixed_rows]
-    outcomes["sagesched.gain"] = gain_claim(rows + binding)
-    outcomes["sagesched.ablation"] = ablation_claim(rows)
+    outcomes["sagesched.gain"] = _across("gain", {**per_trace, f"mixed short/long (KV {setup.mixed_memory})": binding},
+                                         gain_claim)
+    outcomes["sagesched.ablation"] = _across("ablation", per_trace, ablation_claim)
     for outcome in outcomes.values():
-        outcome.data.setdefault("setting", {"thorough": thorough, "trace_rows": setup.trace_rows or instance.n,
-                                            "served": len(split.serve), "clusters": setup.clusters,
+        outcome.data.setdefault("setting", {"thorough": thorough, "trace_rows": setup.trace_rows, "served": served,
+                                            "traces": [Path(p).name for p in paths], "clusters": setup.clusters,
                                             "loads": list(setup.loads), "seed": seed,
                                             "seconds": round(time.perf_counter() - started, 1)})
-    outcomes["sagesched.gain"].data["rows"] = rows
+    outcomes["sagesched.gain"].data["rows"] = [{**r, "trace": label} for label, rows in per_trace.items() for r in rows]
     outcomes["sagesched.preemption"].data["rows"] = mixed_rows
-    return outcomes
+    return with_canaries(outcomes, {**per_trace, "mixed": binding}, mixed_rows)
+
+
+def _across(name: str, readings: dict[str, list[dict[str, Any]]], claim: Callable[..., ClaimOutcome]) -> ClaimOutcome:
+    """One claim read on each trace (and workload) of ``readings``: each reading's own outcome, and the row's word
+    by :func:`~geosched.verify.empirical.across_traces`; every reading's sub-comparisons in the row's text."""
+    from geosched.verify.empirical import across_traces, word_text
+
+    each = {label: claim(rows) for label, rows in readings.items()}
+    status = across_traces({label: o.status for label, o in each.items()})
+    held = [label for label, o in each.items() if o.status == "reproduced"]
+    where = (f"reproduced on {', '.join(held)}, not on " + ", ".join(
+        f"{label} ({word_text(o.status)})" for label, o in each.items() if o.status != "reproduced") + "; "
+        if status == "partly" and held else "")
+    message = where + " | ".join(f"{label}: {word_text(o.status)}: {o.message}" for label, o in each.items())
+    summary = "; ".join(f"{label}: {word_text(o.status)}, {o.data['summary']}" for label, o in each.items())
+    sub = [(f"{label}: {test}", result) for label, o in each.items() for test, result in o.data["sub"]]
+    return ClaimOutcome(status, message, {"summary": summary, "sub": sub,
+                                          "readings": {label: {"status": o.status, **o.data} for label, o in
+                                                       each.items()}})
+
+
+_PLANTED = 1.5  # a planted policy is 50% worse than what it is compared with
+
+
+def _worse_sagesched(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with SageSched (router and local ``sagesched``, no ablation) made 50% slower than the best
+    heuristic of its configuration, and with more preemptions than any heuristic."""
+    out = []
+    for _, group in sorted(_configurations(rows).items()):
+        best = _best_heuristic(group)
+        most = max(r["preemptions"] for r in group if r["router"] in HEURISTIC_ROUTERS)
+        for r in group:
+            if (r["router"], r["local"], r["ablation"]) == ("sagesched", "sagesched", None):
+                r = {**r, **{m: best[m] * _PLANTED for m in ("mean_latency", "p50_latency", "p99_latency")
+                             if best.get(m) is not None}, "preemptions": most + 1}
+            out.append(r)
+    return out
+
+
+def _worse_than_ablations(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with the full SageSched made 50% slower than its slowest ablation, in every configuration."""
+    out = []
+    for _, group in sorted(_configurations(rows).items()):
+        slowest = max(r["mean_latency"] for r in group if r["router"] == "sagesched" and r["ablation"])
+        out += [{**r, "mean_latency": slowest * _PLANTED} if (r["router"], r["local"], r["ablation"])
+                == ("sagesched", "sagesched", None) else r for r in group]
+    return out
+
+
+def with_canaries(outcomes: dict[str, ClaimOutcome], readings: dict[str, list[dict[str, Any]]],
+                  mixed_rows: Sequence[dict[str, Any]]) -> dict[str, ClaimOutcome]:
+    """Each outcome with its canary: the claim's own function on its data with one defect planted, which it must
+    judge ``not_reproduced``: SageSched 50% slower than the best heuristic (gain), than its slowest ablation
+    (ablation), with more preemptions than any heuristic (preemption), a routing decision whose counts grow
+    one power of N faster (routing: a router comparing pairs)."""
+    def judged(claim: Callable[..., ClaimOutcome], planted: Any) -> str:
+        return claim(planted).status
+
+    cost = {int(n): c for n, c in outcomes["sagesched.routing"].data["cost_per_decision"].items()}
+    planted = {
+        "sagesched.gain": ("SageSched 50% slower than the best heuristic in every configuration",
+                           [judged(gain_claim, _worse_sagesched(rows)) for rows in readings.values()]),
+        "sagesched.ablation": ("SageSched 50% slower than its slowest ablation in every configuration",
+                               [judged(ablation_claim, _worse_than_ablations(rows)) for label, rows in readings.items()
+                                if label != "mixed"]),
+        "sagesched.preemption": ("SageSched preempting once more than any heuristic",
+                                 [judged(preemption_claim, _worse_sagesched(mixed_rows))]),
+        "sagesched.routing": ("every operation count x N (a router comparing pairs)",
+                              [judged(routing_claim, {n: {k: v * n for k, v in c.items()} for n, c in cost.items()})]),
+    }
+    out = {}
+    for claim_id, outcome in outcomes.items():
+        defect, words = planted[claim_id]
+        missed = [w for w in words if w != "not_reproduced"]
+        verdict = (f"judged {', '.join(words)}" if words else "nothing to plant it in")
+        out[claim_id] = dataclasses.replace(outcome, canary=Canary(defect, bool(words) and not missed, verdict))
+    return out
 
 
 def format_table(rows: Sequence[dict[str, Any]]) -> str:
@@ -628,47 +720,43 @@ def format_pivot(rows: Sequence[dict[str, Any]], cluster: str) -> str:
     return "\n".join(lines)
 
 
-@declares_canary("sagesched.routing: the operation counts planted quadratic")
-def _ledger_method(claim: Any, ctx: Any) -> Evidence:
+def _ledger_method(claim: Any, ctx: Any) -> EmpiricalEvidence:
     """The ledger method ``cluster:sagesched``: one shared run of the four rows per ledger run
     (the thorough grid checkpoints in ``OUT/sagesched``, so a killed run resumes)."""
     folder = ctx.out / "sagesched" if ctx.thorough else None
+    traces = trace_set(ctx)
     outcomes, elapsed = ctx.cached("sagesched", lambda: run_sagesched_claims(thorough=ctx.thorough, seed=ctx.seed,
-                                                                            checkpoint_dir=folder))
+                                                                            traces=traces, checkpoint_dir=folder))
     outcome = outcomes[claim.id]
-    canary = routing_canary(outcome.data["cost_per_decision"]) if claim.id == "sagesched.routing" else None
-    return Evidence("cluster:sagesched", "empirical", outcome.status, outcome.message, wall_time=elapsed,
-                    data=outcome.data, implementation=True, canary=canary)
+    return EmpiricalEvidence("cluster:sagesched", "empirical", outcome.status, outcome.message, wall_time=elapsed,
+                             data=outcome.data, implementation=True, canary=outcome.canary)
 
 
-def routing_canary(cost: dict[str, dict[str, float]]) -> Canary:
-    """``sagesched.routing``'s canary: the measured counts planted quadratic (each count times N), judged by
-    :func:`routing_claim`, must not be ``reproduced``. (The other three rows are the empirical rule's: their
-    canaries belong with the empirical words, issue 46 item 5.)"""
-    planted = {int(n): {k: v * int(n) if k in COUNTS else v for k, v in c.items()} for n, c in cost.items()}
-    return plant("every operation count planted x N (quadratic routing)",
-                 lambda c: None if routing_claim(c).status == "reproduced" else routing_claim(c).message, planted)
-
-
-SAGESCHED_METHODS = {"cluster:sagesched": _ledger_method}
+SAGESCHED_METHODS = {"cluster:sagesched": declares_canary(
+    "the claim's own function on a planted defect: SageSched 50% slower than the best heuristic or than its "
+    "slowest ablation, preempting more than any heuristic, a routing count x N")(_ledger_method)}
 
 # the claims this method checks (their rows; the ledger collects them with the theory's)
 CLAIMS = (
     Claim(
         "sagesched.gain", "Gan et al. (abstract)", "SageSched: over 28.7% efficiency over the heuristics",
         "mean TTLT of the sagesched router + local order against the best of 5 routers x 4 local policies, "
-        "Azure trace, Llama-3.1-8B step-time model; reproduced if the mean gain >= 28.7%",
+        "on each trace (by default the Azure and the Mooncake trace) and on the mixed workload, Llama-3.1-8B "
+        "step-time model; each reading reproduced if its mean gain >= 28.7%",
         "efficiency read as mean TTLT at equal offered load; simulated cluster, derived step times, "
         "our reading of SageSched (paper text unavailable beyond the abstract)", ("cluster:sagesched",),
         order=("sagesched", 10), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
-        flips="each configuration: gain >= 28.7% reproduced, > 0 partly; the weakest configuration decides"),
+        flips="each configuration: gain >= 28.7% reproduced, > 0 partly; on a trace the weakest configuration "
+              "decides; over the traces: reproduced on every one: reproduced; on some and not on another: partly; "
+              "else the weakest"),
     Claim(
         "sagesched.ablation", "Gan et al. (via issue 14)", "~10% lost without distribution or hybrid cost",
         "mean TTLT loss with the distribution replaced by a point, and with the hybrid cost memory-only or "
-        "compute-only; reproduced if both losses are in [5%, 15%]",
+        "compute-only, on each trace; reproduced on a trace if both losses are in [5%, 15%]",
         "the ~10% figure is secondary (issue 14); same setting as sagesched.gain", ("cluster:sagesched",),
         order=("sagesched", 20), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
-        flips="both losses in [5%, 15%]: reproduced; one <= 0: not reproduced"),
+        flips="on a trace, both losses in [5%, 15%]: reproduced; one <= 0: not reproduced; over the traces as "
+              "sagesched.gain"),
     Claim(
         "sagesched.routing", "Gan et al. (via issue 14)", "placement is O(N) per request for N GPUs",
         "operation counts per routing decision for N = 2 .. 1,024 (state reads, operations on its values also in C "

@@ -8,14 +8,19 @@ should matter, with an interval over seeds, and swaps each element for its simpl
 
 * **replicas**: *compute-bound* (the full KV budget of the step-time model, 411,529 tokens for
   Llama-3.1-8B: memory never binds and latency grows with the step time) or *memory-bound* (the KV
-  budget cut to :data:`MEMORY_BOUND` tokens per replica, so that admission waits for memory);
+  budget cut to :func:`memory_bound` tokens per replica, so that admission waits for memory:
+  :data:`MEMORY_BOUND` on the Azure trace, twice the largest request on the Mooncake trace);
 * **GPUs**: *homogeneous* (4 x A100-80G) or *mixed* (2 x A100-80G + 2 x H100-80G);
 * **predictor quality**: *oracle* (a point mass at the true length), *empirical* (the histogram of
   the training part's outputs per prompt-length bucket, the ledger's), *poor* (one histogram for
   every request: no information beyond the marginal);
 * **load** ``rho`` (:func:`~geosched.verify.sagesched_claims.offered_speedup`): light to overload.
 
-**Seeds.** The Azure conversation trace is split in time (the first 30% fits the predictors); seed
+**Traces.** A sweep runs on one trace (``trace``: any trace geosched reads; by default the Azure
+conversation trace); ``benchmarks/bench_sagesched_sweep.py --trace`` runs one per trace, and the docs show
+every trace's record side by side.
+
+**Seeds.** The trace is split in time (the first 30% fits the predictors); seed
 ``s`` serves the window of ``window`` consecutive requests of the rest that starts at an offset drawn
 by ``numpy.random.default_rng(s)``. Every variant of a configuration runs on the same windows.
 
@@ -62,11 +67,11 @@ from geosched.reference_impl.cluster import simulate_cluster
 from geosched.reference_impl.cluster.empirical import EmpiricalLengthModel, oracle_distribution, time_ordered_split
 from geosched.reference_impl.cluster.steptime import replica_models
 from geosched.reference_impl.jsonfile import read_json
-from geosched.reference_impl.workloads import default_trace_path, read_trace
+from geosched.reference_impl.workloads import default_trace_path, read_trace_instance
 from geosched.verify.empirical import seed_interval
 from geosched.verify.sagesched_claims import HEURISTIC_LOCALS, HEURISTIC_ROUTERS, STEP_SECONDS, offered_speedup
 
-__all__ = ["MEMORY_BOUND", "Variant", "VARIANTS", "SweepSetup", "DEFAULT_SWEEP", "STAR_SWEEP", "BASE",
+__all__ = ["MEMORY_BOUND", "memory_bound", "Variant", "VARIANTS", "SweepSetup", "DEFAULT_SWEEP", "STAR_SWEEP", "BASE",
            "run_sweep", "summarize_sweep",
            "format_sweep_table", "format_element_table", "docs_record", "docs_tables"]
 
@@ -166,17 +171,18 @@ def run_sweep(setup: SweepSetup = DEFAULT_SWEEP, *, seed: int = 0, trace: str | 
     """
     path = Path(trace) if trace else default_trace_path()
     if path is None or not Path(path).is_file():
-        raise FileNotFoundError("the sweep needs the shared Azure trace (../shared/traces/azure_llm_2023_conv.csv)")
+        raise FileNotFoundError("the sweep needs a trace (default: ../shared/traces/azure_llm_2023_conv.csv)")
     done: dict[str, dict[str, Any]] = {}
     if checkpoint is not None and Path(checkpoint).is_file():
         done = {row["key"]: row for row in read_json(checkpoint)["rows"]}
-    instance, _ = read_trace(path, arrivals="online", step_seconds=STEP_SECONDS)
+    instance = read_trace_instance(path, step_seconds=STEP_SECONDS)
     train, serve = time_ordered_split(instance, setup.train_fraction)
     windows = _windows(serve, setup, seed)
+    bound = memory_bound(serve)
     svf1_lengths = [r.output for r in train]
     started = time.perf_counter()
     for config in _configurations(setup):
-        models = replica_models(GPUS[config["gpus"]], memory=REPLICAS[config["replicas"]])
+        models = replica_models(GPUS[config["gpus"]], memory=bound if config["replicas"] == "memory-bound" else None)
         distribution = _predictor(config["predictor"], train)
         for s, window in windows:
             speedup = offered_speedup(window, models, step_seconds=STEP_SECONDS, rho=config["load"])
@@ -200,7 +206,21 @@ def run_sweep(setup: SweepSetup = DEFAULT_SWEEP, *, seed: int = 0, trace: str | 
     from geosched.version import __version__
 
     return {"kind": "sagesched-sweep", "setup": asdict(setup), "seed": seed, "trace": Path(path).name,
-            "served": len(serve), "geosched": __version__, "rows": rows}
+            "served": len(serve), "memory_bound": bound, "geosched": __version__, "rows": rows}
+
+
+def memory_bound(serve: Sequence[Any]) -> int:
+    """The KV budget per replica of the memory-bound configurations: :data:`MEMORY_BOUND` tokens when every
+    served request fits in it (the Azure trace: largest peak 15,050), else twice the largest peak ``s + o`` (the
+    Mooncake trace, whose prompts reach 126k tokens: a request must fit a replica alone, and twice its peak keeps
+    admission waiting for memory).
+
+    >>> from geosched.reference_impl.model import Request
+    >>> memory_bound([Request("a", 0, 100, 5)]), memory_bound([Request("a", 0, 100_000, 5)])
+    (30000, 200010)
+    """
+    peak = max(r.prompt + r.output for r in serve)
+    return MEMORY_BOUND if peak <= MEMORY_BOUND else 2 * peak
 
 
 def _mean_latency(rows: Sequence[dict[str, Any]], variant: str) -> dict[int, float]:
@@ -247,28 +267,33 @@ def _pct(interval: dict[str, Any]) -> str:
     return f"{interval['mean']:+.1%} [{interval['low']:+.1%}, {interval['high']:+.1%}]"
 
 
-def format_sweep_table(summary: Sequence[dict[str, Any]]) -> str:
-    """Markdown: one row per configuration, SageSched's gain over the best heuristic with its interval,
+def format_sweep_table(summary: Sequence[dict[str, Any]], traces: Sequence[str] | None = None) -> str:
+    """Markdown: one row per configuration (per trace, side by side: each configuration's rows one under the other,
+    ``traces`` naming each summary entry's trace), SageSched's gain over the best heuristic with its interval,
     the outcome and the element responsible."""
-    lines = ["| replicas | GPUs | predictor | rho | best heuristic | mean TTLT (s): SageSched / best | gain [95% CI] "
-             "| outcome | element responsible |", "|---|---|---|---|---|---|---|---|---|"]
-    for c in summary:
-        lines.append(f"| {c['replicas']} | {c['gpus']} | {c['predictor']} | {c['load']:g} | {c['best_heuristic']} | "
+    named = traces is not None
+    lines = [("| trace " if named else "") + "| replicas | GPUs | predictor | rho | best heuristic | mean TTLT (s): "
+             "SageSched / best | gain [95% CI] | outcome | element responsible |",
+             ("|---" if named else "") + "|---|---|---|---|---|---|---|---|---|"]
+    for k, c in enumerate(summary):
+        lines.append((f"| {traces[k]} " if named else "")
+                     + f"| {c['replicas']} | {c['gpus']} | {c['predictor']} | {c['load']:g} | {c['best_heuristic']} | "
                      f"{c['sagesched_mean']:.2f} / {c['best_mean']:.2f} | {_pct(c['gain'])} | {c['outcome']} | "
                      f"{c['responsible']} |")
     return "\n".join(lines)
 
 
-def format_element_table(summary: Sequence[dict[str, Any]]) -> str:
-    """Markdown: per configuration, the effect of each swap (``1 - L(SageSched) / L(swapped)``, positive when
-    the element helps) with its interval."""
+def format_element_table(summary: Sequence[dict[str, Any]], traces: Sequence[str] | None = None) -> str:
+    """Markdown: per configuration (and trace, as :func:`format_sweep_table`), the effect of each swap
+    (``1 - L(SageSched) / L(swapped)``, positive when the element helps) with its interval."""
     names = [v.name for v in VARIANTS if v.element]
-    lines = ["| replicas | GPUs | predictor | rho | " + " | ".join(names) + " |",
-             "|---|---|---|---|" + "---|" * len(names)]
-    for c in summary:
+    named = traces is not None
+    lines = [("| trace " if named else "") + "| replicas | GPUs | predictor | rho | " + " | ".join(names) + " |",
+             ("|---" if named else "") + "|---|---|---|---|" + "---|" * len(names)]
+    for k, c in enumerate(summary):
         cells = [_pct(c["effects"][name]) for name in names]
-        lines.append(f"| {c['replicas']} | {c['gpus']} | {c['predictor']} | {c['load']:g} | " + " | ".join(cells)
-                     + " |")
+        lines.append((f"| {traces[k]} " if named else "") + f"| {c['replicas']} | {c['gpus']} | {c['predictor']} | "
+                     f"{c['load']:g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -283,14 +308,33 @@ def docs_record(record: dict[str, Any]) -> dict[str, Any]:
             "rows": [{k: row[k] for k in ROW_FIELDS} for row in record["rows"]]}
 
 
-def docs_tables(record: dict[str, Any]) -> dict[str, str]:
-    """The generated blocks of ``docs/sagesched.md`` (marker name -> body), computed from ``record``."""
-    setup = record["setup"]
-    source = (f"Generated from `{record.get('command', 'run_sweep')}` (design {setup['design']}, {setup['seeds']} "
-              f"seeds from {record['seed']}, windows of {setup['window']} served requests, geosched "
-              f"{record['geosched']}) by `python docs/tables.py --sagesched-sweep sweep.json`; "
-              f"the record is docs/sagesched_sweep.json and tests/test_sagesched_sweep.py regenerates this table "
-              f"from it and compares.")
-    summary = summarize_sweep(record)
-    return {"sagesched sweep": f"{source}\n\n{format_sweep_table(summary)}",
-            "sagesched elements": f"{source}\n\n{format_element_table(summary)}"}
+def _side_by_side(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every record's summary interleaved by configuration (each configuration's traces one under the other)."""
+    summaries = [summarize_sweep(r) for r in records]
+    labels = [r["trace"].split(".")[0] for r in records]
+    order: dict[tuple, list[tuple[str, dict[str, Any]]]] = {}
+    for label, summary in zip(labels, summaries):
+        for c in summary:
+            order.setdefault((c["replicas"], c["gpus"], c["predictor"], c["load"]), []).append((label, c))
+    pairs = [pair for group in order.values() for pair in group]
+    return [c for _, c in pairs], [label for label, _ in pairs]
+
+
+def docs_tables(records: dict[str, Any] | Sequence[dict[str, Any]]) -> dict[str, str]:
+    """The generated blocks of ``docs/sagesched.md`` (marker name -> body), computed from the sweep ``records``
+    (one per trace, or one record), every trace's configurations side by side."""
+    records = [records] if isinstance(records, dict) else list(records)
+    sources = []
+    for record in records:
+        setup = record["setup"]
+        sources.append(f"`{record['trace']}`: `{record.get('command', 'run_sweep')}` (design {setup['design']}, "
+                       f"{setup['seeds']} seeds from {record['seed']}, windows of {setup['window']} served requests, "
+                       f"memory-bound replicas of {record.get('memory_bound', MEMORY_BOUND):,} KV tokens, geosched "
+                       f"{record['geosched']})")
+    command = " ".join(f"--sagesched-sweep {r['trace'].split('.')[0]}.json" for r in records)
+    source = (f"Generated from {'; '.join(sources)} by `python docs/tables.py {command}`; the records are "
+              f"docs/sagesched_sweep.json and tests/test_sagesched_sweep.py regenerates this table from them and "
+              f"compares.")
+    summary, labels = _side_by_side(records)
+    return {"sagesched sweep": f"{source}\n\n{format_sweep_table(summary, labels)}",
+            "sagesched elements": f"{source}\n\n{format_element_table(summary, labels)}"}

@@ -14,7 +14,7 @@ Thm. 3.2 bounds the ratio by 5 at alpha <= 1/2; the best known lower bounds lie 
 Every call is limited by the solver's own work units (Z3 ``rlimit``, cvc5 ``rlimit-per``), never by the
 clock, so a sweep's reach (:func:`ceiling_sweep`: the largest ``n`` with every ``n' <= n`` unsat) is the same
 on every machine however loaded. A ``sat`` answer is a counterexample to the ceiling and is certified before
-it is reported: the instance is rebuilt, SVF re-simulated by :func:`geosched.reference_impl.simulator.simulate`
+it is reported: the instance is rebuilt, SVF re-simulated by :func:`geosched.reference_impl.simulation.simulate`
 (its starts must equal the model's ``x``), both schedules re-checked by the independent checker
 (:func:`geosched.reference_impl.checker.check_schedule`) and the ratio recomputed from the checker's TELs.
 
@@ -109,7 +109,7 @@ def certify_model(model: dict[str, Any], n: int, ratio: Fraction) -> dict[str, A
     :class:`SolverError` when the model disagrees with the simulator or the checker (an encoding bug)."""
     from geosched.reference_impl.checker import check_schedule
     from geosched.reference_impl.model import burst_instance
-    from geosched.reference_impl.simulator import simulate
+    from geosched.reference_impl.simulation import simulate
 
     instance = burst_instance(model["M"], [(model[f"s{i}"], model[f"o{i}"]) for i in range(n)])
     ids = [r.id for r in instance.requests]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
 if TYPE_CHECKING:  # the wing's modules, each imported on first use
     from geosched.teaching import commands as commands

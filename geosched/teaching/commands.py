@@ -16,7 +16,7 @@ from geosched.arguments import (
     SEED_WORKLOAD,
     add_command,
     add_work_limits,
-    positive_float,
+    seconds,
     show_progress,
 )
 
@@ -46,7 +46,7 @@ def add_commands(subparsers, common: argparse.ArgumentParser) -> None:
     p.add_argument("--schedule", default=None, help="memory/gantt: draw this schedule .json instead of a policy's")
     p.add_argument("--policies", default="svf,sjf,fcfs", help="compare: comma-separated policies")
     p.add_argument("--no-opt", action="store_true", help="compare: leave OPT out")
-    p.add_argument("--time-limit", type=positive_float, default=10.0, help="compare: seconds for OPT (default 10)")
+    p.add_argument("--time-limit", type=seconds, default=10.0, help="compare: seconds for OPT (default 10)")
     p.add_argument("--family", default="sjf-blocking", help="family: sjf-blocking or kong.sjf_unbounded")
     p.add_argument("--sizes", default="2:8", help="family: sizes as LO:HI (inclusive) or a list 2,3,5")
     p.add_argument("--witnesses", default=None,

@@ -55,10 +55,10 @@ def lesson_sources() -> list[Path]:
 class LessonsExport(Result):
     """What :func:`export_lessons` wrote."""
 
-    STATUSES = ("written",)
-    SUCCESS = ("written",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
-    status: str  # "written"
+    status: str  # "completed"
     message: str  # one line, with how to open the notebooks
     wall_time: float  # seconds
     out: str  # the folder
@@ -114,4 +114,4 @@ def export_lessons(out: str | Path, *, force: bool = False) -> LessonsExport:
         text = jupytext.writes(notebook, fmt="ipynb")
         write_text_atomic(target, text if text.endswith("\n") else text + "\n", force=force)  # temp + rename
     message = f"wrote {len(targets)} notebooks to {out}; " + OPEN_HINT.format(out=out)
-    return LessonsExport("written", message, time.perf_counter() - began, str(out), tuple(map(str, targets)))
+    return LessonsExport("completed", message, time.perf_counter() - began, str(out), tuple(map(str, targets)))

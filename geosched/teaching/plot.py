@@ -140,13 +140,13 @@ def _integer_ticks():
 
 @dataclass(frozen=True)
 class Picture(Result):
-    """A drawn figure and the data it shows (``status``: ``drawn``, or ``empty`` when there
+    """A drawn figure and the data it shows (``status``: ``completed``, or ``empty`` when there
     was nothing to draw, e.g. a certificate without a blocked step)."""
 
-    STATUSES = ("drawn", "empty")
-    SUCCESS = ("drawn", "empty")
+    STATUSES = ("completed", "empty")
+    SUCCESS = ("completed", "empty")
 
-    status: str  # "drawn" or "empty"
+    status: str  # "completed" or "empty" (nothing to draw)
     message: str  # one line: what the figure shows
     wall_time: float  # seconds spent computing and drawing
     kind: str  # "memory", "gantt", "certificate", "family", "compare", "ratio-curve"
@@ -427,7 +427,7 @@ def memory_picture(instance: Instance, starts: Mapping[str, int], *, title: str 
         _draw_memory(ax, data, colour, label_steps=0.06 * len(data.usage))
         ax.legend(handles=_legend_handles(data, entries), loc="upper right", fontsize=7, ncols=2)
         ax.set_title(title or f"TEL {data.tel}, {len(data.blocked_steps)} blocked step(s)")
-    return Picture("drawn", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
+    return Picture("completed", f"memory-time picture: n={instance.n}, M={instance.memory}, TEL={data.tel}",
                    time.perf_counter() - began, "memory", data, fig)
 
 
@@ -485,7 +485,7 @@ def gantt(instance: Instance, starts: Mapping[str, int], *, title: str | None = 
         ax.xaxis.set_major_locator(_integer_ticks())
         ax.set_xlabel("time (steps)")
         ax.set_title(title or f"Gantt chart, TEL {tel}")
-    return Picture("drawn", f"Gantt chart: n={instance.n}, TEL={tel}", time.perf_counter() - began, "gantt",
+    return Picture("completed", f"Gantt chart: n={instance.n}, TEL={tel}", time.perf_counter() - began, "gantt",
                    GanttData(rows, tel), fig)
 
 
@@ -578,7 +578,7 @@ def certificate_picture(instance: Instance, policy: str = "svf", *, predictor: A
     with _style():
         fig, (ax,) = _figure(7.5, 3.4)
         _draw_certificate(ax, data, instance)
-    status = "drawn" if steps else "empty"
+    status = "completed" if steps else "empty"
     if not applies:
         message = (f"certificate of {policy}: {_not_applicable(data)} ({len(steps)} blocked step(s) drawn)")
     elif steps:
@@ -733,7 +733,7 @@ def family_ratio_picture(family: str = "sjf-blocking", sizes: Iterable[int] = ra
         ax.set_ylabel("ratio (a lower bound on the ratio to OPT)")
         ax.set_title(f"{family}: {policy}'s ratio grows without bound")
         ax.legend(loc="upper left", fontsize=7)
-    return Picture("drawn", f"{family}: ratio {data.ratio[-1]:.3f} at size {sizes[-1]}; closed form "
+    return Picture("completed", f"{family}: ratio {data.ratio[-1]:.3f} at size {sizes[-1]}; closed form "
                    f"{'matches' if data.match else 'DOES NOT MATCH'}", time.perf_counter() - began, "family", data, fig)
 
 
@@ -813,7 +813,7 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
                 ax.set_ylabel("")
         blocked = next((p for p in panels if p.blocked_steps), panels[0])  # name the blocked bar if any panel has one
         fig.legend(handles=_legend_handles(blocked, entries), loc="outside right upper", fontsize=7)
-    return Picture("drawn", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
+    return Picture("completed", "; ".join(f"{label} TEL {tel}" for label, tel in zip(labels, data.tels)),
                    time.perf_counter() - began, "compare", data, fig)
 
 
@@ -821,8 +821,9 @@ def compare_picture(instance: Instance, policies: Sequence[str] = ("svf",), *, o
 
 
 def ratio_curve_picture(data: Any = None) -> Picture:
-    """SVF's worst-case ratio against alpha: certified witnesses and families' limits as the lower side, the
-    proved bounds as the upper side, each labelled with its source and its ledger word (issue 32).
+    """SVF's worst-case ratio against alpha: certified witnesses (marked by whether their ratio holds under both
+    orders of equal volumes), families' limits and the lower envelope as the lower side, the proved bounds for every
+    burst as the upper side, each labelled with its source and its ledger word (issues 32 and 43).
 
     Parameters
     ----------
@@ -840,47 +841,57 @@ def ratio_curve_picture(data: Any = None) -> Picture:
     began = time.perf_counter()
     data = ratio_curve.ratio_curve_data() if data is None else data
     with _style():
-        fig, (ax,) = _figure(7.5, 4.2)
+        fig, (ax,) = _figure(11.0, 5.2)
         _draw_ratio_curve(ax, data, ratio_curve.BANDS)
-    return Picture("drawn", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
+        fig.legend(handles=[line for line in ax.get_lines() if not line.get_label().startswith("_")],
+                   loc="outside right upper", fontsize=6.5)
+    return Picture("completed", f"SVF's ratio against alpha: {data.message}", time.perf_counter() - began,
                    "ratio-curve", data, fig)
 
 
-_Y_TOP = 12.0  # the upper curves leave the axes near alpha = 1: their values there are in the table
+_Y_TOP = 24.0  # the upper curves leave the axes near alpha = 1: their values there are in the table
+_UPPER_COLORS = ("#222222", _BLOCKED_COLOR)
 
 
 def _draw_ratio_curve(ax, data: Any, bands: Sequence[tuple[Any, Any, bool]]) -> None:
     from matplotlib.ticker import FixedLocator, NullFormatter, ScalarFormatter
 
-    grid = [j / 400 for j in range(1, 400)]
-    for curve in data.upper:
-        ax.plot(grid, [min(curve.at(g), 10 * _Y_TOP) for g in grid], color=_BLOCKED_COLOR,
-                linestyle="-" if curve.every_burst else "--", linewidth=1.4,
-                label=f"{curve.formula} ({curve.claim}: {curve.word}; "
-                      f"{'every burst' if curve.every_burst else 'heavy bursts'})")
+    from geosched.teaching.ratio_curve import lower_envelope
+
+    grid = [j / 800 for j in range(1, 800)]
+    for k, curve in enumerate(data.upper):  # every drawn curve is a proved bound for every burst: solid lines
+        ax.plot(grid, [min(curve.at(g), 10 * _Y_TOP) for g in grid], color=_UPPER_COLORS[k % 2], linestyle="-",
+                linewidth=1.5, label=f"upper: {curve.latex or curve.formula} ({curve.claim}: {curve.word})")
+    for robust, colour, what in ((False, _COLORS[0], "as stated"), (True, _COLORS[2], "under both tie orders")):
+        steps = lower_envelope(data, robust=robust)
+        if steps:
+            xs = [float(a) for a, _, _ in steps] + [1.0]
+            ax.step(xs, [float(v) for _, v, _ in steps] + [float(steps[-1][1])], where="post", color=colour,
+                    linewidth=1.6 if robust else 1.0, label=f"lower envelope, {what}: the best certified ratio or "
+                    r"family limit at $\alpha' \leq \alpha$")
     for k, fam in enumerate(data.families):
-        colour = _COLORS[(2 + 2 * k) % len(_COLORS)]
+        colour = _COLORS[(3 + k) % len(_COLORS)]
         ax.plot([float(a) for a, _ in fam.points], [float(v) for _, v in fam.points], linestyle=":", marker="D",
-                markersize=3, color=colour, label=f"family {fam.family}: limit {fam.formula} ({fam.claim}: {fam.word})")
-        if fam.grows and fam.supremum is not None:
-            low = min(fam.points)[0]
-            ax.plot([0, float(low)], [float(fam.supremum)] * 2, color=colour, linestyle="-", linewidth=0.8,
-                    label=f"its supremum {fam.supremum} ({', '.join(fam.grows)} -> infinity)")
-    if data.lower:
-        ax.plot([float(p.alpha) for p in data.lower], [float(p.ratio) for p in data.lower], linestyle="none",
-                marker="o", color=_COLORS[0], label="certified SVF witness (docs/witnesses, re-verified by referee)")
-        best = max(data.lower, key=lambda p: p.ratio)
-        ax.annotate(f"{float(best.ratio):.4f}: {best.source}", (float(best.alpha), float(best.ratio)),
-                    xytext=(6, -26), textcoords="offset points", fontsize=6, color=_COLORS[0])
+                markersize=2, alpha=0.8, color=colour, label=f"family {fam.family}: limit {fam.latex or fam.formula} "
+                f"({fam.claim}: {fam.word}{'' if fam.order_free else '; rests on the tie order'})")
+    kinds = (("distinct", lambda p: p.distinct, "*", "volumes pairwise distinct"),
+             ("robust", lambda p: not p.distinct and p.tie_robust, "o", "ratio holds under both tie orders"),
+             ("tied", lambda p: not p.tie_robust, "o", "ratio rests on the tie order (reversed: lower)"))
+    for kind, keep, marker, what in kinds:
+        points = [p for p in data.lower if keep(p)]
+        if points:
+            ax.plot([float(p.alpha) for p in points], [float(p.ratio) for p in points], linestyle="none",
+                    marker=marker, markersize=7 if marker == "*" else 5, alpha=0.85, color=_COLORS[1],
+                    markerfacecolor="none" if kind == "tied" else _COLORS[1],
+                    label=f"certified SVF witness, re-verified by the referee: {what}")
     for low, _, _ in bands[1:]:
         ax.axvline(float(low), color="#bbbbbb", linewidth=0.6)
     ax.set_xlim(0, 1)
     ax.set_yscale("log")
     ax.set_ylim(1, _Y_TOP)
-    ax.yaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 5, 10]))
+    ax.yaxis.set_major_locator(FixedLocator([1, 1.5, 2, 3, 4, 5, 8, 10, 20]))
     ax.yaxis.set_major_formatter(ScalarFormatter())
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("alpha = max(s + o)/M of the instance")
+    ax.set_xlabel(r"$\alpha$ = max(s + o)/M of the instance")
     ax.set_ylabel("TEL(SVF) / OPT (log scale)")
     ax.set_title("SVF's worst case for bursts: certified below, proved above")
-    ax.legend(loc="upper left", fontsize=6)

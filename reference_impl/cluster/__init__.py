@@ -18,7 +18,7 @@ Example
 4.0
 """
 
-from geosched.lazy import exported_names
+from geosched._lazy import exported_names
 from geosched.reference_impl.cluster.cost import COST_KINDS as COST_KINDS
 from geosched.reference_impl.cluster.cost import HybridCost as HybridCost
 from geosched.reference_impl.cluster.empirical import EmpiricalLengthModel as EmpiricalLengthModel

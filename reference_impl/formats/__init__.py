@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geosched.lazy import exported_names
+from geosched._lazy import exported_names
 from geosched.reference_impl.formats.azure_csv import AZURE_EPOCH as AZURE_EPOCH
 from geosched.reference_impl.formats.azure_csv import is_geosched_csv as is_geosched_csv
 from geosched.reference_impl.formats.common import parse_token_count as parse_token_count

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.formats.registry import WorkloadFormat
 from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes
 from geosched.reference_impl.model import Instance, canonical_instance, instance_from_dict
@@ -30,7 +31,9 @@ __all__ = ["FORMAT", "instance_from_json_object"]
 
 def instance_from_json_object(data: Any, source: str) -> Instance:
     """An instance object, or a witness object's ``"instance"`` (a witness is accepted wherever
-    a workload is; its other fields are not read here: ``geosched check-witness`` verifies them)."""
+    a workload is; its other fields are not read here: ``geosched check-witness`` verifies them); no field
+    may name code (:func:`~geosched.reference_impl.code_names.refuse_code_names`)."""
+    refuse_code_names(data, source)
     if isinstance(data, Mapping) and "instance" in data and "policy" in data:
         return instance_from_dict(data["instance"], source=f"{source}: instance")
     return instance_from_dict(data, source=source)

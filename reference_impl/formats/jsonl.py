@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import WorkloadFormatError
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.formats.common import first_json_line
 from geosched.reference_impl.formats.registry import WorkloadFormat
 from geosched.reference_impl.jsonfile import loads, read_text
@@ -42,9 +43,12 @@ def write(instance: Instance, *, step_seconds: float = 0.025) -> str:
 
 
 def json_rows(path: Path) -> list[tuple[int, Any]]:
-    """``(line number, value)`` of every non-blank line, strictly (UTF-8, no duplicate keys, no NaN)."""
+    """``(line number, value)`` of every non-blank line, strictly (UTF-8, no duplicate keys, no NaN, no field
+    naming code: :func:`~geosched.reference_impl.code_names.refuse_code_names`)."""
     rows = [(k + 1, loads(line, f"{path}:{k + 1}")) for k, line in enumerate(read_text(path).splitlines())
             if line.strip()]
+    for number, row in rows:
+        refuse_code_names(row, f"{path}:{number}")
     if not rows:
         raise WorkloadFormatError(f"{path}: empty file")
     if not isinstance(rows[0][1], Mapping):

@@ -32,8 +32,8 @@ Example
 -------
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "w.jsonl")
->>> _ = open(path, "w").write('{"timestamp": 1000, "input_length": 1000, "output_length": 3, "hash_ids": [0, 1]}\n'
-...                           '{"timestamp": 1060, "input_length": 600, "output_length": 5, "hash_ids": [0, 2]}\n')
+>>> _ = open(path, "w").write('{"timestamp": 1000, "input_length": 1000, "output_length": 3, "hash_ids": [0, 1]}\\n'
+...                           '{"timestamp": 1060, "input_length": 600, "output_length": 5, "hash_ids": [0, 2]}\\n')
 >>> trace = read_mooncake(path, step_seconds=0.025)
 >>> [(r.arrival, r.prompt, r.output) for r in trace.instance.requests], trace.instance.memory
 ([(0, 1000, 3), (2, 600, 5)], 2006)

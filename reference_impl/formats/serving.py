@@ -13,7 +13,13 @@ reproduces them with these flags of ``vllm serve`` (vLLM 0.33):
   (``fcfs`` or ``priority``: the preemption rule), ``--no-async-scheduling`` (the model's steps are
   vLLM's synchronous ones: each step schedules after the previous one's outputs),
   ``--no-enable-chunked-prefill`` where the model does not split prefills, and ``--scheduler-cls`` for
-  geosched's plugin.
+  geosched's plugin (:data:`~geosched.reference_impl.code_names.PLUGIN_SCHEDULER`) or a plugin scheduler of
+  your own.
+
+A scheduler of your own is a file, ``FILE.py:Class``, given on the command line (``export --scheduler-cls``,
+``serve-model --scheduler-cls``): the settings record it as a label with the SHA-256 of its bytes
+(``scheduler_sha256``), never as a module path that vLLM would import; a server runs only a file that the
+command line names again, with that SHA-256 (:mod:`geosched.reference_impl.code_names`).
 
 :func:`bench_args` is the ``vllm bench serve`` command that replays an exported ``vllm-bench``
 file (``--dataset-name timed_trace``, which keeps the file's order and timestamps and ignores
@@ -40,11 +46,13 @@ from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.code_names import PLUGIN_SCHEDULER, VLLM_POLICIES, refuse_code_names
 from geosched.reference_impl.model import Instance
 
 __all__ = ["REQUEST_ID_PREFIX", "ServerSettings", "server_settings", "bench_args", "replay_script", "build_model_dir"]
 
-SCHEDULING_POLICIES = ("fcfs", "priority")
+SCHEDULING_POLICIES = VLLM_POLICIES
+SCHEDULER_CLS_VARIABLE = "SCHEDULER_CLS"  # replay.sh's variable for a plugin file's module path (vllm serve imports it)
 # vllm bench serve's --request-id-prefix of a replay: request k of the file (its k-th line) reaches the server with
 # the header X-Request-Id: geosched-k, which the server's request log prints (the replay's order check reads it)
 REQUEST_ID_PREFIX = "geosched-"
@@ -62,7 +70,8 @@ class ServerSettings:
     max_model_len: int  # longest request (prompt + output tokens); must fit in M
     scheduling_policy: str = "fcfs"  # vLLM's queue and preemption rule
     enable_chunked_prefill: bool = True  # whether prefills may be split over steps
-    scheduler_cls: str | None = None  # "module.Class" of a plugin scheduler, or None for stock vLLM
+    scheduler_cls: str | None = None  # None (stock vLLM), geosched's plugin, or a file label "FILE.py:Class"
+    scheduler_sha256: str | None = None  # the SHA-256 of that file's bytes (a file label only)
 
     def __post_init__(self) -> None:
         for name in ("memory", "block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
@@ -78,14 +87,38 @@ class ServerSettings:
         if self.scheduling_policy not in SCHEDULING_POLICIES:
             raise ValidationError("scheduling_policy", self.scheduling_policy,
                                   f"must be one of {', '.join(SCHEDULING_POLICIES)}")
+        self._check_scheduler()
+
+    def _check_scheduler(self) -> None:
+        """``scheduler_cls`` is None, geosched's plugin, or a file label pinned by ``scheduler_sha256``."""
+        label = self.plugin_file is not None
+        if self.scheduler_cls not in (None, PLUGIN_SCHEDULER) and not label:
+            raise ValidationError("scheduler_cls", self.scheduler_cls,
+                                  f"must be null, {PLUGIN_SCHEDULER} or a scheduler file FILE.py:Class (a module path "
+                                  "would make vLLM import code the settings name)")
+        sha = self.scheduler_sha256
+        if label != (sha is not None) or (sha is not None and not (
+                isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha))):
+            raise ValidationError("scheduler_sha256", sha, "must be the 64 hex digits of the scheduler file's SHA-256 "
+                                  "when scheduler_cls is a file FILE.py:Class, else null")
+
+    @property
+    def plugin_file(self) -> str | None:
+        """The file label ``FILE.py:Class`` of a plugin scheduler of the user's own, else None."""
+        cls = self.scheduler_cls
+        path, sep, name = cls.rpartition(":") if isinstance(cls, str) else ("", "", "")
+        return cls if sep and path.endswith(".py") and name.isidentifier() else None
 
     @property
     def num_gpu_blocks_override(self) -> int:
         """vLLM's block count: the usable ``M / B`` plus its null block."""
         return self.memory // self.block_size + 1
 
-    def serve_args(self, model: str) -> list[str]:
-        """``vllm serve`` with these settings, for a model directory (random weights: ``--load-format dummy``)."""
+    def serve_args(self, model: str, *, plugin_module: str | None = None) -> list[str]:
+        """``vllm serve`` with these settings, for a model directory (random weights: ``--load-format dummy``).
+
+        A plugin file of the user's own (``plugin_file``) is passed as ``plugin_module`` (``module.Class``, which
+        ``vllm serve`` imports: the user's own words, never the file's); without it the settings are refused."""
         args = ["vllm", "serve", model, "--block-size", str(self.block_size),
                 "--num-gpu-blocks-override", str(self.num_gpu_blocks_override),
                 "--max-num-seqs", str(self.max_num_seqs), "--max-num-batched-tokens", str(self.max_num_batched_tokens),
@@ -93,7 +126,12 @@ class ServerSettings:
                 "--scheduling-policy", self.scheduling_policy, "--no-async-scheduling"]
         if not self.enable_chunked_prefill:
             args.append("--no-enable-chunked-prefill")
-        if self.scheduler_cls:
+        if self.plugin_file is not None:
+            if plugin_module is None:
+                raise ValidationError("scheduler_cls", self.scheduler_cls, "is a scheduler file of your own: vllm "
+                                      "serve imports a module path, which you give (module.Class), never the file")
+            args += ["--scheduler-cls", plugin_module]
+        elif self.scheduler_cls:
             args += ["--scheduler-cls", self.scheduler_cls]
         return args + ["--load-format", "dummy", "--enforce-eager"]
 
@@ -106,6 +144,7 @@ class ServerSettings:
         must agree with the stated one."""
         if not isinstance(data, dict):
             raise ValidationError("geosched_workload.server", data, "must be an object")
+        refuse_code_names(data, "geosched_workload.server")  # before any field is used (or vLLM imported)
         fields = {k: v for k, v in data.items() if k != "num_gpu_blocks_override"}
         try:
             settings = cls(**fields)
@@ -119,7 +158,8 @@ class ServerSettings:
         return settings
 
 
-def server_settings(instance: Instance, *, engine: Any = None, scheduler_cls: str | None = None) -> ServerSettings:
+def server_settings(instance: Instance, *, engine: Any = None, scheduler_cls: str | None = None,
+                    scheduler_sha256: str | None = None) -> ServerSettings:
     """The settings that reproduce ``instance``'s memory in whole blocks of its ``block_size``, from a
     witness's ``engine`` (EngineParams or dict) if given.
 
@@ -149,7 +189,8 @@ def server_settings(instance: Instance, *, engine: Any = None, scheduler_cls: st
         max_num_seqs=int(fields.get("max_num_seqs", max(1, instance.n))),
         max_num_batched_tokens=int(fields.get("max_num_batched_tokens", instance.memory + max(1, instance.n))),
         max_model_len=longest, scheduling_policy=str(fields.get("preemption", "fcfs")),
-        enable_chunked_prefill=bool(fields.get("enable_chunked_prefill", True)), scheduler_cls=scheduler_cls)
+        enable_chunked_prefill=bool(fields.get("enable_chunked_prefill", True)), scheduler_cls=scheduler_cls,
+        scheduler_sha256=scheduler_sha256)
 
 
 def bench_args(dataset_path: str, model: str, n: int, *, port: int = 8000, host: str = "127.0.0.1",
@@ -174,8 +215,10 @@ def bench_args(dataset_path: str, model: str, n: int, *, port: int = 8000, host:
 
 def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model: str = "$MODEL") -> str:
     """A shell script that starts the server and replays the file (``MODEL``: a model directory)."""
-    serve = " ".join(shlex.quote(a) if a != "$MODEL" else '"$MODEL"' for a in settings.serve_args(model))
-    bench = " ".join(shlex.quote(a) if a != "$MODEL" else '"$MODEL"' for a in bench_args(dataset_path, model, n))
+    module = f"${SCHEDULER_CLS_VARIABLE}" if settings.plugin_file is not None else None
+    variables = {"$MODEL": '"$MODEL"', module: f'"{module}"'}  # expanded by the shell, not quoted away
+    serve = " ".join(variables.get(a) or shlex.quote(a) for a in settings.serve_args(model, plugin_module=module))
+    bench = " ".join(variables.get(a) or shlex.quote(a) for a in bench_args(dataset_path, model, n))
     return ("#!/usr/bin/env bash\n"
             "# Replays a geosched vllm-bench export in vLLM with the memory and batching of the model.\n"
             "# MODEL: a model directory (random weights are enough: --load-format dummy); a GPU is needed.\n"
@@ -183,6 +226,10 @@ def replay_script(settings: ServerSettings, dataset_path: str, n: int, *, model:
             "# timing in which the server received the requests (docs/vllm.md, replay fidelity).\n"
             "set -euo pipefail\n"
             'MODEL="${MODEL:?set MODEL to a model directory}"\n'
+            + (f"# --scheduler-cls: your scheduler file {settings.plugin_file!r} (SHA-256 {settings.scheduler_sha256}) "
+               f"as a module path vllm serve imports\n{SCHEDULER_CLS_VARIABLE}=\"${{{SCHEDULER_CLS_VARIABLE}:?set "
+               f"{SCHEDULER_CLS_VARIABLE} to module.Class of your scheduler file}}\"\n"
+               if settings.plugin_file is not None else "") +
             f"{serve} &\n"
             "server=$!\n"
             "trap 'kill $server' EXIT\n"

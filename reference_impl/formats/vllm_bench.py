@@ -46,12 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from geosched import limits
-from geosched.arguments import dotted_name, non_negative_float
-from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.arguments import non_negative_float, scheduler_file_spec
+from geosched.errors import LimitError, ValidationError, WorkloadFormatError
+from geosched.reference_impl.code_names import builtin_name
 from geosched.reference_impl.formats.common import check_step_seconds, first_json_line, integer_field
 from geosched.reference_impl.formats.jsonl import json_rows
 from geosched.reference_impl.formats.registry import Companion, ExportPlan, ExportSource, WorkloadFormat
 from geosched.reference_impl.model import MAX_VALUE, Instance, Request
+from geosched.reference_impl.user_schedulers import scheduler_file_sha256
 
 __all__ = ["FORMAT", "VLLM_CHUNK_TOKENS", "DEFAULT_TIE_GAP_SECONDS", "send_order", "vllm_bench_step_seconds",
            "export_plan"]
@@ -75,7 +77,12 @@ def write(instance: Instance, *, step_seconds: float = 0.025, tie_gap_seconds: f
     :mod:`geosched.limits`, ``--max-bytes``) the export is refused before anything is built."""
     limits.check_bytes(hash_id_bytes(instance), max_bytes, "export vllm-bench: the hash_ids lists alone (one id per "
                        f"{VLLM_CHUNK_TOKENS} prompt tokens)")
-    return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+    try:
+        return _vllm_bench_text(instance, check_step_seconds(step_seconds), tie_gap_seconds, metadata or {}, tie_order)
+    except MemoryError:  # the machine has less room than the limit allowed: a refusal, not a traceback
+        raise LimitError(f"export vllm-bench: the file ({hash_id_bytes(instance)} bytes of hash ids at least) does "
+                         "not fit in this machine's memory; lower --max-bytes, or export fewer or shorter requests") \
+            from None
 
 
 def hash_id_bytes(instance: Instance) -> int:
@@ -146,13 +153,28 @@ def _vllm_bench_text(instance: Instance, step: Decimal, tie_gap_seconds: Any, me
                                   f"(arrival step {r.arrival}) overflow a float")
         chunks = -(-(r.prompt + 1) // VLLM_CHUNK_TOKENS)
         row = {"timestamp": float(stamp), "input_length": r.prompt + 1, "output_length": r.output,
-               "hash_ids": list(range(next_hash, next_hash + chunks)), "request_id": r.id,
+               "hash_ids": _IDS, "request_id": r.id,
                "geosched_arrival_step": r.arrival, "geosched_prompt": r.prompt, "geosched_position": p}
         if k == 0:
             row[_VLLM_META] = meta
-        lines.append(json.dumps(row))
+        head, tail = json.dumps(row).split(json.dumps(_IDS), 1)  # the ids as text, never a list of Python ints
+        lines.append(head + _ids_text(next_hash, chunks) + tail)
         next_hash += chunks
     return "\n".join(lines) + "\n"
+
+
+_IDS = "\x00geosched-hash-ids\x00"  # where a row's hash_ids go (json.dumps escapes it: it cannot be in the data)
+
+
+def _ids_text(first: int, count: int, chunk: int = 1 << 16) -> str:
+    """``json.dumps(list(range(first, first + count)))``, built a chunk of ids at a time (about the text's size in
+    memory, not the ~40 bytes per id of a list of ints).
+
+    >>> _ids_text(7, 3, chunk=2) == json.dumps([7, 8, 9])
+    True
+    """
+    return "[" + ", ".join(", ".join(map(str, range(lo, min(lo + chunk, first + count))))
+                           for lo in range(first, first + count, chunk)) + "]"
 
 
 def _check_tie_gap(value: Any) -> Decimal:
@@ -232,42 +254,51 @@ def _vllm_arrival(stamp: Any, step: float, where: str) -> int:
 
 
 
-def export_plan(instance: Instance, witness: Mapping[str, Any] | None, *,
-                scheduler_cls: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
-    """How to export ``instance`` (a witness's, if ``witness`` is given) for a vLLM replay.
+def export_plan(instance: Instance, report: Mapping[str, Any] | None = None, *, policy: str | None = None,
+                engine: Mapping[str, Any] | None = None, scheduler_cls: str | None = None,
+                scheduler_sha256: str | None = None) -> tuple[list[int] | None, dict[str, Any]]:
+    """How to export ``instance`` for a vLLM replay: of a witness, from the referee's ``report`` of it
+    (:meth:`geosched.adversary.witness.WitnessReport.to_dict` of a verified witness: every number in it was
+    derived from the instance, none copied from the witness file), or of a workload, with the caller's own
+    ``policy`` (the send order) and ``engine`` (the batch limits).
 
     Returns the send order among equal arrivals (``None``: position order) and the metadata of
-    the file's first line: the witness's numbers and tie rule, whether its ratio depends on the
-    tie order (from its reversed-tie re-check), and the ``vllm serve`` settings
+    the file's first line: the referee's numbers and tie rule, whether the ratio depends on the
+    tie order (its reversed-tie re-run), and the ``vllm serve`` settings
     (:func:`geosched.reference_impl.formats.serving.server_settings`, at the instance's ``block_size``:
-    ``geosched export --block-size B`` sets it). Stock vLLM's priority queue
-    orders equal priorities by arrival time, then by request id *string*: a witness of that
-    target is sent in id-string order within each arrival step, so that the staggered arrival
-    times a server stamps keep that order.
+    ``geosched export --block-size B`` sets it; the engine of a vLLM target is the referee's, derived from
+    the instance). Stock vLLM's priority queue orders equal priorities by arrival time, then by request id
+    *string*: an export for that target is sent in id-string order within each arrival step, so that the
+    staggered arrival times a server stamps keep that order.
 
     Raises
     ------
     ValidationError
-        When the instance's ``block_size`` is not the grain the witness was certified at (its own
-        instance's, else its engine's): a server at another block size would not run its schedule.
+        When ``report`` is not a verified report (an export carries only numbers the referee derived), or
+        the instance's ``block_size`` is not the grain the witness was certified at: a server at another
+        block size would not run its schedule.
     """
     from geosched.reference_impl.formats.serving import server_settings
 
-    engine = witness.get("engine") if witness else None
-    refuse_other_grain(witness, instance.block_size)
-    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls)
+    if report is not None:
+        if report.get("status") != "verified" or report.get("ok") is not True or policy is not None or engine:
+            raise ValidationError("witness", report.get("status"), "an export of a witness takes the referee's report "
+                                  "of a verified witness, and nothing else (geosched check-witness shows why not)")
+        policy, engine = report["policy"], report.get("engine")
+        refuse_other_grain(report, instance.block_size)
+    settings = server_settings(instance, engine=engine, scheduler_cls=scheduler_cls,
+                               scheduler_sha256=scheduler_sha256)
     meta: dict[str, Any] = {"server": settings.to_dict()}
+    if report is not None:
+        meta.update({"policy": report["policy"] if builtin_name("policy", report["policy"]) else None,
+                     "policy_tel": report["policy_tel"], "witness_tel": report["witness_tel"],
+                     "certified_ratio": report["certified_ratio"],
+                     "certified_ratio_exact": report["certified_ratio_exact"],
+                     "tie_rule": report["tie_rule"], "tie_order_sensitive": report["depends_on_ties"],
+                     "reversed_ties_policy_tel": report["reversed_ties_tel"], "certified_by": "geosched check-witness"})
     order = None
-    if witness:
-        tie_check = witness.get("tie_check") or {}
-        meta.update({"policy": witness["policy"], "policy_tel": witness["policy_schedule"]["tel"],
-                     "witness_tel": witness["witness_schedule"]["tel"],
-                     "certified_ratio": witness.get("certified_ratio"),
-                     "tie_rule": witness.get("tie_rule"),
-                     "tie_order_sensitive": tie_check.get("depends_on_ties"),
-                     "reversed_ties_policy_tel": tie_check.get("policy_tel")})
-        if witness["policy"] == "vllm-priority":
-            order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
+    if policy == "vllm-priority":
+        order = sorted(range(instance.n), key=lambda p: (instance.requests[p].arrival, instance.requests[p].id))
     return order, meta
 
 
@@ -284,10 +315,13 @@ def refuse_other_grain(witness: Mapping[str, Any] | None, block: int) -> None:
 
 
 def _certified_grain(witness: Mapping[str, Any] | None) -> int | None:
-    """The block size a witness was certified at: its instance's (the one place it is carried), else its
-    engine's; None for a workload or a witness that states neither."""
+    """The block size a witness was certified at: the referee's report's (the instance's), its instance's (the
+    one place a witness file carries it), else its engine's; None for a workload or a witness that states
+    neither."""
     if not witness:
         return None
+    if witness.get("status") == "verified" and isinstance(witness.get("block_size"), int):
+        return witness["block_size"]
     own = witness.get("instance")
     if isinstance(own, Instance):
         return own.block_size
@@ -302,8 +336,10 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tie-gap-seconds", type=non_negative_float, default=DEFAULT_TIE_GAP_SECONDS,
                         help="vllm-bench: seconds between requests of equal arrival, so that a replay sends them in "
                         "the instance's order (default 0.002; (k-1) x gap must stay below step-seconds / 2)")
-    parser.add_argument("--scheduler-cls", type=dotted_name, default=None, metavar="MODULE.CLASS",
-                        help="vllm-bench: a plugin scheduler class for the vllm serve settings (default: stock vLLM)")
+    parser.add_argument("--scheduler-cls", type=scheduler_file_spec, default=None, metavar="FILE.py:Class",
+                        help="vllm-bench: a plugin scheduler of your own for the vllm serve settings (default: stock "
+                        "vLLM): the export records the file's SHA-256, and serve-model runs it only when you name a "
+                        "file with that SHA-256 again (NAME.replay.sh asks for its module path)")
     parser.add_argument("--no-vllm-check", dest="vllm_check", action="store_false",
                         help="vllm-bench: check the server settings with geosched's record of vLLM 0.33's block-size "
                         "rule only, not with vLLM's own parser, engine config and backends (when vLLM is installed "
@@ -325,7 +361,8 @@ def plan_export(source: ExportSource, args: argparse.Namespace) -> ExportPlan:
     from geosched.reference_impl.formats.serving import ServerSettings, replay_script
 
     instance = source.instance
-    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls)
+    sha = scheduler_file_sha256(args.scheduler_cls) if args.scheduler_cls else None  # read, never imported
+    order, meta = export_plan(instance, source.witness(), scheduler_cls=args.scheduler_cls, scheduler_sha256=sha)
     server = ServerSettings.from_dict(meta["server"])
     stem = next(args.out[: -len(s)] for s in FORMAT.suffixes if args.out.endswith(s))
 

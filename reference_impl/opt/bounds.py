@@ -203,9 +203,8 @@ def capacity_bound(instance: Instance) -> LowerBound:
                       "this module: max of the output count and the SRPT count at every instant (Schrage 1968)")
 
 
-def _capacity_area(instance: Instance, combine: str = "max") -> int:
-    """``integral of max(N_o, N_SRPT)`` in units of ``1/M`` step (``combine="sum"``: the sum instead, a defect a
-    check plants to show it can fail)."""
+def _capacity_area(instance: Instance) -> int:
+    """``integral of max(N_o, N_SRPT)`` in units of ``1/M`` step."""
     import numpy as np
 
     memory = instance.memory
@@ -218,8 +217,7 @@ def _capacity_area(instance: Instance, combine: str = "max") -> int:
     count_o = arrived - np.searchsorted(outputs_done, times, side="right")
     count_srpt = arrived - np.searchsorted(srpt_done, times, side="right")
     widths = np.diff(times)
-    joint = np.maximum(count_o, count_srpt) if combine == "max" else count_o + count_srpt
-    return int((joint[:-1] * widths).sum())
+    return int((np.maximum(count_o, count_srpt)[:-1] * widths).sum())
 
 
 def exclusive_tail_bound(instance: Instance) -> LowerBound:

@@ -3,25 +3,16 @@
 Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.solve_opt`
 (``benchmarks/bench_opt.py`` compares them):
 
-* ``cpsat-cumulative``: integer starts and one ``AddCumulative`` constraint, the staircase of
-  request ``i`` split into a base bar of height ``s_i`` over its ``o_i`` steps and ``o_i``
-  unit-height bars, the ``j``-th covering steps ``x_i + j .. x_i + o_i``, all sharing the
-  start variable; plain windows ``x_i - a_i <= UB - sum_j o_j``, no hint (the "plain
-  CP-SAT" of issue 2).
-* ``cpsat``: the same cumulative model plus the *enhancements*: (i) the tight
-  start windows ``x_i - a_i <= UB - o_i - LB(I - i)`` (:mod:`.timeindexed`), (ii) a solution
-  hint (the warm start or :func:`~.heuristic.heuristic_schedule`), (iii) symmetry breaking
-  among identical requests (equal ``(a, s, o)`` => starts ordered by input position, valid
-  by exchanging the two), (iv) the objective cut ``TEL >= best_lower_bound`` (Kong et al.,
-  arXiv 2606.22327, Prop. 3.1 and the refinements in :mod:`.bounds`), and (v) a search
-  strategy for one worker: the unfixed start with the lowest minimum, set to that minimum
-  (schedule-or-postpone, natural for a regular objective).
-* ``cpsat-ti-plain``: the time-indexed program of :mod:`.timeindexed` with Boolean start
-  variables, ``AddExactlyOne`` per request and one linear memory row per step; plain windows.
-* ``cpsat-ti``: ``cpsat-ti-plain`` with enhancements (i)-(iv).
-* ``cpsat-ti-dom``: ``cpsat-ti`` plus the left-justified dominance rule
-  (:func:`_left_justified`): every optimal schedule satisfies it.
-* ``cpsat-hybrid``: ``cpsat-ti-dom`` and the cumulative model together, starts channelled.
+* ``cpsat``: integer starts and one ``AddCumulative`` constraint, the staircase of request ``i``
+  split into a base bar of height ``s_i`` over its ``o_i`` steps and ``o_i`` unit-height bars,
+  the ``j``-th covering steps ``x_i + j .. x_i + o_i``, all sharing the start variable, with the
+  *enhancements*: (i) the tight start windows ``x_i - a_i <= UB - o_i - LB(I - i)``
+  (:mod:`.timeindexed`), (ii) a solution hint (the warm start or
+  :func:`~.heuristic.heuristic_schedule`), (iii) symmetry breaking among identical requests
+  (equal ``(a, s, o)`` => starts ordered by input position, valid by exchanging the two), (iv) the
+  objective cut ``TEL >= best_lower_bound`` (Kong et al., arXiv 2606.22327, Prop. 3.1 and the
+  refinements in :mod:`.bounds`), and (v) a search strategy for one worker: the unfixed start with
+  the lowest minimum, set to that minimum (schedule-or-postpone, natural for a regular objective).
 * ``cpsat-completion`` (the default, ``auto``): completion times only
   (:func:`_completion_model`): memory is checked at completion steps, where it peaks, plus
   the pairwise separation rule and its no-overlap form for big requests
@@ -30,6 +21,12 @@ Formulations, selectable by ``method=`` in :func:`~geosched.reference_impl.opt.s
   benchmark instances in 0.1-0.9 s against 1.7-6.2 s for ``cpsat`` (same run); like every
   model here it does not close the gap at n = 20 within 60 s (``benchmarks/RESULTS.md``,
   section 2).
+
+Retired (issue 47), beaten by these two in the project's own benchmark (``benchmarks/RESULTS.md``,
+section 2, n = 10, 30 s): the plain cumulative model (``cpsat-cumulative``, ``cpsat`` without the
+enhancements: 6.3 s against 5.9 s, larger gaps at n >= 20) and the time-indexed CP-SAT programs
+(``cpsat-ti``, ``cpsat-ti-plain``, ``cpsat-ti-dom``, ``cpsat-hybrid``: 0 or 1 of 2 proved in 30 s,
+where ``cpsat`` proved both in 6 s). The time-indexed program stays HiGHS's (``milp``).
 
 Step ``t`` of the model (memory held during ``(t-1, t]``) maps to the CP time interval
 ``[t-1, t)``, so a request started at ``x`` occupies ``[x, x + o)``.
@@ -45,15 +42,15 @@ import numpy as np
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.opt.chain import is_big
 from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
-from geosched.reference_impl.opt.timeindexed import build_model, start_windows
+from geosched.reference_impl.opt.result import METHODS
+from geosched.reference_impl.opt.timeindexed import start_windows
 
 __all__ = ["solve_cpsat", "CPSAT_METHODS", "big_separation_spans", "MAX_CPSAT_VALUE", "MAX_UNIT_BARS"]
 
 MAX_CPSAT_VALUE = 2**52  # TEL bound + largest arrival: CP-SAT rejects models whose sums may pass int64
 MAX_UNIT_BARS = 2_000_000  # the cumulative models add one interval per output token (sum of o_i)
 
-CPSAT_METHODS = ("cpsat", "cpsat-completion", "cpsat-cumulative", "cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom",
-                 "cpsat-hybrid")
+CPSAT_METHODS = tuple(m for m in METHODS if m.startswith("cpsat"))  # the formulations built here
 
 
 def _identical_groups(instance: Instance) -> list[list[int]]:
@@ -61,74 +58,6 @@ def _identical_groups(instance: Instance) -> list[list[int]]:
     for i, r in enumerate(instance.requests):
         groups.setdefault((r.arrival, r.prompt, r.output), []).append(i)
     return [g for g in groups.values() if len(g) > 1]
-
-
-def _time_indexed(model_cp, instance: Instance, upper_bound: int, tight: bool, dominance: bool = False,
-                  deadline: Deadline | None = None):
-    from ortools.sat.python import cp_model
-
-    deadline = deadline or Deadline.never()
-    ti = build_model(instance, upper_bound=upper_bound, tight=tight, all_rows=dominance, deadline=deadline)
-    xs = [model_cp.NewBoolVar(f"x{j}") for j in range(ti.n_vars)]
-    start_exprs = []
-    for i in range(instance.n):
-        idx = ti.request_vars(i)
-        model_cp.AddExactlyOne([xs[j] for j in idx])
-        start_exprs.append(cp_model.LinearExpr.WeightedSum([xs[j] for j in idx], ti.var_start[idx].tolist()))
-    memory = instance.memory
-    usage = {}
-    for r, (cols, coefs) in enumerate(ti.memory_rows()):
-        expr = cp_model.LinearExpr.WeightedSum([xs[j] for j in cols.tolist()], coefs.tolist())
-        usage[int(ti.row_steps[r])] = expr
-        if ti.row_binding[r]:
-            model_cp.Add(expr <= memory)
-    deadline.check("time-indexed CP-SAT model")
-    if dominance:
-        _left_justified(model_cp, instance, ti, xs, usage, deadline)
-    objective = cp_model.LinearExpr.WeightedSum(xs, ti.cost.tolist())
-    return ti, xs, start_exprs, objective
-
-
-def _left_justified(model_cp, instance: Instance, ti, xs, usage, deadline: Deadline) -> None:
-    """Every optimal schedule is left-justified: no request can start one step earlier with
-    all others fixed (that would lower TEL by 1). Moving ``i`` from ``k`` to ``k - 1`` adds
-    ``s_i + 1`` tokens at step ``k`` and 1 token at steps ``k+1 .. k+o_i-1`` (step ``k+o_i``
-    loses ``i``), so it is infeasible iff ``U_k >= M - s_i`` or ``U_t = M`` for such a ``t``.
-    Hence ``x_{i,k} => b_{k,s_i} or OR_t full_t`` for ``k > a_i``, with ``b_{t,s} => U_t >= M - s``
-    and ``full_t => U_t >= M``: a dominance rule that keeps every optimal schedule."""
-    memory = instance.memory
-    full: dict[int, Any] = {}
-    blocked: dict[tuple[int, int], Any] = {}
-
-    def full_at(t: int):
-        if t not in usage:
-            return None
-        if t not in full:
-            full[t] = model_cp.NewBoolVar(f"full{t}")
-            model_cp.Add(usage[t] >= memory).OnlyEnforceIf(full[t])
-        return full[t]
-
-    def blocked_at(t: int, prompt: int):
-        if t not in usage:
-            return None
-        key = (t, prompt)
-        if key not in blocked:
-            blocked[key] = model_cp.NewBoolVar(f"blocked{t}_{prompt}")
-            model_cp.Add(usage[t] >= memory - prompt).OnlyEnforceIf(blocked[key])
-        return blocked[key]
-
-    requests = instance.requests
-    for j in range(ti.n_vars):
-        if j % 1024 == 0:
-            deadline.check("dominance rule")
-        i = int(ti.var_request[j])
-        k = int(ti.var_start[j])
-        r = requests[i]
-        if k == r.arrival:
-            continue
-        reasons = [blocked_at(k, r.prompt)] + [full_at(t) for t in range(k + 1, k + r.output)]
-        reasons = [b for b in reasons if b is not None]
-        model_cp.AddBoolOr([xs[j].Not()] + reasons)
 
 
 def _cumulative(model_cp, instance: Instance, upper_bound: int, tight: bool, deadline: Deadline | None = None):
@@ -287,41 +216,24 @@ def solve_cpsat(
         raise BuildStopped(f"CP-SAT model: values up to {largest}, past {MAX_CPSAT_VALUE} (2^52)")
     model_cp = cp_model.CpModel()
     ids = [r.id for r in instance.requests]
-    enhanced = method in ("cpsat", "cpsat-completion", "cpsat-ti", "cpsat-ti-dom", "cpsat-hybrid")
-    if method in ("cpsat-ti", "cpsat-ti-plain", "cpsat-ti-dom", "cpsat-hybrid"):
-        ti, xs, start_exprs, objective = _time_indexed(model_cp, instance, upper_bound, tight=enhanced,
-                                                       dominance=method in ("cpsat-ti-dom", "cpsat-hybrid"),
-                                                       deadline=deadline)
-        if enhanced and hint is not None:
-            for j in range(ti.n_vars):
-                request_id = ids[int(ti.var_request[j])]
-                model_cp.AddHint(xs[j], int(hint[request_id] == ti.var_start[j]))
-        if method == "cpsat-hybrid":
-            start_vars, _ = _cumulative(model_cp, instance, upper_bound, tight=True, deadline=deadline)
-            for x, expr in zip(start_vars, start_exprs):
-                model_cp.Add(x == expr)
-            start_exprs = list(start_vars)
-            model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
-    elif method == "cpsat-completion":
+    if method == "cpsat-completion":
         completions, start_exprs, objective = _completion_model(model_cp, instance, upper_bound, deadline)
         if hint is not None:
             for c, r in zip(completions, instance.requests):
                 model_cp.AddHint(c, hint[r.id] + r.output)
-    elif method in ("cpsat", "cpsat-cumulative"):
-        start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=enhanced, deadline=deadline)
+    elif method == "cpsat":
+        start_vars, objective = _cumulative(model_cp, instance, upper_bound, tight=True, deadline=deadline)
         start_exprs = list(start_vars)
-        if enhanced and hint is not None:
+        if hint is not None:
             for i, x in enumerate(start_vars):
                 model_cp.AddHint(x, hint[ids[i]])
-        if enhanced:
-            model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
+        model_cp.AddDecisionStrategy(start_vars, cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     else:  # pragma: no cover - dispatcher validates
         raise ValueError(method)
-    if enhanced:
-        for group in _identical_groups(instance):
-            for i, j in zip(group, group[1:]):
-                model_cp.Add(start_exprs[i] <= start_exprs[j])
-        model_cp.Add(objective >= lower_bound)
+    for group in _identical_groups(instance):
+        for i, j in zip(group, group[1:]):
+            model_cp.Add(start_exprs[i] <= start_exprs[j])
+    model_cp.Add(objective >= lower_bound)
     model_cp.Minimize(objective)
 
     def read(solver) -> dict[str, int]:

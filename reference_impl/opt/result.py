@@ -7,7 +7,10 @@ from typing import Any
 
 from geosched.results import Result
 
-__all__ = ["OptResult", "STATUSES"]
+__all__ = ["OptResult", "STATUSES", "METHODS"]
+
+# solve_opt's formulations (reference_impl/opt/solve.py's table), the one list: ``auto`` is ``cpsat-completion``
+METHODS = ("auto", "cpsat-completion", "cpsat", "milp", "milp-tight", "brute")
 
 STATUSES = ("optimal", "time_limit", "no_solution", "error")
 
@@ -31,7 +34,7 @@ class OptResult(Result):
     tel: int | None  # its total end-to-end latency (from the checker)
     dual_bound: float | None  # proven lower bound on OPT's TEL (== tel when optimal)
     wall_time: float  # seconds, including model building and the final check
-    method: str  # "cpsat", "cpsat-cumulative", "milp", "brute", ...
+    method: str  # "cpsat-completion", "cpsat", "milp", "brute", ... (opt.solve.METHODS)
     message: str  # one human-readable line (solver status, limits, incumbent source)
     nodes: int | None = None  # search nodes (brute force, MILP) or CP-SAT branches, if known
     lower_bound: int | None = None  # the proved lower bound computed before the search (solve_opt)

@@ -15,11 +15,6 @@ search. Otherwise solve one formulation (``method``):
 ``cpsat-completion``  CP-SAT, completion times only: memory checked at completion steps (exact),
                       pairwise separation and its no-overlap form, tight windows, hint,
                       symmetry, bound cut; then the LP relaxation bound (as for ``cpsat``)
-``cpsat-cumulative``  CP-SAT, start integers + one cumulative of unit-height bars (plain)
-``cpsat-ti``          CP-SAT, time-indexed Booleans, tight windows, hint, symmetry, bound cut
-``cpsat-ti-plain``    CP-SAT, time-indexed Booleans, plain windows ``UB - sum o``
-``cpsat-ti-dom``      ``cpsat-ti`` + the left-justified dominance rule
-``cpsat-hybrid``      ``cpsat-ti-dom`` + the cumulative, starts channelled
 ``milp``              HiGHS via ``scipy.optimize.milp``, time-indexed, plain windows (baseline)
 ``milp-tight``        HiGHS, time-indexed, tight windows ``UB - o_i - LB(I - i)``
 ``brute``             :func:`~.brute.brute_force_opt` (tiny instances; stops at ``time_limit``)
@@ -62,12 +57,11 @@ from geosched.reference_impl.opt.cpsat import CPSAT_METHODS, solve_cpsat
 from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
 from geosched.reference_impl.opt.heuristic import left_shift, timed_heuristic
 from geosched.reference_impl.opt.lower import best_lower_bound
-from geosched.reference_impl.opt.result import OptResult
+from geosched.reference_impl.opt.result import METHODS, OptResult
 from geosched.reference_impl.opt.timeindexed import build_model, solve_lp_relaxation, solve_milp
 
 __all__ = ["solve_opt", "METHODS"]
 
-METHODS = ("auto",) + CPSAT_METHODS + ("milp", "milp-tight", "brute")
 
 
 def _tel(instance: Instance, starts: dict[str, int]) -> int:

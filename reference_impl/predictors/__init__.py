@@ -19,7 +19,7 @@ Example
 [2]
 """
 
-from geosched.lazy import exported_names
+from geosched._lazy import exported_names
 from geosched.reference_impl.predictors.artifact import ModelFileError as ModelFileError
 from geosched.reference_impl.predictors.artifact import default_model_path as default_model_path
 from geosched.reference_impl.predictors.artifact import load_default_model as load_default_model

@@ -49,7 +49,7 @@ from geosched.reference_impl.predictors.features import FEATURE_VERSION, FEATURE
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_model", "load_model", "model_to_dict", "model_text",
-           "model_from_dict", "default_model_path", "load_default_model", "training_data_hash"]
+           "model_from_dict", "default_model_path", "load_default_model", "training_data_hash", "shipped_model_paths"]
 
 FORMAT = "geosched-length-model"
 FORMAT_VERSION = 1
@@ -271,3 +271,11 @@ def default_model_path(kind: str) -> Path:
 def load_default_model(kind: str) -> LengthModel:
     """The shipped model of ``kind`` (package data, trained by the command in ``docs/predictions.md``)."""
     return load_model(default_model_path(kind), kind=kind)
+
+
+def shipped_model_paths() -> tuple[Path, ...]:
+    """Every shipped model file: ``models/<kind>.json`` (trained on the Azure conversation trace) and
+    ``models/<trace>/<kind>.json`` (trained on that trace; ``docs/predictions.md`` gives the commands)."""
+    root = Path(str(resources.files("geosched.reference_impl.predictors").joinpath("models")))
+    return tuple(sorted(root.glob("*.json"))) + tuple(sorted(root.glob("*/*.json")))
+

@@ -3,11 +3,13 @@
 * ``train --trace PATH --kind point|onebit|dist --out FILE``: train on the first 70% of the
   trace by time, score on the last 30%, write the model file (atomically) and print its test
   metrics.
-* ``eval [--trace PATH] [--model FILE ...]``: the accuracy table on the test part: the
+* ``eval [--trace PATH ...] [--model FILE ...]``: the accuracy table on the test part: the
   baselines (global median, per-bucket empirical distribution) and each model (default: the
-  three shipped ones).
+  shipped models trained on that trace, else the three Azure ones); with several ``--trace``, every
+  trace's shipped models and baselines scored on every trace's test part (per trace and across).
 
-``--trace`` defaults to the shared Azure trace beside the project. Both take ``--json``; ``train``
+``--trace`` (any trace geosched reads: an Azure-format CSV, the Mooncake trace, ...) defaults to the shared
+Azure trace beside the project. Both take ``--json``; ``train``
 also ``--seed`` (torch's initialisation and the mini-batch order); ``eval`` has nothing random.
 """
 
@@ -42,7 +44,8 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
                     "score it on the rest, and write the model file (an existing one is kept unless --force; "
                     "when the write fails the trained model is kept in a fallback file and the error says where).",
         examples=["geosched predictor train --kind onebit --out onebit.json --epochs 10"])
-    p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
+    p.add_argument("--trace", default=None, help="the trace (any format geosched reads; default: the shared Azure "
+                                                 "trace)")
     p.add_argument("--kind", required=True, choices=("point", "onebit", "dist"))
     p.add_argument("--out", required=True, help="model file to write (JSON)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
@@ -57,18 +60,19 @@ def add_commands(subparsers: Any, common: argparse.ArgumentParser) -> None:
         description="Print the accuracy table on the last 30% of a trace by time: the baselines (global median, "
                     "per-bucket empirical distribution) and each model (default: the three shipped ones).",
         examples=["geosched predictor eval", "geosched predictor eval --model onebit.json --json"])
-    p.add_argument("--trace", default=None, help="Azure-format CSV (default: the shared trace)")
+    p.add_argument("--trace", action="append", default=None,
+                   help="a trace (repeatable: per trace and across traces; default: the shared Azure trace)")
     p.add_argument("--model", action="append", default=None,
-                   help="model file (repeatable; default: the shipped point, onebit and dist models)")
+                   help="model file (repeatable, one trace only; default: the shipped models of the trace)")
     p.add_argument("--limit", type=integer, default=None, help="read at most this many rows")
     p.set_defaults(handler=_cmd_eval)
 
 
-def _trace_log(args: argparse.Namespace):
+def _trace_log(args: argparse.Namespace, trace: str | None = None):
     from geosched.reference_impl.predictors.tracelog import read_trace_log
     from geosched.reference_impl.workloads import default_trace_path
 
-    path = args.trace or default_trace_path()
+    path = trace or args.trace or default_trace_path()
     if path is None:
         raise WorkloadFormatError("--trace: no trace given and ../shared/traces/azure_llm_2023_conv.csv not found")
     if args.limit is not None and args.limit < 2:
@@ -130,10 +134,14 @@ def _save_or_rescue(model: Any, out: Path, force: bool) -> None:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from geosched.reference_impl.predictors.artifact import default_model_path, load_model
-    from geosched.reference_impl.predictors.training import accuracy_table
+    from geosched.reference_impl.predictors.training import accuracy_table, shipped_models_for
 
-    log, path = _trace_log(args)
-    files = args.model or [str(default_model_path(kind)) for kind in ("point", "onebit", "dist")]
+    traces = args.trace or [None]
+    if len(traces) > 1:
+        return _eval_across(args, traces)
+    log, path = _trace_log(args, traces[0])
+    own = shipped_models_for(log)
+    files = args.model or [str(own.get(kind) or default_model_path(kind)) for kind in ("point", "onebit", "dist")]
     models = {}
     for file in files:
         model = load_model(file)
@@ -154,6 +162,41 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         if not ok:
             print(f"note: {label} was not trained on the first 70% of this trace (its data hash differs): "
                   "the test part may not be held out")
+    return 0
+
+
+def _eval_across(args: argparse.Namespace, traces: list[str]) -> int:
+    """Several traces: each trace's shipped models and baselines on every trace's test part."""
+    from geosched.output import working
+    from geosched.reference_impl.predictors.artifact import load_model
+    from geosched.reference_impl.predictors.training import accuracy_across, shipped_models_for
+    from geosched.reference_impl.workloads import trace_label
+
+    if args.model:
+        raise ValidationError("--model", args.model[0], "takes one --trace (with several, each trace's shipped "
+                              "models are used)")
+    logs = {}
+    for trace in traces:
+        log, path = _trace_log(args, trace)
+        if trace_label(path) in logs:
+            raise ValidationError("--trace", trace, "names a trace already given (by its file name)")
+        logs[trace_label(path)] = log
+    models = {label: {kind: load_model(file) for kind, file in shipped_models_for(log).items()}
+              for label, log in logs.items()}
+    with working("predictor eval", show_progress(args)):
+        tables = accuracy_across(logs, models)
+    if args.json:
+        emit_json({"traces": {label: table.to_dict() for label, table in tables.items()},
+                   "models": {label: sorted(kinds) for label, kinds in models.items()}})
+        return 0
+    for label, table in tables.items():
+        print(f"tested on {label}: the last {table.test_rows} requests by time (rows: trained on each trace; "
+              "1-bit columns at the training trace's theta)")
+        print(table.text() + "\n")
+    for label, kinds in models.items():
+        if not kinds:
+            print(f"note: no shipped model was trained on {label} (train one with geosched predictor train): "
+                  "baselines only")
     return 0
 
 

@@ -1,9 +1,13 @@
-"""The Azure trace as a :class:`~geosched.reference_impl.predictors.features.RequestLog`.
+"""A trace as a :class:`~geosched.reference_impl.predictors.features.RequestLog`: arrivals in seconds, prompts, outputs.
 
-Rows are read by :func:`geosched.reference_impl.workloads.read_trace` (the one trace reader:
-same validation, rows with zero output dropped) with microsecond arrival steps, so that
-``arrival_seconds`` keeps the timestamps' resolution; ``clock_origin`` is the clock time of the
-first row (seconds after midnight, as written in the file).
+* The Azure trace (a CSV no workload format claims): rows read by
+  :func:`geosched.reference_impl.workloads.read_trace` (the one trace reader: same validation, rows with zero
+  output dropped) with microsecond arrival steps, so that ``arrival_seconds`` keeps the timestamps' resolution;
+  ``clock_origin`` is the clock time of the first row (seconds after midnight, as written in the file).
+* The Mooncake trace: read by :func:`geosched.reference_impl.formats.mooncake.read_mooncake`; its millisecond
+  timestamps are kept exactly (it has no clock time: ``clock_origin`` is None).
+* Any other workload file (:func:`geosched.reference_impl.formats.read_workload_file`): arrival step ``a`` is
+  ``a * 0.025`` s (the readers' default step; a file of times is read at that step), no clock time.
 
 Example
 -------
@@ -20,8 +24,10 @@ import csv
 from pathlib import Path
 
 from geosched.errors import WorkloadFormatError
+from geosched.reference_impl.formats import detect_format, read_workload_file
+from geosched.reference_impl.formats.mooncake import read_mooncake
 from geosched.reference_impl.predictors.features import RequestLog
-from geosched.reference_impl.workloads import read_trace
+from geosched.reference_impl.workloads import DEFAULT_STEP_SECONDS, read_trace
 
 __all__ = ["read_trace_log"]
 
@@ -42,12 +48,13 @@ def _clock_origin(path: Path) -> float | None:
 
 
 def read_trace_log(path: str | Path, *, limit: int | None = None, offset: int = 0) -> RequestLog:
-    """Read an Azure-format trace CSV (``TIMESTAMP, ContextTokens, GeneratedTokens``) into a log.
+    """Read a trace into a log: an Azure-format CSV (``TIMESTAMP, ContextTokens, GeneratedTokens``), the Mooncake
+    trace, or any workload file (module docstring).
 
     Parameters
     ----------
     path : str or Path
-        The CSV file.
+        The trace file.
     limit, offset : int, optional
         Read at most ``limit`` rows after skipping ``offset``.
 
@@ -62,8 +69,25 @@ def read_trace_log(path: str | Path, *, limit: int | None = None, offset: int = 
         As :func:`~geosched.reference_impl.workloads.read_trace`.
     """
     path = Path(path)
+    fmt = detect_format(path)
+    if fmt is not None:
+        return _workload_log(path, fmt.name, limit, offset)
     instance, _ = read_trace(path, arrivals="online", step_seconds=_MICROSECOND, limit=limit, offset=offset)
     requests = instance.requests
     origin = _clock_origin(path) if offset == 0 else None
     return RequestLog([r.arrival * _MICROSECOND for r in requests], [r.prompt for r in requests],
                       [r.output for r in requests], clock_origin=origin)
+
+
+def _workload_log(path: Path, name: str, limit: int | None, offset: int) -> RequestLog:
+    """The log of a workload file: the Mooncake trace at its own millisecond resolution, any other file at
+    :data:`~geosched.reference_impl.workloads.DEFAULT_STEP_SECONDS` per arrival step."""
+    if name == "mooncake":
+        trace = read_mooncake(path, offset=offset, limit=limit)
+        requests = trace.instance.requests
+        return RequestLog(list(trace.arrival_seconds), [r.prompt for r in requests], [r.output for r in requests])
+    requests = read_workload_file(path, step_seconds=DEFAULT_STEP_SECONDS).requests
+    requests = requests[offset:] if limit is None else requests[offset:offset + limit]
+    first = min(r.arrival for r in requests)
+    return RequestLog([(r.arrival - first) * DEFAULT_STEP_SECONDS for r in requests],
+                      [r.prompt for r in requests], [r.output for r in requests])

@@ -25,7 +25,7 @@ Example
 >>> log = RequestLog(np.arange(400.0), prompt, output)
 >>> result = train_model(log, TrainingConfig("point", features=("log_prompt",), epochs=30))
 >>> result.status, result.test_rows, result.metrics.spearman > 0.9
-('trained', 120, True)
+('completed', 120, True)
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from geosched.errors import ValidationError
-from geosched.reference_impl.predictors.artifact import training_data_hash
+from geosched.errors import LimitError, ValidationError
+from geosched.reference_impl.predictors.artifact import shipped_model_paths, training_data_hash
 from geosched.reference_impl.predictors.baselines import BucketEmpirical, GlobalMedian
 from geosched.reference_impl.predictors.distribution import log_spaced_edges
 from geosched.reference_impl.predictors.features import (
@@ -55,8 +55,12 @@ from geosched.reference_impl.predictors.metrics import AccuracyRow, evaluate_pre
 from geosched.reference_impl.predictors.simple import one_bit_parameters
 from geosched.results import Result
 
-__all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "train_model", "evaluate_model",
+__all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "shipped_models_for", "accuracy_across",
+           "train_model", "evaluate_model",
            "baseline_rows", "accuracy_table", "format_accuracy_table"]
+
+
+MAX_SAMPLE_PASSES = 10**9  # epochs x training rows: minutes of CPU at most on the model sizes here
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,8 @@ class TrainingConfig:
 class TrainingResult(Result):
     """A trained model and its test metrics."""
 
-    STATUSES = ("trained",)
-    SUCCESS = ("trained",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -113,8 +117,8 @@ class TrainingResult(Result):
 class AccuracyTable(Result):
     """Models and baselines scored on the same test part."""
 
-    STATUSES = ("evaluated",)
-    SUCCESS = ("evaluated",)
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
 
     status: str
     message: str
@@ -144,6 +148,32 @@ def time_split(log: RequestLog, train_fraction: float = 0.7) -> tuple[np.ndarray
     return order[:cut], order[cut:]
 
 
+def shipped_models_for(log: RequestLog) -> dict[str, Any]:
+    """The shipped model files trained on ``log``'s training part, by kind: those whose recorded ``data_sha256``
+    is the hash of ``log``'s first ``train_fraction`` by time (the fraction each file records), so that a model
+    is found by what it was trained on, never by a file name. Empty when none was.
+
+    >>> shipped_models_for(RequestLog([0.0, 1.0, 2.0], [1, 2, 3], [4, 5, 6]))
+    {}
+    """
+    from geosched.reference_impl.jsonfile import read_json
+
+    found: dict[str, Any] = {}
+    hashes: dict[float, str] = {}
+    for path in shipped_model_paths():
+        data = read_json(path)
+        provenance = data.get("provenance", {})
+        fraction = provenance.get("config", {}).get("train_fraction", 0.7)
+        if fraction not in hashes:
+            try:
+                hashes[fraction] = training_data_hash(log.subset(time_split(log, fraction)[0]))
+            except ValidationError:  # too few requests for a split: nothing was trained on it
+                return {}
+        if provenance.get("data_sha256") == hashes[fraction] and data.get("kind") in KINDS:
+            found.setdefault(data["kind"], path)
+    return found
+
+
 @contextlib.contextmanager
 def _deterministic(torch: Any, seed: int) -> Iterator[Any]:
     threads = torch.get_num_threads()
@@ -169,6 +199,9 @@ def _targets(torch: Any, kind: str, output: np.ndarray, theta: int, edges: list[
 
 
 def _fit(config: TrainingConfig, z: np.ndarray, output: np.ndarray, theta: int, edges: list[int]) -> tuple:
+    if config.epochs * len(z) > MAX_SAMPLE_PASSES:  # before torch and any pass: the whole work is epochs x rows
+        raise LimitError(f"training: {config.epochs} epochs x {len(z)} training rows = {config.epochs * len(z)} "
+                         f"row passes, past the limit of {MAX_SAMPLE_PASSES} (lower --epochs, or --limit the rows)")
     torch = require_torch()
     outputs = len(edges) - 1 if config.kind == "dist" else 1
     with _deterministic(torch, config.seed) as generator:
@@ -254,7 +287,7 @@ def train_model(
     model = replace(model, metrics=metrics.to_dict())
     message = (f"{config.kind}: trained on {train.size} requests in {train_seconds:.1f} s; test MAE "
                f"{metrics.mean_ae:.1f}, Spearman {metrics.spearman}")
-    return TrainingResult("trained", message, time.perf_counter() - started, model, metrics, int(train.size),
+    return TrainingResult("completed", message, time.perf_counter() - started, model, metrics, int(train.size),
                           int(test.size), train_seconds)
 
 
@@ -280,13 +313,17 @@ def evaluate_model(model: LengthModel, log: RequestLog, index: Any, *, name: str
                                 model.prediction_set(x[index]), theta=model.theta)
 
 
-def baseline_rows(log: RequestLog, train: Any, test: Any, *, theta: int, edges: Sequence[int]) -> list[AccuracyRow]:
-    """The global median and the per-bucket empirical distribution, fitted on ``train``, scored on ``test``."""
-    median = GlobalMedian.fit(log.output[train])
-    bucket = BucketEmpirical.fit(log.prompt[train], log.output[train], edges=edges, theta=theta)
+def baseline_rows(log: RequestLog, train: Any, test: Any, *, theta: int, edges: Sequence[int],
+                  fit: RequestLog | None = None, suffix: str = "") -> list[AccuracyRow]:
+    """The global median and the per-bucket empirical distribution, fitted on ``train`` (of ``fit``, default
+    ``log``: another trace's training part for a transfer), scored on ``test`` of ``log``; ``suffix`` is added to
+    their names."""
+    source = log if fit is None else fit
+    median = GlobalMedian.fit(source.output[train])
+    bucket = BucketEmpirical.fit(source.prompt[train], source.output[train], edges=edges, theta=theta)
     truth = log.output[test]
-    return [evaluate_predictions(median.name, truth, median.predict(log.prompt[test]), theta=theta),
-            evaluate_predictions(bucket.name, truth, bucket.predict(log.prompt[test]), theta=theta)]
+    return [evaluate_predictions(median.name + suffix, truth, median.predict(log.prompt[test]), theta=theta),
+            evaluate_predictions(bucket.name + suffix, truth, bucket.predict(log.prompt[test]), theta=theta)]
 
 
 def accuracy_table(log: RequestLog, models: dict[str, LengthModel], *, train_fraction: float = 0.7) -> AccuracyTable:
@@ -306,8 +343,49 @@ def accuracy_table(log: RequestLog, models: dict[str, LengthModel], *, train_fra
     rows = baseline_rows(log, train, test, theta=first.theta, edges=edges)
     rows += [evaluate_model(model, log, test, name=label) for label, model in models.items()]
     note = "" if len(thetas) == 1 else f"; models use different thetas {sorted(thetas)}"
-    return AccuracyTable("evaluated", f"{len(rows)} predictors on {test.size} test requests{note}",
+    return AccuracyTable("completed", f"{len(rows)} predictors on {test.size} test requests{note}",
                          time.perf_counter() - started, tuple(rows), int(train.size), int(test.size), first.theta)
+
+
+def accuracy_across(logs: dict[str, RequestLog], models: dict[str, dict[str, LengthModel]], *,
+                    train_fraction: float = 0.7) -> dict[str, AccuracyTable]:
+    """Per trace and across traces: for each trace ``T`` of ``logs`` (label -> log), every predictor trained on each
+    trace ``S`` (``models[S]``: kind -> model; the baselines fitted on ``S``'s training part) scored on ``T``'s test
+    part. Rows are named ``"<predictor> (trained on S)"``; ``S == T`` is the per-trace table, the others the
+    transfer. Each row is scored at its training trace's ``theta`` (the row's ``theta`` says which), the
+    baselines on the bins of that trace's dist model.
+
+    >>> rng = np.random.default_rng(0)
+    >>> def log(scale):
+    ...     prompt = rng.integers(1, 2000, 300)
+    ...     return RequestLog(np.arange(300.0), prompt, np.maximum(1, prompt // scale + rng.integers(0, 5, 300)))
+    >>> logs = {"a": log(10), "b": log(3)}
+    >>> tables = accuracy_across(logs, {"a": {}, "b": {}})
+    >>> [r.name.split(" (")[1] for r in tables["a"].rows]
+    ['trained on a)', 'trained on a)', 'trained on b)', 'trained on b)']
+    """
+    out = {}
+    for target, log in logs.items():
+        started = time.perf_counter()
+        train, test = time_split(log, train_fraction)
+        rows: list[AccuracyRow] = []
+        for source, source_log in logs.items():
+            fit, _ = time_split(source_log, train_fraction)
+            kinds = models.get(source, {})
+            dist = kinds.get("dist") or next(iter(kinds.values()), None)
+            theta = dist.theta if dist is not None else one_bit_parameters(source_log.output[fit], None)[0]
+            edges = list(dist.edges) if dist is not None and dist.edges else log_spaced_edges(
+                int(source_log.output[fit].max()), 16)
+            rows += baseline_rows(log, fit, test, theta=theta, edges=edges, fit=source_log,
+                                  suffix=f" (trained on {source})")
+            rows += [evaluate_model(model, log, test, name=f"learned {kind} (trained on {source})")
+                     for kind, model in kinds.items()]
+        own = models.get(target, {})
+        theta = next(iter(own.values())).theta if own else one_bit_parameters(log.output[train], None)[0]
+        out[target] = AccuracyTable("completed", f"{len(rows)} predictors trained on {len(logs)} traces, tested on "
+                                    f"{target}", time.perf_counter() - started, tuple(rows), int(train.size),
+                                    int(test.size), theta)
+    return out
 
 
 def format_accuracy_table(rows: Sequence[AccuracyRow]) -> str:
@@ -315,11 +393,12 @@ def format_accuracy_table(rows: Sequence[AccuracyRow]) -> str:
     def cell(value: Any, digits: int = 3) -> str:
         return "-" if value is None else f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
-    header = (f"{'predictor':<22} {'medAE':>7} {'MAE':>7} {'Spearman':>8} {'1bit acc':>8} {'flip S':>7} "
+    width = max([22, *(len(r.name) for r in rows)])
+    header = (f"{'predictor':<{width}} {'medAE':>7} {'MAE':>7} {'Spearman':>8} {'1bit acc':>8} {'flip S':>7} "
               f"{'flip L':>7} {'NLL':>7} {'CRPS':>7} {'cov50':>6} {'cov90':>6}")
     lines = [header, "-" * len(header)]
     for r in rows:
-        lines.append(f"{r.name:<22} {cell(r.median_ae, 1):>7} {cell(r.mean_ae, 1):>7} {cell(r.spearman):>8} "
+        lines.append(f"{r.name:<{width}} {cell(r.median_ae, 1):>7} {cell(r.mean_ae, 1):>7} {cell(r.spearman):>8} "
                      f"{cell(r.accuracy):>8} {cell(r.flip_short):>7} {cell(r.flip_long):>7} {cell(r.nll):>7} "
                      f"{cell(r.crps, 1):>7} {cell(r.coverage50):>6} {cell(r.coverage90):>6}")
     return "\n".join(lines)

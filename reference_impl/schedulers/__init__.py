@@ -12,14 +12,14 @@ one module per family, each declaring its registry entries (``SCHEDULERS``) besi
 A new module here that defines ``SCHEDULERS = (SchedulerEntry(...), ...)`` is found by the registry
 with no other file edited. The engines that run them are in :mod:`geosched.reference_impl.engine`.
 Nothing is imported here: each module is loaded when the registry scans the package, or when one of
-the names below is first used (:mod:`geosched.lazy`).
+the names below is first used (:mod:`geosched._lazy`).
 """
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 
-# the public names, each declared once (geosched.lazy reads this block; each is imported on first use)
+# the public names, each declared once (geosched._lazy reads this block; each is imported on first use)
 if TYPE_CHECKING:
     from geosched.reference_impl.schedulers.geometric import GeometricBatch as GeometricBatch
     from geosched.reference_impl.schedulers.geometric import GeometricGuess as GeometricGuess

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.admission import admission_step, earliest_start
-from geosched.reference_impl.scheduling import Capability, Decision, SchedulerEntry, SchedulerState
+from geosched.reference_impl.scheduler_registry import SchedulerEntry
+from geosched.reference_impl.scheduling import Capability, Decision, SchedulerState
 
 __all__ = ["GeometricGuess", "GeometricBatch", "length_class", "SCHEDULERS"]
 

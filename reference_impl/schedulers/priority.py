@@ -33,7 +33,8 @@ from typing import Any
 from geosched.reference_impl.admission import admission_step
 from geosched.reference_impl.model import Instance
 from geosched.reference_impl.policies import FCFS, OneBitSVF, Policy, ShortestJobFirst, SmallestVolumeFirst
-from geosched.reference_impl.scheduling import Capability, Decision, SchedulerEntry, SchedulerState
+from geosched.reference_impl.scheduler_registry import SchedulerEntry
+from geosched.reference_impl.scheduling import Capability, Decision, SchedulerState
 
 __all__ = ["PriorityRuleScheduler", "SCHEDULERS"]
 

@@ -34,14 +34,8 @@ from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import block_tokens
-from geosched.reference_impl.scheduling import (
-    Capability,
-    Decision,
-    DecisionError,
-    Restart,
-    SchedulerEntry,
-    SchedulerState,
-)
+from geosched.reference_impl.scheduler_registry import SchedulerEntry
+from geosched.reference_impl.scheduling import Capability, Decision, DecisionError, Restart, SchedulerState
 
 __all__ = ["serve_running", "admit_waiting", "VllmScheduler", "VllmFcfs", "VllmPriority", "PREEMPTION_RULES",
            "ChunkedPrefillError", "SCHEDULERS"]

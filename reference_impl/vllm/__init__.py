@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from geosched.lazy import lazy_exports
+from geosched._lazy import lazy_exports
 from geosched.reference_impl.vllm.admission import PaperGate as PaperGate
 from geosched.reference_impl.vllm.config import GeoschedSchedulerConfig as GeoschedSchedulerConfig
 from geosched.reference_impl.vllm.config import LengthQuery as LengthQuery

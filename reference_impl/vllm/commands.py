@@ -16,11 +16,15 @@ from geosched.arguments import (
     non_negative_int,
     positive_float,
     positive_int,
+    scheduler_file_spec,
+    seconds,
     show_progress,
 )
 from geosched.errors import ValidationError
 
 __all__ = ["add_commands"]
+
+MAX_SEARCH = 10_000  # vllm-diff --search: random instances, each through vLLM's scheduler (~0.1 s)
 
 
 def add_commands(subparsers, common) -> None:
@@ -48,7 +52,8 @@ def add_commands(subparsers, common) -> None:
     add_block_size(p, "; semantics: the engine's KV block size")
     p.add_argument("--no-shrink", action="store_true", help="report the workload's divergence without shrinking")
     p.add_argument("--search", type=non_negative_int, default=0,
-                   help="when the workload agrees, try this many random small instances (Hypothesis)")
+                   help=f"when the workload agrees, try this many random small instances (Hypothesis; at most "
+                   f"{MAX_SEARCH})")
     add_work_limits(p)
     p.set_defaults(handler=_cmd_vllm_diff)
     _add_serve_model(subparsers, common)
@@ -71,12 +76,17 @@ def _add_serve_model(subparsers, common) -> None:
                    help="wall seconds of one engine step (default: the export's step_seconds)")
     p.add_argument("--requests", type=positive_int, default=None,
                    help="stop after this many responses (default: the export's number of requests)")
-    p.add_argument("--timeout", type=positive_float, default=600.0, help="stop after this many seconds (default 600)")
+    p.add_argument("--timeout", type=seconds, default=600.0,
+                   help="stop after this many seconds (default 600; at most 86400)")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="write DIR/arrivals.log (one line per received request: unix time, id) and DIR/server.json "
                    "(every request's arrival, first-token and finish step)")
     p.add_argument("--force", action="store_true", help="replace the files of an earlier run in --out")
-    p.set_defaults(handler=_cmd_serve_model, progress=False)  # a server: its own log lines, no heartbeat
+    p.add_argument("--scheduler-cls", type=scheduler_file_spec, default=None, metavar="FILE.py:Class",
+                   help="an export made with export --scheduler-cls FILE.py:Class: the same file again (it runs only "
+                   "when its SHA-256 is the one the export recorded; an export never names code that runs)")
+    p.set_defaults(handler=_cmd_serve_model, progress=False,  # a server: its own log lines, no heartbeat
+                   stopped="what it served is written to --out (server.json, arrivals.log) when --out is given")
 
 
 def _cmd_vllm_diff(args: argparse.Namespace) -> int:
@@ -87,8 +97,9 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
     from geosched.reference_impl.vllm.harness import vllm_available
     from geosched.reference_impl.workloads import load_workload
 
-    if args.search < 0:
-        raise ValidationError("--search", args.search, "must be >= 0")
+    if not 0 <= args.search <= MAX_SEARCH:
+        raise ValidationError("--search", args.search, f"must be in [0, {MAX_SEARCH}] (each instance runs vLLM's "
+                              "scheduler; a larger search is bounded by nothing)")
     if args.policy is not None:
         resolve(args.policy)  # an unknown name lists the known ones; a bad scheduler file is one line
     instance = load_workload(args.workload, memory=args.memory, seed=args.seed, block_size=args.block_size)
@@ -120,8 +131,13 @@ def _cmd_vllm_diff(args: argparse.Namespace) -> int:
 def _cmd_serve_model(args: argparse.Namespace) -> int:
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     from geosched.output import check_target, emit_json
+    from geosched.reference_impl.vllm.engine_replay import read_replay_settings, server_scheduler
     from geosched.reference_impl.vllm.harness import vllm_available
 
+    # the file first, through the gate for names of code, and the scheduler it was exported for: a refusal
+    # takes milliseconds, before vLLM is imported
+    _, _, settings = read_replay_settings(args.export)
+    server_scheduler(settings, args.scheduler_cls, args.export, load=False)
     arrivals = summary = None
     if args.out is not None:
         from pathlib import Path
@@ -143,7 +159,7 @@ def _cmd_serve_model(args: argparse.Namespace) -> int:
 
     data = serve_export(args.export, port=args.port, step_seconds=args.step_seconds, max_requests=args.requests,
                         timeout=args.timeout, arrival_log=arrivals, summary=summary, force=args.force,
-                        announce=announce)
+                        announce=announce, scheduler_cls=args.scheduler_cls)
     if args.json:
         emit_json(data)
     else:

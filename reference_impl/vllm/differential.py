@@ -262,7 +262,7 @@ def _smaller(instance: Instance):
 
 def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max_memory: int = 30,
                     max_examples: int = 100, seed: int | None = 0) -> Instance | None:
-    """Search random small instances (:func:`geosched.testing.instances`) for one on which
+    """Search random small instances (:func:`geosched.reference_impl._strategies.instances`) for one on which
     ``diverges`` holds; Hypothesis shrinks it to a minimal one. None when none was found.
     ``seed`` picks the instances tried (the same seed, the same search); None: Hypothesis's own
     derandomized choice."""
@@ -271,7 +271,7 @@ def find_divergence(diverges: Callable[[Instance], bool], *, max_n: int = 6, max
     from hypothesis import HealthCheck, find, settings
     from hypothesis.errors import NoSuchExample
 
-    from geosched.testing import instances
+    from geosched.reference_impl._strategies import instances
 
     try:
         return find(instances(max_n=max_n, max_memory=max_memory, max_prompt=max_memory // 2,

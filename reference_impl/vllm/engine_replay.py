@@ -35,13 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geosched.errors import WorkloadFormatError
+from geosched.errors import ValidationError, WorkloadFormatError
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.formats.serving import ServerSettings
 from geosched.reference_impl.jsonfile import loads, read_text
+from geosched.reference_impl.user_schedulers import load_pinned_class
 from geosched.reference_impl.vllm.harness import SAMPLED_TOKEN, ensure_vllm_device, model_config
 from geosched.results import Result
 
-__all__ = ["EngineReplay", "ReplayRequest", "add_request", "engine_core", "read_replay_file", "replay_in_engine_core"]
+__all__ = ["EngineReplay", "ReplayRequest", "add_request", "engine_core", "read_replay_file", "replay_in_engine_core",
+           "read_replay_settings", "server_scheduler"]
 
 _KV_BYTES_PER_TOKEN = 8  # the fake model's FullAttentionSpec: 1 head x 1 dim x float32 x (K, V)
 
@@ -83,10 +86,16 @@ def read_replay_file(path: str | Path) -> tuple[list[ReplayRequest], dict[str, A
     Raises
     ------
     WorkloadFormatError
-        When the file has no geosched metadata (step mapping and server settings) or a bad line.
+        When the file has no geosched metadata (step mapping and server settings), a bad line, or a field
+        naming code (:func:`~geosched.reference_impl.code_names.refuse_code_names`, before anything is used:
+        no vLLM import, no server).
     """
     path = Path(path)
-    rows = [loads(line, f"{path}:{k + 1}") for k, line in enumerate(read_text(path).splitlines()) if line.strip()]
+    rows = []
+    for k, line in enumerate(read_text(path).splitlines()):
+        if line.strip():
+            rows.append(loads(line, f"{path}:{k + 1}"))
+            refuse_code_names(rows[-1], f"{path}:{k + 1}")
     meta = rows[0].get("geosched_workload") if rows and isinstance(rows[0], dict) else None
     if not isinstance(meta, dict) or "server" not in meta or "step_seconds" not in meta:
         raise WorkloadFormatError(f"{path}: not a geosched vllm-bench export with server settings "
@@ -103,6 +112,37 @@ def read_replay_file(path: str | Path) -> tuple[list[ReplayRequest], dict[str, A
     return requests, meta
 
 
+def read_replay_settings(path: str | Path) -> tuple[list[ReplayRequest], dict[str, Any], ServerSettings]:
+    """:func:`read_replay_file` and its server settings, checked (what a server or a replay reads first, before
+    vLLM is imported: a bad or code-naming file is refused in milliseconds)."""
+    requests, meta = read_replay_file(path)
+    try:
+        return requests, meta, ServerSettings.from_dict(meta["server"])
+    except ValidationError as exc:
+        raise WorkloadFormatError(f"{path}: {exc}") from None
+
+
+def server_scheduler(settings: ServerSettings, given: str | None, source: str, *, load: bool = True) -> Any:
+    """The scheduler class vLLM's engine is built with: None (stock vLLM), geosched's plugin (built in), or the
+    user's plugin file, which runs only when ``given`` (the command line's ``--scheduler-cls FILE.py:Class``)
+    names a file whose SHA-256 is the one the export recorded (:func:`load_pinned_class`; its class, loaded
+    here; ``load=False`` checks the names only, before vLLM is imported). ``given`` for an export made without
+    a file of its own is refused: the replay would not be the export's."""
+    label = settings.plugin_file
+    if label is None:
+        if given is not None:
+            raise ValidationError("--scheduler-cls", given, f"{source} was exported for "
+                                  f"{settings.scheduler_cls or 'stock vLLM'}, not for a scheduler file of yours")
+        return settings.scheduler_cls
+    if given is None:
+        raise ValidationError("--scheduler-cls", None, f"{source} was exported with your scheduler file {label!r} "
+                              f"(SHA-256 {settings.scheduler_sha256}): name that file (--scheduler-cls FILE.py:Class; "
+                              "Python: scheduler_cls=) to run it; a data file never names code that runs")
+    if given.rpartition(":")[2] != label.rpartition(":")[2]:
+        raise ValidationError("--scheduler-cls", given, f"must name the class of the export's {label!r}")
+    return load_pinned_class(given, settings.scheduler_sha256) if load else given
+
+
 def _reversed_ties(requests: list[ReplayRequest], gap: float, step: float) -> list[ReplayRequest]:
     out: list[ReplayRequest] = []
     k = 0
@@ -117,9 +157,10 @@ def _reversed_ties(requests: list[ReplayRequest], gap: float, step: float) -> li
     return out
 
 
-def engine_core(settings: ServerSettings) -> Any:
+def engine_core(settings: ServerSettings, scheduler_cls: Any = None) -> Any:
     """vLLM's EngineCore with the server settings and a fake executor (no model: one sampled token per
-    request whose prompt is computed); also the engine of ``geosched serve-model``."""
+    request whose prompt is computed); also the engine of ``geosched serve-model``. ``scheduler_cls``: what
+    :func:`server_scheduler` gives (never a name read from a file)."""
     ensure_vllm_device()
     from vllm.config import CacheConfig, SchedulerConfig, VllmConfig
     from vllm.v1.engine.core import EngineCore
@@ -128,7 +169,7 @@ def engine_core(settings: ServerSettings) -> Any:
         max_num_seqs=settings.max_num_seqs, max_num_batched_tokens=settings.max_num_batched_tokens,
         max_model_len=settings.max_model_len, is_encoder_decoder=False,
         enable_chunked_prefill=settings.enable_chunked_prefill, policy=settings.scheduling_policy,
-        scheduler_cls=settings.scheduler_cls, async_scheduling=False)
+        scheduler_cls=scheduler_cls, async_scheduling=False)
     cache_config = CacheConfig(block_size=settings.block_size, enable_prefix_caching=False)
     cache_config.num_gpu_blocks_override = settings.num_gpu_blocks_override
     config = VllmConfig(model_config=model_config(settings.max_model_len), scheduler_config=scheduler_config,
@@ -222,9 +263,10 @@ def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False,
                           scheduler_cls: str | None = None) -> EngineReplay:
     """Replay ``path`` (a ``geosched export --format vllm-bench`` file) through vLLM's EngineCore.
 
-    ``scheduler_cls``: a vLLM plugin scheduler (``"module.Class"``) to replay with. A file never
-    names code that runs: its ``server.scheduler_cls`` (which vLLM would import) is refused
-    unless the caller passes the same one.
+    ``scheduler_cls``: the plugin scheduler file of an export made with ``--scheduler-cls FILE.py:Class``
+    (:func:`server_scheduler`: it runs only when its SHA-256 is the one the export recorded). A file never
+    names code that runs: a ``server.scheduler_cls`` other than a pinned file label or geosched's own plugin
+    is refused when the file is read.
 
     Returns
     -------
@@ -232,16 +274,11 @@ def replay_in_engine_core(path: str | Path, *, reverse_ties: bool = False,
         The TEL and completion steps measured in vLLM (see the module docstring).
     """
     started = time.perf_counter()
-    requests, meta = read_replay_file(path)
-    server = {k: v for k, v in meta["server"].items() if k != "num_gpu_blocks_override"}
-    if server.get("scheduler_cls") not in (None, scheduler_cls):
-        raise WorkloadFormatError(f"{path}: server.scheduler_cls {server['scheduler_cls']!r} names code, and a "
-                                  "workload file never names code that runs: pass it yourself (scheduler_cls=...)")
-    server["scheduler_cls"] = scheduler_cls
-    settings = ServerSettings(**server)
+    requests, meta, settings = read_replay_settings(path)
+    plugin = server_scheduler(settings, scheduler_cls, str(path))
     if reverse_ties:
         requests = _reversed_ties(requests, meta.get("tie_gap_seconds", 0.0), meta["step_seconds"])
-    core = engine_core(settings)
+    core = engine_core(settings, plugin)
     preempted: list[str] = []
     schedule = core.scheduler.schedule
 

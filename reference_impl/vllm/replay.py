@@ -57,8 +57,9 @@ from typing import Any
 
 from geosched.errors import GeoschedError, ValidationError, WorkloadFormatError
 from geosched.progress import note, stage
+from geosched.reference_impl.code_names import refuse_code_names
 from geosched.reference_impl.formats.serving import REQUEST_ID_PREFIX, ServerSettings, bench_args, build_model_dir
-from geosched.reference_impl.vllm.engine_replay import read_replay_file
+from geosched.reference_impl.vllm.engine_replay import read_replay_settings, server_scheduler
 from geosched.results import Result
 
 __all__ = ["SERVERS", "BenchResult", "HttpReplay", "ReplayError", "ReplayFidelity", "read_arrival_log",
@@ -98,6 +99,7 @@ def read_bench_result(path: str | Path, n: int) -> BenchResult:
     from geosched.reference_impl.jsonfile import read_json
 
     data = read_json(path)
+    refuse_code_names(data, str(path))
     lists = {}
     for key in ("latencies", "ttfts", "itls", "start_times", "output_lens", "errors"):
         value = data.get(key) if isinstance(data, dict) else None
@@ -316,10 +318,11 @@ def _tail(path: Path, lines: int = 3) -> str:
         return "(no log)"
 
 
-def _start_step_server(export: Path, out: Path, timeout: float, python: str) -> tuple[subprocess.Popen, int]:
+def _start_step_server(export: Path, out: Path, timeout: float, python: str,
+                       scheduler_cls: str | None = None) -> tuple[subprocess.Popen, int]:
     log = out / "server.log"
     command = [python, "-m", "geosched", "serve-model", str(export), "--port", "0", "--timeout", str(timeout),
-               "--out", str(out), "--force"]
+               "--out", str(out), "--force"] + (["--scheduler-cls", scheduler_cls] if scheduler_cls else [])
     with open(log, "w") as handle:
         process = subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT)
 
@@ -405,17 +408,23 @@ def _server_steps(summary: dict[str, Any], meta: dict[str, Any], settings: Serve
 
 
 def replay_export(export: str | Path, out: str | Path, *, server: str = "step", timeout: float = 900.0,
-                  python: str | None = None) -> HttpReplay:
+                  python: str | None = None, scheduler_cls: str | None = None) -> HttpReplay:
     """Serve ``export``'s settings (``server``: ``"step"`` or ``"vllm"``), replay it with ``vllm bench serve``,
     and measure (module docstring). Files go to ``out``: ``bench.json`` (vLLM's result file),
     ``arrivals.log``, ``server.log``, ``bench.log``, ``server.json`` (step server), ``report.json``.
-    ``timeout`` bounds the server start and the client run, each."""
+    ``timeout`` bounds the server start and the client run, each. The file is read first, through the gate
+    for names of code (:func:`~geosched.reference_impl.vllm.engine_replay.read_replay_settings`); an export
+    made with ``--scheduler-cls FILE.py:Class`` runs on the step server with ``scheduler_cls``, the same file."""
     if server not in SERVERS:
         raise ValidationError("--server", server, f"must be one of {', '.join(SERVERS)}")
     started, export, out = time.perf_counter(), Path(export), Path(out)
     python = python or sys.executable
-    requests, meta = read_replay_file(export)
-    settings = ServerSettings.from_dict(meta["server"])
+    requests, meta, settings = read_replay_settings(export)  # the gate for names of code, before anything runs
+    server_scheduler(settings, scheduler_cls, str(export), load=False)
+    if server == "vllm" and settings.plugin_file is not None:
+        raise ValidationError("--server", server, f"{export} was exported with your scheduler file "
+                              f"{settings.plugin_file!r}: vllm serve imports a module path, so run its .replay.sh "
+                              "with SCHEDULER_CLS=module.Class (a data file never names code that runs)")
     out.mkdir(parents=True, exist_ok=True)
     (out / "arrivals.log").unlink(missing_ok=True)
     model = build_model_dir(out / "model", settings.max_model_len)
@@ -425,7 +434,7 @@ def replay_export(export: str | Path, out: str | Path, *, server: str = "step", 
     try:
         if server == "step":
             stage("replay: starting geosched serve-model (vLLM's engine core, no model)")
-            process, port = _start_step_server(export, out, timeout, python)
+            process, port = _start_step_server(export, out, timeout, python, scheduler_cls)
         else:
             note("replay: starting vllm serve on CPU (minutes: vLLM loads its engine and profiles the KV cache)")
             stage("replay: starting vllm serve")
@@ -451,7 +460,7 @@ _FILES = {"result": "bench.json", "arrivals": "arrivals.log", "server_log": "ser
 def _measured(requests: list[Any], meta: dict[str, Any], settings: ServerSettings, out: Path,
               base: dict[str, Any], started: float) -> HttpReplay:
     bench = read_bench_result(out / "bench.json", len(requests))
-    summary = json.loads((out / "server.json").read_text()) if base["server"] == "step" else None
+    summary = _server_record(out / "server.json") if base["server"] == "step" else None
     itls = [gap for per_request in bench.itls for gap in per_request]
     decode = summary["step_seconds"] if summary else (statistics.median(itls) if itls else meta["step_seconds"])
     fidelity = replay_fidelity([r.timestamp for r in requests], [r.arrival for r in requests],
@@ -466,6 +475,17 @@ def _measured(requests: list[Any], meta: dict[str, Any], settings: ServerSetting
                         latencies=bench.latencies, fidelity=fidelity, server_steps=steps, **base)
     (out / "report.json").write_text(json.dumps({**result.to_dict(), "report": result.report()}, indent=1))
     return result
+
+
+def _server_record(path: Path) -> dict[str, Any]:
+    """The step server's ``server.json``, read strictly and through the gate for names of code."""
+    from geosched.reference_impl.jsonfile import read_json
+
+    data = read_json(path)
+    refuse_code_names(data, str(path))
+    if not isinstance(data, dict) or not isinstance(data.get("requests"), list):
+        raise ValueError(f"{path}: not a geosched serve-model record")
+    return data
 
 
 def _model_numbers(meta: dict[str, Any]) -> dict[str, Any]:

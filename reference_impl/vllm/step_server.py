@@ -40,18 +40,20 @@ Example (needs vLLM)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.formats.serving import ServerSettings
-from geosched.reference_impl.vllm.engine_replay import add_request, engine_core, read_replay_file
+from geosched.reference_impl.vllm.engine_replay import add_request, engine_core, read_replay_settings, server_scheduler
 
 __all__ = ["StepServer", "ServedRequest", "serve_export"]
 
@@ -78,12 +80,13 @@ class StepServer:
     """The engine side and the HTTP side of ``geosched serve-model`` (see the module docstring)."""
 
     def __init__(self, settings: ServerSettings, step_seconds: float, *, max_requests: int,
-                 model_name: str = "geosched-dry-run", arrival_log: Path | None = None) -> None:
+                 model_name: str = "geosched-dry-run", arrival_log: Path | None = None,
+                 scheduler_cls: Any = None) -> None:
         if not (isinstance(step_seconds, (int, float)) and 0 < step_seconds < 3600):
             raise ValidationError("--step-seconds", step_seconds, "must be a number of seconds in (0, 3600)")
         self.settings, self.step_seconds, self.model_name = settings, float(step_seconds), model_name
         self.max_requests = max_requests
-        self.core = engine_core(settings)
+        self.core = engine_core(settings, scheduler_cls)
         self.requests: dict[str, ServedRequest] = {}
         self.waiting: list[ServedRequest] = []  # received, not yet added to the engine
         self.origin: float | None = None  # monotonic time of the first reception
@@ -196,16 +199,18 @@ class StepServer:
         try:
             body = await request.json()
             prompt_tokens, max_tokens = _completion_lengths(body, self.settings.max_model_len)
-        except (ValueError, TypeError) as exc:
-            return web.json_response({"object": "error", "message": str(exc), "type": "BadRequestError",
+            stream, usage = _stream_options(body)
+        except (ValueError, TypeError, RecursionError) as exc:  # a deeply nested body: RecursionError, a 400 too
+            message = "the request body is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            return web.json_response({"object": "error", "message": message, "type": "BadRequestError",
                                       "code": 400}, status=400)
         request_id = f"cmpl-{request.headers.get('X-Request-Id') or uuid.uuid4().hex}-0"
         if request_id in self.requests:
             return web.json_response({"object": "error", "message": f"request id {request_id} is already in use",
                                       "type": "BadRequestError", "code": 400}, status=400)
         record = self.receive(request_id, prompt_tokens, max_tokens)
-        if body.get("stream"):
-            response = await self._stream(request, record, body)
+        if stream:
+            response = await self._stream(request, record, usage)
         else:
             response = await self._whole(record)
         self.responses += 1
@@ -218,7 +223,7 @@ class StepServer:
                 "model": self.model_name, "choices": choices, "usage": usage}
         return f"data: {json.dumps(data)}\n\n".encode()
 
-    async def _stream(self, request: Any, record: ServedRequest, body: dict[str, Any]) -> Any:
+    async def _stream(self, request: Any, record: ServedRequest, usage: bool) -> Any:
         from aiohttp import web
 
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
@@ -229,10 +234,10 @@ class StepServer:
             await response.write(self._chunk(record, [{"index": 0, "text": f" w{token}", "logprobs": None,
                                                        "finish_reason": "length" if last else None,
                                                        "stop_reason": None}]))
-        if (body.get("stream_options") or {}).get("include_usage"):
-            usage = {"prompt_tokens": record.prompt_tokens, "completion_tokens": record.tokens_sent,
-                     "total_tokens": record.prompt_tokens + record.tokens_sent}
-            await response.write(self._chunk(record, [], usage))
+        if usage:
+            counts = {"prompt_tokens": record.prompt_tokens, "completion_tokens": record.tokens_sent,
+                      "total_tokens": record.prompt_tokens + record.tokens_sent}
+            await response.write(self._chunk(record, [], counts))
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
@@ -257,6 +262,8 @@ def _completion_lengths(body: Any, max_model_len: int) -> tuple[int, int]:
     """(prompt tokens, max_tokens) of a completion request, checked as vLLM checks them."""
     if not isinstance(body, dict):
         raise ValueError("the request body must be a JSON object")
+    if body.get("n", 1) != 1 or isinstance(body.get("n"), bool):
+        raise ValueError(f"n must be 1 (the dry run serves one sequence per request), got {body.get('n')!r}")
     prompt = body.get("prompt")
     if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], list):
         prompt = prompt[0]  # one pre-tokenized prompt in a batch of one
@@ -276,18 +283,41 @@ def _completion_lengths(body: Any, max_model_len: int) -> tuple[int, int]:
     return prompt_tokens, max_tokens
 
 
+def _stream_options(body: dict[str, Any]) -> tuple[bool, bool]:
+    """``(stream, include_usage)`` of a completion request, checked before anything is sent (a bad value is a
+    400, never a stream cut short): ``stream`` a boolean, ``stream_options`` an object (or null) whose
+    ``include_usage`` is a boolean, and only with ``stream``, as vLLM checks them."""
+    stream = body.get("stream", False)
+    if stream is not None and not isinstance(stream, bool):
+        raise ValueError(f"stream must be a boolean, got {stream!r}")
+    options = body.get("stream_options")
+    if options is None:
+        return bool(stream), False
+    if not isinstance(options, dict):
+        raise ValueError(f"stream_options must be an object, got {options!r}")
+    if not stream:
+        raise ValueError("stream_options can only be set when stream is true")
+    usage = options.get("include_usage", False)
+    if usage is not None and not isinstance(usage, bool):
+        raise ValueError(f"stream_options.include_usage must be a boolean, got {usage!r}")
+    return True, bool(usage)
+
+
 def serve_export(export: str | Path, *, port: int = 0, step_seconds: float | None = None,
                  max_requests: int | None = None, timeout: float = 600.0, arrival_log: str | Path | None = None,
                  summary: str | Path | None = None, force: bool = False,
-                 announce: Callable[[str], None] = print) -> dict[str, Any]:
+                 announce: Callable[[str], None] = print, scheduler_cls: str | None = None) -> dict[str, Any]:
     """Serve an export's settings until ``max_requests`` responses (default: the file's requests) or ``timeout``.
 
     ``announce`` receives ``"listening on http://127.0.0.1:PORT"`` once the engine is built and the port
     bound. Returns the summary (:meth:`StepServer.summary`, with ``"stopped"``: ``"requests"`` or
-    ``"timeout"``), also written to ``summary`` if given (an existing one only with ``force``).
+    ``"timeout"``), also written to ``summary`` if given (an existing one only with ``force``); stopped by
+    SIGTERM or Ctrl-C, it writes the summary (``"stopped": "signal"``) and then lets the signal go on.
+    ``scheduler_cls``: the plugin file of an export made with ``--scheduler-cls FILE.py:Class`` (run only with
+    the recorded SHA-256: :func:`~geosched.reference_impl.vllm.engine_replay.server_scheduler`).
     """
-    requests, meta = read_replay_file(export)
-    settings = ServerSettings.from_dict(meta["server"])
+    requests, meta, settings = read_replay_settings(export)
+    plugin = server_scheduler(settings, scheduler_cls, str(export))
     step = meta["step_seconds"] if step_seconds is None else step_seconds
     limit = len(requests) if max_requests is None else max_requests
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -296,20 +326,56 @@ def serve_export(export: str | Path, *, port: int = 0, step_seconds: float | Non
         raise ValidationError("--timeout", timeout, "must be a number of seconds in (0, 86400]")
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise ValidationError("--port", port, "must be an integer in 0..65535 (0: a free port)")
-    server = StepServer(settings, step, max_requests=limit, arrival_log=Path(arrival_log) if arrival_log else None)
+    server = StepServer(settings, step, max_requests=limit, arrival_log=Path(arrival_log) if arrival_log else None,
+                        scheduler_cls=plugin)
+    signals: list[int] = []  # SIGTERM or Ctrl-C while serving: the server stops, writes its summary, then the
+    signal_stop: KeyboardInterrupt | None = None  # signal goes on (its handler runs here, outside the event loop)
     try:
-        stopped = asyncio.run(_serve(server, port, timeout, announce))
+        stopped = asyncio.run(_serve(server, port, timeout, announce, signals))
+    except KeyboardInterrupt as exc:  # a signal before the server listens (or outside the main thread)
+        stopped, signal_stop = "signal", exc
     finally:
         server.close()
-    data = {**server.summary(), "stopped": stopped}
+    data = {**server.summary(), "stopped": "signal" if signals else stopped}
     if summary is not None:
         from geosched.output import write_json_atomic
 
         write_json_atomic(summary, data, force=force)
+    if signal_stop is not None:
+        raise signal_stop
+    if signals:
+        signal.raise_signal(signals[0])
     return data
 
 
-async def _serve(server: StepServer, port: int, timeout: float, announce: Callable[[str], None]) -> str:
+async def _serve(server: StepServer, port: int, timeout: float, announce: Callable[[str], None],
+                 signals: list[int]) -> str:
+    with _stopping_on_signals(server, signals):
+        return await _listen(server, port, timeout, announce)
+
+
+@contextlib.contextmanager
+def _stopping_on_signals(server: StepServer, signals: list[int]) -> Iterator[None]:
+    """SIGTERM and Ctrl-C stop the server (its ``stop`` event) instead of raising inside a task; the handlers
+    before are restored after (``remove_signal_handler`` alone would reset them to the default)."""
+    loop = asyncio.get_running_loop()
+    before = {}
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(signum)
+        try:
+            loop.add_signal_handler(signum, lambda s=signum: (signals.append(s), server.stop.set()))
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread: the signal raises as before
+            continue
+        before[signum] = previous
+    try:
+        yield
+    finally:
+        for signum, previous in before.items():
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, previous)
+
+
+async def _listen(server: StepServer, port: int, timeout: float, announce: Callable[[str], None]) -> str:
     from aiohttp import web
 
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

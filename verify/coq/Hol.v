@@ -75,7 +75,9 @@ Proof.
     unfold h, strip. f_equal. apply lookup_in; auto. apply (hol_nodup M rs todo Ho).
 Qed.
 
-(** Every order gives a feasible schedule when every peak fits in memory. *)
+(** [hol M todo n], the strict head-of-line placement in any priority order [todo] (a permutation of the
+    (position, request) pairs; [svf] is the volume-order instance, [svf_hol]), is feasible when every peak fits,
+    and is the step-by-step process in that order *)
 Theorem hol_feasible : forall M rs todo, order_of rs todo ->
   (forall r, In r rs -> peak r <= M) -> feasible M rs (hol M todo (length rs)).
 Proof.
@@ -93,8 +95,9 @@ Definition hol_sim (M : nat) (todo : list (nat * req)) (n : nat) : list nat :=
   let pl := sim M (S (sumo todo)) 0 [] todo in
   map (fun i => lookup i pl) (seq 0 n).
 
-(** At every step scan the waiting requests in the order [todo], start them while the
-    check passes, stop at the first misfit: the same starts as the placement. *)
+(** [hol M todo n], the strict head-of-line placement in any priority order [todo] (a permutation of the
+    (position, request) pairs; [svf] is the volume-order instance, [svf_hol]), is feasible when every peak fits,
+    and is the step-by-step process in that order *)
 Theorem hol_sim_eq : forall M todo n,
   (forall a, In a todo -> peak (snd a) <= M) -> hol_sim M todo n = hol M todo n.
 Proof.
@@ -184,8 +187,8 @@ Proof.
   unfold before. destruct (Nat.ltb (snd b) (snd e)); [rewrite volume2_eq|]; lia.
 Qed.
 
-(** Summed over the requests (every order): the sum over the ordered pairs (i, j) with i
-    started strictly before j of v_i. *)
+(** any order, peaks <= P: (M - P) * sum_j x_j <= 2 * sum_{(i, j): x_i < x_j} v_i (Lemma A.2's certificate does
+    not use the order) *)
 Theorem hol_starts_bound : forall M P rs todo, order_of rs todo ->
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * sumf snd (hol_js M todo) <= 2 * dsum before (hol_js M todo).

@@ -145,6 +145,8 @@ Proof.
   intros R x y HR H. destruct (Nat.le_ge_cases x y); [rewrite Nat.min_l|rewrite Nat.min_r]; nia.
 Qed.
 
+(** any order in which every request placed before another has v_i <= R v_j (R >= 1), S feasible: (M - P)
+    TEL(order) <= (M - P + 2RM) TEL(S) *)
 Theorem hol_inversion : forall M P R rs todo xs,
   order_of rs todo -> 1 <= R ->
   ForallOrdPairs (fun a b => volume (snd a) <= R * volume (snd b)) todo ->
@@ -158,7 +160,7 @@ Proof.
   - rewrite psum_mul, (pairmin_psum rs). nia.
 Qed.
 
-(** SVF is the instance R = 1 (volume order): Thm. 3.2 again, through the same lemma. *)
+(** Thm. 3.2 again, as the instance R = 1 of [hol_inversion] *)
 Corollary thm32_from_inversion : forall M P rs xs,
   (forall r, In r rs -> peak r <= P) -> P < M -> feasible M rs xs ->
   (M - P) * tel rs (svf M rs) <= (3 * M - P) * tel rs xs.
@@ -391,6 +393,8 @@ Proof.
   apply rank_bound; auto. intros i j Hij Hj. apply sorted_nth; auto. apply sort_dec_sorted.
 Qed.
 
+(** the same with v_i <= rho^2 v_j (rho >= 1): (M - P + 2(2 rho - 1) M) TEL(S): the cost grows with the square
+    root of the inversion ratio *)
 Theorem hol_inversion_sqrt : forall M P rho rs todo xs,
   order_of rs todo -> 1 <= rho ->
   ForallOrdPairs (fun a b => volume (snd a) <= rho * rho * volume (snd b)) todo ->

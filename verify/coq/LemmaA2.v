@@ -102,8 +102,7 @@ Proof.
   inversion He. lia.
 Qed.
 
-(** Lemma A.2, head form: when some request waits at step t, the head h (waiting at t) has
-    active peak mass at t + p_h > M. *)
+(** if a request waits at step t, some waiting head h has active_peaks(t) + p_h > M *)
 Theorem lemmaA2_head : forall M rs t,
   (exists k, k < length rs /\ t < nth k (svf M rs) 0) ->
   exists h, In h (combine rs (svf M rs)) /\ t < snd h /\
@@ -117,8 +116,7 @@ Proof.
   - unfold active_peaks, active_peaks_js. rewrite (sumf_perm _ _ _ (svf_perm M rs)). auto.
 Qed.
 
-(** Lemma A.2, peak-mass form (kong.lemmaA.2): with every peak <= P, at every step where a
-    request waits, active peak mass + P > M  (so active peak mass >= M - P + 1). *)
+(** with every peak <= P: whenever a request waits at t, active_peaks(t) + P > M (kong.lemmaA.2) *)
 Theorem lemmaA2_peak_mass : forall M P rs t,
   (forall r, In r rs -> peak r <= P) ->
   (exists k, k < length rs /\ t < nth k (svf M rs) 0) ->
@@ -135,6 +133,7 @@ Example occupancy_counterexample :
   usage [(0, 8); (0, 8); (0, 8)] (svf 16 [(0, 8); (0, 8); (0, 8)]) 1 = 2.
 Proof. split; reflexivity. Qed.
 
+(** "usage > M/2 whenever a request waits" is false (M = 16, three (0, 8): usage 2 at t = 1) *)
 Theorem lemmaA2_occupancy_refuted : ~ (forall M rs t,
   (forall r, In r rs -> 1 <= output r /\ 2 * peak r <= M) ->
   (exists k, k < length rs /\ t < nth k (svf M rs) 0) ->

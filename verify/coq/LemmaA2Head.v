@@ -83,9 +83,8 @@ Proof.
   intros M rs t. unfold active_peaks, active_peaks_js. apply sumf_perm, svf_js_perm.
 Qed.
 
-(** Lemma A.2, head-dependent: if h is the head of the SVF queue at step t (the first request
-    in the SVF order not started by t), the peaks of the requests active at t sum to more
-    than M - p_h. *)
+(** h = [head_at (svf_js M rs) t], the first request in SVF's order not started by t: active_peaks(t) + p_h > M;
+    no hypothesis (svf.lemmaA2.head) *)
 Theorem lemmaA2_blocked_head : forall M rs t h,
   head_at (svf_js M rs) t = Some h ->
   M < active_peaks rs (svf M rs) t + peak (fst h).
@@ -143,14 +142,14 @@ Proof.
   rewrite <- volume2_eq. apply peak_output_le_volume2.
 Qed.
 
-(** The summed head charges against the pairs: sum over the requests k of the charges of the
-    steps k waits, at most the sum over the pairs (j started before k) of p_j o_j. *)
+(** each step t charged M - p_head(t) (0 if nobody waits), summed over the steps each request waits: <= sum over
+    the pairs (j started before k) of p_j o_j *)
 Theorem svf_head_charge_po : forall M rs,
   sumf (fun e => sum_upto (snd e) (head_charge M (svf_js M rs))) (svf_js M rs)
   <= dsum before_po (svf_js M rs).
 Proof. intros M rs. unfold dsum. apply sumf_le. intros e _. apply head_wait_bound. Qed.
 
-(** The head-charged waits against sum_k P_k = pairmin (Prop31.v). *)
+(** the same charges <= 2 pairmin rs *)
 Theorem svf_head_charge_pairmin : forall M rs,
   sumf (fun e => sum_upto (snd e) (head_charge M (svf_js M rs))) (svf_js M rs) <= 2 * pairmin rs.
 Proof.
@@ -161,7 +160,7 @@ Proof.
   rewrite <- sumf_mul_l. apply sumf_le. intros b _. apply before_po_le.
 Qed.
 
-(** ... and so against every feasible schedule (Prop. 3.1). *)
+(** the same charges <= 2 M tel(S) for every feasible S *)
 Theorem svf_head_charge_competitive : forall M rs xs,
   feasible M rs xs ->
   sumf (fun e => sum_upto (snd e) (head_charge M (svf_js M rs))) (svf_js M rs) <= 2 * M * tel rs xs.
@@ -191,8 +190,8 @@ Proof.
   - apply (Permutation_in _ (svf_js_perm M rs)); auto.
 Qed.
 
-(** Thm. 3.2's argument with Pw, the largest peak among the requests SVF makes wait, in
-    place of the largest peak P: (M - Pw) TEL(SVF) <= 2 M TEL(S) + (M - Pw) sum o. *)
+(** every request SVF starts after step 0 has peak <= Pw, S feasible: (M - Pw) TEL(SVF) <= 2M TEL(S) + (M - Pw)
+    sum o *)
 Theorem svf_waiting_peak_bound : forall M Pw rs xs,
   (forall r x, In (r, x) (combine rs (svf M rs)) -> 0 < x -> peak r <= Pw) ->
   feasible M rs xs ->

@@ -33,6 +33,7 @@ Fixpoint vol_before (l : list req) : nat :=
 
 (** ** Item 3 *)
 
+(** Lemma A.2's items 2 (a request active while j waits has v_i <= v_j) and 3 (p o + o <= 2v) *)
 Theorem lemmaA2_peak_time : forall r, peak r * output r + output r <= 2 * volume r.
 Proof.
   intros r. rewrite <- volume2_eq. unfold peak, volume2.
@@ -54,7 +55,7 @@ Proof.
   rewrite combine_length, svf_length, Nat.min_id. exact Hk.
 Qed.
 
-(** Every request active at a step at which j waits has volume <= v_j. *)
+(** Lemma A.2's items 2 (a request active while j waits has v_i <= v_j) and 3 (p o + o <= 2v) *)
 Theorem lemmaA2_active_precede : forall M (rs : list req) t i j,
   i < length rs -> j < length rs ->
   activeb (nth i rs (0, 0), nth i (svf M rs) 0) t = true -> t < nth j (svf M rs) 0 ->
@@ -72,6 +73,8 @@ Qed.
 
 (** ** Per request, and summed *)
 
+(** per request: (M - P) W_j <= sum_i p_i n_ij (n_ij the steps before W_j at which i runs) <= 2 sum_{i: x_i <
+    x_j} v_i *)
 Theorem lemmaA2_wait : forall M P rs k, k < length rs ->
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * nth k (svf M rs) 0 <=
@@ -108,8 +111,8 @@ Proof.
   apply Permutation_map, svf_order_perm.
 Qed.
 
-(** The double counting (step 8): (M - P) W_k <= sum_i p_i n_ik, n_ik = the number of steps
-    before W_k at which i runs. *)
+(** per request: (M - P) W_j <= sum_i p_i n_ij (n_ij the steps before W_j at which i runs) <= 2 sum_{i: x_i <
+    x_j} v_i *)
 Theorem lemmaA2_double_count : forall M P rs k, k < length rs ->
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * nth k (svf M rs) 0 <=
@@ -123,7 +126,8 @@ Proof.
   apply in_svf_js; auto.
 Qed.
 
-(** The double sum over SVF's order is the sum of the pairs' minima. *)
+(** that double sum is sum_{i<j} min(v_i, v_j) (so the form is stronger than [svf_starts_bound] by 2 sum_i v_i)
+    *)
 Theorem lemmaA2_summed_pairs : forall rs,
   vol_before (map snd (svf_order rs)) = psum Nat.min (map volume rs).
 Proof.
@@ -131,7 +135,8 @@ Proof.
   apply psum_perm; [apply Nat.min_comm|]. apply Permutation_map, svf_order_requests_perm.
 Qed.
 
-(** Lemma A.2, summed (kong.lemmaA.2): (1 - alpha) M sum_j W_j <= 2 sum_j sum_{i before j} v_i. *)
+(** the paper's summed form: (M - P) * sum_j W_j <= 2 * sum_j sum_{i before j} v_i, W_j = x_j, "before" = SVF's
+    order (kong.lemmaA.2) *)
 Theorem lemmaA2_summed : forall M P rs,
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * sumf (fun x => x) (svf M rs) <= 2 * vol_before (map snd (svf_order rs)).

@@ -140,6 +140,7 @@ Proof.
   eapply perm_trans; [apply IH|]. simpl. apply Permutation_sym, Permutation_middle.
 Qed.
 
+(** the tail-recursive merge sort returns a sorted permutation (for a total, transitive order) *)
 Theorem msort_perm : forall l, Permutation (msort l) l.
 Proof.
   intros l. unfold msort. eapply perm_trans; [apply merge_all_perm|].
@@ -210,6 +211,7 @@ Proof.
   apply IH. constructor; auto. repeat constructor.
 Qed.
 
+(** the tail-recursive merge sort returns a sorted permutation (for a total, transitive order) *)
 Theorem msort_sorted : forall l, StronglySorted R (msort l).
 Proof. intros l. apply merge_all_sorted, singletons_sorted. constructor. Qed.
 
@@ -220,6 +222,7 @@ Arguments merge_acc {A} leb l1 _ _.
 
 (** ** A sorted permutation is unique when the order is antisymmetric on its elements *)
 
+(** two sorted permutations of a list are equal when the order is antisymmetric on its elements *)
 Theorem sorted_perm_unique : forall {A} (R : A -> A -> Prop) l1 l2,
   (forall a b, In a l1 -> In b l1 -> R a b -> R b a -> a = b) ->
   StronglySorted R l1 -> StronglySorted R l2 -> Permutation l1 l2 -> l1 = l2.

@@ -42,6 +42,7 @@ Proof.
   - exists (k + o + 1); nia.
 Qed.
 
+(** twice the volume, computed without division: [volume2 r = 2 * volume r] *)
 Theorem volume2_eq : forall r, volume2 r = 2 * volume r.
 Proof.
   intros r. unfold volume2, volume.
@@ -75,8 +76,8 @@ Definition feasible (M : nat) (rs : list req) (xs : list nat) : Prop :=
 (** Total end-to-end latency of a burst: sum of the finishing steps x_i + o_i. *)
 Definition tel (rs : list req) (xs : list nat) : nat := tel_js (combine rs xs).
 
-(** TEL is the sum of the finishing steps x_i + o_i, stated without [finish]: a TEL shifted by a
-    constant per request makes this theorem false (the ratio theorems alone would stay true). *)
+(** [tel [] [] = 0] and [tel ((s, o) :: rs) (x :: xs) = x + o + tel rs xs]: TEL is the sum of the finishing
+    steps (a TEL shifted per request breaks this theorem, not only an [Example]) *)
 Theorem tel_finish_times : tel [] [] = 0 /\
   forall s o x rs xs, tel ((s, o) :: rs) (x :: xs) = x + o + tel rs xs.
 Proof. split; [reflexivity | intros; reflexivity]. Qed.
@@ -221,6 +222,8 @@ Proof.
   intros js. unfold usage_js. apply sumf_zero. intros e _. apply req_usage_zero_before. lia.
 Qed.
 
+(** the boolean checker is true exactly on feasible schedules: [feasibleb M rs xs = true <-> feasible M rs xs]
+    *)
 Theorem feasibleb_correct : forall M rs xs, feasibleb M rs xs = true <-> feasible M rs xs.
 Proof.
   intros M rs xs. unfold feasibleb, feasible. rewrite andb_true_iff, Nat.eqb_eq, forallb_forall.

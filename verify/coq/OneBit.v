@@ -98,11 +98,14 @@ Definition onebit (M theta O0 O1 : nat) (rs : list req) : list nat :=
 Lemma onebit_order_is_order : forall theta O0 O1 rs, order_of rs (onebit_order theta O0 O1 rs).
 Proof. intros; apply isort_key_perm. Qed.
 
+(** the 1-bit SVF's schedule is feasible whenever every peak fits in memory *)
 Theorem onebit_feasible : forall M theta O0 O1 rs,
   (forall r, In r rs -> peak r <= M) -> feasible M rs (onebit M theta O0 O1 rs).
 Proof. intros; apply hol_feasible; auto using onebit_order_is_order. Qed.
 
-(** The placement is the step-by-step strict head-of-line process in the 1-bit order. *)
+(** [onebit M theta O0 O1 rs] (1-bit SVF: key = twice the proxy volume s O + (O^2 + O)/2, O = O0 if o <= theta
+    else O1, ties by position; the forward check with the true lengths) is the step-by-step process in that
+    order *)
 Theorem onebit_sim_eq : forall M theta O0 O1 rs,
   (forall r, In r rs -> peak r <= M) ->
   hol_sim M (onebit_order theta O0 O1 rs) (length rs) = onebit M theta O0 O1 rs.
@@ -263,8 +266,8 @@ Qed.
 
 (** ** Thm. 3.3 *)
 
-(** The package's reading (E1 equal prompts, E2 exact class bits, E3 O0 < O1), with its
-    threshold theta = floor(sqrt T) and its constant: TEL <= (1 + 2T/(1 - alpha)) TEL(S). *)
+(** E1 equal prompts, O0 < O1, theta = floor(sqrt T), outputs in [1, T], S feasible: (M - P) TEL(1-bit SVF) <=
+    (M - P + 2TM) TEL(S), i.e. 1 + 2T/(1 - alpha) (kong.thm3.3, the package's reading) *)
 Theorem thm33_onebit_E1 : forall M P T s O0 O1 rs xs,
   1 <= T -> O0 < O1 ->
   (forall r, In r rs -> prompt r = s /\ 1 <= output r <= T) ->
@@ -279,7 +282,7 @@ Proof.
   apply (onebit_pair_E1 s T O0 O1); auto.
 Qed.
 
-(** The same hypotheses through the square-root lemma: O(sqrt T) under E1. *)
+(** the same hypotheses, rho^2 >= T: (M - P + 2(2 rho - 1) M): O(sqrt T) under E1 *)
 Theorem thm33_onebit_E1_sqrt : forall M P T rho s O0 O1 rs xs,
   1 <= rho -> T <= rho * rho -> O0 < O1 ->
   (forall r, In r rs -> prompt r = s /\ 1 <= output r <= T) ->
@@ -295,8 +298,8 @@ Proof.
   assert (T * volume (snd b) <= rho * rho * volume (snd b)) by (apply Nat.mul_le_mono_r; auto). lia.
 Qed.
 
-(** Unequal prompts (no E1), any threshold, exact class bits, proxies within the outputs'
-    range: O(T), with the constant 2 (2 rho - 1), rho^2 >= T (T + 1) / 2. *)
+(** unequal prompts, any theta, proxies 1 <= O0 < O1 <= T: (M - P + 2(2 rho - 1) M) TEL(S) for rho^2 >=
+    T(T+1)/2; rho = T: (M - P + 2(2T - 1) M), i.e. O(T) without E1 (kong.thm3.3) *)
 Theorem thm33_onebit : forall M P T theta O0 O1 rho rs xs,
   1 <= O0 -> O0 < O1 -> O1 <= T -> 1 <= rho -> T * (T + 1) <= 2 * (rho * rho) ->
   (forall r, In r rs -> 1 <= output r <= T) ->
@@ -313,7 +316,8 @@ Proof.
     by (apply Nat.mul_le_mono_r; auto). lia.
 Qed.
 
-(** rho = T: (M - P) TEL <= (M - P + 2 (2T - 1) M) TEL(S), TEL <= (1 + (4T - 2)/(1 - alpha)) OPT. *)
+(** unequal prompts, any theta, proxies 1 <= O0 < O1 <= T: (M - P + 2(2 rho - 1) M) TEL(S) for rho^2 >=
+    T(T+1)/2; rho = T: (M - P + 2(2T - 1) M), i.e. O(T) without E1 (kong.thm3.3) *)
 Corollary thm33_onebit_T : forall M P T theta O0 O1 rs xs,
   1 <= O0 -> O0 < O1 -> O1 <= T ->
   (forall r, In r rs -> 1 <= output r <= T) ->

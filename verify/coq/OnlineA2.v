@@ -208,8 +208,8 @@ Proof.
   assert (i <> j) by (intros <-; lia). lia.
 Qed.
 
-(** Lemma A.2 with arrivals: when an arrived request waits at step t, the first waiting
-    request h in the queue order has active_peaks(t) + p_h > M. *)
+(** Lemma A.2 with arrivals: when an arrived request waits at step t, the first waiting request h in the queue
+    order has active_peaks(t) + p_h > M. *)
 Theorem online_lemmaA2 : forall M ks ars rs t,
   (forall r, In r rs -> peak r <= M) ->
   (exists k, k < length rs /\ nth k ars 0 <= t < nth k (osvf M ks ars rs) 0) ->
@@ -259,8 +259,8 @@ Proof.
               rewrite Hc; lia].
 Qed.
 
-(** The wait of request j is bounded by the peak-time work started during its wait (all of
-    it ahead of j, [online_ahead]) plus the residual of the requests running at its arrival. *)
+(** The wait of request j is bounded by the peak-time work started during its wait (all of it ahead of j,
+    [online_ahead]) plus the residual of the requests running at its arrival. *)
 Theorem online_wait_bound : forall M P ks ars rs j,
   (forall r, In r rs -> peak r <= P) -> j < length rs ->
   let xs := osvf M ks ars rs in

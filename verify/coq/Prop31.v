@@ -90,7 +90,7 @@ Proof.
     apply finished_by; auto.
 Qed.
 
-(** Prop. 3.1, with sum_k P_k written as [pairmin rs]. *)
+(** the same with [pairmin rs] *)
 Theorem prop31_pairmin : forall M rs xs,
   feasible M rs xs -> pairmin rs <= M * tel rs xs.
 Proof.
@@ -172,13 +172,14 @@ Proof.
   - intros q Hq. rewrite Forall_forall in Hf. specialize (Hf q Hq). unfold rle in Hf. lia.
 Qed.
 
+(** sum_k P_k of the sorted volumes ([Q]) = sum_i v_i + sum_{i<j} min(v_i, v_j) ([pairmin]) *)
 Theorem Q_eq_pairmin : forall rs, Q rs = pairmin rs.
 Proof.
   intros rs. unfold Q. rewrite <- pairmin_sorted by apply sort_r_sorted.
   apply pairmin_perm, sort_r_perm.
 Qed.
 
-(** Prop. 3.1 (kong.prop3.1): M * TEL(S) >= sum_k P_k for every feasible burst schedule. *)
+(** every feasible burst schedule xs has Q rs <= M * tel rs xs (kong.prop3.1) *)
 Theorem prop31_lower_bound : forall M rs xs,
   feasible M rs xs -> Q rs <= M * tel rs xs.
 Proof. intros M rs xs H. rewrite Q_eq_pairmin. apply prop31_pairmin; auto. Qed.

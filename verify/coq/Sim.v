@@ -111,7 +111,8 @@ Proof.
         unfold sumo in *; cbn [sumf] in *. lia.
 Qed.
 
-(** The simulation and the placement give the same schedule. *)
+(** if every peak <= M, the step-by-step strict head-of-line simulation [svf_sim] gives exactly [svf]'s starts
+    *)
 Theorem svf_sim_eq : forall M rs,
   (forall r, In r rs -> peak r <= M) -> svf_sim M rs = svf M rs.
 Proof.

@@ -294,7 +294,7 @@ Qed.
 
 End Svf_family.
 
-(** TEL(SVF) = 2 m^2 + 2 m + m (m + 1) / 2 on the family, for every m >= 2. *)
+(** on the SJF family (M = 2m^2, m x (m^2, 1), m^2 x (0, 2)), every m >= 2: 2 TEL(SVF) = 4m^2 + 4m + m(m+1) *)
 Theorem svf_family_tel : forall m, 2 <= m ->
   2 * tel (fam m) (svf (2 * m * m) (fam m)) = 4 * m * m + 4 * m + m * (m + 1).
 Proof.
@@ -451,7 +451,7 @@ Qed.
 
 End Sjf_family.
 
-(** TEL(SJF) = m (m + 1) / 2 + m^3 + m^2 + 1 on the family, for every m >= 2. *)
+(** on the same family: 2 TEL(SJF) = m(m+1) + 2(m^3 + m^2 + 1) (kong.sjf_unbounded) *)
 Theorem sjf_family_tel : forall m, 2 <= m ->
   2 * tel (fam m) (sjf (2 * m * m) (fam m)) = m * (m + 1) + 2 * (m * m * m + m * m + 1).
 Proof.
@@ -462,16 +462,14 @@ Proof.
   destruct m as [|n]; [lia|]. replace (S n - 1) with n in * by lia. nia.
 Qed.
 
-(** TEL(SJF) / TEL(SVF) >= m / 3 on the family. *)
+(** m TEL(SVF) <= 3 TEL(SJF) on the family *)
 Theorem sjf_family_ratio : forall m, 2 <= m ->
   m * tel (fam m) (svf (2 * m * m) (fam m)) <= 3 * tel (fam m) (sjf (2 * m * m) (fam m)).
 Proof.
   intros m Hm. pose proof (svf_family_tel m Hm). pose proof (sjf_family_tel m Hm). nia.
 Qed.
 
-(** SJF has no constant competitive ratio, even with alpha <= 5/8 (kong.sjf_unbounded):
-    for every c there is a burst with every peak <= 5/8 M and a feasible schedule whose
-    TEL is less than TEL(SJF) / c. *)
+(** for every c some burst with every peak <= 5/8 M has a feasible S with c TEL(S) < TEL(SJF) *)
 Theorem sjf_not_competitive : forall c, exists M rs xs,
   (forall r, In r rs -> 8 * peak r <= 5 * M) /\ feasible M rs xs /\
   c * tel rs xs < tel rs (sjf M rs).

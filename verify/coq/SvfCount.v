@@ -253,6 +253,8 @@ Qed.
 
 (** ** The bound *)
 
+(** starts x_0..x_{k-1} of output o; if after every decision in [a, a+len) at least q run, and q+1 when one has
+    <= L steps left (L < o), then (q o + L) len <= o^2 k + 3 o L *)
 Theorem running_count_bound : forall a len,
   L < o -> 1 <= q -> (exists j, j < k /\ x j <= a) ->
   (forall u, a <= u < a + len -> q + b2n (bonus u) <= running u) ->

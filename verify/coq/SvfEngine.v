@@ -221,6 +221,7 @@ Proof.
   - eapply IH; eauto.
 Qed.
 
+(** the engine's merge-sorted order by key equals the insertion-sorted order [isort_by] *)
 Theorem engine_order_eq : forall key rs,
   engine_order key rs = isort_by key (combine (seq 0 (length rs)) rs).
 Proof.
@@ -245,6 +246,7 @@ Proof. intros a b. unfold idxb. rewrite Nat.leb_gt, Nat.leb_le. lia. Qed.
 Lemma idxb_trans : forall a b c, idxb a b = true -> idxb b c = true -> idxb a c = true.
 Proof. intros a b c. unfold idxb. rewrite !Nat.leb_le. lia. Qed.
 
+(** the engine's placement by jumps, sorted back by position, gives [place]'s starts in instance order *)
 Theorem engine_restore : forall M ord rs,
   Permutation ord (combine (seq 0 (length rs)) rs) ->
   map_tr snd (msort idxb (place_jump M [] 0 ord [])) =
@@ -276,12 +278,14 @@ Qed.
 
 (** ** The engine's SVF and SJF *)
 
+(** the engine's SVF and SJF equal [svf] and [sjf] on every input *)
 Theorem svf_engine_eq : forall M rs, svf_engine M rs = svf M rs.
 Proof.
   intros M rs. unfold svf_engine, engine_place. rewrite engine_order_eq, <- isort_v_by.
   fold (svf_order rs). rewrite (engine_restore M (svf_order rs) rs) by apply svf_order_perm. reflexivity.
 Qed.
 
+(** the engine's SVF and SJF equal [svf] and [sjf] on every input *)
 Theorem sjf_engine_eq : forall M rs, sjf_engine M rs = sjf M rs.
 Proof.
   intros M rs. unfold sjf_engine, engine_place. rewrite engine_order_eq, <- isort_o_by.
@@ -296,6 +300,7 @@ Proof.
   rewrite IH. unfold tel, tel_js, finish. simpl. lia.
 Qed.
 
+(** the engine's TEL and feasibility check equal [tel] and [feasibleb] on every input *)
 Theorem tel_engine_eq : forall rs xs, tel_engine rs xs = tel rs xs.
 Proof. intros. unfold tel_engine. rewrite tel_acc_spec. lia. Qed.
 
@@ -339,6 +344,7 @@ Proof.
   - intros e He. rewrite usage_acc_spec. apply Nat.leb_le. rewrite Hu. apply H.
 Qed.
 
+(** the engine's TEL and feasibility check equal [tel] and [feasibleb] on every input *)
 Theorem feasibleb_engine_eq : forall M rs xs, feasibleb_engine M rs xs = feasibleb M rs xs.
 Proof.
   intros M rs xs. destruct (feasibleb M rs xs) eqn:E.

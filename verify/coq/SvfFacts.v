@@ -190,7 +190,7 @@ Proof.
   apply in_combine_r in H. auto.
 Qed.
 
-(** The Coq SVF schedule is feasible whenever every peak fits in memory. *)
+(** if every peak <= M, the Coq SVF schedule is feasible *)
 Theorem svf_feasible : forall M rs,
   (forall r, In r rs -> peak r <= M) -> feasible M rs (svf M rs).
 Proof.

@@ -118,7 +118,7 @@ Proof.
   f_equal. apply IH. eapply agree_cons; [apply find_start_ge|exact Ha'].
 Qed.
 
-(** The faster SVF gives the same starts. *)
+(** the faster placement (finished requests dropped from the check) gives exactly [svf] *)
 Theorem svf_fast_eq : forall M rs, svf_fast M rs = svf M rs.
 Proof.
   intros M rs. unfold svf_fast, svf, svf_placed.

@@ -306,6 +306,8 @@ Proof.
   repeat split; nia.
 Qed.
 
+(** svf-fillers, h >= 1, m >= 1: q = 6h + 4, p = 2q - 1, M = qp, qm triangles (0, p) then 2h + 1 fillers (M/2 -
+    3, 3): SVF starts triangle k at p (k / q) and filler i at p (m - 1) + 3i (svf.fillers) *)
 Theorem svf_fillers_starts : forall h m, 1 <= h -> 1 <= m ->
   let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in
   svf (q * p) (repeat (0, p) (q * m) ++ repeat ((3 * h + 2) * p - 3, 3) f)
@@ -315,6 +317,7 @@ Proof.
   eapply fil_svf; eassumption.
 Qed.
 
+(** the same family: triangle k at k, filler j at 3j is feasible (svf.fillers) *)
 Theorem fillers_witness_feasible : forall h m, 1 <= h ->
   let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in
   feasible (q * p) (repeat (0, p) (q * m) ++ repeat ((3 * h + 2) * p - 3, 3) f)
@@ -324,7 +327,8 @@ Proof.
   eapply fil_witness_feasible; eassumption.
 Qed.
 
-(** 2 TEL(SVF) = q p m (m + 1) + 2 f p (m - 1) + 3 f (f + 1). *)
+(** the same family: 2 TEL(SVF) = pqm(m + 1) + 2fp(m - 1) + 3f(f + 1); 2 TEL(S) = N(N - 1) + 2pN + 3f(f + 1), N
+    = qm (svf.fillers) *)
 Theorem svf_fillers_tel : forall h m, 1 <= h -> 1 <= m ->
   let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in
   let rs := repeat (0, p) (q * m) ++ repeat ((3 * h + 2) * p - 3, 3) f in
@@ -334,7 +338,8 @@ Proof.
   eapply fil_svf_tel; eassumption.
 Qed.
 
-(** 2 TEL(S) = N (N - 1) + 2 p N + 3 f (f + 1), N = q m. *)
+(** the same family: 2 TEL(SVF) = pqm(m + 1) + 2fp(m - 1) + 3f(f + 1); 2 TEL(S) = N(N - 1) + 2pN + 3f(f + 1), N
+    = qm (svf.fillers) *)
 Theorem fillers_witness_tel : forall h m, 1 <= h ->
   let q := 6 * h + 4 in let p := 2 * q - 1 in let f := 2 * h + 1 in
   2 * tel (repeat (0, p) (q * m) ++ repeat ((3 * h + 2) * p - 3, 3) f)

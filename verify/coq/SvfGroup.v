@@ -203,7 +203,8 @@ Proof.
   - apply group_wait_fails; auto.
 Qed.
 
-(** The k-th start of SVF on n identical requests (k < n): (q o + L) x_k <= o^2 k + 3 o L. *)
+(** n identical (s, o), s + o <= M, M = q(s+o) + r, L = r - s: the k-th SVF start has (q o + L) x_k <= o^2 k + 3
+    o L *)
 Theorem svf_group_start_bound : forall M s o n k,
   1 <= o -> s + o <= M -> k < n ->
   (M / (s + o) * o + (M mod (s + o) - s)) * nth k (svf M (repeat (s, o) n)) 0
@@ -260,9 +261,8 @@ Proof.
     assert (L < o) by (unfold L; lia). nia.
 Qed.
 
-(** The single-group bound: for every feasible schedule xs of n identical requests (s, o)
-    with 2 (s + o) <= M, (M + 2) TEL(SVF) <= 2 M TEL(xs) + (3 (2s + o + 1) L + (M + 2) o) n,
-    L = M mod (s + o) - s; so lim TEL(SVF) / TEL(OPT) <= 2M/(M + 2) as n -> infinity. *)
+(** the same with 2(s + o) <= M, S feasible: (M + 2) TEL(SVF) <= 2M TEL(S) + (3(2s+o+1)L + (M+2)o) n, so the
+    limit ratio is <= 2M/(M+2) (svf.fluid.k1) *)
 Theorem svf_group_competitive : forall M s o n xs,
   1 <= o -> 2 * (s + o) <= M -> feasible M (repeat (s, o) n) xs ->
   (M + 2) * tel (repeat (s, o) n) (svf M (repeat (s, o) n))

@@ -524,7 +524,8 @@ Proof.
   - right. exists p. split; [left; auto|]. lia.
 Qed.
 
-(** A jump from t to b < hi lowers the measure. *)
+(** a jump that does not reach the horizon lowers the count of pending window points and finishes: at most 2k +
+    1 jumps for a batch of k *)
 Theorem jumps_decrease : forall t, t < bound M s o hi t pl D -> bound M s o hi t pl D < hi ->
   pending (bound M s o hi t pl D) < pending t.
 Proof.
@@ -586,6 +587,7 @@ Qed.
 
 End Search.
 
+(** on a batch sorted by finish (starts <= lo < finishes), the search by jumps gives [find_start]'s start *)
 Theorem earliest_eq : forall M pl r lo,
   StronglySorted fle pl -> (forall e, In e pl -> snd e <= lo < finish e) ->
   earliest M pl r lo = find_start M pl r lo (horizon_js pl - lo).
@@ -601,6 +603,7 @@ Qed.
 
 (** ** The placement *)
 
+(** the placement by jumps gives [place]'s starts (in reverse order) *)
 Theorem place_jump_eq : forall M todo lo pl0 pl acc,
   agree lo pl0 pl -> StronglySorted fle pl -> (forall e, In e pl -> snd e <= lo) ->
   place_jump M pl lo todo acc = rev (place M pl0 lo todo) ++ acc.

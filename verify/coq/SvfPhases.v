@@ -271,6 +271,8 @@ Qed.
 
 (** ** The rate bound for group j *)
 
+(** a burst of groups in volume order: request k of group j has mu_j x <= o_j^2 k + 3 o_j L_j + mu_j (last_prev
+    j + Omax), with truncated subtraction *)
 Theorem svf_phase_start_bound : forall M groups j k,
   Sorted gvle groups ->
   (forall g, In g groups -> 1 <= output (fst g)) ->
@@ -391,7 +393,8 @@ Proof.
   apply pstart_le_end; auto. lia.
 Qed.
 
-(** The same bound without the truncated subtraction. *)
+(** a burst of groups (type, count) in volume order, peaks <= M, o >= 1: request k of group j has mu_j x <=
+    o_j^2 k + 3 o_j L_j + mu_j (last_prev j + Omax), mu_j = q_j o_j + L_j (svf.fluid.k2..k4) *)
 Theorem svf_phase_start_bound_abs : forall M groups j k,
   Sorted gvle groups ->
   (forall g, In g groups -> 1 <= output (fst g)) ->

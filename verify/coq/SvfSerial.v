@@ -90,6 +90,8 @@ Proof.
   intros k Hk. rewrite nth_map_seq by auto. reflexivity.
 Qed.
 
+(** equal volumes, peaks <= M, outputs >= 1, every two neighbours conflict at their first steps (M < s_1 + s_2 +
+    2): SVF starts each request when the previous one finishes *)
 Theorem svf_serial_starts : forall M v rs,
   Forall (ok_req M) rs -> Forall (fun r => volume2 r = v) rs -> chain M rs ->
   svf M rs = serial 0 rs.
@@ -142,6 +144,8 @@ Proof.
     split; [unfold prompt; simpl; lia|]. split; [unfold prompt; simpl; lia|exact IH].
 Qed.
 
+(** svf-alternating: n pairs (a, c), (b, 1) of equal volume with a + b + 2 > M: SVF starts pair j at j (c + 1)
+    and j (c + 1) + c (svf.alternating) *)
 Theorem svf_alternating_starts : forall M a b c n,
   1 <= c -> a + c <= M -> b + 1 <= M -> M < a + b + 2 -> volume2 (a, c) = volume2 (b, 1) ->
   svf M (alternate (a, c) (b, 1) n) = alternating_starts c 0 n.
@@ -193,6 +197,8 @@ Lemma flat_pair_length : forall (f g : nat -> nat) n s,
   length (flat_map (fun i => [f i; g i]) (seq s n)) = 2 * n.
 Proof. induction n; intros s; simpl; [auto|]. rewrite IHn. lia. Qed.
 
+(** the same family, n = c m pairs: narrow i at c (i / c), wide i at c m + i is feasible when c (a + c) <= M and
+    b + 1 <= M (svf.alternating) *)
 Theorem alternating_witness_feasible : forall M a b c m,
   1 <= c -> c * (a + c) <= M -> b + 1 <= M ->
   feasible M (alternate (a, c) (b, 1) (c * m)) (alternating_witness c m).

@@ -20,6 +20,8 @@ Import ListNotations.
 
 (** ** The sharper bound *)
 
+(** peaks <= P, S feasible: (M - P) TEL(SVF) <= 2M TEL(S) + (M - P) sum o (no P < M needed; svf.sharp_bound,
+    svf.heavy_limit) *)
 Theorem svf_sharp_bound : forall M P rs xs,
   (forall r, In r rs -> peak r <= P) ->
   feasible M rs xs ->
@@ -48,6 +50,8 @@ Proof.
   pose proof (peak_output_class a b (fst bb) H). rewrite volume2_eq in *. lia.
 Qed.
 
+(** peaks <= P, a o <= b s for every request, S feasible: (2a + b)(M - P) TEL(SVF) <= 2(a + b) M TEL(S) + (2a +
+    b)(M - P) sum o (svf.prompt_heavy) *)
 Theorem svf_prompt_heavy_bound : forall M P a b rs xs,
   (forall r, In r rs -> peak r <= P) ->
   (forall r, In r rs -> a * output r <= b * prompt r) ->
@@ -120,6 +124,8 @@ Proof.
   apply Nat.mul_lt_mono_pos_l; assumption.
 Qed.
 
+(** for every a < 2b some burst (triangles q = 4b, n = 160 b^2) and feasible S have a M TEL(S) + b (M - P) sum o
+    < b (M - P) TEL(SVF): the 2 is sharp (svf.constant_two) *)
 Theorem svf_sharp_bound_tight : forall a b, a < 2 * b ->
   exists M P rs xs,
     (forall r, In r rs -> peak r <= P) /\ P < M /\ feasible M rs xs /\

@@ -262,20 +262,25 @@ End Triangles.
 
 (** ** The theorems, for every q >= 1 and every n *)
 
+(** p = 2q - 1, M = qp, n x (0, p): SVF starts request k at p (k / q) *)
 Theorem svf_triangles_starts : forall q n, 1 <= q ->
   svf (q * (2 * q - 1)) (repeat (0, 2 * q - 1) n)
   = map (fun k => (2 * q - 1) * (k / q)) (seq 0 n).
 Proof. intros q n Hq. exact (svf_tri q Hq n). Qed.
 
+(** the same family: one start per step (request k at k) is feasible *)
 Theorem triangles_staggered_feasible : forall q n, 1 <= q ->
   feasible (q * (2 * q - 1)) (repeat (0, 2 * q - 1) n) (seq 0 n).
 Proof. intros q n Hq. exact (tri_stagger_feasible q Hq n). Qed.
 
+(** the same family: p TEL(one per step) <= q TEL(SVF) + p (p - 1) n (the sharper additive term) *)
 Theorem svf_triangles_ratio_sharp : forall q n, 1 <= q ->
   let p := 2 * q - 1 in let rs := repeat (0, p) n in
   p * tel rs (seq 0 n) <= q * tel rs (svf (q * p) rs) + p * (p - 1) * n.
 Proof. intros q n Hq. exact (tri_ratio_sharp q Hq n). Qed.
 
+(** p TEL(one per step) <= q TEL(SVF) + p^2 n: the ratio tends to p/q = 2 - 1/q (svf.lower_bound,
+    svf.fluid.k1..k4) *)
 Theorem svf_triangles_ratio : forall q n, 1 <= q ->
   let p := 2 * q - 1 in let rs := repeat (0, p) n in
   p * tel rs (seq 0 n) <= q * tel rs (svf (q * p) rs) + p * p * n.
@@ -287,13 +292,13 @@ Proof.
   lia.
 Qed.
 
-(** 2 TEL(staggered) = n (n - 1) + 2 p n. *)
+(** n = q b: 2 TEL(SVF) = p q b (b + 1); 2 TEL(one per step) = n (n - 1) + 2 p n (svf.constant_two) *)
 Theorem triangles_staggered_tel : forall q n, 1 <= q ->
   let p := 2 * q - 1 in
   2 * tel (repeat (0, p) n) (seq 0 n) = n * (n - 1) + 2 * p * n.
 Proof. intros q n Hq. exact (tri_tel_stagger_closed q Hq n). Qed.
 
-(** With n = q b requests (b full batches): 2 TEL(SVF) = p q b (b + 1). *)
+(** n = q b: 2 TEL(SVF) = p q b (b + 1); 2 TEL(one per step) = n (n - 1) + 2 p n (svf.constant_two) *)
 Theorem svf_triangles_tel : forall q b, 1 <= q ->
   let p := 2 * q - 1 in let rs := repeat (0, p) (q * b) in
   2 * tel rs (svf (q * p) rs) = p * q * b * (b + 1).

@@ -39,6 +39,8 @@ Qed.
 
 Definition svf_js (M : nat) (rs : list req) : list (req * nat) := map strip (svf_placed M rs).
 
+(** in placement order the SVF's starts and volumes never decrease, so whoever runs while j waits precedes j
+    (Lemma A.2, item 2) *)
 Theorem svf_js_sorted : forall M rs, StronglySorted start_vol_le (svf_js M rs).
 Proof. intros; apply place_sorted, isort_v_sorted. Qed.
 
@@ -116,7 +118,7 @@ Proof.
   rewrite map_fst_combine; auto. rewrite svf_length. lia.
 Qed.
 
-(** The key inequality: the SVF's starts against the sorted prefix sums. *)
+(** with every peak <= P: (M - P) * sum of the SVF starts <= 2 * pairmin rs *)
 Theorem svf_starts_bound : forall M P rs,
   (forall r, In r rs -> peak r <= P) ->
   (M - P) * sumf snd (svf_js M rs) <= 2 * pairmin rs. (* MUT: factor2 *)
@@ -152,7 +154,7 @@ Proof.
   intros rs xs H. unfold tel. rewrite tel_js_split, outputs_combine by lia. lia.
 Qed.
 
-(** Thm. 3.2 (kong.thm3.2), division-free. *)
+(** peaks <= P < M, o >= 1, S feasible: (M - P) * tel(SVF) <= (3M - P) * tel(S) (kong.thm3.2) *)
 Theorem thm32_svf_competitive : forall M P rs xs,
   (forall r, In r rs -> peak r <= P) -> P < M ->
   (forall r, In r rs -> 1 <= output r) ->
@@ -170,7 +172,7 @@ Proof.
   nia.
 Qed.
 
-(** The schedule the theorem is about is itself feasible. *)
+(** under the same hypotheses the SVF schedule itself is feasible *)
 Corollary thm32_svf_feasible : forall M P rs,
   (forall r, In r rs -> peak r <= P) -> P < M -> feasible M rs (svf M rs).
 Proof.

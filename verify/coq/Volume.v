@@ -40,7 +40,7 @@ Proof.
   replace (Nat.min (T - x) (output r)) with (output r) by lia. unfold volume2. lia.
 Qed.
 
-(** The volume identity. *)
+(** for T >= x + o, sum_{t=1..T} req_usage r x t = volume r (kong.volume) *)
 Theorem volume_is_memory_time : forall r x T,
   x + output r <= T -> sum_upto T (fun t => req_usage r x (S t)) = volume r.
 Proof.

@@ -1,0 +1,135 @@
+"""A stopped command leaves no Coq build behind (issue 44): SIGTERM or Ctrl-C reaching ``geosched claims`` while its
+background Coq build compiles kills every coqc it started and removes the build's working folder; the cache keeps
+what it had (here: nothing, it was empty).
+
+A real ``geosched claims`` is started on an empty cache (``GEOSCHED_COQ_CACHE``), stopped as soon as one of its coqc
+processes runs (seen in ``/proc``: a coqc whose working folder lies in that cache), and then ``/proc`` and the cache
+are read. The waits are bounded by counts of polls, never by a measured time.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from geosched.verify import coq_engine
+
+needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                               reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+_POLLS = 6000  # 0.05 s each at most: the bound of every wait below
+
+
+def coq_processes_in(folder: Path) -> list[int]:
+    """The coq tools (coqc, coqchk, coqdep) running with their working folder inside ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            name = (entry / "comm").read_text().strip()
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if name.startswith("coq") and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
+            found.append(int(entry.name))
+    return found
+
+
+def _pause() -> None:
+    threading.Event().wait(0.05)
+
+
+def _slow_coqc(folder: Path) -> Path:
+    """A ``coqc`` that answers ``--version`` and ``-where`` as the real one and otherwise never ends (a file that
+    takes long to compile): a stop must kill it, not wait for it."""
+    import shutil
+
+    real = shutil.which("coqc")
+    folder.mkdir()
+    (folder / "coqc").write_text(f"""#!/bin/bash
+case " $* " in *" --version "*|*" -where "*) exec {real} "$@";; esac
+while :; do sleep 1; done
+""")
+    (folder / "coqc").chmod(0o755)
+    return folder
+
+
+@needs_coq
+@pytest.mark.parametrize("signum, slow", [(signal.SIGTERM, False), (signal.SIGTERM, True), (signal.SIGINT, True)],
+                         ids=["SIGTERM", "SIGTERM-slow-file", "SIGINT-slow-file"])
+def test_a_stopped_claims_leaves_no_coqc_and_no_build_folder(tmp_path, signum, slow):
+    cache = tmp_path / "cache"
+    env = {**os.environ, "GEOSCHED_COQ_CACHE": str(cache)}
+    if slow:
+        env["PATH"] = f"{_slow_coqc(tmp_path / 'bin')}{os.pathsep}{env['PATH']}"
+    command = [sys.executable, "-m", "geosched", "claims", "--claim", "kong.volume"]
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own group: the signal reaches geosched alone, not coqc
+    try:
+        for _ in range(_POLLS):
+            if coq_processes_in(cache) or proc.poll() is not None:
+                break
+            _pause()
+        assert coq_processes_in(cache), f"no coqc seen: {proc.poll()} {proc.stderr.read() if proc.poll() else ''}"
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)  # a bound for a hung process (a slow file never ends), not a timing
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines()[-1].startswith("geosched: "), err  # the CLI's one line, no traceback
+    assert "Traceback" not in err, err
+    left = coq_processes_in(cache)
+    for _ in range(_POLLS):  # a killed coqc disappears from /proc once reaped: no coqc may survive
+        if not left:
+            break
+        _pause()
+        left = coq_processes_in(cache)
+    assert left == []
+    assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == [], list(cache.iterdir())
+
+
+_MECHANISM = """
+import sys, threading
+from pathlib import Path
+from geosched.verify import coq_compile
+
+tmp = Path(sys.argv[1])
+folder = coq_compile.working_folder(tmp, ".work.")
+(tmp / "sleep.py").write_text("import time; time.sleep(600)")
+result = []
+
+def run():
+    try:
+        result.append(coq_compile.run_measured("sleep", [sys.executable, str(tmp / "sleep.py")], folder, timeout=600))
+    except coq_compile.BuildStopped as exc:
+        result.append(exc)
+
+runner = threading.Thread(target=run)
+runner.start()
+for _ in range(6000):
+    if coq_compile._Running.processes:
+        break
+    threading.Event().wait(0.05)
+coq_compile.stop_all(wait_seconds=0.0)
+runner.join(120)
+again = coq_compile.working_folder(tmp, ".work.")
+published = coq_compile.publish(again, tmp / "done", lambda f: (f / "build.json").write_text("{}"))
+print(type(result[0]).__name__, folder.exists(), len(coq_compile._Running.processes), published,
+      (tmp / "done" / "build.json").is_file())
+"""
+
+
+def test_a_stop_kills_the_processes_removes_the_folders_and_a_later_build_starts_afresh(tmp_path):
+    """The mechanism without coqc, in a process of its own (a stop stops every build of its process): a stop kills
+    the registered process (no verdict: BuildStopped), removes the working folder no build released, and once
+    nothing of it is left a new build gets a folder and publishes it."""
+    done = subprocess.run([sys.executable, "-c", _MECHANISM, str(tmp_path)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.stdout.split() == ["BuildStopped", "False", "0", "True", "True"], done.stderr
