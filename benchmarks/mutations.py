@@ -139,8 +139,8 @@ MUTATIONS: tuple[Mutation, ...] = (
       "the game's never-release lower bound doubled (unsound)"),
     M("game-continuation-doubled", "verify/game.py", "    return d + k + cost, starts",
       "    return d + k + 2 * cost, starts", "jaillet.thm4.1", "the algorithm's continuation cost doubled"),
-    M("mc-opt-above-policy", "verify/montecarlo.py", "            value = int(exact.tel)\n",
-      "            value = int(exact.tel) + 1\n", "kong.thm3.4", "'exact OPT' above TEL(SVF) (SVF beats OPT)"),
+    # (mc-opt-above-policy, montecarlo._sample's exact OPT + 1, is gone: since issue 42 no row cites monte-carlo:svf,
+    # the only method that reaches that line, so no ledger row can catch it; kong.thm3.4 rests on paper-stationary)
     M("mc-load-doubled", "verify/montecarlo.py", "        return rho * (1 - alpha_cap) * memory / (2 * truncated",
       "        return 2 * rho * (1 - alpha_cap) * memory / (2 * truncated", "kong.thm3.4",
       "the Monte-Carlo's arrival rate doubled"),

@@ -668,21 +668,26 @@ def with_canaries(outcomes: dict[str, ClaimOutcome], readings: dict[str, list[di
     def judged(claim: Callable[..., ClaimOutcome], planted: Any) -> str:
         return claim(planted).status
 
-    cost = {int(n): c for n, c in outcomes["sagesched.routing"].data["cost_per_decision"].items()}
+    def quadratic() -> dict[int, dict[str, float]]:
+        cost = outcomes["sagesched.routing"].data["cost_per_decision"]
+        return {int(n): {k: v * int(n) for k, v in c.items()} for n, c in cost.items()}
+
+    # each planted run is a function: only the claims asked for are judged (a caller may ask for one)
     planted = {
         "sagesched.gain": ("SageSched 50% slower than the best heuristic in every configuration",
-                           [judged(gain_claim, _worse_sagesched(rows)) for rows in readings.values()]),
+                           lambda: [judged(gain_claim, _worse_sagesched(rows)) for rows in readings.values()]),
         "sagesched.ablation": ("SageSched 50% slower than its slowest ablation in every configuration",
-                               [judged(ablation_claim, _worse_than_ablations(rows)) for label, rows in readings.items()
-                                if label != "mixed"]),
+                               lambda: [judged(ablation_claim, _worse_than_ablations(rows))
+                                        for label, rows in readings.items() if label != "mixed"]),
         "sagesched.preemption": ("SageSched preempting once more than any heuristic",
-                                 [judged(preemption_claim, _worse_sagesched(mixed_rows))]),
+                                 lambda: [judged(preemption_claim, _worse_sagesched(mixed_rows))]),
         "sagesched.routing": ("every operation count x N (a router comparing pairs)",
-                              [judged(routing_claim, {n: {k: v * n for k, v in c.items()} for n, c in cost.items()})]),
+                              lambda: [judged(routing_claim, quadratic())]),
     }
     out = {}
     for claim_id, outcome in outcomes.items():
-        defect, words = planted[claim_id]
+        defect, run = planted[claim_id]
+        words = run()
         missed = [w for w in words if w != "not_reproduced"]
         verdict = (f"judged {', '.join(words)}" if words else "nothing to plant it in")
         out[claim_id] = dataclasses.replace(outcome, canary=Canary(defect, bool(words) and not missed, verdict))
