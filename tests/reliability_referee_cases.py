@@ -145,7 +145,7 @@ def process_runner(prefix: list[str], env: dict[str, str] | None = None):
         before = snapshot(folder)
         try:
             done = subprocess.run([*prefix, *case.argv], cwd=folder, capture_output=True, text=True, timeout=300,
-                                  env={**os.environ, **(env or {})})
+                                  env=_with(env or {}))
             code, stdout, stderr = done.returncode, done.stdout, done.stderr
         except subprocess.TimeoutExpired as exc:
             code, stdout = None, str(exc.stdout or "")
@@ -155,6 +155,15 @@ def process_runner(prefix: list[str], env: dict[str, str] | None = None):
         return CliRun(case.argv, code, stdout, stderr, None, changed)
 
     return runner
+
+
+def _with(env: dict[str, str]) -> dict[str, str]:
+    """This process's environment with ``env``; a ``PYTHONPATH`` of the case goes in front of the one already set
+    (a campaign pointed at another checkout by ``PYTHONPATH`` keeps running that checkout)."""
+    merged = {**os.environ, **env}
+    if "PYTHONPATH" in env and os.environ.get("PYTHONPATH"):
+        merged["PYTHONPATH"] = env["PYTHONPATH"] + os.pathsep + os.environ["PYTHONPATH"]
+    return merged
 
 
 PYTHON_M = [sys.executable, "-m", "geosched"]
