@@ -101,14 +101,16 @@ def publish(folder: Path, target: Path, finish: Callable[[Path], None] | None) -
     (replacing an older one) under the stop's lock, else remove it; True when it was published. Without
     ``finish`` (None) the folder is only removed (a failed build is never cached)."""
     with _Running.lock:
-        _Running.folders.discard(folder)
         if finish is not None and not _Running.stopping.is_set():
             finish(folder)
             if target.exists():
                 shutil.rmtree(target)
             os.replace(folder, target)
+            _Running.folders.discard(folder)
             return True
     shutil.rmtree(folder, ignore_errors=True)
+    with _Running.lock:  # only once it is gone: a stop waits for the registered folders, then the program may end
+        _Running.folders.discard(folder)
     return False
 
 
