@@ -59,5 +59,5 @@ def test_the_campaign_catches_every_mutation_and_the_docs_table_is_its_output():
     survivors = {o.id for o in outcomes if not o.caught}
     assert survivors == blind, [(o.id, o.status, o.message) for o in outcomes if not o.caught]
     table = tables.block((ROOT / "docs" / "claims.md").read_text(), "mutation campaign")
-    documented = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\|[^|]*\|[^|]*\| (\w+ -> \w+) \|", table, re.M))
+    documented = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\|[^|]*\|[^|]*\| ([\w ]+ -> [\w ]+) \|", table, re.M))
     assert documented == {o.id: f"{o.baseline} -> {o.status}" for o in outcomes}
