@@ -25,8 +25,9 @@ needs_coq = pytest.mark.skipif(not coq_engine.coq_available() and os.environ.get
 _POLLS = 6000  # 0.05 s each at most: the bound of every wait below
 
 
-def coq_processes_in(folder: Path) -> list[int]:
-    """The coq tools (coqc, coqchk, coqdep) running with their working folder inside ``folder``."""
+def coq_processes_in(folder: Path, compiling: bool = False) -> list[int]:
+    """The coq tools (coqc, coqchk, coqdep) running with their working folder inside ``folder``; with ``compiling``,
+    only a coqc compiling a file (not the short ``--version``/``-where`` probes, nor coqdep)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -34,7 +35,10 @@ def coq_processes_in(folder: Path) -> list[int]:
         try:
             name = (entry / "comm").read_text().strip()
             cwd = os.readlink(entry / "cwd")
+            words = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
+            continue
+        if compiling and (name != "coqc" or b"--version" in words or b"-where" in words):
             continue
         if name.startswith("coq") and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
             found.append(int(entry.name))
@@ -72,11 +76,15 @@ def test_a_stopped_claims_leaves_no_coqc_and_no_build_folder(tmp_path, signum, s
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)  # its own group: the signal reaches geosched alone, not coqc
     try:
+        # a coqc compiling a file, seen once: a probe or coqdep may come and go between two looks, and a real
+        # file may be compiled by the time the signal comes (the build is under way either way)
+        seen: list[int] = []
         for _ in range(_POLLS):
-            if coq_processes_in(cache) or proc.poll() is not None:
+            seen = coq_processes_in(cache, compiling=True)
+            if seen or proc.poll() is not None:
                 break
             _pause()
-        assert coq_processes_in(cache), f"no coqc seen: {proc.poll()} {proc.stderr.read() if proc.poll() else ''}"
+        assert seen, f"no coqc seen: {proc.poll()} {proc.stderr.read() if proc.poll() is not None else ''}"
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=120)  # a bound for a hung process (a slow file never ends), not a timing
     finally:
