@@ -4,6 +4,7 @@ boundary, the stationary runs and the ranking; each check refuted when its input
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -17,7 +18,7 @@ from geosched.reference_impl.opt import brute_force_opt
 from geosched.reference_impl.opt.bounds import capacity_bound, srpt_bound, sum_outputs_bound
 from geosched.reference_impl.simulation import simulate
 from geosched.theory import kong_thm3_4, svf_poisson
-from geosched.verify import poisson_boundary, poisson_stationary, poisson_step3
+from geosched.verify import poisson_boundary, poisson_model, poisson_stationary, poisson_step3
 from geosched.verify.evidence import Context, Evidence
 from geosched.verify.ledger import CLAIMS, METHODS, combine
 from geosched.verify.poisson_model import PAPER_WORKLOADS, PROJECT, ClassWorkload, class_bounds, geometric_workload
@@ -191,6 +192,54 @@ def test_warmup_and_bound_verdicts_can_fail():
     problems, consistent = poisson_stationary.bound_problems([{**point, "paper": 0.99}])
     assert problems and not consistent
     assert point["ours_after"] < point["ours_before"] and point["ours_after"] < point["paper"] and point["cond"]
+
+
+def test_the_statements_mean_output_is_the_truncated_geometric_summed_by_hand():
+    # E[min(G, P - s)] by a direct sum over G (far past the cut: the tail mass goes to P - s), not the closed form
+    for name, mu, s_min, s_max, memory, alpha in poisson_model.PAPER_MODELS:
+        cap, q = int(alpha * memory), 1 - mu
+        direct = sum(sum(mu * q ** (g - 1) * min(g, cap - s) for g in range(1, 2000)) for s in range(s_min, s_max + 1))
+        stated = poisson_stationary.statement_moments(name)
+        assert stated["e_o"] == pytest.approx(direct / (s_max - s_min + 1), rel=1e-12)
+        assert (stated["cap"], stated["drain"], stated["e_s"]) == (cap, memory - cap, (s_min + s_max) / 2)
+    assert [w.name for w in PAPER_WORKLOADS] == [m[0] for m in poisson_model.PAPER_MODELS]
+
+
+def _mean_of_ratios(top, bottom):  # the estimator E[SVF/OPT] in place of E[SVF]/E[OPT] (mutation mc-estimator-ecr)
+    ratio = float((top / bottom).mean())
+    se = float((top - ratio * bottom).std(ddof=1) / np.sqrt(len(top)) / bottom.mean())
+    return ratio, ratio - 4 * se, ratio + 4 * se
+
+
+def test_the_workload_audit_and_the_rederived_estimate_refute_the_audits_three_mutations(monkeypatch):
+    # the hand campaign's mc-load-doubled, mc-pmf-shift and mc-estimator-ecr, planted here by hand: each must be
+    # refuted by its own line of monte-carlo:paper-stationary, and the unmutated run by none
+    w1 = PAPER_WORKLOADS[0]
+    clean = poisson_stationary.stationary_point(w1, 0.5, 20_000, 3)
+    assert poisson_stationary.workload_problems(clean) == [] and poisson_stationary.estimate_problems(clean) == []
+    shifted = dataclasses.replace(w1, types=tuple((s, min(o + 1, w1.cap - s)) for s, o in w1.types))
+    problems = poisson_stationary.workload_problems(poisson_stationary.stationary_point(shifted, 0.5, 20_000, 3))
+    assert any("the mean output measured" in p for p in problems) and not any("load rho_p" in p for p in problems)
+    with monkeypatch.context() as m:
+        m.setattr(poisson_stationary, "_ratio_interval", _mean_of_ratios)
+        point = poisson_stationary.stationary_point(w1, 0.5, 20_000, 3)
+        assert poisson_stationary.workload_problems(point) == []
+        assert any("TEL/LB" in p for p in poisson_stationary.estimate_problems(point))
+    m = monkeypatch
+    m.setattr(ClassWorkload, "rate_paper", lambda self, rho_p: 2 * rho_p * self.drain / (2 * self.mean("v")))
+    problems = poisson_stationary.workload_problems(poisson_stationary.stationary_point(w1, 0.5, 20_000, 3))
+    assert [p for p in problems if "the paper's load rho_p measured" in p] == problems and problems
+    evidence = METHODS["monte-carlo:paper-stationary"](CLAIMS["kong.thm3.4"], Context("quick", None, 0, ()))
+    assert evidence.status == "refuted" and evidence.implementation and "not the statement's" in evidence.message
+
+
+def test_the_paper_stationary_check_passes_with_its_canaries_refuted():
+    evidence = METHODS["monte-carlo:paper-stationary"](CLAIMS["kong.thm3.4"], Context("quick", None, 0, ()))
+    assert evidence.status == "vacuous" and evidence.canary.refuted and not evidence.implementation
+    for planted in ("the measured load x1.1", "the measured mean output x1.1", "the reported TEL/LB x1.1",
+                    "the late half's TEL"):
+        assert planted in evidence.canary.defect
+    assert "within 4 standard errors of the statement's" in evidence.message
 
 
 def test_the_ranking_check_and_its_canary():

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ClassWorkload", "geometric_workload", "PROJECT", "PAPER_WORKLOADS", "class_bounds", "paper_terms",
-           "simulate_classes", "SimulatedClasses"]
+__all__ = ["ClassWorkload", "geometric_workload", "PROJECT", "PAPER_MODELS", "PAPER_WORKLOADS", "class_bounds",
+           "paper_terms", "simulate_classes", "SimulatedClasses"]
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,11 @@ def _project() -> ClassWorkload:
 
 
 PROJECT = _project()
-# the paper's model, two configurations: W1 alpha = 1/2, mu = 0.2; W2 alpha = 1/4, mu = 0.1, longer prompts
-PAPER_WORKLOADS = (geometric_workload("W1", 0.2, 0, 3, 40, 0.5), geometric_workload("W2", 0.1, 1, 6, 80, 0.25))
+# the paper's model, two configurations (name, mu, s_min, s_max, M, alpha): W1 alpha = 1/2, mu = 0.2; W2 alpha = 1/4,
+# mu = 0.1, longer prompts. The statement's parameters stay here, apart from the types and probabilities built from
+# them: the stationary runs' workload audit (verify/poisson_stationary.py) judges the simulated requests against them
+PAPER_MODELS = (("W1", 0.2, 0, 3, 40, 0.5), ("W2", 0.1, 1, 6, 80, 0.25))
+PAPER_WORKLOADS = tuple(geometric_workload(*model) for model in PAPER_MODELS)
 
 
 def _levels(keys: np.ndarray, rho_k: np.ndarray, r0: float) -> np.ndarray:

@@ -10,10 +10,18 @@ load ``rho_p``, simulated under SVF, 1-bit SVF and FCFS on the same arrivals:
   rest cut into :data:`BLOCKS` blocks; the mean TEL per request of the late half of the blocks must
   agree with the early half's (``|z| <= 4`` by batch means), else the run is not stationary. Its
   canary: the late half's TEL made 10% larger must be refuted by the same predicate;
+* **the workload audited** (:func:`workload_problems`): the simulated requests themselves (not the
+  workload's type table) against the statement's parameters (:data:`~geosched.verify.poisson_model.PAPER_MODELS`):
+  the paper's load ``rho_p`` measured as ``2 E[work per step]/D``, the mean output against the truncated
+  geometric's ``E[min(G, P - s)]`` in closed form, the mean prompt, each within ``Z_LIMIT`` standard errors,
+  and every peak ``<= P``; a run of another workload refutes the row (an implementation error). Its canary:
+  the measured load and the mean output each made 10% larger;
 * **E[OPT] from below**: the capacity relaxation
   (:func:`~geosched.reference_impl.opt.bounds.capacity_bound`) of each block's requests, summed
   (a schedule restricted to a block's requests is feasible for them, so ``TEL(OPT) >= sum of the
-  blocks' bounds``); ``E[SVF]/E[OPT] <= sum TEL / sum LB``, and ``>= TEL(SVF)/TEL(best policy)``;
+  blocks' bounds``); ``E[SVF]/E[OPT] <= sum TEL / sum LB``, and ``>= TEL(SVF)/TEL(best policy)``; both ratios and their
+  intervals are re-derived from the stored block sums by a second routine (:func:`estimate_problems`; its
+  canary: a reported ratio 10% larger);
 * **verdict against a bound** (:func:`bound_problems`): refuted when the lower confidence end of
   ``TEL(SVF)/TEL(best)`` exceeds it, consistent when the upper end of ``TEL/LB`` is below it at every
   point, and vacuous when it could not have failed (the estimate never reaches 90% of the bound's
@@ -38,8 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from geosched.verify.evidence import Canary, Context, Evidence, declares_canary, plant
+from geosched.verify.evidence import Canary, Context, Evidence, declares_canary, plant, plant_all
 from geosched.verify.poisson_model import (
+    PAPER_MODELS,
     PAPER_WORKLOADS,
     ClassWorkload,
     class_bounds,
@@ -48,7 +57,7 @@ from geosched.verify.poisson_model import (
 )
 
 __all__ = ["BLOCKS", "Z_LIMIT", "GRID", "stationary_point", "warmup_problems", "bound_problems", "ranking_problems",
-           "lower_bound_problems", "late_vs_early_z",
+           "lower_bound_problems", "late_vs_early_z", "statement_moments", "workload_problems", "estimate_problems",
            "ranking_measure", "STATIONARY_METHODS"]
 
 BLOCKS = 20
@@ -97,6 +106,84 @@ def warmup_problems(early: np.ndarray, late: np.ndarray) -> list[str]:
     return [] if abs(z) <= Z_LIMIT else [f"not stationary: late vs early mean TEL per request, z = {z:+.1f}"]
 
 
+def _measured_workload(run: Any) -> dict[str, Any]:
+    """What the simulated requests are, read from the instance itself (never from the workload's type table): the
+    work ``sum v`` arriving per step (the last arrival step left out: the n-th arrival may cut it), the outputs',
+    the prompts' mean and standard deviation, and the largest peak."""
+    requests = run.instance.requests
+    arrival = np.array([r.arrival for r in requests])
+    s = np.array([r.prompt for r in requests], dtype=float)
+    o = np.array([r.output for r in requests], dtype=float)
+    steps = int(arrival[-1])
+    whole = arrival < steps
+    work = np.bincount(arrival[whole], weights=(s * o + (o * o + o) / 2)[whole], minlength=steps)
+    return {"steps": steps, "requests": len(requests), "work_mean": float(work.mean()),
+            "work_sd": float(work.std(ddof=1)), "o_mean": float(o.mean()), "o_sd": float(o.std(ddof=1)),
+            "s_mean": float(s.mean()), "s_sd": float(s.std(ddof=1)), "max_peak": int((s + o).max())}
+
+
+def statement_moments(name: str) -> dict[str, float]:
+    """The statement's numbers for the paper workload ``name``, from its parameters in
+    :data:`~geosched.verify.poisson_model.PAPER_MODELS` alone: ``P = floor(alpha M)``, ``D = M - P``, the mean
+    prompt, and the mean output ``E[min(G, P - s)] = sum_{k < P - s} q^k = (1 - q^(P - s))/mu`` (``G`` geometric on
+    ``{1, 2, ...}``), averaged over the uniform prompts.
+
+    >>> m = statement_moments("W1")
+    >>> m["cap"], m["drain"], m["e_s"], round(m["e_o"], 4)
+    (20, 20, 1.5, 4.9169)
+    """
+    _, mu, s_min, s_max, memory, alpha = next(m for m in PAPER_MODELS if m[0] == name)
+    cap, q = int(alpha * memory), 1 - mu
+    prompts = range(s_min, s_max + 1)
+    return {"cap": cap, "drain": memory - cap, "e_s": (s_min + s_max) / 2,
+            "e_o": sum((1 - q ** (cap - s)) / mu for s in prompts) / len(prompts)}
+
+
+def workload_problems(point: dict[str, Any]) -> list[str]:
+    """The workload audit of one run: the measured paper load, mean output and mean prompt against the
+    statement's (:func:`statement_moments`, the run's ``rho_p``), refuted beyond ``Z_LIMIT`` standard errors (the
+    work per step and the requests are i.i.d.), and a peak above ``P``."""
+    stated, measured = statement_moments(point["workload"]), point["audit"]
+    n, steps, drain = measured["requests"], measured["steps"], stated["drain"]
+    tests = (("the paper's load rho_p", 2 * measured["work_mean"] / drain, point["rho_p"],
+              2 * measured["work_sd"] / math.sqrt(steps) / drain),
+             ("the mean output", measured["o_mean"], stated["e_o"], measured["o_sd"] / math.sqrt(n)),
+             ("the mean prompt", measured["s_mean"], stated["e_s"], measured["s_sd"] / math.sqrt(n)))
+    where = f"{point['workload']} rho_p={point['rho_p']}"
+    problems = []
+    for label, got, want, se in tests:
+        z = (got - want) / se if se > 0 else 0.0 if got == want else math.inf
+        if abs(z) > Z_LIMIT:
+            problems.append(f"{where}: the simulated workload is not the statement's: {label} measured {got:.4g}, "
+                            f"stated {want:.4g} (z = {z:+.1f})")
+    if measured["max_peak"] > stated["cap"]:
+        problems.append(f"{where}: a simulated peak {measured['max_peak']} above P = {stated['cap']}")
+    return problems
+
+
+def _rederived_ratio(top: list[float], bottom: list[float]) -> tuple[float, float, float]:
+    """A second routine for :func:`_ratio_interval` (pure Python, exact sums): ``sum top / sum bottom`` and its
+    delta-method interval from the residuals ``top - ratio bottom``."""
+    k = len(top)
+    ratio = math.fsum(top) / math.fsum(bottom)
+    resid = [t - ratio * b for t, b in zip(top, bottom)]
+    centre = math.fsum(resid) / k
+    se = math.sqrt(math.fsum((r - centre) ** 2 for r in resid) / (k - 1)) / math.sqrt(k) / (math.fsum(bottom) / k)
+    return ratio, ratio - Z_LIMIT * se, ratio + Z_LIMIT * se
+
+
+def estimate_problems(point: dict[str, Any]) -> list[str]:
+    """The reported ratios and the interval ends the verdict reads, against :func:`_rederived_ratio` on the stored
+    block sums (relative tolerance ``1e-9``)."""
+    blocks, where = point["blocks"], f"{point['workload']} rho_p={point['rho_p']}"
+    lb, best = _rederived_ratio(blocks["svf"], blocks["lower"]), _rederived_ratio(blocks["svf"], blocks["best"])
+    pairs = (("TEL/LB", point["ratio_lb"], lb[0]), ("TEL/LB's upper end", point["ratio_lb_high"], lb[2]),
+             (f"TEL/TEL({point['best']})", point["ratio_best"], best[0]),
+             (f"TEL/TEL({point['best']})'s lower end", point["ratio_best_low"], best[1]))
+    return [f"{where}: the reported {label} {got:.6f} is not the estimate re-derived from the block sums, "
+            f"{want:.6f}" for label, got, want in pairs if abs(got - want) > 1e-9 * abs(want)]
+
+
 def stationary_point(workload: ClassWorkload, rho_p: float, n: int, seed: int) -> dict[str, Any]:
     """One long run at the paper's load ``rho_p``: per-policy waits and TEL, the bounds, the warm-up test."""
     run = simulate_classes(workload, workload.rate_paper(rho_p), n, seed, POLICIES)
@@ -122,6 +209,8 @@ def stationary_point(workload: ClassWorkload, rho_p: float, n: int, seed: int) -
         "ours_before": 1 + bounds["svf"]["square"] / e_o, "ours_after": 1 + bounds["svf"]["chebyshev"] / e_o,
         "per_class": {p: bounds[p]["per_class"] for p in POLICIES}, "phi": {p: bounds[p]["phi"] for p in POLICIES},
         "early": per_request[: BLOCKS // 2].tolist(), "late": per_request[BLOCKS // 2:].tolist(),
+        "blocks": {"svf": tel["svf"].tolist(), "best": tel[best].tolist(), "lower": lower.tolist()},
+        "audit": _measured_workload(run),
     }
 
 
@@ -159,22 +248,45 @@ def _table_text(points: list[dict[str, Any]]) -> str:
                      f"{p['ratio_lb_high']:.3f}), ours {p['ours_after']:.2f}, paper {p['paper']:.2f}" for p in points)
 
 
-@declares_canary("the late half's TEL made 10% larger must fail the warm-up test")
+def _audit_canary(points: list[dict[str, Any]]) -> tuple[list[str], Canary]:
+    """The workload audit and the re-derived estimates of every run, and their canaries at the run where each is
+    hardest to see (the largest standard error relative to the value; the largest ratio)."""
+    problems = [x for p in points for x in (*workload_problems(p), *estimate_problems(p))]
+    noisy_load = max(points, key=lambda p: p["audit"]["work_sd"] / math.sqrt(p["audit"]["steps"]) /
+                     p["audit"]["work_mean"])
+    noisy_o = max(points, key=lambda p: p["audit"]["o_sd"] / math.sqrt(p["audit"]["requests"]) / p["audit"]["o_mean"])
+    top = max(points, key=lambda p: p["ratio_lb"])
+    return problems, plant_all([
+        plant("the measured load x1.1", workload_problems,
+              {**noisy_load, "audit": {**noisy_load["audit"], "work_mean": 1.1 * noisy_load["audit"]["work_mean"]}}),
+        plant("the measured mean output x1.1", workload_problems,
+              {**noisy_o, "audit": {**noisy_o["audit"], "o_mean": 1.1 * noisy_o["audit"]["o_mean"]}}),
+        plant("the reported TEL/LB x1.1", estimate_problems, {**top, "ratio_lb": 1.1 * top["ratio_lb"]})])
+
+
+@declares_canary("the late half's TEL made 10% larger must fail the warm-up test; the measured load and mean output "
+                 "x1.1 must fail the workload audit; a reported ratio x1.1 must fail its re-derivation")
 def _paper_stationary(claim: Any, ctx: Context) -> Evidence:
     """``monte-carlo:paper-stationary``: E[SVF]/E[OPT] on long stationary workloads against Thm. 3.4's bound."""
     started = time.perf_counter()
     points = _runs(ctx)
-    warm, canary = _warmup_canary(points)
+    warm, warm_canary = _warmup_canary(points)
+    audit, audit_canary = _audit_canary(points)
+    canary = plant_all([warm_canary, audit_canary])
     problems, consistent = bound_problems(points)
+    problems = audit + problems
     used = max((p["ratio_lb"] - 1) / (p["paper"] - 1) for p in points)
     data = {"points": points, "used": used}
     samples = sum(p["n"] for p in points)
     if problems or warm:
         status = "refuted" if problems else "unknown"
         return Evidence("monte-carlo:paper-stationary", "statistical", status, "; ".join(problems or warm),
-                        samples=samples, wall_time=time.perf_counter() - started, data=data, canary=canary)
-    text = (f"{len(points)} stationary runs (warm-up test passed, {samples} arrivals), E[SVF]/E[OPT] <= TEL/capacity "
-            f"bound: {_table_text(points)}; COND holds at {sum(p['cond'] for p in points)} of {len(points)}")
+                        samples=samples, wall_time=time.perf_counter() - started, data=data, canary=canary,
+                        implementation=bool(audit))
+    text = (f"{len(points)} stationary runs (warm-up test passed, {samples} arrivals; the simulated load, mean output "
+            f"and prompt within {Z_LIMIT:g} standard errors of the statement's, peaks <= P; the ratios re-derived from "
+            f"the block sums), E[SVF]/E[OPT] <= TEL/capacity bound: {_table_text(points)}; COND holds at "
+            f"{sum(p['cond'] for p in points)} of {len(points)}")
     discriminating = used >= 0.9
     status = "consistent" if consistent and discriminating else "vacuous" if consistent else "unknown"
     if status == "vacuous":
