@@ -66,7 +66,7 @@ from typing import Any, ClassVar
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import BurstSpace
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.results import Result
+from geosched.results import Completed, Result
 
 __all__ = [
     "Z3Bounds",
@@ -470,15 +470,10 @@ def _bisect_result(policy: str, bounds: Z3Bounds, queries: list[QueryResult], wa
 
 
 @dataclass(frozen=True)
-class Z3HuntResult(Result):
-    """The ``z3`` method of a hunt: one bisection per number of requests, while time remains."""
+class Z3HuntResult(Completed):
+    """The ``z3`` method of a hunt: one bisection per number of requests, while time remains.
+    ``wall_time`` is cumulative over resumes."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str
-    wall_time: float  # seconds, cumulative over resumes
     fun: float  # the best certified ratio (0.0 when no query was sat)
     nfev: int  # queries, cumulative over resumes
     witnesses: tuple[Any, ...]  # checked witnesses found in this run

@@ -37,7 +37,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from geosched.verify.evidence import Canary, Context, Coverage, Evidence, declares_canary, plant, plant_all
+from geosched.verify.evidence import (
+    Canary,
+    Context,
+    Coverage,
+    Evidence,
+    declares_canary,
+    exhaustive_failure,
+    plant,
+    plant_all,
+)
 
 __all__ = ["FRONTIER_METHODS", "CLASSES", "instance_facts", "sharp_checks", "head_charges", "triangle_rows",
            "tight_witness"]
@@ -142,11 +151,9 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     label, space = "exhaustive:svf-sharp", _space(ctx)
     run, elapsed = ctx.cached(f"{label}:{space.label}", lambda: _exhaustive_run(space))  # one run for every row
-    if "unknown" in run:
-        return Evidence(label, "bounded", "unknown", run["unknown"], wall_time=elapsed)
-    if "problems" in run:
-        return Evidence(label, "bounded", "refuted", f"{run['problems']} on {run['instance']}", implementation=True,
-                        wall_time=elapsed, counterexample=ctx.write("svf_sharp_counterexample.json", run))
+    failure = exhaustive_failure(label, run, elapsed, ctx, "svf_sharp_counterexample.json")
+    if failure is not None:
+        return failure
     bound = f"every burst with {space.label} (both tie orders)"
     return Evidence(label, "bounded", "checked",
                     f"{run['runs']} SVF runs against the exact optimum, {run['blocked']} with blocked steps: the "
