@@ -78,8 +78,7 @@ from geosched.output import json_default, write_text_atomic
 from geosched.results import Result
 
 __all__ = ["EVIDENCE_STATUSES", "STRENGTH", "Evidence", "Context", "MODES", "TIME_LIMITS", "Canary", "Coverage",
-           "plant", "plant_all", "declares_canary", "needs_no_canary", "canary_declaration", "settle",
-           "exhaustive_failure"]
+           "plant", "plant_all", "declares_canary", "needs_no_canary", "canary_declaration", "settle"]
 
 EVIDENCE_STATUSES = ("proved",
                      "proved relative to",  # proved given named hypotheses (standard results) the message names
@@ -196,27 +195,6 @@ class Evidence(Result):
         object.__setattr__(self, "covers", {name: (status, bound) for name, (_, bound) in self.covers.items()})
 
 
-def exhaustive_failure(label: str, run: dict[str, Any], elapsed: float, ctx: Context,
-                       counterexample: str) -> Evidence | None:
-    """The evidence of an exhaustive run that did not finish (``unknown``, its reason) or found a problem
-    (``refuted``: ``run`` written to ``counterexample`` in the run's folder); None when it ran clean.
-
-    Examples
-    --------
-    >>> ctx = Context("quick", None, 0, ())
-    >>> exhaustive_failure("exhaustive:demo", {"unknown": "time limit reached"}, 5.0, ctx, "demo.json").status
-    'unknown'
-    >>> exhaustive_failure("exhaustive:demo", {"runs": 3}, 0.1, ctx, "demo.json") is None
-    True
-    """
-    if "unknown" in run:
-        return Evidence(label, "bounded", "unknown", run["unknown"], wall_time=elapsed)
-    if "problems" in run:
-        return Evidence(label, "bounded", "refuted", f"{run['problems']} on {run['instance']}", implementation=True,
-                        wall_time=elapsed, counterexample=ctx.write(counterexample, run))
-    return None
-
-
 def declares_canary(defect: str) -> Callable[[Callable], Callable]:
     """Decorator of a ledger method: it runs a canary of this kind (``defect``, in words) in every run and
     attaches it to its evidence (:func:`plant`); a passing evidence without it is ``vacuous`` (:func:`settle`)."""
@@ -298,6 +276,25 @@ class Context:
         path = self.out / name
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
+
+    def failed_run(self, label: str, run: dict[str, Any], elapsed: float, counterexample: str) -> Evidence | None:
+        """The evidence of an exhaustive run that did not finish (``unknown``, its reason) or found a problem
+        (``refuted``: ``run`` written to ``counterexample`` in :attr:`out`); None when it ran clean.
+
+        Examples
+        --------
+        >>> ctx = Context("quick", None, 0, ())
+        >>> ctx.failed_run("exhaustive:demo", {"unknown": "time limit reached"}, 5.0, "demo.json").status
+        'unknown'
+        >>> ctx.failed_run("exhaustive:demo", {"runs": 3}, 0.1, "demo.json") is None
+        True
+        """
+        if "unknown" in run:
+            return Evidence(label, "bounded", "unknown", run["unknown"], wall_time=elapsed)
+        if "problems" in run:
+            return Evidence(label, "bounded", "refuted", f"{run['problems']} on {run['instance']}",
+                            implementation=True, wall_time=elapsed, counterexample=self.write(counterexample, run))
+        return None
 
     def background(self, key: str, fn: Callable[[], Any]) -> concurrent.futures.Future | None:
         """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the

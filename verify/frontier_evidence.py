@@ -37,16 +37,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from geosched.verify.evidence import (
-    Canary,
-    Context,
-    Coverage,
-    Evidence,
-    declares_canary,
-    exhaustive_failure,
-    plant,
-    plant_all,
-)
+from geosched.verify.evidence import Canary, Context, Coverage, Evidence, declares_canary, plant, plant_all
 
 __all__ = ["FRONTIER_METHODS", "CLASSES", "instance_facts", "sharp_checks", "head_charges", "triangle_rows",
            "tight_witness"]
@@ -151,7 +142,7 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     label, space = "exhaustive:svf-sharp", _space(ctx)
     run, elapsed = ctx.cached(f"{label}:{space.label}", lambda: _exhaustive_run(space))  # one run for every row
-    failure = exhaustive_failure(label, run, elapsed, ctx, "svf_sharp_counterexample.json")
+    failure = ctx.failed_run(label, run, elapsed, "svf_sharp_counterexample.json")
     if failure is not None:
         return failure
     bound = f"every burst with {space.label} (both tie orders)"

@@ -26,7 +26,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from geosched.verify.evidence import Canary, Context, Evidence, declares_canary, exhaustive_failure, plant
+from geosched.verify.evidence import Canary, Context, Evidence, declares_canary, plant
 
 __all__ = ["UPPER_METHODS", "upper_problems", "case_of", "bound_factor"]
 
@@ -116,7 +116,7 @@ def _canary(run: dict[str, Any]) -> Canary:
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     space = _space(ctx)
     run, elapsed = ctx.cached(f"{LABEL}:{space.label}", lambda: _exhaustive_run(space))
-    failure = exhaustive_failure(LABEL, run, elapsed, ctx, "svf_upper_counterexample.json")
+    failure = ctx.failed_run(LABEL, run, elapsed, "svf_upper_counterexample.json")
     if failure is not None:
         return failure
     bound = f"every burst with {space.label} (both tie orders)"
