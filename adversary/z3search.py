@@ -91,10 +91,7 @@ MAX_Z3_REQUESTS = 30  # the unrolled model grows like n^3 * o_max: beyond this i
 @dataclass(frozen=True)
 class Z3Bounds(BurstSpace):
     """The instance space a query (and an ``unsat`` proof) covers: a
-    :class:`~geosched.reference_impl.model.BurstSpace` (burst arrivals, exactly ``n`` requests,
-    ``memory[0] <= M <= memory[1]``, ``s <= max_prompt``, ``1 <= o <= max_output``,
-    ``alpha_min * M < max peak <= alpha_max * M``; ``alpha_min = 0``: no lower side) of at most
-    :data:`MAX_Z3_REQUESTS` requests."""
+    :class:`~geosched.reference_impl.model.BurstSpace` of at most :data:`MAX_Z3_REQUESTS` requests."""
 
     FIELD: ClassVar[str] = "z3"
     distinct_volumes: bool = False  # svf: only instances whose volumes are pairwise distinct (issue 43)

@@ -89,9 +89,7 @@ def usage(runs: Iterable[tuple[Any, Any, Any]], step: Any) -> z3.ArithRef:
 # ---------------------------------------------------------------- the burst ceiling encoding
 @dataclass(frozen=True)
 class BurstBounds(BurstSpace):
-    """The instances a ceiling covers: a :class:`~geosched.reference_impl.model.BurstSpace` (``n`` burst requests,
-    ``memory[0] <= M <= memory[1]``, ``0 <= s <= max_prompt``, ``1 <= o <= max_output``, ``s + o <= alpha_max * M``,
-    and (a band) ``max(s + o) > alpha_min * M``)."""
+    """The instances a ceiling covers: a :class:`~geosched.reference_impl.model.BurstSpace`."""
 
     FIELD: ClassVar[str] = "ceiling"
 
