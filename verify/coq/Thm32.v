@@ -91,6 +91,13 @@ Qed.
 Definition before (e b : req * nat) : nat :=
   if Nat.ltb (snd b) (snd e) then volume (fst b) else 0.
 
+(** A pair in start order counts once, with the earlier one's volume. *)
+Lemma before_pair : forall a b, snd a <= snd b -> before a b + before b a <= volume (fst a).
+Proof.
+  intros a b H. unfold before.
+  destruct (Nat.ltb_spec (snd b) (snd a)); [lia|]. destruct (Nat.ltb_spec (snd a) (snd b)); lia.
+Qed.
+
 Lemma wait_bound : forall M P rs e,
   (forall r, In r rs -> peak r <= P) -> In e (svf_js M rs) ->
   (M - P) * snd e <= 2 * sumf (before e) (svf_js M rs).
@@ -122,9 +129,7 @@ Proof.
   assert (sumf (fun b => before a b + before b a) l
           <= sumf (fun q => Nat.min (volume (fst a)) (volume q)) (map fst l)).
   { rewrite sumf_map. apply sumf_le. intros b Hb. rewrite Forall_forall in Hf.
-    destruct (Hf b Hb) as [H1 H2]. unfold before.
-    destruct (Nat.ltb_spec (snd b) (snd a)); [lia|].
-    destruct (Nat.ltb_spec (snd a) (snd b)); lia. }
+    destruct (Hf b Hb) as [H1 H2]. pose proof (before_pair a b H1). lia. }
   specialize (IH Hs'). lia.
 Qed.
 
