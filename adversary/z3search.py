@@ -61,11 +61,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.model import BurstSpace
 from geosched.reference_impl.policies import Capability, policy_names
-from geosched.results import Result
+from geosched.results import Completed, Result
 
 __all__ = [
     "Z3Bounds",
@@ -88,57 +89,28 @@ MAX_Z3_REQUESTS = 30  # the unrolled model grows like n^3 * o_max: beyond this i
 
 
 @dataclass(frozen=True)
-class Z3Bounds:
-    """The instance space a query (and an ``unsat`` proof) covers: burst arrivals, exactly
-    ``n`` requests, ``memory[0] <= M <= memory[1]``, ``s <= max_prompt``, ``1 <= o <= max_output``,
-    ``alpha_min * M < max peak <= alpha_max * M`` (the band; ``alpha_min = 0``: no lower side)."""
+class Z3Bounds(BurstSpace):
+    """The instance space a query (and an ``unsat`` proof) covers: a
+    :class:`~geosched.reference_impl.model.BurstSpace` of at most :data:`MAX_Z3_REQUESTS` requests."""
 
-    n: int
-    memory: tuple[int, int]
-    max_prompt: int
-    max_output: int
-    alpha_max: str | Fraction = "1/2"
-    alpha_min: str | Fraction = "0"
+    FIELD: ClassVar[str] = "z3"
     distinct_volumes: bool = False  # svf: only instances whose volumes are pairwise distinct (issue 43)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.n <= MAX_Z3_REQUESTS:
+        super().__post_init__()
+        if self.n > MAX_Z3_REQUESTS:
             raise ValidationError("z3 n", self.n, f"must be in 1..{MAX_Z3_REQUESTS}")
-        lo, hi = self.memory
-        if lo < 1 or hi < lo:
-            raise ValidationError("z3 memory", self.memory, "must be a range 1 <= lo <= hi")
-        if self.max_prompt < 0 or self.max_output < 1:
-            raise ValidationError("z3 lengths", (self.max_prompt, self.max_output),
-                                  "need max_prompt >= 0, max_output >= 1")
-        alpha = Fraction(self.alpha_max)
-        if not 0 < alpha <= 1:
-            raise ValidationError("z3 alpha_max", self.alpha_max, "must be in (0, 1]")
-        if not 0 <= Fraction(self.alpha_min) < alpha:
-            raise ValidationError("z3 alpha_min", self.alpha_min, f"must be in [0, alpha_max = {alpha})")
-
-    @property
-    def alpha(self) -> Fraction:
-        return Fraction(self.alpha_max)
-
-    @property
-    def alpha_low(self) -> Fraction:
-        """The band's lower side (exclusive)."""
-        return Fraction(self.alpha_min)
 
     @property
     def horizon(self) -> int:
         return self.n * self.max_output
 
     def describe(self) -> str:
-        return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
-                f"1 <= o <= {self.max_output}, " + (f"{self.alpha_low} < " if self.alpha_low else "")
+        return (self.describe_lengths() + ", " + (f"{self.alpha_low} < " if self.alpha_low else "")
                 + f"alpha <= {self.alpha}" + (", volumes pairwise distinct" if self.distinct_volumes else ""))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
-                "max_output": self.max_output, "alpha_max": str(self.alpha),
-                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {}),
-                **({"distinct_volumes": True} if self.distinct_volumes else {})}
+        return {**super().to_dict(), **({"distinct_volumes": True} if self.distinct_volumes else {})}
 
 
 @dataclass
@@ -495,15 +467,10 @@ def _bisect_result(policy: str, bounds: Z3Bounds, queries: list[QueryResult], wa
 
 
 @dataclass(frozen=True)
-class Z3HuntResult(Result):
-    """The ``z3`` method of a hunt: one bisection per number of requests, while time remains."""
+class Z3HuntResult(Completed):
+    """The ``z3`` method of a hunt: one bisection per number of requests, while time remains.
+    ``wall_time`` is cumulative over resumes."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str
-    wall_time: float  # seconds, cumulative over resumes
     fun: float  # the best certified ratio (0.0 when no query was sat)
     nfev: int  # queries, cumulative over resumes
     witnesses: tuple[Any, ...]  # checked witnesses found in this run

@@ -110,6 +110,12 @@ def _integer(text: str) -> int:
     return int(text.strip())
 
 
+def _refuse_unless(ok: bool, expected: str, text: str) -> None:
+    """Every argument type's refusal, in one form: ``must be EXPECTED, got 'TEXT'`` (argparse adds the flag)."""
+    if not ok:
+        raise argparse.ArgumentTypeError(f"must be {expected}, got {text!r}")
+
+
 def integer(text: str) -> int:
     """An integer written in ASCII digits (the range is the command's to check)."""
     return _integer(text)
@@ -118,8 +124,7 @@ def integer(text: str) -> int:
 def positive_int(text: str) -> int:
     """An integer >= 1 (``--memory``, ``--requests``, ``--limit``)."""
     value = _integer(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    _refuse_unless(value >= 1, "an integer >= 1", text)
     return value
 
 
@@ -129,8 +134,7 @@ def non_negative_int(text: str) -> int:
         value = _integer(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
-    if value < 0 or value > MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2^63), got {text!r}")
+    _refuse_unless(0 <= value <= MAX_SEED, "an integer in [0, 2^63)", text)
     return value
 
 
@@ -140,8 +144,7 @@ def finite_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    _refuse_unless(math.isfinite(value), "a finite number", text)
     return value
 
 
@@ -157,8 +160,7 @@ def seconds(text: str) -> float:
     argparse.ArgumentTypeError: must be a number of seconds in (0, 604800] (a week), got '1e30'
     """
     value = positive_float(text)
-    if value > MAX_SECONDS:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, {MAX_SECONDS}] (a week), got {text!r}")
+    _refuse_unless(value <= MAX_SECONDS, f"a number of seconds in (0, {MAX_SECONDS}] (a week)", text)
     return value
 
 
@@ -178,16 +180,14 @@ def scheduler_file_spec(text: str) -> str:
 def positive_float(text: str) -> float:
     """A finite number > 0 (seconds, ratios)."""
     value = finite_float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    _refuse_unless(value > 0, "> 0", text)
     return value
 
 
 def non_negative_float(text: str) -> float:
     """A finite number >= 0 (a gap in seconds)."""
     value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    _refuse_unless(value >= 0, ">= 0", text)
     return value
 
 

@@ -406,28 +406,20 @@ def writer_lock(path: str | Path, *, field: str = "--out") -> Iterator[None]:
     :data:`LOCK_FOLDER` (nothing is left beside the target; the kernel releases it when its holder dies,
     even by SIGKILL, so no lock outlives a writer).
     """
-    import fcntl
     import hashlib
     import sys
+
+    from geosched.progress import locked_file
 
     target = Path(path)
     real = os.path.join(os.path.realpath(target.parent), target.name)
     LOCK_FOLDER.mkdir(parents=True, exist_ok=True)
     lock = LOCK_FOLDER / (hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32] + ".lock")
-    handle = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(handle, 300, 0).decode("utf-8", "replace").strip() or "another process"
-            raise OutputError(f"{field}: {path}: another geosched is writing it ({holder}); wait for it to end or "
-                              "choose another path") from None
-        os.ftruncate(handle, 0)
-        os.pwrite(handle, f"pid {os.getpid()}: geosched {' '.join(sys.argv[1:3])}".encode(), 0)
-        try:
-            yield
-        finally:
-            os.ftruncate(handle, 0)
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    finally:
-        os.close(handle)
+
+    def refuse(handle: int) -> None:
+        holder = os.pread(handle, 300, 0).decode("utf-8", "replace").strip() or "another process"
+        raise OutputError(f"{field}: {path}: another geosched is writing it ({holder}); wait for it to end or "
+                          "choose another path") from None
+
+    with locked_file(lock, lambda: f"pid {os.getpid()}: geosched {' '.join(sys.argv[1:3])}", refuse):
+        yield

@@ -357,12 +357,35 @@ def hold_lock(path: str | Path, what: str, *, poll: float = 0.5) -> Iterator[Non
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    with locked_file(path, lambda: _describe_self() + "\n", lambda handle: _wait_for_lock(handle, path, what, poll)):
+        yield
+
+
+@contextlib.contextmanager
+def locked_file(path: str | Path, holder: Callable[[], str], on_busy: Callable[[int], None]) -> Iterator[None]:
+    """The one way geosched holds a lock file: ``fcntl.flock`` on ``path`` for the block, ``holder()`` written in
+    the file while it is held (what a waiting process reads), the file emptied and the lock released after.
+
+    When another process holds the lock, ``on_busy(handle)`` either raises (a writer refuses at once:
+    :func:`geosched.output.writer_lock`) or returns once it has taken the lock (:func:`hold_lock` waits).
+    The kernel drops the lock when its holder dies, even by SIGKILL: no lock outlives its process.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> lock = os.path.join(tempfile.mkdtemp(), "demo.lock")
+    >>> with locked_file(lock, lambda: "pid 1: demo", on_busy=lambda handle: None):
+    ...     print(open(lock).read())
+    pid 1: demo
+    >>> open(lock).read()  # emptied once released
+    ''
+    """
     handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)  # never truncated before the lock is ours
     try:
         if not _try_lock(handle):
-            _wait_for_lock(handle, path, what, poll)
+            on_busy(handle)
         os.ftruncate(handle, 0)
-        os.pwrite(handle, (_describe_self() + "\n").encode(), 0)
+        os.pwrite(handle, holder().encode(), 0)
         try:
             yield
         finally:

@@ -35,7 +35,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Any, ClassVar
 
-__all__ = ["Result", "plain", "OUTCOMES", "VERDICTS"]
+__all__ = ["Result", "Completed", "plain", "OUTCOMES", "VERDICTS"]
 
 # how a run ended, whatever it was checking
 OUTCOMES = {
@@ -129,6 +129,28 @@ class Result:
                 if not f.name.startswith("_") and f.repr}
         data["success"] = self.success
         return data
+
+
+@dataclasses.dataclass(frozen=True)
+class Completed(Result):
+    """A result whose only status is ``"completed"``: a run that either ends or raises (a table, a trained model, an
+    export). Its three fields come first; a subclass adds its own after them.
+
+    Examples
+    --------
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Count(Completed):
+    ...     n: int
+    >>> Count("completed", "3 found", 0.25, 3).to_dict()
+    {'status': 'completed', 'message': '3 found', 'wall_time': 0.25, 'n': 3, 'success': True}
+    """
+
+    STATUSES = ("completed",)
+    SUCCESS = ("completed",)
+
+    status: str
+    message: str  # one line
+    wall_time: float  # seconds
 
 
 def plain(value: Any) -> Any:

@@ -173,19 +173,8 @@ def _measure(instance: Instance, spec: str, predictor: Any, backfill: bool, limi
 
 
 def _row(spec: str, metrics, result, reference: int) -> PolicyRow:
-    return PolicyRow(
-        policy=spec,
-        tel=metrics.tel,
-        mean_latency=metrics.mean_latency,
-        p95_latency=metrics.p95_latency,
-        p99_latency=metrics.p99_latency,
-        mean_wait=metrics.mean_wait,
-        makespan=metrics.makespan,
-        throughput=metrics.throughput,
-        peak_memory=metrics.peak_memory,
-        restarts=metrics.restarts,  # the checker's count from the runs
-        lost_tokens=metrics.lost_tokens,
-        ratio=metrics.tel / reference if reference else None,
-        starts=dict(result.starts),
-        parameters=dict(result.extra),
-    )
+    given = {"policy": spec, "ratio": metrics.tel / reference if reference else None, "starts": dict(result.starts),
+             "parameters": dict(result.extra)}
+    # every other field is the checker's metric of the same name (restarts: its count from the runs)
+    return PolicyRow(**given, **{name: getattr(metrics, name) for name in PolicyRow.__dataclass_fields__
+                                 if name not in given})

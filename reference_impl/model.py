@@ -38,7 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from geosched.errors import ValidationError, WorkloadFormatError
 from geosched.reference_impl.jsonfile import decode_text, loads, read_bytes
@@ -56,6 +56,7 @@ __all__ = [
     "canonical_instance",
     "write_instance",
     "burst_instance",
+    "BurstSpace",
     "instance_from_columns",
     "schedule_from_dict",
     "read_schedule",
@@ -263,6 +264,69 @@ def burst_instance(memory: int, lengths: Iterable[tuple[int, int]], block_size: 
     return Instance(
         memory, [Request(f"r{k}", 0, s, o) for k, (s, o) in enumerate(lengths)], block_size
     )
+
+
+@dataclass(frozen=True)
+class BurstSpace:
+    """A space of burst instances: exactly ``n`` requests at step 0, ``memory[0] <= M <= memory[1]``,
+    ``0 <= s <= max_prompt``, ``1 <= o <= max_output`` and every peak ``s + o <= alpha_max * M``, with (a band)
+    ``max(s + o) > alpha_min * M`` (``alpha_min = 0``: no lower side).
+
+    The Z3 queries that cover such a space extend it (:class:`~geosched.reference_impl.z3model.BurstBounds`,
+    ``geosched.adversary.z3search.Z3Bounds``): one validation of the bounds and of the band for both; ``FIELD``
+    names the query in the error.
+
+    Examples
+    --------
+    >>> space = BurstSpace(n=2, memory=(8, 8), max_prompt=4, max_output=3, alpha_max="7/8", alpha_min="3/4")
+    >>> space.alpha, space.alpha_low
+    (Fraction(7, 8), Fraction(3, 4))
+    >>> BurstSpace(n=2, memory=(8, 8), max_prompt=4, max_output=3, alpha_min="1/2")
+    Traceback (most recent call last):
+    geosched.errors.ValidationError: space alpha_min: must be in [0, alpha_max = 1/2) (got '1/2')
+    """
+
+    FIELD: ClassVar[str] = "space"
+    n: int  # number of requests (exactly n)
+    memory: tuple[int, int]  # the range of M
+    max_prompt: int  # largest prompt
+    max_output: int  # largest output
+    alpha_max: str | Fraction = "1/2"  # largest peak over M
+    alpha_min: str | Fraction = "0"  # the largest peak over M exceeds this (0: no lower side)
+
+    def __post_init__(self) -> None:
+        for name, value, least in (("n", self.n, 1), ("max_prompt", self.max_prompt, 0),
+                                   ("max_output", self.max_output, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValidationError(f"{self.FIELD} {name}", value, f"must be an integer >= {least}")
+        lo, hi = self.memory
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)) or lo < 1 or hi < lo:
+            raise ValidationError(f"{self.FIELD} memory", self.memory, "must be a range 1 <= lo <= hi of integers")
+        if not 0 < self.alpha <= 1:
+            raise ValidationError(f"{self.FIELD} alpha_max", self.alpha_max, "must be in (0, 1]")
+        if not 0 <= self.alpha_low < self.alpha:
+            raise ValidationError(f"{self.FIELD} alpha_min", self.alpha_min,
+                                  f"must be in [0, alpha_max = {self.alpha})")
+
+    @property
+    def alpha(self) -> Fraction:
+        """The band's upper side: every peak is at most ``alpha * M``."""
+        return Fraction(self.alpha_max)
+
+    @property
+    def alpha_low(self) -> Fraction:
+        """The band's lower side (exclusive; 0: none)."""
+        return Fraction(self.alpha_min)
+
+    def describe_lengths(self) -> str:
+        """The bounds in words, without the band (each query words its band its own way)."""
+        return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
+                f"1 <= o <= {self.max_output}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
+                "max_output": self.max_output, "alpha_max": str(self.alpha),
+                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
 
 
 def instance_to_dict(instance: Instance) -> dict[str, Any]:

@@ -103,17 +103,10 @@ _HIDDEN = ("a non-clairvoyant scheduler cannot read output lengths "
            "(declare clairvoyant = True to receive them)")
 
 
-@dataclass(frozen=True)
-class WaitingView:
-    """A waiting request as a scheduler sees it."""
+class _Output:
+    """A request view's ``output``: only a clairvoyant scheduler is given it (``hidden_output``; else None)."""
 
-    id: str  # a label (ties go by arrival, then position)
-    arrival: int  # step it arrived
-    prompt: int  # s
-    position: int  # index in the instance
-    restarts: int = 0  # runs it has had and lost
-    kept: int = 0  # outputs it will resume with (Restart.KEEP_OUTPUTS), else 0
-    hidden_output: int | None = field(default=None, repr=False)  # None for a non-clairvoyant scheduler
+    hidden_output: int | None
 
     @property
     def output(self) -> int:
@@ -124,7 +117,20 @@ class WaitingView:
 
 
 @dataclass(frozen=True)
-class RunningView:
+class WaitingView(_Output):
+    """A waiting request as a scheduler sees it."""
+
+    id: str  # a label (ties go by arrival, then position)
+    arrival: int  # step it arrived
+    prompt: int  # s
+    position: int  # index in the instance
+    restarts: int = 0  # runs it has had and lost
+    kept: int = 0  # outputs it will resume with (Restart.KEEP_OUTPUTS), else 0
+    hidden_output: int | None = field(default=None, repr=False)  # None for a non-clairvoyant scheduler
+
+
+@dataclass(frozen=True)
+class RunningView(_Output):
     """A running request as a scheduler sees it at step ``t`` (it started before ``t``)."""
 
     id: str
@@ -136,13 +142,6 @@ class RunningView:
     usage: int  # tokens it holds at step t: prompt + age
     restarts: int = 0
     hidden_output: int | None = field(default=None, repr=False)
-
-    @property
-    def output(self) -> int:
-        """The output length ``o``; raises :class:`CapabilityError` unless clairvoyant."""
-        if self.hidden_output is None:
-            raise CapabilityError(_HIDDEN)
-        return self.hidden_output
 
 
 @dataclass(frozen=True)

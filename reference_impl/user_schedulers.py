@@ -282,14 +282,19 @@ class _Worker:
         """A request that is not a decision (the class's declarations): its reply, or one line naming ``spec``."""
         with self.lock:
             self._running(spec)
-            try:
-                reply = self._exchange(message, _STARTUP_SECONDS, lambda: ValidationError(
-                    "policy", spec, f"the worker did not answer in {_STARTUP_SECONDS:g} s"))
-            except _WorkerDied as died:
-                raise ValidationError("policy", spec, f"the scheduler's process exited ({died})") from None
+            reply = self._declarations(message, spec, "the worker did not answer")
         if reply[0] == "error":
             raise ValidationError("policy", spec, reply[2])
         return reply[1]
+
+    def _declarations(self, message: tuple, spec: str, late: str) -> tuple:
+        """The reply to a message that is not a decision, within the start-up limit (the lock held), or one line
+        naming ``spec``: ``late`` and the limit when it does not come, the exit when the worker dies."""
+        try:
+            return self._exchange(message, _STARTUP_SECONDS, lambda: ValidationError(
+                "policy", spec, f"{late} in {_STARTUP_SECONDS:g} s"))
+        except _WorkerDied as died:
+            raise ValidationError("policy", spec, f"the scheduler's process exited ({died})") from None
 
     def new(self, class_name: str, params: dict[str, Any], spec: str) -> tuple[int, int]:
         """A new object of the user's class in the worker: (worker generation, handle)."""
@@ -299,11 +304,7 @@ class _Worker:
             handle = self.handles
             message = ("new", handle, class_name, params, tuple(self.forgotten))
             self.forgotten.clear()
-            try:
-                reply = self._exchange(message, _STARTUP_SECONDS, lambda: ValidationError(
-                    "policy", spec, f"building {class_name} did not finish in {_STARTUP_SECONDS:g} s"))
-            except _WorkerDied as died:
-                raise ValidationError("policy", spec, f"the scheduler's process exited ({died})") from None
+            reply = self._declarations(message, spec, f"building {class_name} did not finish")
             if reply[0] == "error":
                 if reply[1] == "TypeError":  # the engine words "must build with no arguments" itself
                     raise TypeError(reply[2])

@@ -43,11 +43,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import z3
 
 from geosched.errors import ValidationError
+from geosched.reference_impl.model import BurstSpace
 
 __all__ = [
     "active_at",
@@ -87,39 +88,10 @@ def usage(runs: Iterable[tuple[Any, Any, Any]], step: Any) -> z3.ArithRef:
 
 # ---------------------------------------------------------------- the burst ceiling encoding
 @dataclass(frozen=True)
-class BurstBounds:
-    """The instances a ceiling covers: ``n`` burst requests, ``memory[0] <= M <= memory[1]``,
-    ``0 <= s <= max_prompt``, ``1 <= o <= max_output``, ``s + o <= alpha_max * M``, and (a band)
-    ``max(s + o) > alpha_min * M``."""
+class BurstBounds(BurstSpace):
+    """The instances a ceiling covers: a :class:`~geosched.reference_impl.model.BurstSpace`."""
 
-    n: int  # number of requests (exactly n)
-    memory: tuple[int, int]  # the range of M
-    max_prompt: int  # largest prompt
-    max_output: int  # largest output
-    alpha_max: str | Fraction = "1/2"  # largest peak over M
-    alpha_min: str | Fraction = "0"  # the largest peak over M exceeds this (0: no lower side)
-
-    def __post_init__(self) -> None:
-        for name, value, least in (("n", self.n, 1), ("max_prompt", self.max_prompt, 0),
-                                   ("max_output", self.max_output, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValidationError(f"ceiling {name}", value, f"must be an integer >= {least}")
-        lo, hi = self.memory
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)) or lo < 1 or hi < lo:
-            raise ValidationError("ceiling memory", self.memory, "must be a range 1 <= lo <= hi of integers")
-        if not 0 < Fraction(self.alpha_max) <= 1:
-            raise ValidationError("ceiling alpha_max", self.alpha_max, "must be in (0, 1]")
-        if not 0 <= Fraction(self.alpha_min) < Fraction(self.alpha_max):
-            raise ValidationError("ceiling alpha_min", self.alpha_min, f"must be in [0, alpha_max = {self.alpha_max})")
-
-    @property
-    def alpha(self) -> Fraction:
-        return Fraction(self.alpha_max)
-
-    @property
-    def alpha_low(self) -> Fraction:
-        """The band's lower side (exclusive; 0: none)."""
-        return Fraction(self.alpha_min)
+    FIELD: ClassVar[str] = "ceiling"
 
     @property
     def longest(self) -> int:
@@ -132,14 +104,8 @@ class BurstBounds:
         return self.n * self.longest
 
     def describe(self) -> str:
-        return (f"burst, n = {self.n}, M in [{self.memory[0]}, {self.memory[1]}], s <= {self.max_prompt}, "
-                f"1 <= o <= {self.max_output}, s + o <= {self.alpha} M"
+        return (self.describe_lengths() + f", s + o <= {self.alpha} M"
                 + (f", max(s + o) > {self.alpha_low} M" if self.alpha_low else ""))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "memory": list(self.memory), "max_prompt": self.max_prompt,
-                "max_output": self.max_output, "alpha_max": str(self.alpha),
-                **({"alpha_min": str(self.alpha_low)} if self.alpha_low else {})}
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,13 @@ commands and the registry-driven tests of the suites that list such things, and 
 every file of the copy before and after: the files each addition touched are recorded in
 :data:`TOUCHED` and must be exactly the new one (docs/architecture.md quotes them). Were any of the
 registries a hand-written list, the new name would stay unknown and each test would fail at its first
-command after the addition. The Coq theorem of item 3 is added in a copy by ``tests/test_coq_statements.py``.
+command after the addition. A Coq lemma with the row citing it is two files (a .v file and the row's module), and
+a third, the reviewed ``verify/coq/statements.txt``, for the row's Coq word to become ``proved`` (see
+:data:`COQ_ADDED`); that test compiles the one new file against the checkout's compiled development, not the
+copy's whole development.
 
-Each test starts Python 4 to 6 times in its copy: about 10 s of CPU each, 34 s for the file (profile ``ci``).
+Each test starts Python 4 to 6 times in its copy: about 10 s of CPU each, the Coq one 25 s (two coqc runs and the
+Coq suites), 54 s for the file (benchmarks/RESULTS.md, 22.3).
 """
 
 from __future__ import annotations
@@ -100,7 +104,8 @@ class RepoCopy:
         (shim / "sitecustomize.py").write_text(SHIM)
         path = os.pathsep.join(p for p in (str(shim), os.environ.get("PYTHONPATH", "")) if p)
         self.env = {**os.environ, "PYTHONPATH": path, "GEOSCHED_COPY_ROOT": str(self.root),
-                    "PYTHONDONTWRITEBYTECODE": "1", "GEOSCHED_COQ_CACHE": str(folder / "coqcache")}
+                    "PYTHONDONTWRITEBYTECODE": "1", "GEOSCHED_COQ_CACHE": str(folder / "coqcache"),
+                    "GEOSCHED_NO_COQ_PREBUILD": "1"}  # the copy's suites run no Coq build (tests/conftest.py)
         self.before = _hashes(self.root)
 
     def python(self, *args: str) -> subprocess.CompletedProcess:
@@ -434,8 +439,131 @@ def test_a_format_module_is_one_file(repo_copy, tmp_path):
     assert TOUCHED["workload format"] == [ADDED["workload format"]]
 
 
+# -- a Coq lemma and the row citing it (issue 47, item 1) ----------------------------------------------------------
+# The lemma is Coq and the row Python: two files by nature (a row cannot live in a .v file). For the row's Coq word
+# to become `proved`, a third file is needed: verify/coq/statements.txt, the reviewed record of each statement that
+# every build compares coqc's output against. `python -m geosched.verify.coq_engine --pin` writes it from a build;
+# it is not derived at check time, because a record written from the output it is compared with could not fail.
+COQ_LEMMA = textwrap.dedent('''
+    From GeoSched Require Import Model.
+    From Coq Require Import List.
+    Import ListNotations.
+
+    (** A schedule with no start has TEL 0, whatever the requests (added by tests/test_one_file_additions.py). *)
+    Theorem added_tel_nil : forall rs : list req, tel rs [] = 0.
+    Proof. intros rs. unfold tel, tel_js. destruct rs; reflexivity. Qed.
+''')
+COQ_ROW = textwrap.dedent('''
+    """``ours.tel_nil``: a schedule that starts no request has TEL 0 (Kong, Qi, Ye, Zhou, arXiv 2606.22327, Sec. 2:
+    TEL sums x_i + o_i - a_i over the requests), in sympy and in Coq (``added_tel_nil``; added by
+    tests/test_one_file_additions.py).
+
+    Example
+    -------
+    >>> derivation().check().status
+    'proved'
+    """
+
+    import sympy as sp
+
+    from geosched.theory.claim import Claim
+    from geosched.theory.derivation import Derivation, Hypothesis, Step
+
+    CLAIM = Claim(
+        "ours.tel_nil", "Kong et al. Sec. 2, its TEL", "TEL of a schedule with no start is 0",
+        "sympy: the empty sum is 0; Coq: added_tel_nil, every list of requests", "none",
+        ("derivation", "coq:added_tel_nil"), coq_whole=("added_tel_nil",), order=("ours", 998))
+
+    i = sp.Symbol("i", integer=True, positive=True)
+
+
+    def derivation() -> Derivation:
+        """TEL of no start, an empty sum."""
+        return Derivation(
+            CLAIM.id, "geosched", "one-file addition", "TEL of no start = 0", bound=None,
+            hypotheses=(Hypothesis("H1", "TEL sums x_i + o_i - a_i over the started requests",
+                                   outside="none: it is the definition of TEL"),),
+            steps=(Step.identity("no started request: the empty sum", sp.Sum(i, (i, 1, 0)), 0, "no terms"),))
+''')
+COQ_ADDED = {"verify/coq/AddedTelNil.v": COQ_LEMMA, "theory/tel_nil.py": COQ_ROW}  # the two files it writes
+# what coqc prints for the new theorem (its Check, normalised as the build records it), written here by hand
+ADDED_STATEMENT = "forall rs : list Model.req, Model.tel rs nil = 0"
+
+
+def _coq_tools() -> bool:
+    from geosched.verify import coq_engine
+
+    return coq_engine.coq_available()
+
+
+def _compile_against_the_library(tmp_path: Path) -> dict:
+    """The new .v file compiled on its own against the checkout's compiled development (the shared build cache: the
+    copy's full build is what this test avoids), then the build's own statements script on it: what coqc printed
+    for the theorem, parsed by the build's reader."""
+    from geosched.verify import coq_engine, coq_output
+
+    library = coq_engine.build()
+    assert library.status == "ok", library.message
+    folder = tmp_path / "one_file"
+    folder.mkdir()
+    (folder / "AddedTelNil.v").write_text(COQ_LEMMA)
+    script, queries = coq_output.statements_script(["Model", "AddedTelNil"], {"added_tel_nil": "AddedTelNil"}, ())
+    (folder / "Statements.v").write_text(script)
+    paths = ["-R", str(Path(library.directory) / "src"), "GeoSched", "-R", ".", "GeoSched"]
+    for name in ("AddedTelNil.v", "Statements.v"):
+        run = subprocess.run(["coqc", "-q", *paths, name], cwd=folder, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stdout + run.stderr
+    return coq_output.parse_statements(run.stdout, queries)
+
+
+@SLOW
+@pytest.mark.coq_build  # it reads the checkout's compiled development (the shared build cache)
+@pytest.mark.skipif(not _coq_tools() and os.environ.get("GEOSCHED_REQUIRE_COQ") != "1",
+                    reason="coqc not installed (Debian package coq; ci/setup.sh installs it)")
+def test_a_coq_lemma_and_its_row_are_two_files(repo_copy, tmp_path):
+    repo_copy.check_imports_resolve_here("geosched.theory", "geosched.verify.coq_evidence")
+    before = repo_copy.geosched("claims", "--quick", "--claim", "ours.tel_nil")
+    assert before.returncode == 2 and "ours.tel_nil" in before.stderr, before.stderr
+
+    for path, text in COQ_ADDED.items():
+        repo_copy.add(path, text)
+    # the lemma compiles against the development and is closed; coqc states it as written
+    printed = _compile_against_the_library(tmp_path)
+    assert printed["closed"] == {"added_tel_nil": True}, printed["assumptions"]
+    assert printed["statements"] == {"added_tel_nil": ADDED_STATEMENT}
+    # the row runs; its Coq evidence is unknown, never proved, until the copy's development is built and the
+    # statement pinned (--quick compiles nothing)
+    run = repo_copy.geosched("claims", "--quick", "--claim", "ours.tel_nil", "--json")
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(run.stdout)["claims"]
+    coq = [e for e in row["evidence"] if e["method"] == "coq:added_tel_nil"]
+    assert [e["status"] for e in coq] == ["unknown"] and "not in the cache" in coq[0]["message"], row
+    # the suites that list theorems and rows: the theorem list and its words read from the sources, the Coq methods,
+    # the pinned file's tests (a theorem not pinned yet is announced), the generated Coq tables (the new theorem and
+    # its citation announced as added after the page), the ledger's and the theory's row suites, the docs'
+    # comparisons; every Coq build left out (-m "not coq_build": the copy's development is not compiled)
+    out = repo_copy.pytest(
+        "-m", "not coq_build",
+        "tests/test_coq_docs.py", "tests/test_coq_pinned.py", "tests/test_coq_statements.py",
+        "tests/test_coq_ledger.py",
+        "tests/test_ledger.py::test_every_theory_file_declares_its_row_and_the_ledger_has_it",
+        "tests/test_ledger.py::test_every_row_says_statement_formalization_and_difference",
+        "tests/test_ledger.py::test_rows_the_ledger_cannot_run_are_refused",
+        "tests/test_theory.py::test_the_registry_finds_every_module_that_declares_a_claim",
+        "tests/test_theory.py::test_docstring_cites_paper_and_numbering[ours.tel_nil]",
+        "tests/test_hypotheses.py::test_every_premise_of_every_claim_says_what_happens_outside_it",
+        "tests/test_doctests.py::test_doctests[geosched.theory.tel_nil]", *DOCS_COMPARISONS)
+    assert "Coq theorems not pinned yet (added_tel_nil)" in out, out[-3000:]
+    assert "added_tel_nil added after the page" in out, out[-3000:]
+    TOUCHED["coq lemma + row"] = repo_copy.touched()
+    assert TOUCHED["coq lemma + row"] == sorted(COQ_ADDED)
+
+
 def test_the_architecture_map_quotes_these_additions():
-    """docs/architecture.md's table of one-file additions names the file each test above writes, and 1 file."""
+    """docs/architecture.md's table of one-file additions names the file each test above writes, and 1 file (2 for a
+    Coq lemma and its row)."""
     text = (ROOT / "docs" / "architecture.md").read_text()
     for addition, path in ADDED.items():
         assert f"| a {addition} (`{path}`) | `tests/test_one_file_additions.py` | 1 |" in text, addition
+    both = ", ".join(f"`{path}`" for path in COQ_ADDED)
+    assert f"| a Coq lemma and the row citing it ({both}) | `tests/test_one_file_additions.py` | 2 (" in text

@@ -17,12 +17,13 @@ _DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools
 
 
 def _result_classes() -> list[tuple[str, str]]:
-    """``(module, class)`` of every class of the package that names ``Result`` among its bases (read as text)."""
+    """``(module, class)`` of every class of the package that names ``Result`` or ``Completed`` among its bases."""
     found = []
     for package, folder in _DIRS.items():
         for path in sorted((ROOT / folder).glob("*.py")):
             for node in ast.parse(path.read_text()).body:
-                if isinstance(node, ast.ClassDef) and any(ast.unparse(b).endswith("Result") for b in node.bases):
+                bases = [ast.unparse(b) for b in getattr(node, "bases", ())]
+                if isinstance(node, ast.ClassDef) and any(b.endswith(("Result", "Completed")) for b in bases):
                     found.append((package if path.name == "__init__.py" else f"{package}.{path.stem}", node.name))
     return found
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from geosched.errors import InfeasibleScheduleError
-from geosched.results import Result
+from geosched.results import Completed
 from geosched.verify.evidence import Evidence
 
 __all__ = [
@@ -95,15 +95,9 @@ class ScheduleCell:
 
 
 @dataclass(frozen=True)
-class SchedulingTable(Result):
+class SchedulingTable(Completed):
     """Policies x predictors x loads on a trace's test part."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str
-    wall_time: float
     cells: tuple[ScheduleCell, ...]
     n: int  # requests simulated
     source: str  # trace file and slice

@@ -277,6 +277,25 @@ class Context:
         write_text_atomic(path, json.dumps(data, indent=1, default=json_default) + "\n")
         return str(path)
 
+    def failed_run(self, label: str, run: dict[str, Any], elapsed: float, counterexample: str) -> Evidence | None:
+        """The evidence of an exhaustive run that did not finish (``unknown``, its reason) or found a problem
+        (``refuted``: ``run`` written to ``counterexample`` in :attr:`out`); None when it ran clean.
+
+        Examples
+        --------
+        >>> ctx = Context("quick", None, 0, ())
+        >>> ctx.failed_run("exhaustive:demo", {"unknown": "time limit reached"}, 5.0, "demo.json").status
+        'unknown'
+        >>> ctx.failed_run("exhaustive:demo", {"runs": 3}, 0.1, "demo.json") is None
+        True
+        """
+        if "unknown" in run:
+            return Evidence(label, "bounded", "unknown", run["unknown"], wall_time=elapsed)
+        if "problems" in run:
+            return Evidence(label, "bounded", "refuted", f"{run['problems']} on {run['instance']}",
+                            implementation=True, wall_time=elapsed, counterexample=self.write(counterexample, run))
+        return None
+
     def background(self, key: str, fn: Callable[[], Any]) -> concurrent.futures.Future | None:
         """Start ``fn`` now in a daemon thread, as the value of ``key``: the ledger starts the Coq build so, and the
         rows that need no Coq run meanwhile. Its time is no row's: :meth:`cached` waits for it and counts the wait

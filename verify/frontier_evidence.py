@@ -142,11 +142,9 @@ def _exhaustive_run(space: Any) -> dict[str, Any]:
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     label, space = "exhaustive:svf-sharp", _space(ctx)
     run, elapsed = ctx.cached(f"{label}:{space.label}", lambda: _exhaustive_run(space))  # one run for every row
-    if "unknown" in run:
-        return Evidence(label, "bounded", "unknown", run["unknown"], wall_time=elapsed)
-    if "problems" in run:
-        return Evidence(label, "bounded", "refuted", f"{run['problems']} on {run['instance']}", implementation=True,
-                        wall_time=elapsed, counterexample=ctx.write("svf_sharp_counterexample.json", run))
+    failure = ctx.failed_run(label, run, elapsed, "svf_sharp_counterexample.json")
+    if failure is not None:
+        return failure
     bound = f"every burst with {space.label} (both tie orders)"
     return Evidence(label, "bounded", "checked",
                     f"{run['runs']} SVF runs against the exact optimum, {run['blocked']} with blocked steps: the "

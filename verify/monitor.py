@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -224,21 +224,11 @@ class CertificateMonitor:
         message = (f"{self.peak_mass_violations} peak-mass and {self.order_violations} order violations in "
                    f"{self.intervals} blocked intervals" if violated else
                    f"certificate held at {self.blocked_steps} blocked steps (min slack {self.min_slack})")
-        return MonitorResult(
-            intervals=self.intervals,
-            blocked_steps=self.blocked_steps,
-            peak_mass_violations=self.peak_mass_violations,
-            order_violations=self.order_violations,
-            min_slack=self.min_slack,
-            min_slack_step=self.min_slack_step,
-            threshold=self.threshold,
-            violations=tuple(self.violations),
-            instance=self.instance,
-            counterexample_path=counterexample_path,
-            status="violated" if violated else "held",
-            message=message,
-            wall_time=self.wall_time,
-        )
+        given = {"violations": tuple(self.violations), "counterexample_path": counterexample_path,
+                 "status": "violated" if violated else "held", "message": message}
+        # every other field is the monitor's count of the same name
+        return MonitorResult(**given, **{f.name: getattr(self, f.name) for f in fields(MonitorResult)
+                                         if f.name not in given})
 
 
 def write_counterexample(path: str | Path, instance: Instance, simulation: SimulationResult,

@@ -116,11 +116,9 @@ def _canary(run: dict[str, Any]) -> Canary:
 def _exhaustive(claim: Any, ctx: Context) -> Evidence:
     space = _space(ctx)
     run, elapsed = ctx.cached(f"{LABEL}:{space.label}", lambda: _exhaustive_run(space))
-    if "unknown" in run:
-        return Evidence(LABEL, "bounded", "unknown", run["unknown"], wall_time=elapsed)
-    if "problems" in run:
-        return Evidence(LABEL, "bounded", "refuted", f"{run['problems']} on {run['instance']}", implementation=True,
-                        wall_time=elapsed, counterexample=ctx.write("svf_upper_counterexample.json", run))
+    failure = ctx.failed_run(LABEL, run, elapsed, "svf_upper_counterexample.json")
+    if failure is not None:
+        return failure
     bound = f"every burst with {space.label} (both tie orders)"
     closest = run["closest"]
     return Evidence(LABEL, "bounded", "checked",

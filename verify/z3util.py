@@ -346,33 +346,30 @@ def _cvc5_value(term: Any) -> Any:
 def prove(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
           rlimit: int | None = None) -> CheckResult:
     """Check ``assumptions AND NOT conclusion``: unsat -> proved, sat -> refuted, else unknown."""
-    out = _run([*lemma.assumptions, z3.Not(lemma.conclusion)], timeout_ms, backend, rlimit)
-    counterexample = None
-    if out.result == "unsat":
-        status, message = "proved", f"assumptions AND NOT conclusion is unsat ({backend})"
-    elif out.result == "sat":
-        status = "refuted"
-        counterexample = out.model(lemma.variables)
-        message = f"assumptions AND NOT conclusion is sat ({backend}): counterexample attached"
-    else:
-        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "prove", status, out.elapsed, counterexample, None, dict(lemma.parameters), message,
-                       out.resources, rlimit)
+    return _query(lemma, "prove", [*lemma.assumptions, z3.Not(lemma.conclusion)], {
+        "unsat": ("proved", f"assumptions AND NOT conclusion is unsat ({backend})"),
+        "sat": ("refuted", f"assumptions AND NOT conclusion is sat ({backend}): counterexample attached")},
+        timeout_ms, backend, rlimit)
 
 
 def check_nonvacuous(lemma: Lemma, timeout_ms: int = DEFAULT_TIMEOUT_MS, backend: str = "z3",
                      rlimit: int | None = None) -> CheckResult:
     """Check that the assumptions alone are satisfiable (the proof is not vacuous)."""
-    out = _run(list(lemma.assumptions), timeout_ms, backend, rlimit)
-    witness = None
-    if out.result == "sat":
-        status, message = "nonvacuous", f"assumptions are satisfiable ({backend}): witness attached"
-        witness = out.model(lemma.variables)
-    elif out.result == "unsat":
-        status, message = "vacuous", f"assumptions are contradictory ({backend}): the proof proves nothing"
-    else:
-        status, message = "unknown", f"{backend} returned unknown: {out.reason}"
-    return CheckResult(lemma.name, "nonvacuous", status, out.elapsed, None, witness, dict(lemma.parameters), message,
+    return _query(lemma, "nonvacuous", list(lemma.assumptions), {
+        "sat": ("nonvacuous", f"assumptions are satisfiable ({backend}): witness attached"),
+        "unsat": ("vacuous", f"assumptions are contradictory ({backend}): the proof proves nothing")},
+        timeout_ms, backend, rlimit)
+
+
+def _query(lemma: Lemma, check: str, formulas: list[Any], words: dict[str, tuple[str, str]], timeout_ms: int,
+           backend: str, rlimit: int | None) -> CheckResult:
+    """One solver call of ``check``: ``words`` gives the status and message of a sat and of an unsat answer (any
+    other answer is unknown); a sat model is the counterexample of ``prove`` and the witness of the others."""
+    out = _run(formulas, timeout_ms, backend, rlimit)
+    status, message = words.get(out.result, ("unknown", f"{backend} returned unknown: {out.reason}"))
+    model = out.model(lemma.variables) if out.result == "sat" else None
+    counterexample, witness = (model, None) if check == "prove" else (None, model)
+    return CheckResult(lemma.name, check, status, out.elapsed, counterexample, witness, dict(lemma.parameters), message,
                        out.resources, rlimit)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from geosched.errors import WorkloadFormatError
 from geosched.output import OutputError, install_hint, write_text_atomic
-from geosched.results import Result
+from geosched.results import Completed
 
 __all__ = ["LessonsExport", "lesson_sources", "export_lessons", "OPEN_HINT"]
 
@@ -52,15 +52,9 @@ def lesson_sources() -> list[Path]:
 
 
 @dataclass(frozen=True)
-class LessonsExport(Result):
-    """What :func:`export_lessons` wrote."""
+class LessonsExport(Completed):
+    """What :func:`export_lessons` wrote. ``message`` says how to open the notebooks."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str  # "completed"
-    message: str  # one line, with how to open the notebooks
-    wall_time: float  # seconds
     out: str  # the folder
     notebooks: tuple[str, ...]  # the .ipynb files written, in lesson order
 

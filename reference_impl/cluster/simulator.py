@@ -74,7 +74,7 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.policies import Capability, OneBitSVF, make_policy, policy_names
 from geosched.reference_impl.predictors import LengthDistribution, one_bit_parameters
 from geosched.reference_impl.scheduling import Run
-from geosched.results import Result
+from geosched.results import Completed
 
 __all__ = ["ClusterResult", "ReplicaReport", "simulate_cluster", "LOCAL_POLICIES", "ABLATIONS", "BELIEFS"]
 
@@ -115,15 +115,10 @@ class ReplicaReport:
 
 
 @dataclass(frozen=True)
-class ClusterResult(Result):
-    """What one cluster simulation produced. ``status`` is always ``"completed"``."""
+class ClusterResult(Completed):
+    """What one cluster simulation produced. ``status`` is always ``"completed"``.
+    ``message``: router, local, requests, mean latency, preemptions."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str  # one line: router, local, requests, mean latency, preemptions
-    wall_time: float  # seconds (not part of equality)
     router: str
     local: str
     ablation: str | None

@@ -9,14 +9,13 @@ Tools that read the Azure trace by column name read it as a trace.
 
 Example
 -------
->>> import tempfile, os
 >>> from geosched.reference_impl.model import Instance, Request
->>> from geosched.reference_impl.formats import read_workload_file, write_workload
->>> inst = Instance(12, [Request("a", 3, 6, 3), Request("b", 0, 1, 5)])
->>> path = os.path.join(tempfile.mkdtemp(), "w.csv")
->>> _ = write_workload(inst, path, "azure-csv")
->>> read_workload_file(path) == inst
-True
+>>> print(write(Instance(12, [Request("a", 3, 6, 3), Request("b", 0, 1, 5)])).replace("\\r", ""), end="")
+TIMESTAMP,ContextTokens,GeneratedTokens,RequestId,ArrivalStep,MemoryTokens
+2023-11-16 00:00:00.0750000,6,3,a,3,12
+2023-11-16 00:00:00.0000000,1,5,b,0,12
+
+Reading it back gives the same instance (the package's example, :mod:`geosched.reference_impl.formats`).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from geosched.reference_impl.predictors.features import (
 from geosched.reference_impl.predictors.learned import KINDS, LengthModel, build_module, require_torch
 from geosched.reference_impl.predictors.metrics import AccuracyRow, evaluate_predictions
 from geosched.reference_impl.predictors.simple import one_bit_parameters
-from geosched.results import Result
+from geosched.results import Completed
 
 __all__ = ["TrainingConfig", "TrainingResult", "AccuracyTable", "time_split", "shipped_models_for", "accuracy_across",
            "train_model", "evaluate_model",
@@ -97,15 +97,9 @@ class TrainingConfig:
 
 
 @dataclass(frozen=True)
-class TrainingResult(Result):
-    """A trained model and its test metrics."""
+class TrainingResult(Completed):
+    """A trained model and its test metrics. ``wall_time``: features + training + evaluation."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str
-    wall_time: float  # seconds: features + training + evaluation
     model: LengthModel = field(repr=False)  # not in to_dict(): the model file holds it
     metrics: AccuracyRow  # the model on the test part
     train_rows: int
@@ -114,15 +108,9 @@ class TrainingResult(Result):
 
 
 @dataclass(frozen=True)
-class AccuracyTable(Result):
+class AccuracyTable(Completed):
     """Models and baselines scored on the same test part."""
 
-    STATUSES = ("completed",)
-    SUCCESS = ("completed",)
-
-    status: str
-    message: str
-    wall_time: float
     rows: tuple[AccuracyRow, ...]
     train_rows: int
     test_rows: int

@@ -106,25 +106,7 @@ Proof.
   symmetry. apply (sim_place M (S (sumo todo) + length todo)); auto; simpl; lia.
 Qed.
 
-(** ** The placement keeps the order's relations, and its starts never decrease *)
-
-Definition start_rel (Rel : req -> req -> Prop) (e f : req * nat) : Prop :=
-  snd e <= snd f /\ Rel (fst e) (fst f).
-
-Lemma place_sorted_by : forall (Rel : req -> req -> Prop) M todo pl lo,
-  StronglySorted (fun a b => Rel (snd a) (snd b)) todo ->
-  StronglySorted (start_rel Rel) (map strip (place M pl lo todo)).
-Proof.
-  intros Rel M todo. induction todo as [|a rest IH]; intros pl lo Hs; simpl; [constructor|].
-  inversion Hs as [|? ? Hs' Hf]; subst. constructor; [apply IH; auto|].
-  set (x := find_start M pl (snd a) lo (horizon_js pl - lo)).
-  pose proof (place_ge M rest ((snd a, x) :: pl) x) as Hge.
-  pose proof (place_fst M rest ((snd a, x) :: pl) x) as Hfst.
-  apply Forall_forall. intros e He. apply in_map_iff in He. destruct He as [e0 [<- He0]].
-  unfold start_rel, strip. simpl. split.
-  - rewrite Forall_forall in Hge. apply Hge; auto.
-  - rewrite Forall_forall in Hf. apply (Hf (fst e0)). rewrite <- Hfst. apply in_map; auto.
-Qed.
+(** ** The placement keeps the order's relations, and its starts never decrease (`place_sorted_by`, Thm32.v) *)
 
 Lemma hol_js_sorted : forall (Rel : req -> req -> Prop) M todo,
   StronglySorted (fun a b => Rel (snd a) (snd b)) todo ->

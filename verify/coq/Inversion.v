@@ -90,9 +90,7 @@ Proof.
   assert (sumf (fun b => before a b + before b a) l
           <= sumf (f (volume (fst a))) (map (fun e => volume (fst e)) l)).
   { rewrite sumf_map. apply sumf_le. intros b Hb. rewrite Forall_forall in Hf.
-    destruct (Hf b Hb) as [H1 H2]. unfold before.
-    destruct (Nat.ltb_spec (snd b) (snd a)); [lia|].
-    destruct (Nat.ltb_spec (snd a) (snd b)); lia. }
+    destruct (Hf b Hb) as [H1 H2]. pose proof (before_pair a b H1). lia. }
   specialize (IH Hs'). lia.
 Qed.
 

@@ -104,20 +104,6 @@ Qed.
 
 (** ** Summed over the waiting steps *)
 
-(** A request b contributes its peak at most o_b times, and only if it starts before T. *)
-Lemma active_time_po : forall (b : req * nat) T,
-  sum_upto T (fun t => if activeb b t then peak (fst b) else 0)
-  <= (if Nat.ltb (snd b) T then peak (fst b) * output (fst b) else 0).
-Proof.
-  intros b T.
-  rewrite (sum_upto_ext T _ (fun t => peak (fst b) * (if activeb b t then 1 else 0)))
-    by (intros; destruct (activeb b t); lia).
-  rewrite sum_upto_mul, count_active.
-  destruct (Nat.ltb_spec (snd b) T).
-  - apply Nat.mul_le_mono_l. unfold finish. lia.
-  - replace (Nat.min T (finish b) - Nat.min T (snd b)) with 0 by (unfold finish; lia). lia.
-Qed.
-
 (** [before_po e b]: p_b o_b when b starts before e, else 0. *)
 Definition before_po (e b : req * nat) : nat :=
   if Nat.ltb (snd b) (snd e) then peak (fst b) * output (fst b) else 0.

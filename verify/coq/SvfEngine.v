@@ -278,19 +278,20 @@ Qed.
 
 (** ** The engine's SVF and SJF *)
 
-(** the engine's SVF and SJF equal [svf] and [sjf] on every input *)
-Theorem svf_engine_eq : forall M rs, svf_engine M rs = svf M rs.
+(** The engine under any key is [place] in the order sorted by that key, restored to the instance order. *)
+Lemma engine_place_eq : forall M key rs, engine_place M key rs =
+  map (fun i => lookup i (place M [] 0 (isort_by key (combine (seq 0 (length rs)) rs)))) (seq 0 (length rs)).
 Proof.
-  intros M rs. unfold svf_engine, engine_place. rewrite engine_order_eq, <- isort_v_by.
-  fold (svf_order rs). rewrite (engine_restore M (svf_order rs) rs) by apply svf_order_perm. reflexivity.
+  intros M key rs. unfold engine_place. rewrite engine_order_eq. apply engine_restore, isort_by_perm.
 Qed.
 
 (** the engine's SVF and SJF equal [svf] and [sjf] on every input *)
+Theorem svf_engine_eq : forall M rs, svf_engine M rs = svf M rs.
+Proof. intros M rs. unfold svf_engine. rewrite engine_place_eq, <- isort_v_by. reflexivity. Qed.
+
+(** the engine's SVF and SJF equal [svf] and [sjf] on every input *)
 Theorem sjf_engine_eq : forall M rs, sjf_engine M rs = sjf M rs.
-Proof.
-  intros M rs. unfold sjf_engine, engine_place. rewrite engine_order_eq, <- isort_o_by.
-  fold (sjf_order rs). rewrite (engine_restore M (sjf_order rs) rs) by apply isort_o_perm. reflexivity.
-Qed.
+Proof. intros M rs. unfold sjf_engine. rewrite engine_place_eq, <- isort_o_by. reflexivity. Qed.
 
 (** ** TEL *)
 

@@ -21,20 +21,32 @@ Import ListNotations.
 Definition start_vol_le (a b : req * nat) : Prop :=
   snd a <= snd b /\ volume (fst a) <= volume (fst b).
 
-Lemma place_sorted : forall M todo pl lo,
-  StronglySorted vle todo -> StronglySorted start_vol_le (map strip (place M pl lo todo)).
+(** The placement keeps any relation its order has, and its starts never decrease (Hol.v: any order). *)
+Definition start_rel (Rel : req -> req -> Prop) (e f : req * nat) : Prop :=
+  snd e <= snd f /\ Rel (fst e) (fst f).
+
+Lemma place_sorted_by : forall (Rel : req -> req -> Prop) M todo pl lo,
+  StronglySorted (fun a b => Rel (snd a) (snd b)) todo ->
+  StronglySorted (start_rel Rel) (map strip (place M pl lo todo)).
 Proof.
-  intros M todo. induction todo as [|a rest IH]; intros pl lo Hs; simpl; [constructor|].
+  intros Rel M todo. induction todo as [|a rest IH]; intros pl lo Hs; simpl; [constructor|].
   inversion Hs as [|? ? Hs' Hf]; subst. constructor; [apply IH; auto|].
   set (x := find_start M pl (snd a) lo (horizon_js pl - lo)).
   pose proof (place_ge M rest ((snd a, x) :: pl) x) as Hge.
   pose proof (place_fst M rest ((snd a, x) :: pl) x) as Hfst.
   apply Forall_forall. intros e He. apply in_map_iff in He. destruct He as [e0 [<- He0]].
-  unfold start_vol_le, strip. simpl. split.
+  unfold start_rel, strip. simpl. split.
   - rewrite Forall_forall in Hge. apply Hge; auto.
-  - rewrite Forall_forall in Hf. assert (Hv : vle a (fst e0)).
-    { apply (Hf (fst e0)). rewrite <- Hfst. apply in_map; auto. }
-    unfold vle, vol_of in Hv. rewrite !volume2_eq in Hv. lia.
+  - rewrite Forall_forall in Hf. apply (Hf (fst e0)). rewrite <- Hfst. apply in_map; auto.
+Qed.
+
+Lemma place_sorted : forall M todo pl lo,
+  StronglySorted vle todo -> StronglySorted start_vol_le (map strip (place M pl lo todo)).
+Proof.
+  intros M todo pl lo Hs. apply (place_sorted_by (fun a b => volume a <= volume b)).
+  induction Hs as [|a l Hs IH Hf]; constructor; auto.
+  eapply Forall_impl; [|exact Hf]. intros b Hv. cbv beta.
+  unfold vle, vol_of in Hv. rewrite !volume2_eq in Hv. lia.
 Qed.
 
 Definition svf_js (M : nat) (rs : list req) : list (req * nat) := map strip (svf_placed M rs).
@@ -54,23 +66,37 @@ Proof.
   destruct (Nat.leb_spec (snd b) T), (Nat.ltb_spec T (finish b)); cbn [andb]; lia.
 Qed.
 
-Lemma active_time_bound : forall (b : req * nat) T,
+(** A request b contributes its peak at most o_b times, and only if it starts before T. *)
+Lemma active_time_po : forall (b : req * nat) T,
   sum_upto T (fun t => if activeb b t then peak (fst b) else 0)
-  <= (if Nat.ltb (snd b) T then volume2 (fst b) else 0).
+  <= (if Nat.ltb (snd b) T then peak (fst b) * output (fst b) else 0).
 Proof.
   intros b T.
   rewrite (sum_upto_ext T _ (fun t => peak (fst b) * (if activeb b t then 1 else 0)))
     by (intros; destruct (activeb b t); lia).
   rewrite sum_upto_mul, count_active.
   destruct (Nat.ltb_spec (snd b) T).
-  - apply Nat.le_trans with (peak (fst b) * output (fst b)).
-    + apply Nat.mul_le_mono_l. unfold finish. lia.
-    + unfold peak, volume2. nia.
+  - apply Nat.mul_le_mono_l. unfold finish. lia.
   - replace (Nat.min T (finish b) - Nat.min T (snd b)) with 0 by (unfold finish; lia). lia.
+Qed.
+
+Lemma active_time_bound : forall (b : req * nat) T,
+  sum_upto T (fun t => if activeb b t then peak (fst b) else 0)
+  <= (if Nat.ltb (snd b) T then volume2 (fst b) else 0).
+Proof.
+  intros b T. eapply Nat.le_trans; [apply active_time_po|].
+  destruct (Nat.ltb (snd b) T); [unfold peak, volume2; nia|lia].
 Qed.
 
 Definition before (e b : req * nat) : nat :=
   if Nat.ltb (snd b) (snd e) then volume (fst b) else 0.
+
+(** A pair in start order counts once, with the earlier one's volume. *)
+Lemma before_pair : forall a b, snd a <= snd b -> before a b + before b a <= volume (fst a).
+Proof.
+  intros a b H. unfold before.
+  destruct (Nat.ltb_spec (snd b) (snd a)); [lia|]. destruct (Nat.ltb_spec (snd a) (snd b)); lia.
+Qed.
 
 Lemma wait_bound : forall M P rs e,
   (forall r, In r rs -> peak r <= P) -> In e (svf_js M rs) ->
@@ -103,9 +129,7 @@ Proof.
   assert (sumf (fun b => before a b + before b a) l
           <= sumf (fun q => Nat.min (volume (fst a)) (volume q)) (map fst l)).
   { rewrite sumf_map. apply sumf_le. intros b Hb. rewrite Forall_forall in Hf.
-    destruct (Hf b Hb) as [H1 H2]. unfold before.
-    destruct (Nat.ltb_spec (snd b) (snd a)); [lia|].
-    destruct (Nat.ltb_spec (snd a) (snd b)); lia. }
+    destruct (Hf b Hb) as [H1 H2]. pose proof (before_pair a b H1). lia. }
   specialize (IH Hs'). lia.
 Qed.
 
