@@ -45,6 +45,13 @@ def coq_processes_in(folder: Path, compiling: bool = False) -> list[int]:
     return found
 
 
+def _as_from_a_terminal() -> None:
+    """In the child before exec: Ctrl-C's default disposition, as a command started from a terminal has it. A
+    process inherits an ignored SIGINT (a test worker's, a shell's background job), and geosched rightly keeps an
+    ignored Ctrl-C ignored: the SIGINT case would then wait for a build that never ends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _pause() -> None:
     threading.Event().wait(0.05)
 
@@ -69,12 +76,14 @@ while :; do sleep 1; done
                          ids=["SIGTERM", "SIGTERM-slow-file", "SIGINT-slow-file"])
 def test_a_stopped_claims_leaves_no_coqc_and_no_build_folder(tmp_path, signum, slow):
     cache = tmp_path / "cache"
-    env = {**os.environ, "GEOSCHED_COQ_CACHE": str(cache)}
+    # PYTHONFAULTHANDLER: a hung process is asked for its threads' stacks (SIGABRT) before it is killed
+    env = {**os.environ, "GEOSCHED_COQ_CACHE": str(cache), "PYTHONFAULTHANDLER": "1"}
     if slow:
         env["PATH"] = f"{_slow_coqc(tmp_path / 'bin')}{os.pathsep}{env['PATH']}"
     command = [sys.executable, "-m", "geosched", "claims", "--claim", "kong.volume"]
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own group: the signal reaches geosched alone, not coqc
+                            start_new_session=True,  # its own group: the signal reaches geosched alone, not coqc
+                            preexec_fn=_as_from_a_terminal)
     try:
         # a coqc compiling a file, seen once: a probe or coqdep may come and go between two looks, and a real
         # file may be compiled by the time the signal comes (the build is under way either way)
@@ -86,7 +95,11 @@ def test_a_stopped_claims_leaves_no_coqc_and_no_build_folder(tmp_path, signum, s
             _pause()
         assert seen, f"no coqc seen: {proc.poll()} {proc.stderr.read() if proc.poll() is not None else ''}"
         proc.send_signal(signum)
-        _, err = proc.communicate(timeout=120)  # a bound for a hung process (a slow file never ends), not a timing
+        try:
+            _, err = proc.communicate(timeout=120)  # a bound for a hung process (a slow file never ends), not a timing
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            pytest.fail(f"no exit 120 s after {signum.name}; its threads: {proc.communicate(timeout=60)[1][-8000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
