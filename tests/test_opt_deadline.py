@@ -56,8 +56,9 @@ def test_no_time_for_a_search_is_reported_with_the_checked_incumbent():
     assert result.status == "time_limit" and not result.success
     assert check_schedule(instance, result.starts).metrics.tel == result.tel
     assert result.dual_bound <= result.tel and result.lower_bound == result.dual_bound
+    # which phase the 0.3 s left out depends on the machine's speed and load (quiet: the backfilling runs are
+    # skipped; loaded: the left-shift pass stops earlier): only that the message says so is asserted
     assert "no search" in result.message or "stopped" in result.message
-    assert "backfilling runs" in result.message  # skipped: n / 10 strict runs would not fit in 0.3 s
 
 
 def test_a_small_instance_is_still_proved():
