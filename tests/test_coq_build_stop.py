@@ -46,10 +46,21 @@ def coq_processes_in(folder: Path, compiling: bool = False) -> list[int]:
 
 
 def _as_from_a_terminal() -> None:
-    """In the child before exec: Ctrl-C's default disposition, as a command started from a terminal has it. A
-    process inherits an ignored SIGINT (a test worker's, a shell's background job), and geosched rightly keeps an
-    ignored Ctrl-C ignored: the SIGINT case would then wait for a build that never ends."""
+    """In the child before exec: Ctrl-C and SIGTERM with their default disposition and not blocked, as a command
+    started from a terminal has them. A process inherits an ignored signal (a shell's background job) and the
+    forking thread's blocked signals (a test worker's thread may block SIGINT); geosched rightly leaves both as it
+    finds them, and the SIGINT case would then wait for a build that never ends (reproduced both ways)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal_masks(pid: int) -> str:
+    """The process's blocked, ignored and caught signals, as /proc shows them (for a failure's message)."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return "(gone)"
+    return " ".join(line.replace("\t", "") for line in lines if line.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
 def _pause() -> None:
@@ -94,12 +105,14 @@ def test_a_stopped_claims_leaves_no_coqc_and_no_build_folder(tmp_path, signum, s
                 break
             _pause()
         assert seen, f"no coqc seen: {proc.poll()} {proc.stderr.read() if proc.poll() is not None else ''}"
+        masks = _signal_masks(proc.pid)
         proc.send_signal(signum)
         try:
             _, err = proc.communicate(timeout=120)  # a bound for a hung process (a slow file never ends), not a timing
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGABRT)
-            pytest.fail(f"no exit 120 s after {signum.name}; its threads: {proc.communicate(timeout=60)[1][-8000:]}")
+            pytest.fail(f"no exit 120 s after {signum.name} ({masks}); its threads: "
+                        f"{proc.communicate(timeout=60)[1][-8000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
