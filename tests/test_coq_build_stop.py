@@ -51,7 +51,8 @@ def _as_from_a_terminal() -> None:
     forking thread's blocked signals (a test worker's thread may block SIGINT); geosched rightly leaves both as it
     finds them, and the SIGINT case would then wait for a build that never ends (reproduced both ways)."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def _signal_masks(pid: int) -> str:
