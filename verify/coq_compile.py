@@ -38,11 +38,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from geosched import _signal_waits
 from geosched.output import write_text_atomic
 from geosched.verify.coq_output import axioms, development_axioms, first_error, parse_statements, statements_script
 
@@ -314,7 +315,7 @@ def compile_all(src: Path, deps: Mapping[str, set[str]], *, jobs: int, timeout: 
                                     timeout)] = module
             if not running:
                 continue  # only skipped files were left: the loop ends once they are recorded
-            ended, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            ended = _signal_waits.wait_first(list(running))  # a stop's signal may land in a worker thread
             for future in ended:
                 running.pop(future)
                 finish(future.result())
@@ -439,7 +440,7 @@ def check_all(src: Path, compiled: Sequence[str], theorems: Mapping[str, str], d
         for name, task in extra:
             pending[pool.submit(task)] = name
         while pending:
-            ended, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            ended = _signal_waits.wait_first(list(pending))
             for future in ended:
                 which = pending.pop(future)
                 result = future.result()

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from geosched import _signal_waits
 from geosched.output import json_default, write_text_atomic
 from geosched.results import Result
 
@@ -322,7 +323,7 @@ class Context:
             return 0.0
         t0 = time.perf_counter()
         try:
-            value = future.result()
+            value = _signal_waits.result(future)  # a SIGTERM landed in another thread still ends the wait
         finally:
             waited = time.perf_counter() - t0
             self.lock_wait += waited

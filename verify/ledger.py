@@ -70,6 +70,7 @@ from typing import Any
 
 import z3
 
+from geosched import _signal_waits
 from geosched.errors import UnknownNameError, ValidationError
 from geosched.executor import using_executor
 from geosched.output import check_folder
@@ -638,7 +639,7 @@ def run_method(name: str, claim: Any, ctx: Context) -> Evidence:
     started = time.perf_counter()
     worker = threading.Thread(target=target, name=f"geosched-check-{name}", daemon=True)
     worker.start()
-    worker.join(ctx.time_limit)
+    _signal_waits.join(worker, ctx.time_limit)  # a SIGTERM landed in the check's thread still stops the run
     elapsed = time.perf_counter() - started
     if worker.is_alive():
         return Evidence(name, "supporting", "unknown", f"unknown (time limit): did not finish within its time limit "
