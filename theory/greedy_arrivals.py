@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance
 from geosched.theory import fcfs_families as convoy_family
 from geosched.theory.claim import KONG, SIMULATES, Claim
@@ -67,29 +66,24 @@ def tel_witness_expr():
     return sp.expand(convoy_family.tel_witness_expr().subs(convoy_family.ell, 1))
 
 
-def _check(size: int, length: int) -> None:
-    for name, value in (("k", size), ("T", length)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValidationError(name, value, "must be an integer >= 1")
+# The member, its witness and their closed forms are fcfs-convoy's at lag 1, which also checks ``k, T >= 1``.
 
 
 def member(size: int, length: int) -> Instance:
     """The member ``k = size``, ``T = length``: ``fcfs-convoy`` at lag 1."""
-    _check(size, length)
     return convoy_family.convoy(size, length, lag=1)
 
 
 def witness_starts(size: int, length: int) -> dict[str, int]:
     """``S``: short pair ``p`` at ``p``, the long pair at ``k + 1``."""
-    _check(size, length)
     return convoy_family.witness_starts(size, length, lag=1)
 
 
 def closed_form_tels(size: int, length: int) -> dict[str, int]:
-    """``{"greedy": TEL of SVF, SJF and FCFS, "witness": TEL(S)}`` from the closed forms."""
-    _check(size, length)
-    point = {k: size, T: length}
-    return {"greedy": int(tel_greedy_expr().subs(point)), "witness": int(tel_witness_expr().subs(point))}
+    """``{"greedy": TEL of SVF, SJF and FCFS, "witness": TEL(S)}``: the convoy's closed forms at lag 1, FCFS's
+    being the one SVF and SJF share (:func:`tel_greedy_expr`)."""
+    tels = convoy_family.closed_form_tels(size, length, lag=1)
+    return {"greedy": tels["fcfs"], "witness": tels["witness"]}
 
 
 def derivation(tel_greedy=None) -> Derivation:
