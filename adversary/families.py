@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -217,52 +217,35 @@ def svf_fillers(size: int, h: int = 4) -> tuple[Instance, dict[str, int]]:
     return fillers_theory.fillers(size, h), fillers_theory.witness_starts(size, h)
 
 
+def _svf_family(name: str, theory: Any, build: Callable[..., tuple[Instance, dict[str, int]]], *,
+                parameter: str, default: int, description: str, requests: Callable[..., int],
+                **more: Any) -> Family:
+    """An SVF family whose member and closed forms are a theory module's: ``tel_svf_expr`` and
+    ``tel_witness_expr`` in the module's size symbol ``m`` (read here at ``k``), and one more parameter,
+    the module's symbol of that name. One place says how such a module becomes a :class:`Family`."""
+    return Family(name=name, policy="svf", build=build, policy_tel=theory.tel_svf_expr().subs(theory.m, k),
+                  witness_tel=theory.tel_witness_expr().subs(theory.m, k), min_size=1, description=description,
+                  requests=requests, parameters={parameter: default},
+                  symbols={parameter: getattr(theory, parameter)}, **more)
+
+
 _ISSUE32_FAMILIES: dict[str, Family] = {
-    "svf-fillers": Family(
-        name="svf-fillers",
-        policy="svf",
-        build=svf_fillers,
-        policy_tel=fillers_theory.tel_svf_expr().subs(fillers_theory.m, k),
-        witness_tel=fillers_theory.tel_witness_expr().subs(fillers_theory.m, k),
-        min_size=1,
+    "svf-fillers": _svf_family(
+        "svf-fillers", fillers_theory, svf_fillers, parameter="h", default=4, grows=("h",),
         description="b = 6h+4, p = 2b-1, M = bp: bk triangles (0, p), then 2h+1 fillers (M/2 - 3, 3) that S runs in "
                     "its ramp and SVF last; alpha = 1/2 exactly; limit (12h+7)/(6h+4) -> 2",
-        requests=lambda size, h=4, **_: (6 * h + 4) * size + 2 * h + 1,
-        parameters={"h": 4},
-        symbols={"h": fillers_theory.h},
-        grows=("h",),
-    ),
-    "svf-alternating": Family(
-        name="svf-alternating",
-        policy="svf",
-        build=svf_alternating,
-        policy_tel=alternating_theory.tel_svf_expr().subs(alternating_theory.m, k),
-        witness_tel=alternating_theory.tel_witness_expr().subs(alternating_theory.m, k),
-        min_size=1,
+        requests=lambda size, h=4, **_: (6 * h + 4) * size + 2 * h + 1),
+    "svf-alternating": _svf_family(
+        "svf-alternating", alternating_theory, svf_alternating, parameter="c", default=20, grows=("c",),
+        minimum={"c": 2}, high_alpha=True,
         description="ck narrow (c(c-1)/2, c) alternating with ck wide (b, 1) of equal volume, M = c^2(c+1)/2, "
                     "alpha = (c^2+1)/(c(c+1)); SVF serialises them; limit (c+1)/2 ~ 1/(2(1 - alpha))",
-        requests=lambda size, c=20, **_: 2 * c * size,
-        parameters={"c": 20},
-        symbols={"c": alternating_theory.c},
-        grows=("c",),
-        minimum={"c": 2},
-        high_alpha=True,
-    ),
-    "svf-distinct": Family(  # issue 43: the same growth with pairwise distinct volumes
-        name="svf-distinct",
-        policy="svf",
-        build=svf_distinct,
-        policy_tel=distinct_theory.tel_svf_expr().subs(distinct_theory.m, k),
-        witness_tel=distinct_theory.tel_witness_expr().subs(distinct_theory.m, k),
-        min_size=1,
+        requests=lambda size, c=20, **_: 2 * c * size),
+    "svf-distinct": _svf_family(  # issue 43: the same growth with pairwise distinct volumes
+        "svf-distinct", distinct_theory, svf_distinct, parameter="h", default=2, grows=("h",), high_alpha=True,
         description="c = 2h+1, K = c^2 k: ck narrow (Ka + j, Kc) interleaved by volume with ck wide (Kb + cj + c, K), "
                     "every volume distinct; SVF serialises them; limit h + 1 = (c+1)/2 ~ 1/(2(1 - alpha))",
-        requests=lambda size, h=2, **_: 2 * (2 * h + 1) * size,
-        parameters={"h": 2},
-        symbols={"h": distinct_theory.h},
-        grows=("h",),
-        high_alpha=True,
-    ),
+        requests=lambda size, h=2, **_: 2 * (2 * h + 1) * size),
 }
 
 
@@ -283,29 +266,24 @@ def best_svf_lower_bound() -> dict[str, Any]:
             "upper": str(upper), "upper_float": float(upper), "limits": {n: str(v) for n, v in limits.items()}}
 
 
+_SJF_BLOCKING = Family(
+    name="sjf-blocking",
+    policy="sjf",
+    build=sjf_blocking,
+    policy_tel=k * (k + 1) + k**2 * (k + 2),
+    witness_tel=2 * k**2 + k**2 + 4 * k - 1,
+    min_size=2,
+    description="2k blockers (K-1, 1) and K = k^2 smalls (0, 2), M = 2K, alpha = 1/2",
+    requests=lambda size, **_: 2 * size + size * size,
+)
+
+
 FAMILIES: dict[str, Family] = {
-    "sjf-blocking": Family(
-        name="sjf-blocking",
-        policy="sjf",
-        build=sjf_blocking,
-        policy_tel=k * (k + 1) + k**2 * (k + 2),
-        witness_tel=2 * k**2 + k**2 + 4 * k - 1,
-        min_size=2,
-        description="2k blockers (K-1, 1) and K = k^2 smalls (0, 2), M = 2K, alpha = 1/2",
-        requests=lambda size, **_: 2 * size + size * size,
-    ),
-    "svf-pairs": Family(
-        name="svf-pairs",
-        policy="svf",
-        build=svf_pairs,
-        policy_tel=svf_lower_bound.tel_svf_expr().subs(svf_lower_bound.m, k),
-        witness_tel=svf_lower_bound.tel_witness_expr().subs(svf_lower_bound.m, k),
-        min_size=1,
+    "sjf-blocking": _SJF_BLOCKING,
+    "svf-pairs": _svf_family(
+        "svf-pairs", svf_lower_bound, svf_pairs, parameter="q", default=1,
         description="2k identical requests (0, 3q), M = 6q, alpha = 1/2; witness staggered by q",
-        requests=lambda size, **_: 2 * size,
-        parameters={"q": 1},
-        symbols={"q": svf_lower_bound.q},
-    ),
+        requests=lambda size, **_: 2 * size),
     "svf1-blockers": Family(
         name="svf1-blockers",
         policy="svf1",
@@ -320,18 +298,16 @@ FAMILIES: dict[str, Family] = {
                     "(P-2, 2); T = k^2, P = 3T, M = 2P; ratio ~ k/2 = sqrt(T)/2",
         requests=lambda size, **_: 4 * size + 5,
     ),
-    "svf1-proxy-range": Family(
+    # the sjf-blocking member: the blockers (K - 1, 1) are short, key K; the smalls (0, 2) long, key
+    # (O_1^2 + O_1)/2 > K (k^2 = K < 2^39), so 1-bit SVF serves them in SJF's order: the same instance,
+    # witness, closed forms and request count, under another policy
+    "svf1-proxy-range": replace(
+        _SJF_BLOCKING,
         name="svf1-proxy-range",
         policy=f"svf1:theta=1,short_length=1,long_length={SVF1_PROXY_LONG}",
         build=svf1_proxy_range,
-        # the sjf-blocking member: the blockers (K - 1, 1) are short, key K; the smalls (0, 2) long, key
-        # (O_1^2 + O_1)/2 > K (k^2 = K < 2^39), so 1-bit SVF serves them in SJF's order
-        policy_tel=k * (k + 1) + k**2 * (k + 2),
-        witness_tel=2 * k**2 + k**2 + 4 * k - 1,
-        min_size=2,
         description="1-bit SVF with a long proxy O_1 = 2^20 > T = 2 (theta = 1, O_0 = 1) on the sjf-blocking "
                     "member: 2k blockers (K-1, 1), K = k^2 smalls (0, 2), M = 2K; ratio ~ k/3 at fixed T",
-        requests=lambda size, **_: 2 * size + size * size,
     ),
     "svf-triangles": Family(
         name="svf-triangles",
