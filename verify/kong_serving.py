@@ -524,51 +524,52 @@ _WINDOWS = ("seeded windows of each trace's test part (by default the Azure and 
 _DIFFERENCE = "traces and the unit-step simulator with recompute evictions, not the papers' GPU testbed"
 _NO_DERIVATION = "an empirical claim: measured on the traces, not derived"
 
+
+def _experiment(claim_id: str, statement: str, formalization: str, difference: str, method: str, position: int,
+                flips: str = _FLIPS) -> Claim:
+    """A row of Kong et al.'s experiments: every one has their source, one trace method, a place in the ledger's
+    ``kong.experiments`` section, and no derivation (it is measured)."""
+    return Claim(claim_id, f"{KONG} experiments", statement, formalization, difference, (method,),
+                 order=("kong.experiments", position), no_derivation=_NO_DERIVATION, flips=flips)
+
+
 # the claims these methods check (their rows; the ledger collects them with the theory's)
 CLAIMS = (
-    Claim(
-        "kong.emp.svf_latency", f"{KONG} experiments", "SVF has the lowest mean and P95 latency",
+    _experiment(
+        "kong.emp.svf_latency", "SVF has the lowest mean and P95 latency",
         f"{_WINDOWS}: SVF's mean and P95 latency against FCFS, SJF and 1-bit SVF, 1 - m(SVF) / m(baseline) per seed "
         "with its 95% interval over the seeds, at each load, on each trace (verify/kong_serving.py)",
-        _DIFFERENCE, ("trace:svf_latency",), order=("kong.experiments", 10), no_derivation=_NO_DERIVATION,
-        flips=_FLIPS),
-    Claim(
-        "kong.emp.onebit", f"{KONG} experiments", "1-bit SVF competitive with SJF, better tail",
+        _DIFFERENCE, "trace:svf_latency", 10),
+    _experiment(
+        "kong.emp.onebit", "1-bit SVF competitive with SJF, better tail",
         f"same windows: 1-bit SVF (the trace's classifier) against SJF, mean within {COMPETITIVE:.0%} "
         f"({1 + COMPETITIVE:.2f} - L(1-bit SVF) / L(SJF) per seed) and P95 below it, with 95% intervals, at each "
         "load, on each trace; Thm. 3.5's flip penalty and the cost of learned bits over exact bits beside it",
-        f"'competitive' read as within {COMPETITIVE:.0%}; {_DIFFERENCE}", ("trace:onebit_vs_sjf",),
-        order=("kong.experiments", 20), no_derivation=_NO_DERIVATION, flips=_FLIPS),
-    Claim(
-        "kong.emp.overhead", f"{KONG} experiments", "predictor overhead <= 0.06% (1-bit: 0.01%)",
+        f"'competitive' read as within {COMPETITIVE:.0%}; {_DIFFERENCE}", "trace:onebit_vs_sjf", 20),
+    _experiment(
+        "kong.emp.overhead", "predictor overhead <= 0.06% (1-bit: 0.01%)",
         "measured batched predictor seconds per request over the simulated mean latency at load 1, per trace "
         "(reported, never judged)", "our predictors on CPU against simulated latencies, not the paper's models on "
-        "GPUs", ("trace:predictor_overhead",), order=("kong.experiments", 30), no_derivation=_NO_DERIVATION,
-        flips="nothing here: it needs GPU end-to-end latencies"),
-    Claim(
-        "kong.emp.throughput", f"{KONG} experiments", "SVF keeps a higher throughput than SJF",
+        "GPUs", "trace:predictor_overhead", 30, flips="nothing here: it needs GPU end-to-end latencies"),
+    _experiment(
+        "kong.emp.throughput", "SVF keeps a higher throughput than SJF",
         f"{_WINDOWS}: requests completed and output tokens decoded per step over the offered period, SVF / SJF - 1 "
         "per seed, with its 95% interval over the seeds, at each load, on each trace",
-        f"throughput over the arrivals' span at equal offered load; {_DIFFERENCE}", ("trace:throughput",),
-        order=("kong.experiments", 40), no_derivation=_NO_DERIVATION, flips=_FLIPS),
-    Claim(
-        "kong.emp.fairness", f"{KONG} experiments", "SVF improves fairness for large requests (greedy heuristics "
-        "starve them)",
+        f"throughput over the arrivals' span at equal offered load; {_DIFFERENCE}", "trace:throughput", 40),
+    _experiment(
+        "kong.emp.fairness", "SVF improves fairness for large requests (greedy heuristics starve them)",
         "same windows: against SJF and Oracle-SJF, the mean slowdown (latency / o) of the top decile by volume and "
         "by output, and the maximum wait, 1 - m(SVF) / m(baseline) per seed with its 95% interval, at each load, on "
         "each trace; FCFS, 1-bit SVF, requests waiting over 60 s and Jain's index of slowdowns reported beside them",
         "'large' read as the top decile by volume or output, 'starving' as the longest wait; the greedy heuristics "
-        "read as SJF and Oracle-SJF", ("trace:fairness",), order=("kong.experiments", 50),
-        no_derivation=_NO_DERIVATION, flips=_FLIPS),
-    Claim(
-        "kong.emp.memory_intensive", f"{KONG} experiments", "on memory-intensive workloads SVF beats FCFS, SJF and "
-        "Oracle-SJF",
+        "read as SJF and Oracle-SJF", "trace:fairness", 50),
+    _experiment(
+        "kong.emp.memory_intensive", "on memory-intensive workloads SVF beats FCFS, SJF and Oracle-SJF",
         f"same windows, read as memory-intensive: a trace with a mean prompt of at least {LONG_PROMPT_MEAN:,} tokens "
         "as recorded (the Mooncake trace's long-context prompts), any other with every prompt x4 (s + o <= 65,536) "
         "on the same memory at the same load (the Azure trace's second, labelled reading): mean latency of SVF "
         "(learned predictions) against FCFS, SJF (learned) and Oracle-SJF (true lengths), 1 - L(SVF) / L(baseline) "
         "per seed with its 95% interval, at each load; Oracle-SVF beside it",
         "long prompts read from a long-context production trace and from the Azure trace with lengthened prompts, "
-        "not LongBench; one simulated engine", ("trace:memory_intensive",), order=("kong.experiments", 60),
-        no_derivation=_NO_DERIVATION, flips=_FLIPS),
+        "not LongBench; one simulated engine", "trace:memory_intensive", 60),
 )
