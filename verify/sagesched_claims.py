@@ -741,43 +741,47 @@ SAGESCHED_METHODS = {"cluster:sagesched": declares_canary(
     "the claim's own function on a planted defect: SageSched 50% slower than the best heuristic or than its "
     "slowest ablation, preempting more than any heuristic, a routing count x N")(_ledger_method)}
 
+def _cluster_claim(claim_id: str, source: str, statement: str, formalization: str, difference: str,
+                   position: int, flips: str) -> Claim:
+    """A row of SageSched's claims: every one is checked by the one cluster method, has a place in the ledger's
+    ``sagesched`` section, and no derivation (it is measured)."""
+    return Claim(claim_id, source, statement, formalization, difference, ("cluster:sagesched",),
+                 order=("sagesched", position),
+                 no_derivation="an empirical claim: measured in the cluster simulator, not derived", flips=flips)
+
+
 # the claims this method checks (their rows; the ledger collects them with the theory's)
 CLAIMS = (
-    Claim(
+    _cluster_claim(
         "sagesched.gain", "Gan et al. (abstract)", "SageSched: over 28.7% efficiency over the heuristics",
         "mean TTLT of the sagesched router + local order against the best of 5 routers x 4 local policies, "
         "on each trace (by default the Azure and the Mooncake trace) and on the mixed workload, Llama-3.1-8B "
         "step-time model; each reading reproduced if its mean gain >= 28.7%",
         "efficiency read as mean TTLT at equal offered load; simulated cluster, derived step times, "
-        "our reading of SageSched (paper text unavailable beyond the abstract)", ("cluster:sagesched",),
-        order=("sagesched", 10), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
+        "our reading of SageSched (paper text unavailable beyond the abstract)", 10,
         flips="each configuration: gain >= 28.7% reproduced, > 0 partly; on a trace the weakest configuration "
               "decides; over the traces: reproduced on every one: reproduced; on some and not on another: partly; "
               "else the weakest"),
-    Claim(
+    _cluster_claim(
         "sagesched.ablation", "Gan et al. (via issue 14)", "~10% lost without distribution or hybrid cost",
         "mean TTLT loss with the distribution replaced by a point, and with the hybrid cost memory-only or "
         "compute-only, on each trace; reproduced on a trace if both losses are in [5%, 15%]",
-        "the ~10% figure is secondary (issue 14); same setting as sagesched.gain", ("cluster:sagesched",),
-        order=("sagesched", 20), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
+        "the ~10% figure is secondary (issue 14); same setting as sagesched.gain", 20,
         flips="on a trace, both losses in [5%, 15%]: reproduced; one <= 0: not reproduced; over the traces as "
               "sagesched.gain"),
-    Claim(
+    _cluster_claim(
         "sagesched.routing", "Gan et al. (via issue 14)", "placement is O(N) per request for N GPUs",
         "operation counts per routing decision for N = 2 .. 1,024 (state reads, operations on its values also in C "
         "code, bytecode), each power-law exponent fitted on N >= 32 <= 1.15; CPU time reported beside",
-        "a count on one implementation, not a proof of complexity (one score per replica is tested)",
-        ("cluster:sagesched",),
-        order=("sagesched", 30), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
+        "a count on one implementation, not a proof of complexity (one score per replica is tested)", 30,
         flips="a fitted exponent of any operation count above 1.15 (e.g. a router comparing pairs, or sorting a "
               "state list per replica)"),
-    Claim(
+    _cluster_claim(
         "sagesched.preemption", "Gan et al. (via issue 14)", "fewer OOM stalls on mixed short/long workloads",
         "preemptions of SageSched against every heuristic pair on a mixed workload with a 50,000-token KV "
         "budget per replica, in every configuration",
         "secondary claim; a synthetic mixture whose class the predictor cannot see; preemptions = evictions "
-        "with recompute", ("cluster:sagesched",),
-        order=("sagesched", 40), no_derivation="an empirical claim: measured in the cluster simulator, not derived",
+        "with recompute", 40,
         flips="fewest preemptions at no mean-latency cost: reproduced; not fewer than the best-latency "
               "heuristic: not reproduced"),
 )
