@@ -205,10 +205,7 @@ Fixpoint sort_dec (l : list nat) : list nat :=
   end.
 
 Lemma insert_dec_perm : forall x l, Permutation (insert_dec x l) (x :: l).
-Proof.
-  intros x l. induction l as [|y l IH]; simpl; auto.
-  destruct (y <=? x); auto. eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
+Proof. apply (insertion_perm (fun x y => y <=? x)); reflexivity. Qed.
 
 Lemma sort_dec_perm : forall l, Permutation (sort_dec l) l.
 Proof.
@@ -220,15 +217,8 @@ Definition geq (a b : nat) : Prop := b <= a.
 
 Lemma insert_dec_sorted : forall x l, StronglySorted geq l -> StronglySorted geq (insert_dec x l).
 Proof.
-  intros x l. induction l as [|y l IH]; intros H; simpl.
-  - repeat constructor.
-  - inversion H as [|? ? Hs Hf]; subst. destruct (Nat.leb_spec y x).
-    + constructor; auto. constructor; [unfold geq; lia|].
-      eapply Forall_impl; [|exact Hf]. unfold geq; intros; lia.
-    + constructor; [apply IH; auto|]. apply Forall_forall. intros z Hz.
-      apply (Permutation_in _ (insert_dec_perm x l)) in Hz. destruct Hz as [<-|Hz].
-      * unfold geq; lia.
-      * rewrite Forall_forall in Hf. apply Hf; auto.
+  apply (insertion_sorted (fun x y => y <=? x)); try reflexivity; unfold geq; intros a b;
+    [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
 Qed.
 
 Lemma sort_dec_sorted : forall l, StronglySorted geq (sort_dec l).

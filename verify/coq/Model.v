@@ -4,7 +4,7 @@
     s + (t - x) units of KV memory at every step t with x < t <= x + o,
     and nothing otherwise.  Burst instances: every request arrives at 0. *)
 
-From Coq Require Import Arith Lia List Bool Permutation.
+From Coq Require Import Arith Lia List Bool Permutation Sorted.
 Import ListNotations.
 
 (** ** Generic finite sums *)
@@ -177,19 +177,57 @@ Proof.
   - rewrite IHn. rewrite <- sumf_add. apply sumf_ext. intros; reflexivity.
 Qed.
 
+(** [combine] stops at the shorter list: one induction gives both projections. *)
+Lemma map_combine_firstn : forall {A B} (l1 : list A) (l2 : list B),
+  map fst (combine l1 l2) = firstn (length l2) l1 /\ map snd (combine l1 l2) = firstn (length l1) l2.
+Proof.
+  intros A B l1. induction l1 as [|a l1 IH]; intros [|b l2]; simpl; auto.
+  destruct (IH l2) as [-> ->]. auto.
+Qed.
+
 Lemma map_fst_combine : forall {A B} (l1 : list A) (l2 : list B),
   length l1 <= length l2 -> map fst (combine l1 l2) = l1.
-Proof.
-  intros A B l1. induction l1 as [|a l1 IH]; intros [|b l2] H; simpl in *; auto; try lia.
-  rewrite IH by lia. auto.
-Qed.
+Proof. intros A B l1 l2 H. rewrite (proj1 (map_combine_firstn l1 l2)). apply firstn_all2. lia. Qed.
 
 Lemma map_snd_combine : forall {A B} (l1 : list A) (l2 : list B),
   length l2 <= length l1 -> map snd (combine l1 l2) = l2.
-Proof.
-  intros A B l1. induction l1 as [|a l1 IH]; intros [|b l2] H; simpl in *; auto; try lia.
-  rewrite IH by lia. auto.
-Qed.
+Proof. intros A B l1 l2 H. rewrite (proj2 (map_combine_firstn l1 l2)). apply firstn_all2. lia. Qed.
+
+(** ** Insertion sorts
+
+    The development's insertion sorts ([insert_dec], [insert_key], [insert_fin], [insert_e], ...) insert
+    [a] before the first [b] for which a boolean test [c a b] holds.  That such an insertion permutes, and
+    keeps a list sorted by a transitive [R] that [c] decides, is proved here once, for every function with
+    those two equations (each sort gives them by [reflexivity]). *)
+Section Insertion.
+  Context {A : Type} (c : A -> A -> bool) (ins : A -> list A -> list A).
+  Hypothesis ins_nil : forall a, ins a [] = [a].
+  Hypothesis ins_cons : forall a b l, ins a (b :: l) = if c a b then a :: b :: l else b :: ins a l.
+
+  Lemma insertion_perm : forall a l, Permutation (ins a l) (a :: l).
+  Proof.
+    intros a l. induction l as [|b l IH]; rewrite ?ins_nil, ?ins_cons; auto.
+    destruct (c a b); auto. eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
+  Qed.
+
+  Variable R : A -> A -> Prop.
+  Hypothesis c_true : forall a b, c a b = true -> R a b.
+  Hypothesis c_false : forall a b, c a b = false -> R b a.
+  Hypothesis R_trans : forall a b d, R a b -> R b d -> R a d.
+
+  Lemma insertion_sorted : forall a l, StronglySorted R l -> StronglySorted R (ins a l).
+  Proof.
+    intros a l. induction l as [|b l IH]; intros H; rewrite ?ins_nil, ?ins_cons.
+    - repeat constructor.
+    - inversion H as [|? ? Hs Hf]; subst. destruct (c a b) eqn:E.
+      + constructor; auto. constructor; [apply c_true; auto|].
+        eapply Forall_impl; [|exact Hf]. intros z Hz. eapply R_trans; [apply c_true, E|exact Hz].
+      + constructor; [apply IH; auto|]. apply Forall_forall. intros z Hz.
+        apply (Permutation_in _ (insertion_perm a l)) in Hz. destruct Hz as [<-|Hz].
+        * apply c_false; auto.
+        * rewrite Forall_forall in Hf. apply Hf; auto.
+  Qed.
+End Insertion.
 
 (** ** The checker is correct *)
 

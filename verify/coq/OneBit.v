@@ -43,10 +43,7 @@ Section KeySort.
     end.
 
   Lemma insert_key_perm : forall a l, Permutation (insert_key a l) (a :: l).
-  Proof.
-    intros a l. induction l as [|b l IH]; simpl; auto.
-    destruct (key a <=? key b); auto. eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-  Qed.
+  Proof. apply (insertion_perm (fun a b => key a <=? key b)); reflexivity. Qed.
 
   Lemma isort_key_perm : forall l, Permutation (isort_key l) l.
   Proof.
@@ -58,15 +55,8 @@ Section KeySort.
 
   Lemma insert_key_sorted : forall a l, StronglySorted key_le l -> StronglySorted key_le (insert_key a l).
   Proof.
-    intros a l. induction l as [|b l IH]; intros H; simpl.
-    - repeat constructor.
-    - inversion H as [|? ? Hs Hf]; subst. destruct (Nat.leb_spec (key a) (key b)).
-      + constructor; auto. constructor; [unfold key_le; lia|].
-        eapply Forall_impl; [|exact Hf]. unfold key_le; intros; lia.
-      + constructor; [apply IH; auto|]. apply Forall_forall. intros z Hz.
-        apply (Permutation_in _ (insert_key_perm a l)) in Hz. destruct Hz as [<-|Hz].
-        * unfold key_le; lia.
-        * rewrite Forall_forall in Hf. apply Hf; auto.
+    apply (insertion_sorted (fun a b => key a <=? key b)); try reflexivity; unfold key_le; intros a b;
+      [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
   Qed.
 
   Lemma isort_key_sorted : forall l, StronglySorted key_le (isort_key l).

@@ -159,6 +159,17 @@ Ltac fam_lia := unfold fb, fa, output, prompt in *; simpl in *; lia.
 Lemma vol_fb : volume fb = 3.
 Proof. reflexivity. Qed.
 
+(** Both families' schedules end with a run of [j] requests [fa m] started one step apart from [i + d]
+    ([aout] in SVF's, [sout] in SJF's): its TEL once, for every function with the run's two equations. *)
+Lemma tel_fa_run : forall m d (run : nat -> nat -> list (req * nat)),
+  (forall i, run i 0 = []) -> (forall i j, run i (S j) = (fa m, i + d) :: run (S i) j) ->
+  forall j i, 2 * tel_js (run i j) = 2 * j * (i + d + 1) + j * (j - 1).
+Proof.
+  intros m d run Hnil Hcons. induction j; intros i; [rewrite Hnil; reflexivity|]. rewrite Hcons.
+  unfold tel_js in *. cbn [sumf]. specialize (IHj (S i)). unfold finish at 1, fa, output; cbn [fst snd].
+  destruct j; rewrite ?Hnil in *; simpl in *; nia.
+Qed.
+
 Lemma sort_r_fam : forall m j k, 2 <= m ->
   sort_r (repeat (fa m) j ++ repeat fb k) = repeat fb k ++ repeat (fa m) j.
 Proof.
@@ -277,11 +288,7 @@ Proof.
 Qed.
 
 Lemma tel_aout : forall j i, 2 * tel_js (aout i j) = 2 * j * (i + 3) + j * (j - 1).
-Proof.
-  induction j; intros i; [reflexivity|]. cbn [aout]. unfold tel_js in *. cbn [sumf].
-  specialize (IHj (S i)). unfold finish at 1, fa, output; cbn [fst snd].
-  destruct j; simpl in *; nia.
-Qed.
+Proof. intros j i. pose proof (tel_fa_run m 2 aout (fun _ => eq_refl) (fun _ _ => eq_refl) j i). nia. Qed.
 
 Lemma svf_family_placed :
   place_r M [] 0 (sort_r (fam m)) = repeat (fb, 0) K ++ aout 0 m.
@@ -444,9 +451,9 @@ Qed.
 
 Lemma tel_sout : forall j i, 2 * tel_js (sout i j) = 2 * j * (i + 1) + j * (j - 1).
 Proof.
-  induction j; intros i; [reflexivity|]. cbn [sout]. unfold tel_js in *. cbn [sumf].
-  specialize (IHj (S i)). unfold finish at 1, fa, output; cbn [fst snd].
-  destruct j; simpl in *; nia.
+  intros j i. assert (Hcons : forall i j, sout i (S j) = (fa m, i + 0) :: sout (S i) j)
+    by (intros; rewrite Nat.add_0_r; reflexivity).
+  pose proof (tel_fa_run m 0 sout (fun _ => eq_refl) Hcons j i). nia.
 Qed.
 
 End Sjf_family.

@@ -185,11 +185,7 @@ Proof.
 Qed.
 
 Lemma insert_fin_perm : forall e pl, Permutation (insert_fin e pl) (e :: pl).
-Proof.
-  intros e pl. induction pl as [|b pl IH]; simpl; auto.
-  destruct (Nat.leb (finish e) (finish b)); auto.
-  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
+Proof. apply (insertion_perm (fun e b => Nat.leb (finish e) (finish b))); reflexivity. Qed.
 
 Definition fle (a b : req * nat) : Prop := finish a <= finish b.
 

@@ -169,11 +169,7 @@ Fixpoint sort_e (l : list (req * nat)) : list (req * nat) :=
   end.
 
 Lemma insert_e_perm : forall a l, Permutation (insert_e a l) (a :: l).
-Proof.
-  intros a l. induction l as [|b l IH]; simpl; auto.
-  destruct (Nat.leb (evol a) (evol b)); auto.
-  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
+Proof. apply (insertion_perm (fun a b => Nat.leb (evol a) (evol b))); reflexivity. Qed.
 
 Lemma sort_e_perm : forall l, Permutation (sort_e l) l.
 Proof.
