@@ -204,25 +204,16 @@ Fixpoint sort_dec (l : list nat) : list nat :=
   | x :: l' => insert_dec x (sort_dec l')
   end.
 
-Lemma insert_dec_perm : forall x l, Permutation (insert_dec x l) (x :: l).
-Proof. apply (insertion_perm (fun x y => y <=? x)); reflexivity. Qed.
-
 Lemma sort_dec_perm : forall l, Permutation (sort_dec l) l.
-Proof.
-  induction l as [|x l IH]; simpl; auto.
-  eapply perm_trans; [apply insert_dec_perm|apply perm_skip, IH].
-Qed.
+Proof. apply (insertion_sort_perm (fun x y => y <=? x) insert_dec); reflexivity. Qed.
 
 Definition geq (a b : nat) : Prop := b <= a.
 
-Lemma insert_dec_sorted : forall x l, StronglySorted geq l -> StronglySorted geq (insert_dec x l).
-Proof.
-  apply (insertion_sorted (fun x y => y <=? x)); try reflexivity; unfold geq; intros a b;
-    [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
-Qed.
-
 Lemma sort_dec_sorted : forall l, StronglySorted geq (sort_dec l).
-Proof. induction l; simpl; [constructor|apply insert_dec_sorted; auto]. Qed.
+Proof.
+  apply (insertion_sort_sorted (fun x y => y <=? x) insert_dec); try reflexivity; unfold geq;
+    intros a b; [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
+Qed.
 
 (** *** Lists as functions of the index *)
 

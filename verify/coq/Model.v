@@ -227,7 +227,34 @@ Section Insertion.
         * apply c_false; auto.
         * rewrite Forall_forall in Hf. apply Hf; auto.
   Qed.
+
+  (** The sort that inserts every element, from the last, into the sorted rest. *)
+  Variable sort : list A -> list A.
+  Hypothesis sort_nil : sort [] = [].
+  Hypothesis sort_cons : forall a l, sort (a :: l) = ins a (sort l).
+
+  Lemma insertion_sort_perm : forall l, Permutation (sort l) l.
+  Proof.
+    induction l as [|a l IH]; rewrite ?sort_nil, ?sort_cons; auto.
+    eapply perm_trans; [apply insertion_perm|apply perm_skip, IH].
+  Qed.
+
+  Lemma insertion_sort_sorted : forall l, StronglySorted R (sort l).
+  Proof.
+    induction l as [|a l IH]; rewrite ?sort_nil, ?sort_cons; [constructor|apply insertion_sorted, IH].
+  Qed.
 End Insertion.
+
+(** The common case: ascending by a [nat] key compared with [Nat.leb] (equal keys keep their order). *)
+Lemma key_sort_sorted : forall {A} (key : A -> nat) ins sort,
+  (forall a, ins a [] = [a]) ->
+  (forall a b l, ins a (b :: l) = if Nat.leb (key a) (key b) then a :: b :: l else b :: ins a l) ->
+  sort [] = [] -> (forall a l, sort (a :: l) = ins a (sort l)) ->
+  forall l, StronglySorted (fun a b => key a <= key b) (sort l).
+Proof.
+  intros A key ins sort Hn Hc Sn Sc. apply (insertion_sort_sorted (fun a b => Nat.leb (key a) (key b)) ins); auto;
+    intros a b; [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
+Qed.
 
 (** ** The checker is correct *)
 

@@ -42,25 +42,13 @@ Section KeySort.
     | a :: l' => insert_key a (isort_key l')
     end.
 
-  Lemma insert_key_perm : forall a l, Permutation (insert_key a l) (a :: l).
-  Proof. apply (insertion_perm (fun a b => key a <=? key b)); reflexivity. Qed.
-
   Lemma isort_key_perm : forall l, Permutation (isort_key l) l.
-  Proof.
-    induction l as [|a l IH]; simpl; auto.
-    eapply perm_trans; [apply insert_key_perm|apply perm_skip, IH].
-  Qed.
+  Proof. apply (insertion_sort_perm (fun a b => key a <=? key b) insert_key); reflexivity. Qed.
 
   Definition key_le (a b : nat * req) : Prop := key a <= key b.
 
-  Lemma insert_key_sorted : forall a l, StronglySorted key_le l -> StronglySorted key_le (insert_key a l).
-  Proof.
-    apply (insertion_sorted (fun a b => key a <=? key b)); try reflexivity; unfold key_le; intros a b;
-      [intros E; apply Nat.leb_le in E|intros E; apply Nat.leb_gt in E|intros d]; lia.
-  Qed.
-
   Lemma isort_key_sorted : forall l, StronglySorted key_le (isort_key l).
-  Proof. induction l; simpl; [constructor|apply insert_key_sorted; auto]. Qed.
+  Proof. apply (key_sort_sorted key insert_key); reflexivity. Qed.
 End KeySort.
 
 (** SVF's sort is this sort with the volume as the key. *)

@@ -130,35 +130,11 @@ Qed.
 
 Definition rle (a b : req) : Prop := volume a <= volume b.
 
-Lemma insert_r_perm : forall r l, Permutation (insert_r r l) (r :: l).
-Proof.
-  intros r l. induction l as [|q l IH]; simpl; auto.
-  destruct (Nat.leb (volume r) (volume q)); auto.
-  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
-
 Lemma sort_r_perm : forall l, Permutation (sort_r l) l.
-Proof.
-  induction l as [|r l IH]; simpl; auto.
-  eapply perm_trans; [apply insert_r_perm|apply perm_skip, IH].
-Qed.
-
-Lemma insert_r_sorted : forall r l, Sorted rle l -> Sorted rle (insert_r r l).
-Proof.
-  intros r l. induction l as [|q l IH]; intros H; simpl; auto.
-  destruct (Nat.leb_spec (volume r) (volume q)).
-  - constructor; auto.
-  - inversion H as [|? ? Hs Hh]; subst. constructor; [apply IH; auto|].
-    destruct l as [|c l]; simpl; [constructor; unfold rle; lia|].
-    inversion Hh as [|? ? Hqc]; subst. destruct (Nat.leb (volume r) (volume c));
-      constructor; unfold rle in *; lia.
-Qed.
+Proof. apply (insertion_sort_perm (fun a b => Nat.leb (volume a) (volume b)) insert_r); reflexivity. Qed.
 
 Lemma sort_r_sorted : forall l, StronglySorted rle (sort_r l).
-Proof.
-  intros l. apply Sorted_StronglySorted; [unfold Relations_1.Transitive, rle; lia|].
-  induction l; simpl; auto. apply insert_r_sorted; auto.
-Qed.
+Proof. apply (key_sort_sorted volume insert_r); reflexivity. Qed.
 
 Lemma pairmin_sorted : forall l,
   StronglySorted rle l -> pairmin l = sum_prefix 0 (map volume l).

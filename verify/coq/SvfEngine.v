@@ -145,16 +145,11 @@ Proof.
 Qed.
 
 Lemma insert_by_perm : forall key a l, Permutation (insert_by key a l) (a :: l).
-Proof.
-  intros key a l. induction l as [|b l IH]; simpl; auto.
-  destruct (Nat.leb (key a) (key b)); auto.
-  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
+Proof. intros key. apply (insertion_perm (fun a b => Nat.leb (key a) (key b))); reflexivity. Qed.
 
 Lemma isort_by_perm : forall key l, Permutation (isort_by key l) l.
 Proof.
-  intros key l. induction l as [|a l IH]; simpl; auto.
-  eapply perm_trans; [apply insert_by_perm|apply perm_skip, IH].
+  intros key. apply (insertion_sort_perm (fun a b => Nat.leb (key a) (key b)) (insert_by key)); reflexivity.
 Qed.
 
 Definition lexR (key : nat * req -> nat) (a b : nat * req) : Prop := lexb key a b = true.

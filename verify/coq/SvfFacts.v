@@ -8,37 +8,13 @@ Import ListNotations.
 
 (** ** The order *)
 
-Lemma insert_v_perm : forall a l, Permutation (insert_v a l) (a :: l).
-Proof.
-  intros a l. induction l as [|b l IH]; simpl; auto.
-  destruct (Nat.leb (vol_of a) (vol_of b)); auto.
-  eapply perm_trans; [apply perm_skip, IH|apply perm_swap].
-Qed.
-
 Lemma isort_v_perm : forall l, Permutation (isort_v l) l.
-Proof.
-  induction l as [|a l IH]; simpl; auto.
-  eapply perm_trans; [apply insert_v_perm|apply perm_skip, IH].
-Qed.
+Proof. apply (insertion_sort_perm (fun a b => Nat.leb (vol_of a) (vol_of b)) insert_v); reflexivity. Qed.
 
 Definition vle (a b : nat * req) : Prop := vol_of a <= vol_of b.
 
-Lemma insert_v_sorted : forall a l, Sorted vle l -> Sorted vle (insert_v a l).
-Proof.
-  intros a l. induction l as [|b l IH]; intros H; simpl; auto.
-  destruct (Nat.leb_spec (vol_of a) (vol_of b)).
-  - constructor; auto.
-  - inversion H as [|? ? Hs Hh]; subst. constructor; [apply IH; auto|].
-    destruct l as [|c l]; simpl; [constructor; unfold vle; lia|].
-    inversion Hh as [|? ? Hbc]; subst. destruct (Nat.leb (vol_of a) (vol_of c));
-      constructor; unfold vle in *; lia.
-Qed.
-
 Lemma isort_v_sorted : forall l, StronglySorted vle (isort_v l).
-Proof.
-  intros l. apply Sorted_StronglySorted; [unfold Relations_1.Transitive, vle; lia|].
-  induction l; simpl; auto. apply insert_v_sorted; auto.
-Qed.
+Proof. apply (key_sort_sorted vol_of insert_v); reflexivity. Qed.
 
 Lemma svf_order_perm : forall rs,
   Permutation (svf_order rs) (combine (seq 0 (length rs)) rs).

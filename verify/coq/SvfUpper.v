@@ -168,33 +168,13 @@ Fixpoint sort_e (l : list (req * nat)) : list (req * nat) :=
   | a :: l' => insert_e a (sort_e l')
   end.
 
-Lemma insert_e_perm : forall a l, Permutation (insert_e a l) (a :: l).
-Proof. apply (insertion_perm (fun a b => Nat.leb (evol a) (evol b))); reflexivity. Qed.
-
 Lemma sort_e_perm : forall l, Permutation (sort_e l) l.
-Proof.
-  induction l as [|a l IH]; simpl; auto.
-  eapply perm_trans; [apply insert_e_perm|apply perm_skip, IH].
-Qed.
+Proof. apply (insertion_sort_perm (fun a b => Nat.leb (evol a) (evol b)) insert_e); reflexivity. Qed.
 
 Definition ele (a b : req * nat) : Prop := evol a <= evol b.
 
-Lemma insert_e_sorted : forall a l, Sorted ele l -> Sorted ele (insert_e a l).
-Proof.
-  intros a l. induction l as [|b l IH]; intros H; simpl; auto.
-  destruct (Nat.leb_spec (evol a) (evol b)).
-  - constructor; auto.
-  - inversion H as [|? ? Hs Hh]; subst. constructor; [apply IH; auto|].
-    destruct l as [|c l]; simpl; [constructor; unfold ele; lia|].
-    inversion Hh as [|? ? Hbc]; subst. destruct (Nat.leb (evol a) (evol c));
-      constructor; unfold ele in *; lia.
-Qed.
-
 Lemma sort_e_sorted : forall l, StronglySorted ele (sort_e l).
-Proof.
-  intros l. apply Sorted_StronglySorted; [unfold Relations_1.Transitive, ele; lia|].
-  induction l; simpl; auto. apply insert_e_sorted; auto.
-Qed.
+Proof. apply (key_sort_sorted evol insert_e); reflexivity. Qed.
 
 Lemma usage_js_firstn : forall l k t, usage_js (firstn k l) t <= usage_js l t.
 Proof.
