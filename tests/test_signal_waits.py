@@ -16,7 +16,7 @@ import sys
 import pytest
 
 _SCRIPT = """
-import concurrent.futures, signal, sys, threading
+import concurrent.futures, os, signal, sys, threading
 from geosched import _signal_waits
 
 class Stopped(Exception):
@@ -41,7 +41,8 @@ threading.Thread(target=sender, daemon=True).start()
 try:
     waits[sys.argv[1]]()
 except Stopped:
-    print("stopped")
+    print("stopped", flush=True)
+    os._exit(0)  # at once: the sender keeps signalling, and a handler run during the interpreter's shutdown is noise
 """
 
 
