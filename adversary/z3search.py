@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from geosched import _signal_waits
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import BurstSpace
 from geosched.reference_impl.policies import Capability, policy_names
@@ -369,8 +370,7 @@ def interruptible_check(solver: Any) -> Any:
     worker = threading.Thread(target=check, name="z3-check", daemon=True)
     worker.start()
     try:
-        while worker.is_alive():
-            worker.join(0.1)
+        _signal_waits.join(worker)
     except BaseException:
         solver.ctx.interrupt()
         worker.join()
