@@ -741,6 +741,7 @@ SAGESCHED_METHODS = {"cluster:sagesched": declares_canary(
     "the claim's own function on a planted defect: SageSched 50% slower than the best heuristic or than its "
     "slowest ablation, preempting more than any heuristic, a routing count x N")(_ledger_method)}
 
+
 def _cluster_claim(claim_id: str, source: str, statement: str, formalization: str, difference: str,
                    position: int, flips: str) -> Claim:
     """A row of SageSched's claims: every one is checked by the one cluster method, has a place in the ledger's
