@@ -134,17 +134,37 @@ def printed(tmp_path_factory) -> dict[str, str]:
             notebook = jupytext.read(LESSONS / f"{name}.md")
             nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
                                     resources={"metadata": {"path": str(LESSONS)}}).execute()
-            texts = []
-            for cell in notebook.cells:
-                for output in cell.get("outputs", []):
-                    if output.get("name") == "stdout":
-                        texts.append(output["text"])
-                    elif "data" in output and "text/plain" in output["data"]:
-                        texts.append(output["data"]["text/plain"])
-            out[name] = "\n".join(texts)
+            out[name] = _printed_text(notebook.cells)
     finally:
         patch.undo()
     return out
+
+
+def _printed_text(cells) -> str:
+    """What the cells printed, as a reader sees it: stdout as written, each displayed value on its own line.
+
+    The kernel sends stdout in chunks whose boundaries depend on its flush timing (on a loaded machine one
+    ``print("volume =", 55)`` can arrive as ``"volume ="`` and ``" 55\\n"``), so stream chunks are concatenated,
+    never joined with a separator of our own.
+    """
+    text = ""
+    for cell in cells:
+        for output in cell.get("outputs", []):
+            if output.get("name") == "stdout":
+                text += output["text"]
+            elif "data" in output and "text/plain" in output["data"]:
+                text += ("" if text.endswith("\n") or not text else "\n") + output["data"]["text/plain"] + "\n"
+    return text
+
+
+def test_a_print_split_into_chunks_reads_as_printed():
+    # CI's failure on a loaded machine: one print arrived as two stream outputs
+    chunks = [{"outputs": [{"output_type": "stream", "name": "stdout", "text": "volume ="},
+                           {"output_type": "stream", "name": "stdout", "text": " 55\n"}]},
+              {"outputs": [{"output_type": "execute_result", "data": {"text/plain": "(24, 9)"}}]},
+              {"outputs": [{"output_type": "stream", "name": "stderr", "text": "noise\n"},
+                           {"output_type": "stream", "name": "stdout", "text": "earliest r0 = 5"}]}]
+    assert _printed_text(chunks) == "volume = 55\n(24, 9)\nearliest r0 = 5"
 
 
 def test_every_lesson_with_exercises_states_its_answers():
