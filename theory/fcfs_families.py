@@ -52,7 +52,6 @@ CLAIM = Claim(
     "not a claim of the papers: the family is ours; S stands in for OPT; ties by position",
     ("derivation", "simulation:fcfs-families", *SIMULATES),
     order=("ours", 70))
-CLAIM_ID = CLAIM.id
 
 k = sp.Symbol("k", integer=True, positive=True)
 T = sp.Symbol("T", integer=True, positive=True)
@@ -120,7 +119,7 @@ def derivation(tel_fcfs=None) -> Derivation:
     ratio = fcfs / wit
     burst = ratio.subs(ell, 0)
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "the FCFS baseline, in Thm. 3.2's regime (bursts, alpha = 1/2); family and closed forms ours",
         "FCFS's ratio on fcfs-convoy is (2T(k+1) + k(k+1) - 2kl)/(k^2 + 3k + 2T + 2l): -> k + 1 = n/2 as "
@@ -131,8 +130,6 @@ def derivation(tel_fcfs=None) -> Derivation:
                         r"($l = 0$) at $T = k^2$ it equals $(2k+1)/3 = (n-1)/3$ ($n = 2k + 2$).",
         hypotheses=(Hypothesis("H1", "strict head-of-line admission with the forward-looking check; equal arrivals by "
                                "position",
-                               latex=r"strict head-of-line admission with the forward-looking check; equal arrivals "
-                                     r"by position",
                                outside="none on the family: backfilling FCFS makes the same schedule "
                                        "(the same ratios at k = 2, 3, 4, T = k^2): the convoy forms "
                                        "through memory, not head-of-line"),

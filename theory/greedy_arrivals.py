@@ -49,7 +49,6 @@ CLAIM = Claim(
     "checked by simulation at the ledger's sizes, not proved for every k",
     ("derivation", "simulation:greedy-arrivals", *SIMULATES),
     order=("ours", 71))
-CLAIM_ID = CLAIM.id
 POLICIES = ("svf", "sjf", "fcfs")
 
 k, T, t = convoy_family.k, convoy_family.T, convoy_family.t
@@ -93,7 +92,7 @@ def derivation(tel_greedy=None) -> Derivation:
     ratio = greedy / wit
     gap = sp.expand((4 * greedy - (2 * k + 2) * wit).subs(T, k**2).subs(k, j + 3))
     return Derivation(
-        CLAIM_ID, JAILLET,
+        CLAIM.id, JAILLET,
         "Thm. 4.1's setting (adversarial arrivals); the policies SVF (Kong et al.), MC-SF = SJF and FCFS; family ours",
         "on fcfs-convoy at lag 1 the ratio of SVF, SJF and FCFS is (2T(k+1) + k^2 - k)/(k^2 + 3k + 2T + 2): "
         ">= n/4 at T = k^2 for every k >= 3, slope 2/3 in k (n/3), limit k + 1 as T -> infinity (n = 2k + 2)",

@@ -46,7 +46,6 @@ CLAIM = Claim(
     "construction ours; bounded K; the algorithm is granted the optimal continuation after the release",
     ("derivation", "game:jaillet4.1", "simulation:construction", *SIMULATES),
     order=("jaillet", 10))
-CLAIM_ID = CLAIM.id
 
 K = sp.Symbol("K", integer=True, positive=True)
 u = sp.Symbol("u", integer=True, nonnegative=True)
@@ -101,7 +100,7 @@ def derivation(tel_greedy=None) -> Derivation:
     witness = tel_witness_expr()
     big_m = memory_expr()
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Jaillet et al., arXiv 2502.07115",
         "Theorem 4.1 (construction ours)",
         "no deterministic online algorithm has a constant competitive ratio under adversarial arrivals: "

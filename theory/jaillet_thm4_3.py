@@ -30,7 +30,6 @@ CLAIM = Claim(
     "predictions dropped; constant 5 ours (the paper's implied constant is ~9216)",
     ("derivation", "exhaustive:jaillet", "consts:jaillet", *SIMULATES), ("kong.thm3.2",),
     order=("jaillet", 20), exhaustive_variants=("sjf_jaillet",))
-CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)
@@ -49,7 +48,7 @@ def derivation(constant=5) -> Derivation:
     """``constant`` replaces 5 (tests break it on purpose)."""
     ratio = 1 + 2 / (1 - alpha)
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Jaillet et al., arXiv 2502.07115",
         "Theorem 4.3 (constant ours)",
         "MC-SF is O(1)-competitive for burst arrivals with equal prompts and M >= 2 max(s + o); explicitly "

@@ -33,7 +33,6 @@ CLAIM = Claim(
      "coq:lemmaA2_occupancy_refuted", *SIMULATES), ("kong.lemmaA.2",),
     coq_whole=("lemmaA2_peak_mass", "lemmaA2_occupancy_refuted"),
     order=("kong", 40), exhaustive_variants=("svf",))
-CLAIM_ID = CLAIM.id
 
 M, s, o, t, tp = sp.symbols("M s o t t'", integer=True, nonnegative=True)
 _POINT = {M: 16, s: 0, o: 8, t: 1, tp: 8}
@@ -43,7 +42,7 @@ EXAMPLE = {"memory": 16, "requests": [(0, 8), (0, 8), (0, 8)], "blocked_step": 1
 def derivation() -> Derivation:
     peak = s + o
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Lemma A.2 (which reading of the certificate holds)",
         "at every blocked step the active requests' peaks sum to more than (1 - alpha) M; their current "
@@ -52,7 +51,6 @@ def derivation() -> Derivation:
                         r"current occupancy need not: with $M = 16$ and three requests $(s, o) = (0, 8)$ the head is "
                         r"blocked at $t = 1$ while the occupancy is $2 \le 8$.",
         hypotheses=(Hypothesis("H1", "strict SVF, burst arrivals, the forward-looking check",
-                               latex=r"strict SVF, burst arrivals, the forward-looking check",
                                outside="none for the peak reading: a blocked head fails the forward "
                                        "check at some step, where each active request holds at most "
                                        "its peak, whatever the order or the arrivals (only the check "

@@ -56,7 +56,6 @@ CLAIM = Claim(
     # items 1, 2, 3 and the summed form
     coq_whole=("lemmaA2_peak_mass", "lemmaA2_active_precede", "lemmaA2_peak_time", "lemmaA2_summed"),
     order=("kong", 30), exhaustive_variants=("svf",))
-CLAIM_ID = CLAIM.id
 FACTOR = 2  # the "2" of the summed form (1 - alpha) M W_j <= 2 sum_{i before j} v_i
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
@@ -76,7 +75,6 @@ Wj, n_ij = sp.symbols("W_j n_ij", nonnegative=True)
 
 HYPOTHESES = (
       Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
-                 latex=r"burst arrivals; strict head-of-line admission in increasing volume order",
                  outside="fails: with arrivals (M = 3, (a, s, o) = (0, 0, 2), (1, 1, 1)) the "
                          "second request waits with nothing before it: (M - P) W = 1 > 0; in "
                          "FCFS order (M = 4, (0, 3) before (1, 2)): (M - P) W = 3 > 0"),
@@ -100,7 +98,7 @@ def derivation(peak_time_inequality=None) -> Derivation:
     """``peak_time_inequality`` replaces ``2v - (p o + o)`` (tests break it on purpose)."""
     gap = peak_time_inequality if peak_time_inequality is not None else s * o
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Lemma A.2 (macroscopic certificate)",
         "while j waits under strict SVF, the active peak mass exceeds (1 - alpha) M, every active request "

@@ -45,7 +45,6 @@ CLAIM = Claim(
     coq=("Q_eq_pairmin",),
     coq_whole=("prop31_lower_bound",),
     order=("kong", 20), exhaustive_variants=("svf",))
-CLAIM_ID = CLAIM.id
 
 n = sp.Symbol("n", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, positive=True)
@@ -94,7 +93,7 @@ HYPOTHESES = (Hypothesis("H1", "burst arrivals: a_i = 0, so TEL = sum_i C_i (com
 def derivation() -> Derivation:
     vols = _sorted_volumes()
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Proposition 3.1",
         "every feasible schedule has M * TEL >= sum_k P_k (P_k = sum of the k smallest volumes), and "

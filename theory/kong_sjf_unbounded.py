@@ -46,7 +46,6 @@ CLAIM = Claim(
     coq=("sjf_family_tel", "svf_family_tel"),
     coq_whole=("sjf_not_competitive", "tel_finish_times"), coq_constant=("sjf_not_competitive", "unbounded"),
     order=("kong", 100))
-CLAIM_ID = CLAIM.id
 
 m = sp.Symbol("m", integer=True, positive=True)
 u = sp.Symbol("u", integer=True, nonnegative=True)
@@ -90,7 +89,7 @@ def derivation(tel_sjf=None) -> Derivation:
     big_m = memory_expr()
     pa = m**2 + 1  # peak (and volume) of A
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Sec. 3 (SJF is not constant-competitive); family and closed forms ours",
         "SJF's competitive ratio is unbounded: on the family below TEL(SJF)/TEL(SVF) >= m/3 -> infinity",
@@ -98,7 +97,6 @@ def derivation(tel_sjf=None) -> Derivation:
         statement_latex=r"SJF's competitive ratio is unbounded: on the family below $\mathrm{TEL}(\mathrm{SJF}) / "
                         r"\mathrm{TEL}(\mathrm{SVF}) \ge m/3 \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
                                outside="fails on the family: with backfilling, SJF's TEL stays below "
                                        "SVF's (0.87, 0.92, 0.96 at m = 2, 4, 8): the separation needs "
                                        "head-of-line blocking"),

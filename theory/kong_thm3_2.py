@@ -43,7 +43,6 @@ CLAIM = Claim(
     coq=("svf_feasible", "svf_engine_eq"),
     coq_whole=("thm32_svf_competitive", "thm32_svf_feasible", "svf_sim_eq", "tel_finish_times"),
     coq_constant=("thm32_svf_competitive", "ratio", "P = alpha * M"), order=("kong", 50), exhaustive_variants=("svf",))
-CLAIM_ID = CLAIM.id
 
 M = sp.Symbol("M", positive=True)
 P = sp.Symbol("P", positive=True)
@@ -77,7 +76,7 @@ def derivation(ratio_formula=None) -> Derivation:
     """``ratio_formula`` (in alpha) replaces ``1 + 2/(1 - alpha)`` (tests break it on purpose)."""
     rho = ratio_formula if ratio_formula is not None else ratio()
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.2",
         "TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT) for alpha = max peak / M < 1; integer form "

@@ -66,7 +66,6 @@ CLAIM = Claim(
     coq_whole=("thm33_onebit_T", "thm33_onebit_E1"),
     coq_constant=("thm33_onebit_E1", "ratio", "P = alpha * M"), order=("kong", 60),
     exhaustive_variants=("svf1_sqrtT_equal",))
-CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 theta = sp.Symbol("theta", integer=True, positive=True)
@@ -139,7 +138,7 @@ HYPOTHESES = (
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.3 (1-bit SVF, O(T))",
         "1-bit SVF has competitive ratio O(T), T the largest output length; explicitly (ours) "

@@ -61,7 +61,6 @@ CLAIM = Claim(
     ("derivation", "monte-carlo:paper-stationary", "consts:poisson", *SIMULATES),
     ("svf.poisson", "kong.volume"),
     order=("kong", 70))
-CLAIM_ID = CLAIM.id
 
 mu = sp.Symbol("mu", positive=True)
 r = sp.Symbol("r", positive=True)
@@ -182,7 +181,7 @@ def derivation(volume_formula=None) -> Derivation:
     """``volume_formula`` replaces E[v] (tests break it on purpose)."""
     ev = volume_formula if volume_formula is not None else expected_volume()
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.4 (Poisson arrivals)",
         "E[SVF]/E[OPT] <= 1 + 2/((1 - alpha)(1 - mu)(1 - rho_p)), rho_p = 2 lambda E[v]/((1 - alpha) M); read for "

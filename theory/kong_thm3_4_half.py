@@ -36,7 +36,6 @@ CLAIM = Claim(
     "as n -> oo from empty it would need uniform integrability to reduce to kong.thm3.4",
     ("derivation", "monte-carlo:paper-ecr", "consts:poisson", *SIMULATES),
     order=("kong", 80))
-CLAIM_ID = CLAIM.id
 
 x1, y1, x2, y2 = sp.symbols("x_1 y_1 x_2 y_2", positive=True)
 
@@ -56,7 +55,7 @@ def _ratio_of_means():
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.4 at alpha = 1/2, as stated in the summary (E[CR])",
         "at alpha = 1/2, E[CR] = E[TEL(SVF)/TEL(OPT)] <= 1 + 4/((1 - mu)(1 - rho)) under Poisson arrivals and "

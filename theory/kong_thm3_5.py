@@ -43,7 +43,6 @@ CLAIM = Claim(
     "svf1.poisson",
     ("derivation", "monte-carlo:paper-stationary-svf1", "consts:poisson", *SIMULATES), ("kong.thm3.4",),
     order=("kong", 90))
-CLAIM_ID = CLAIM.id
 
 mu = sp.Symbol("mu", positive=True)
 q = sp.Symbol("q", positive=True)
@@ -81,7 +80,7 @@ def derivation(distortion_formula=None) -> Derivation:
     vol = lambda o: s * o + (o**2 + o) / 2  # noqa: E731 - the volume as a function of o
     eps_r = eps.subs(q, 1 / (1 + r))
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Theorem 3.5 (1-bit SVF, Poisson arrivals)",
         "O_0 = 1/mu - theta q^theta/(1 - q^theta), O_1 = theta + 1/mu (q = 1 - mu); the distortion "

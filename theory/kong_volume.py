@@ -30,7 +30,6 @@ CLAIM = Claim(
     ("derivation", "enumeration:volume", "coq:volume_is_memory_time"),
     coq_whole=("volume_is_memory_time",),
     order=("kong", 10))
-CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)
@@ -51,7 +50,7 @@ def derivation(volume_formula=None) -> Derivation:
     """The derivation; ``volume_formula`` replaces the closed form (tests break it on purpose)."""
     v = volume_formula if volume_formula is not None else volume_expr()
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Eq. (1) (volume)",
         "v = sum_{j=1..o} (s + j) = s*o + (o^2 + o)/2",

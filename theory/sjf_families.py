@@ -59,7 +59,6 @@ CLAIM = Claim(
     "in for OPT",
     ("derivation", "simulation:sjf-families", *SIMULATES),
     order=("ours", 60))
-CLAIM_ID = CLAIM.id
 
 k = sp.Symbol("k", integer=True, positive=True)
 T = sp.Symbol("T", integer=True, positive=True)
@@ -140,7 +139,7 @@ def derivation(tel_sjf=None) -> Derivation:
     half = big_m / 2
     ratio = sjf / wit
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Sec. 3 (SJF is not constant-competitive), in Thm. 3.2's regime (bursts, alpha = 1/2); family ours",
         "SJF's ratio on sjf-long-blockers grows like k T/(2T + 1) (slope -> 1/2 as T -> infinity; n = k^2 + 2k)",
@@ -148,7 +147,6 @@ def derivation(tel_sjf=None) -> Derivation:
         statement_latex=r"On the family below $\mathrm{TEL}(\mathrm{SJF})/\mathrm{TEL}(S) \to \infty$ with "
                         r"$\lim_k \mathrm{ratio}/k = T/(2T+1) \to 1/2$ ($n = k^2 + 2k$ requests).",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
                                outside="none on the family: backfilling SJF makes the same schedule "
                                        "(the same ratios at (k, T) = (3, 5), (4, 10), (6, 20)): the "
                                        "long blockers do not block through head-of-line"),

@@ -80,7 +80,6 @@ CLAIM = Claim(
     ("svf.poisson",),
     coq=svf_poisson.CLAIM.coq,
     order=("ours", 78))
-CLAIM_ID = CLAIM.id
 
 T, S, Q = sp.symbols("T S_l Q_l", nonnegative=True)  # T = r0 + S_l + Q_l; S_l, Q_l as in the module text
 c1 = sp.Symbol("c_1", positive=True)  # 1 - sigma_l
@@ -199,7 +198,7 @@ def _penalty_steps() -> tuple[Step, ...]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "ours (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.5)",
         "our derivation",
         "1-bit SVF: E[SVF1]/E[OPT] <= 1 + rho (1 + h) min(Phi_1/(1 - rho), 1/(1 - rho)^2)/E[o], rho = lambda E[p o]/"

@@ -54,7 +54,6 @@ CLAIM = Claim(
      *SIMULATES), ("kong.thm3.2",),
     coq=("svf_alternating_starts", "alternating_witness_feasible"),
     order=("ours", 12))
-CLAIM_ID = CLAIM.id
 
 m = sp.Symbol("m", integer=True, positive=True)
 c = sp.Symbol("c", integer=True, positive=True)
@@ -148,7 +147,7 @@ def derivation(tel_svf=None) -> Derivation:
     a, b, big_m = narrow_prompt_expr(), wide_prompt_expr(), memory_expr()
     ratio = svf / wit
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha)); the family and its closed forms are ours",
         "on svf-alternating TEL(SVF)/TEL(S) -> (c + 1)/2 as m -> infinity, at alpha = (c^2 + 1)/(c(c + 1)): "
@@ -159,8 +158,6 @@ def derivation(tel_svf=None) -> Derivation:
                         r"$(c-1)/c \to 1$: SVF's ratio grows like $1/(2(1-\alpha))$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check; equal volumes by position",
-                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
-                                     r"forward-looking check; equal volumes by position",
                                outside="none: the trace rests on the tie order, but reversed (H_0, X_0, H_1, ...) it "
                                        "serialises the two kinds the same way (the witness file's reversed-tie "
                                        "ratio, 11.35 at m = 20, c = 22, beside 11.38)"),

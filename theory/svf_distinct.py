@@ -54,7 +54,6 @@ CLAIM = Claim(
     "not a claim of the papers: the family is ours; S stands in for OPT (at m = 1, h = 2 it is the proved optimum); "
     "SVF's trace is simulated for the members run, not proved for every member",
     ("derivation", "simulation:svf-distinct", *SIMULATES), ("kong.thm3.2",), order=("ours", 13))
-CLAIM_ID = CLAIM.id
 POLICIES = ("svf",)
 
 m = sp.Symbol("m", integer=True, positive=True)
@@ -177,7 +176,7 @@ def derivation(tel_svf=None) -> Derivation:
     alpha_limit = (c**2 + 3) / (c**2 + c + 2)
     growth = (c**2 - 1) / (c**2 + c + 2)
     return Derivation(
-        CLAIM_ID, "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha)); the family and its closed forms are ours",
         "on svf-distinct (pairwise distinct volumes) TEL(SVF)/TEL(S) -> (c + 1)/2 as m -> infinity, at alpha -> "
         "(c^2 + 3)/(c^2 + c + 2); the limit times 2(1 - alpha), (c^2 - 1)/(c^2 + c + 2), tends to 1 as c -> "
@@ -188,8 +187,6 @@ def derivation(tel_svf=None) -> Derivation:
                         r"$2(1-\alpha)$, $(c^2-1)/(c^2+c+2)$, tends to $1$ as $c \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check (no tie occurs)",
-                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
-                                     r"forward-looking check (no tie occurs)",
                                outside="none: H1 names the policy whose ratio is computed; the volumes are distinct, "
                                        "so every tie rule gives the same trace"),
                     Hypothesis("H2", "family: c = 2h + 1, n = cm, K = cn, a = (c^2 + 3)/2, b = ac + (c^2 - 1)/2, "

@@ -57,7 +57,6 @@ CLAIM = Claim(
     ("derivation", "simulation:svf-fillers", *(f"coq:{name}" for name in _COQ), *SIMULATES), ("kong.thm3.2",),
     coq=_COQ,
     order=("ours", 11))
-CLAIM_ID = CLAIM.id
 
 m = sp.Symbol("m", integer=True, positive=True)
 h = sp.Symbol("h", integer=True, positive=True)
@@ -151,7 +150,7 @@ def derivation(tel_svf=None) -> Derivation:
     ratio = svf / wit
     half_m = big_m / 2
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha), 5 at alpha = 1/2); the family and its closed forms are ours",
         "on svf-fillers (alpha = 1/2 exactly) TEL(SVF)/TEL(S) -> (12h + 7)/(6h + 4) as m -> infinity, and that "
@@ -161,8 +160,6 @@ def derivation(tel_svf=None) -> Derivation:
                         r"(12h+7)/(6h+4)$ as $m \to \infty$, which tends to $2$ as $h \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check; equal volumes by position",
-                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
-                                     r"forward-looking check; equal volumes by position",
                                outside="none: H1 names the policy whose ratio is computed (no two kinds tie)"),
                     Hypothesis("H2", "family: b = 6h + 4, p = 2b - 1, M = bp; bm triangles (0, p), then 2h + 1 "
                                "fillers (M/2 - 3, 3); m, h >= 1",

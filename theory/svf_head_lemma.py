@@ -60,7 +60,6 @@ CLAIM = Claim(
     "not a claim of the papers: Lemma A.2 charges M - P at every blocked step",
     ("derivation", "exhaustive:svf-sharp", *coq_methods(*STEPS, *WHOLE), *SIMULATES), ("kong.prop3.1",),
     coq=STEPS, coq_whole=WHOLE, order=("ours", 130))
-CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)
@@ -77,7 +76,7 @@ def derivation() -> Derivation:
     pairs = 2 * Pi - C  # steps 2-4: C <= 2 Pi
     waits = C - d * W  # step 6: C >= (M - P_w) W
     return Derivation(
-        CLAIM_ID, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Lemma A.2 (with the head's peak) and Prop. 3.1",
+        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Lemma A.2 (with the head's peak) and Prop. 3.1",
         CLAIM.statement,
         statement_latex=r"At every step $t$ at which SVF's queue is blocked, $\sum_{j \text{ active at } t} p_j > M - "
                         r"p_{h(t)}$, $h(t)$ the blocked head; summed over the steps each request waits, the charges "

@@ -51,7 +51,6 @@ CLAIM = Claim(
     "attained",
     ("derivation", "exhaustive:svf-sharp", "simulation:svf-frontier", *coq_methods(*STEPS), *SIMULATES),
     ("kong.prop3.1",), coq=STEPS, order=("ours", 150))
-CLAIM_ID = CLAIM.id
 
 a, e = sp.symbols("a e", positive=True)  # the class: alpha <= a < 1, sum(o) <= e OPT
 beta, g = sp.symbols("beta g", positive=True)
@@ -133,7 +132,7 @@ def lower_steps() -> list[Step]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID, "ours (family svf-triangles); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, "ours (family svf-triangles); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 (3 as alpha tends to 0) against svf.sharp_bound and the triangles",
         "with R(a, e) = sup TEL(SVF)/OPT over the bursts with alpha <= a < 1 and sum(o) <= e OPT: 2 <= R(a, e) <= "
         "2/(1 - a) + e, so R(a, e) -> 2 as a, e -> 0: SVF's asymptotic ratio at alpha -> 0 in heavy bursts is 2",

@@ -59,7 +59,6 @@ CLAIM = Claim(
      *SIMULATES), ("kong.thm3.2",),
     coq=("svf_triangles_starts", "triangles_staggered_feasible"),
     order=("ours", 10))
-CLAIM_ID = CLAIM.id
 UPPER_CLAIM = "kong.thm3.2"  # the upper end of the interval
 
 m = sp.Symbol("m", integer=True, positive=True)
@@ -203,7 +202,7 @@ def derivation(tel_svf=None) -> Derivation:
     big_m, pq, b, p = triangle_memory_expr().subs(width), peak_expr().subs(width), batch_expr(), 2 * r + 1
     ratio = p * (m + 1) / ((r + 1) * m + 4 * r + 1)
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha), 5 at alpha = 1/2); the family and its closed forms are ours",
         "SVF's ratio for bursts under alpha <= 1/2 lies in [2, 5]: on the family below TEL(SVF)/TEL(S) = "
@@ -214,8 +213,6 @@ def derivation(tel_svf=None) -> Derivation:
                         r" \to 2$; Thm. 3.2 gives $5$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check; "
                                "ties by position",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking "
-                                     r"check; ties by position",
                                outside="none: H1 names the policy whose ratio is computed; another "
                                        "policy has another trace"),
                     Hypothesis("H2", "family svf-triangles at width q = 1: p = 2r + 1, M = p(p+1)/2, N = (r+1) m "

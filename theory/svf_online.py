@@ -50,7 +50,6 @@ CLAIM = Claim(
     coq=("online_ahead", "osvf_feasible", "osvf_after_arrival"),
     coq_whole=("online_lemmaA2", "online_wait_bound"),
     order=("ours", 75))
-CLAIM_ID = CLAIM.id
 
 M, P, wait, R, A = sp.symbols("M P W_j R_j A_j", positive=True)
 alpha = sp.Symbol("alpha", positive=True)
@@ -58,7 +57,7 @@ alpha = sp.Symbol("alpha", positive=True)
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "ours (Kong, Qi, Ye, Zhou, arXiv 2606.22327, Lemma A.2 with arrivals)",
         "the online Lemma A.2 and the wait bound",
         "(1 - alpha) M (x_j - a_j) <= R_j + sum_{i : a_j <= x_i < x_j} p_i o_i for strict head-of-line SVF "

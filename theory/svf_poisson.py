@@ -80,7 +80,6 @@ CLAIM = Claim(
     ("svf.online.lemmaA2", "svf.poisson.stable"),
     coq=("online_wait_bound", "online_ahead", "chebyshev_dominated"),
     order=("ours", 77))
-CLAIM_ID = CLAIM.id
 
 rho, h, r0 = sp.symbols("rho h r_0", nonnegative=True)
 Eo = sp.Symbol("E_o", positive=True)
@@ -121,7 +120,6 @@ HYPOTHESES = (
                        "(svf.poisson.stable: this project's workload is stable up to rho* = 1.67), but the bound "
                        "is not claimed there"),
     Hypothesis("PASTA", "Poisson arrivals see time averages (arrivals independent of the past; stationary)",
-               latex=r"Poisson arrivals see time averages (arrivals independent of the past; stationary)",
                outside="none known: PASTA holds for every Poisson arrival stream (Wolff 1982), assumed here, not "
                        "proved in Coq; for other arrival laws the bound is not claimed"),
     Hypothesis("LITTLE", "H = lambda G for the residual R and the waiting counts lambda_i w_i (stationary; "
@@ -334,7 +332,7 @@ def comparison_steps() -> tuple[Step, ...]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "ours (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.4)",
         "our derivation",
         "E[SVF]/E[OPT] <= 1 + rho (1 + h) min(Phi/(1 - rho), 1/(1 - rho)^2)/E[o], rho = lambda E[p o]/((1 - alpha) M), "

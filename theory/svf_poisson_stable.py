@@ -61,7 +61,6 @@ CLAIM = Claim(
     ("svf.online.lemmaA2",),
     coq=("owork_step", "online_drift", "online_idle_work", "online_active_peaks_bound"),
     order=("ours", 76))
-CLAIM_ID = CLAIM.id
 
 lam, Epo, Epo2 = sp.symbols("lambda E_po E_po2", positive=True)
 M, P, O = sp.symbols("M P O", positive=True)
@@ -166,7 +165,7 @@ def _drift_steps() -> tuple[Step, ...]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID,
+        CLAIM.id,
         "ours (the STABLE hypothesis of svf.poisson)",
         "our derivation",
         "if lambda E[p o] < M + 1 - P, the strict head-of-line process with type-fixed keys is positive recurrent, "

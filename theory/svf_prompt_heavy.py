@@ -57,7 +57,6 @@ CLAIM = Claim(
      *SIMULATES), ("kong.prop3.1",),
     coq=("svf_head_charge_po",), coq_whole=("svf_prompt_heavy_bound", *SVF_MEANING),
     coq_constant=("svf_prompt_heavy_bound", "ratio", "P = alpha * M", "a = lambda * b"), order=("ours", 140))
-CLAIM_ID = CLAIM.id
 
 s = sp.Symbol("s", integer=True, nonnegative=True)
 o = sp.Symbol("o", integer=True, positive=True)
@@ -81,7 +80,7 @@ def derivation() -> Derivation:
     pairs = 2 * (a + b) * Pi - (2 * a + b) * C  # step 3: (2a + b) C <= 2 (a + b) Pi
     waits = C - d * W  # step 1: C >= (M - P) W
     return Derivation(
-        CLAIM_ID, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Thm. 3.2's proof with p o at most c v on a class",
+        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Thm. 3.2's proof with p o at most c v on a class",
         CLAIM.statement, bound=constant() / (1 - alpha) + sp.Symbol("omega", nonnegative=True),
         statement_latex=r"For bursts with $a o_i \le b s_i$ for every $i$: "
                         r"$(2a + b)(M - P)\,\mathrm{TEL}(\mathrm{SVF}) \le 2(a + b) M\,\mathrm{TEL}(S) + "

@@ -90,7 +90,6 @@ CLAIM = Claim(
     ("derivation", "exhaustive:svf-upper", *(f"coq:{name}" for name in (*STEPS, *WHOLE)), *SIMULATES),
     ("kong.lemmaA.2",), coq=STEPS, coq_whole=WHOLE, coq_constant=("svf_upper_bound", "ratio", "P = alpha * M"),
     order=("ours", 115))
-CLAIM_ID = CLAIM.id
 
 alpha, beta = sp.symbols("alpha beta", positive=True)
 M, P, d = sp.symbols("M P d", positive=True)  # d = M - P
@@ -219,7 +218,7 @@ def ratio_steps() -> list[Step]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM_ID, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327",
         "Thm. 3.2 with Prop. 3.1 replaced by the mean-busy-time bound",
         CLAIM.statement, bound=ratio_bound(),
         statement_latex=r"For every burst with $o_i \ge 1$, every $P \ge \max_i (s_i + o_i)$ and every feasible "

@@ -240,7 +240,7 @@ def _method(label: str, module_name: str, build: str, policies: tuple[str, ...] 
         rows, problem = family_rows(module, build, policies_run, members, tel_key)
         if problem:
             return Evidence(label, "bounded", "refuted", problem, implementation=True,
-                            counterexample=ctx.write(f"family_{module.CLAIM_ID}.json", rows[-1]),
+                            counterexample=ctx.write(f"family_{module.CLAIM.id}.json", rows[-1]),
                             wall_time=time.perf_counter() - t0)
         covered = {"members": len(rows)} | {name: len({r["member"][k] for r in rows}) for k, name in enumerate(names)}
         values = {name: sorted({r["member"][k] for r in rows}) for k, name in enumerate(names)}
@@ -249,7 +249,7 @@ def _method(label: str, module_name: str, build: str, policies: tuple[str, ...] 
         simulated = "simulation" if len(policies_run) == 1 else f"simulation ({', '.join(policies_run)})"
         canary = family_canary(module, build, policies_run, tuple(members[0]), tel_key)
         return Evidence(label, "bounded", "checked",
-                        f"{module.CLAIM_ID}: at {len(rows)} members ({bound}) the member built is the family stated "
+                        f"{module.CLAIM.id}: at {len(rows)} members ({bound}) the member built is the family stated "
                         f"(M, every request, alpha = {', '.join(sorted({r['alpha'] for r in rows}))}) and "
                         f"{simulated} and checker == closed form; certified ratios "
                         + ", ".join(f"{x:.3f}" for x in ratios),

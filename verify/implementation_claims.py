@@ -431,33 +431,38 @@ METHODS_HERE: dict[str, Callable[[Any, Context], Evidence]] = {
     "bounds:bursts": _lower_bounds, "engine:vllm-semantics": _engine_restarts,
 }
 
+def _own_claim(claim_id: str, about: str, statement: str, formalization: str, bounded: str,
+               methods: tuple[str, ...], position: int) -> Claim:
+    """A row about geosched's own code: no paper states it (so no derivation), and the check's reach is said."""
+    return Claim(claim_id, f"ours ({about})", statement, formalization,
+                 f"not a claim of the papers; bounded: {bounded}", methods, order=("ours", position),
+                 no_derivation=_WHY)
+
+
 CLAIMS = (
-    Claim("ours.referee", "ours (the referee every row relies on)",
-          "the schedule checker rejects every kind of infeasible schedule and accepts the feasible ones",
-          "one hand-built bad schedule per violation kind, reported with the step and amount worked out by hand; "
-          "seeded random schedules against a step-by-step count of the memory (verdict, first overflow, TEL)",
-          "not a claim of the papers; bounded: the hand-built cases and the seeded sample",
-          ("referee:brute-force", "referee:bad-schedules"), order=("ours", 200), no_derivation=_WHY),
-    Claim("ours.block_grain", "ours (vLLM's KV blocks, issue 26)",
-          "at block grain B, a request holding u tokens holds B ceil(u/B); the checker and the block-grain "
-          "schedules respect it",
-          "the checker at B = 2, 3, 4 against a step-by-step count in whole blocks on seeded schedules; svf and fcfs "
-          "simulated at block grain accepted by that count",
-          "not a claim of the papers; bounded: the seeded sample", ("referee:block-grain",), order=("ours", 210),
-          no_derivation=_WHY),
-    Claim("ours.lower_bounds", "ours (the bounds OPT is measured against)",
-          "every lower bound on TEL(OPT) geosched uses is at most the exact optimum on bursts, and the burst-only "
-          "bounds are attained",
-          "the cheap bounds (sum of outputs, exclusive tail, SRPT, volume prefix, completion order) and the best of "
-          "them against the exact dynamic-program optimum on every burst instance of the exhaustive space",
-          "not a claim of the papers; bounded: the exhaustive space", ("bounds:bursts",), order=("ours", 220),
-          no_derivation=_WHY),
-    Claim("ours.engine_restarts", "ours (the step engine, issue 26)",
-          "the step engine runs stock vLLM's rules with preemption and recompute exactly as the vLLM-semantics "
-          "model does",
-          "seeded instances with arrivals under vLLM's fcfs and priority rules: the step engine's runs (starts and "
-          "preemption ends) equal the semantics model's; the checker accepts them; preemptions occur",
-          "not a claim of the papers; bounded: the seeded sample; the semantics model is itself compared with real "
-          "vLLM elsewhere (tests/test_scheduling_vllm.py, where vLLM is installed)", ("engine:vllm-semantics",),
-          order=("ours", 230), no_derivation=_WHY),
+    _own_claim("ours.referee", "the referee every row relies on",
+               "the schedule checker rejects every kind of infeasible schedule and accepts the feasible ones",
+               "one hand-built bad schedule per violation kind, reported with the step and amount worked out by "
+               "hand; seeded random schedules against a step-by-step count of the memory (verdict, first overflow, "
+               "TEL)",
+               "the hand-built cases and the seeded sample", ("referee:brute-force", "referee:bad-schedules"), 200),
+    _own_claim("ours.block_grain", "vLLM's KV blocks, issue 26",
+               "at block grain B, a request holding u tokens holds B ceil(u/B); the checker and the block-grain "
+               "schedules respect it",
+               "the checker at B = 2, 3, 4 against a step-by-step count in whole blocks on seeded schedules; svf and "
+               "fcfs simulated at block grain accepted by that count",
+               "the seeded sample", ("referee:block-grain",), 210),
+    _own_claim("ours.lower_bounds", "the bounds OPT is measured against",
+               "every lower bound on TEL(OPT) geosched uses is at most the exact optimum on bursts, and the "
+               "burst-only bounds are attained",
+               "the cheap bounds (sum of outputs, exclusive tail, SRPT, volume prefix, completion order) and the best "
+               "of them against the exact dynamic-program optimum on every burst instance of the exhaustive space",
+               "the exhaustive space", ("bounds:bursts",), 220),
+    _own_claim("ours.engine_restarts", "the step engine, issue 26",
+               "the step engine runs stock vLLM's rules with preemption and recompute exactly as the vLLM-semantics "
+               "model does",
+               "seeded instances with arrivals under vLLM's fcfs and priority rules: the step engine's runs (starts "
+               "and preemption ends) equal the semantics model's; the checker accepts them; preemptions occur",
+               "the seeded sample; the semantics model is itself compared with real vLLM elsewhere "
+               "(tests/test_scheduling_vllm.py, where vLLM is installed)", ("engine:vllm-semantics",), 230),
 )
