@@ -178,7 +178,8 @@ def candidate_to_instance(c: Candidate, memory: int, block_size: int = 1) -> Ins
 
 
 def fitness(space: SearchSpace, c: Candidate) -> float:
-    """Set and return ``c.score = TEL(policy) / min TEL(pool)`` (certified)."""
+    """Set and return ``c.score = TEL(policy) / min TEL(pool)``, the pool the compiled heuristics' schedules (a
+    search score: :func:`geosched.adversary.hunt.certify` re-checks the best ones with the checker)."""
     tel = get_target(space.policy).array_tel(c.a, c.s, c.o, space.memory, space.block_size)
     pool, _, _ = heuristic_pool_tel(c.a, c.s, c.o, space.memory)
     c.policy_tel, c.pool_tel = tel, pool
@@ -279,7 +280,7 @@ def mutate(space: SearchSpace, c: Candidate, rng: np.random.Generator) -> tuple[
 
 @dataclass(frozen=True)
 class SearchResult(Result):
-    """scipy.optimize-style result of a search (``fun`` is the best certified ratio, maximised).
+    """scipy.optimize-style result of a search (``fun`` is the best score found, maximised).
 
     ``status`` says why the search stopped; every stop is a normal one (``success``).
     """
@@ -288,7 +289,7 @@ class SearchResult(Result):
     SUCCESS = STATUSES
 
     x: Instance | None  # best instance found
-    fun: float  # its certified ratio (fast pool witness; re-scored by certify())
+    fun: float  # its score: TEL(policy) / the fast heuristic pool's TEL, not yet certified (certify() does)
     status: str  # why it stopped (one of STATUSES)
     message: str  # human-readable status
     nfev: int  # fitness evaluations (each: one policy run + the heuristic pool)
