@@ -130,6 +130,8 @@ def derivation(tel_fcfs=None) -> Derivation:
                         r"($l = 0$) at $T = k^2$ it equals $(2k+1)/3 = (n-1)/3$ ($n = 2k + 2$).",
         hypotheses=(Hypothesis("H1", "strict head-of-line admission with the forward-looking check; equal arrivals by "
                                "position",
+                               latex=r"strict head-of-line admission with the forward-looking check; equal arrivals "
+                                     r"by position",
                                outside="none on the family: backfilling FCFS makes the same schedule "
                                        "(the same ratios at k = 2, 3, 4, T = k^2): the convoy forms "
                                        "through memory, not head-of-line"),

@@ -51,6 +51,7 @@ def derivation() -> Derivation:
                         r"current occupancy need not: with $M = 16$ and three requests $(s, o) = (0, 8)$ the head is "
                         r"blocked at $t = 1$ while the occupancy is $2 \le 8$.",
         hypotheses=(Hypothesis("H1", "strict SVF, burst arrivals, the forward-looking check",
+                               latex=r"strict SVF, burst arrivals, the forward-looking check",
                                outside="none for the peak reading: a blocked head fails the forward "
                                        "check at some step, where each active request holds at most "
                                        "its peak, whatever the order or the arrivals (only the check "

@@ -75,6 +75,7 @@ Wj, n_ij = sp.symbols("W_j n_ij", nonnegative=True)
 
 HYPOTHESES = (
       Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume order",
+                 latex=r"burst arrivals; strict head-of-line admission in increasing volume order",
                  outside="fails: with arrivals (M = 3, (a, s, o) = (0, 0, 2), (1, 1, 1)) the "
                          "second request waits with nothing before it: (M - P) W = 1 > 0; in "
                          "FCFS order (M = 4, (0, 3) before (1, 2)): (M - P) W = 3 > 0"),

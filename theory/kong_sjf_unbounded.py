@@ -97,6 +97,7 @@ def derivation(tel_sjf=None) -> Derivation:
         statement_latex=r"SJF's competitive ratio is unbounded: on the family below $\mathrm{TEL}(\mathrm{SJF}) / "
                         r"\mathrm{TEL}(\mathrm{SVF}) \ge m/3 \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
+                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
                                outside="fails on the family: with backfilling, SJF's TEL stays below "
                                        "SVF's (0.87, 0.92, 0.96 at m = 2, 4, 8): the separation needs "
                                        "head-of-line blocking"),

@@ -147,6 +147,7 @@ def derivation(tel_sjf=None) -> Derivation:
         statement_latex=r"On the family below $\mathrm{TEL}(\mathrm{SJF})/\mathrm{TEL}(S) \to \infty$ with "
                         r"$\lim_k \mathrm{ratio}/k = T/(2T+1) \to 1/2$ ($n = k^2 + 2k$ requests).",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
+                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
                                outside="none on the family: backfilling SJF makes the same schedule "
                                        "(the same ratios at (k, T) = (3, 5), (4, 10), (6, 20)): the "
                                        "long blockers do not block through head-of-line"),

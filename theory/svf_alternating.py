@@ -158,6 +158,8 @@ def derivation(tel_svf=None) -> Derivation:
                         r"$(c-1)/c \to 1$: SVF's ratio grows like $1/(2(1-\alpha))$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check; equal volumes by position",
+                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
+                                     r"forward-looking check; equal volumes by position",
                                outside="none: the trace rests on the tie order, but reversed (H_0, X_0, H_1, ...) it "
                                        "serialises the two kinds the same way (the witness file's reversed-tie "
                                        "ratio, 11.35 at m = 20, c = 22, beside 11.38)"),

@@ -187,6 +187,8 @@ def derivation(tel_svf=None) -> Derivation:
                         r"$2(1-\alpha)$, $(c^2-1)/(c^2+c+2)$, tends to $1$ as $c \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check (no tie occurs)",
+                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
+                                     r"forward-looking check (no tie occurs)",
                                outside="none: H1 names the policy whose ratio is computed; the volumes are distinct, "
                                        "so every tie rule gives the same trace"),
                     Hypothesis("H2", "family: c = 2h + 1, n = cm, K = cn, a = (c^2 + 3)/2, b = ac + (c^2 - 1)/2, "

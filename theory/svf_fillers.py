@@ -160,6 +160,8 @@ def derivation(tel_svf=None) -> Derivation:
                         r"(12h+7)/(6h+4)$ as $m \to \infty$, which tends to $2$ as $h \to \infty$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
                                "forward-looking check; equal volumes by position",
+                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
+                                     r"forward-looking check; equal volumes by position",
                                outside="none: H1 names the policy whose ratio is computed (no two kinds tie)"),
                     Hypothesis("H2", "family: b = 6h + 4, p = 2b - 1, M = bp; bm triangles (0, p), then 2h + 1 "
                                "fillers (M/2 - 3, 3); m, h >= 1",

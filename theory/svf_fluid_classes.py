@@ -53,6 +53,7 @@ COQ_LOWER = ("coq:svf_triangles_ratio", "coq:triangles_staggered_feasible")
 COQ_PHASES = ("coq:svf_phase_start_bound_abs",)  # several groups (SvfPhases.v)
 # the policy and arrivals every class assumes (H1 of each derivation)
 BURST_SVF = Hypothesis("H1", "burst arrivals; strict head-of-line SVF with the forward-looking check",
+                       latex=r"burst arrivals; strict head-of-line SVF with the forward-looking check",
                        outside="none: H1 names the policy and the arrivals of the class")
 
 

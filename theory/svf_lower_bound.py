@@ -213,6 +213,8 @@ def derivation(tel_svf=None) -> Derivation:
                         r" \to 2$; Thm. 3.2 gives $5$.",
         hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check; "
                                "ties by position",
+                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking "
+                                     r"check; ties by position",
                                outside="none: H1 names the policy whose ratio is computed; another "
                                        "policy has another trace"),
                     Hypothesis("H2", "family svf-triangles at width q = 1: p = 2r + 1, M = p(p+1)/2, N = (r+1) m "

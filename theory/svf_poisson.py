@@ -120,6 +120,7 @@ HYPOTHESES = (
                        "(svf.poisson.stable: this project's workload is stable up to rho* = 1.67), but the bound "
                        "is not claimed there"),
     Hypothesis("PASTA", "Poisson arrivals see time averages (arrivals independent of the past; stationary)",
+               latex=r"Poisson arrivals see time averages (arrivals independent of the past; stationary)",
                outside="none known: PASTA holds for every Poisson arrival stream (Wolff 1982), assumed here, not "
                        "proved in Coq; for other arrival laws the bound is not claimed"),
     Hypothesis("LITTLE", "H = lambda G for the residual R and the waiting counts lambda_i w_i (stationary; "
