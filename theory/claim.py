@@ -29,8 +29,10 @@ __all__ = ["Claim", "SECTIONS", "sort_key", "KONG", "JAILLET", "SIMULATES"]
 # the ledger's sections, in printed order: the papers' theorems, ours, the literature, the experiments
 SECTIONS = ("kong", "jaillet", "ours", "literature", "kong.experiments", "sagesched")
 
-KONG = "Kong et al."  # Kong, Qi, Ye, Zhou, arXiv 2606.22327
-JAILLET = "Jaillet et al."  # Jaillet et al., arXiv 2502.07115
+KONG_PAPER = "Kong, Qi, Ye, Zhou, arXiv 2606.22327"  # the papers, as a derivation cites them (Derivation.paper)
+JAILLET_PAPER = "Jaillet et al., arXiv 2502.07115"
+KONG = "Kong et al."  # as a claim's source names them ("Kong et al. Thm. 3.2")
+JAILLET = "Jaillet et al."
 # every claim whose checks simulate a policy also checks the simulator's admission code against its Z3 specification
 SIMULATES = ("policy-spec",)
 

@@ -40,7 +40,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -120,7 +120,7 @@ def derivation(tel_fcfs=None) -> Derivation:
     burst = ratio.subs(ell, 0)
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "the FCFS baseline, in Thm. 3.2's regime (bursts, alpha = 1/2); family and closed forms ours",
         "FCFS's ratio on fcfs-convoy is (2T(k+1) + k(k+1) - 2kl)/(k^2 + 3k + 2T + 2l): -> k + 1 = n/2 as "
         "T -> infinity; (2k + 1)/3 = (n - 1)/3 for the burst (l = 0) at T = k^2 (n = 2k + 2)",

@@ -33,12 +33,11 @@ import sympy as sp
 
 from geosched.reference_impl.model import Instance
 from geosched.theory import fcfs_families as convoy_family
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import JAILLET_PAPER, KONG, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
-JAILLET = "Jaillet et al., arXiv 2502.07115"
 CLAIM = Claim(
-    "greedy.arrivals", f"ours (family); against {JAILLET} Thm. 4.1; the policies of {KONG} and {JAILLET}",
+    "greedy.arrivals", f"ours (family); against {JAILLET_PAPER} Thm. 4.1; the policies of {KONG} and {JAILLET_PAPER}",
     "with arrivals over time at alpha = 1/2, SVF, SJF (MC-SF) and FCFS all have a ratio linear in n "
     "(>= n/4 for k >= 3); Thm. 4.1's sqrt(n) bounds every deterministic algorithm",
     "family fcfs-convoy at lag 1: M = 4T, 2 x (T, T) arriving at 0, 2k x (2T - 1, 1) arriving at 1; "
@@ -92,7 +91,7 @@ def derivation(tel_greedy=None) -> Derivation:
     ratio = greedy / wit
     gap = sp.expand((4 * greedy - (2 * k + 2) * wit).subs(T, k**2).subs(k, j + 3))
     return Derivation(
-        CLAIM.id, JAILLET,
+        CLAIM.id, JAILLET_PAPER,
         "Thm. 4.1's setting (adversarial arrivals); the policies SVF (Kong et al.), MC-SF = SJF and FCFS; family ours",
         "on fcfs-convoy at lag 1 the ratio of SVF, SJF and FCFS is (2T(k+1) + k^2 - k)/(k^2 + 3k + 2T + 2): "
         ">= n/4 at T = k^2 for every k >= 3, slope 2/3 in k (n/3), limit k + 1 as T -> infinity (n = 2k + 2)",

@@ -35,7 +35,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import JAILLET, SIMULATES, Claim
+from geosched.theory.claim import JAILLET, JAILLET_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -101,7 +101,7 @@ def derivation(tel_greedy=None) -> Derivation:
     big_m = memory_expr()
     return Derivation(
         CLAIM.id,
-        "Jaillet et al., arXiv 2502.07115",
+        JAILLET_PAPER,
         "Theorem 4.1 (construction ours)",
         "no deterministic online algorithm has a constant competitive ratio under adversarial arrivals: "
         "ratio >= sqrt(n - 1)/3 on n = K^2 + 1 requests; >= sqrt(n - 1) - 1 for our greedy policies",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import JAILLET, SIMULATES, Claim
+from geosched.theory.claim import JAILLET, JAILLET_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -49,7 +49,7 @@ def derivation(constant=5) -> Derivation:
     ratio = 1 + 2 / (1 - alpha)
     return Derivation(
         CLAIM.id,
-        "Jaillet et al., arXiv 2502.07115",
+        JAILLET_PAPER,
         "Theorem 4.3 (constant ours)",
         "MC-SF is O(1)-competitive for burst arrivals with equal prompts and M >= 2 max(s + o); explicitly "
         "TEL(MC-SF) <= 5 TEL(OPT)",

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -43,7 +43,7 @@ def derivation() -> Derivation:
     peak = s + o
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Lemma A.2 (which reading of the certificate holds)",
         "at every blocked step the active requests' peaks sum to more than (1 - alpha) M; their current "
         "occupancy need not: M = 16, three requests (0, 8) are blocked at t = 1 with occupancy 2 <= 8",

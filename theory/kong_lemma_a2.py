@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -100,7 +100,7 @@ def derivation(peak_time_inequality=None) -> Derivation:
     gap = peak_time_inequality if peak_time_inequality is not None else s * o
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Lemma A.2 (macroscopic certificate)",
         "while j waits under strict SVF, the active peak mass exceeds (1 - alpha) M, every active request "
         "precedes j in volume order, and p o + o <= 2 v; summed: (1 - alpha) M sum_j W_j <= 2 sum_j sum_{i<j} v_i",

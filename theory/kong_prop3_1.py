@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_volume import volume_expr
 
@@ -94,7 +94,7 @@ def derivation() -> Derivation:
     vols = _sorted_volumes()
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Proposition 3.1",
         "every feasible schedule has M * TEL >= sum_k P_k (P_k = sum of the k smallest volumes), and "
         "sum_k P_k = sum v + sum_{a<b} min(v_a, v_b); the reversed prefix form is false",

@@ -33,7 +33,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -90,7 +90,7 @@ def derivation(tel_sjf=None) -> Derivation:
     pa = m**2 + 1  # peak (and volume) of A
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Sec. 3 (SJF is not constant-competitive); family and closed forms ours",
         "SJF's competitive ratio is unbounded: on the family below TEL(SJF)/TEL(SVF) >= m/3 -> infinity",
         bound=sjf / svf,

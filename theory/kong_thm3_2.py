@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -77,7 +77,7 @@ def derivation(ratio_formula=None) -> Derivation:
     rho = ratio_formula if ratio_formula is not None else ratio()
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Theorem 3.2",
         "TEL(SVF) <= (1 + 2/(1 - alpha)) TEL(OPT) for alpha = max peak / M < 1; integer form "
         "(M - P) TEL(SVF) <= (3M - P) TEL(OPT); 5 at alpha = 1/2; tends to 3 as alpha -> 0",

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_thm3_2 import composition_step
 
@@ -139,7 +139,7 @@ HYPOTHESES = (
 def derivation() -> Derivation:
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Theorem 3.3 (1-bit SVF, O(T))",
         "1-bit SVF has competitive ratio O(T), T the largest output length; explicitly (ours) "
         "TEL <= (1 + 2T/(1 - alpha)) TEL(OPT) with theta = floor(sqrt(T)), under E1-E3",

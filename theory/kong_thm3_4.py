@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -182,7 +182,7 @@ def derivation(volume_formula=None) -> Derivation:
     ev = volume_formula if volume_formula is not None else expected_volume()
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Theorem 3.4 (Poisson arrivals)",
         "E[SVF]/E[OPT] <= 1 + 2/((1 - alpha)(1 - mu)(1 - rho_p)), rho_p = 2 lambda E[v]/((1 - alpha) M); read for "
         "finitely many types with p <= alpha M, under COND",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.kong_thm3_4 import alpha, bound, mu, rho
 
@@ -56,7 +56,7 @@ def _ratio_of_means():
 def derivation() -> Derivation:
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Thm. 3.4 at alpha = 1/2, as stated in the summary (E[CR])",
         "at alpha = 1/2, E[CR] = E[TEL(SVF)/TEL(OPT)] <= 1 + 4/((1 - mu)(1 - rho)) under Poisson arrivals and "
         "geometric outputs",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -81,7 +81,7 @@ def derivation(distortion_formula=None) -> Derivation:
     eps_r = eps.subs(q, 1 / (1 + r))
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Theorem 3.5 (1-bit SVF, Poisson arrivals)",
         "O_0 = 1/mu - theta q^theta/(1 - q^theta), O_1 = theta + 1/mu (q = 1 - mu); the distortion "
         "penalty eps = (1/2)(theta q^theta/(1 - q^theta))^2 decays exponentially in theta",

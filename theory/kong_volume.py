@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -51,7 +51,7 @@ def derivation(volume_formula=None) -> Derivation:
     v = volume_formula if volume_formula is not None else volume_expr()
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Eq. (1) (volume)",
         "v = sum_{j=1..o} (s + j) = s*o + (o^2 + o)/2",
         bound=v,

@@ -46,7 +46,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -140,7 +140,7 @@ def derivation(tel_sjf=None) -> Derivation:
     ratio = sjf / wit
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Sec. 3 (SJF is not constant-competitive), in Thm. 3.2's regime (bursts, alpha = 1/2); family ours",
         "SJF's ratio on sjf-long-blockers grows like k T/(2T + 1) (slope -> 1/2 as T -> infinity; n = k^2 + 2k)",
         bound=ratio,

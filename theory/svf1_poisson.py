@@ -53,7 +53,7 @@ from __future__ import annotations
 import sympy as sp
 
 from geosched.theory import svf_poisson
-from geosched.theory.claim import KONG, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_poisson import a, r0, rho
 
@@ -199,7 +199,7 @@ def _penalty_steps() -> tuple[Step, ...]:
 def derivation() -> Derivation:
     return Derivation(
         CLAIM.id,
-        "ours (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.5)",
+        f"ours (beside {KONG_PAPER}, Thm. 3.5)",
         "our derivation",
         "1-bit SVF: E[SVF1]/E[OPT] <= 1 + rho (1 + h) min(Phi_1/(1 - rho), 1/(1 - rho)^2)/E[o], rho = lambda E[p o]/"
         "((1 - alpha) M), h = E[p o (o - 1)/2]/E[p o], Phi_1 = E[p o]/E[m1] <= Delta E[p o]/E[v~]; with two levels "

@@ -37,7 +37,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -148,7 +148,7 @@ def derivation(tel_svf=None) -> Derivation:
     ratio = svf / wit
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha)); the family and its closed forms are ours",
         "on svf-alternating TEL(SVF)/TEL(S) -> (c + 1)/2 as m -> infinity, at alpha = (c^2 + 1)/(c(c + 1)): "
         "the limit times 2(1 - alpha) is (c - 1)/c -> 1, so SVF's ratio grows like 1/(2(1 - alpha))",

@@ -40,7 +40,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -176,7 +176,7 @@ def derivation(tel_svf=None) -> Derivation:
     alpha_limit = (c**2 + 3) / (c**2 + c + 2)
     growth = (c**2 - 1) / (c**2 + c + 2)
     return Derivation(
-        CLAIM.id, "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, KONG_PAPER,
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha)); the family and its closed forms are ours",
         "on svf-distinct (pairwise distinct volumes) TEL(SVF)/TEL(S) -> (c + 1)/2 as m -> infinity, at alpha -> "
         "(c^2 + 3)/(c^2 + c + 2); the limit times 2(1 - alpha), (c^2 - 1)/(c^2 + c + 2), tends to 1 as c -> "

@@ -39,7 +39,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 # the Coq theorems the row cites (verify/coq/SvfFillers.v, Coq's q = our b; statements in verify/coq/statements.txt)
@@ -151,7 +151,7 @@ def derivation(tel_svf=None) -> Derivation:
     half_m = big_m / 2
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha), 5 at alpha = 1/2); the family and its closed forms are ours",
         "on svf-fillers (alpha = 1/2 exactly) TEL(SVF)/TEL(S) -> (12h + 7)/(6h + 4) as m -> infinity, and that "
         "-> 2 as h -> infinity",

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLASSES = (1, 2, 3, 4)
@@ -226,7 +226,7 @@ def derivation_single_group() -> Derivation:
     """The claim for one group (k = 1): Coq for every n, no fluid hypothesis."""
     return Derivation(
         "svf.fluid.k1",
-        "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        f"ours (fluid analysis); {KONG_PAPER}",
         "Prop. 3.1 (the volume bound) and Thm. 3.2 (the upper bound); the single-group bound is ours",
         "single-group burst families (one type (s, o), 2(s + o) <= M, n identical requests, M fixed, n -> infinity): "
         "sup lim TEL(SVF)/TEL(OPT) = 2, not attained: every member's limit is <= 2M/(M + 2) < 2",
@@ -313,7 +313,7 @@ def derivation(k: int = 2) -> Derivation:
     gap = sp.expand(rho * phase_form(g, w) - worst)
     return Derivation(
         f"svf.fluid.k{k}",
-        "ours (fluid analysis); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        f"ours (fluid analysis); {KONG_PAPER}",
         "Prop. 3.1 (the volume bound) and Thm. 3.2 (the upper bound); the fluid limits are ours",
         f"{k}-group burst families (fixed M, gamma_j N identical requests of type j, every peak <= M/2, distinct "
         f"volumes, gamma_j >= 0 summing to 1, N -> infinity): sup lim TEL(SVF)/TEL(OPT) = 2; no member exceeds its "

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
@@ -76,7 +76,7 @@ def derivation() -> Derivation:
     pairs = 2 * Pi - C  # steps 2-4: C <= 2 Pi
     waits = C - d * W  # step 6: C >= (M - P_w) W
     return Derivation(
-        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Lemma A.2 (with the head's peak) and Prop. 3.1",
+        CLAIM.id, f"ours; {KONG_PAPER}", "Lemma A.2 (with the head's peak) and Prop. 3.1",
         CLAIM.statement,
         statement_latex=r"At every step $t$ at which SVF's queue is blocked, $\sum_{j \text{ active at } t} p_j > M - "
                         r"p_{h(t)}$, $h(t)$ the blocked head; summed over the steps each request waits, the charges "

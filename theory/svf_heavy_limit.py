@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
@@ -132,7 +132,7 @@ def lower_steps() -> list[Step]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM.id, "ours (family svf-triangles); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, f"ours (family svf-triangles); {KONG_PAPER}",
         "Thm. 3.2 (3 as alpha tends to 0) against svf.sharp_bound and the triangles",
         "with R(a, e) = sup TEL(SVF)/OPT over the bursts with alpha <= a < 1 and sum(o) <= e OPT: 2 <= R(a, e) <= "
         "2/(1 - a) + e, so R(a, e) -> 2 as a, e -> 0: SVF's asymptotic ratio at alpha -> 0 in heavy bursts is 2",

@@ -43,7 +43,7 @@ import sympy as sp
 
 from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -203,7 +203,7 @@ def derivation(tel_svf=None) -> Derivation:
     ratio = p * (m + 1) / ((r + 1) * m + 4 * r + 1)
     return Derivation(
         CLAIM.id,
-        "Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        KONG_PAPER,
         "Thm. 3.2 (the upper bound 1 + 2/(1 - alpha), 5 at alpha = 1/2); the family and its closed forms are ours",
         "SVF's ratio for bursts under alpha <= 1/2 lies in [2, 5]: on the family below TEL(SVF)/TEL(S) = "
         "p(m+1)/((r+1)m + 4r + 1) -> (2r+1)/(r+1) -> 2; Thm. 3.2 gives 5",

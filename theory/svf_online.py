@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 CLAIM = Claim(
@@ -58,7 +58,7 @@ alpha = sp.Symbol("alpha", positive=True)
 def derivation() -> Derivation:
     return Derivation(
         CLAIM.id,
-        "ours (Kong, Qi, Ye, Zhou, arXiv 2606.22327, Lemma A.2 with arrivals)",
+        f"ours ({KONG_PAPER}, Lemma A.2 with arrivals)",
         "the online Lemma A.2 and the wait bound",
         "(1 - alpha) M (x_j - a_j) <= R_j + sum_{i : a_j <= x_i < x_j} p_i o_i for strict head-of-line SVF "
         "with arrivals",

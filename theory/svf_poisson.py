@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 _STATEMENT = (
@@ -334,7 +334,7 @@ def comparison_steps() -> tuple[Step, ...]:
 def derivation() -> Derivation:
     return Derivation(
         CLAIM.id,
-        "ours (beside Kong, Qi, Ye, Zhou, arXiv 2606.22327, Thm. 3.4)",
+        f"ours (beside {KONG_PAPER}, Thm. 3.4)",
         "our derivation",
         "E[SVF]/E[OPT] <= 1 + rho (1 + h) min(Phi/(1 - rho), 1/(1 - rho)^2)/E[o], rho = lambda E[p o]/((1 - alpha) M), "
         "h = E[p o (o - 1)/2]/E[p o], Phi = E[p o]/E[m] <= E[p o]/E[v] <= 2, m_k = min_{j >= k} p_j o_j",

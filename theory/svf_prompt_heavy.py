@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
@@ -80,7 +80,7 @@ def derivation() -> Derivation:
     pairs = 2 * (a + b) * Pi - (2 * a + b) * C  # step 3: (2a + b) C <= 2 (a + b) Pi
     waits = C - d * W  # step 1: C >= (M - P) W
     return Derivation(
-        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327", "Thm. 3.2's proof with p o at most c v on a class",
+        CLAIM.id, f"ours; {KONG_PAPER}", "Thm. 3.2's proof with p o at most c v on a class",
         CLAIM.statement, bound=constant() / (1 - alpha) + sp.Symbol("omega", nonnegative=True),
         statement_latex=r"For bursts with $a o_i \le b s_i$ for every $i$: "
                         r"$(2a + b)(M - P)\,\mathrm{TEL}(\mathrm{SVF}) \le 2(a + b) M\,\mathrm{TEL}(S) + "

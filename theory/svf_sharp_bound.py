@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 BURST_SVF = ("burst arrivals (every a_i = 0); strict head-of-line SVF with the forward-looking check, ties by "
@@ -134,7 +134,7 @@ def ratio_steps() -> list[Step]:
 def derivation(factor=2) -> Derivation:
     """``svf.sharp_bound``; ``factor`` replaces the 2 of Lemma A.2 summed (tests break it on purpose)."""
     return Derivation(
-        "svf.sharp_bound", "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        "svf.sharp_bound", f"ours; {KONG_PAPER}",
         "Thm. 3.2 without its last step (Lemma A.2 summed and Prop. 3.1)",
         "for every burst, every P >= every peak and every feasible schedule S: (M - P) TEL(SVF) <= 2M TEL(S) + "
         "(M - P) sum(o); with S = OPT and alpha = P/M < 1: TEL(SVF)/OPT <= 2/(1 - alpha) + sum(o)/OPT <= 1 + "
@@ -186,7 +186,7 @@ def derivation_constant_two() -> Derivation:
     q, p, big_m, n, batches = tight_member()
     gap = sp.expand(violation_expr(2 * u + 1 - w))  # a = 2b - 1 - w covers every a <= 2b - 1
     return Derivation(
-        "svf.constant_two", "ours (family svf-triangles); Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        "svf.constant_two", f"ours (family svf-triangles); {KONG_PAPER}",
         "Thm. 3.2 (its constant 2, in the form of svf.sharp_bound)",
         "for every c = a/b < 2 (integers, b >= 1) the burst of n = 160 b^2 requests (0, p), p = 8b - 1, M = 4bp, "
         "and the feasible schedule S (request k starts at k) have b (M - P) TEL(SVF) > a M TEL(S) + b (M - P) "

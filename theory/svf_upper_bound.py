@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from geosched.theory.claim import KONG, SIMULATES, Claim
+from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 from geosched.theory.svf_sharp_bound import (
     BURST_SVF,
@@ -218,7 +218,7 @@ def ratio_steps() -> list[Step]:
 
 def derivation() -> Derivation:
     return Derivation(
-        CLAIM.id, "ours; Kong, Qi, Ye, Zhou, arXiv 2606.22327",
+        CLAIM.id, f"ours; {KONG_PAPER}",
         "Thm. 3.2 with Prop. 3.1 replaced by the mean-busy-time bound",
         CLAIM.statement, bound=ratio_bound(),
         statement_latex=r"For every burst with $o_i \ge 1$, every $P \ge \max_i (s_i + o_i)$ and every feasible "
