@@ -36,6 +36,8 @@ from geosched.reference_impl.model import Instance, Request
 from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
 
+# the policy premise of the SJF rows (here and geosched.theory.sjf_families): no backfilling past a blocked head
+STRICT_BURST = "burst arrivals; strict head-of-line admission with the forward-looking check"
 CLAIM = Claim(
     "kong.sjf_unbounded", f"{KONG} (SJF)", "SJF's competitive ratio is unbounded",
     "our family: TEL(SJF)/TEL(SVF) >= m/3 (sympy), simulated against the closed forms; in Coq for every m "
@@ -96,8 +98,7 @@ def derivation(tel_sjf=None) -> Derivation:
         bound=sjf / svf,
         statement_latex=r"SJF's competitive ratio is unbounded: on the family below $\mathrm{TEL}(\mathrm{SJF}) / "
                         r"\mathrm{TEL}(\mathrm{SVF}) \ge m/3 \to \infty$.",
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
+        hypotheses=(Hypothesis("H1", STRICT_BURST, latex=STRICT_BURST,
                                outside="fails on the family: with backfilling, SJF's TEL stays below "
                                        "SVF's (0.87, 0.92, 0.96 at m = 2, 4, 8): the separation needs "
                                        "head-of-line blocking"),

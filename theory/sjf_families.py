@@ -48,6 +48,7 @@ from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
+from geosched.theory.kong_sjf_unbounded import STRICT_BURST
 
 CLAIM = Claim(
     "sjf.long_blockers", f"ours (family); {KONG} Sec. 3 (SJF)",
@@ -146,8 +147,7 @@ def derivation(tel_sjf=None) -> Derivation:
         bound=ratio,
         statement_latex=r"On the family below $\mathrm{TEL}(\mathrm{SJF})/\mathrm{TEL}(S) \to \infty$ with "
                         r"$\lim_k \mathrm{ratio}/k = T/(2T+1) \to 1/2$ ($n = k^2 + 2k$ requests).",
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission with the forward-looking check",
-                               latex=r"burst arrivals; strict head-of-line admission with the forward-looking check",
+        hypotheses=(Hypothesis("H1", STRICT_BURST, latex=STRICT_BURST,
                                outside="none on the family: backfilling SJF makes the same schedule "
                                        "(the same ratios at (k, T) = (3, 5), (4, 10), (6, 20)): the "
                                        "long blockers do not block through head-of-line"),

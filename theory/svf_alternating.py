@@ -39,6 +39,7 @@ from geosched.errors import ValidationError
 from geosched.reference_impl.model import Instance, Request
 from geosched.theory.claim import KONG, KONG_PAPER, SIMULATES, Claim
 from geosched.theory.derivation import Derivation, Hypothesis, Step
+from geosched.theory.svf_fillers import STRICT_SVF_BURST
 
 CLAIM = Claim(
     "svf.alternating", f"ours (family); {KONG} Thm. 3.2",
@@ -156,10 +157,7 @@ def derivation(tel_svf=None) -> Derivation:
         statement_latex=r"On svf-alternating $\mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(S) \to (c+1)/2$ as "
                         r"$m \to \infty$ at $\alpha = (c^2+1)/(c(c+1))$; the limit times $2(1-\alpha)$ is "
                         r"$(c-1)/c \to 1$: SVF's ratio grows like $1/(2(1-\alpha))$.",
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
-                               "forward-looking check; equal volumes by position",
-                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
-                                     r"forward-looking check; equal volumes by position",
+        hypotheses=(Hypothesis("H1", STRICT_SVF_BURST, latex=STRICT_SVF_BURST,
                                outside="none: the trace rests on the tie order, but reversed (H_0, X_0, H_1, ...) it "
                                        "serialises the two kinds the same way (the witness file's reversed-tie "
                                        "ratio, 11.35 at m = 20, c = 22, beside 11.38)"),

@@ -44,6 +44,9 @@ from geosched.theory.derivation import Derivation, Hypothesis, Step
 
 # the Coq theorems the row cites (verify/coq/SvfFillers.v, Coq's q = our b; statements in verify/coq/statements.txt)
 _COQ = ("svf_fillers_starts", "fillers_witness_feasible", "svf_fillers_tel", "fillers_witness_tel")
+# the policy premise of the simulated SVF families with ties (here and geosched.theory.svf_alternating)
+STRICT_SVF_BURST = ("burst arrivals; strict head-of-line admission in increasing volume with the forward-looking "
+                    "check; equal volumes by position")
 
 CLAIM = Claim(
     "svf.fillers", f"ours (family); {KONG} Thm. 3.2",
@@ -158,10 +161,7 @@ def derivation(tel_svf=None) -> Derivation:
         bound=ratio,
         statement_latex=r"On svf-fillers ($\alpha = 1/2$ exactly) $\mathrm{TEL}(\mathrm{SVF})/\mathrm{TEL}(S) \to "
                         r"(12h+7)/(6h+4)$ as $m \to \infty$, which tends to $2$ as $h \to \infty$.",
-        hypotheses=(Hypothesis("H1", "burst arrivals; strict head-of-line admission in increasing volume with the "
-                               "forward-looking check; equal volumes by position",
-                               latex=r"burst arrivals; strict head-of-line admission in increasing volume with the "
-                                     r"forward-looking check; equal volumes by position",
+        hypotheses=(Hypothesis("H1", STRICT_SVF_BURST, latex=STRICT_SVF_BURST,
                                outside="none: H1 names the policy whose ratio is computed (no two kinds tie)"),
                     Hypothesis("H2", "family: b = 6h + 4, p = 2b - 1, M = bp; bm triangles (0, p), then 2h + 1 "
                                "fillers (M/2 - 3, 3); m, h >= 1",
