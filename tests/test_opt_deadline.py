@@ -64,3 +64,51 @@ def test_no_time_for_a_search_is_reported_with_the_checked_incumbent():
 def test_a_small_instance_is_still_proved():
     result = solve_opt(burst_instance(12, [(6, 3), (1, 5)]), time_limit=5)
     assert result.status == "optimal" and result.tel == 9
+
+
+# -- HiGHS checks its own limit only between phases: run_until stops it (RESULTS 25) -------------------------------
+def _forever():
+    """A solver that does not reach the point where it checks its limit (for 30 s: a regression fails, never hangs)."""
+    import time
+
+    time.sleep(30)
+    return "ran to its end"
+
+
+def test_run_until_returns_the_work_or_stops_it_and_leaves_no_child():
+    import multiprocessing
+
+    from geosched.reference_impl.opt.deadline import run_until
+
+    assert run_until(Deadline.after(60.0), lambda: {"starts": {"a": 3}}) == (True, {"starts": {"a": 3}})
+    assert run_until(Deadline.after(0.3), _forever) == (False, None)  # a bound, not a measure: 0.3 s to give up
+    assert multiprocessing.active_children() == []
+    with pytest.raises(ZeroDivisionError):  # the child's exception, raised here
+        run_until(Deadline.after(60.0), lambda: 1 // 0)
+
+
+def test_highs_past_its_limit_is_stopped_and_said(monkeypatch):
+    import scipy.optimize
+
+    from geosched.reference_impl.opt.timeindexed import solve_lp_relaxation, solve_milp
+
+    instance = burst_instance(12, [(6, 3), (1, 5), (2, 2)])
+    model = build_model(instance, upper_bound=40, tight=True)
+    monkeypatch.setattr(scipy.optimize, "milp", lambda *args, **kwargs: _forever())
+    outcome = solve_milp(model, time_limit=0.2)
+    assert outcome["proved"] is False and outcome["starts"] is None and outcome["dual_bound"] is None
+    assert "stopped at the time limit" in outcome["message"]
+    assert solve_lp_relaxation(instance, upper_bound=40, time_limit=0.2) is None
+    monkeypatch.undo()
+    assert solve_milp(model, time_limit=30.0)["proved"] is True  # the real HiGHS, through the same child
+
+
+def test_a_forked_solver_writes_nothing_the_parent_had_buffered(tmp_path):
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom geosched.reference_impl.opt.deadline import Deadline, run_until\n"
+              "sys.stdout.write('said once')\n"
+              "print(run_until(Deadline.after(60.0), lambda: sys.stdout.flush() or 7))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120).stdout
+    assert out.count("said once") == 1 and "(True, 7)" in out

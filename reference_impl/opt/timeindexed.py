@@ -32,13 +32,14 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from geosched.reference_impl.model import Instance, Request
 from geosched.reference_impl.opt.bounds import best_cheap_bound
 from geosched.reference_impl.opt.chain import chain_subset_bounds
-from geosched.reference_impl.opt.deadline import BuildStopped, Deadline
+from geosched.reference_impl.opt.deadline import BuildStopped, Deadline, run_until
 from geosched.reference_impl.opt.heuristic import heuristic_schedule
 
 __all__ = ["TimeIndexedModel", "build_model", "start_windows", "solve_milp", "solve_lp_relaxation",
@@ -180,6 +181,28 @@ def build_model(instance: Instance, *, upper_bound: int, tight: bool = True,
     )
 
 
+def _highs(model: TimeIndexedModel, *, relaxed: bool, time_limit: float) -> Any:
+    """HiGHS's result on the program (integer, or its LP relaxation), or None when it ran past ``time_limit``:
+    HiGHS checks its limit only between its phases, so it runs in a child process that is stopped
+    :data:`HIGHS_GRACE` after the limit (:func:`~geosched.reference_impl.opt.deadline.run_until`)."""
+    from scipy.optimize import milp
+
+    c, constraints, bounds = _scipy_problem(model)
+    integrality = np.zeros(model.n_vars) if relaxed else np.ones(model.n_vars)
+
+    def solve() -> Any:
+        with _quiet_stdout():
+            return milp(c, constraints=constraints, bounds=bounds, integrality=integrality,
+                        options={"time_limit": time_limit, "disp": False})
+
+    finished, res = run_until(Deadline.after(time_limit + HIGHS_GRACE), solve)
+    return res if finished else None
+
+
+# HiGHS stops up to about 0.15 s after its own limit where it checks it (measured); past this grace it is stopped
+HIGHS_GRACE = 0.2
+
+
 @contextlib.contextmanager
 def _quiet_stdout():
     """HiGHS sometimes prints debug lines to file descriptor 1 even with ``disp=False``; they
@@ -222,8 +245,6 @@ def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
                         time_limit: float = 60.0) -> int | None:
     """``ceil`` of the LP relaxation's optimum, or None when HiGHS does not finish (or the
     model cannot be built within ``time_limit`` or the size limits of :func:`build_model`)."""
-    from scipy.optimize import milp
-
     if instance.n == 0:
         return 0
     deadline = Deadline.after(time_limit)
@@ -237,11 +258,8 @@ def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
     time_limit = deadline.remaining()
     if time_limit <= 0:
         return None
-    c, constraints, bounds = _scipy_problem(model)
-    with _quiet_stdout():
-        res = milp(c, constraints=constraints, bounds=bounds, integrality=np.zeros(model.n_vars),
-                   options={"time_limit": time_limit})
-    if res.status != 0 or res.fun is None:
+    res = _highs(model, relaxed=True, time_limit=time_limit)
+    if res is None or res.status != 0 or res.fun is None:
         return None
     # tolerance: HiGHS' primal/dual feasibility is ~1e-7 relative; never round a value that is
     # within 1e-6 of an integer upwards past it
@@ -250,12 +268,11 @@ def solve_lp_relaxation(instance: Instance, *, upper_bound: int | None = None,
 
 def solve_milp(model: TimeIndexedModel, *, time_limit: float) -> dict:
     """Solve the program with HiGHS (``scipy.optimize.milp``); raw outcome as a dict."""
-    from scipy.optimize import milp
-
-    c, constraints, bounds = _scipy_problem(model)
-    with _quiet_stdout():
-        res = milp(c, constraints=constraints, bounds=bounds, integrality=np.ones(model.n_vars),
-                   options={"time_limit": time_limit, "disp": False})
+    res = _highs(model, relaxed=False, time_limit=time_limit)
+    if res is None:
+        return {"proved": False, "starts": None, "dual_bound": None, "nodes": None, "infeasible": False,
+                "message": f"HiGHS: stopped at the time limit ({time_limit:.3g} s; it had not reached a point where "
+                           "it checks its own)"}
     starts = None
     if res.x is not None:
         chosen = np.nonzero(res.x > 0.5)[0]
