@@ -680,9 +680,9 @@ def _write_results(run: _Hunt, out: Path, results: dict[str, Any],
     if best is None:
         status, message = "no_witness", "no witness found"
     elif target is not None and best.certified_ratio >= target:
-        status, message = "target_reached", f"certified ratio {best.certified_ratio:.4f} >= target, from {best_label}"
+        status, message = "target_reached", f"the target {target:g} reached, by the witness {best_label}"
     else:
-        status, message = "completed", f"best certified ratio from {best_label}"
+        status, message = "completed", f"by the witness {best_label}"
     result = HuntResult(
         status=status, message=message, wall_time=sum(r.wall_time for r in results.values()),
         x=best.instance if best else None, fun=best.certified_ratio if best else None,

@@ -38,6 +38,15 @@ def test_hunts_progress_calls_its_best_found_not_yet_certified():
     assert "best found 1.6350 (not yet certified)" in line and "certified ratio" not in line
 
 
+def test_hunts_summary_says_certified_ratio_once(tmp_path, capsys):
+    from geosched.cli import main
+
+    assert main(["hunt", "--policy", "svf", "--method", "anneal", "--time", "1", "--out", str(tmp_path / "h")]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("best certified ratio ") and first.count("certified ratio") == 1
+    assert "(by the witness anneal_" in first
+
+
 def test_proves_footer_says_each_word_once():
     from types import SimpleNamespace
 
