@@ -112,3 +112,12 @@ def test_a_forked_solver_writes_nothing_the_parent_had_buffered(tmp_path):
               "print(run_until(Deadline.after(60.0), lambda: sys.stdout.flush() or 7))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120).stdout
     assert out.count("said once") == 1 and "(True, 7)" in out
+
+
+def test_an_answer_that_cannot_be_sent_back_is_said():
+    import threading
+
+    from geosched.reference_impl.opt.deadline import run_until
+
+    with pytest.raises(RuntimeError, match="could not be sent back"):
+        run_until(Deadline.after(60.0), threading.Lock)  # a lock does not pickle

@@ -90,22 +90,22 @@ def run_until(deadline: Deadline, work: Callable[[], Any]) -> tuple[bool, Any]:
     >>> run_until(Deadline.after(0.2), lambda: time.sleep(30))
     (False, None)
     """
+    for stream in (sys.stdout, sys.stderr):  # what is buffered here is written once, here (the child never flushes)
+        stream.flush()
     if "fork" not in multiprocessing.get_all_start_methods():
         return True, work()
     context = multiprocessing.get_context("fork")
-    for stream in (sys.stdout, sys.stderr):  # what is buffered here must not be written twice, by the child too
-        stream.flush()
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(work, sender), daemon=True)
     child.start()
     sender.close()
     try:
-        while not receiver.poll(max(0.0, min(POLL_SECONDS, deadline.remaining()))):
-            if deadline.passed() or not child.is_alive() and not receiver.poll():
+        while not receiver.poll(max(0.0, min(POLL_SECONDS, deadline.remaining()))):  # an answer, or the child's end
+            if deadline.passed():
                 return False, None
         try:
             kind, value = receiver.recv()
-        except EOFError:  # the child died without an answer (killed from outside)
+        except EOFError:  # the child ended without an answer (killed from outside)
             return False, None
     finally:
         if child.is_alive():
@@ -125,6 +125,9 @@ def _child(work: Callable[[], Any], sender: Any) -> None:
             answer = ("returned", work())
         except Exception as error:  # noqa: BLE001 - handed to the parent, which raises it
             answer = ("raised", error)
-        sender.send(answer)
+        try:
+            sender.send(answer)
+        except Exception as error:  # noqa: BLE001 - an answer that cannot be pickled is said, not lost
+            sender.send(("raised", RuntimeError(f"the child's answer could not be sent back: {error!r}")))
     finally:
         os._exit(0)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,8 +189,6 @@ def _highs(model: TimeIndexedModel, *, relaxed: bool, time_limit: float) -> Any:
     c, constraints, bounds = _scipy_problem(model)
     integrality = np.zeros(model.n_vars) if relaxed else np.ones(model.n_vars)
 
-    sys.stdout.flush()  # here, not in the child: a lock another thread held at the fork would stop the child's flush
-
     def solve() -> Any:
         with _quiet_stdout():
             return milp(c, constraints=constraints, bounds=bounds, integrality=integrality,
@@ -208,8 +205,9 @@ HIGHS_GRACE = 0.2
 @contextlib.contextmanager
 def _quiet_stdout():
     """HiGHS sometimes prints debug lines to file descriptor 1 even with ``disp=False``; they
-    would corrupt ``--json`` output, so fd 1 points at /dev/null during the solve (the caller flushes
-    ``sys.stdout`` first, in the parent process)."""
+    would corrupt ``--json`` output, so fd 1 points at /dev/null during the solve (``run_until`` flushes
+    ``sys.stdout`` first, in the parent process: a lock another thread held at the fork would stop a flush in the
+    child)."""
     try:
         saved = os.dup(1)
     except OSError:  # no real stdout (e.g. some embedded interpreters)
