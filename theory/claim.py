@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Claim", "SECTIONS", "sort_key", "KONG", "JAILLET", "SIMULATES"]
+__all__ = ["Claim", "SECTIONS", "sort_key", "KONG", "JAILLET", "KONG_PAPER", "JAILLET_PAPER", "SIMULATES"]
 
 # the ledger's sections, in printed order: the papers' theorems, ours, the literature, the experiments
 SECTIONS = ("kong", "jaillet", "ours", "literature", "kong.experiments", "sagesched")
