@@ -500,6 +500,8 @@ def load_workload(
     Returns
     -------
     Instance
+        The workload, with ``memory`` as its ``M`` and counted in blocks of ``block_size`` tokens when
+        they are given.
 
     Raises
     ------

@@ -218,6 +218,7 @@ def read_workload_file(path: str | Path, *, memory: int | None = None, step_seco
     Returns
     -------
     Instance
+        The file's requests, ids and arrivals, in the file's order.
 
     Raises
     ------

@@ -269,23 +269,75 @@ Proof.
   intros M groups i i' Hs Hi. rewrite !svf_gfam by (auto; lia). apply pstart_mono. lia.
 Qed.
 
-(** ** The rate bound for group j *)
+(** ** The phase boundary: the earlier groups are done by last_prev j + Omax *)
+
+Lemma phase_before : forall M groups j, Sorted gvle groups -> j < length groups ->
+  snd (prun M (gfam groups) (before groups j)) <= last_prev M groups j /\
+  (forall i, i < before groups j ->
+     pstart M (gfam groups) i + output (nth i (gfam groups) dreq) <= last_prev M groups j + omax groups).
+Proof.
+  intros M groups j Hs Hj.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  unfold last_prev. set (rs := gfam groups) in *.
+  remember (before groups j) as B eqn:HB in *.
+  assert (H2 : snd (prun M rs B) <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end /\
+    forall i, i < B -> pstart M rs i <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end).
+  { destruct B as [|b].
+    - split; [simpl; lia|intros; lia].
+    - assert (Hsvf : forall i, i < length rs -> nth i (svf M rs) 0 = pstart M rs i)
+        by (intros; apply svf_gfam; auto).
+      rewrite Hsvf by lia.
+      split; [change (snd (prun M rs (S b))) with (pstart M rs b); lia|].
+      intros i Hi. apply pstart_mono. lia. }
+  destruct H2 as [H2 H2']. split; [exact H2|].
+  intros i Hi. specialize (H2' i Hi). assert (Hin : i < length rs) by lia.
+  pose proof (gfam_output groups (nth i rs dreq) (nth_In rs dreq Hin)). lia.
+Qed.
+
+(** Every request of the groups before j has finished by last_prev j + Omax. *)
+Theorem svf_phase_earlier_done : forall M groups j i,
+  Sorted gvle groups -> j < length groups -> i < before groups j ->
+  nth i (svf M (gfam groups)) 0 + output (nth i (gfam groups) (0, 1))
+  <= last_prev M groups j + omax groups.
+Proof.
+  intros M groups j i Hs Hj Hi.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  rewrite svf_gfam by (auto; lia). apply (proj2 (phase_before M groups j Hs Hj)). auto.
+Qed.
+
+(** The first request of a nonempty group j starts by last_prev j + Omax. *)
+Theorem svf_phase_first_start : forall M groups j,
+  Sorted gvle groups -> j < length groups -> 1 <= snd (nth j groups ((0, 1), 0)) ->
+  nth (before groups j) (svf M (gfam groups)) 0 <= last_prev M groups j + omax groups.
+Proof.
+  intros M groups j Hs Hj Hc.
+  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
+  rewrite svf_gfam by (auto; lia). destruct (phase_before M groups j Hs Hj) as [H1 H2].
+  apply pstart_le_end; auto. lia.
+Qed.
+
+(** ** The rate bound for group j: its premises, stated once *)
+
+Section PhaseBound.
+
+Variables (M : nat) (groups : list (req * nat)) (j k : nat).
+Hypothesis sorted_groups : Sorted gvle groups.
+Hypothesis outputs_pos : forall g, In g groups -> 1 <= output (fst g).
+Hypothesis peaks_fit : forall g, In g groups -> peak (fst g) <= M.
+Hypothesis j_group : j < length groups.
+Hypothesis k_member : k < snd (nth j groups ((0, 1), 0)).
 
 (** a burst of groups in volume order: request k of group j has mu_j x <= o_j^2 k + 3 o_j L_j + mu_j (last_prev
     j + Omax), with truncated subtraction *)
-Theorem svf_phase_start_bound : forall M groups j k,
-  Sorted gvle groups ->
-  (forall g, In g groups -> 1 <= output (fst g)) ->
-  (forall g, In g groups -> peak (fst g) <= M) ->
-  j < length groups -> k < snd (nth j groups ((0, 1), 0)) ->
+Theorem svf_phase_start_bound :
   let r := fst (nth j groups ((0, 1), 0)) in
   let s := prompt r in
   let o := output r in
   (M / (s + o) * o + (M mod (s + o) - s))
     * (nth (before groups j + k) (svf M (gfam groups)) 0 - (last_prev M groups j + omax groups))
   <= o * o * k + 3 * o * (M mod (s + o) - s).
-Proof.
-  intros M groups j k Hs Ho Hp Hj Hk. cbv zeta.
+Proof using sorted_groups outputs_pos peaks_fit j_group k_member.
+  pose proof outputs_pos as Ho. pose proof peaks_fit as Hp. pose proof j_group as Hj. cbv zeta.
   pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
   pose proof (gfam_nth groups j) as HF4.
   assert (Hgr : In (nth j groups ((0, 1), 0)) groups) by (apply nth_In; auto).
@@ -346,69 +398,17 @@ Proof.
     unfold bonus in *. rewrite E1, E2. exact Hc.
 Qed.
 
-(** ** The phase boundary: the earlier groups are done by last_prev j + Omax *)
-
-Lemma phase_before : forall M groups j, Sorted gvle groups -> j < length groups ->
-  snd (prun M (gfam groups) (before groups j)) <= last_prev M groups j /\
-  (forall i, i < before groups j ->
-     pstart M (gfam groups) i + output (nth i (gfam groups) dreq) <= last_prev M groups j + omax groups).
-Proof.
-  intros M groups j Hs Hj.
-  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
-  unfold last_prev. set (rs := gfam groups) in *.
-  remember (before groups j) as B eqn:HB in *.
-  assert (H2 : snd (prun M rs B) <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end /\
-    forall i, i < B -> pstart M rs i <= match B with 0 => 0 | S b => nth b (svf M rs) 0 end).
-  { destruct B as [|b].
-    - split; [simpl; lia|intros; lia].
-    - assert (Hsvf : forall i, i < length rs -> nth i (svf M rs) 0 = pstart M rs i)
-        by (intros; apply svf_gfam; auto).
-      rewrite Hsvf by lia.
-      split; [change (snd (prun M rs (S b))) with (pstart M rs b); lia|].
-      intros i Hi. apply pstart_mono. lia. }
-  destruct H2 as [H2 H2']. split; [exact H2|].
-  intros i Hi. specialize (H2' i Hi). assert (Hin : i < length rs) by lia.
-  pose proof (gfam_output groups (nth i rs dreq) (nth_In rs dreq Hin)). lia.
-Qed.
-
-(** Every request of the groups before j has finished by last_prev j + Omax. *)
-Theorem svf_phase_earlier_done : forall M groups j i,
-  Sorted gvle groups -> j < length groups -> i < before groups j ->
-  nth i (svf M (gfam groups)) 0 + output (nth i (gfam groups) (0, 1))
-  <= last_prev M groups j + omax groups.
-Proof.
-  intros M groups j i Hs Hj Hi.
-  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
-  rewrite svf_gfam by (auto; lia). apply (proj2 (phase_before M groups j Hs Hj)). auto.
-Qed.
-
-(** The first request of a nonempty group j starts by last_prev j + Omax. *)
-Theorem svf_phase_first_start : forall M groups j,
-  Sorted gvle groups -> j < length groups -> 1 <= snd (nth j groups ((0, 1), 0)) ->
-  nth (before groups j) (svf M (gfam groups)) 0 <= last_prev M groups j + omax groups.
-Proof.
-  intros M groups j Hs Hj Hc.
-  pose proof (before_le groups j ((0, 1), 0) Hj) as HBl. rewrite <- gfam_length in HBl.
-  rewrite svf_gfam by (auto; lia). destruct (phase_before M groups j Hs Hj) as [H1 H2].
-  apply pstart_le_end; auto. lia.
-Qed.
-
 (** a burst of groups (type, count) in volume order, peaks <= M, o >= 1: request k of group j has mu_j x <=
     o_j^2 k + 3 o_j L_j + mu_j (last_prev j + Omax), mu_j = q_j o_j + L_j (svf.fluid.k2..k4) *)
-Theorem svf_phase_start_bound_abs : forall M groups j k,
-  Sorted gvle groups ->
-  (forall g, In g groups -> 1 <= output (fst g)) ->
-  (forall g, In g groups -> peak (fst g) <= M) ->
-  j < length groups -> k < snd (nth j groups ((0, 1), 0)) ->
+Theorem svf_phase_start_bound_abs :
   let r := fst (nth j groups ((0, 1), 0)) in
   let s := prompt r in
   let o := output r in
   (M / (s + o) * o + (M mod (s + o) - s)) * nth (before groups j + k) (svf M (gfam groups)) 0
   <= o * o * k + 3 * o * (M mod (s + o) - s)
      + (M / (s + o) * o + (M mod (s + o) - s)) * (last_prev M groups j + omax groups).
-Proof.
-  intros M groups j k Hs Ho Hp Hj Hk r s o.
-  pose proof (svf_phase_start_bound M groups j k Hs Ho Hp Hj Hk) as H. cbv zeta in H. fold r s o in H.
+Proof using sorted_groups outputs_pos peaks_fit j_group k_member.
+  intros r s o. pose proof svf_phase_start_bound as H. cbv zeta in H. fold r s o in H.
   set (mu := M / (s + o) * o + (M mod (s + o) - s)) in *.
   set (x := nth (before groups j + k) (svf M (gfam groups)) 0) in *.
   set (a := last_prev M groups j + omax groups) in *.
@@ -416,6 +416,8 @@ Proof.
     by (rewrite <- Nat.mul_add_distr_l; apply Nat.mul_le_mono_l; lia).
   lia.
 Qed.
+
+End PhaseBound.
 
 (** ** Sanity checks on small instances *)
 
