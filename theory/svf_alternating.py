@@ -80,11 +80,6 @@ def memory_expr():
     return c * (narrow_prompt_expr() + c)
 
 
-def alpha_expr():
-    """``alpha = (b + 1)/M``."""
-    return sp.factor((wide_prompt_expr() + 1) / memory_expr())
-
-
 def tel_svf_expr():
     """``TEL(SVF) = (c + 1) n(n + 1) - n`` with ``n = cm``."""
     size = c * m
@@ -98,11 +93,6 @@ def tel_witness_expr():
 
 def ratio_expr():
     return sp.factor(sp.simplify(tel_svf_expr() / tel_witness_expr()))
-
-
-def limit_expr():
-    """The ratio's limit as ``m -> infinity``: ``(c + 1)/2``."""
-    return sp.limit(ratio_expr(), m, sp.oo)
 
 
 def _check(size: int, width: int) -> None:

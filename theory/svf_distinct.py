@@ -111,11 +111,6 @@ def ratio_expr():
     return sp.factor(sp.simplify(tel_svf_expr() / tel_witness_expr()))
 
 
-def limit_expr():
-    """The ratio's limit as ``m -> infinity``: ``(c + 1)/2 = h + 1``."""
-    return sp.limit(ratio_expr(), m, sp.oo)
-
-
 def _check(size: int, half: int) -> None:
     for name, value in (("m", size), ("h", half)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

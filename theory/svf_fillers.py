@@ -104,11 +104,6 @@ def ratio_expr():
     return sp.factor(sp.simplify(tel_svf_expr() / tel_witness_expr()))
 
 
-def limit_expr():
-    """The ratio's limit as ``m -> infinity``: ``(12h + 7)/(6h + 4)``."""
-    return sp.cancel(sp.limit(ratio_expr(), m, sp.oo))
-
-
 def _sizes(size: int, half: int) -> tuple[int, int, int, int]:
     for name, value in (("m", size), ("h", half)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

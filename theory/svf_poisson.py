@@ -90,7 +90,6 @@ W, Wk, g = sp.symbols("E_W w_k g", nonnegative=True)
 s, o = sp.symbols("s o", nonnegative=True)
 D = sp.Symbol("D", positive=True)
 R, Q, sigma_k, sigma_k1 = sp.symbols("R Q sigma_k sigma_k+1", nonnegative=True)
-alpha, mu, rho_paper = sp.symbols("alpha mu rho_paper", positive=True)
 _pi = sp.symbols("pi_1:4", nonnegative=True)
 _slack = sp.symbols("e_w1:4", nonnegative=True)
 # the Chebyshev steps: a2 = 1 - sigma_{k+2} > 0, rho_k1 = rho_{k+1}; u = o - 1 >= 0; lam the arrival rate
@@ -155,11 +154,6 @@ def chebyshev_bound(r=rho, hh=h, eo=Eo, ph=Phi):
 def bound(r=rho, hh=h, eo=Eo, ph=Phi):
     """The row's bound: the smaller of :func:`square_bound` and :func:`chebyshev_bound`."""
     return sp.Min(square_bound(r, hh, eo), chebyshev_bound(r, hh, eo, ph))
-
-
-def paper_bound(al=alpha, m=mu, p=rho_paper):
-    """Kong et al.'s 1 + 2/((1 - alpha)(1 - mu)(1 - rho))."""
-    return 1 + 2 / ((1 - al) * (1 - m) * (1 - p))
 
 
 def sample_path_steps(keys: str = "SVF's volume keys") -> tuple[Step, ...]:

@@ -413,13 +413,6 @@ def _theorem_fields(parts: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return fields
 
 
-class _StepFailed(Exception):
-    def __init__(self, step: str, detail: str) -> None:
-        super().__init__(f"{step}: {detail}")
-        self.step = step
-        self.detail = detail
-
-
 def _build_into(target: Path, digest: str, coqc: str, on_progress: Callable[..., None]) -> dict[str, Any]:
     """Build in a fresh folder next to ``target`` and move it into place when every file compiled; returns the
     manifest (a build with a failed file is reported, never cached: the next call tries again). A stop
