@@ -47,6 +47,14 @@ def test_round_trip_property(fmt, inst, tmp_path_factory):
     assert read_workload_file(path) == inst
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_files_own_memory_wins_over_the_readers_default(fmt, tmp_path):
+    # read_workload_file's ``memory`` is "M for a file without one": a file that states M keeps it, in every format
+    inst = _online_instance()
+    path = write_workload(inst, tmp_path / f"w{SUFFIX[fmt]}", fmt)
+    assert read_workload_file(path, memory=inst.memory + 17).memory == inst.memory
+
+
 def test_azure_csv_is_readable_as_an_azure_trace(tmp_path):
     inst = _online_instance()
     path = write_workload(inst, tmp_path / "w.csv", "azure-csv", step_seconds=0.025)

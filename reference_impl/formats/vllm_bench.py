@@ -215,10 +215,10 @@ def _read_vllm_bench(path: Path, rows: list[tuple[int, Any]], memory: int | None
         positions.append(integer_field(row, "geosched_position", where) if given else len(positions))
     if sorted(positions) != list(range(len(requests))):
         raise WorkloadFormatError(f"{path}: 'geosched_position' must number the lines 0..{len(requests) - 1} once each")
-    if memory is None:
-        if len(memories) != 1:
-            raise WorkloadFormatError(f"{path}: no single 'memory' field in the trace; pass --memory M")
+    if len(memories) == 1:  # the file's own M wins, as in every format (``memory`` is for a file without one)
         memory = memories.pop()
+    elif memory is None:
+        raise WorkloadFormatError(f"{path}: no single 'memory' field in the trace; pass --memory M")
     ordered = [request for _, request in sorted(zip(positions, requests, strict=True), key=lambda pair: pair[0])]
     return Instance(memory, ordered, meta.get("block_size", 1))
 
